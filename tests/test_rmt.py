@@ -206,3 +206,18 @@ def test_laplace_properties(lam, s1, ds):
 def test_domain_errors(call, match):
     with pytest.raises(DomainError, match=match):
         call()
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0, 1.5])
+def test_cdf_vs_mpmath(lam):
+    lm, lp = rmt.mp_edges(lam)
+    xs = np.linspace(lm, lp, 7)[1:-1]
+    lam_m = mp.mpf(lam)
+    r = mp.sqrt(lam_m)
+    lmm, lpm = (1 - r) ** 2, (1 + r) ** 2
+    dens = lambda v: mp.sqrt((lpm - v) * (v - lmm)) / (2 * mp.pi * lam_m * v)  # noqa: E731
+    for x in xs:
+        ref = mp.quad(dens, [lmm, (lmm + x) / 2, x]) + (1 - 1 / lam_m if lam > 1 else 0)
+        assert rmt.mp_cdf(x, lam) == pytest.approx(float(ref), rel=1e-11)
+    assert rmt.mp_cdf(lp + 1, lam) == pytest.approx(1.0, rel=1e-12)
+    assert rmt.mp_cdf(-0.5, lam) == 0.0
