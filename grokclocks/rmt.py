@@ -53,6 +53,21 @@ _GEN_CLOSED_MAX_SA = 50.0
 _TRUNC = 60.0
 
 
+def _ive(n: int, z):
+    r"""``scipy.special.ive`` with the Hankel expansion for :math:`z>10^8` (where scipy returns NaN).
+
+    :math:`e^{-z}I_n(z)\sim(2\pi z)^{-1/2}\,[1-\tfrac{\mu-1}{8z}+\tfrac{(\mu-1)(\mu-9)}{2!(8z)^2}]`,
+    :math:`\mu=4n^2`; the omitted term is below 1e-24 relative there.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    big = z > 1e8
+    zs = np.where(big, z, 1.0)
+    mu = 4.0 * n * n
+    x = 8.0 * zs
+    hankel = (1.0 - (mu - 1.0) / x + (mu - 1.0) * (mu - 9.0) / (2.0 * x * x)) / np.sqrt(2.0 * np.pi * zs)
+    return np.where(big, hankel, special.ive(n, np.where(big, 1.0, z)))
+
+
 def _lam(lam) -> np.ndarray:
     return V.positive(lam, "lam")
 
@@ -280,7 +295,7 @@ def _log_phi1(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     r = np.sqrt(a)
     z = 2.0 * s * r
     with np.errstate(divide="ignore", invalid="ignore"):
-        val = -s * (1.0 - r) ** 2 + np.log(special.ive(1, z)) - np.log(s * r)
+        val = -s * (1.0 - r) ** 2 + np.log(_ive(1, z)) - np.log(s * r)
     # Series at small z: I1(z)/(z/2) = 1 + z^2/8 + ...; exact limit 0 at s = 0.
     small = z < 1e-6
     val = np.where(small, -s * (1.0 + a) + np.log1p(z * z / 8.0), val)
@@ -336,7 +351,7 @@ def _log_tail_integral(s: float, a: float) -> float:
 
     def f(v: float) -> float:
         u = s + v
-        return math.exp(-c * v) * float(special.ive(1, 2.0 * r * u)) / (r * u)
+        return math.exp(-c * v) * float(_ive(1, 2.0 * r * u)) / (r * u)
 
     val = _quad(f, 0.0, np.inf, epsabs=0.0, epsrel=1e-13, limit=200)
     return -s * c + math.log(val)
@@ -353,7 +368,7 @@ def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     if np.any(closed):
         sc, ac, rc, zc = s[closed], a[closed], r[closed], z[closed]
         e0 = np.exp(-sc * (1.0 - rc) ** 2)
-        i0, i1 = special.ive(0, zc), special.ive(1, zc)
+        i0, i1 = _ive(0, zc), _ive(1, zc)
         # lam >= 1: e^{-s(1+lam)}[I0 + I1/sqrt(lam)] + (1 - 1/lam)[1 - Q1(sqrt(2s), sqrt(2 lam s))];
         # lam < 1 (same value, no negative-atom term): e^{-s(1+lam)}[I0/lam + I1/sqrt(lam)]
         #                              - (1 - lam)/lam * Q1(sqrt(2 lam s), sqrt(2s)).
@@ -362,15 +377,22 @@ def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
         val = np.empty_like(sc)
         if np.any(above):
             sa_, aa = sc[above], ac[above]
-            val[above] = e0[above] * (i0[above] + i1[above] / rc[above]) + (1.0 - 1.0 / aa) * stats.ncx2.cdf(
-                2.0 * aa * sa_, 2, 2.0 * sa_)
+            atom_term = np.zeros_like(sa_)
+            pos = aa > 1.0  # at lam = 1 the atom term vanishes (and ncx2 may return NaN at huge s)
+            atom_term[pos] = (1.0 - 1.0 / aa[pos]) * stats.ncx2.cdf(2.0 * aa[pos] * sa_[pos], 2, 2.0 * sa_[pos])
+            val[above] = e0[above] * (i0[above] + i1[above] / rc[above]) + atom_term
         below = ~above
         if np.any(below):
             sb, ab = sc[below], ac[below]
             q1 = np.where(sb > 0, stats.ncx2.sf(2.0 * sb, 2, 2.0 * ab * sb), 1.0)
             val[below] = e0[below] * (i0[below] / ab + i1[below] / rc[below]) - (1.0 - ab) / ab * q1
-        with np.errstate(divide="ignore"):
+        val = np.where(sc == 0.0, 1.0, val)  # Phi0(0) = 1 exactly
+        with np.errstate(divide="ignore", invalid="ignore"):
             out[closed] = np.log(val)
+        # where a special function failed (NaN, or a non-positive value from cancellation) use the integral
+        bad = np.zeros_like(closed)
+        bad[closed] = ~(np.isfinite(val) & (val > 0))
+        closed = closed & ~bad
     if np.any(~closed):
         idx = np.flatnonzero(~closed)
         flat_s, flat_a, flat_atom = s.reshape(-1), a.reshape(-1), atom.reshape(-1)
