@@ -3,14 +3,35 @@
 Closed-form predictions of *when* a network grokks, from five papers, each implemented exactly
 (with the papers' errors corrected, see :mod:`grokclocks.errata`) and checked against training
 runs by ``pytest verify``.  The core (this package minus :mod:`grokclocks.sim`) needs only
-numpy/scipy/mpmath/sympy; the simulation layer imports JAX when used.
+numpy/scipy/mpmath/sympy; the simulation layer :mod:`grokclocks.sim` imports JAX when used.
+
+>>> from grokclocks.linear import grok_time
+>>> round(grok_time(0.5, 1e-3, 0.01))   # Levi et al.: Delta t at lambda = 0.5, eps = 1e-3
+431
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from . import citations, errata, linear, rmt
 from ._validate import DomainError
 from .citations import cite, coverage
+from .linear import ERF_SQRT2, grok_time, grok_time_grid, loss_gen, loss_train, t_star
 
-__all__ = ["__version__", "DomainError", "cite", "coverage"]
+__all__ = [
+    "__version__",
+    "DomainError",
+    "cite",
+    "coverage",
+    "citations",
+    "errata",
+    "linear",
+    "rmt",
+    "ERF_SQRT2",
+    "grok_time",
+    "grok_time_grid",
+    "loss_gen",
+    "loss_train",
+    "t_star",
+]

@@ -53,6 +53,7 @@ class Erratum:
 _T = "tests/test_linear.py"
 _TR = "tests/test_rmt.py"
 _V = "verify/levi/test_levi.py"
+_VN = "verify/levi/test_levi_networks.py"
 
 ERRATA: tuple[Erratum, ...] = (
     Erratum(
@@ -96,14 +97,14 @@ ERRATA: tuple[Erratum, ...] = (
         "dh/dt = -8 eta0 (T+D)^T Sigma D with h = Tr H / 2",
         "dh/dt = -(4 eta0/d_out) Tr[(T+D)^T Sigma D] for h = (|S0|^2+|S1|^2)/2",
         "one GD step of the two-layer net (d_in=200, d_h=50, d_out=5): rel. error of the corrected form ~3e-4, paper's form off by 2 d_out",
-        (f"{_V}::test_eq17_hdot_one_step",),
+        (f"{_VN}::test_eq17_hdot_one_step",),
     ),
     Erratum(
         "levi-7", ("levi:eq18", "levi:eq42"), "eqs. 18 / 42",
         "two-layer loss prefactor |D0|^2",
         "prefactor |D0|^2 / d_out",
         "explicit GD on (S0, S1), d_out=5: measured/predicted ratio ~1 with the correction, ~0.2 with the paper's prefactor",
-        (f"{_V}::test_eq18_two_layer",),
+        (f"{_VN}::test_eq18_two_layer",),
     ),
     Erratum(
         "levi-8", ("levi:eq19",), "section 3.1.1 / appendix B",
@@ -194,7 +195,7 @@ ERRATA: tuple[Erratum, ...] = (
         "MSE normalisation unspecified",
         "with mean-over-classes MSE and eta=500 nothing trains; summed over classes reproduces grokking",
         "spec: H100 runs; here: CPU smoke test of the summed-over-classes loss",
-        (f"{_V}::test_appG_modular_addition",),
+        (f"{_VN}::test_appG_modular_addition",),
     ),
     Erratum(
         "levi-21", ("levi:conv-wd",), "eq. 3, weight decay with d_out",

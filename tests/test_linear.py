@@ -874,3 +874,20 @@ def test_domain_errors(call, match):
 def test_domain_error_is_value_error_and_names_value():
     with pytest.raises(ValueError, match=r"lam must be > 0 \(got -0.5\)"):
         L.grok_time(-0.5, 1e-3, ETA0)
+
+
+
+def test_grok_time_grid_matches_root_finder():
+    """The vectorised fixed-rule grid equals the per-point exact root finder (QAWS + brentq)."""
+    lams = np.array([0.1, 0.5, 0.9, 0.99, 1.0, 1.3])
+    gammas = np.array([0.0, 1e-3, 1e-2])
+    t_tr, t_gen, dt = L.grok_time_grid(lams[:, None], gammas[None, :], 1e-3, 0.01, level=0.95)
+    for i, lam in enumerate(lams):
+        for j, g in enumerate(gammas):
+            ref_tr = L.t_star("train", lam, 1e-3, 0.01, gamma=g, level=0.95)
+            ref_gen = L.t_star("gen", lam, 1e-3, 0.01, gamma=g, level=0.95)
+            for got, ref in ((t_tr[i, j], ref_tr), (t_gen[i, j], ref_gen)):
+                if math.isinf(ref):
+                    assert math.isinf(got)
+                else:
+                    assert got == pytest.approx(ref, rel=1e-9)
