@@ -35,14 +35,6 @@ class DomainError(ValueError):
     """
 
 
-def _show(x: np.ndarray | float) -> str:
-    """Short text for the offending value (the first bad element of an array)."""
-    a = np.asarray(x)
-    if a.ndim == 0:
-        return repr(float(a)) if np.isrealobj(a) else repr(a.item())
-    return f"array with element {float(a.flat[0])!r}" if a.size == 1 else f"array containing {float(a.flat[0])!r}"
-
-
 def _bad(name: str, values: np.ndarray, mask: np.ndarray, domain: str) -> DomainError:
     first = values[mask].flat[0] if np.ndim(values) else values
     return DomainError(f"{name} must be {domain} (got {float(first)!r})")
@@ -50,6 +42,8 @@ def _bad(name: str, values: np.ndarray, mask: np.ndarray, domain: str) -> Domain
 
 def as_float_array(x: Any, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """Convert ``x`` to a float64 array, rejecting non-numeric, non-finite and empty input."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise DomainError(f"{name} must be a real number or array of real numbers (got {x!r})")
     try:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

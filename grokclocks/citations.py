@@ -251,9 +251,9 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
             lst = _REGISTRY.setdefault(i, [])
             if name not in lst:
                 lst.append(name)
-        if obj.__doc__ is not None and "Spec IDs:" not in obj.__doc__:
+        if obj.__doc__ is not None and "\nSpec IDs\n" not in obj.__doc__:
             tags = ", ".join(f"``{e.id}`` ({e.status})" for e in entries)
-            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs: {tags}.\n"
+            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}.\n"
         return obj
 
     return deco

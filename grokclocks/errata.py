@@ -1,6 +1,6 @@
 """Errata as data: one record per paper statement grokclocks corrects, with its evidence.
 
-``docs/errata.md`` is generated from :data:`ERRATA` (``python -m grokclocks.errata``), and
+``docs/errata.md`` is generated from :data:`ERRATA` (``python docs/gen_pages.py``), and
 ``tests/test_errata.py`` checks that every record names a test or verify check that exists, so the
 page and the evidence cannot drift apart.
 """
@@ -218,7 +218,7 @@ def to_markdown() -> str:
         "# Errata",
         "",
         "Statements of the source papers that grokclocks corrects. This page is generated from",
-        "`grokclocks.errata.ERRATA` (`python -m grokclocks.errata > docs/errata.md`); each row names",
+        "`grokclocks.errata.ERRATA` (`python docs/gen_pages.py`); each row names",
         "the test or verify check that shows the correction.",
         "",
     ]

@@ -433,4 +433,4 @@ def test_first_crossing_step():
 def test_front_ends_cite_valid_spec_ids(fn):
     ids = citations_of(fn)
     assert ids and all(i in SPEC for i in ids)
-    assert "Spec IDs:" in fn.__doc__
+    assert "Spec IDs" in fn.__doc__

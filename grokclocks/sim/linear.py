@@ -705,11 +705,13 @@ def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str =
     record_every : int >= 1
     n_gen : int >= 1
         Fresh inputs for the tanh generalisation loss (unused for linear).
-    progress, save_path, resume : see :func:`grokclocks.sim.train.simulate`
+    progress, save_path, resume
+        As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
     -------
-    Trajectory  (metrics ``loss_train``, ``loss_gen``, ``norm_D_sq``, ``h``; config :class:`TwoLayerConfig`)
+    Trajectory
+        Metrics ``loss_train``, ``loss_gen``, ``norm_D_sq``, ``h``; config :class:`TwoLayerConfig`.
 
     References
     ----------
@@ -845,11 +847,13 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
     gamma : float >= 0; wd_convention : {"paper", "torch"}; record_every : int >= 1
     noise_seed : int >= 0
         Selects the noise sequence (derived from the draw's key).
-    progress, save_path, resume : see :func:`grokclocks.sim.train.simulate`
+    progress, save_path, resume
+        As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
     -------
-    Trajectory  (metrics of shape ``(*data.batch_shape, n_records)``; config :class:`FreshNoiseConfig`)
+    Trajectory
+        Metrics of shape ``(*data.batch_shape, n_records)``; config :class:`FreshNoiseConfig`.
 
     References
     ----------

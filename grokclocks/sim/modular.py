@@ -145,7 +145,8 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     threshold : float in (0, 1)
         Accuracy level of the grokking delay (0.95 in the paper).
     dtype : {"float64", "float32"}
-    progress, save_path, resume : see :func:`grokclocks.sim.train.simulate`
+    progress, save_path, resume
+        As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
     -------

@@ -1,0 +1,229 @@
+"""The citation registry: cite(), @cites, coverage() and the link to the spec files."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import grokclocks
+from grokclocks import citations
+from grokclocks.citations import PAPERS, SPEC, cite, citations_of, cites, coverage, spec_ids
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "shared" / "spec"
+CORE_MODULES = ("grokclocks.rmt", "grokclocks.linear")
+
+# spec status tag (as written in shared/spec/*.md headings) -> status stored in SPEC
+TAGS = {"V": "exact", "V-corr": "exact (corrected)", "A": "asymptotic", "P": "paper claim", "E": "empirical"}
+
+
+@pytest.fixture
+def private_registry(monkeypatch):
+    """Decorate throw-away functions without adding them to the global coverage registry."""
+    monkeypatch.setattr(citations, "_REGISTRY", {})
+    return citations._REGISTRY
+
+
+# ---------------------------------------------------------------- cites() and cite() on a local function
+
+
+def test_cites_records_ids_registry_and_docstring(private_registry):
+    @cites("levi:eq19", "levi:gen-closed")
+    def f(x):
+        """Example.
+
+        More text.
+        """
+        return x
+
+    assert f.__cites__ == ("levi:eq19", "levi:gen-closed")
+    assert citations_of(f) == ("levi:eq19", "levi:gen-closed")
+    name = f"{f.__module__}.{f.__qualname__}"
+    assert private_registry["levi:eq19"] == [name]
+    assert private_registry["levi:gen-closed"] == [name]
+    # the docstring names the IDs and their statuses
+    assert "Spec IDs" in f.__doc__
+    assert "``levi:eq19`` (exact), ``levi:gen-closed`` (exact)." in f.__doc__
+    assert f.__doc__.startswith("Example.")
+
+
+def test_cites_rejects_unknown_and_empty():
+    with pytest.raises(KeyError, match="levi:eq999"):
+        cites("levi:eq999")
+    with pytest.raises(KeyError, match="nopaper:eq1"):
+        cites("nopaper:eq1")
+    with pytest.raises(ValueError):
+        cites()
+
+
+def test_cite_local_function_bibtex_and_text(private_registry):
+    @cites("levi:eq8", "levi:gen-closed")
+    def g():
+        """Doc."""
+
+    bib = cite(g)
+    assert bib == PAPERS["levi"].bibtex
+    assert bib.startswith("@inproceedings{levi2024grokking,")
+    assert bib.count("@") == 1  # one paper, listed once although two IDs cite it
+    txt = cite(g, format="text")
+    assert txt == PAPERS["levi"].text + " [levi:eq8, levi:gen-closed]"
+    assert "\n" not in txt
+
+
+def test_cite_partial_is_resolved_to_its_function(private_registry):
+    @cites("levi:eq19")
+    def h(a, b):
+        """Doc."""
+
+    p = functools.partial(functools.partial(h, 1), 2)
+    assert citations_of(p) == ("levi:eq19",)
+    assert cite(p, format="text").endswith("[levi:eq19]")
+
+
+def test_cite_spec_id_and_paper_key():
+    assert cite("levi:eq19") == PAPERS["levi"].bibtex
+    assert cite("levi:eq19", format="text") == PAPERS["levi"].text + " [levi:eq19]"
+    for key, paper in PAPERS.items():
+        assert cite(key) == paper.bibtex
+        assert cite(key, format="text") == paper.text  # no IDs for a bare paper key
+        assert paper.bibtex.lstrip().startswith("@") and "{" + paper.bibkey + "," in paper.bibtex
+
+
+def test_cite_errors():
+    with pytest.raises(KeyError, match="unknown spec ID 'levi:eq999'"):
+        cite("levi:eq999")
+    with pytest.raises(KeyError):
+        cite("no_such_paper")
+    with pytest.raises(KeyError):
+        cite("grokclocks.citations.no_such_function")
+
+    def undecorated():
+        """Doc."""
+
+    with pytest.raises(KeyError, match="no @cites"):
+        cite(undecorated)
+    with pytest.raises(ValueError, match="format must be one of"):
+        cite("levi:eq19", format="xml")
+
+
+def test_cite_is_reexported():
+    assert grokclocks.cite is cite
+    assert grokclocks.coverage is coverage
+
+
+# ---------------------------------------------------------------- the real library functions
+
+
+def test_cite_real_function_and_its_dotted_name():
+    from grokclocks.linear import grok_time
+
+    ids = citations_of(grok_time)
+    assert "levi:tstar" in ids or "levi:grok-def" in ids, ids
+    assert cite(grok_time) == PAPERS["levi"].bibtex
+    txt = cite(grok_time, format="text")
+    assert txt.startswith(PAPERS["levi"].text) and all(i in txt for i in ids)
+    # a dotted name, with or without the package prefix, resolves to the same function
+    assert cite("grokclocks.linear.grok_time", format="text") == txt
+    assert cite("linear.grok_time", format="text") == txt
+
+
+def _public_functions(modname: str):
+    mod = importlib.import_module(modname)
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in dir(mod) if not n.startswith("_")]
+    for n in names:
+        obj = getattr(mod, n)
+        if inspect.isfunction(obj) and obj.__module__ == modname:
+            yield n, obj
+
+
+@pytest.mark.parametrize("modname", CORE_MODULES)
+def test_every_public_function_cites_the_spec(modname):
+    funcs = list(_public_functions(modname))
+    assert funcs, f"{modname} exports no public function"
+    missing = [n for n, f in funcs if not citations_of(f)]
+    assert not missing, f"public functions of {modname} without @cites: {missing}"
+    for n, f in funcs:
+        doc = f.__doc__ or ""
+        assert "Spec IDs" in doc and all(f"``{i}``" in doc for i in citations_of(f)), (
+            f"{modname}.{n}: docstring does not name its spec IDs")
+
+
+@pytest.mark.parametrize("modname", CORE_MODULES)
+def test_module_all_is_accurate(modname):
+    mod = importlib.import_module(modname)
+    if not hasattr(mod, "__all__"):
+        pytest.skip(f"{modname} defines no __all__ (public = names without a leading underscore)")
+    absent = [n for n in mod.__all__ if not hasattr(mod, n)]
+    assert not absent, f"{modname}.__all__ names missing objects: {absent}"
+
+
+def test_coverage_every_levi_id_is_implemented():
+    cov = coverage("levi")
+    assert set(cov) == set(spec_ids("levi"))
+    missing = sorted(i for i, fs in cov.items() if not fs)
+    assert not missing, f"levi spec IDs with no implementing function: {missing}"
+
+
+def test_coverage_names_resolve_to_functions_citing_the_id():
+    for spec_id, names in coverage().items():
+        for name in names:
+            if ".<locals>." in name:  # a function defined inside a test
+                continue
+            mod, _, attr = name.rpartition(".")
+            obj = importlib.import_module(mod)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+            assert spec_id in citations_of(obj), f"{name} is registered for {spec_id} but does not cite it"
+
+
+def test_coverage_without_import_returns_all_ids():
+    cov = coverage("levi", import_all=False)
+    assert list(cov) == spec_ids("levi")
+    assert all(isinstance(v, list) for v in cov.values())
+
+
+# ---------------------------------------------------------------- SPEC vs shared/spec/*.md
+
+
+def _spec_text(key: str) -> str:
+    path = SPEC_DIR / f"{key}.md"
+    if not path.exists():
+        pytest.skip(f"{path} not present (shared/ is not beside this checkout)")
+    return path.read_text()
+
+
+def test_spec_ids_match_the_levi_spec_file():
+    text = _spec_text("levi")
+    text = re.sub(r"levi:[\w-]*\*", "", text)  # wildcards such as `levi:conv-*`
+    in_file = set(re.findall(r"levi:[a-z0-9][\w.-]*\w", text))
+    registered = set(spec_ids("levi"))
+    assert in_file - registered == set(), f"IDs in levi.md but not in SPEC: {sorted(in_file - registered)}"
+    assert registered - in_file == set(), f"IDs in SPEC but not in levi.md: {sorted(registered - in_file)}"
+
+
+def test_spec_statuses_match_the_levi_spec_headings():
+    text = _spec_text("levi")
+    checked = 0
+    for heading in re.findall(r"^### (.*)$", text, re.M):
+        tag = re.search(r"\*\*\[([A-Za-z-]+)\]", heading)
+        if not tag:
+            continue
+        for spec_id in re.findall(r"`(levi:[\w-]+)`", heading):
+            assert SPEC[spec_id].status == TAGS[tag.group(1)], (spec_id, heading)
+            checked += 1
+    assert checked >= 40
+
+
+def test_every_spec_entry_has_a_known_paper_and_status():
+    statuses = set(TAGS.values()) | {"convention", "reproduction"}
+    for spec_id, entry in SPEC.items():
+        assert entry.id == spec_id
+        assert entry.paper is PAPERS[spec_id.split(":")[0]]
+        assert entry.status in statuses
+        assert entry.title

@@ -1,0 +1,210 @@
+"""The shared argument checks: one message style naming parameter, value and domain."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grokclocks import DomainError
+from grokclocks._validate import (
+    as_float_array,
+    choice,
+    finite,
+    in_open_interval,
+    integer_at_least,
+    nonnegative,
+    not_equal,
+    positive,
+    scalar_or_array,
+)
+
+finite_floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+def test_domain_error_is_a_value_error():
+    assert issubclass(DomainError, ValueError)
+    with pytest.raises(ValueError):
+        positive(-1.0, "lam")
+
+
+# ---------------------------------------------------------------- messages: parameter, value, domain
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: positive(-1.5, "lam"), "lam must be > 0 (got -1.5)"),
+        (lambda: positive(0, "eta0"), "eta0 must be > 0 (got 0.0)"),
+        (lambda: nonnegative(-0.25, "gamma"), "gamma must be >= 0 (got -0.25)"),
+        (lambda: in_open_interval(1.3, "lam", 0, 1, context="for the late-time expansion"),
+         "lam must be in (0, 1) for the late-time expansion (got 1.3)"),
+        (lambda: in_open_interval(0.0, "level", 0, 1), "level must be in (0, 1) (got 0.0)"),
+        (lambda: positive(-2.0, "t", context="for the late-time form"), "t must be > 0 for the late-time form (got -2.0)"),
+        (lambda: not_equal(np.asarray(1.0), "lam", 1.0, context="(the inverse moments diverge)"),
+         "lam must be != 1 (the inverse moments diverge) (got 1.0)"),
+        (lambda: integer_at_least(0, "d_out"), "d_out must be an integer >= 1 (got 0)"),
+        (lambda: integer_at_least(2.5, "d_out"), "d_out must be an integer >= 1 (got 2.5)"),
+        (lambda: integer_at_least(1, "p", minimum=2), "p must be an integer >= 2 (got 1)"),
+        (lambda: choice("both", "which", {"train": "train", "tr": "train", "gen": "gen"}),
+         "which must be one of 'train', 'tr', 'gen' (got 'both')"),
+        (lambda: as_float_array([], "t"), "t must not be empty"),
+        (lambda: finite(float("nan"), "eps"), "eps must be finite (got nan)"),
+        (lambda: finite(float("-inf"), "eps"), "eps must be finite (got -inf)"),
+    ],
+)
+def test_messages(call, message):
+    with pytest.raises(DomainError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_array_message_names_the_first_bad_element():
+    with pytest.raises(DomainError, match=r"^lam must be > 0 \(got -2\.0\)$"):
+        positive([1.0, 3.0, -2.0, -7.0], "lam")
+    with pytest.raises(DomainError, match=r"^t must be >= 0 \(got -1\.0\)$"):
+        nonnegative(np.array([[0.0, 1.0], [-1.0, 2.0]]), "t")
+    with pytest.raises(DomainError, match=r"^lam must be in \(0, 1\) \(got 1\.0\)$"):
+        in_open_interval([0.5, 1.0, 0.2], "lam", 0.0, 1.0)
+    with pytest.raises(DomainError, match=r"^lam must be != 1 \(got 1\.0\)$"):
+        not_equal(np.array([0.5, 1.0]), "lam", 1.0)
+
+
+# ---------------------------------------------------------------- non-finite, empty, non-numeric
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, [1.0, math.nan], np.array([0.1, np.inf])])
+@pytest.mark.parametrize("check", [finite, positive, nonnegative, lambda x, n: in_open_interval(x, n, -10, 10)])
+def test_non_finite_rejected_by_every_check(check, bad):
+    with pytest.raises(DomainError, match=r"^x must be finite \(got (nan|inf|-inf)\)$"):
+        check(bad, "x")
+
+
+@pytest.mark.parametrize("empty", [[], (), np.array([]), np.zeros((0, 3))])
+@pytest.mark.parametrize("check", [finite, positive, nonnegative, as_float_array])
+def test_empty_rejected(check, empty):
+    with pytest.raises(DomainError, match=r"^x must not be empty$"):
+        check(empty, "x")
+
+
+def test_empty_allowed_on_request():
+    a = as_float_array([], "x", allow_empty=True)
+    assert a.shape == (0,) and a.dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", ["abc", 1 + 2j, [1.0, "x"], {"a": 1}])
+def test_non_numeric_rejected(bad):
+    with pytest.raises(DomainError, match=r"^x must be a real number or array of real numbers \(got "):
+        as_float_array(bad, "x")
+
+
+def test_none_is_reported_as_none():
+    # np.asarray(None, dtype=float) is nan: the message must still show what the caller passed
+    with pytest.raises(DomainError) as info:
+        as_float_array(None, "x")
+    assert "None" in str(info.value), str(info.value)
+
+
+def test_conversion_to_float64():
+    a = as_float_array([1, 2, 3], "x")
+    assert a.dtype == np.float64 and a.tolist() == [1.0, 2.0, 3.0]
+    assert as_float_array(np.float32(0.5), "x").dtype == np.float64
+    assert positive(2, "x").dtype == np.float64
+    # boundary values accepted where the domain is closed
+    assert nonnegative(0.0, "gamma") == 0.0
+    assert in_open_interval(0.999, "lam", 0, 1) == 0.999
+
+
+# ---------------------------------------------------------------- integers
+
+
+@pytest.mark.parametrize("value", [1, 7, np.int64(3), np.int32(2), 4.0, np.float64(5.0)])
+def test_integer_accepted(value):
+    out = integer_at_least(value, "d_out")
+    assert type(out) is int and out == int(value)
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_bool_is_not_an_integer(value):
+    with pytest.raises(DomainError, match=r"^d_out must be an integer >= 1 \(got "):
+        integer_at_least(value, "d_out")
+
+
+@pytest.mark.parametrize("value", [2.5, math.nan, math.inf, "3", None, [1], -1, 0, np.int64(0)])
+def test_integer_rejected(value):
+    with pytest.raises(DomainError, match=r"^d_out must be an integer >= 1 \(got "):
+        integer_at_least(value, "d_out")
+
+
+def test_integer_minimum():
+    assert integer_at_least(0, "k", minimum=0) == 0
+    assert integer_at_least(2, "p", minimum=2) == 2
+    with pytest.raises(DomainError, match="p must be an integer >= 2"):
+        integer_at_least(1, "p", minimum=2)
+
+
+# ---------------------------------------------------------------- choice and scalar_or_array
+
+
+def test_choice_aliases_and_tuple():
+    table = {"train": "train", "tr": "train", "gen": "gen"}
+    assert choice("tr", "which", table) == "train"
+    assert choice("gen", "which", table) == "gen"
+    assert choice("fixed", "mode", ("fixed", "fresh", "paper")) == "fixed"
+    with pytest.raises(DomainError, match=r"^mode must be one of 'fixed', 'fresh', 'paper' \(got 'Fixed'\)$"):
+        choice("Fixed", "mode", ("fixed", "fresh", "paper"))
+
+
+def test_scalar_or_array():
+    out = scalar_or_array(np.asarray(2.5))
+    assert type(out) is float and out == 2.5
+    arr = scalar_or_array(np.array([1.0, 2.0]))
+    assert isinstance(arr, np.ndarray) and arr.tolist() == [1.0, 2.0]
+    one = scalar_or_array(np.array([3.0]))
+    assert isinstance(one, np.ndarray) and one.shape == (1,)
+
+
+# ---------------------------------------------------------------- properties
+
+
+@given(finite_floats)
+def test_positive_accepts_exactly_the_positive_floats(x):
+    if x > 0:
+        assert float(positive(x, "x")) == x
+    else:
+        with pytest.raises(DomainError) as info:
+            positive(x, "x")
+        assert str(info.value) == f"x must be > 0 (got {float(x)!r})"
+
+
+@given(finite_floats)
+def test_nonnegative_accepts_exactly_the_nonnegative_floats(x):
+    if x >= 0:
+        assert float(nonnegative(x, "x")) == x
+    else:
+        with pytest.raises(DomainError, match=r"^x must be >= 0"):
+            nonnegative(x, "x")
+
+
+@given(st.lists(finite_floats, min_size=1, max_size=20))
+def test_open_interval_on_arrays(xs):
+    inside = all(0 < x < 1 for x in xs)
+    if inside:
+        assert in_open_interval(xs, "lam", 0, 1).tolist() == xs
+    else:
+        first_bad = next(x for x in xs if not 0 < x < 1)
+        with pytest.raises(DomainError) as info:
+            in_open_interval(xs, "lam", 0, 1)
+        assert str(info.value) == f"lam must be in (0, 1) (got {float(first_bad)!r})"
+
+
+@given(st.integers(min_value=-10**6, max_value=10**6))
+def test_integer_at_least_property(n):
+    if n >= 1:
+        assert integer_at_least(n, "n") == n
+    else:
+        with pytest.raises(DomainError, match=rf"^n must be an integer >= 1 \(got {n}\)$"):
+            integer_at_least(n, "n")
