@@ -703,7 +703,11 @@ def test_label_noise_fresh():
     assert L.loss_gen_label_noise(1e6, 0.9, ETA0, s2, mode="fresh") == pytest.approx(9.0e-5, rel=0.08)
     assert L.loss_gen_label_noise(1e6, 1.5, ETA0, s2, mode="fresh") - 1 / 3 == pytest.approx(1e-4, rel=0.05)
     assert L.loss_gen_label_noise(1e6, 0.5, ETA0, s2, d_out=5, mode="fresh") == pytest.approx(1e-5, rel=0.02)
-    assert L.loss_train_label_noise(100, 0.5, ETA0, s2, mode="fresh") == L.loss_train(100, 0.5, ETA0) + s2
+    # fresh: sigma^2 plus the O(eta) stationary fit, ~ eta sigma^2 lam at late times (E[nu] = 1)
+    extra = L.loss_train_label_noise(1e6, 0.5, ETA0, s2, mode="fresh") - L.loss_train(1e6, 0.5, ETA0) - s2
+    assert extra == pytest.approx(ETA0 * s2 * 0.5, rel=0.02)
+    assert L.loss_train_label_noise(0.0, 0.5, ETA0, s2, mode="fresh") == L.loss_train(0.0, 0.5, ETA0) + s2
+    assert L.loss_train_label_noise(100, 0.5, ETA0, s2, mode="paper") == L.loss_train(100, 0.5, ETA0) + s2
     # vs mpmath at a finite t
     t, b = 2000.0, mp.mpf(ETA0)
     ref = ref_loss("gen", t, 0.5) + b * s2 * mp.mpf(0.5) * mp_expect(
