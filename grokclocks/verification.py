@@ -31,6 +31,12 @@ __all__ = ["Row", "Report", "format_table", "write_report"]
 
 @dataclasses.dataclass
 class Row:
+    """One line of the verification table: a prediction, a measurement, the error and its tolerance.
+
+    ``kind="agree"`` passes when the error is within the tolerance; ``kind="reject"`` (a wrong
+    variant) passes when it is outside.  ``source`` says where the tolerance comes from.
+    """
+
     spec_id: str
     what: str
     kind: str  # "agree" | "reject"

@@ -269,6 +269,8 @@ def test_eq18_two_layer(report, scale):
     _two_layer_rows(report, "levi:eq18", CONFIG[scale]["eq18"], "linear")
     # Fig. 4: where the assumption d_h >> d_out fails, the paper form fails and the refinement holds.
     _both_sides(report, "levi:fig4", CONFIG[scale]["fig4"], "linear")
+    mine = [r for r in report.rows if r.test == report.current_test]
+    assert mine and all(r.passed for r in mine)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,6 +288,8 @@ def test_tanh(report, scale):
     _two_layer_rows(report, "levi:tanh", CONFIG[scale]["tanh"], "tanh")
     if CONFIG[scale]["tanh_side"] is not None:
         _both_sides(report, "levi:tanh", CONFIG[scale]["tanh_side"], "tanh")
+    mine = [r for r in report.rows if r.test == report.current_test]
+    assert mine and all(r.passed for r in mine)
 
 
 # ---------------------------------------------------------------------------------------------
