@@ -68,7 +68,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaincinv, roots_jacobi, roots_legendre
 
+from . import rmt
 from ._validate import choice, in_open_interval, nonnegative, positive, scalar_or_array
+from .linear import ERF_SQRT2
 
 __all__ = [
     "ERF_SQRT2",
@@ -81,8 +83,6 @@ __all__ = [
     "grok_time_grid",
 ]
 
-#: erf(sqrt(2)): the "95 %" of the paper's text, for which L* = eps/4 at d_out = 1 (levi:conv-acc).
-ERF_SQRT2 = 0.9544997361036416
 
 _TRUNC = 40.0  # e^{-40} = 4e-18: neglected tail of the truncated integral
 _LADDER = (32, 48, 64, 80, 96, 128, 160, 192, 256)
@@ -140,25 +140,15 @@ def _edges(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
     r""":math:`\mathcal L_1^\infty=\tfrac{g^2}2\mathbb E[q/(\nu+g)^2]` (with the atom), :math:`d_{\rm out}=1` units.
 
-    Uses :math:`m=\mathbb E[1/(\nu+g)]`, :math:`b=1-\lambda+g`, :math:`D=\sqrt{b^2+4\lambda g}`:
-    :math:`m=2/(b+D)` (:math:`b>0`) or :math:`(D-b)/(2\lambda g)`; :math:`m_2=m(1+\lambda m)/D` (from
-    :math:`\lambda g m^2+bm-1=0`); :math:`\mathbb E[\nu/(\nu+g)^2]=m\,(D+1-\lambda-g)/(2D)` with
-    :math:`D+1-\lambda-g=4g/(D+\lambda-1+g)` when :math:`\lambda-1+g>0`.  All forms are free of cancellation.
+    The Stieltjes moments come from :mod:`grokclocks.rmt` (``mp_stieltjes2``, ``mp_stieltjes_nu2``,
+    both free of cancellation); at :math:`g=0` the limit is the atom's :math:`(1-1/\lambda)^+` (gen) or 0.
     """
     pos = g > 0
     gp = np.where(pos, g, 1.0)
-    b = 1.0 - lam + gp
-    D = np.sqrt(b * b + 4.0 * lam * gp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.where(b > 0, 2.0 / (b + D), (D - b) / (2.0 * lam * gp))
-    if gen:
-        val = gp * gp / 2.0 * (m * (1.0 + lam * m) / D)
-        return np.where(pos, val, np.maximum(1.0 - 1.0 / lam, 0.0))
-    c = lam - 1.0 + gp
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.where(c > 0, 4.0 * gp / (D + c), D - c)
-    val = gp * gp / 2.0 * (m * k / (2.0 * D))
-    return np.where(pos, val, 0.0)
+    moment = rmt.mp_stieltjes2(gp, lam) if gen else rmt.mp_stieltjes_nu2(gp, lam)
+    val = gp * gp / 2.0 * np.asarray(moment)
+    limit = np.maximum(1.0 - 1.0 / lam, 0.0) if gen else 0.0
+    return np.where(pos, val, limit)
 
 
 def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import _validate as V
-from . import _mpgrid, rmt
+from . import rmt
 from .citations import cites
 
 __all__ = [
@@ -226,18 +226,12 @@ def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
 def _wd_plateau_expectation(which: str, lam: float, g: float) -> float:
     r""":math:`g^2\,\mathbb E[q/(\nu+g)^2]` (atom included for q=1), g = gamma/2 > 0.
 
-    gen: :math:`g^2m_2(g)`; train: :math:`g^2[m(g)-g\,m_2(g)]` for :math:`\lambda\le1`.  For
-    :math:`\lambda>1` the atom makes :math:`m` and :math:`g m_2` both :math:`\approx(1-1/\lambda)/g`,
-    so the train value is integrated directly (no cancellation).
+    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]` from
+    :func:`grokclocks.rmt.mp_stieltjes_nu2` (free of the atom's cancellation for :math:`\lambda>1`).
     """
     if which == "gen":
         return g * g * float(rmt.mp_stieltjes2(g, lam))
-    if lam <= 1.0:
-        m = float(rmt.mp_stieltjes(g, lam))
-        m2 = float(rmt.mp_stieltjes2(g, lam))
-        return g * g * (m - g * m2)
-    val = rmt.mp_expect(lambda nu: float(nu) / (float(nu) + g) ** 2, lam, include_atom=False, rtol=_QUAD_RTOL)
-    return g * g * val
+    return g * g * float(rmt.mp_stieltjes_nu2(g, lam))
 
 
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
@@ -2277,4 +2271,6 @@ def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
     ----------
     Levi et al., Fig. 7; spec ``levi:tstar``, ``levi:grok-def``, ``levi:eq14``.
     """
+    from . import _mpgrid  # the grid engine imports this module's constants
+
     return _mpgrid.grok_time_grid(lam, gamma, eps, eta0, d_out=d_out, level=level)

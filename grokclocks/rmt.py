@@ -37,6 +37,7 @@ __all__ = [
     "mp_inverse_moment",
     "mp_stieltjes",
     "mp_stieltjes2",
+    "mp_stieltjes_nu2",
     "mp_laplace_nu",
     "mp_log_laplace_nu",
     "mp_laplace",
@@ -282,6 +283,34 @@ def mp_stieltjes2(w, lam):
     """
     m, r, a = _stieltjes_parts(w, lam)
     return V.scalar_or_array(m * (1.0 + a * m) / r)
+
+
+@cites("levi:mp-stieltjes", "levi:eq15")
+def mp_stieltjes_nu2(w, lam):
+    r"""Moment :math:`\mathbb E[\nu/(\nu+w)^2]=m(w)-w\,m_2(w)` of the MP law, without cancellation.
+
+    .. math::
+        \mathbb E\Big[\frac{\nu}{(\nu+w)^2}\Big]=\frac{m(w)\,(D-c)}{2D},\qquad
+        D=\sqrt{(1-\lambda+w)^2+4\lambda w},\quad c=\lambda-1+w,
+
+    with :math:`D-c=4w/(D+c)` when :math:`c>0`.  For :math:`\lambda>1` the atom makes :math:`m` and
+    :math:`w\,m_2` both :math:`\approx(1-1/\lambda)/w`, so the difference :math:`m-w\,m_2` would cancel
+    catastrophically at small :math:`w`; this form does not.  (It is the train-loss plateau of
+    weight decay, spec ``levi:eq15``.)
+
+    Parameters
+    ----------
+    w : float or array_like
+        Shift, :math:`w>0`.
+    lam : float or array_like
+        Aspect ratio, :math:`\lambda>0`.
+    """
+    m, r, a = _stieltjes_parts(w, lam)
+    ww = np.broadcast_to(V.positive(w, "w"), np.shape(m))
+    c = a - 1.0 + ww
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.where(c > 0, 4.0 * ww / (r + c), r - c)
+    return V.scalar_or_array(m * k / (2.0 * r))
 
 
 def _s_lam(s, lam):

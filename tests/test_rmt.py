@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from grokclocks import DomainError, rmt
 
-mp.mp.dps = 35
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """35 digits for every reference here, whatever other test modules set globally."""
+    with mp.workdps(35):
+        yield
 
 LAMS = [0.05, 0.3, 0.9, 0.99, 1.0, 1.01, 1.5, 4.0]
 SS = [1e-3, 0.1, 1.0, 5.0, 20.0, 100.0, 400.0]
@@ -88,12 +94,16 @@ def test_stieltjes_vs_quadrature(lam, w):
     m2 = ref_expect(lambda nu: 1 / (nu + w) ** 2, lam)
     assert rmt.mp_stieltjes(w, lam) == pytest.approx(float(m), rel=1e-13)
     assert rmt.mp_stieltjes2(w, lam) == pytest.approx(float(m2), rel=1e-12)
+    mnu = ref_expect(lambda nu: nu / (nu + w) ** 2, lam)
+    assert rmt.mp_stieltjes_nu2(w, lam) == pytest.approx(float(mnu), rel=1e-12)
 
 
 def test_stieltjes_small_w_no_cancellation():
     # lam < 1, w -> 0: m(w) -> E[1/nu] = 1/(1 - lam); the naive numerator cancels to 0.
     assert rmt.mp_stieltjes(1e-14, 0.3) == pytest.approx(1 / 0.7, rel=1e-12)
     assert rmt.mp_stieltjes2(1e-14, 0.3) == pytest.approx(1 / 0.7**3, rel=1e-10)
+    # lam > 1: m and w m2 are both ~ (1 - 1/lam)/w; their difference E[nu/(nu+w)^2] -> E[1/nu; nu>0]
+    assert rmt.mp_stieltjes_nu2(1e-12, 1.5) == pytest.approx(1 / (1.5 * 0.5), rel=1e-9)
 
 
 def test_laplace_nu_vs_mpmath():
