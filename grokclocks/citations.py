@@ -35,6 +35,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ._papers import paper_modules
+
 __all__ = [
     "Paper",
     "SpecEntry",
@@ -148,81 +150,14 @@ _STATUS = {
     "R": "reproduction",
 }
 
-# Every result of shared/spec/levi.md: ID -> (status tag, title).  Statuses are the spec's tags.
-_LEVI = {
-    "levi:conv-time": ("C", "time unit = one GD step; eta0 = eta; spectral variable s = 4 eta0 t / d_out"),
-    "levi:conv-data": ("C", "teacher-student data: Gaussian inputs, N(0, 1/(2 d_in d_out)) teacher and student"),
-    "levi:conv-wd": ("C", "weight-decay convention (paper vs PyTorch: gamma_paper = d_out * gamma_torch)"),
-    "levi:conv-acc": ("C", "a sample is correct iff its mean squared error is below eps; the '95 %' level"),
-    "levi:eq1": ("V", "training loss"),
-    "levi:eq2": ("V", "generalisation loss"),
-    "levi:eq3": ("V", "GD update with weight decay"),
-    "levi:eq4": ("V", "gradient-flow solution"),
-    "levi:eq5": ("V", "exact finite-sample losses"),
-    "levi:eq6": ("V", "Marchenko-Pastur law with atom"),
-    "levi:eq7": ("V", "equal-projection approximation"),
-    "levi:eq8": ("V", "Marchenko-Pastur losses (the core prediction)"),
-    "levi:eq9": ("V-corr", "accuracy map, d_out = 1 (erf)"),
-    "levi:eq10": ("A", "simplest late-time loss pair"),
-    "levi:eq11": ("A", "eps -> 0 grokking time"),
-    "levi:eq11-lim": ("A", "lambda -> 1 behaviour of the grokking time"),
-    "levi:eq12-loss": ("V", "losses for general output dimension"),
-    "levi:eq12-acc": ("V-corr", "accuracy map, general d_out (regularised incomplete gamma)"),
-    "levi:eq13": ("V", "GD update, d_out = 1"),
-    "levi:eq14": ("V", "losses with weight decay"),
-    "levi:eq15": ("V-corr", "weight-decay asymptotes (paper off by a factor 2)"),
-    "levi:eq15-dt": ("P", "paper's grokking time with weight decay (contradicted by eq. 14)"),
-    "levi:eq16": ("V", "two-layer network"),
-    "levi:eq17": ("V-corr", "two-layer reduced dynamics"),
-    "levi:eq18": ("V-corr", "two-layer losses"),
-    "levi:eq19": ("V", "closed form of E[nu exp(-s nu)] (train loss)"),
-    "levi:eq20": ("V", "gen/train derivative identity"),
-    "levi:eq21": ("A", "late-time train loss"),
-    "levi:eq22": ("A", "late-time gen loss"),
-    "levi:eq23": ("A", "Lambert-W train crossing time"),
-    "levi:eq24": ("A", "Lambert-W gen crossing time"),
-    "levi:eq25": ("A", "small-eps expansion of the Lambert-W difference"),
-    "levi:eq26": ("V-corr", "label noise: training loss (fixed noisy labels)"),
-    "levi:eq27": ("V-corr", "label noise: generalisation loss (fixed noisy labels)"),
-    "levi:eq28": ("V-corr", "label noise: dynamics"),
-    "levi:eq33": ("V", "weight-decay ODE solution"),
-    "levi:eq40": ("V", "two-layer gradient flow"),
-    "levi:eq41": ("V-corr", "two-layer reduced dynamics (appendix form)"),
-    "levi:eq42": ("V-corr", "two-layer losses (appendix form)"),
-    "levi:mp-moments": ("V", "Marchenko-Pastur moments and inverse moments"),
-    "levi:mp-stieltjes": ("V", "Marchenko-Pastur resolvent moments"),
-    "levi:mp-quad": ("V", "generic Marchenko-Pastur expectation by quadrature"),
-    "levi:gen-closed": ("V", "closed form of E[exp(-s nu)] (generalisation loss; Marcum Q)"),
-    "levi:gd-exact": ("V", "discrete-GD version of the Marchenko-Pastur losses"),
-    "levi:lstar": ("V", "loss threshold for a given accuracy level"),
-    "levi:grok-def": ("V", "definition of the crossing and grokking times"),
-    "levi:tstar": ("V", "exact crossing times by root finding"),
-    "levi:dout-max": ("V", "non-monotone grokking time in d_out and its maximum"),
-    "levi:init-rescale": ("V", "student initialisation scale"),
-    "levi:noise-fresh": ("V", "label noise resampled every GD step"),
-    "levi:tanh": ("E", "tanh hidden layer"),
-    "levi:appG": ("E", "modular addition with a quadratic mean-field MLP"),
-    "levi:fig1": ("R", "Fig. 1: crossing and grokking times vs lambda"),
-    "levi:fig2": ("R", "Fig. 2: grokking time vs d_out"),
-    "levi:fig3": ("R", "Fig. 3: grokking time vs weight decay"),
-    "levi:fig4": ("R", "Fig. 4: two-layer linear and tanh networks"),
-    "levi:fig5": ("R", "Fig. 5: late-time approximations vs exact losses"),
-    "levi:fig6": ("R", "Fig. 6: label noise"),
-    "levi:fig7": ("R", "Fig. 7: phase diagrams of the grokking time"),
-    "levi:fig8": ("R", "Fig. 8: modular addition, grokking time vs lambda"),
-}
+_PAPER_DATA = paper_modules()
 
 SPEC: dict[str, SpecEntry] = {
-    i: SpecEntry(i, _STATUS[s], t) for i, (s, t) in _LEVI.items()
+    i: SpecEntry(i, _STATUS[s], t) for m in _PAPER_DATA for i, (s, t) in m.SPEC_IDS.items()
 }
 
 # Modules whose import registers the @cites decorations (coverage() imports them all).
-IMPLEMENTATION_MODULES: tuple[str, ...] = (
-    "grokclocks.rmt",
-    "grokclocks.linear",
-    "grokclocks.sim.linear",
-    "grokclocks.sim.modular",
-)
+IMPLEMENTATION_MODULES: tuple[str, ...] = tuple(x for m in _PAPER_DATA for x in m.MODULES)
 
 _REGISTRY: dict[str, list[str]] = {}
 

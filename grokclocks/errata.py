@@ -7,206 +7,23 @@ page and the evidence cannot drift apart.
 
 from __future__ import annotations
 
-import dataclasses
-
+from ._papers import Erratum, paper_modules
 from .citations import PAPERS, SPEC
 
-__all__ = ["Erratum", "ERRATA", "errata_for", "to_markdown"]
+__all__ = ["Erratum", "ERRATA", "check_erratum", "errata_for", "to_markdown"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Erratum:
-    """A statement of a paper that the library corrects.
+def check_erratum(e: Erratum) -> Erratum:
+    """Validate a record: its spec IDs exist and its number is ``<paper>-<n>`` of their paper."""
+    for i in e.spec_ids:
+        if i not in SPEC:
+            raise KeyError(f"erratum {e.number} names unknown spec ID {i!r}")
+        if not e.number.startswith(i.split(":", 1)[0] + "-"):
+            raise KeyError(f"erratum {e.number}: number it '<paper>-<n>' after its spec ID {i!r}")
+    return e
 
-    Attributes
-    ----------
-    number : str
-        Stable label, ``"<paper>-<n>"`` (the spec's errata numbering).
-    spec_ids : tuple of str
-        Spec IDs affected.
-    where : str
-        Location in the paper.
-    paper : str
-        What the paper says.
-    correct : str
-        What is right (what grokclocks implements).
-    evidence : str
-        The measured evidence, with numbers.
-    checks : tuple of str
-        pytest node IDs (``tests/...::test_x`` or ``verify/...::test_y``) that show it.
-    """
-
-    number: str
-    spec_ids: tuple[str, ...]
-    where: str
-    paper: str
-    correct: str
-    evidence: str
-    checks: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        for i in self.spec_ids:
-            if i not in SPEC:
-                raise KeyError(f"erratum {self.number} names unknown spec ID {i!r}")
-
-
-_T = "tests/test_linear.py"
-_TR = "tests/test_rmt.py"
-_V = "verify/levi/test_levi.py"
-_VN = "verify/levi/test_levi_networks.py"
-
-ERRATA: tuple[Erratum, ...] = (
-    Erratum(
-        "levi-1", ("levi:eq15",), "eq. 15",
-        "L_tr ~ gamma^2/(4(1-lambda)), L_gen ~ gamma^2/(4(1-lambda)^3)",
-        "gamma^2/8 instead of gamma^2/4 (the teacher has |T|^2 = 1/2); exact Stieltjes forms beyond small gamma",
-        "exact limit of eq. 14 and converged GD plateaus (d_in=1000, lambda=0.3, gamma=1e-2) agree with gamma^2/8; "
-        "the paper's value is rejected by the same runs",
-        (f"{_T}::test_wd_asymptotes_small_gamma_limit", f"{_V}::test_eq15_wd_asymptotes"),
-    ),
-    Erratum(
-        "levi-2", ("levi:eq15-dt",), "eq. 15 / section 3.3.2",
-        "with weight decay Delta t = log(1+sqrt(lambda))/(2 eta0 (1-sqrt(lambda))^2), and it decreases",
-        "not derivable; the exact Delta t from eq. 14 increases with gamma and diverges at wd_gamma_max",
-        "lambda=0.5, eps=1e-3: Delta t = 431 (gamma=0), 439 (1e-3), 457 (3e-3), 596 (1e-2), inf (3e-2); the paper's form gives 312",
-        (f"{_T}::test_grok_time_wd_paper_is_contradicted",),
-    ),
-    Erratum(
-        "levi-3", ("levi:eq15",), "section 3.3.2, lambda > 1",
-        "late-time behaviour with weight decay is 'the same as eq. 15'",
-        "L_gen -> (1-1/lambda)/2 + gamma^2/(8(lambda-1)^3), L_tr -> gamma^2/(8 lambda (lambda-1))",
-        "exact Stieltjes forms; GD plateaus at lambda=1.5 within 9 %",
-        (f"{_T}::test_wd_asymptotes_small_gamma_limit",),
-    ),
-    Erratum(
-        "levi-4", ("levi:eq26", "levi:eq27"), "appendix C, eqs. 26-28",
-        "label noise leaves the dynamics unchanged; L_tr gains sigma^2 and L_gen -> 0",
-        "fixed noisy labels: L_gen -> sigma^2 lambda/(1-lambda), L_tr -> sigma^2 (1-lambda) for lambda < 1",
-        "exact GD plateaus (d_in=1000, sigma^2=0.01, lambda=0.5): tr 4.93e-3 (pred. 5.0e-3, paper 1e-2), gen 9.7e-3 (pred. 1.0e-2, paper 0)",
-        (f"{_V}::test_label_noise_fixed",),
-    ),
-    Erratum(
-        "levi-5", ("levi:eq28",), "eq. 28",
-        "D(t) = exp(-4 eta0 Sigma) D0",
-        "D(t) = exp(-2 eta0 Sigma t) D0",
-        "eq. 4; finite-sample losses match GD to 1e-12",
-        (f"{_V}::test_eq5_finite_sample_exact",),
-    ),
-    Erratum(
-        "levi-6", ("levi:eq17", "levi:eq41"), "eqs. 17 / 41",
-        "dh/dt = -8 eta0 (T+D)^T Sigma D with h = Tr H / 2",
-        "dh/dt = -(4 eta0/d_out) Tr[(T+D)^T Sigma D] for h = (|S0|^2+|S1|^2)/2",
-        "one GD step of the two-layer net (d_in=200, d_h=50, d_out=5): rel. error of the corrected form ~3e-4, paper's form off by 2 d_out",
-        (f"{_VN}::test_eq17_hdot_one_step",),
-    ),
-    Erratum(
-        "levi-7", ("levi:eq18", "levi:eq42"), "eqs. 18 / 42",
-        "two-layer loss prefactor |D0|^2",
-        "prefactor |D0|^2 / d_out",
-        "explicit GD on (S0, S1), d_out=5: measured/predicted ratio ~1 with the correction, ~0.2 with the paper's prefactor",
-        (f"{_VN}::test_eq18_two_layer",),
-    ),
-    Erratum(
-        "levi-8", ("levi:eq19",), "section 3.1.1 / appendix B",
-        "eq. 19 stated for lambda < 1; 0F1~(a;z) = Gamma(a) 0F1(a;z)",
-        "valid for all lambda > 0 (the atom contributes 0); regularised 0F1~ = 0F1/Gamma(a) (same at a=2)",
-        "mpmath quadrature at 30 digits for lambda in {0.05, ..., 4}: rel. err <= 2e-14",
-        (f"{_TR}::test_laplace_nu_vs_mpmath",),
-    ),
-    Erratum(
-        "levi-9", ("levi:gen-closed",), "section 3.1.1",
-        "no closed form is known for L_gen",
-        "Bessel + Marcum-Q closed form (grokclocks.rmt.mp_laplace)",
-        "mpmath quadrature at 30 digits: rel. err <= 5e-14 for s (1-sqrt(lambda))^2 <= 50",
-        (f"{_TR}::test_laplace_vs_mpmath",),
-    ),
-    Erratum(
-        "levi-10", ("levi:eq9",), "section 3.1.2",
-        "z has 'standard deviation' L; A -> 2 Pr(|z| <= sqrt(eps))",
-        "z has variance L; A = Pr(|z| <= sqrt(eps)) = erf(sqrt(eps/(2L))) (the final erf expression is right)",
-        "empirical accuracy of GD runs vs accuracy_from_loss(measured L): abs. error <= 0.03",
-        (f"{_V}::test_accuracy_map",),
-    ),
-    Erratum(
-        "levi-11", ("levi:eq12-acc",), "eq. 12",
-        "Gamma(a, z) = int_a^inf e^-t t^(z-1) dt",
-        "Gamma(a, z) = int_z^inf e^-t t^(a-1) dt",
-        "accuracy_from_loss agrees with the chi^2_{d_out} CDF computed by mpmath",
-        (f"{_T}::test_accuracy_from_loss_vs_mpmath",),
-    ),
-    Erratum(
-        "levi-12", ("levi:eq6",), "section 3.1.1",
-        "eigenvectors uniform on the sphere in R^{d_out}",
-        "R^{d_in}",
-        "definition (eigenvectors of the d_in x d_in matrix Sigma_tr)",
-        (f"{_V}::test_eq6_mp_law",),
-    ),
-    Erratum(
-        "levi-13", ("levi:eq10",), "eq. 10 / appendix B",
-        "valid for eta0 t >> sqrt(lambda)",
-        "train part needs 8 eta0 t sqrt(lambda) >> 1; gen ratio needs 4 eta0 t (1-sqrt(lambda))^2 >> 1.5",
-        "gen relation off by 102 % at lambda=0.9, eta0 t=100",
-        (f"{_T}::test_loss_gen_late_simple_error_at_lambda_09",),
-    ),
-    Erratum(
-        "levi-14", ("levi:eq11",), "section 3.1.3 / Fig. 1",
-        "eq. 11 agrees with the numerics at eps=1e-3",
-        "eq. 11 overestimates the exact Delta t by 62-295 % (lambda=0.3-0.95) at eps=1e-3",
-        "exact root finding (spec table T2) reproduced within 1 %",
-        (f"{_T}::test_table_t2_approximation_errors",),
-    ),
-    Erratum(
-        "levi-15", ("levi:eq11-lim",), "section 3.1.3",
-        "Delta t diverges as lambda -> 1",
-        "only for eps -> 0 first; at fixed eps t*_gen(lambda=1) = 4/(pi eta0 eps^2) is finite",
-        "exact root at lambda=1, eta0=0.01, eps=1e-3: 1.2732e8 = t_star_gen_critical",
-        (f"{_T}::test_t_star_gen_critical",),
-    ),
-    Erratum(
-        "levi-16", ("levi:conv-acc",), "'95 %'",
-        "erf(sqrt(2)) = 0.9545 in the text, 0.95 in Fig. 7",
-        "explicit level parameter, default ERF_SQRT2 (L* = eps/4 exactly); Fig. 7 reproductions pass level=0.95",
-        "loss_threshold(eps, 1, ERF_SQRT2) == eps/4 to 1e-15",
-        (f"{_T}::test_loss_threshold_erf_sqrt2",),
-    ),
-    Erratum(
-        "levi-17", ("levi:eq20",), "eq. 20",
-        "dL_gen/dt = -4 eta0 L_tr (d_out = 1 only)",
-        "general: dL_gen/dt = -(4 eta0/d_out) L_tr",
-        "central differences of loss_gen: ratio 1 +- 1e-6; exact GD identity to 1e-10",
-        (f"{_T}::test_eq20_derivative_identity", f"{_V}::test_eq20_gd_identity"),
-    ),
-    Erratum(
-        "levi-18", ("levi:init-rescale",), "section 3.1.3, initialisation",
-        "rescaling S -> alpha S leaves the results unchanged",
-        "eps_eff = 2 eps/(1+alpha^2) changes Delta t (412 -> 498 for alpha 0.5 -> 4, lambda=0.5, eps=1e-3)",
-        "exact root finding; GD losses scale by (1+alpha^2)/2",
-        (f"{_T}::test_init_rescale_changes_grok_time", f"{_V}::test_init_rescale"),
-    ),
-    Erratum(
-        "levi-19", ("levi:eq24", "levi:eq25"), "eqs. 24, 25, 32",
-        "eta",
-        "eta0",
-        "dimensional consistency with eq. 23",
-        (f"{_T}::test_table_t2_approximation_errors",),
-    ),
-    Erratum(
-        "levi-20", ("levi:appG",), "appendix G",
-        "MSE normalisation unspecified",
-        "MSE summed over the p classes (averaged over samples) at eta=500; the mean over classes is the same "
-        "dynamics at eta/p, i.e. p times slower (the spec's 'nothing trains' at p=48 is a too-short step budget)",
-        "p=23, 12 seeds x 3 alpha: Delta t(mean)/(p Delta t(sum)) = 0.93-1.06; spec (H100, p=48): mean MSE does not "
-        "grok within 6e4 steps",
-        (f"{_VN}::test_appG_modular_addition",),
-    ),
-    Erratum(
-        "levi-21", ("levi:conv-wd",), "eq. 3, weight decay with d_out",
-        "eta gamma/d_out",
-        "consistent, but differs from PyTorch weight_decay by the factor d_out (gamma_paper = d_out gamma_torch)",
-        "loss_gen(..., wd_convention='torch') equals the paper convention at d_out*gamma",
-        (f"{_T}::test_wd_convention_torch",),
-    ),
-)
+ERRATA: tuple[Erratum, ...] = tuple(
+    check_erratum(e) for m in paper_modules() for e in getattr(m, "ERRATA", ()))
 
 
 def errata_for(spec_id: str) -> list[Erratum]:

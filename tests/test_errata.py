@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grokclocks.citations import PAPERS, SPEC
-from grokclocks.errata import ERRATA, Erratum, errata_for, to_markdown
+from grokclocks.errata import ERRATA, Erratum, check_erratum, errata_for, to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC_DIR = ROOT.parent / "shared" / "spec"
@@ -45,7 +45,9 @@ def test_records_are_well_formed():
 
 def test_unknown_spec_id_is_rejected():
     with pytest.raises(KeyError, match="levi:nope"):
-        Erratum("levi-99", ("levi:nope",), "x", "a", "b", "c", ("tests/test_x.py::test_y",))
+        check_erratum(Erratum("levi-99", ("levi:nope",), "x", "a", "b", "c", ("tests/test_x.py::test_y",)))
+    with pytest.raises(KeyError, match="paper"):
+        check_erratum(Erratum("clocks-99", ("levi:eq8",), "x", "a", "b", "c", ("tests/test_x.py::test_y",)))
 
 
 def test_errata_for():

@@ -1,0 +1,69 @@
+"""Per-paper registry data: spec IDs, implementing modules and errata.
+
+One module per paper key (``levi``, ``clocks``, ``kramers``, ``uniformity``, ``repulsion``), each
+defining
+
+``SPEC_IDS``
+    ``{spec ID: (status tag, title)}`` -- every result of ``shared/spec/<key>.md``;
+``MODULES``
+    the modules whose import registers the ``@cites`` decorations of that paper;
+``ERRATA``
+    a tuple of :class:`Erratum` records.
+
+:mod:`grokclocks.citations` and :mod:`grokclocks.errata` assemble them; keeping one file per paper
+lets a theory be added without touching the registry code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from types import ModuleType
+
+PAPER_KEYS: tuple[str, ...] = ("levi", "clocks", "kramers", "uniformity", "repulsion")
+
+__all__ = ["PAPER_KEYS", "Erratum", "paper_modules"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Erratum:
+    """A statement of a paper that the library corrects.
+
+    Attributes
+    ----------
+    number : str
+        Stable label, ``"<paper>-<n>"`` (the spec's errata numbering).
+    spec_ids : tuple of str
+        Spec IDs affected.
+    where : str
+        Location in the paper.
+    paper : str
+        What the paper says.
+    correct : str
+        What is right (what grokclocks implements).
+    evidence : str
+        The measured evidence, with numbers.
+    checks : tuple of str
+        pytest node IDs (``tests/...::test_x`` or ``verify/...::test_y``) that show it.
+    """
+
+    number: str
+    spec_ids: tuple[str, ...]
+    where: str
+    paper: str
+    correct: str
+    evidence: str
+    checks: tuple[str, ...]
+
+
+def paper_modules() -> list[ModuleType]:
+    """The registry modules of the papers that are implemented, in :data:`PAPER_KEYS` order."""
+    out = []
+    for key in PAPER_KEYS:
+        name = f"{__name__}.{key}"
+        try:
+            out.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+    return out
