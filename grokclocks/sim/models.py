@@ -7,11 +7,13 @@ training engine can treat every model alike.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._validate import choice, integer_at_least
 
@@ -29,6 +31,20 @@ __all__ = [
     "TWO_LAYER",
     "MEAN_FIELD_QUADRATIC",
     "mse",
+    "cross_entropy",
+    "centred_mse",
+    "LOSSES",
+    "embedding_mlp_init",
+    "embedding_mlp_apply",
+    "tian_mlp_init",
+    "tian_mlp_apply",
+    "tian_mlp",
+    "transformer_init",
+    "transformer_apply",
+    "param_norm",
+    "tian_features",
+    "EMBEDDING_MLP",
+    "TRANSFORMER",
 ]
 
 
@@ -43,11 +59,12 @@ ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {
     "linear": lambda h: h,
     "tanh": jnp.tanh,
     "quadratic": jnp.square,
+    "relu": jax.nn.relu,
 }
 
 
 def activation(name: str) -> Callable[[jax.Array], jax.Array]:
-    """The entry-wise activation called ``name`` (one of ``linear``, ``tanh``, ``quadratic``)."""
+    """The entry-wise activation called ``name`` (one of ``linear``, ``tanh``, ``quadratic``, ``relu``)."""
     return ACTIVATIONS[choice(name, "activation", tuple(ACTIVATIONS))]
 
 
@@ -123,3 +140,195 @@ def mse(pred: jax.Array, target: jax.Array, *, reduction: str = "mean", weights:
     if weights is None:
         return jnp.mean(per_sample)
     return jnp.sum(weights * per_sample) / jnp.sum(weights)
+
+
+def _weighted_mean(per_sample: jax.Array, weights: jax.Array | None) -> jax.Array:
+    if weights is None:
+        return jnp.mean(per_sample)
+    return jnp.sum(weights * per_sample) / jnp.sum(weights)
+
+
+def cross_entropy(logits: jax.Array, labels: jax.Array, weights: jax.Array | None = None) -> jax.Array:
+    """Mean softmax cross-entropy ``-log softmax(logits)[label]`` (optionally a weighted mean over samples).
+
+    ``logits`` (N, C), integer ``labels`` (N,), ``weights`` (N,) e.g. a 0/1 train mask.  Computed in
+    float32 at least (``log_softmax`` of float16 logits loses the small-loss tail).
+    """
+    logits = logits.astype(jnp.promote_types(logits.dtype, jnp.float32))
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    per = -jnp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
+    return _weighted_mean(per, weights)
+
+
+def centred_mse(pred: jax.Array, labels: jax.Array, weights: jax.Array | None = None) -> jax.Array:
+    """Zero-meaned MSE of Tian's code (spec ``repulsion:loss``, the form that is trained).
+
+    .. math::
+        L = \\frac1n \\sum_i \\big\\| \\hat y_i - \\overline{\\hat y_i}\\,\\mathbf 1_M - (e_{y_i} - \\tfrac1M \\mathbf 1_M)\\big\\|^2
+
+    (centring over the M output classes of each sample, mean over samples, no 1/2).
+    """
+    M = pred.shape[-1]
+    zm = pred - jnp.mean(pred, axis=-1, keepdims=True)
+    target = jax.nn.one_hot(labels, M, dtype=pred.dtype) - 1.0 / M
+    return _weighted_mean(jnp.sum(jnp.square(zm - target), axis=-1), weights)
+
+
+def _mse_sum(pred: jax.Array, labels: jax.Array, weights: jax.Array | None = None) -> jax.Array:
+    return mse(pred, jax.nn.one_hot(labels, pred.shape[-1], dtype=pred.dtype), reduction="sum", weights=weights)
+
+
+def _mse_mean(pred: jax.Array, labels: jax.Array, weights: jax.Array | None = None) -> jax.Array:
+    return mse(pred, jax.nn.one_hot(labels, pred.shape[-1], dtype=pred.dtype), reduction="mean", weights=weights)
+
+
+#: Classification losses ``loss(outputs, labels, weights) -> scalar`` by name: ``ce`` (softmax
+#: cross-entropy), ``mse_sum`` (MSE to one-hot, summed over classes: levi:appG), ``mse_mean``
+#: (averaged over classes: PyTorch ``MSELoss()``), ``centred_mse`` (Tian's zero-meaned MSE).
+LOSSES: dict[str, Callable[..., jax.Array]] = {
+    "ce": cross_entropy,
+    "mse_sum": _mse_sum,
+    "mse_mean": _mse_mean,
+    "centred_mse": centred_mse,
+}
+
+
+def param_norm(params: Any) -> jax.Array:
+    """Global L2 norm of a parameter pytree, sqrt(sum of squares of every leaf)."""
+    return jnp.sqrt(sum(jnp.sum(jnp.square(x)) for x in jax.tree_util.tree_leaves(params)))
+
+
+# --------------------------------------------------------------------------------------------
+# Modular-arithmetic models (inputs: integer tokens, shape (N, n_ctx))
+# --------------------------------------------------------------------------------------------
+
+
+def embedding_mlp_init(key: jax.Array, p: int, d_embed: int = 128, d_hidden: int = 512, *,
+                       n_vocab: int | None = None, dtype: Any = jnp.float32) -> dict[str, jax.Array]:
+    """Embedding MLP of spec ``clocks:appB``: token embeddings added, one ReLU layer, linear head.
+
+    Initialisation (spec ``clocks:appB``): ``E`` (n_vocab, d_embed) ~ N(0, 1/d_embed);
+    ``W1`` (d_embed, d_hidden) ~ N(0, 2/d_embed) (He), ``b1 = 0``; ``W2`` (d_hidden, p) ~
+    N(0, 1/d_hidden), ``b2 = 0``.  ``n_vocab`` defaults to ``p``.
+    """
+    p = integer_at_least(p, "p", 2)
+    d_embed = integer_at_least(d_embed, "d_embed", 1)
+    d_hidden = integer_at_least(d_hidden, "d_hidden", 1)
+    n_vocab = p if n_vocab is None else integer_at_least(n_vocab, "n_vocab", p)
+    kE, k1, k2 = jax.random.split(key, 3)
+    return {
+        "E": jax.random.normal(kE, (n_vocab, d_embed), dtype) / jnp.sqrt(jnp.asarray(d_embed, dtype)),
+        "W1": jax.random.normal(k1, (d_embed, d_hidden), dtype) * jnp.sqrt(jnp.asarray(2.0 / d_embed, dtype)),
+        "b1": jnp.zeros((d_hidden,), dtype),
+        "W2": jax.random.normal(k2, (d_hidden, p), dtype) / jnp.sqrt(jnp.asarray(d_hidden, dtype)),
+        "b2": jnp.zeros((p,), dtype),
+    }
+
+
+def embedding_mlp_apply(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
+    """Logits ``relu((E[a] + E[b]) W1 + b1) W2 + b2`` for token pairs ``tokens`` (N, 2); shape (N, p)."""
+    h = jnp.sum(params["E"][tokens], axis=-2)
+    z = jax.nn.relu(h @ params["W1"] + params["b1"])
+    return z @ params["W2"] + params["b2"]
+
+
+def tian_mlp_init(key: jax.Array, M: int, K: int, *, dtype: Any = jnp.float32) -> dict[str, jax.Array]:
+    """Tian's two-layer net of spec ``repulsion:model``: ``W`` (2M, K), ``V`` (K, M), no biases.
+
+    PyTorch ``nn.Linear`` default initialisation (spec ``repulsion:setup``):
+    ``W ~ U(-1/sqrt(2M), 1/sqrt(2M))``, ``V ~ U(-1/sqrt(K), 1/sqrt(K))``.
+    """
+    M = integer_at_least(M, "M", 2)
+    K = integer_at_least(K, "K", 1)
+    kW, kV = jax.random.split(key)
+    bw, bv = 1.0 / np.sqrt(2 * M), 1.0 / np.sqrt(K)
+    return {"W": jax.random.uniform(kW, (2 * M, K), dtype, -bw, bw),
+            "V": jax.random.uniform(kV, (K, M), dtype, -bv, bv)}
+
+
+def _tian_features(params: dict[str, jax.Array], tokens: jax.Array, act: str) -> jax.Array:
+    M = params["V"].shape[1]
+    return activation(act)(params["W"][tokens[..., 0]] + params["W"][M + tokens[..., 1]])
+
+
+def tian_features(params: dict[str, jax.Array], tokens: jax.Array, act: str = "quadratic") -> jax.Array:
+    """Hidden features ``F = sigma(X W)`` (N, K) for token pairs (N, 2); ``X`` = concatenated one-hots."""
+    return _tian_features(params, tokens, choice(act, "activation", ("quadratic", "relu")))
+
+
+def tian_mlp_apply(params: dict[str, jax.Array], tokens: jax.Array, act: str = "quadratic") -> jax.Array:
+    """Outputs ``sigma(X W) V`` (N, M) of Tian's net; ``X W`` is evaluated as ``W[a] + W[M + b]``."""
+    return tian_features(params, tokens, act) @ params["V"]
+
+
+def _tian_apply_quadratic(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
+    return _tian_features(params, tokens, "quadratic") @ params["V"]
+
+
+def _tian_apply_relu(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
+    return _tian_features(params, tokens, "relu") @ params["V"]
+
+
+_TIAN_APPLY = {"quadratic": _tian_apply_quadratic, "sqr": _tian_apply_quadratic, "relu": _tian_apply_relu}
+
+
+def tian_mlp(M: int, K: int, activation: str = "quadratic") -> Model:
+    """``Model(init, apply)`` of Tian's net for modulus ``M``, width ``K``, sigma in {quadratic (= "sqr"), relu}.
+
+    ``apply`` is a module-level function (one per activation), so compiled training code is reused.
+    """
+    act = choice(activation, "activation", tuple(_TIAN_APPLY))
+    M = integer_at_least(M, "M", 2)
+    K = integer_at_least(K, "K", 1)
+    return Model(functools.partial(tian_mlp_init, M=M, K=K), _TIAN_APPLY[act])
+
+
+def transformer_init(key: jax.Array, p: int, d_model: int = 128, n_heads: int = 4, d_head: int = 32,
+                     d_mlp: int = 512, n_ctx: int = 3, *, dtype: Any = jnp.float32) -> dict[str, jax.Array]:
+    """One-layer decoder of spec ``uniformity:setup`` (Nanda et al. style, no LayerNorm).
+
+    Vocabulary ``p + 1`` (the numbers and ``=``), learned positional embedding, ``n_heads`` heads of
+    ``d_head``, ReLU MLP of ``d_mlp``, unembedding to ``p`` classes.  Every matrix ~
+    N(0, 1)/sqrt(d_model) (also the MLP output matrix), biases zero (the spec's code).
+    """
+    p = integer_at_least(p, "p", 2)
+    dims = {k: integer_at_least(v, k, 1) for k, v in
+            dict(d_model=d_model, n_heads=n_heads, d_head=d_head, d_mlp=d_mlp, n_ctx=n_ctx).items()}
+    d, h, dh, dm, n = (dims[k] for k in ("d_model", "n_heads", "d_head", "d_mlp", "n_ctx"))
+    shapes = {"W_E": (p + 1, d), "W_pos": (n, d), "W_Q": (h, d, dh), "W_K": (h, d, dh), "W_V": (h, d, dh),
+              "W_O": (h, dh, d), "W_in": (d, dm), "W_out": (dm, d), "W_U": (d, p)}
+    keys = jax.random.split(key, len(shapes))
+    scale = 1.0 / np.sqrt(d)
+    params = {name: jax.random.normal(k, shape, dtype) * jnp.asarray(scale, dtype)
+              for k, (name, shape) in zip(keys, shapes.items())}
+    params["b_in"] = jnp.zeros((dm,), dtype)
+    params["b_out"] = jnp.zeros((d,), dtype)
+    return params
+
+
+def transformer_apply(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
+    """Logits at the last position of a one-layer causal transformer; ``tokens`` (N, n_ctx) -> (N, p).
+
+    .. math::
+        x_j = W_E[t_j] + W_{\\rm pos}[j],\\quad
+        r = x_{-1} + \\sum_h \\mathrm{softmax}_j\\Big(\\frac{q_h \\cdot k_{h,j}}{\\sqrt{d_{\\rm head}}}\\Big) v_{h,j} W_O^h,\\quad
+        \\text{logits} = (r + \\mathrm{relu}(r W_{\\rm in} + b_{\\rm in}) W_{\\rm out} + b_{\\rm out}) W_U
+
+    With one block only the last position is read out, and the causal mask lets it attend to every
+    position, so attention and MLP are evaluated at that position only -- exactly the full decoder's
+    output there, at a fraction of its cost.
+    """
+    x = params["W_E"][tokens] + params["W_pos"][: tokens.shape[-1]]          # (N, n, d)
+    q = jnp.einsum("nd,hde->nhe", x[:, -1], params["W_Q"])                  # (N, h, dh)
+    k = jnp.einsum("njd,hde->nhje", x, params["W_K"])                       # (N, h, n, dh)
+    v = jnp.einsum("njd,hde->nhje", x, params["W_V"])
+    scores = jnp.einsum("nhe,nhje->nhj", q, k) / jnp.sqrt(jnp.asarray(q.shape[-1], x.dtype))
+    attn = jax.nn.softmax(scores, axis=-1)
+    z = jnp.einsum("nhj,nhje->nhe", attn, v)
+    r = x[:, -1] + jnp.einsum("nhe,hed->nd", z, params["W_O"])
+    r = r + jax.nn.relu(r @ params["W_in"] + params["b_in"]) @ params["W_out"] + params["b_out"]
+    return r @ params["W_U"]
+
+
+EMBEDDING_MLP = Model(embedding_mlp_init, embedding_mlp_apply)
+TRANSFORMER = Model(transformer_init, transformer_apply)

@@ -18,6 +18,7 @@ Loss normalisation (spec erratum 20): ``loss="sum"`` (default) sums the squared 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -25,15 +26,20 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 
 from .._validate import DomainError, choice, in_open_interval, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
-from .data import make_modular_addition
-from .models import mse
+from . import models
+from .data import make_modular_addition, modular_table, random_split_mask, token_inputs
+from .models import mean_field_quadratic_init, mse
 from .train import (
+    OPTIMIZERS,
     Trajectory,
+    batched,
     first_crossing_step,
+    optimizer_factory,
     optax_init,
     optax_step,
     save_trajectory,
@@ -41,7 +47,17 @@ from .train import (
     simulate,
 )
 
-__all__ = ["ModularConfig", "run_modular_addition", "first_crossing_step", "quadratic_mlp_onehot_apply"]
+__all__ = [
+    "ModularConfig",
+    "run_modular_addition",
+    "first_crossing_step",
+    "quadratic_mlp_onehot_apply",
+    "ModularModel",
+    "MODULAR_MODELS",
+    "modular_model",
+    "TrainConfig",
+    "train_modular",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,6 +238,310 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     extras = {"t_train": t_train, "t_test": t_test, "grok_time": t_test - t_train,
               "lam": lam[0] if scalar_alpha else lam, "n_train": n_train[0] if scalar_alpha else n_train}
     out = Trajectory(times=res.times, metrics=metrics, config=config, extras=extras, final_state=res.final_state)
+    if save_path is not None:
+        save_trajectory(out, save_path, state=res.final_state)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Every paper's modular-arithmetic model through one engine
+# --------------------------------------------------------------------------------------------
+
+
+def _mean_field_quadratic_tokens(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
+    p = params["W2"].shape[0]
+    return quadratic_mlp_onehot_apply(params, jnp.stack([tokens[:, 0], p + tokens[:, 1]], axis=1))
+
+
+def _mean_field_quadratic_init(key: jax.Array, p: int, d_h: int = 512, *, dtype: Any = jnp.float32) -> dict:
+    return mean_field_quadratic_init(key, 2 * p, d_h, p, dtype=dtype)
+
+
+def _alpha_two_layer() -> tuple[Any, Any]:
+    from . import kramers  # the alpha-parameterised net of spec kramers lives with its theory
+
+    return kramers.alpha_two_layer_init, kramers.alpha_two_layer_apply
+
+
+@dataclasses.dataclass(frozen=True)
+class ModularModel:
+    """A modular-task model for :func:`train_modular`: ``init(key, p, **kwargs)``, ``apply(params, tokens)``.
+
+    ``equals``: the inputs are ``[a, b, =]`` (3 tokens, ``=`` = token ``p``) instead of ``[a, b]``.
+    """
+
+    init: Any
+    apply: Any
+    equals: bool = False
+    paper: str = ""
+
+
+def _registry() -> dict[str, ModularModel]:
+    reg = {
+        "embedding_mlp": ModularModel(models.embedding_mlp_init, models.embedding_mlp_apply, paper="clocks:appB"),
+        "transformer": ModularModel(models.transformer_init, models.transformer_apply, True, "uniformity:setup"),
+        "tian_quadratic": ModularModel(lambda k, p, K=2048, dtype=jnp.float32: models.tian_mlp_init(k, p, K, dtype=dtype),
+                                       models._tian_apply_quadratic, paper="repulsion:model"),
+        "tian_relu": ModularModel(lambda k, p, K=2048, dtype=jnp.float32: models.tian_mlp_init(k, p, K, dtype=dtype),
+                                  models._tian_apply_relu, paper="repulsion:model"),
+        "mean_field_quadratic": ModularModel(_mean_field_quadratic_init, _mean_field_quadratic_tokens,
+                                             paper="levi:appG"),
+    }
+    return reg
+
+
+MODULAR_MODELS: dict[str, ModularModel] = _registry()
+
+
+def modular_model(name: str) -> ModularModel:
+    """The model called ``name``: one of :data:`MODULAR_MODELS` or ``"alpha_two_layer"`` (spec kramers)."""
+    if name == "alpha_two_layer" and name not in MODULAR_MODELS:
+        init, apply = _alpha_two_layer()
+        MODULAR_MODELS[name] = ModularModel(init, apply, paper="kramers:eq1")
+    return MODULAR_MODELS[choice(name, "model", tuple(MODULAR_MODELS) + ("alpha_two_layer",))]
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Configuration of :func:`train_modular` (grid values as tuples; JSON-serialisable)."""
+
+    model: str
+    model_kwargs: tuple[tuple[str, Any], ...]
+    p: int
+    operation: str
+    train_frac: tuple[float, ...] | None
+    split: str
+    split_seed: int | None
+    seeds: tuple[int, ...]
+    optimizer: str
+    lr: tuple[float, ...]
+    weight_decay: tuple[float, ...]
+    betas: tuple[float, float]
+    eps: float
+    warmup_steps: int
+    loss: str
+    batch_size: int | None
+    steps: int
+    record_every: int
+    grid_axes: tuple[str, ...]
+    dtype: str
+
+
+@functools.lru_cache(maxsize=None)
+def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: int, batch_size: int | None,
+                    hooks: tuple[tuple[str, Any], ...]) -> tuple[Any, Any]:
+    """Cached (step, metrics) pair of a classifier trained on a masked table (one compiled program each)."""
+    loss_fn = models.LOSSES[loss_name]
+    opt = optimizer_factory(optimizer, warmup_steps)
+
+    def objective(params: Any, inp: dict[str, jax.Array], key: jax.Array) -> jax.Array:
+        x, y, w = inp["tokens"], inp["labels"], inp["mask"]
+        if batch_size is not None:
+            idx = jax.random.choice(key, x.shape[0], (batch_size,), replace=False, p=w / jnp.sum(w))
+            x, y, w = x[idx], y[idx], None
+        return loss_fn(apply(params, x), y, w)
+
+    grad = jax.grad(objective)
+
+    def step(state: Any, inp: dict[str, jax.Array]) -> Any:
+        params, opt_state, t = state
+        g = grad(params, inp, jax.random.fold_in(inp["key"], t))
+        updates, opt_state = opt(inp).update(g, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, t + 1
+
+    def metrics(state: Any, inp: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        params = state[0]
+        out = apply(params, inp["tokens"])
+        y, train = inp["labels"], inp["mask"]
+        test = 1.0 - train
+        correct = (jnp.argmax(out, axis=-1) == y).astype(train.dtype)
+        per = {
+            "loss_train": loss_fn(out, y, train),
+            "loss_test": loss_fn(out, y, test),
+            "acc_train": jnp.sum(correct * train) / jnp.sum(train),
+            "acc_test": jnp.sum(correct * test) / jnp.sum(test),
+            "param_norm": models.param_norm(params),
+        }
+        for name, fn in hooks:
+            per[name] = fn(params, inp)
+        return per
+
+    return step, metrics
+
+
+def _grid_values(value: Any, name: str, check: Any) -> tuple[float, ...]:
+    arr = np.atleast_1d(np.asarray(value, dtype=float))
+    if arr.ndim != 1 or arr.size == 0:
+        raise DomainError(f"{name} must be a scalar or a non-empty 1-D sequence (got shape {arr.shape})")
+    return tuple(float(check(v, name)) for v in arr)
+
+
+@cites("clocks:appB", "repulsion:setup", "uniformity:setup", "levi:appG")
+def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any = "add",
+                  train_frac: float | Sequence[float] | None = 0.3, train_mask: Any = None,
+                  seeds: Sequence[int] = (0,), split_seed: int | None = None, model_kwargs: dict | None = None,
+                  optimizer: str = "adamw", lr: float | Sequence[float] = 1e-3,
+                  weight_decay: float | Sequence[float] = 1.0, betas: tuple[float, float] = (0.9, 0.98),
+                  eps: float = 1e-8, warmup_steps: int = 0, loss: str = "ce", batch_size: int | None = None,
+                  steps: int = 1000, record_every: int = 10, hooks: dict[str, Any] | None = None,
+                  train_level: float = 1.0, test_level: float = 0.99, dtype: str = "float32",
+                  progress: bool = False, n_chunks: int | None = None, save_path: str | os.PathLike | None = None,
+                  resume: bool = False, devices: Any = None) -> Trajectory:
+    """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
+
+    One compiled program runs every combination of ``seeds`` x ``train_frac`` x ``weight_decay`` x
+    ``lr`` (each a scalar or a sequence): the runs are flattened into one batch axis that is
+    ``vmap``-ped (and sharded over ``devices``), with ``lax.scan`` over steps and metrics recorded
+    inside the scan every ``record_every`` steps (:func:`grokclocks.sim.train.simulate`).
+
+    All ``p^2`` pairs are kept with a 0/1 training mask (fixed shapes, so splits of any size batch
+    together); the test set is the complement.
+
+    Parameters
+    ----------
+    model : str
+        ``"embedding_mlp"`` (spec ``clocks:appB``: kwargs ``d_embed``, ``d_hidden``),
+        ``"transformer"`` (``uniformity:setup``: ``d_model``, ``n_heads``, ``d_head``, ``d_mlp``),
+        ``"tian_quadratic"`` / ``"tian_relu"`` (``repulsion:model``: ``K``),
+        ``"mean_field_quadratic"`` (``levi:appG``: ``d_h``), ``"alpha_two_layer"`` (spec ``kramers``).
+    p : int >= 2
+        Modulus.
+    operation : {"add", "sub", "mul", "sq_sum"} or callable
+        Label ``op(a, b) mod p`` (:func:`grokclocks.sim.data.modular_table`).
+    train_frac : float in (0, 1) or sequence
+        Random split ``default_rng(seed).permutation(p^2)[:int(frac p^2)]``
+        (:func:`~grokclocks.sim.data.random_split_mask`); a sequence is a grid axis.
+    train_mask : bool array (p^2,) or (n_seeds, p^2), optional
+        An explicit split (e.g. :func:`~grokclocks.sim.data.designed_split_mask`) instead of
+        ``train_frac``.
+    seeds : sequence of int
+        Initialisation key ``PRNGKey(seed)``; also the split seed unless ``split_seed`` is given.
+    split_seed : int, optional
+        One split shared by every seed (spec ``clocks:appB`` uses 0).
+    optimizer : {"sgd", "adam", "adamw"}
+        See :func:`~grokclocks.sim.train.optimizer_factory` (``adam`` = coupled L2, ``adamw`` =
+        decoupled); ``betas``, ``eps`` for the Adam family; ``warmup_steps`` linear warm-up.
+    lr, weight_decay : float or sequence (grid axes)
+    loss : {"ce", "mse_sum", "mse_mean", "centred_mse"}
+        :data:`grokclocks.sim.models.LOSSES`.
+    batch_size : int, optional
+        Mini-batch GD: each step samples ``batch_size`` distinct training pairs (key
+        ``fold_in(PRNGKey(seed + 1), step)``); ``None`` = full batch.
+    steps, record_every : int
+    hooks : dict name -> fn(params, inputs) -> array, optional
+        Extra metrics recorded with the others (``inputs`` has ``tokens``, ``labels``, ``mask``);
+        use module-level functions so compiled code is reused.
+    train_level, test_level : float
+        Accuracy levels of the extras ``t_train`` and ``t_test``.
+    dtype : {"float32", "float64"}
+    progress, n_chunks, save_path, resume, devices
+        As in :func:`~grokclocks.sim.train.simulate`; ``devices=None`` shards over all local devices.
+
+    Returns
+    -------
+    Trajectory
+        Metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test``, ``param_norm`` (and the
+        hooks) of shape ``(*grid_shape, n_seeds, [hook value shape,] n_records)``, where
+        ``grid_shape`` lists the sequence-valued arguments among (``train_frac``,
+        ``weight_decay``, ``lr``) in that order (``config.grid_axes``).  Extras: ``t_train``,
+        ``t_test`` (first recorded step with accuracy >= the level; NaN = never), ``n_train``,
+        ``n_devices``.  ``final_state = (params, opt_state, step)``.
+
+    References
+    ----------
+    Specs ``clocks:appB``, ``repulsion:setup``, ``uniformity:setup``, ``levi:appG``.
+    """
+    spec = modular_model(model)
+    p = integer_at_least(p, "p", 2)
+    dtype = choice(dtype, "dtype", ("float64", "float32"))
+    if dtype == "float64":
+        enable_x64()
+    fdt = jnp.float64 if dtype == "float64" else jnp.float32
+    optimizer = choice(optimizer, "optimizer", OPTIMIZERS)
+    loss = choice(loss, "loss", tuple(models.LOSSES))
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1)
+    warmup_steps = integer_at_least(warmup_steps, "warmup_steps", 0)
+    eps = float(positive(eps, "eps"))
+    b1, b2 = (float(in_open_interval(b, "betas", 0.0, 1.0)) if b > 0 else 0.0 for b in betas)
+    seeds = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(seeds).tolist())
+    if not seeds:
+        raise DomainError("seeds must not be empty")
+    lrs = _grid_values(lr, "lr", positive)
+    wds = _grid_values(weight_decay, "weight_decay", nonnegative)
+    a, b, labels = modular_table(p, operation)
+    tokens = token_inputs(a, b, p, equals=spec.equals)
+
+    if train_mask is not None:
+        masks = np.asarray(train_mask)
+        if masks.dtype != bool or masks.shape[-1] != p * p or masks.ndim not in (1, 2):
+            raise DomainError(f"train_mask must be boolean of shape (p^2,) or (n_seeds, p^2) with p^2={p * p} "
+                              f"(got {masks.dtype} {masks.shape})")
+        masks = np.broadcast_to(masks, (len(seeds), p * p))[None]  # (1 frac, n_seeds, p^2)
+        fracs: tuple[float, ...] | None = None
+        split = "mask"
+    else:
+        if train_frac is None:
+            raise DomainError("give train_frac or train_mask")
+        fracs = _grid_values(train_frac, "train_frac", positive)
+        split_seeds = [s if split_seed is None else integer_at_least(split_seed, "split_seed", 0) for s in seeds]
+        masks = np.stack([random_split_mask(p, split_seeds, frac=f) for f in fracs])  # (n_frac, n_seeds, p^2)
+        split = "random"
+    if (~masks).all(axis=-1).any() or masks.all(axis=-1).any():
+        raise DomainError("every split needs at least one training and one test pair")
+    if batch_size is not None:
+        batch_size = integer_at_least(batch_size, "batch_size", 1)
+        if batch_size > masks.sum(-1).min():
+            raise DomainError(f"batch_size must be <= the smallest training set ({masks.sum(-1).min()}), got {batch_size}")
+
+    grid_axes = tuple(n for n, v in (("train_frac", train_frac if train_mask is None else 0.0),
+                                     ("weight_decay", weight_decay), ("lr", lr)) if np.ndim(v) > 0)
+    n_f, n_w, n_l, n_s = masks.shape[0], len(wds), len(lrs), len(seeds)
+    # runs in C order over (frac, wd, lr, seed)
+    F, W, L, S = np.meshgrid(np.arange(n_f), np.arange(n_w), np.arange(n_l), np.arange(n_s), indexing="ij")
+    F, W, L, S = (x.ravel() for x in (F, W, L, S))
+    run_seeds = np.asarray(seeds)[S]
+    inputs = {
+        "tokens": jnp.asarray(tokens, jnp.int32),
+        "labels": jnp.asarray(labels, jnp.int32),
+        "mask": jnp.asarray(masks[F, S], fdt),
+        "lr": jnp.asarray(np.asarray(lrs)[L], fdt),
+        "wd": jnp.asarray(np.asarray(wds)[W], fdt),
+        "b1": jnp.asarray(b1, fdt), "b2": jnp.asarray(b2, fdt), "eps": jnp.asarray(eps, fdt),
+        "key": jnp.stack([jax.random.PRNGKey(int(s) + 1) for s in run_seeds]),
+    }
+    axes = [{k: (0 if k in ("mask", "lr", "wd", "key") else None) for k in inputs}]
+    kwargs = dict(model_kwargs or {})
+    init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
+    params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)
+    hook_items = tuple(sorted((hooks or {}).items()))
+    step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items)
+    opt = optimizer_factory(optimizer, warmup_steps)
+    opt_state = jax.vmap(lambda prm, inp: opt(inp).init(prm), in_axes=(0, axes[0]))(params, inputs)
+    state0 = (params, opt_state, jnp.zeros(len(run_seeds), jnp.int32))
+    config = TrainConfig(model=model, model_kwargs=tuple(sorted(kwargs.items())), p=p,
+                         operation=operation if isinstance(operation, str) else getattr(operation, "__name__", "user"),
+                         train_frac=fracs, split=split, split_seed=split_seed, seeds=seeds, optimizer=optimizer,
+                         lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
+                         batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
+                         dtype=dtype)
+    res = simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
+                   config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
+                   devices=devices, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}")
+    shape = tuple(len(x) for x, name in ((fracs or (0,), "train_frac"), (wds, "weight_decay"), (lrs, "lr"))
+                  if name in grid_axes) + (n_s,)
+
+    def reshape(v: np.ndarray) -> np.ndarray:
+        return np.asarray(v).reshape(shape + np.shape(v)[1:])
+
+    out_metrics = {k: reshape(v) for k, v in res.metrics.items()}
+    extras = {
+        "t_train": first_crossing_step(res.times, out_metrics["acc_train"], train_level),
+        "t_test": first_crossing_step(res.times, out_metrics["acc_test"], test_level),
+        "n_train": reshape(masks[F, S].sum(-1)),
+        "n_devices": res.extras["n_devices"],
+    }
+    out = Trajectory(times=res.times, metrics=out_metrics, config=config, extras=extras, final_state=res.final_state)
     if save_path is not None:
         save_trajectory(out, save_path, state=res.final_state)
     return out

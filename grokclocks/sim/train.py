@@ -52,6 +52,9 @@ __all__ = [
     "optax_step",
     "optax_init",
     "sgd_weight_decay",
+    "optimizer_factory",
+    "OPTIMIZERS",
+    "shard_runs",
     "weight_decay_coefficient",
     "batched",
     "broadcast_batch",
@@ -319,6 +322,49 @@ def sgd_weight_decay(inputs: Mapping[str, Any]) -> optax.GradientTransformation:
     return optax.chain(optax.add_decayed_weights(inputs["decay"]), optax.sgd(inputs["eta"]))
 
 
+OPTIMIZERS: tuple[str, ...] = ("sgd", "adam", "adamw")
+
+
+@functools.lru_cache(maxsize=None)
+def optimizer_factory(name: str, warmup_steps: int = 0) -> Callable[[Mapping[str, Any]], optax.GradientTransformation]:
+    """An optimiser factory ``inputs -> optax.GradientTransformation`` for :func:`optax_step`.
+
+    Hyperparameters are read from ``inputs`` (so they may be traced and vmapped over a grid):
+    ``lr``, ``wd`` and, for the Adam family, ``b1``, ``b2``, ``eps``.
+
+    ``"sgd"``
+        GD with coupled L2: ``p <- p - lr (grad + wd p)``.
+    ``"adam"``
+        Adam with *coupled* L2 (PyTorch ``Adam(weight_decay=wd)``): ``g <- grad + wd p``, then Adam;
+        ``optax.chain(optax.add_decayed_weights(wd), optax.adam(lr, b1, b2, eps))``.
+    ``"adamw"``
+        Decoupled decay (PyTorch ``AdamW``): ``p <- p (1 - lr wd) - lr adam(g)``; ``optax.adamw``.
+
+    ``warmup_steps > 0`` multiplies the learning rate by ``min(step / warmup_steps, 1)`` (PyTorch
+    ``LambdaLR(lambda s: min(s / w, 1))``: the first update has learning rate 0), for every
+    optimiser.  Cached, so equal arguments give the same factory (and reuse compiled code).
+    """
+    name = choice(name, "optimizer", OPTIMIZERS)
+    warmup_steps = integer_at_least(warmup_steps, "warmup_steps", 0)
+
+    def factory(inputs: Mapping[str, Any]) -> optax.GradientTransformation:
+        lr = inputs["lr"]
+        if warmup_steps:
+            base = lr
+
+            def lr(count: Any) -> Any:
+                return base * jnp.minimum(jnp.asarray(count, jnp.result_type(base)) / warmup_steps, 1.0)
+
+        if name == "sgd":
+            return optax.chain(optax.add_decayed_weights(inputs["wd"]), optax.sgd(lr))
+        if name == "adam":
+            return optax.chain(optax.add_decayed_weights(inputs["wd"]),
+                               optax.adam(lr, b1=inputs["b1"], b2=inputs["b2"], eps=inputs["eps"]))
+        return optax.adamw(lr, b1=inputs["b1"], b2=inputs["b2"], eps=inputs["eps"], weight_decay=inputs["wd"])
+
+    return factory
+
+
 @functools.lru_cache(maxsize=None)
 def optax_step(grad_fn: Callable[[Any, Any], Any],
                optimizer_fn: Callable[[Any], optax.GradientTransformation]) -> StepFn:
@@ -352,6 +398,48 @@ def optax_init(optimizer_fn: Callable[[Any], optax.GradientTransformation], para
 # --------------------------------------------------------------------------------------------
 # The engine
 # --------------------------------------------------------------------------------------------
+
+
+def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> tuple[Any, Any, int]:
+    """Shard the outermost batch axis of a sweep over local devices (``jax.sharding``, no scheduler).
+
+    ``state`` leaves (batch axes in front) and the ``inputs`` leaves batched on the first batch axis
+    are placed with ``NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))``; shared
+    inputs are replicated.  ``jax.jit`` then partitions the vmapped scan over the devices (GSPMD),
+    each device running its share of the runs; no code changes for one device, many GPUs, or
+    ``jax.distributed`` multi-host setups (where ``jax.devices()`` spans the hosts).
+
+    ``devices``: ``None`` = all local devices, an int = the first ``n`` of them, or a list of
+    devices.  If the outermost batch size is not a multiple of the number of devices, or there is
+    one device or no batch axis, nothing is moved.  Returns ``(state, inputs, n_devices_used)``.
+    """
+    if devices is None:
+        devs = jax.local_devices()
+    elif isinstance(devices, int):
+        devs = jax.local_devices()[: integer_at_least(devices, "devices", 1)]
+    else:
+        devs = list(devices)
+    if len(devs) <= 1 or not batch_axes:
+        return state, inputs, 1
+    leaves = jax.tree_util.tree_leaves(state)
+    if not leaves:
+        return state, inputs, 1
+    n_runs = np.shape(leaves[0])[0]
+    if n_runs % len(devs):
+        return state, inputs, 1
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(devs), ("runs",))
+    split = NamedSharding(mesh, PartitionSpec("runs"))
+    repl = NamedSharding(mesh, PartitionSpec())
+    state = jax.tree_util.tree_map(lambda x: jax.device_put(x, split), state)
+
+    def place(axis: Any, sub: Any) -> Any:
+        return jax.tree_util.tree_map(lambda x: jax.device_put(x, split if axis == 0 else repl), sub)
+
+    if inputs is not None:
+        inputs = jax.tree_util.tree_map(place, batch_axes[0], inputs, is_leaf=lambda x: x is None)
+    return state, inputs, len(devs)
 
 
 def _axes_key(batch_axes: Sequence[Any]) -> tuple:
@@ -418,7 +506,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              record_every: int, batch_axes: Sequence[Any] = (), config: Any = None,
              progress: bool = False, n_chunks: int | None = None,
              save_path: str | os.PathLike | None = None, resume: bool = False,
-             divergence_hint: str = "") -> Trajectory:
+             divergence_hint: str = "", devices: Any = 1) -> Trajectory:
     """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
 
     Parameters
@@ -452,6 +540,9 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         With ``save_path``: if a file with the same config exists, continue from its last chunk.
     divergence_hint : str
         Added to the :class:`SimulationDiverged` message (e.g. the stability bound on ``eta``).
+    devices : int, list of devices or None
+        Shard the outermost batch axis over devices (:func:`shard_runs`): ``None`` = all local
+        devices, ``1`` (default) = one device.  The number used is ``extras["n_devices"]``.
 
     Returns
     -------
@@ -477,7 +568,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
     n_chunks = integer_at_least(n_chunks, "n_chunks", 1)
 
     records: list[dict[str, np.ndarray]] = []
-    state = state0
+    state, inputs, n_devices = shard_runs(state0, inputs, batch_axes, devices)
     done = 0  # records already computed (excluding the one at step 0)
     if resume and save_path is not None and _paths(save_path)[0].exists():
         arrays, _, saved_text = _load_arrays(save_path)
@@ -487,6 +578,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         treedef = jax.tree_util.tree_structure(state0)
         if leaves and len(leaves) == treedef.num_leaves:
             state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(x) for x in leaves])
+            state, _, _ = shard_runs(state, None, batch_axes, devices if n_devices > 1 else 1)
             records = [{k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("metric:")}]
             done = records[0][next(iter(records[0]))].shape[-1] - 1
     if not records:
@@ -496,7 +588,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
     def assemble(final_state: Any = None) -> Trajectory:
         cat = {k: np.concatenate([r[k] for r in records], axis=-1) for k in records[0]}
         n = next(iter(cat.values())).shape[-1]
-        return Trajectory(times=times[:n], metrics=cat, config=config, final_state=final_state)
+        return Trajectory(times=times[:n], metrics=cat, config=config, final_state=final_state,
+                          extras={"n_devices": np.asarray(n_devices)})
 
     def check(result: Trajectory, st: Any) -> None:
         bad = _first_nonfinite(result.metrics)
