@@ -1,0 +1,1 @@
+"""Verify checks of spec ``uniformity`` (a package so that its module names do not clash with tests/)."""
