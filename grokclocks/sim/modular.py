@@ -335,11 +335,12 @@ def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: in
     opt = optimizer_factory(optimizer, warmup_steps)
 
     def objective(params: Any, inp: dict[str, jax.Array], key: jax.Array) -> jax.Array:
-        x, y, w = inp["tokens"], inp["labels"], inp["mask"]
+        # only the training rows are evaluated: train_idx (n_max,) with 0/1 padding weights train_w
+        idx, w = inp["train_idx"], inp["train_w"]
         if batch_size is not None:
-            idx = jax.random.choice(key, x.shape[0], (batch_size,), replace=False, p=w / jnp.sum(w))
-            x, y, w = x[idx], y[idx], None
-        return loss_fn(apply(params, x), y, w)
+            idx = idx[jax.random.choice(key, idx.shape[0], (batch_size,), replace=False, p=w / jnp.sum(w))]
+            w = None
+        return loss_fn(apply(params, inp["tokens"][idx]), inp["labels"][idx], w)
 
     grad = jax.grad(objective)
 
@@ -510,7 +511,14 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         "b1": jnp.asarray(b1, fdt), "b2": jnp.asarray(b2, fdt), "eps": jnp.asarray(eps, fdt),
         "key": jnp.stack([jax.random.PRNGKey(int(s) + 1) for s in run_seeds]),
     }
-    axes = [{k: (0 if k in ("mask", "lr", "wd", "key") else None) for k in inputs}]
+    # indices of each run's training pairs, padded to the largest training set with weight 0
+    run_masks = masks[F, S]
+    n_max = int(run_masks.sum(-1).max())
+    order = np.argsort(~run_masks, axis=-1, kind="stable")[:, :n_max]
+    inputs["train_idx"] = jnp.asarray(order, jnp.int32)
+    inputs["train_w"] = jnp.asarray(np.take_along_axis(run_masks, order, axis=-1), fdt)
+    batched_keys = ("mask", "lr", "wd", "key", "train_idx", "train_w")
+    axes = [{k: (0 if k in batched_keys else None) for k in inputs}]
     kwargs = dict(model_kwargs or {})
     init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
     params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)

@@ -1,0 +1,469 @@
+r"""Landscapes of spec ``clocks`` for the verification layer (JAX, float64).
+
+* **KL landscapes with a known exponent** (``clocks:appF2-kl-examples``), trained by gradient descent
+  with a small step (an approximation of gradient flow; the discretisation error is measured in
+  verify/ by doubling the step):
+
+  - :func:`power_landscape_gd`: :math:`f(x)=\lVert x\rVert^q` in :math:`\mathbb R^{d}`, :math:`\theta=1-1/q`;
+  - :func:`deep_linear_gd`: a depth-:math:`L` *factorized* linear network on the whitened squared
+    loss :math:`\frac12\lVert W_L\cdots W_1-Y\rVert_F^2+\frac\mu2\sum_l\lVert W_l\rVert_F^2` from an
+    aligned (diagonal, balanced) start: depth without decay (:math:`\theta=1-\frac1{2L}`) and critical
+    decay at depth 2 (:math:`\theta=\frac34`).
+
+* **Separable softmax regression** (``clocks:thm3.5``, ``clocks:asm3.4``, ``clocks:prop3.6``):
+  :func:`softmax_regression` trains :math:`W\in\mathbb R^{K\times d}` on :func:`separable_softmax_data` by
+  plain GD, normalized GD (:math:`W\leftarrow W-\eta\nabla\mathcal L/\lVert\nabla\mathcal L\rVert_F`),
+  Adam (optax) or GD with weight decay; the loss is logged in gap form (``clocks:eq3.2``) so that
+  classifier clocks down to :math:`10^{-20}` are measurable.
+
+* **Factorized softmax network with weight decay** (``clocks:appF2-wd-rate``):
+  :func:`factorized_softmax_gd` records the normalized spectral tail of the end-to-end map.
+
+Time is accumulated optimiser time :math:`t=k\eta` (``clocks:appF4-opt-time``).  Every front-end
+switches JAX to float64 (:func:`grokclocks.sim.enable_x64`) and runs through the one engine
+:func:`grokclocks.sim.train.simulate`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from .._validate import DomainError, choice, integer_at_least
+from ..citations import cites
+from ._runtime import enable_x64
+from .train import Trajectory, simulate
+
+__all__ = [
+    "PowerLandscapeConfig",
+    "power_landscape_gd",
+    "DeepLinearConfig",
+    "deep_linear_gd",
+    "deep_linear_energy_floor",
+    "separable_softmax_data",
+    "SoftmaxRegressionConfig",
+    "softmax_regression",
+    "gap_form_cross_entropy",
+    "FactorizedSoftmaxConfig",
+    "factorized_softmax_gd",
+    "end_to_end",
+]
+
+
+def _pos(x: Any, name: str) -> float:
+    x = float(x)
+    if not (x > 0 and math.isfinite(x)):
+        raise DomainError(f"{name} must be > 0 (got {x!r})")
+    return x
+
+
+def _nonneg(x: Any, name: str) -> float:
+    x = float(x)
+    if not (x >= 0 and math.isfinite(x)):
+        raise DomainError(f"{name} must be >= 0 (got {x!r})")
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# Power landscape |x|^q
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerLandscapeConfig:
+    """GD on :math:`f(x)=\\lVert x\\rVert^q`; one run per entry of ``qs`` (vmapped)."""
+
+    qs: tuple[float, ...] = (3.0, 4.0, 6.0)
+    x0: tuple[float, ...] = (0.6, -0.3, 0.2)
+    eta: float = 0.01
+    steps: int = 1_000_000
+    record_every: int = 100
+
+
+def _power_step(x: jax.Array, inp: dict) -> jax.Array:
+    r2 = jnp.sum(x * x)
+    return x - inp["eta"] * inp["q"] * r2 ** ((inp["q"] - 2.0) / 2.0) * x
+
+
+def _power_metrics(x: jax.Array, inp: dict) -> dict:
+    r2 = jnp.sum(x * x)
+    q = inp["q"]
+    return {"f": r2 ** (q / 2.0), "grad_sq": q * q * r2 ** (q - 1.0)}
+
+
+@cites("clocks:appF2-kl-examples", "clocks:thm4.9")
+def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *, progress: bool = False) -> Trajectory:
+    r"""Gradient descent on :math:`\lVert x\rVert^q` (a small-step approximation of gradient flow).
+
+    ``q = 2`` is allowed as the PL control (:math:`\theta=\frac12`, exponential decay, no power law).
+
+    The flow obeys :math:`\dot f=-q^2f^{2(1-1/q)}` exactly (KL exponent :math:`\theta=1-1/q`,
+    :func:`grokclocks.clocks.kl_exponent_power`), so :math:`f(t)` follows
+    :func:`grokclocks.clocks.kl_gap_solution` with :math:`a=q^2`, :math:`\Delta_0=f(x_0)`.
+
+    Returns
+    -------
+    Trajectory
+        metrics ``f`` and ``grad_sq`` of shape ``(len(qs), n_records)``; ``extras["t"]`` = times
+        :math:`k\eta`.
+
+    References
+    ----------
+    Spec ``clocks:appF2-kl-examples`` (example 1), verification recipe of ``clocks:thm4.9``.
+    """
+    enable_x64()
+    for q in config.qs:
+        if not q >= 2:
+            raise DomainError(f"q must be >= 2 (q = 2 is the PL/exponential control) (got {q!r})")
+    _pos(config.eta, "eta")
+    qs = jnp.asarray(config.qs, dtype=jnp.float64)
+    x0 = jnp.broadcast_to(jnp.asarray(config.x0, dtype=jnp.float64), (qs.size, len(config.x0)))
+    inputs = {"q": qs, "eta": jnp.float64(config.eta)}
+    traj = simulate(_power_step, _power_metrics, x0, inputs, steps=config.steps, record_every=config.record_every,
+                    batch_axes=[{"q": 0, "eta": None}], config=config, progress=progress)
+    return dataclasses.replace(traj, extras={"t": traj.times * config.eta})
+
+
+# --------------------------------------------------------------------------------------------
+# Deep linear network, squared loss, aligned start
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DeepLinearConfig:
+    """Factorized linear net on :math:`\\frac12\\lVert W_L\\cdots W_1-Y\\rVert_F^2+\\frac\\mu2\\sum\\lVert W_l\\rVert_F^2`.
+
+    ``target`` is the diagonal of :math:`Y` (square); the start is balanced and aligned:
+    every layer is ``diag(init ** (1/depth))``.
+    """
+
+    target: tuple[float, ...] = (3.0, 1.0, 0.0, 0.0)
+    init: tuple[float, ...] = (0.5, 0.5, 0.5, 0.5)
+    depth: int = 2
+    mu: float = 1.0
+    eta: float = 0.01
+    steps: int = 100_000
+    record_every: int = 100
+
+
+def end_to_end(factors: Any) -> jax.Array:
+    """:math:`W=W_L\\cdots W_1` from ``factors[0] = W_1``."""
+    W = factors[0]
+    for F in factors[1:]:
+        W = F @ W
+    return W
+
+
+def _dl_energy(factors: Any, inp: dict) -> jax.Array:
+    R = end_to_end(factors) - inp["Y"]
+    return 0.5 * jnp.sum(R * R) + 0.5 * inp["mu"] * sum(jnp.sum(F * F) for F in factors)
+
+
+_dl_grad = jax.grad(_dl_energy)
+
+
+def _dl_step(factors: Any, inp: dict) -> Any:
+    g = _dl_grad(factors, inp)
+    return [F - inp["eta"] * G for F, G in zip(factors, g)]
+
+
+def _dl_metrics(factors: Any, inp: dict) -> dict:
+    g = _dl_grad(factors, inp)
+    return {"energy": _dl_energy(factors, inp), "grad_sq": sum(jnp.sum(G * G) for G in g)}
+
+
+def deep_linear_energy_floor(target: Any, depth: int, mu: float) -> float:
+    r"""Minimum of the aligned energy, direction by direction (balanced factors, :math:`\sigma\ge0`).
+
+    Per direction: :math:`\min_{\sigma\ge0}\frac12(s-\sigma)^2+\frac{\mu L}2\sigma^{2/L}` (scalar
+    minimisation; for :math:`L=2` the soft threshold :math:`\sigma=[s-\mu]_+`).
+    """
+    from scipy import optimize
+
+    depth = integer_at_least(depth, "depth", 1)
+    mu = _nonneg(mu, "mu")
+    tot = 0.0
+    for s in np.abs(np.asarray(target, dtype=np.float64)):
+        if mu == 0.0:
+            continue  # sigma = s, zero energy
+        if depth == 2:
+            sig = max(s - mu, 0.0)  # soft threshold
+            tot += 0.5 * (s - sig) ** 2 + mu * sig
+            continue
+        f = lambda sig, s=s: 0.5 * (s - sig) ** 2 + 0.5 * mu * depth * abs(sig) ** (2.0 / depth)  # noqa: E731
+        best = f(0.0)
+        if s > 0:
+            r = optimize.minimize_scalar(f, bounds=(0.0, float(s)), method="bounded",
+                                         options={"xatol": 1e-14})
+            best = min(best, float(r.fun))
+        tot += best
+    return tot
+
+
+@cites("clocks:appF2-kl-examples", "clocks:lem4.6")
+def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: bool = False) -> Trajectory:
+    r"""GD on a factorized linear network from an aligned balanced start (squared loss, optional decay).
+
+    In layer coordinates the factorized flow is a gradient flow, so the KL inequality and
+    :math:`\dot{\mathcal E}=-\lVert\nabla\mathcal E\rVert^2` hold there.  Zero-target directions
+    without decay decay like :math:`\dot\sigma=-L\sigma^{3-2/L}`; a direction with target :math:`s=\mu`
+    at depth 2 like :math:`\dot\sigma=-2\sigma^2`.
+
+    Returns
+    -------
+    Trajectory
+        metrics ``energy`` and ``grad_sq`` (squared gradient norm in layer coordinates);
+        ``extras["t"]`` = times :math:`k\eta`, ``extras["floor"]`` = :func:`deep_linear_energy_floor`.
+
+    References
+    ----------
+    Spec ``clocks:appF2-kl-examples`` (examples 2 and 3), ``clocks:lem4.6``.
+    """
+    enable_x64()
+    L = integer_at_least(config.depth, "depth", 1)
+    _pos(config.eta, "eta")
+    _nonneg(config.mu, "mu")
+    if len(config.init) != len(config.target):
+        raise DomainError("init and target must have the same length")
+    d0 = np.asarray(config.init, dtype=np.float64)
+    if np.any(d0 < 0):
+        raise DomainError("init must be >= 0 (singular values)")
+    factors = [jnp.diag(jnp.asarray(d0 ** (1.0 / L))) for _ in range(L)]
+    inputs = {"Y": jnp.diag(jnp.asarray(config.target, dtype=jnp.float64)), "mu": jnp.float64(config.mu),
+              "eta": jnp.float64(config.eta)}
+    traj = simulate(_dl_step, _dl_metrics, factors, inputs, steps=config.steps, record_every=config.record_every,
+                    config=config, progress=progress)
+    return dataclasses.replace(traj, extras={"t": traj.times * config.eta,
+                                             "floor": np.float64(deep_linear_energy_floor(config.target, L, config.mu))})
+
+
+# --------------------------------------------------------------------------------------------
+# Separable softmax regression
+# --------------------------------------------------------------------------------------------
+
+
+@cites("clocks:thm3.5")
+def separable_softmax_data(seed: int = 0, n_classes: int = 4, dim: int = 10, n: int = 40, radius: float = 2.0,
+                           noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    r"""Classes on a circle: :math:`x_i=\mu_{y_i}+0.3\,\xi_i`, :math:`\mu_c=r(\cos\frac{2\pi c}K,\sin\frac{2\pi c}K,0,\dots)`.
+
+    Balanced labels ``arange(n) % K``; Gaussian noise from ``jax.random.PRNGKey(seed)``.
+
+    Returns
+    -------
+    (x, labels) : float64 array (n, dim), int array (n,)
+
+    References
+    ----------
+    Spec ``clocks:thm3.5`` verification recipe (section 7).
+    """
+    enable_x64()
+    K = integer_at_least(n_classes, "n_classes", 2)
+    dim = integer_at_least(dim, "dim", 2)
+    n = integer_at_least(n, "n", 1)
+    y = np.arange(n) % K
+    ang = 2 * np.pi * y / K
+    mu = np.zeros((n, dim))
+    mu[:, 0], mu[:, 1] = radius * np.cos(ang), radius * np.sin(ang)
+    xi = np.asarray(jax.random.normal(jax.random.PRNGKey(seed), (n, dim), dtype=jnp.float64))
+    return mu + noise * xi, y
+
+
+def gap_form_cross_entropy(logits: jax.Array, labels: jax.Array) -> tuple[jax.Array, jax.Array]:
+    r"""Mean cross-entropy in gap form and the minimum logit gap (JAX; ``clocks:eq3.2``, ``clocks:eq3.1``).
+
+    :math:`\ell_i=\operatorname{softplus}(\operatorname{logsumexp}_{k\ne y_i}(-\gamma_{ik}))`: no cancellation,
+    and its autodiff gradient forms the residual as :math:`g_k=\pi_k`, :math:`g_y=-\sum_{k\ne y}\pi_k`.
+    """
+    K = logits.shape[-1]
+    onehot = jax.nn.one_hot(labels, K, dtype=bool)
+    zy = jnp.sum(jnp.where(onehot, logits, 0.0), axis=-1)
+    gaps = zy[:, None] - logits
+    s = jax.scipy.special.logsumexp(jnp.where(onehot, -jnp.inf, -gaps), axis=-1)
+    loss = jnp.mean(jnp.logaddexp(0.0, s))
+    gmin = jnp.min(jnp.where(onehot, jnp.inf, gaps))
+    return loss, gmin
+
+
+@dataclasses.dataclass(frozen=True)
+class SoftmaxRegressionConfig:
+    """Softmax regression :math:`z=Wx` trained from :math:`W=0`.
+
+    ``optimizer``: ``"gd"`` (plain GD), ``"normalized_gd"``, ``"adam"`` (optax, ``adam_eps`` small so
+    the update stays sign-like when gradients are tiny) or ``"gd_wd"`` (GD on
+    :math:`\\mathcal L+\\frac{\\mu}{2}\\lVert W\\rVert_F^2`).
+    """
+
+    optimizer: str = "normalized_gd"
+    eta: float = 0.01
+    steps: int = 6000
+    record_every: int = 5
+    mu: float = 0.0
+    adam_eps: float = 1e-40
+    seed: int = 0
+    n_classes: int = 4
+    dim: int = 10
+    n: int = 40
+
+
+def _sr_loss(W: jax.Array, inp: dict) -> jax.Array:
+    return gap_form_cross_entropy(inp["x"] @ W.T, inp["y"])[0]
+
+
+_sr_grad = jax.grad(_sr_loss)
+
+
+def _sr_metrics(state: Any, inp: dict) -> dict:
+    W = state[0]
+    z = inp["x"] @ W.T
+    loss, gmin = gap_form_cross_entropy(z, inp["y"])
+    acc = jnp.mean(jnp.argmax(z, axis=-1) == inp["y"])
+    return {"loss": loss, "min_gap": gmin, "train_acc": acc, "w_norm": jnp.sqrt(jnp.sum(W * W)),
+            "grad_norm": jnp.sqrt(jnp.sum(_sr_grad(W, inp) ** 2))}
+
+
+def _sr_step_gd(state: Any, inp: dict) -> Any:
+    W, o = state
+    return W - inp["eta"] * (_sr_grad(W, inp) + inp["mu"] * W), o
+
+
+def _sr_step_ngd(state: Any, inp: dict) -> Any:
+    W, o = state
+    g = _sr_grad(W, inp)
+    return W - inp["eta"] * g / jnp.sqrt(jnp.sum(g * g)), o
+
+
+@functools.lru_cache(maxsize=None)
+def _sr_step_adam(eta: float, eps: float):
+    opt = optax.adam(eta, eps=eps)
+
+    def step(state: Any, inp: dict) -> Any:
+        W, o = state
+        upd, o = opt.update(_sr_grad(W, inp), o, W)
+        return optax.apply_updates(W, upd), o
+
+    return step, opt
+
+
+@cites("clocks:thm3.5", "clocks:asm3.4", "clocks:prop3.6", "clocks:eq3.2")
+def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig(), *,
+                       progress: bool = False) -> Trajectory:
+    r"""Train softmax regression on separable data; record the gap-form loss and the minimum gap.
+
+    Plain GD violates Assumption 3.4 (gaps grow like :math:`\log t`, :math:`\mathcal L\sim1/t`,
+    erratum ``clocks-1``); normalized GD and Adam make the weights grow linearly and satisfy it; GD with
+    weight decay has a loss floor.
+
+    Returns
+    -------
+    Trajectory
+        metrics ``loss`` (gap form), ``min_gap``, ``train_acc``, ``w_norm``, ``grad_norm``;
+        ``extras["t"]`` = accumulated time :math:`k\eta`.
+
+    References
+    ----------
+    Spec ``clocks:thm3.5``, ``clocks:asm3.4``, ``clocks:prop3.6`` (verification recipes, section 7).
+    """
+    enable_x64()
+    opt = choice(config.optimizer, "optimizer", ("gd", "normalized_gd", "adam", "gd_wd"))
+    eta = _pos(config.eta, "eta")
+    mu = _nonneg(config.mu, "mu")
+    if opt != "gd_wd" and mu != 0:
+        raise DomainError(f"mu must be 0 unless optimizer='gd_wd' (got {mu!r})")
+    x, y = separable_softmax_data(config.seed, config.n_classes, config.dim, config.n)
+    inputs = {"x": jnp.asarray(x), "y": jnp.asarray(y), "eta": jnp.float64(eta), "mu": jnp.float64(mu)}
+    W0 = jnp.zeros((config.n_classes, config.dim), dtype=jnp.float64)
+    if opt == "adam":
+        step, o = _sr_step_adam(eta, float(config.adam_eps))
+        state0 = (W0, o.init(W0))
+    else:
+        step = _sr_step_ngd if opt == "normalized_gd" else _sr_step_gd
+        state0 = (W0, jnp.zeros(()))
+    traj = simulate(step, _sr_metrics, state0, inputs, steps=config.steps, record_every=config.record_every,
+                    config=config, progress=progress)
+    return dataclasses.replace(traj, extras={"t": traj.times * eta, "x": x, "labels": y})
+
+
+# --------------------------------------------------------------------------------------------
+# Factorized softmax network with weight decay (spectral tail rate)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class FactorizedSoftmaxConfig:
+    """Depth-``depth`` linear network :math:`z=W_L\\cdots W_1x` (hidden width ``hidden``) on the circle data,
+    GD on :math:`\\mathcal L+\\frac\\mu2\\sum_l\\lVert W_l\\rVert_F^2`; records the normalized rank-``k`` tail."""
+
+    depth: int = 3
+    mu: float = 0.01
+    eta: float = 0.05
+    hidden: int = 10
+    steps: int = 400_000
+    record_every: int = 200
+    k: int = 2
+    seed: int = 0
+    init_scale: float = 0.3
+
+
+def _fs_energy(factors: Any, inp: dict) -> jax.Array:
+    W = end_to_end(factors)
+    return _sr_loss(W, inp) + 0.5 * inp["mu"] * sum(jnp.sum(F * F) for F in factors)
+
+
+_fs_grad = jax.grad(_fs_energy)
+
+
+def _fs_step(factors: Any, inp: dict) -> Any:
+    g = _fs_grad(factors, inp)
+    return [F - inp["eta"] * G for F, G in zip(factors, g)]
+
+
+@functools.lru_cache(maxsize=None)
+def _fs_metrics(k: int):
+    def metrics(factors: Any, inp: dict) -> dict:
+        W = end_to_end(factors)
+        s2 = jnp.linalg.svd(W, compute_uv=False) ** 2
+        return {"tail": jnp.sum(s2[k:]) / jnp.sum(s2), "energy": _fs_energy(factors, inp),
+                "loss": _sr_loss(W, inp)}
+
+    return metrics
+
+
+@cites("clocks:appF2-wd-rate")
+def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxConfig(), *,
+                          progress: bool = False) -> Trajectory:
+    r"""GD on a factorized softmax network with layerwise weight decay; records :math:`\tau_k(W(t))`.
+
+    Weight decay alone gives :math:`\tau_k\propto e^{-rt}` with
+    :func:`grokclocks.clocks.weight_decay_tail_rate` (erratum ``clocks-2``).
+
+    Returns
+    -------
+    Trajectory
+        metrics ``tail`` (normalized rank-``k`` tail), ``energy``, ``loss``; ``extras["t"]``,
+        ``extras["x"]``, ``extras["labels"]``; ``final_state`` = the factors.
+
+    References
+    ----------
+    Spec ``clocks:appF2-wd-rate``.
+    """
+    enable_x64()
+    L = integer_at_least(config.depth, "depth", 2)
+    eta = _pos(config.eta, "eta")
+    x, y = separable_softmax_data(config.seed)
+    K, d, h = 4, x.shape[1], integer_at_least(config.hidden, "hidden", 1)
+    dims = [d] + [h] * (L - 1) + [K]
+    keys = jax.random.split(jax.random.PRNGKey(1000 + config.seed), L)
+    factors = [config.init_scale * jax.random.normal(keys[l], (dims[l + 1], dims[l]), dtype=jnp.float64)
+               / math.sqrt(dims[l]) for l in range(L)]
+    inputs = {"x": jnp.asarray(x), "y": jnp.asarray(y), "eta": jnp.float64(eta), "mu": jnp.float64(config.mu)}
+    traj = simulate(_fs_step, _fs_metrics(int(config.k)), factors, inputs, steps=config.steps,
+                    record_every=config.record_every, config=config, progress=progress)
+    return dataclasses.replace(traj, extras={"t": traj.times * eta, "x": x, "labels": y})
