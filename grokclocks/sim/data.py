@@ -467,4 +467,5 @@ def designed_split_mask(p: int, design: str, k: int) -> np.ndarray:
     """
     from ..coverage import designed_split
 
-    return np.asarray(designed_split(p, design, k), dtype=bool).reshape(p * p)
+    train, _ = designed_split(p, design, k)
+    return np.asarray(train, dtype=bool).reshape(p * p)

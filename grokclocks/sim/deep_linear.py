@@ -1,0 +1,504 @@
+r"""Deep linear networks with layerwise weight decay, and the end-to-end Schatten flow (spec ``clocks``, float64).
+
+* :func:`run_deep_linear` -- a depth-:math:`L` linear network :math:`W=W_L\cdots W_1` trained on
+  :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2` (squared loss or softmax
+  cross-entropy) by full-batch GD (explicit Euler, a small step approximates gradient flow) or by
+  classical RK4 on the same gradient flow, through the one engine
+  (:func:`grokclocks.sim.train.simulate`), vmapped over seeds;
+* :func:`run_end_to_end_flow` -- RK4 on the *end-to-end* gradient flow
+  :math:`\dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top` of
+  :math:`\mathcal E=\mathcal L+\lambda\lVert W\rVert_{S_p}^p` (spec ``clocks:eq4.3``), the other
+  parametrization, whose singular values follow a differently clocked drift;
+* data: :func:`make_regression_data` (rank-:math:`r` teacher plus noise) and
+  :func:`make_circle_data` (:math:`K` Gaussian classes with means on a circle);
+  initial factors: :func:`init_factors` (random or balanced).
+
+Recorded at every record: the loss, the end-to-end map ``W`` and the loss gradient ``grad_W``
+(:math:`\nabla\mathcal L(W)`, for the drift formulas), its singular values ``sigma``, the layer
+norms ``layer_sq_norms`` (:math:`\lVert W_l\rVert_F^2`), the imbalance norms ``imbalance``
+(:math:`\lVert W_{l+1}^\top W_{l+1}-W_lW_l^\top\rVert_F`) and the objective ``objective``.
+Time: the trajectory's ``times`` are steps; gradient-flow time is ``times * eta`` (:func:`flow_time`).
+Seeds: data key ``PRNGKey(seed)``, initial factors from ``fold_in(PRNGKey(seed), 1)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
+from ..citations import cites
+from ._runtime import enable_x64
+from .train import Trajectory, simulate
+
+__all__ = [
+    "DeepLinearData",
+    "DeepLinearConfig",
+    "EndToEndFlowConfig",
+    "make_regression_data",
+    "make_circle_data",
+    "init_factors",
+    "run_deep_linear",
+    "run_end_to_end_flow",
+    "flow_time",
+    "loss_and_grad_W",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DeepLinearData:
+    """Training data for the deep linear networks (arrays with a leading seed axis).
+
+    Attributes
+    ----------
+    X : (S, n, d_in)  inputs
+    Y : (S, n, d_out) regression targets (``loss="squared"``) or one-hot labels (``loss="ce"``)
+    loss : {"squared", "ce"}
+    seeds : tuple of int
+    """
+
+    X: jax.Array
+    Y: jax.Array
+    loss: str
+    seeds: tuple[int, ...]
+
+    @property
+    def d_in(self) -> int:
+        return int(self.X.shape[-1])
+
+    @property
+    def d_out(self) -> int:
+        return int(self.Y.shape[-1])
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[-2])
+
+
+def _seeds(seeds: int | Sequence[int]) -> tuple[int, ...]:
+    s = (seeds,) if np.ndim(seeds) == 0 else tuple(seeds)
+    if not s:
+        raise DomainError("seeds must not be empty")
+    return tuple(integer_at_least(x, "seed", 0) for x in s)
+
+
+def _keys(seeds: tuple[int, ...]) -> jax.Array:
+    return jnp.stack([jax.random.PRNGKey(s) for s in seeds])
+
+
+@cites("clocks:eq2.7", "clocks:appF2-balance")
+def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: int, *, rank: int = 2,
+                         noise: float = 0.3) -> DeepLinearData:
+    r"""Squared-loss data: :math:`x_i\sim\mathcal N(0,I_{d_{\rm in}})`, :math:`y_i=W^\star x_i+\xi_i`.
+
+    Teacher :math:`W^\star=AB/\sqrt{r\,d_{\rm in}}` of rank :math:`r` (:math:`A,B` standard normal),
+    noise :math:`\xi_i\sim\mathcal N(0,\texttt{noise}^2 I)` (spec section 7, first recipe row).
+
+    Parameters
+    ----------
+    seeds : int or sequence of int >= 0 (key ``PRNGKey(seed)``)
+    d_in, d_out, n : int >= 1
+    rank : int >= 1
+    noise : float >= 0
+
+    Returns
+    -------
+    DeepLinearData (``loss="squared"``)
+    """
+    enable_x64()
+    s = _seeds(seeds)
+    d_in, d_out, n = (integer_at_least(v, k, 1) for v, k in ((d_in, "d_in"), (d_out, "d_out"), (n, "n")))
+    rank = integer_at_least(rank, "rank", 1)
+    noise = float(nonnegative(noise, "noise"))
+
+    def one(key):
+        kx, ka, kb, kn = jax.random.split(key, 4)
+        X = jax.random.normal(kx, (n, d_in), jnp.float64)
+        T = jax.random.normal(ka, (d_out, rank), jnp.float64) @ jax.random.normal(kb, (rank, d_in), jnp.float64)
+        T = T / jnp.sqrt(rank * d_in)
+        return X, X @ T.T + noise * jax.random.normal(kn, (n, d_out), jnp.float64)
+
+    X, Y = jax.vmap(one)(_keys(s))
+    return DeepLinearData(X, Y, "squared", s)
+
+
+@cites("clocks:appF2-balanced-drift")
+def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: int, *, radius: float = 2.0,
+                     noise: float = 0.3) -> DeepLinearData:
+    r"""Classification data: class :math:`c=i\bmod K`, :math:`x_i=\mu_c+\texttt{noise}\cdot\mathcal N(0,I)`.
+
+    Class means :math:`\mu_c=\texttt{radius}\,(\cos\frac{2\pi c}{K},\sin\frac{2\pi c}{K},0,\dots,0)`
+    (spec section 7, softmax-regression recipe).  ``Y`` is one-hot.
+
+    Parameters
+    ----------
+    seeds : int or sequence of int >= 0
+    d_in : int >= 2; n_classes : int >= 2; n : int >= 1
+    radius : float > 0; noise : float >= 0
+
+    Returns
+    -------
+    DeepLinearData (``loss="ce"``)
+    """
+    enable_x64()
+    s = _seeds(seeds)
+    d_in = integer_at_least(d_in, "d_in", 2)
+    K = integer_at_least(n_classes, "n_classes", 2)
+    n = integer_at_least(n, "n", 1)
+    radius = float(positive(radius, "radius"))
+    noise = float(nonnegative(noise, "noise"))
+    labels = np.arange(n) % K
+    ang = 2 * np.pi * labels / K
+    means = np.zeros((n, d_in))
+    means[:, 0], means[:, 1] = radius * np.cos(ang), radius * np.sin(ang)
+    onehot = jnp.asarray(np.eye(K)[labels])
+
+    def one(key):
+        return jnp.asarray(means) + noise * jax.random.normal(key, (n, d_in), jnp.float64)
+
+    X = jax.vmap(one)(_keys(s))
+    return DeepLinearData(X, jnp.broadcast_to(onehot, (len(s), n, K)), "ce", s)
+
+
+@cites("clocks:eq2.7", "clocks:appF2-balance")
+def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str = "random",
+                 init_scale: float = 1.0) -> tuple[jax.Array, ...]:
+    r"""Initial factors ``(W_1, ..., W_L)``, ``W_l`` of shape ``(S, dims[l], dims[l-1])``.
+
+    ``init="random"``: entries :math:`\mathcal N(0,\texttt{init\_scale}^2/d_{l-1})` (imbalanced);
+    ``init="balanced"``: the balanced factorization (:func:`grokclocks.spectral.balanced_factorization`)
+    of a random end-to-end map :math:`W_0` with entries :math:`\mathcal N(0,\texttt{init\_scale}^2/d_0)`
+    (needs equal hidden widths :math:`\ge\operatorname{rank}W_0`); its imbalance is zero.
+
+    Parameters
+    ----------
+    seeds : int or sequence of int >= 0 (key ``fold_in(PRNGKey(seed), 1)``)
+    dims : sequence of int >= 1, length L + 1: ``(d_in, h_1, ..., d_out)``
+    init : {"random", "balanced"}
+    init_scale : float > 0
+
+    Returns
+    -------
+    tuple of jax.Array (float64)
+    """
+    from .. import spectral
+
+    enable_x64()
+    s = _seeds(seeds)
+    dims = tuple(integer_at_least(d, "dims[i]", 1) for d in dims)
+    if len(dims) < 2:
+        raise DomainError(f"dims must have length >= 2 (d_in, ..., d_out) (got {dims})")
+    init = choice(init, "init", ("random", "balanced"))
+    scale = float(positive(init_scale, "init_scale"))
+    keys = [jax.random.fold_in(jax.random.PRNGKey(x), 1) for x in s]
+    L = len(dims) - 1
+    if init == "random":
+        out = []
+        for l in range(L):
+            ks = jnp.stack([jax.random.fold_in(k, l) for k in keys])
+            out.append(jax.vmap(lambda k, a=dims[l + 1], b=dims[l]: jax.random.normal(k, (a, b), jnp.float64))(ks)
+                       * (scale / np.sqrt(dims[l])))
+        return tuple(out)
+    hidden = dims[1:-1]
+    if len(set(hidden)) > 1:
+        raise DomainError(f"init='balanced' needs equal hidden widths (got {hidden})")
+    per_seed = []
+    for k in keys:
+        W0 = np.asarray(jax.random.normal(k, (dims[-1], dims[0]), jnp.float64)) * (scale / np.sqrt(dims[0]))
+        per_seed.append(spectral.balanced_factorization(W0, L, width=hidden[0] if hidden else None))
+    return tuple(jnp.asarray(np.stack([f[l] for f in per_seed])) for l in range(L))
+
+
+# --------------------------------------------------------------------------------------------
+# Losses and metrics
+# --------------------------------------------------------------------------------------------
+
+
+def _product(params: Sequence[jax.Array]) -> jax.Array:
+    W = params[0]
+    for f in params[1:]:
+        W = f @ W
+    return W
+
+
+def _loss_squared(W: jax.Array, inp: dict) -> jax.Array:
+    R = inp["X"] @ W.T - inp["Y"]
+    return 0.5 * jnp.sum(R * R) / R.shape[0]
+
+
+def _loss_ce(W: jax.Array, inp: dict) -> jax.Array:
+    Z = inp["X"] @ W.T
+    return jnp.mean(jax.nn.logsumexp(Z, axis=-1) - jnp.sum(Z * inp["Y"], axis=-1))
+
+
+_LOSSES = {"squared": _loss_squared, "ce": _loss_ce}
+
+
+@cites("clocks:eq4.1", "clocks:eq4.2")
+def loss_and_grad_W(W: Any, X: Any, Y: Any, loss: str) -> tuple[float, np.ndarray]:
+    r"""Loss :math:`\mathcal L(W)` and its gradient in the end-to-end map (numpy in, numpy out).
+
+    ``loss="squared"``: :math:`\frac1{2n}\sum_i\lVert Wx_i-y_i\rVert^2`; ``loss="ce"``: mean softmax
+    cross-entropy of the logits :math:`Wx_i` against one-hot ``Y``.
+    """
+    enable_x64()
+    kind = choice(loss, "loss", tuple(_LOSSES))
+    f = _LOSSES[kind]
+    inp = {"X": jnp.asarray(X, jnp.float64), "Y": jnp.asarray(Y, jnp.float64)}
+    val, g = jax.value_and_grad(f)(jnp.asarray(W, jnp.float64), inp)
+    return float(val), np.asarray(g)
+
+
+@functools.lru_cache(maxsize=None)
+def _metrics_fn(kind: str, factorized: bool):
+    lossf = _LOSSES[kind]
+
+    def metrics(state: Any, inp: dict) -> dict[str, jax.Array]:
+        params = state
+        W = _product(params) if factorized else params
+        val, g = jax.value_and_grad(lossf)(W, inp)
+        out = {"loss": val, "W": W, "grad_W": g, "sigma": jnp.linalg.svd(W, compute_uv=False)}
+        if factorized:
+            sq = jnp.stack([jnp.sum(f * f) for f in params])
+            out["layer_sq_norms"] = sq
+            out["objective"] = val + 0.5 * inp["mu"] * jnp.sum(sq)
+            if len(params) > 1:
+                out["imbalance"] = jnp.stack([
+                    jnp.sqrt(jnp.sum((hi.T @ hi - lo @ lo.T) ** 2)) for lo, hi in zip(params[:-1], params[1:])])
+        else:
+            s = out["sigma"]
+            out["objective"] = val + inp["lam"] * jnp.sum(s ** inp["p"])
+        return out
+
+    return metrics
+
+
+# --------------------------------------------------------------------------------------------
+# Steps: GD (explicit Euler) and RK4 on the layer flow; RK4 on the end-to-end flow
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _layer_velocity(kind: str):
+    lossf = _LOSSES[kind]
+
+    def obj(params, inp):
+        return lossf(_product(params), inp)
+
+    g = jax.grad(obj)
+
+    def vel(params, inp):
+        grads = g(params, inp)
+        return tuple(-(gl + inp["mu"] * p) for gl, p in zip(grads, params))
+
+    return vel
+
+
+@functools.lru_cache(maxsize=None)
+def _e2e_velocity(kind: str):
+    lossf = _LOSSES[kind]
+    g = jax.grad(lossf)
+
+    def vel(W, inp):
+        U, s, Vt = jnp.linalg.svd(W, full_matrices=False)
+        pen = inp["p"] * (U * s ** (inp["p"] - 1.0)) @ Vt
+        return -(g(W, inp) + inp["lam"] * pen)
+
+    return vel
+
+
+def _axpy(a, x, y):
+    return jax.tree_util.tree_map(lambda xi, yi: yi + a * xi, x, y)
+
+
+@functools.lru_cache(maxsize=None)
+def _step_fn(kind: str, integrator: str, factorized: bool):
+    vel = _layer_velocity(kind) if factorized else _e2e_velocity(kind)
+
+    if integrator == "gd":
+        def step(state, inp):
+            return _axpy(inp["eta"], vel(state, inp), state)
+    else:
+        def step(state, inp):
+            h = inp["eta"]
+            k1 = vel(state, inp)
+            k2 = vel(_axpy(h / 2, k1, state), inp)
+            k3 = vel(_axpy(h / 2, k2, state), inp)
+            k4 = vel(_axpy(h, k3, state), inp)
+            incr = jax.tree_util.tree_map(lambda a, b, c, d: (a + 2 * b + 2 * c + d) / 6, k1, k2, k3, k4)
+            return _axpy(h, incr, state)
+
+    return step
+
+
+# --------------------------------------------------------------------------------------------
+# Front-ends
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DeepLinearConfig:
+    """Configuration of :func:`run_deep_linear` (JSON-serialisable)."""
+
+    dims: tuple[int, ...]
+    loss: str
+    n: int
+    seeds: tuple[int, ...]
+    mu: float
+    eta: float
+    steps: int
+    record_every: int
+    integrator: str
+
+
+@dataclasses.dataclass(frozen=True)
+class EndToEndFlowConfig:
+    """Configuration of :func:`run_end_to_end_flow`."""
+
+    d_in: int
+    d_out: int
+    loss: str
+    n: int
+    seeds: tuple[int, ...]
+    lam: float
+    p: float
+    dt: float
+    steps: int
+    record_every: int
+
+
+def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Array, ...]:
+    fs = tuple(jnp.asarray(f, jnp.float64) for f in factors)
+    S = len(data.seeds)
+    if not fs:
+        raise DomainError("factors must not be empty")
+    if fs[0].shape[0] != S or fs[0].shape[-1] != data.d_in or fs[-1].shape[-2] != data.d_out:
+        raise DomainError(f"factors must have shapes (S={S}, d_l, d_(l-1)) from d_in={data.d_in} to d_out={data.d_out} "
+                          f"(got {[f.shape for f in fs]})")
+    for lo, hi in zip(fs[:-1], fs[1:]):
+        if hi.shape[-1] != lo.shape[-2] or hi.shape[0] != S:
+            raise DomainError(f"factors do not chain (got {[f.shape for f in fs]})")
+    return fs
+
+
+@cites("clocks:eq2.7", "clocks:appF2-balance", "clocks:appF2-balanced-drift", "clocks:eq4.1")
+def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, eta: float, steps: int,
+                    record_every: int = 1, integrator: str = "gd", progress: bool = False) -> Trajectory:
+    r"""Train a deep linear network with layerwise weight decay; record the end-to-end spectrum.
+
+    Objective :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2`; the flow
+    :math:`\dot W_l=-\nabla_{W_l}\mathcal L-\mu W_l` is integrated by
+
+    * ``integrator="gd"``: full-batch GD :math:`W_l\leftarrow W_l-\eta(\nabla_{W_l}\mathcal L+\mu W_l)`
+      (= ``optax.chain(add_decayed_weights(mu), sgd(eta))``; approximates gradient flow to
+      :math:`O(\eta)`; the imbalance obeys :math:`D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)`);
+    * ``integrator="rk4"``: classical RK4 with step ``eta`` (error :math:`O(\eta^4)`).
+
+    Parameters
+    ----------
+    data : DeepLinearData (from :func:`make_regression_data` or :func:`make_circle_data`)
+    factors : sequence of arrays (S, d_l, d_{l-1}) (from :func:`init_factors`)
+    mu : float >= 0
+    eta : float > 0 (step = gradient-flow time per step)
+    steps : int >= 1, a multiple of ``record_every``
+    record_every : int >= 1
+    integrator : {"gd", "rk4"}
+    progress : bool
+
+    Returns
+    -------
+    Trajectory
+        Metrics (seed axis first, records last): ``loss`` (S, R), ``W`` and ``grad_W`` (S, d_out, d_in, R),
+        ``sigma`` (S, min(d_out, d_in), R), ``layer_sq_norms`` (S, L, R), ``imbalance`` (S, L-1, R) for L >= 2,
+        ``objective`` (S, R); ``final_state`` = the factors; ``config`` a :class:`DeepLinearConfig`.
+
+    References
+    ----------
+    Spec ``clocks:eq2.7``, ``clocks:appF2-balance``, ``clocks:appF2-balanced-drift`` (section 7 recipes).
+    """
+    enable_x64()
+    if not isinstance(data, DeepLinearData):
+        raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
+    fs = _check_factors(data, factors)
+    mu = float(nonnegative(mu, "mu"))
+    eta = float(positive(eta, "eta"))
+    integrator = choice(integrator, "integrator", ("gd", "rk4"))
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1)
+    inputs = {"X": data.X, "Y": data.Y, "mu": jnp.float64(mu), "eta": jnp.float64(eta)}
+    axes = [{"X": 0, "Y": 0, "mu": None, "eta": None}]
+    dims = (data.d_in,) + tuple(int(f.shape[-2]) for f in fs)
+    config = DeepLinearConfig(dims=dims, loss=data.loss, n=data.n, seeds=data.seeds, mu=mu, eta=eta, steps=steps,
+                              record_every=record_every, integrator=integrator)
+    hint = f"GD/RK4 step eta={eta} too large for this loss and initial scale"
+    return simulate(_step_fn(data.loss, integrator, True), _metrics_fn(data.loss, True), fs, inputs, steps=steps,
+                    record_every=record_every, batch_axes=axes, config=config, progress=progress,
+                    divergence_hint=hint)
+
+
+@cites("clocks:eq4.3", "clocks:prop4.3", "clocks:thmD.1", "clocks:eq4.2")
+def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, dt: float, steps: int,
+                        record_every: int = 1, integrator: str = "rk4", progress: bool = False) -> Trajectory:
+    r"""Integrate the end-to-end gradient flow of :math:`\mathcal E(W)=\mathcal L(W)+\lambda\lVert W\rVert_{S_p}^p`.
+
+    .. math:: \dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top \qquad(\text{``clocks:thmD.1''})
+
+    valid while every singular value stays positive (a full-rank stratum; for :math:`p<1` a
+    singular value reaching 0 is a stratum exit and the integration becomes meaningless).
+
+    Parameters
+    ----------
+    data : DeepLinearData
+    W0 : array (S, d_out, d_in), full rank
+    lam : float >= 0; p : float > 0
+    dt : float > 0 (RK4 or Euler step)
+    steps : int >= 1, a multiple of ``record_every``; record_every : int >= 1
+    integrator : {"rk4", "gd"}
+
+    Returns
+    -------
+    Trajectory
+        Metrics ``loss``, ``W``, ``grad_W``, ``sigma``, ``objective`` (seed axis first, records last);
+        ``config`` an :class:`EndToEndFlowConfig`.
+
+    References
+    ----------
+    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (section 7 recipe), ``clocks:thmD.1``.
+    """
+    enable_x64()
+    if not isinstance(data, DeepLinearData):
+        raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
+    W = jnp.asarray(W0, jnp.float64)
+    if W.shape != (len(data.seeds), data.d_out, data.d_in):
+        raise DomainError(f"W0 must have shape {(len(data.seeds), data.d_out, data.d_in)} (got {W.shape})")
+    lam = float(nonnegative(lam, "lam"))
+    p = float(positive(p, "p"))
+    dt = float(positive(dt, "dt"))
+    integrator = choice(integrator, "integrator", ("gd", "rk4"))
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1)
+    inputs = {"X": data.X, "Y": data.Y, "lam": jnp.float64(lam), "p": jnp.float64(p), "eta": jnp.float64(dt)}
+    axes = [{"X": 0, "Y": 0, "lam": None, "p": None, "eta": None}]
+    config = EndToEndFlowConfig(d_in=data.d_in, d_out=data.d_out, loss=data.loss, n=data.n, seeds=data.seeds,
+                                lam=lam, p=p, dt=dt, steps=steps, record_every=record_every)
+    return simulate(_step_fn(data.loss, integrator, False), _metrics_fn(data.loss, False), W, inputs, steps=steps,
+                    record_every=record_every, batch_axes=axes, config=config, progress=progress,
+                    divergence_hint="a singular value reached 0 (stratum exit) or dt is too large")
+
+
+def flow_time(traj: Trajectory) -> np.ndarray:
+    """Gradient-flow time of each record: step index times the step size (``eta`` or ``dt``)."""
+    cfg = traj.config
+    h = cfg.eta if isinstance(cfg, DeepLinearConfig) else cfg.dt
+    return np.asarray(traj.times, dtype=np.float64) * h
