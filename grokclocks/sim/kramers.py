@@ -1,0 +1,466 @@
+r"""Simulations of spec ``kramers``: the α-parameterised two-layer ReLU net, ridge GD, diagonal linear nets, SGD.
+
+* :func:`alpha_two_layer_init` / :func:`alpha_two_layer_apply` — eq. (1) with the init of ``kramers:init``
+  (features :math:`w_j\sim\mathcal N(0,I/d)`, readout :math:`\mathcal N(0,\sigma_a^2)`, :math:`\sigma_a=N^{-1/2}` by default);
+* :func:`empirical_ntk` — readout / feature split of the NTK by ``jax.jacobian`` (cross-check of the core's
+  explicit formulas);
+* :func:`train_gd` — full-batch GD with weight decay on the summed squared loss (GD ≈ GF, ``kramers:eq3``);
+* :func:`measure_separation` — width scaling of the readout / feature timescales (``kramers:sep``);
+* :func:`ridge_gd_run` — explicit GD on the ridge objective (float64; compared with the exact iterate);
+* :func:`diagonal_net_gd` (JAX, small init scales) and :func:`diagonal_net_gf` (stiff Radau reference) —
+  the Lyu et al. check on :math:`\beta=u\odot u-v\odot v`;
+* :func:`sgd_excess_loss` — stationary excess loss of SGD on least squares (``kramers:teff-sgd``);
+* :func:`modadd_adamw_run` — the headline AdamW recipe (``kramers:headline``).
+
+Modular-addition data: ``grokclocks.sim.data.modular_addition_table`` is not used for the split; the
+spec's split (numpy ``default_rng(seed).permutation``) is :func:`grokclocks.kramers.modadd_split`, so core and
+simulation agree.  float64 for the NTK / ridge / separation checks (``enable_x64``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from .. import kramers as K
+from .._validate import DomainError, integer_at_least, positive
+from ..citations import cites
+from ._runtime import SimulationDiverged, enable_x64
+
+__all__ = [
+    "alpha_two_layer_init",
+    "alpha_two_layer_apply",
+    "empirical_ntk",
+    "modadd_target",
+    "train_gd",
+    "measure_separation",
+    "ridge_gd_run",
+    "diagonal_net_gd",
+    "diagonal_net_gf",
+    "sgd_excess_loss",
+    "modadd_adamw_run",
+]
+
+
+@cites("kramers:init")
+def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: float | None = None,
+                         dtype: Any = None) -> dict[str, jax.Array]:
+    r"""Initial parameters of eq. (1): ``W`` (N, d) with :math:`w_j\sim\mathcal N(0,I_d/d)`; readout ``a``
+    (N,) (``n_out=1``) or (N, n_out), entries :math:`\mathcal N(0,\sigma_a^2)`, :math:`\sigma_a=N^{-1/2}` if
+    ``a_std`` is None."""
+    N = integer_at_least(N, "N", 1)
+    d = integer_at_least(d, "d", 1)
+    n_out = integer_at_least(n_out, "n_out", 1)
+    s = N ** -0.5 if a_std is None else float(positive(a_std, "a_std"))
+    dtype = dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
+    kw, ka = jax.random.split(key)
+    W = jax.random.normal(kw, (N, d), dtype) / math.sqrt(d)
+    shape = (N,) if n_out == 1 else (N, n_out)
+    return {"W": W, "a": s * jax.random.normal(ka, shape, dtype)}
+
+
+@cites("kramers:eq1")
+def alpha_two_layer_apply(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> jax.Array:
+    r""":math:`f(X)=N^{-\alpha}\sigma(XW^\top)a` — shape (n,) or (n, C)."""
+    W = params["W"]
+    return W.shape[0] ** (-alpha) * (jax.nn.relu(X @ W.T) @ params["a"])
+
+
+@cites("kramers:eq4", "kramers:jacobian")
+def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Readout and feature parts of the empirical NTK by autodiff: :math:`J_aJ_a^\top`, :math:`J_WJ_W^\top` (scalar output)."""
+    J = jax.jacobian(lambda p: alpha_two_layer_apply(p, X, alpha))(params)
+    Ja = J["a"].reshape(X.shape[0], -1)
+    JW = J["W"].reshape(X.shape[0], -1)
+    return np.asarray(Ja @ Ja.T), np.asarray(JW @ JW.T)
+
+
+@cites("kramers:task")
+def modadd_target(p: int, rho: float, split_seed: int = 0, k: int = 1) -> dict[str, np.ndarray]:
+    r"""Training data of the NTK checks: the spec's split and the target :math:`\sqrt2\cos(2\pi k(a+b)/p)`.
+
+    Returns dict(X_train, y_train, X_test, y_test, a, b) (numpy float64).
+    """
+    X, a, b, yc = K.modadd_inputs(p)
+    tr, te = K.modadd_split(p, rho, split_seed)
+    y = math.sqrt(2.0) * np.cos(2 * np.pi * k * yc / p)
+    return dict(X_train=X[tr], y_train=y[tr], X_test=X[te], y_test=y[te], a=a[tr], b=b[tr])
+
+
+def _sq_loss(params, X, y, alpha):
+    r = alpha_two_layer_apply(params, X, alpha) - y
+    return 0.5 * jnp.sum(r * r)
+
+
+@functools.partial(jax.jit, static_argnames=("steps", "train_W", "record_every"))
+def _gd_scan(params, X, y, alpha, gamma, eta, steps, train_W, record_every):
+    g = jax.grad(_sq_loss)
+
+    def one(p, _):
+        gr = g(p, X, y, alpha)
+        new = {"a": p["a"] - eta * (gr["a"] + gamma * p["a"])}
+        new["W"] = p["W"] - eta * (gr["W"] + gamma * p["W"]) if train_W else p["W"]
+        return new, None
+
+    def rec(p, _):
+        p, _ = jax.lax.scan(one, p, None, length=record_every)
+        return p, (_sq_loss(p, X, y, alpha), p["W"])
+
+    return jax.lax.scan(rec, params, None, length=steps // record_every)
+
+
+@functools.partial(jax.jit, static_argnames=("train_W",))
+def _gd_final(params, X, y, alpha, gamma, eta, steps, train_W):
+    g = jax.grad(_sq_loss)
+
+    def one(_, p):
+        gr = g(p, X, y, alpha)
+        new = {"a": p["a"] - eta * (gr["a"] + gamma * p["a"])}
+        new["W"] = p["W"] - eta * (gr["W"] + gamma * p["W"]) if train_W else p["W"]
+        return new
+
+    p = jax.lax.fori_loop(0, steps, one, params)
+    return p, _sq_loss(p, X, y, alpha)
+
+
+@cites("kramers:eq3")
+def train_gd(params: dict[str, Any], X: Any, y: Any, alpha: float, eta: float, steps: int, *, lam: float = 0.0,
+             penalty: str = "eq2", train_W: bool = True, record_every: int | None = None) -> dict[str, Any]:
+    r"""Full-batch GD :math:`\theta_{k+1}=\theta_k-\eta(\nabla\mathcal L+\gamma\theta_k)` on the summed squared loss (float64).
+
+    Returns dict(params, loss (records), W (records; only if ``record_every`` given), t = k η of the records).
+    GD approximates gradient flow with an :math:`O(\eta)` error (C3).
+    """
+    enable_x64()
+    steps = integer_at_least(steps, "steps", 1)
+    re = steps if record_every is None else integer_at_least(record_every, "record_every", 1)
+    if steps % re:
+        raise DomainError(f"steps must be a multiple of record_every (got {steps}, {re})")
+    gamma = float(K.decay_rate(lam, penalty, allow_zero=True))
+    p = {k: jnp.asarray(v, jnp.float64) for k, v in params.items()}
+    if record_every is None:  # final state only: dynamic trip count, one compilation per shape
+        out, loss = _gd_final(p, jnp.asarray(X, jnp.float64), jnp.asarray(y, jnp.float64), float(alpha), gamma,
+                              float(eta), jnp.int64(steps), bool(train_W))
+        loss = np.atleast_1d(np.asarray(loss))
+        if not np.all(np.isfinite(loss)):
+            raise SimulationDiverged(steps, "loss", dict(eta=eta, steps=steps))
+        return dict(params={k: np.asarray(v) for k, v in out.items()}, loss=loss, t=np.array([steps * eta]))
+    out, (loss, Ws) = _gd_scan(p, jnp.asarray(X, jnp.float64), jnp.asarray(y, jnp.float64), float(alpha), gamma,
+                               float(eta), steps, bool(train_W), re)
+    loss = np.asarray(loss)
+    if not np.all(np.isfinite(loss)):
+        raise SimulationDiverged(int(np.argmin(np.isfinite(loss))) * re, "loss", dict(eta=eta, steps=steps))
+    res = dict(params={k: np.asarray(v) for k, v in out.items()}, loss=loss, t=np.arange(1, steps // re + 1) * re * eta)
+    if record_every is not None:
+        res["W"] = np.asarray(Ws)
+    return res
+
+
+def _slope(N: np.ndarray, v: np.ndarray) -> float:
+    return float(np.polyfit(np.log(N), np.log(v), 1)[0])
+
+
+@cites("kramers:sep", "kramers:feature-speed", "kramers:eq6")
+def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], seeds: Sequence[int],
+                       t_mult: float = 20.0, a_std: float | None = None, split_seed: int = 0,
+                       integrated: bool = True, step_factor: float = 0.1) -> dict[str, Any]:
+    r"""Width scaling of readout vs feature timescales (λ = 0, summed squared loss, scalar output).
+
+    For each width N and init seed: :math:`\tau_r,\tau_W,\tau_K` at t = 0 (:func:`grokclocks.kramers.initial_timescales`)
+    and, with ``integrated``, GD with step ``step_factor``/λ_max(K_0) (K_0 the full NTK) to :math:`t=t_{\rm mult}\tau_r`,
+    giving :math:`\Delta_K=\|K^{(a)}_t-K^{(a)}_0\|_F/\|K^{(a)}_0\|_F` and :math:`\Delta_W=\|W_t-W_0\|_F/\|W_0\|_F`.
+    Target :math:`\sqrt2\cos(2\pi(a+b)/p)` on the spec's split; init key ``PRNGKey(seed)``.
+
+    Returns
+    -------
+    dict with per-width geometric means over seeds (``tau_r``, ``tau_W``, ``tau_K``, ``delta_K``, ``delta_W``,
+    ``speed``) and fitted log–log slopes ``slope_tau_r``, ``slope_W_over_r``, ``slope_K_over_r``,
+    ``slope_inv_delta_K``, ``slope_inv_delta_W``, ``slope_speed``; ``paper_claim`` = 2α.
+    """
+    enable_x64()
+    data = modadd_target(p, rho, split_seed)
+    X, y = data["X_train"], data["y_train"]
+    d = X.shape[1]
+    widths = [integer_at_least(N, "N", 1) for N in widths]
+    keys = ("tau_r", "tau_W", "tau_K", "delta_K", "delta_W", "speed")
+    per = {k: np.zeros((len(widths), len(seeds))) for k in keys}
+    for i, N in enumerate(widths):
+        for j, s in enumerate(seeds):
+            prm = alpha_two_layer_init(jax.random.PRNGKey(int(s)), N, d, a_std=a_std, dtype=jnp.float64)
+            W0, a0 = np.asarray(prm["W"]), np.asarray(prm["a"])
+            ts = K.initial_timescales(X, y, W0, a0, alpha)
+            per["tau_r"][i, j], per["tau_W"][i, j], per["tau_K"][i, j] = ts["tau_r"], ts["tau_W"], ts["tau_K"]
+            per["speed"][i, j] = ts["feature_speed_median"]
+            if integrated:
+                Ka0, Kw0 = K.ntk_decomposition(X, W0, a0, alpha)
+                lmax = float(np.linalg.eigvalsh(Ka0 + Kw0)[-1])
+                eta = step_factor / lmax
+                steps = int(math.ceil(t_mult * ts["tau_r"] / eta))
+                out = train_gd(prm, X, y, alpha, eta, steps)
+                Wt = out["params"]["W"]
+                Kat, _ = K.ntk_decomposition(X, Wt, out["params"]["a"], alpha)
+                per["delta_K"][i, j] = np.linalg.norm(Kat - Ka0) / np.linalg.norm(Ka0)
+                per["delta_W"][i, j] = np.linalg.norm(Wt - W0) / np.linalg.norm(W0)
+    gm = {k: np.exp(np.mean(np.log(np.where(v > 0, v, np.nan)), axis=1)) for k, v in per.items()}
+    Ns = np.asarray(widths, dtype=np.float64)
+    res: dict[str, Any] = dict(widths=Ns, per_seed=per, paper_claim=2 * alpha, **gm)
+    res["slope_tau_r"] = _slope(Ns, gm["tau_r"])
+    res["slope_W_over_r"] = _slope(Ns, gm["tau_W"] / gm["tau_r"])
+    res["slope_K_over_r"] = _slope(Ns, gm["tau_K"] / gm["tau_r"])
+    res["slope_speed"] = _slope(Ns, gm["speed"])
+    if integrated:
+        res["slope_inv_delta_K"] = -_slope(Ns, gm["delta_K"])
+        res["slope_inv_delta_W"] = -_slope(Ns, gm["delta_W"])
+    return res
+
+
+# ----------------------------------------------------------------------------------- ridge
+
+
+@functools.partial(jax.jit, static_argnames=("steps",))
+def _ridge_scan(Phi, y, theta0, gamma, eta, steps):
+    n = Phi.shape[0]
+
+    def one(th, _):
+        g = Phi.T @ (Phi @ th - y) / n + gamma * th
+        th = th - eta * g
+        return th, th
+
+    _, ths = jax.lax.scan(one, theta0, None, length=steps)
+    return jnp.concatenate([theta0[None], ths])
+
+
+@cites("kramers:ridge-gd", "kramers:ridge-gf")
+def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: int,
+                 penalty: str = "eq2") -> np.ndarray:
+    r"""Explicit GD on :math:`\frac1{2n}\|\Phi\theta-y\|^2+\frac\gamma2\|\theta\|^2` (float64, ``lax.scan``).
+
+    Returns the iterates :math:`\theta_0,\dots,\theta_{\rm steps}` as (steps + 1, D).
+    """
+    enable_x64()
+    gamma = float(K.decay_rate(lam, penalty))
+    out = np.asarray(_ridge_scan(jnp.asarray(Phi, jnp.float64), jnp.asarray(y, jnp.float64),
+                                 jnp.asarray(theta0, jnp.float64), gamma, float(positive(eta, "eta")),
+                                 integer_at_least(steps, "steps", 1)))
+    if not np.all(np.isfinite(out)):
+        raise SimulationDiverged(int(np.argmin(np.all(np.isfinite(out), axis=1))), "theta", dict(eta=eta))
+    return out
+
+
+# ----------------------------------------------------------------------------------- diagonal linear net
+
+
+def _diag_setup(X, y, lam, penalty):
+    X = np.asarray(X, np.float64)
+    y = np.asarray(y, np.float64)
+    n = X.shape[0]
+    return X.T @ X / n, X.T @ y / n, float(K.decay_rate(lam, penalty))
+
+
+@cites("kramers:lyu")
+def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale: float, lam: float,
+                    penalty: str = "eq2", rel_level: float = 0.05, t_max: float = 2000.0,
+                    rtol: float = 1e-8, atol: float = 1e-10) -> dict[str, float]:
+    r"""Gradient flow of the diagonal linear net :math:`\beta=u\odot u-v\odot v` (stiff; scipy Radau reference).
+
+    Loss :math:`\frac1{2n}\|X\beta-y\|^2+\frac\gamma2(\|u\|^2+\|v\|^2)` (``"eq2"``: :math:`\lambda(\|u\|^2+\|v\|^2)`),
+    init :math:`u=v=s\mathbf 1` (β = 0).  Test loss :math:`\tfrac12(\beta-\beta^\star)^\top\Sigma_{\rm te}(\beta-\beta^\star)`.
+    Returns dict(t_grok = first time test loss < ``rel_level`` × initial, t_mem = first time train loss < 1e-3 × initial).
+    """
+    from scipy.integrate import solve_ivp
+
+    A, bvec, g = _diag_setup(X, y, lam, penalty)
+    D = A.shape[0]
+    S = np.asarray(Sigma_test, np.float64)
+    bs = np.asarray(beta_star, np.float64)
+    s = float(positive(init_scale, "init_scale"))
+    yy = float(np.mean(np.asarray(y, np.float64) ** 2))
+
+    def rhs(t, z):
+        u, v = z[:D], z[D:]
+        gb = A @ (u * u - v * v) - bvec
+        return np.concatenate([-2 * u * gb - g * u, 2 * v * gb - g * v])
+
+    def jac(t, z):
+        u, v = z[:D], z[D:]
+        gb = A @ (u * u - v * v) - bvec
+        Juu = -2 * np.diag(gb) - 4 * u[:, None] * A * u[None, :] - g * np.eye(D)
+        Juv = 4 * u[:, None] * A * v[None, :]
+        Jvu = 4 * v[:, None] * A * u[None, :]
+        Jvv = 2 * np.diag(gb) - 4 * v[:, None] * A * v[None, :] - g * np.eye(D)
+        return np.block([[Juu, Juv], [Jvu, Jvv]])
+
+    def test_loss(z):
+        bb = z[:D] ** 2 - z[D:] ** 2 - bs
+        return 0.5 * bb @ S @ bb
+
+    def train_loss(z):
+        b = z[:D] ** 2 - z[D:] ** 2
+        return 0.5 * (b @ A @ b - 2 * b @ bvec + yy)
+
+    z0 = np.concatenate([s * np.ones(D), s * np.ones(D)])
+    L0te, L0tr = test_loss(z0), train_loss(z0)
+    ev_te = lambda t, z: test_loss(z) - rel_level * L0te  # noqa: E731
+    ev_te.terminal, ev_te.direction = True, -1
+    ev_tr = lambda t, z: train_loss(z) - 1e-3 * L0tr  # noqa: E731
+    ev_tr.terminal, ev_tr.direction = False, -1
+    sol = solve_ivp(rhs, (0, t_max), z0, method="Radau", jac=jac, rtol=rtol, atol=atol, events=[ev_te, ev_tr])
+    tg = float(sol.t_events[0][0]) if sol.t_events[0].size else math.inf
+    tm = float(sol.t_events[1][0]) if sol.t_events[1].size else math.inf
+    return dict(t_grok=tg, t_mem=tm)
+
+
+@functools.partial(jax.jit, static_argnames=("steps", "record_every"))
+def _diag_scan(A, bvec, S, bs, z0, g, eta, steps, record_every):
+    D = A.shape[0]
+
+    def one(z, _):
+        u, v = z[:D], z[D:]
+        gb = A @ (u * u - v * v) - bvec
+        return jnp.concatenate([u - eta * (2 * u * gb + g * u), v - eta * (-2 * v * gb + g * v)]), None
+
+    def rec(z, _):
+        z, _ = jax.lax.scan(one, z, None, length=record_every)
+        bb = z[:D] ** 2 - z[D:] ** 2 - bs
+        return z, 0.5 * bb @ S @ bb
+
+    return jax.lax.scan(rec, z0, None, length=steps // record_every)[1]
+
+
+@cites("kramers:lyu")
+def diagonal_net_gd(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale: float, lam: float, eta: float,
+                    steps: int, penalty: str = "eq2", rel_level: float = 0.05, record_every: int = 10) -> float:
+    r"""Explicit GD (JAX, float64) of the same diagonal net; returns :math:`t_{\rm grok}=k\eta` at the first
+    record where the test loss is below ``rel_level`` × initial (``inf`` if never).  CPU-sized only for small
+    ``init_scale`` (stiffness ∝ s²)."""
+    enable_x64()
+    A, bvec, g = _diag_setup(X, y, lam, penalty)
+    D = A.shape[0]
+    s = float(positive(init_scale, "init_scale"))
+    z0 = jnp.full(2 * D, s, jnp.float64)
+    bs = jnp.asarray(beta_star, jnp.float64)
+    S = jnp.asarray(Sigma_test, jnp.float64)
+    L0 = 0.5 * float(bs @ S @ bs)
+    te = np.asarray(_diag_scan(jnp.asarray(A), jnp.asarray(bvec), S, bs, z0, g, float(eta),
+                               integer_at_least(steps, "steps", 1), int(record_every)))
+    if not np.all(np.isfinite(te)):
+        raise SimulationDiverged(int(np.argmin(np.isfinite(te))) * record_every, "test loss", dict(eta=eta, s=s))
+    hit = np.nonzero(te < rel_level * L0)[0]
+    return float((hit[0] + 1) * record_every * eta) if hit.size else math.inf
+
+
+# ----------------------------------------------------------------------------------- SGD temperature
+
+
+@functools.partial(jax.jit, static_argnames=("B", "steps", "burn_in", "n_rep"))
+def _sgd_scan(X, y, H, theta_star, key, eta, B, steps, burn_in, n_rep):
+    n, D = X.shape
+    th0 = jnp.broadcast_to(theta_star, (n_rep, D))
+
+    def one(carry, k):
+        th, acc = carry
+        idx = jax.random.randint(jax.random.fold_in(key, k), (n_rep, B), 0, n)
+        Xb = X[idx]  # (R, B, D)
+        r = jnp.einsum("rbd,rd->rb", Xb, th) - y[idx]
+        g = jnp.einsum("rbd,rb->rd", Xb, r) / B
+        th = th - eta * g
+        dv = th - theta_star
+        exc = jnp.einsum("rd,de,re->r", dv, H, dv)
+        acc = acc + jnp.where(k >= burn_in, exc, 0.0)
+        return (th, acc), None
+
+    (th, acc), _ = jax.lax.scan(one, (th0, jnp.zeros(n_rep)), jnp.arange(steps))
+    return acc / (steps - burn_in)
+
+
+@cites("kramers:teff-sgd")
+def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int, steps: int, burn_in: int,
+                    seed: int = 0) -> dict[str, float]:
+    r"""Stationary :math:`\mathrm{tr}(HC)=\mathbb E[(\theta-\theta^\star)^\top H(\theta-\theta^\star)]` of minibatch SGD on
+    :math:`\frac1{2n}\|X\theta-y\|^2` (with replacement), and :math:`\mathrm{tr}\,\Sigma` of the per-sample gradients at
+    :math:`\theta^\star`.  Returns dict(trHC, trHC_sem, trace_sigma, P)."""
+    enable_x64()
+    X = np.asarray(X, np.float64)
+    y = np.asarray(y, np.float64)
+    n, D = X.shape
+    H = X.T @ X / n
+    th_star = np.linalg.solve(H, X.T @ y / n)
+    G = X * (X @ th_star - y)[:, None]
+    Sigma = G.T @ G / n - np.outer(G.mean(0), G.mean(0))
+    per = np.asarray(_sgd_scan(jnp.asarray(X), jnp.asarray(y), jnp.asarray(H), jnp.asarray(th_star),
+                               jax.random.key(int(seed)), float(eta), int(batch_size), int(steps), int(burn_in),
+                               int(n_replicas)))
+    return dict(trHC=float(per.mean()), trHC_sem=float(per.std(ddof=1) / math.sqrt(per.size)),
+                trace_sigma=float(np.trace(Sigma)), P=D, Sigma=Sigma)
+
+
+# ----------------------------------------------------------------------------------- headline (AdamW)
+
+
+@cites("kramers:headline", "kramers:milestones")
+def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0, lr: float = 1e-3, wd: float = 1.0,
+                     steps: int = 30000, eval_every: int = 100, rho: float = 0.3,
+                     b1: float = 0.9, b2: float = 0.98) -> dict[str, Any]:
+    r"""The headline recipe: two-layer ReLU net (p-way readout, no biases), mean cross-entropy, full batch,
+    ``optax.adamw(lr, b1, b2, weight_decay=wd)``; split seed = init seed; seeds vmapped (float32).
+
+    Returns dict(steps (grid), train_acc, test_acc (seeds × records), t_mem99, t_mem100, t_grok99, t_grok100,
+    ratio99) — milestones are grid steps (``None`` → not reached), as in :func:`grokclocks.kramers.milestones`.
+    """
+    p = integer_at_least(p, "p", 2)
+    N = integer_at_least(N, "N", 1)
+    seeds = [int(s) for s in seeds]
+    if steps % eval_every:
+        raise DomainError("steps must be a multiple of eval_every")
+    X, _, _, yall = K.modadd_inputs(p)
+    n = K.n_train(p, rho)
+    perms = np.stack([np.random.default_rng(s).permutation(p * p) for s in seeds])
+    Xj = jnp.asarray(X, jnp.float32)
+    yj = jnp.asarray(yall)
+    opt = optax.adamw(lr, b1=b1, b2=b2, weight_decay=wd)
+
+    def init(seed):
+        prm = alpha_two_layer_init(jax.random.PRNGKey(seed), N, 2 * p, n_out=p, dtype=jnp.float32)
+        return prm, opt.init(prm)
+
+    def loss_fn(prm, idx):
+        logits = alpha_two_layer_apply(prm, Xj[idx], alpha)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, yj[idx]).mean()
+
+    def acc(prm, idx):
+        return jnp.mean(jnp.argmax(alpha_two_layer_apply(prm, Xj[idx], alpha), -1) == yj[idx])
+
+    def run_one(seed, perm):
+        tr, te = perm[:n], perm[n:]
+        st = init(seed)
+
+        def step(st, _):
+            prm, os = st
+            g = jax.grad(loss_fn)(prm, tr)
+            upd, os = opt.update(g, os, prm)
+            return (optax.apply_updates(prm, upd), os), None
+
+        def rec(st, _):
+            st, _ = jax.lax.scan(step, st, None, length=eval_every)
+            return st, (acc(st[0], tr), acc(st[0], te))
+
+        _, (a_tr, a_te) = jax.lax.scan(rec, st, None, length=steps // eval_every)
+        return a_tr, a_te
+
+    a_tr, a_te = jax.jit(jax.vmap(run_one))(jnp.asarray(seeds), jnp.asarray(perms))
+    a_tr, a_te = np.asarray(a_tr), np.asarray(a_te)
+    grid = np.arange(1, steps // eval_every + 1) * eval_every
+    out: dict[str, Any] = dict(steps=grid, train_acc=a_tr, test_acc=a_te, seeds=seeds)
+    for q, tag in ((0.99, "99"), (1.0, "100")):
+        ms = [K.milestones(grid, a_tr[i], a_te[i], q, q) for i in range(len(seeds))]
+        out["t_mem" + tag] = [m[0] for m in ms]
+        out["t_grok" + tag] = [m[1] for m in ms]
+    out["ratio99"] = [(g / m if (g is not None and m) else None) for m, g in zip(out["t_mem99"], out["t_grok99"])]
+    return out
