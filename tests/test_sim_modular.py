@@ -297,3 +297,13 @@ def test_sharding_over_forced_host_devices():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "OK 2" in out.stdout
+
+
+def test_designed_split_mask_is_the_coverage_design():
+    from grokclocks.coverage import designed_split
+    from grokclocks.sim.data import designed_split_mask
+
+    m = designed_split_mask(23, "square", 5)
+    train, test = designed_split(23, "square", 5)
+    assert m.shape == (529,) and m.dtype == bool
+    assert np.array_equal(m, np.asarray(train).reshape(-1))
