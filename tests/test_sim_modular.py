@@ -262,6 +262,9 @@ def test_explicit_mask_and_errors():
         train_modular("embedding_mlp", loss="hinge", **SMALL)
     with pytest.raises(DomainError, match="lr"):
         train_modular("embedding_mlp", **dict(SMALL, lr=-1.0))
+    for betas in ((-0.1, 0.98), (0.9, 1.0)):
+        with pytest.raises(DomainError, match="betas"):
+            train_modular("embedding_mlp", betas=betas, **SMALL)
 
 
 def test_divergence_raises():

@@ -37,7 +37,6 @@ from .models import mean_field_quadratic_init, mse
 from .train import (
     OPTIMIZERS,
     Trajectory,
-    batched,
     first_crossing_step,
     optimizer_factory,
     optax_init,
@@ -464,7 +463,9 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     record_every = integer_at_least(record_every, "record_every", 1)
     warmup_steps = integer_at_least(warmup_steps, "warmup_steps", 0)
     eps = float(positive(eps, "eps"))
-    b1, b2 = (float(in_open_interval(b, "betas", 0.0, 1.0)) if b > 0 else 0.0 for b in betas)
+    b1, b2 = (float(nonnegative(b, "betas")) for b in betas)
+    if max(b1, b2) >= 1:
+        raise DomainError(f"betas must lie in [0, 1) (got {tuple(betas)})")
     seeds = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(seeds).tolist())
     if not seeds:
         raise DomainError("seeds must not be empty")
