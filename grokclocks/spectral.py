@@ -241,11 +241,7 @@ def schatten_penalty(W=None, p=None, *, singular_values=None, rtol=None):
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    if p is None:
-        raise DomainError("p must be given (> 0)")
-    pa = _p(p)
-    s, tol = _sigma_input(W, singular_values, rtol)
-    s1, r = _thresholded_ratios(s, tol)
+    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
     with np.errstate(over="ignore", divide="ignore"):
         out = np.where(s1 > 0, np.power(s1, pa) * _ratio_power_sum(r, pa), 0.0)
     return V.scalar_or_array(out)
@@ -258,6 +254,16 @@ def _ratio_power_sum(r: np.ndarray, p: np.ndarray) -> np.ndarray:
         terms = np.where(r > 0, np.power(np.where(r > 0, r, 1.0), pe), 0.0)
     return np.sum(terms, axis=-1)
 
+
+
+def _schatten_setup(W, p, singular_values, rtol):
+    """Validated exponent, largest singular value and thresholded ratios sigma_i / sigma_1."""
+    if p is None:
+        raise DomainError("p must be given (> 0)")
+    pa = _p(p)
+    s, tol = _sigma_input(W, singular_values, rtol)
+    s1, r = _thresholded_ratios(s, tol)
+    return pa, s1, r
 
 @cites("clocks:eq2.6")
 def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
@@ -284,11 +290,7 @@ def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    if p is None:
-        raise DomainError("p must be given (> 0)")
-    pa = _p(p)
-    s, tol = _sigma_input(W, singular_values, rtol)
-    s1, r = _thresholded_ratios(s, tol)
+    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
     with np.errstate(over="ignore"):
         out = np.where(s1 > 0, s1 * np.power(_ratio_power_sum(r, pa), 1.0 / pa), 0.0)
     return V.scalar_or_array(out)
