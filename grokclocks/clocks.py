@@ -390,7 +390,9 @@ def gap_for_loss_level(eps, n_classes, *, sharp=False):
     sharp : bool
         Invert the log1p form exactly (``expm1``).
 
-    Examples: ``gap_for_loss_level(1e-3, 4)`` = 8.00637, sharp 8.00587.
+    Examples
+    --------
+    ``gap_for_loss_level(1e-3, 4)`` = 8.00637, sharp 8.00587.
 
     References
     ----------
@@ -590,7 +592,9 @@ def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
     t0 : float >= 0
     gamma0 : real
 
-    Examples: ``fast_clock_bound(1e-4, 3, 0.5, t0=10, gamma0=1)`` = 27.807.
+    Examples
+    --------
+    ``fast_clock_bound(1e-4, 3, 0.5, t0=10, gamma0=1)`` = 27.807.
 
     References
     ----------
@@ -1371,7 +1375,9 @@ def first_hitting_time(times, values, threshold, *, window=1, direction="below")
         Persistence window in records (1 = plain first passage).
     direction : {"below", "above"}
 
-    Example: ``first_hitting_time([0,1,2,3,4,5], [1,.5,.05,.2,.04,.03], 0.1, window=2)`` = 4.
+    Examples
+    --------
+    ``first_hitting_time([0,1,2,3,4,5], [1,.5,.05,.2,.04,.03], 0.1, window=2)`` = 4.
 
     References
     ----------
@@ -1620,7 +1626,9 @@ def fourier_energy_outside(E, p=None, *, freqs=None, n_top=None, center=True, to
     center : bool
         Subtract the token mean first (removes the DC frequency).
 
-    Example: :math:`p=7`, :math:`E[a]=(\cos\frac{2\pi a}7,\ 0.5\sin\frac{6\pi a}7)`, ``freqs=[1]``: 0.2.
+    Examples
+    --------
+    :math:`p=7`, :math:`E[a]=(\cos\frac{2\pi a}7,\ 0.5\sin\frac{6\pi a}7)`, ``freqs=[1]``: 0.2.
 
     References
     ----------

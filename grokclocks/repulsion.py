@@ -464,6 +464,8 @@ def feature_gram_inverse(F_tilde: Any, eta: float, method: str = "auto") -> np.n
         expression (:func:`feature_gram_inverse_paper_eq4`), for erratum demonstrations only.
         Cholesky solves throughout; the result is symmetrised.
 
+    Notes
+    -----
     Accuracy: Woodbury vs direct <= 1e-9 relative where each route is the well-conditioned one; with
     :math:`n>K` and :math:`\eta=10^{-6}` the Woodbury route loses ~1e-8 by cancellation (spec §10 R1).
 
