@@ -1,0 +1,125 @@
+"""Running one sweep across several processes or hosts with ``jax.distributed`` (no scheduler of ours).
+
+The runs of a sweep (seeds x hyperparameter grid) never talk to each other, so a multi-host sweep
+needs no cross-host collectives: every process calls ``jax.distributed.initialize()`` (which reads
+SLURM / Open MPI / Cloud TPU environments by itself, or takes ``coordinator_address``,
+``num_processes`` and ``process_id``), takes its contiguous share of the seeds with
+:func:`process_share`, trains them on *its own* local devices (the engine shards the runs over
+``jax.local_devices()``, :func:`grokclocks.sim.train.shard_runs`) and saves its
+:class:`~grokclocks.sim.train.Trajectory`; one process then joins the shards with
+:func:`merge_seed_shards`.  The result equals the single-process sweep (tested with two real
+``jax.distributed`` processes on the CPU in ``tests/test_sim_distributed.py``).
+
+Example (one script, launched once per host, e.g. by ``srun``)::
+
+    import jax
+    from grokclocks.sim.distributed import process_share
+    from grokclocks.sim.modular import train_modular
+
+    jax.distributed.initialize()
+    seeds = process_share(range(64))
+    run = train_modular("embedding_mlp", 97, seeds=seeds, weight_decay=[0.0, 1.0], steps=5000)
+    run.save(f"sweep/part{jax.process_index()}")
+
+and afterwards ``merge_seed_shards([load_trajectory(f"sweep/part{i}") for i in range(n)])``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validate import DomainError, integer_at_least
+from .train import Trajectory
+
+__all__ = ["process_share", "merge_seed_shards"]
+
+
+def process_share(items: Iterable[Any], index: int | None = None, count: int | None = None) -> list[Any]:
+    """The contiguous block of ``items`` that process ``index`` of ``count`` runs.
+
+    Blocks follow ``numpy.array_split``: sizes differ by at most one, earlier processes take the
+    larger ones, and concatenating the blocks in process order gives ``items`` back (which is what
+    :func:`merge_seed_shards` relies on).  ``index`` / ``count`` default to
+    ``jax.process_index()`` / ``jax.process_count()`` (1 process without ``jax.distributed``).
+
+    Parameters
+    ----------
+    items : iterable
+        Typically the seeds of a sweep.
+    index : int in ``[0, count)``, optional
+    count : int >= 1, optional
+
+    Returns
+    -------
+    list
+        This process's share (possibly empty when there are more processes than items).
+    """
+    seq = list(items)
+    if index is None or count is None:
+        import jax
+
+        index = jax.process_index() if index is None else index
+        count = jax.process_count() if count is None else count
+    count = integer_at_least(count, "count", 1)
+    index = integer_at_least(index, "index", 0)
+    if index >= count:
+        raise DomainError(f"index must be in [0, count) = [0, {count}) (got {index})")
+    bounds = np.cumsum([0] + [len(b) for b in np.array_split(np.arange(len(seq)), count)])
+    return seq[bounds[index]:bounds[index + 1]]
+
+
+def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
+    """Join the per-process trajectories of :func:`process_share` into one sweep.
+
+    Every shard must come from :func:`grokclocks.sim.modular.train_modular` with the same
+    configuration except ``seeds`` (the same record times, grid axes and metrics).  Arrays with a
+    seed axis (metrics ``(*grid, n_seeds, ..., n_records)``, extras ``(*grid, n_seeds)``) are
+    concatenated along it in shard order; ``n_devices`` becomes the total number of devices used.
+    ``final_state`` is not merged (``None``).
+
+    Parameters
+    ----------
+    shards : sequence of Trajectory
+        In process order; empty shares are skipped.
+
+    Returns
+    -------
+    Trajectory
+    """
+    shards = [s for s in shards if s.metrics and next(iter(s.metrics.values())).size]
+    if not shards:
+        raise DomainError("shards must contain at least one non-empty Trajectory")
+    first = shards[0]
+    cfg = first.config
+    grid_axes = tuple(_cfg(cfg, "grid_axes"))
+    axis = len(grid_axes)
+    for s in shards[1:]:
+        if not np.array_equal(s.times, first.times):
+            raise DomainError("shards must share their record times (same steps and record_every)")
+        if set(s.metrics) != set(first.metrics) or tuple(_cfg(s.config, "grid_axes")) != grid_axes:
+            raise DomainError("shards must share their metrics and grid axes")
+    metrics = {k: np.concatenate([np.asarray(s.metrics[k]) for s in shards], axis=axis) for k in first.metrics}
+    extras: dict[str, Any] = {}
+    for k, v in first.extras.items():
+        if k == "n_devices":
+            extras[k] = np.asarray(sum(int(np.asarray(s.extras[k])) for s in shards))
+        elif np.ndim(v) > axis:
+            extras[k] = np.concatenate([np.asarray(s.extras[k]) for s in shards], axis=axis)
+        else:
+            extras[k] = v
+    seeds = tuple(int(x) for s in shards for x in _cfg(s.config, "seeds"))
+    if isinstance(cfg, dict):
+        config: Any = {**cfg, "seeds": list(seeds)}
+    else:
+        config = dataclasses.replace(cfg, seeds=seeds)
+    return Trajectory(times=np.asarray(first.times), metrics=metrics, config=config, extras=extras)
+
+
+def _cfg(cfg: Any, name: str) -> Any:
+    if cfg is None:
+        raise DomainError("shards must carry their train_modular configuration (config is None)")
+    return cfg[name] if isinstance(cfg, dict) else getattr(cfg, name)
