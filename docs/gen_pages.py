@@ -193,7 +193,7 @@ def traceability_markdown() -> str:
         "are the `tests/` functions whose bodies call one of them (resolved through imports); *verify rows*",
         "are the rows of the committed certificates "
         + ", ".join(f"[{s.upper()}](verification/{s}.md)" for s in scales)
-        + " whose spec ID is this one, as `passed/total` and the checks that produced them. A dash means none.",
+        + " whose spec ID is this one, as `passed/total` checks (report-only rows counted apart) and the tests that produced them. A dash means none.",
         "",
     ]
     totals = Counter()
@@ -212,7 +212,11 @@ def traceability_markdown() -> str:
                 r = vr.get(s, [])
                 if r:
                     nodes = sorted({x["test"].split("::")[-1] for x in r})
-                    vcell.append(f"{s}: {sum(x['passed'] for x in r)}/{len(r)} ({', '.join(f'`{n}`' for n in nodes[:2])}"
+                    checks = [x for x in r if x.get("kind") != "report"]
+                    n_rep = len(r) - len(checks)
+                    vcell.append(f"{s}: {sum(x['passed'] for x in checks)}/{len(checks)}"
+                                 + (f" + {n_rep} report-only" if n_rep else "")
+                                 + f" ({', '.join(f'`{n}`' for n in nodes[:2])}"
                                  + (f" +{len(nodes) - 2}" if len(nodes) > 2 else "") + ")")
             totals["ids"] += 1
             totals["funcs"] += bool(funcs)

@@ -34,12 +34,14 @@ class Row:
     """One line of the verification table: a prediction, a measurement, the error and its tolerance.
 
     ``kind="agree"`` passes when the error is within the tolerance; ``kind="reject"`` (a wrong
-    variant) passes when it is outside.  ``source`` says where the tolerance comes from.
+    variant) passes when it is outside; ``kind="report"`` is a measurement with no prediction to test
+    (the paper makes none): it is shown, never counted as a pass, and cannot fail.  ``source`` says
+    where the tolerance (or, for a report row, the reason there is no prediction) comes from.
     """
 
     spec_id: str
     what: str
-    kind: str  # "agree" | "reject"
+    kind: str  # "agree" | "reject" | "report"
     predicted: float
     measured: float
     error: float
@@ -55,6 +57,8 @@ class Row:
     def verdict(self) -> str:
         if self.kind == "reject":
             return "rejected" if self.passed else "NOT REJECTED"
+        if self.kind == "report":
+            return "reported"
         return "pass" if self.passed else "FAIL"
 
 
@@ -127,6 +131,24 @@ class Report:
         return row
 
 
+    def observe(self, spec_id: str, *, measured: Any, source: str, what: str = "",
+                details: dict[str, Any] | None = None) -> Row:
+        """Record a measurement that has no prediction to test (a ``report`` row; it cannot fail).
+
+        ``source`` must say why there is no prediction.  Prediction, error and tolerance are NaN in
+        the table, and the verdict is ``reported`` -- never ``pass``.
+        """
+        if not source:
+            raise ValueError("a report row needs its reason (source=...)")
+        m = np.asarray(measured, dtype=np.float64)
+        row = Row(spec_id, what, "report", math.nan, float(m.flat[0]) if m.size == 1 else math.nan, math.nan,
+                  math.nan, "none", source, True, self.current_test, self.scale, dict(details or {}))
+        if m.size > 1:
+            row.details.setdefault("measured", m.tolist())
+        self.rows.append(row)
+        return row
+
+
 def _one_tol(rtol: float | None, atol: float | None, logtol: float | None) -> tuple[str, float]:
     given = [(m, t) for m, t in (("rel", rtol), ("abs", atol), ("log", logtol)) if t is not None]
     if len(given) != 1:
@@ -194,7 +216,8 @@ def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s:
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     env = _environment()
     meta = {"grokclocks": __version__, "scale": scale, "date": stamp, "environment": env,
-            "duration_s": duration_s, "n_rows": len(rows), "n_failed": sum(not r.passed for r in rows)}
+            "duration_s": duration_s, "n_rows": len(rows), "n_failed": sum(not r.passed for r in rows),
+            "n_reported": sum(r.kind == "report" for r in rows)}
     js = d / f"verify-{scale}.json"
     js.write_text(json.dumps({"meta": meta, "rows": [dataclasses.asdict(r) | {"verdict": r.verdict} for r in rows]},
                              indent=1, default=float))
@@ -203,9 +226,11 @@ def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s:
     header = (f"# Verification certificate ({scale} scale)\n\n"
               f"grokclocks {__version__}, {stamp}, Python {env['python']} on {env['machine']} "
               f"({env.get('cpu_count', '?')} cores; devices: {dev}); "
-              f"{len(rows)} rows, {meta['n_failed']} failed"
+              f"{len(rows)} rows, {meta['n_failed']} failed, {meta['n_reported']} report-only"
               + (f", {duration_s:.0f} s" if duration_s else "") + ".\n\n"
               "`agree` rows: prediction vs measurement within the stated tolerance. `reject` rows: a plausible wrong "
-              "variant (named in the check) must lie outside the tolerance, which shows the check can fail.\n\n")
+              "variant (named in the check) must lie outside the tolerance, which shows the check can fail. "
+              "`report` rows: a measurement with no prediction to test (reason in the last column); they are not "
+              "counted as passes.\n\n")
     md.write_text(header + format_table(rows, markdown=True) + "\n")
     return js, md

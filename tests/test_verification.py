@@ -241,3 +241,18 @@ def test_verify_session_gpu_scale_from_environment(pytester, tmp_path, monkeypat
     result = pytester.runpytest_subprocess(f"--report-dir={tmp_path}", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert json.loads((tmp_path / "verify-gpu.json").read_text())["meta"]["scale"] == "gpu"
+
+
+def test_report_rows_are_labelled_and_never_passes(tmp_path):
+    rep = Report("cpu")
+    rep.check("levi:eq6", predicted=1.0, measured=1.0, atol=1e-12, source="exact", what="ok")
+    row = rep.observe("clocks:cor5.7", measured=[3.0, 4.0], source="no prediction in the paper", what="lag")
+    assert row.kind == "report" and row.verdict == "reported"
+    assert np.isnan(row.predicted) and np.isnan(row.tolerance) and row.details["measured"] == [3.0, 4.0]
+    with pytest.raises(ValueError, match="reason"):
+        rep.observe("clocks:cor5.7", measured=1.0, source="")
+    js, md = write_report(rep.rows, tmp_path, "cpu")
+    text = md.read_text()
+    assert "2 rows, 0 failed, 1 report-only" in text and "| reported |" in text
+    meta = json.loads(js.read_text())["meta"]
+    assert meta["n_reported"] == 1

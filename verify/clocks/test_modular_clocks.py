@@ -198,16 +198,13 @@ def test_statistics_vs_test_accuracy(report, scale):
                      for n, s in d["stats"].items()}
         det = {k: v for k, v in d.items() if k != "stats"}
         det["stats"] = stats_tab
-        # descriptive row: the best statistic's clock vs the test-accuracy clock (no prediction in the paper;
-        # the spec measured that no single statistic tracks test accuracy everywhere)
+        # report row: the paper makes no prediction here (the spec measured that no single statistic tracks
+        # test accuracy everywhere); the per-statistic lags and Spearman correlations are in details
         best = d["best_by_lag"]
-        # report row without a prediction (the paper makes none; the spec measured that no single statistic
-        # tracks test accuracy everywhere): predicted := measured, the numbers are in details
-        lag = d["stats"][best]["median_abs_lag"]
-        report.check("clocks:cor5.7", predicted=lag, measured=lag, atol=1.0,
-                     source="report row, no prediction (predicted := measured)",
-                     what=f"frac {d['frac']}, wd {d['wd']}: median |lag| of best statistic ({best}) vs test-acc clock",
-                     details=det)
+        report.observe("clocks:cor5.7", measured=d["stats"][best]["median_abs_lag"],
+                       source="no prediction in the paper: which statistic tracks test accuracy is measured",
+                       what=f"frac {d['frac']}, wd {d['wd']}: median |lag| of best statistic ({best}) vs test-acc clock",
+                       details=det)
     # the Fourier statistic on grokking configs: FE outside the key frequencies falls (spec: most monotone)
     grok = [r for r in rows if r["grokked"] and r["wd"] > 0]
     fe_drop = [r["stats"]["fourier_out"]["end"] < r["stats"]["fourier_out"]["start"] for r in grok]
