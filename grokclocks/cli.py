@@ -1,0 +1,351 @@
+"""The ``grokclocks`` command: verify the theories, cite them, predict a grokking time, compare a run.
+
+Subcommands (``grokclocks <command> --help`` for each):
+
+``verify``
+    run ``pytest verify`` (theorem vs simulation) in a source checkout and write the certificate;
+``cite``
+    BibTeX or a one-line citation of a function or spec ID;
+``time``
+    grokking time of the linear estimator (Levi et al.), :func:`grokclocks.linear.grok_time`;
+``compare``
+    a logged run against every theory, :func:`grokclocks.compare.compare_run`;
+``list``
+    spec IDs with their status and the functions implementing them.
+
+Errors print one line (``grokclocks: error: ...``) and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
+
+# verify/ subdirectories run by default: the five papers, the engine's canonical grokking, compare
+VERIFY_SUITES: tuple[str, ...] = ("levi", "clocks", "kramers", "uniformity", "repulsion", "modular", "compare")
+_SUITE_ALIASES = {"coverage": "uniformity", "engine": "modular", "linear": "levi", "tian": "repulsion"}
+
+
+class CLIError(Exception):
+    """An error reported as one line with exit status 2."""
+
+
+_EPILOG_MAIN = """\
+examples:
+  grokclocks verify --only levi,clocks          # theorem-vs-simulation checks of two papers (CPU scale)
+  grokclocks verify --scale gpu --report-dir out # every paper at GPU scale, certificate in out/
+  grokclocks cite grokclocks.linear.grok_time    # BibTeX of the paper behind a function
+  grokclocks cite levi:eq11 --format text        # one-line citation of a spec result
+  grokclocks time --lam 0.5 --eps 1e-3           # linear-estimator grokking time (GD steps)
+  grokclocks compare run.npz --plot run.png      # a logged run against all five theories
+  grokclocks list clocks                         # spec IDs of one paper and their functions
+
+Every command accepts --help.  Errors print one line and exit with status 2.
+"""
+
+
+def _repo_root() -> Path:
+    """The source checkout holding ``verify/`` next to the package, or a :class:`CLIError`."""
+    import grokclocks
+
+    root = Path(grokclocks.__file__).resolve().parent.parent
+    if not (root / "verify" / "conftest.py").is_file():
+        raise CLIError(f"'grokclocks verify' needs a source checkout: no verify/conftest.py under {root} "
+                       "(clone the repository and install it with 'pip install -e .[test]')")
+    return root
+
+
+def _suites(only: str | None, root: Path) -> list[str]:
+    available = sorted(d.name for d in (root / "verify").iterdir()
+                       if d.is_dir() and any(d.glob("test_*.py")))
+    if only is None:
+        return [s for s in VERIFY_SUITES if s in available]
+    chosen: list[str] = []
+    for raw in only.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        name = _SUITE_ALIASES.get(name, name)
+        if name not in available:
+            raise CLIError(f"--only: unknown suite {raw.strip()!r} (available: {', '.join(available)})")
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise CLIError("--only needs at least one suite name")
+    return chosen
+
+
+def verify_command(scale: str = "cpu", only: str | None = None, report_dir: str | None = None,
+                   extra: Sequence[str] = ()) -> tuple[list[str], Path]:
+    """The pytest command line of ``grokclocks verify`` and the directory to run it in."""
+    root = _repo_root()
+    paths = [f"verify/{s}" for s in _suites(only, root)]
+    cmd = [sys.executable, "-m", "pytest", *paths, "--scale", scale]
+    if report_dir is not None:
+        cmd += ["--report-dir", str(Path(report_dir).resolve())]
+    cmd += list(extra)
+    return cmd, root
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    cmd, root = verify_command(args.scale, args.only, args.report_dir, args.pytest_args)
+    if args.dry_run:
+        print(f"cd {root} && " + " ".join(cmd))
+        return 0
+    return subprocess.call(cmd, cwd=root)
+
+
+def _cmd_cite(args: argparse.Namespace) -> int:
+    from .citations import cite
+
+    try:
+        print(cite(args.target, format=args.format))
+    except KeyError as exc:
+        raise CLIError(str(exc.args[0]) if exc.args else str(exc)) from exc
+    return 0
+
+
+def _cmd_time(args: argparse.Namespace) -> int:
+    from .linear import grok_time, t_star
+
+    kw = dict(d_out=args.d_out, gamma=args.gamma, level=args.level)
+    t_tr = float(t_star("train", args.lam, args.eps, args.eta, **kw))
+    t_gen = float(t_star("gen", args.lam, args.eps, args.eta, **kw))
+    dt = float(grok_time(args.lam, args.eps, args.eta, **kw))
+    if args.json:
+        js = lambda x: x if math.isfinite(x) else repr(x)  # noqa: E731
+        print(json.dumps(dict(lam=args.lam, eps=args.eps, eta0=args.eta, d_out=args.d_out, gamma=args.gamma,
+                              level=args.level, t_train=js(t_tr), t_gen=js(t_gen), grok_time=js(dt))))
+        return 0
+    def fmt(x: float) -> str:
+        if math.isnan(x):
+            return "undefined (neither accuracy reaches the level)"
+        if math.isinf(x):
+            return "never (the accuracy stays below the level)"
+        return f"{x:.6g} GD steps"
+
+    print(f"linear estimator (Levi et al.): lambda={args.lam:g}, eps={args.eps:g}, eta0={args.eta:g}, "
+          f"d_out={args.d_out}, gamma={args.gamma:g}, accuracy level={args.level:.6g}")
+    print(f"  train accuracy reaches the level at t = {fmt(t_tr)}")
+    print(f"  test accuracy reaches the level at  t = {fmt(t_gen)}")
+    print(f"  grokking time Delta t = {fmt(dt)}   [grokclocks.linear.grok_time, spec levi:grok-def]")
+    return 0
+
+
+def _parse_index(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .compare import compare_run, load_run
+
+    over = {}
+    if args.train_mask is not None:
+        try:
+            over["train_mask"] = np.load(args.train_mask, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"--train-mask: cannot read {args.train_mask!r} ({exc})") from exc
+        if isinstance(over["train_mask"], np.lib.npyio.NpzFile):
+            raise CLIError("--train-mask must be a .npy array, not an .npz archive")
+    if args.train_level is not None:
+        over["train_level"] = args.train_level
+    if args.test_level is not None:
+        over["test_level"] = args.test_level
+    run = load_run(args.run, index=_parse_index(args.index))
+    cmp = compare_run(run, eps_cls=args.eps_cls, **over)
+    if args.json:
+        print(json.dumps({"run": cmp.header(), "entries": cmp.as_dicts()}, indent=1))
+    else:
+        print(cmp.table(markdown=args.markdown))
+    if args.plot:
+        try:
+            cmp.plot(args.plot)
+        except ImportError as exc:
+            raise CLIError(str(exc)) from exc
+        print(f"figure written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from .citations import PAPERS, SPEC, coverage
+
+    if args.paper is not None and args.paper not in PAPERS:
+        raise CLIError(f"unknown paper {args.paper!r} (papers: {', '.join(PAPERS)})")
+    cov = coverage(args.paper)
+    missing = 0
+    for sid, funcs in cov.items():
+        e = SPEC[sid]
+        print(f"{sid}  [{e.status}]  {e.title}")
+        if funcs:
+            for f in funcs:
+                print(f"    {f}")
+        else:
+            missing += 1
+            print("    (no implementing function)")
+    print(f"\n{len(cov)} spec IDs, {len(cov) - missing} implemented")
+    return 0
+
+
+def _positive_float(name: str):
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+        if not (math.isfinite(x) and x > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be > 0 (got {text!r})")
+        return x
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``grokclocks`` command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(
+        prog="grokclocks", formatter_class=fmt,
+        description="Executable grokking theory: closed-form predictions of when a network groks, from five "
+                    "papers, each checked against training runs.",
+        epilog=_EPILOG_MAIN)
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"grokclocks {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="command")
+    sub.required = True
+
+    v = sub.add_parser(
+        "verify", formatter_class=fmt, help="run the theorem-vs-simulation checks (pytest verify)",
+        description="Run 'pytest verify' in the grokclocks source checkout: every check compares a theory's "
+                    "prediction with a simulation and the run ends with one table, written as a verification "
+                    "certificate (verify-<scale>.json and .md).",
+        epilog="suites: " + ", ".join(VERIFY_SUITES) + " (coverage = uniformity, engine = modular)\n\n"
+               "examples:\n"
+               "  grokclocks verify                        # every suite, CPU scale (minutes on a laptop)\n"
+               "  grokclocks verify --only levi,kramers     # two papers only\n"
+               "  grokclocks verify --scale gpu --report-dir certificates\n"
+               "  grokclocks verify --only clocks --dry-run # print the pytest command, do not run it\n"
+               "  grokclocks verify --only levi -- -x -k eq11   # extra pytest arguments after --\n")
+    v.add_argument("--scale", choices=("cpu", "gpu"), default="cpu",
+                   help="configuration size: cpu (CI, default) or gpu (large configs, needs an accelerator)")
+    v.add_argument("--only", metavar="SUITES", help="comma-separated suites to run, e.g. levi,clocks (default: all)")
+    v.add_argument("--report-dir", metavar="DIR",
+                   help="where the certificate verify-<scale>.json/.md is written (default: .verify/ in the checkout)")
+    v.add_argument("--dry-run", action="store_true", help="print the pytest command instead of running it")
+    v.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="further arguments passed to pytest")
+    v.set_defaults(func=_cmd_verify)
+
+    c = sub.add_parser(
+        "cite", formatter_class=fmt, help="citation of a function or spec ID",
+        description="Print the BibTeX (or a one-line text citation) of the paper behind a grokclocks function, "
+                    "a spec ID or a paper key.",
+        epilog="examples:\n"
+               "  grokclocks cite grokclocks.linear.grok_time\n"
+               "  grokclocks cite linear.grok_time --format text\n"
+               "  grokclocks cite levi:eq11\n"
+               "  grokclocks cite kramers            # a paper key\n")
+    c.add_argument("target",
+                   help="dotted function name (grokclocks.linear.grok_time), spec ID (levi:eq11) or paper key")
+    c.add_argument("--format", choices=("bibtex", "text"), default="bibtex", help="output format (default bibtex)")
+    c.set_defaults(func=_cmd_cite)
+
+    t = sub.add_parser(
+        "time", formatter_class=fmt, help="grokking time of the linear estimator (Levi et al.)",
+        description="Exact grokking time Delta t = t_gen - t_train of the linear teacher-student model of Levi, "
+                    "Beck and Bar-Sinai (grokclocks.linear.grok_time): full-batch GD on an MSE loss, a sample "
+                    "counts as correct when its squared error is below eps, and each clock is the first time "
+                    "the accuracy reaches the level. Times are in GD steps of learning rate eta.",
+        epilog="examples:\n"
+               "  grokclocks time --lam 0.5 --eps 1e-3              # Delta t = 431 steps (eta 0.01)\n"
+               "  grokclocks time --lam 0.9 --eps 1e-3 --d-out 100  # wider output\n"
+               "  grokclocks time --lam 0.5 --eps 1e-3 --gamma 0.01 # with weight decay (paper convention)\n")
+    t.add_argument("--lam", type=_positive_float("--lam"), required=True,
+                   help="lambda = d_in / N_train, input dimension over training-set size (> 0)")
+    t.add_argument("--eps", type=_positive_float("--eps"), required=True,
+                   help="accuracy threshold on a sample's squared error (> 0)")
+    t.add_argument("--eta", type=_positive_float("--eta"), default=0.01,
+                   help="GD learning rate eta0 (> 0; default 0.01, as in the paper's Fig. 1)")
+    t.add_argument("--gamma", type=float, default=0.0, help="weight decay in the paper's convention (>= 0; default 0)")
+    t.add_argument("--d-out", type=int, default=1, help="output dimension (integer >= 1; default 1)")
+    t.add_argument("--level", type=float, default=None,
+                   help="accuracy level of both clocks in (0, 1) (default erf(sqrt 2) = 0.9545, the paper's)")
+    t.add_argument("--json", action="store_true", help="print the result as JSON")
+    t.set_defaults(func=_cmd_time)
+
+    m = sub.add_parser(
+        "compare", formatter_class=fmt, help="compare a logged training run with every theory",
+        description="Read a training run (.npz) and print what each theory predicts or measures for it: the "
+                    "linear estimator's lambda and delay, the classifier and representation clocks, the "
+                    "Arrhenius barrier and the seed spread, the exact accuracy ceiling of the split, the "
+                    "lock-in detector. Quantities a theory does not cover are 'n/a' with the reason.\n\n"
+                    "The .npz is either an engine run (Trajectory.save: keys times, metric:*, extra:* and a .json "
+                    "config beside it) or a user file with the keys\n"
+                    "  steps (required), train_acc, test_acc, train_loss, test_loss, weight_norm,\n"
+                    "  embeddings, weights, gap, train_mask, p, operation, b_offset, lam, n_train\n"
+                    "(shapes: (n_records,) or (n_runs, n_records); see grokclocks.compare).",
+        epilog="examples:\n"
+               "  grokclocks compare run.npz\n"
+               "  grokclocks compare run.npz --plot run.png --markdown\n"
+               "  grokclocks compare sweep.npz --index 0,1        # one point of an engine grid\n"
+               "  grokclocks compare run.npz --train-mask mask.npy  # the split of a run trained on a mask\n")
+    m.add_argument("run", help="the run, an .npz file")
+    m.add_argument("--plot", metavar="PATH", help="also save a figure (accuracy and loss vs step, clocks marked)")
+    m.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    m.add_argument("--json", action="store_true", help="print the entries as JSON")
+    m.add_argument("--index", metavar="I[,J...]", help="grid point of an engine sweep (e.g. 0 or 0,1)")
+    m.add_argument("--train-mask", metavar="NPY", help="boolean training mask (.npy, shape (p, p) or (p*p,))")
+    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0)")
+    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99)")
+    m.add_argument("--eps-cls", type=_positive_float("--eps-cls"), default=1e-3,
+                   help="training-loss level of the classifier clock (default 1e-3)")
+    m.set_defaults(func=_cmd_compare)
+
+    ls = sub.add_parser(
+        "list", formatter_class=fmt, help="spec IDs and the functions implementing them",
+        description="List the spec IDs (one paper's, or all) with their status and the grokclocks functions "
+                    "implementing each.",
+        epilog="papers: levi, clocks, kramers, uniformity, repulsion\n\n"
+               "examples:\n"
+               "  grokclocks list\n"
+               "  grokclocks list kramers\n")
+    ls.add_argument("paper", nargs="?", help="paper key (default: all papers)")
+    ls.set_defaults(func=_cmd_list)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``grokclocks`` command; returns the exit status."""
+    from ._validate import DomainError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "time" and args.level is None:
+        from .linear import ERF_SQRT2
+
+        args.level = ERF_SQRT2
+    try:
+        return int(args.func(args))
+    except (CLIError, DomainError) as exc:
+        print(f"grokclocks: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError) as exc:  # remaining argument errors from the library
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"grokclocks: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,166 @@
+"""The ``grokclocks`` command (grokclocks.cli): every subcommand, --help, error exit status."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import grokclocks
+from grokclocks import linear as L
+from grokclocks.citations import cite
+from grokclocks.cli import VERIFY_SUITES, build_parser, main
+
+REPO = Path(grokclocks.__file__).resolve().parent.parent
+
+
+def run(argv, capsys):
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("argv", [[], ["verify"], ["cite"], ["time"], ["compare"], ["list"]])
+def test_help_has_examples(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv + ["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "usage: grokclocks" in out and "examples:" in out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+
+
+def test_cite(capsys):
+    rc, out, _ = run(["cite", "grokclocks.linear.grok_time"], capsys)
+    assert rc == 0 and out.strip() == cite("grokclocks.linear.grok_time").strip() and "@inproceedings" in out
+    rc, out, _ = run(["cite", "levi:eq11", "--format", "text"], capsys)
+    assert rc == 0 and out.strip() == cite("levi:eq11", format="text")
+    rc, out, err = run(["cite", "nonsense.function"], capsys)
+    assert rc == 2 and out == "" and err.startswith("grokclocks: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_time_matches_grok_time(capsys):
+    rc, out, _ = run(["time", "--lam", "0.5", "--eps", "1e-3"], capsys)
+    assert rc == 0 and f"{L.grok_time(0.5, 1e-3, 0.01):.6g}" in out and "431.3" in out
+    rc, out, _ = run(["time", "--lam", "0.7", "--eps", "1e-3", "--eta", "0.02", "--gamma", "0.001", "--d-out", "5",
+                      "--level", "0.9", "--json"], capsys)
+    d = json.loads(out)
+    want = L.grok_time(0.7, 1e-3, 0.02, d_out=5, gamma=0.001, level=0.9)
+    assert rc == 0 and d["grok_time"] == pytest.approx(want, rel=1e-12)
+    assert d["t_train"] == pytest.approx(L.t_star("train", 0.7, 1e-3, 0.02, d_out=5, gamma=0.001, level=0.9))
+    rc, out, _ = run(["time", "--lam", "1.5", "--eps", "1e-3"], capsys)
+    assert rc == 0 and "never" in out
+
+
+def test_time_errors_exit_2(capsys):
+    rc, out, err = run(["time", "--lam", "0.5", "--eps", "1e-3", "--level", "1.5"], capsys)
+    assert rc == 2 and "level" in err and len(err.strip().splitlines()) == 1
+    rc, _, err = run(["time", "--lam", "0.5", "--eps", "1e-3", "--d-out", "0"], capsys)
+    assert rc == 2 and "d_out" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["time", "--lam", "-1", "--eps", "1e-3"])
+    assert exc.value.code == 2
+
+
+def test_verify_dry_run_default_and_only(capsys, tmp_path):
+    rc, out, _ = run(["verify", "--dry-run"], capsys)
+    assert rc == 0
+    cd, cmd = out.strip().split(" && ", 1)
+    assert cd == f"cd {REPO}"
+    args = shlex.split(cmd)
+    assert args[:3] == [sys.executable, "-m", "pytest"]
+    present = [f"verify/{s}" for s in VERIFY_SUITES if (REPO / "verify" / s).is_dir()]
+    assert [a for a in args if a.startswith("verify/")] == present
+    assert "verify/modular" in present and args[args.index("--scale") + 1] == "cpu"
+    rc, out, _ = run(["verify", "--only", "levi, coverage,levi", "--scale", "gpu", "--report-dir", str(tmp_path),
+                      "--dry-run", "--", "-x", "-k", "eq11"], capsys)
+    args = shlex.split(out.strip().split(" && ", 1)[1])
+    assert rc == 0 and [a for a in args if a.startswith("verify/")] == ["verify/levi", "verify/uniformity"]
+    assert args[args.index("--report-dir") + 1] == str(tmp_path.resolve()) and args[-3:] == ["-x", "-k", "eq11"]
+    assert args[args.index("--scale") + 1] == "gpu"
+
+
+def test_verify_errors(capsys, monkeypatch, tmp_path):
+    rc, _, err = run(["verify", "--only", "nosuchpaper", "--dry-run"], capsys)
+    assert rc == 2 and "unknown suite 'nosuchpaper'" in err
+    monkeypatch.setattr(grokclocks, "__file__", str(tmp_path / "site-packages" / "grokclocks" / "__init__.py"))
+    rc, _, err = run(["verify", "--dry-run"], capsys)
+    assert rc == 2 and "source checkout" in err and len(err.strip().splitlines()) == 1
+
+
+def test_verify_runs_pytest(capsys, tmp_path):
+    """A real run of one fast verify check through the subprocess: exit 0 and the certificate written."""
+    rc = main(["verify", "--only", "levi", "--report-dir", str(tmp_path), "--", "-q", "-p", "no:cacheprovider",
+               "-k", "test_asymptotic_forms_vs_exact"])
+    capsys.readouterr()
+    assert rc == 0
+    assert (tmp_path / "verify-cpu.md").exists() and (tmp_path / "verify-cpu.json").exists()
+
+
+def _user_npz(path: Path) -> Path:
+    steps = np.arange(0, 3001, 50.0)
+    train = 1 / (1 + np.exp(-(steps - 200) / 20))
+    test = 1 / (1 + np.exp(-(steps - 1500) / 100))
+    np.savez(path, steps=steps, train_acc=train, test_acc=test, train_loss=np.exp(-steps / 100) + 1e-7,
+             test_loss=2 * (1 - test) + 1e-3)
+    return path
+
+
+def test_compare_text_markdown_json_plot(capsys, tmp_path):
+    f = _user_npz(tmp_path / "run.npz")
+    rc, out, _ = run(["compare", str(f)], capsys)
+    assert rc == 0 and out.startswith("run: user file run.npz") and "t_test (test acc >= 0.99)" in out
+    rc, out, _ = run(["compare", str(f), "--markdown", "--test-level", "0.5"], capsys)
+    assert rc == 0 and "| theory | quantity |" in out and "| t_test (test acc >= 0.5) | 1500 |" in out
+    rc, out, _ = run(["compare", str(f), "--json"], capsys)
+    d = json.loads(out)
+    assert rc == 0 and any(e["quantity"] == "Delta t = t_test - t_train" for e in d["entries"])
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "run.png"
+    rc, _, err = run(["compare", str(f), "--plot", str(png)], capsys)
+    assert rc == 0 and png.stat().st_size > 1000 and "figure written" in err
+
+
+def test_compare_with_train_mask_file(capsys, tmp_path):
+    f = _user_npz(tmp_path / "run.npz")
+    mask = np.random.default_rng(0).random((7, 7)) < 0.5
+    np.save(tmp_path / "mask.npy", mask)
+    rc, out, _ = run(["compare", str(f), "--train-mask", str(tmp_path / "mask.npy")], capsys)
+    assert rc == 0 and "test-accuracy ceiling Ceil(inf)" in out and "predicted" in out
+
+
+def test_compare_errors_exit_2(capsys, tmp_path):
+    rc, _, err = run(["compare", str(tmp_path / "missing.npz")], capsys)
+    assert rc == 2 and "existing .npz" in err
+    np.savez(tmp_path / "bad.npz", steps=[0, 1, 2], train_acc=[0, 2, 1])
+    rc, _, err = run(["compare", str(tmp_path / "bad.npz")], capsys)
+    assert rc == 2 and "[0, 1]" in err and len(err.strip().splitlines()) == 1
+    rc, _, err = run(["compare", str(_user_npz(tmp_path / "ok.npz")), "--index", "a,b"], capsys)
+    assert rc == 2 and "--index" in err
+
+
+def test_list(capsys):
+    rc, out, _ = run(["list", "kramers"], capsys)
+    assert rc == 0 and "kramers:arrhenius  [exact]" in out and "grokclocks.kramers.arrhenius_barrier" in out
+    assert "levi:" not in out
+    rc, _, err = run(["list", "nopaper"], capsys)
+    assert rc == 2 and "unknown paper" in err
+
+
+def test_python_dash_m_and_parser():
+    assert build_parser().prog == "grokclocks"
+    r = subprocess.run([sys.executable, "-m", "grokclocks", "time", "--lam", "0.5", "--eps", "1e-3"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "431.3" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "grokclocks", "cite", "no:such-id"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("grokclocks: error:")

@@ -1,0 +1,376 @@
+"""grokclocks.compare: synthetic runs whose answers are known, n/a handling, input validation, I/O."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from grokclocks import DomainError
+from grokclocks import clocks as C
+from grokclocks import coverage as COV
+from grokclocks import kramers as K
+from grokclocks import linear as L
+from grokclocks import repulsion as R
+from grokclocks.compare import USER_KEYS, Comparison, RunData, compare_run, load_run, run_data
+
+STEPS = np.arange(0, 5001, 10, dtype=float)
+
+
+def sigmoid(t, centre, width):
+    return 1.0 / (1.0 + np.exp(-(t - centre) / width))
+
+
+def grokking_curves(centre_test=2500.0, n_runs=1):
+    train = sigmoid(STEPS, 300.0, 30.0)
+    test = sigmoid(STEPS, centre_test, 150.0)
+    loss = np.exp(-STEPS / 100.0) + 1e-6
+    test_loss = 2.0 * (1.0 - test) + 1e-3
+    if n_runs > 1:
+        return (np.tile(train, (n_runs, 1)), np.tile(test, (n_runs, 1)), np.tile(loss, (n_runs, 1)),
+                np.tile(test_loss, (n_runs, 1)))
+    return train, test, loss, test_loss
+
+
+def first_record_at(centre, width, level):
+    """First multiple of 10 at which the sigmoid reaches ``level`` (analytic crossing, rounded up)."""
+    t = centre + width * math.log(level / (1.0 - level))
+    return float(math.ceil(t / 10.0) * 10)
+
+
+# ------------------------------------------------------------------------------------------ known answers
+
+
+def test_delayed_sigmoid_clocks_delay_and_barrier():
+    train, test, loss, test_loss = grokking_curves()
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, test_loss=test_loss,
+                    train_level=0.99, test_level=0.99)
+    t_tr, t_te = first_record_at(300, 30, 0.99), first_record_at(2500, 150, 0.99)
+    assert (t_tr, t_te) == (440.0, 3190.0)
+    assert c.value("t_train (train acc >= 0.99)") == t_tr
+    assert c.value("t_test (test acc >= 0.99)") == t_te
+    assert c.value("Delta t = t_test - t_train") == t_te - t_tr
+    # classifier clock: exp(-t/100) + 1e-6 <= 1e-3 first at t = 100 ln(1/(1e-3 - 1e-6)) = 690.9 -> 700
+    assert c.value("t_cls(eps=0.001)") == 700.0
+    assert c.value("delay ratio t_grok / t_mem") == pytest.approx(t_te / t_tr, rel=1e-15)
+    assert c.value("barrier Delta F / T_eff = ln(t_grok / t_mem)") == pytest.approx(
+        K.arrhenius_barrier(t_te / t_tr), rel=1e-15)
+    assert c["t_train <= t_cls < t_test"].value is True
+    # statuses: nothing made up where the run has no data
+    assert c["Delta t = t_test - t_train"].status == "measured"
+    assert c["test-accuracy ceiling Ceil(inf)"].status.startswith("n/a")
+    assert c["lock-in (slope detector fires)"].status.startswith("n/a")
+    assert not c["t_rep (representation clock)"].available
+    assert c["Delta t, linear estimator"].value is None
+
+
+def test_clocks_match_the_core_estimators_per_run():
+    rng = np.random.default_rng(0)
+    centres = rng.uniform(1500, 3500, size=4)
+    test = np.stack([sigmoid(STEPS, m, 100.0) for m in centres])
+    train = np.tile(sigmoid(STEPS, 200.0, 20.0), (4, 1))
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test)
+    want = [C.first_hitting_time(STEPS, a, 0.99, direction="above") for a in test]
+    assert c["t_test (test acc >= 0.99)"].per_run == tuple(want)
+    assert c.value("t_test (test acc >= 0.99)") == np.median(want)
+    assert c["t_train (train acc >= 1)"].per_run == tuple(C.accuracy_clock(STEPS, a) for a in train)
+
+
+def test_representation_clock_and_lag_from_weight_norm():
+    train, test, loss, _ = grokking_curves()
+    norm = 10.0 + 5.0 * np.exp(-STEPS / 400.0)  # settles long before test accuracy
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, weight_norm=norm,
+                    train_level=0.99)
+    g = np.abs(norm - norm[-1]) / abs(norm[0] - norm[-1])
+    want = C.representation_clock(STEPS, g, 0.1, window=5)
+    assert c.value("t_rep(weight norm)") == want
+    ref = C.representation_clock(STEPS, np.abs(test - test[-1]) / abs(test[0] - test[-1]), 0.1, window=5)
+    assert c.value("lag t_rep(weight norm) - t_rep(test acc)") == want - ref < 0
+    assert c.value("separation ratio t_rep(weight norm) / t_cls") == pytest.approx(
+        C.separation_ratio(want, c.value("t_cls(eps=0.001)")))
+    assert c.clocks["t_rep(weight norm)"] == want
+
+
+def test_embedding_statistics_use_the_core():
+    p, d, n_rec = 7, 4, 6
+    rng = np.random.default_rng(1)
+    steps = np.arange(n_rec) * 100.0
+    E = rng.normal(size=(n_rec, p, d))
+    a = np.arange(p)
+    for j in range(n_rec):  # drift towards a pure frequency-1 embedding
+        w = j / (n_rec - 1)
+        E[j] = (1 - w) * E[j] + w * np.stack([np.cos(2 * np.pi * a / p), np.sin(2 * np.pi * a / p), 0 * a, 0 * a], 1)
+    acc = np.linspace(0, 1, n_rec)
+    mask = np.ones((p, p), bool)
+    mask[0, :3] = False
+    c = compare_run(steps=steps, train_acc=acc, test_acc=acc, embeddings=E, train_mask=mask, n_freqs=1, window=1)
+    sr = [float(x) for x in __import__("grokclocks.spectral", fromlist=["x"]).stable_rank(E)]
+    want = C.representation_clock(steps, C.stable_rank_gap(sr), 0.1)
+    assert c.value("t_rep(stable rank of embedding)") == want
+    key = 1 + np.argsort(-C.fourier_energies(E[-1], p)[1:])[:1]
+    fe = np.array([C.fourier_energy_outside(E[j], p, freqs=key) for j in range(n_rec)])
+    assert c.value("t_rep(Fourier energy outside)") == C.representation_clock(
+        steps, np.abs(fe - fe[-1]) / abs(fe[0] - fe[-1]), 0.1)
+    med = COV.med_trajectory(E, p, 0, token_axis=0)
+    assert c.value("MED at start") == pytest.approx(med[0]) and c.value("MED at end") == pytest.approx(med[-1])
+
+
+def test_never_generalising_run_gives_never_and_na_not_errors():
+    train = sigmoid(STEPS, 300.0, 30.0)
+    test = np.full(STEPS.size, 0.3)
+    norm = 10.0 + STEPS / 1000.0
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=np.exp(-STEPS / 100.0),
+                    test_loss=np.full(STEPS.size, 3.0), weight_norm=norm, train_level=0.99)
+    e = c["t_test (test acc >= 0.99)"]
+    assert e.value == math.inf and e.formatted() == "never" and e.status == "measured"
+    assert c.value("Delta t = t_test - t_train") == math.inf
+    assert c["lag t_rep(weight norm) - t_rep(test acc)"].status.startswith("n/a")
+    assert c["barrier Delta F / T_eff = ln(t_grok / t_mem)"].status.startswith("n/a")
+    assert c["t_train <= t_cls < t_test"].status.startswith("n/a")
+    assert "t_test" in c.clocks and math.isinf(c.clocks["t_test"])
+    text = c.table()
+    assert "never" in text and "n/a:" in text
+
+
+def test_flat_statistic_gives_nan_not_an_error():
+    train, test, _, _ = grokking_curves()
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, weight_norm=np.full(STEPS.size, 3.0))
+    e = c["t_rep(weight norm)"]
+    assert e.status == "n/a: the statistic ends where it started in every run" and e.formatted() == "n/a"
+    assert c["t_rep (representation clock)"].status.startswith("n/a")
+
+
+def test_designed_split_ceiling_below_one_and_violation_is_flagged():
+    p = 11
+    labels = COV.label_table(p, "add")
+    train_mask = np.random.default_rng(0).random((p, p)) < 0.5
+    train_mask &= labels != 0  # label 0 never trained: those test pairs are uncoverable
+    ceil = COV.accuracy_ceiling(train_mask, labels, math.inf, b_offset=0)
+    assert ceil < 1
+    steps = np.arange(0, 1001, 100.0)
+    ok = np.minimum(steps / 500, 1) * (ceil - 0.05)
+    c = compare_run(steps=steps, train_acc=np.minimum(steps / 100, 1), test_acc=ok, train_mask=train_mask, p=p)
+    assert c.value("test-accuracy ceiling Ceil(inf)") == ceil
+    assert c["test-accuracy ceiling Ceil(inf)"].status == "predicted"
+    assert c.value("test accuracy <= ceiling (+ chance allowance)") is True
+    assert "t_test cannot fire" in c["test-accuracy ceiling Ceil(inf)"].note
+    # a run above the ceiling + allowance is reported as violating it (this would be a bug in a real run)
+    bad = compare_run(steps=steps, train_acc=np.minimum(steps / 100, 1), test_acc=np.minimum(steps / 500, 1),
+                      train_mask=train_mask.reshape(-1))
+    assert bad.value("test accuracy <= ceiling (+ chance allowance)") is False
+    assert bad.value("lambda = d_in / N_train") == pytest.approx(L.modular_lambda(train_mask.sum() / p ** 2, p))
+
+
+def test_kramers_spread_exponential_vs_regular():
+    rng = np.random.default_rng(3)
+    steps = np.arange(0, 20001, 10, dtype=float)
+    train = np.tile(sigmoid(steps, 100.0, 5.0), (12, 1))
+
+    def runs(delays):
+        return np.stack([sigmoid(steps, 200 + d, 20.0) for d in delays])
+
+    expo = compare_run(steps=steps, train_acc=train, test_acc=runs(rng.exponential(3000.0, 12)))
+    assert expo["KS p-value, Delta t ~ exponential"].value >= 0.05
+    assert expo.value("spread looks like an escape (KS p >= 0.05)").startswith("yes")
+    regular = compare_run(steps=steps, train_acc=train, test_acc=runs(3000 + rng.normal(0, 100, 12)))
+    assert regular.value("CV of Delta t over seeds (escape: 1)") < 0.1
+    assert regular.value("spread looks like an escape (KS p >= 0.05)").startswith("no")
+    few = compare_run(steps=steps, train_acc=train[:3], test_acc=runs([1000, 1500, 2000]))
+    assert few["KS p-value, Delta t ~ exponential"].status == "n/a: needs >= 5 seeds that grok (have 3)"
+    assert few["CV of Delta t over seeds (escape: 1)"].available
+
+
+def test_levi_prediction_and_lambda_star_fit_use_the_library():
+    train, test, _, _ = grokking_curves()
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, lam=0.5, levi_params=dict(eps=1e-3, eta0=0.01))
+    e = c["Delta t, linear estimator"]
+    assert e.status == "predicted" and e.value == L.grok_time(0.5, 1e-3, 0.01)
+    lams = np.array([0.05, 0.07, 0.09, 0.1])
+    dts = 3.0 * (0.12 - lams) ** -2
+    c2 = compare_run(steps=STEPS, train_acc=train, test_acc=test, lam=0.08, lam_sweep=(lams, dts))
+    C_fit, lam_star = L.fit_inverse_square(lams, dts)
+    assert c2.value("lambda* (fit Delta t = C (lambda* - lambda)^-2)") == pytest.approx(lam_star)
+    assert c2.value("Delta t from the lambda* fit") == pytest.approx(C_fit * (lam_star - 0.08) ** -2)
+    with pytest.raises(DomainError, match="eps"):
+        compare_run(steps=STEPS, train_acc=train, test_acc=test, lam=0.5, levi_params=dict(eta0=0.01))
+
+
+def test_repulsion_from_gap_series_and_from_weight_snapshots():
+    steps = np.arange(0, 400, dtype=float)
+    gap = np.where(steps < 150, 1.0, np.exp(0.1 * (steps - 150)))
+    acc = np.clip(steps / 300, 0, 1)
+    c = compare_run(steps=steps, train_acc=acc, test_acc=acc, gap=gap)
+    fire, _ = R.slope_detector(gap)
+    assert c.value("lock-in (slope detector fires)") == fire
+    assert c.clocks["lock-in"] == fire
+    assert c.value("test acc >= 0.5 (grokking epoch of the paper)") == 150.0
+    W = np.cumsum(np.random.default_rng(0).normal(size=(60, 30)), axis=0)
+    s = np.arange(60.0)
+    cw = compare_run(steps=s, train_acc=np.linspace(0, 1, 60), weights=W, slope_t_min=0, slope_lag=5)
+    g = R.eigengap(R.rolling_gram_eigenvalues(np.diff(W, axis=0), 20, 3))
+    f, _ = R.slope_detector(g, lag=5, t_min=0)
+    assert cw.value("lock-in (slope detector fires)") == (math.inf if f is None else f)
+    sparse = compare_run(steps=s * 10, train_acc=np.linspace(0, 1, 60), weights=W)
+    assert "consecutive steps" in sparse["lock-in (slope detector fires)"].status
+
+
+# ------------------------------------------------------------------------------------------ output
+
+
+def test_table_markdown_dicts_and_plot(tmp_path):
+    train, test, loss, test_loss = grokking_curves(n_runs=3)
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, test_loss=test_loss)
+    assert isinstance(c, Comparison) and len(c.theory("kramers")) >= 3
+    text = c.table()
+    assert text.splitlines()[0].startswith("run: arrays; 3 run(s)")
+    for t in ("levi", "clocks", "kramers", "coverage", "repulsion"):
+        assert t in text
+    md = c.table(markdown=True)
+    assert "| theory | quantity | value | spec ID | status | note |" in md
+    json.dumps(c.as_dicts())
+    pytest.importorskip("matplotlib")
+    fig = c.plot(tmp_path / "run.png")
+    assert (tmp_path / "run.png").stat().st_size > 1000
+    assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
+
+
+def test_entry_formatting():
+    train, test, _, _ = grokking_curves(n_runs=2)
+    test[1] = 0.2
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test)
+    assert c["t_test (test acc >= 0.99)"].formatted() == "3190 (1/2)"
+    assert str(c) == c.table()
+
+
+# ------------------------------------------------------------------------------------------ validation
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(steps=[0, 2, 1], train_acc=[0, 0.5, 1]), "increasing"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1.5]), r"\[0, 1\]"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5]), "shape"),
+    (dict(steps=[0, 1, 2]), "at least one"),
+    (dict(steps=[0, 1, 2], train_acc=[0, np.nan, 1]), "finite"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_loss=[1, -1, 0]), ">= 0"),
+    (dict(steps=[0, 1, 2], train_acc=[[0, 0.5, 1]], test_acc=[[0, 0, 0], [0, 0, 0]]), "number of runs"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.ones((3, 3), bool)), "training and one test"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.ones(10, bool)), "p\\^2"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.eye(3, dtype=bool), p=5), "p=3"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], lam=-1), "lam"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], delta=1.5), "delta"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], embeddings=np.zeros((2, 3, 4))), "embeddings"),
+])
+def test_invalid_input_raises_domain_error(kwargs, match):
+    with pytest.raises(DomainError, match=match):
+        compare_run(**kwargs)
+
+
+def test_invalid_run_objects():
+    with pytest.raises(DomainError, match="unknown keys"):
+        compare_run({"steps": [0, 1], "train_accuracy": [0, 1]})
+    with pytest.raises(DomainError, match="run must be"):
+        compare_run(42)
+    with pytest.raises(DomainError, match="give a run"):
+        compare_run()
+    with pytest.raises(DomainError, match="existing .npz"):
+        load_run("/nonexistent/run.npz")
+
+
+def test_rundata_override_and_mapping_input():
+    rd = run_data(steps=STEPS, train_acc=sigmoid(STEPS, 300, 30), test_acc=sigmoid(STEPS, 2500, 150))
+    assert isinstance(rd, RunData) and rd.n_runs == 1
+    a = compare_run(rd, test_level=0.5)
+    assert a.value("t_test (test acc >= 0.5)") == 2500.0
+    b = compare_run({"steps": STEPS, "train_acc": rd.train_acc[0], "test_acc": rd.test_acc[0]}, test_level=0.5)
+    assert b.value("t_test (test acc >= 0.5)") == 2500.0
+
+
+# ------------------------------------------------------------------------------------------ files
+
+
+def test_user_npz_round_trip(tmp_path):
+    train, test, loss, test_loss = grokking_curves()
+    p = 7
+    mask = np.random.default_rng(0).random((p, p)) < 0.5
+    path = tmp_path / "mine.npz"
+    np.savez(path, steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, test_loss=test_loss,
+             train_mask=mask, p=p, operation="add")
+    rd = load_run(path)
+    assert rd.p == 7 and rd.operation == "add" and rd.train_mask.shape == (1, 7, 7)
+    direct = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, test_loss=test_loss,
+                         train_mask=mask, p=p)
+    via = compare_run(str(path))
+    assert [e.formatted() for e in via.entries] == [e.formatted() for e in direct.entries]
+    np.savez(tmp_path / "bad.npz", steps=STEPS, acc=train)
+    with pytest.raises(DomainError, match="unknown keys"):
+        load_run(tmp_path / "bad.npz")
+    assert set(USER_KEYS) >= {"steps", "train_acc", "test_acc", "train_mask", "gap", "weights"}
+
+
+def test_engine_npz_random_split_and_grid(tmp_path):
+    """An engine-shaped trajectory (no training): grid selection, split rebuild, save/load equality."""
+    pytest.importorskip("jax")
+    from grokclocks.sim.data import random_split_mask
+    from grokclocks.sim.modular import TrainConfig
+    from grokclocks.sim.train import Trajectory
+
+    p, seeds, times = 5, (0, 1), np.arange(0, 101, 10)
+    cfg = TrainConfig(model="embedding_mlp", model_kwargs=(), p=p, operation="add", train_frac=(0.5,), split="random",
+                      split_seed=None, seeds=seeds, optimizer="adamw", lr=(1e-3,), weight_decay=(1.0, 0.0),
+                      betas=(0.9, 0.98), eps=1e-8, warmup_steps=0, loss="ce", batch_size=None, steps=100,
+                      record_every=10, grid_axes=("weight_decay",), dtype="float32")
+    acc_tr = np.tile(np.minimum(times / 30, 1), (2, 2, 1))
+    acc_te = np.stack([np.tile(np.minimum(times / 80, 1), (2, 1)), np.full((2, times.size), 0.4)])
+    metrics = {"acc_train": acc_tr, "acc_test": acc_te, "loss_train": np.exp(-acc_tr * 10), "loss_test": 2 - acc_te,
+               "param_norm": 5 + np.exp(-times / 50) * np.ones((2, 2, 1))}
+    n_train = np.full((2, 2), int(0.5 * p * p))
+    traj = Trajectory(times=times, metrics=metrics, config=cfg, extras={"n_train": n_train})
+    with pytest.raises(DomainError, match="grid"):
+        compare_run(traj)
+    c = compare_run(traj, index=(0,))
+    assert c.run.n_runs == 2 and c.run.p == p
+    assert np.array_equal(c.run.train_mask.reshape(2, -1), random_split_mask(p, seeds, frac=0.5))
+    assert c.value("t_test (test acc >= 0.99)") == 80.0
+    assert compare_run(traj, index=(1,)).value("t_test (test acc >= 0.99)") == math.inf
+    traj.save(tmp_path / "engine")
+    via = compare_run(str(tmp_path / "engine.npz"), index=(0,))
+    assert [e.formatted() for e in via.entries] == [e.formatted() for e in c.entries]
+    with pytest.raises(DomainError, match="index"):
+        load_run(tmp_path / "engine.npz", index=(5,))
+
+
+def test_core_import_does_not_load_jax():
+    code = "import sys, grokclocks.compare; print('jax' in sys.modules, 'matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_engine_train_frac_sweep_gives_lambda_star_fit():
+    """A train_frac grid of an engine run feeds the levi:appG fit Delta t = C (lambda* - lambda)^-2."""
+    pytest.importorskip("jax")
+    from grokclocks.sim.modular import TrainConfig
+    from grokclocks.sim.train import Trajectory
+
+    p, fracs, seeds, times = 5, (0.3, 0.5, 0.7), (0, 1), np.arange(0, 2001, 10)
+    n_train = np.array([[int(f * p * p)] * 2 for f in fracs])  # 7, 12, 17
+    lams = 2 * p / n_train[:, 0]
+    t_test = 30 + np.ceil(300.0 / (2.0 - lams) ** 2 / 10) * 10
+    acc_tr = np.tile(np.minimum(times / 30, 1), (3, 2, 1))
+    acc_te = np.stack([np.tile((times >= t).astype(float), (2, 1)) for t in t_test])
+    cfg = TrainConfig(model="embedding_mlp", model_kwargs=(), p=p, operation="add", train_frac=fracs, split="random",
+                      split_seed=0, seeds=seeds, optimizer="adamw", lr=(1e-3,), weight_decay=(1.0,), betas=(0.9, 0.98),
+                      eps=1e-8, warmup_steps=0, loss="ce", batch_size=None, steps=2000, record_every=10,
+                      grid_axes=("train_frac",), dtype="float32")
+    traj = Trajectory(times=times, metrics={"acc_train": acc_tr, "acc_test": acc_te}, config=cfg,
+                      extras={"n_train": n_train})
+    c = compare_run(traj, index=(1,))
+    C_fit, lam_star = L.fit_inverse_square(lams, t_test - 30)
+    # same data; lambda = 2p/n here and 2/(alpha p) in modular_lambda round differently
+    assert c.value("lambda* (fit Delta t = C (lambda* - lambda)^-2)") == pytest.approx(lam_star, rel=1e-8)
+    assert c.value("lambda = d_in / N_train") == pytest.approx(lams[1])
+    assert c.value("Delta t from the lambda* fit") == pytest.approx(C_fit * (lam_star - lams[1]) ** -2, rel=1e-6)
+    assert c.run.train_mask.shape == (2, p, p) and c.run.train_mask.sum(axis=(1, 2)).tolist() == [12, 12]
