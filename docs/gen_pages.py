@@ -37,6 +37,7 @@ API_PAGES = {
     "grokclocks.kramers": "api/kramers.md",
     "grokclocks.coverage": "api/coverage.md",
     "grokclocks.repulsion": "api/repulsion.md",
+    "grokclocks.compare": "api/compare.md",
     "grokclocks.citations": "api/citations.md",
     "grokclocks.errata": "api/errata.md",
     "grokclocks.verification": "api/verification.md",
