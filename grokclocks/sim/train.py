@@ -406,8 +406,10 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
     ``state`` leaves (batch axes in front) and the ``inputs`` leaves batched on the first batch axis
     are placed with ``NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))``; shared
     inputs are replicated.  ``jax.jit`` then partitions the vmapped scan over the devices (GSPMD),
-    each device running its share of the runs; no code changes for one device, many GPUs, or
-    ``jax.distributed`` multi-host setups (where ``jax.devices()`` spans the hosts).
+    each device running its share of the runs; no code changes for one device or many.  Only the
+    *local* devices are used: under ``jax.distributed`` each process runs its own share of the sweep
+    (:func:`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
+    (:func:`~grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
 
     ``devices``: ``None`` = all local devices, an int = the first ``n`` of them, or a list of
     devices.  If the outermost batch size is not a multiple of the number of devices, or there is
