@@ -32,6 +32,7 @@ from .._validate import DomainError, choice, in_open_interval, integer_at_least,
 from ..citations import cites
 from ._runtime import enable_x64
 from . import models
+from .trackers import check_trackers
 from .data import make_modular_addition, modular_table, random_split_mask, token_inputs
 from .models import mean_field_quadratic_init, mse
 from .train import (
@@ -324,12 +325,19 @@ class TrainConfig:
     record_every: int
     grid_axes: tuple[str, ...]
     dtype: str
+    trackers: tuple[tuple[str, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=None)
 def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: int, batch_size: int | None,
-                    hooks: tuple[tuple[str, Any], ...]) -> tuple[Any, Any]:
-    """Cached (step, metrics) pair of a classifier trained on a masked table (one compiled program each)."""
+                    hooks: tuple[tuple[str, Any], ...],
+                    trackers: tuple[tuple[str, Any], ...] = ()) -> tuple[Any, Any]:
+    """Cached (step, metrics) pair of a classifier trained on a masked table (one compiled program each).
+
+    Without trackers the state is ``(params, opt_state, t)``; with trackers it is
+    ``(params, opt_state, t, carries)``, ``carries`` a dict name -> carry updated after every
+    optimiser update with ``(carry, old_params, new_params, t + 1)``.
+    """
     loss_fn = models.LOSSES[loss_name]
     opt = optimizer_factory(optimizer, warmup_steps)
 
@@ -344,10 +352,14 @@ def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: in
     grad = jax.grad(objective)
 
     def step(state: Any, inp: dict[str, jax.Array]) -> Any:
-        params, opt_state, t = state
+        params, opt_state, t = state[:3]
         g = grad(params, inp, jax.random.fold_in(inp["key"], t))
         updates, opt_state = opt(inp).update(g, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, t + 1
+        new = optax.apply_updates(params, updates)
+        if not trackers:
+            return new, opt_state, t + 1
+        carries = {name: tr.update(state[3][name], params, new, t + 1) for name, tr in trackers}
+        return new, opt_state, t + 1, carries
 
     def metrics(state: Any, inp: dict[str, jax.Array]) -> dict[str, jax.Array]:
         params = state[0]
@@ -364,9 +376,28 @@ def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: in
         }
         for name, fn in hooks:
             per[name] = fn(params, inp)
+        for name, tr in trackers:
+            r = tr.read(state[3][name])
+            if isinstance(r, dict):
+                per.update({f"{name}.{k}": v for k, v in r.items()})
+            else:
+                per[name] = r
         return per
 
     return step, metrics
+
+
+def _describe(tracker: Any) -> str:
+    """Stable text of a tracker for the config (functions as module:qualname, no addresses)."""
+    def fmt(v: Any) -> str:
+        if callable(v):
+            return f"{getattr(v, '__module__', '?')}:{getattr(v, '__qualname__', type(v).__name__)}"
+        return repr(v)
+
+    if dataclasses.is_dataclass(tracker) and not isinstance(tracker, type):
+        fields = ", ".join(f"{f.name}={fmt(getattr(tracker, f.name))}" for f in dataclasses.fields(tracker))
+        return f"{type(tracker).__name__}({fields})"
+    return fmt(tracker)
 
 
 def _grid_values(value: Any, name: str, check: Any) -> tuple[float, ...]:
@@ -384,8 +415,9 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                   weight_decay: float | Sequence[float] = 1.0, betas: tuple[float, float] = (0.9, 0.98),
                   eps: float = 1e-8, warmup_steps: int = 0, loss: str = "ce", batch_size: int | None = None,
                   steps: int = 1000, record_every: int = 10, hooks: dict[str, Any] | None = None,
-                  train_level: float = 1.0, test_level: float = 0.99, dtype: str = "float32",
-                  progress: bool = False, n_chunks: int | None = None, save_path: str | os.PathLike | None = None,
+                  trackers: dict[str, Any] | None = None, train_level: float = 1.0, test_level: float = 0.99,
+                  dtype: str = "float32", progress: bool = False, n_chunks: int | None = None,
+                  save_path: str | os.PathLike | None = None,
                   resume: bool = False, devices: Any = None) -> Trajectory:
     """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
 
@@ -429,8 +461,15 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         ``fold_in(PRNGKey(seed + 1), step)``); ``None`` = full batch.
     steps, record_every : int
     hooks : dict name -> fn(params, inputs) -> array, optional
-        Extra metrics recorded with the others (``inputs`` has ``tokens``, ``labels``, ``mask``);
-        use module-level functions so compiled code is reused.
+        Extra metrics recorded with the others (``inputs`` has ``tokens``, ``labels``, ``mask``,
+        and ``train_idx``, ``train_w``: the indices of the run's training pairs, padded to the
+        largest training set with weight 0); use module-level functions so compiled code is reused.
+    trackers : dict name -> tracker, optional
+        Per-step state in the scan (:mod:`grokclocks.sim.trackers`): ``tracker.update(carry,
+        old_params, new_params, step)`` after every optimiser update (``step`` = 1 for the first),
+        ``tracker.read(carry)`` recorded with the metrics as ``name`` (or ``name.key`` for a dict
+        readout).  The record at step ``t`` has seen the updates ``1..t``.  Empty or ``None``:
+        exactly the program without trackers.
     train_level, test_level : float
         Accuracy levels of the extras ``t_train`` and ``t_test``.
     dtype : {"float32", "float64"}
@@ -445,7 +484,10 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         ``grid_shape`` lists the sequence-valued arguments among (``train_frac``,
         ``weight_decay``, ``lr``) in that order (``config.grid_axes``).  Extras: ``t_train``,
         ``t_test`` (first recorded step with accuracy >= the level; NaN = never), ``n_train``,
-        ``n_devices``.  ``final_state = (params, opt_state, step)``.
+        ``n_devices``.  ``final_state = (params, opt_state, step)`` without trackers and
+        ``(params, opt_state, step, carries)`` with them (``carries``: dict name -> final carry),
+        every leaf with the flattened run axis in front (runs in C order over the grid axes and
+        the seeds; :func:`grokclocks.sim.trackers.tracker_carry` reshapes a carry to the batch shape).
 
     References
     ----------
@@ -524,16 +566,20 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
     params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)
     hook_items = tuple(sorted((hooks or {}).items()))
-    step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items)
+    tracker_items = check_trackers(trackers, reserved=("loss_train", "loss_test", "acc_train", "acc_test",
+                                                       "param_norm") + tuple(n for n, _ in hook_items))
+    step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items, tracker_items)
     opt = optimizer_factory(optimizer, warmup_steps)
     opt_state = jax.vmap(lambda prm, inp: opt(inp).init(prm), in_axes=(0, axes[0]))(params, inputs)
     state0 = (params, opt_state, jnp.zeros(len(run_seeds), jnp.int32))
+    if tracker_items:
+        state0 = state0 + ({name: jax.vmap(tr.init)(params) for name, tr in tracker_items},)
     config = TrainConfig(model=model, model_kwargs=tuple(sorted(kwargs.items())), p=p,
                          operation=operation if isinstance(operation, str) else getattr(operation, "__name__", "user"),
                          train_frac=fracs, split=split, split_seed=split_seed, seeds=seeds, optimizer=optimizer,
                          lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
                          batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
-                         dtype=dtype)
+                         dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items))
     res = simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
                    config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
                    devices=devices, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}")

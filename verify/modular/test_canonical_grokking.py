@@ -6,8 +6,9 @@
   reach test accuracy >= 0.99 (the spec's reference groks at 2700-2900 steps) while the training
   accuracy reaches 1 within a few hundred.  The matched wd = 0 runs are the control: they fit the
   training set as fast and do not generalise (spec table: "never" at wd = 0).
-* Tian's sigma(XW)V of spec ``repulsion:setup`` (sigma = x^2, Adam with coupled L2, zero-meaned
-  MSE, PyTorch-default uniform init): eta = 2e-4 groks, the matched eta = 0 control does not.
+
+Tian's sigma(XW)V of spec ``repulsion:setup`` (eta = 2e-4 groks, eta = 0 does not) moved to
+``verify/repulsion/test_tian_training.py``, where one training run serves every Tian row.
 
 CPU scale (CI) shrinks p and the width so that each config runs in ~10-20 s on 2 cores.
 """
@@ -17,9 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grokclocks.sim.data import random_split_mask
 from grokclocks.sim.modular import train_modular
-from grokclocks.sim.train import first_crossing_step
 
 CONFIG = {
     "cpu": {
@@ -28,14 +27,10 @@ CONFIG = {
         # > 6000 steps (measured: seed 2 not grokked at 6000).
         "mlp": dict(p=31, train_frac=0.5, d_embed=64, d_hidden=128, lr=3e-3, steps=3000, record_every=50,
                     seeds=tuple(range(8))),
-        # spec repulsion R2 CPU recipe: M = 41, K = 512, n = 840, 2 seeds, 500 epochs
-        "tian": dict(M=41, K=512, n_train=840, steps=500, seeds=(0, 1)),
     },
     "gpu": {
         "mlp": dict(p=97, train_frac=0.3, d_embed=128, d_hidden=256, lr=1e-3, steps=5000, record_every=50,
                     seeds=tuple(range(64))),
-        # spec repulsion headline config: M = 71, K = 2048, n = 2016, 15 seeds, 400 epochs
-        "tian": dict(M=71, K=2048, n_train=2016, steps=400, seeds=tuple(range(15))),
     },
 }
 
@@ -69,39 +64,3 @@ def test_canonical_grokking_embedding_mlp(report, scale):
                      source="spec clocks:appB reference (hidden 512, 3 seeds): 2700-2900; ~15 % seed spread, "
                             "and a hidden width of 256 here",
                      what="median grokking step, p=97, frac 0.3, wd 1")
-
-
-def test_canonical_grokking_tian(report, scale):
-    """Tian's setup groks with eta = 2e-4 and not with eta = 0 (matched seeds)."""
-    c = CONFIG[scale]["tian"]
-    M = c["M"]
-    masks = random_split_mask(M, c["seeds"], n_train=c["n_train"])
-    run = train_modular("tian_quadratic", M, train_mask=masks, seeds=c["seeds"], model_kwargs=dict(K=c["K"]),
-                        optimizer="adam", lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=[2e-4, 0.0],
-                        loss="centred_mse", steps=c["steps"], record_every=1, progress=scale == "gpu")
-    acc = run["acc_test"]  # (eta, seed, epoch)
-    t50 = first_crossing_step(run.times, acc, 0.5)
-    t99 = run["t_test"]
-    where = f"M={M}, K={c['K']}, n={c['n_train']}, {len(c['seeds'])} seeds, {c['steps']} epochs"
-    details = {"t_train": run["t_train"].tolist(), "t_test(0.5)": t50.tolist(), "t_test(0.99)": t99.tolist(),
-               "final test acc": acc[..., -1].round(3).tolist()}
-    report.check("repulsion:setup", predicted=1.0, measured=np.isfinite(t99[0]).mean(), atol=0.1,
-                 details=details, source="spec repulsion R2/headline: every eta=2e-4 seed groks",
-                 what=f"fraction of eta=2e-4 seeds reaching test acc 0.99, {where}")
-    report.check("repulsion:setup", predicted=0.0, measured=np.isfinite(first_crossing_step(run.times, acc[1], 0.3)).mean(),
-                 atol=0.1, source="spec repulsion R2: controls end at test acc 0.12-0.17 (assert <= 0.3)",
-                 what=f"fraction of eta=0 control seeds ever above test acc 0.3, {where}")
-    if scale == "cpu":
-        # spec R2 (its own seeds): test 0.5 at 199-230, 0.99 at 356-388.  Tolerance: the spec's
-        # seed range is +-7 % (log half-width 0.073); 3x that for different seeds/RNG.
-        report.check("repulsion:setup", predicted=np.sqrt(199 * 230), measured=t50[0], logtol=0.22,
-                     source="spec R2 range 199-230 (log half-width 0.073); 3x for other seeds",
-                     what=f"epoch of test acc 0.5, eta=2e-4, {where}")
-        report.check("repulsion:setup", predicted=np.sqrt(356 * 388), measured=t99[0], logtol=0.13,
-                     source="spec R2 range 356-388 (log half-width 0.043); 3x for other seeds",
-                     what=f"epoch of test acc 0.99, eta=2e-4, {where}")
-    else:
-        # spec headline (paper: test 0.5 at ~100; spec replication 99-102, assert window [95, 108])
-        report.check("repulsion:setup", predicted=101.5, measured=t50[0], logtol=float(np.log(108 / 101.5)),
-                     source="spec repulsion headline: test-0.5 epoch in [95, 108] (replication 99-102)",
-                     what=f"epoch of test acc 0.5, eta=2e-4, {where}")

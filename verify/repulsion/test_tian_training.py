@@ -1,0 +1,354 @@
+"""Tian-setup training through the one engine: grokking, spectral lock-in, rho_tian, Theorem 6 (spec ``repulsion``).
+
+ONE vmapped training (:func:`grokclocks.sim.repulsion.train_tian`: eta = 2e-4 "grok" and the
+matched-seed eta = 0 control, every epoch recorded, rolling Gram of the W updates in the scan, rho_tian
+hook, parameter snapshots) serves every row of this file (spec §10 recipes R2 and R3).
+
+* CPU (recipe R2): M = 41, K = 512, n = 840 (p = 0.5), 2 seeds x {2e-4, 0}, 500 epochs, float32.
+  Asserts: grok test accuracy >= 0.99 by epoch 450; control <= 0.3 at 500; late separation of
+  g = sigma_2/sigma_3 over epochs 400-500 >= 100x; Theorem-6 sign-match (exact and full projector)
+  on the top-200 pairs of F~ (float64, epoch 200) = 1.0; rho hook = float64 numpy.  Reported, not
+  asserted (constants tuned to the full size, erratum repulsion-7): slope-detector fire epochs, rho at
+  initialisation, the legacy sign-match statistic.  Negative control: eta = 0 fails the grokking criterion.
+* GPU (recipe R3, headline): M = 71, K = 2048, n = 2016, 15 seeds x {2e-4, 0}, 400 epochs, tracker
+  window 30 (windows 5/10/20/30 from one run), W and V tracked, snapshots at epochs 50/100/175/250/300.
+  Extensions (``-m "gpu and slow"``): ReLU 800 epochs; eta sweep 5 x 5 seeds x 600 epochs; eta = 1e-5
+  for 2000 epochs.  Every row carries the paper's number in its ``source``.
+
+Epoch convention (spec §3): row t = after t updates (row 0 = initialisation), which is how the engine
+records (step 0, then after every update); sigma_k(t) uses the updates max(1, t-19)..t.
+
+``test_canonical_grokking_tian`` moved here from ``verify/modular/test_canonical_grokking.py`` (same
+name, row texts, IDs and tolerances), so that one training run serves all Tian rows.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+import numpy as np
+import pytest
+
+from grokclocks import repulsion as R
+from grokclocks.sim.repulsion import train_tian
+
+CONFIG = {
+    # spec R2 CPU recipe.  Measured on 2 shared cores: the run 21-25 s incl. JIT (10-14 s without the
+    # per-epoch rho hook), the whole file 32 s (58 s when the cores were shared with a load of ~3)
+    "cpu": dict(M=41, K=512, n_train=840, seeds=(0, 1), steps=500, snapshot_epochs=(0, 200), max_window=20,
+                track_V=False),
+    # spec R3 headline.  Memory: ring buffers 30 runs x 30 x (290 816 + 145 408) float32 = 1.6 GB
+    "gpu": dict(M=71, K=2048, n_train=2016, seeds=tuple(range(15)), steps=400,
+                snapshot_epochs=(0, 50, 100, 175, 250, 300), max_window=30, track_V=True),
+}
+ETA = 2e-4
+# same wording as the rows had in verify/modular/test_canonical_grokking.py (docs/figures/make_gallery.py reads them)
+WHERE = {s: "M={M}, K={K}, n={n_train}, {ns} seeds, {steps} epochs".format(ns=len(c["seeds"]), **c)
+         for s, c in CONFIG.items()}
+HEAD = R.headline_table()
+
+
+@functools.lru_cache(maxsize=None)
+def _main(scale: str):
+    """The one training run of this file (cached for the session) and its wall time."""
+    c = CONFIG[scale]
+    t0 = time.perf_counter()
+    run = train_tian(c["M"], c["K"], c["n_train"], seeds=c["seeds"], etas=(ETA, 0.0), steps=c["steps"], window=20,
+                     max_window=c["max_window"], k=5, track_V=c["track_V"], rho=True,
+                     snapshot_epochs=c["snapshot_epochs"], progress=scale == "gpu")
+    return run, time.perf_counter() - t0
+
+
+def _fires(gaps: np.ndarray, **kw) -> list:
+    return [R.slope_detector(g, **kw)[0] for g in gaps]
+
+
+def _median_or_nan(xs) -> float:
+    v = [x for x in xs if x is not None]
+    return float(np.median(v)) if v else float("nan")
+
+
+# ------------------------------------------------------------------------------- grokking
+
+
+def test_canonical_grokking_tian(report, scale):
+    """repulsion:setup -- eta = 2e-4 groks, the matched eta = 0 control does not (and the criterion can fail).
+
+    Name and first rows kept from ``verify/modular/test_canonical_grokking.py`` (certificate readers
+    look rows up by test name and row text)."""
+    run, wall = _main(scale)
+    c, where = CONFIG[scale], WHERE[scale]
+    acc = run.acc_test  # (eta, seed, epoch)
+    t50 = np.array([[np.nan if x is None else x for x in R.first_crossing(a, 0.5)] for a in acc], float)
+    t99 = np.array([[np.nan if x is None else x for x in R.first_crossing(a, 0.99)] for a in acc], float)
+    details = {"t_train(acc=1)": [R.first_crossing(a, 1.0) for a in run.acc_train],
+               "t_test(0.5)": t50.tolist(), "t_test(0.99)": t99.tolist(),
+               "final test acc": acc[..., -1].round(3).tolist(), "training wall time (s, incl. JIT)": round(wall, 1)}
+    # rows moved from verify/modular/test_canonical_grokking.py
+    report.check("repulsion:setup", predicted=1.0, measured=np.isfinite(t99[0]).mean(), atol=0.1,
+                 details=details, source="spec repulsion R2/headline: every eta=2e-4 seed groks",
+                 what=f"fraction of eta=2e-4 seeds reaching test acc 0.99, {where}")
+    report.check("repulsion:setup", predicted=0.0, measured=np.mean([R.first_crossing(a, 0.3) is not None for a in acc[1]]),
+                 atol=0.1, source="spec repulsion R2: controls end at test acc 0.12-0.17 (assert <= 0.3)",
+                 what=f"fraction of eta=0 control seeds ever above test acc 0.3, {where}")
+    if scale == "cpu":
+        # spec R2 (its own seeds): test 0.5 at 199-230, 0.99 at 356-388.  Tolerance: the spec's
+        # seed range is +-7 % (log half-width 0.073); 3x that for different seeds/RNG.
+        report.check("repulsion:setup", predicted=np.sqrt(199 * 230), measured=t50[0], logtol=0.22,
+                     source="spec R2 range 199-230 (log half-width 0.073); 3x for other seeds",
+                     what=f"epoch of test acc 0.5, eta=2e-4, {where}")
+        report.check("repulsion:setup", predicted=np.sqrt(356 * 388), measured=t99[0], logtol=0.13,
+                     source="spec R2 range 356-388 (log half-width 0.043); 3x for other seeds",
+                     what=f"epoch of test acc 0.99, eta=2e-4, {where}")
+        # spec R2 asserts
+        best = acc[:, :, :451].max(axis=-1)  # best test accuracy up to epoch 450
+        report.check("repulsion:setup", predicted=1.0, measured=best[0].min(), atol=0.01,
+                     source="spec R2 assert: grok test >= 0.99 by epoch 450 (spec: 0.99 at 356-388)",
+                     what=f"min over grok seeds of the best test acc by epoch 450, {where}",
+                     details={"best test acc by 450": best.round(3).tolist()})
+        report.check("repulsion:setup", predicted=0.15, measured=acc[1, :, 500], atol=0.15,
+                     source="spec R2 assert: control test <= 0.3 at epoch 500 (spec: controls end at 0.12-0.17)",
+                     what=f"control test acc at epoch 500 in [0, 0.3], {where}")
+        report.reject("repulsion:setup", wrong=1.0, measured=best[1].min(), atol=0.01,
+                      source="negative control (spec R2): the grokking criterion applied to eta=0 must fail",
+                      what=f"eta=0 passes 'test >= 0.99 by epoch 450'? (min over control seeds), {where}")
+    else:
+        med = float(np.nanmedian(t50[0])) if np.isfinite(t50[0]).any() else float("nan")
+        report.check("repulsion:headline", predicted=101.5, measured=med, logtol=float(np.log(108 / 101.5)),
+                     details={"t_test(0.5) per seed": t50[0].tolist(), "paper_iqr": HEAD["grok_epoch_0.5"]["paper_iqr"]},
+                     source="paper: median 102, IQR [99, 102]; spec R3 window [95, 108] (replication 99-102)",
+                     what=f"median epoch of test acc 0.5, eta=2e-4, {where}")
+        report.reject("repulsion:setup", wrong=1.0, measured=np.max(acc[1, :, -1]), atol=0.5,
+                      source="negative control: paper 'never at eta=0 (~0.03)'; spec control final 0.024-0.038",
+                      what=f"eta=0 reaches test acc > 0.5 by epoch 400? (max final control acc), {where}")
+
+
+# ------------------------------------------------------------------------ lock-in detector
+
+
+def test_tian_spectral_lockin(report, scale):
+    """repulsion:late-separation and :slope-detector -- g = sigma_2/sigma_3 of the rolling W-update Gram."""
+    run, _ = _main(scale)
+    where = WHERE[scale]
+    g = run.gap  # (eta, seed, epoch), window 20
+    fires_g, fires_c = _fires(g[0]), _fires(g[1])
+    slope_max = [float(np.nanmax(R.slope_detector(x)[1][100:])) for x in g[0]]
+    late = {f"{a}-{b}": (R.late_median_gap(g[0], (a, b)).tolist(), R.late_median_gap(g[1], (a, b)).tolist())
+            for a, b in ((200, 400), (400, 500)) if b <= run.epochs[-1]}
+    details = {"slope fire epochs grok": fires_g, "slope fire epochs control": fires_c,
+               "max slope (t >= 100) grok": [round(s, 4) for s in slope_max], "late median gaps (grok, control)": late}
+    if scale == "cpu":
+        sep = R.late_stage_separation(g[0], g[1], (400, 500))
+        details["separation 200-400"] = R.late_stage_separation(g[0], g[1], (200, 400))
+        report.check("repulsion:late-separation", predicted=1139.0, measured=sep, logtol=float(np.log(1139 / 100)),
+                     details=details,
+                     source="spec R2: separation over 400-500 >= 100x (spec measured 1872/1.64 = 1139x; 200-400: 559x). "
+                            "Detector NOT asserted at this size (spec: never fires in grok seeds, max slope ~0.03; "
+                            "fires in 2/3 controls near 400) -- see details",
+                     what=f"late separation median g (400-500) grok / control, window 20, {where}")
+        return
+    n = len(CONFIG[scale]["seeds"])
+    if run.gap_V is not None:  # the V updates are logged but not used by the detector (spec §6.1)
+        details["late median V gap 200-400 (grok, control)"] = (R.late_median_gap(run.gap_V[0], (200, 400)).tolist(),
+                                                                 R.late_median_gap(run.gap_V[1], (200, 400)).tolist())
+    sep = R.late_stage_separation(g[0], g[1], (200, 400))
+    report.check("repulsion:late-separation", predicted=math.sqrt(100 * 500), measured=sep, logtol=math.log(5) / 2,
+                 details=details, source="spec R3 window [100, 500]x; paper 229x (grok ~300 [168, 320], control 1.31 "
+                                         "[1.25, 1.37]); spec replication 228.6x",
+                 what=f"late separation median g (200-400) grok / control, window 20, {where}")
+    hit = [f for f in fires_g if f is not None]
+    report.check("repulsion:slope-detector", predicted=1.0, measured=len(hit) / n, atol=1.01 / n, details=details,
+                 source="spec R3: >= 14/15 grok seeds fire (paper 15/15 at 174 [173, 174]; spec 5/5 at 172-174)",
+                 what=f"fraction of grok seeds where the slope detector fires, {where}")
+    report.check("repulsion:slope-detector", predicted=math.sqrt(168 * 180), measured=_median_or_nan(fires_g),
+                 logtol=math.log(180 / math.sqrt(168 * 180)),
+                 source="spec R3 window [168, 180]; paper median 174 [173, 174]; spec 172-174",
+                 what=f"median slope-detector fire epoch, grok, {where}")
+    report.check("repulsion:slope-detector", predicted=0.0, measured=sum(f is not None for f in fires_c) / n,
+                 atol=0.5 / n, source="spec R3: control 0/15 fires (paper 0/15; spec 0/5)",
+                 what=f"fraction of control seeds where the detector fires, {where}")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif("config.getoption('--scale') != 'gpu'", reason="detector negative controls need the full size")
+def test_tian_detector_negative_controls(report, scale):
+    """repulsion:slope-detector -- its specificity comes from w = 20 and theta = 0.04: w = 5 and theta = 0.01
+    must give control false positives; the window sweep (5/10/20/30) from the same run (tracker window 30)."""
+    run, _ = _main(scale)
+    where = WHERE[scale]
+    n = len(CONFIG[scale]["seeds"])
+    sweep = {}
+    for w in (5, 10, 20, 30):
+        gw = run.gaps(w)
+        sweep[w] = (_fires(gw[0]), _fires(gw[1]))
+    det = {f"w={w} fires (grok, control)": v for w, v in sweep.items()}
+    ctrl = {w: sum(f is not None for f in v[1]) / n for w, v in sweep.items()}
+    grok = {w: sum(f is not None for f in v[0]) / n for w, v in sweep.items()}
+    report.reject("repulsion:slope-detector", wrong=0.0, measured=ctrl[5], atol=0.5 / n, details=det,
+                  source="spec R3 negative control: w=5 gives >= 1 control false positive (paper: w=5, 10 false "
+                         "positives in 3/3 seeds)",
+                  what=f"w=5 as specific as w=20 (0 control fires)? measured control fire fraction, {where}")
+    for w in (20, 30):
+        report.check("repulsion:slope-detector", predicted=0.0, measured=ctrl[w], atol=0.5 / n, details=det,
+                     source="paper window sweep: w = 20, 30 perfect (3 seeds): no control fires",
+                     what=f"control fire fraction at w={w}, {where}")
+        report.check("repulsion:slope-detector", predicted=1.0, measured=grok[w], atol=1.01 / n,
+                     source="paper window sweep: w = 20, 30 perfect (3 seeds); spec R3 >= 14/15 at w=20",
+                     what=f"grok fire fraction at w={w}, {where}")
+    low = _fires(run.gap[1], threshold=0.01)
+    report.reject("repulsion:slope-detector", wrong=0.0, measured=sum(f is not None for f in low) / n, atol=0.5 / n,
+                  details={"control fires at theta=0.01": low,
+                           "control fires at theta=0.02": _fires(run.gap[1], threshold=0.02)},
+                  source="spec R3 negative control: theta=0.01 fires on controls (spec measured 5/5 at 197-226; "
+                         "5/5 at 0.02)",
+                  what=f"theta=0.01 as specific as 0.04? measured control fire fraction, {where}")
+
+
+# ------------------------------------------------------------------------------ rho_tian
+
+
+def test_tian_rho(report, scale):
+    """repulsion:rho-tian -- the in-scan hook (float32, HIGHEST) = float64 numpy; the level metric's timing."""
+    run, _ = _main(scale)
+    where = WHERE[scale]
+    eps = sorted(e for e in run.snapshots if e in (0, 200, 100))
+    pred, meas = [], []
+    for e in eps:
+        for i in range(len(run.etas)):
+            for s in range(min(2, len(run.seeds))):
+                pred.append(R.rho_tian(run.features(e, i, s, centred=False)))
+                meas.append(run.rho[i, s, e])
+    rho0 = run.rho[:, :, 0]
+    fire = [[R.first_crossing(x, 0.075) for x in r] for r in run.rho]
+    details = {"rho at init": rho0.round(4).tolist(), "rho fire epochs (>= 0.075)": fire,
+               "max rho control": run.rho[1].max(axis=-1).round(4).tolist(), "epochs compared": eps}
+    report.check("repulsion:rho-tian", predicted=np.array(pred), measured=np.array(meas), rtol=2e-6, details=details,
+                 source="float32 mean-centred closed form (precision HIGHEST) vs float64 numpy rho_tian; measured max "
+                        "2.1e-7 (48 trained F, M=41) and 1.8e-7 (8, M=71) on CPU; the uncentred form: 2.3e-5",
+                 what=f"rho_tian hook vs numpy on the snapshots (train features), {where}")
+    if scale == "cpu":
+        return  # spec R2: rho report only (~0.10 at init at this size; the 0.075 threshold is tuned to M=71)
+    report.check("repulsion:rho-tian", predicted=math.sqrt(14 * 21), measured=_median_or_nan(fire[0]),
+                 logtol=math.log(21 / math.sqrt(14 * 21)), details=details,
+                 source="spec R3 window [14, 21]; paper median 17 [17, 18]; spec replication 16-19",
+                 what=f"median epoch of rho >= 0.075, grok, {where}")
+    report.check("repulsion:rho-tian", predicted=0.0375, measured=float(run.rho[1].max()), atol=0.0375,
+                 source="spec R3: control max rho < 0.075 (paper 0.0645; spec 0.062-0.065)",
+                 what=f"max over control seeds and epochs of rho, in [0, 0.075), {where}")
+
+
+# ------------------------------------------------------------------------------ Theorem 6
+
+
+def test_tian_sign_rule(report, scale):
+    """repulsion:sign-rule / :full-projector on F~ of the trained runs (float64 on the host): exactly 1.0;
+    the legacy statistic (mis-scaled eq. 4) reported / compared with the paper."""
+    run, _ = _main(scale)
+    where = WHERE[scale]
+    epochs = (200,) if scale == "cpu" else (50, 100, 175, 250, 300)
+    seeds = range(len(run.seeds)) if scale == "cpu" else range(5)
+    stats = {k: np.zeros((len(epochs), len(seeds))) for k in ("exact", "full", "legacy", "repulsion")}
+    for a, e in enumerate(epochs):
+        for b, s in enumerate(seeds):
+            Ft = run.features(e, 0, s)
+            for k in ("exact", "full", "legacy"):
+                stats[k][a, b] = R.sign_match_fraction(Ft, ETA, 200, k)
+            stats["repulsion"][a, b] = R.repulsion_fraction(Ft, ETA, 200)
+    det = {"epochs": list(epochs), "seeds": list(seeds)} | {k: v.round(4).tolist() for k, v in stats.items()}
+    ident = "exact identity (spec §5): B_jl = -c/(alpha beta - c^2); below 1 = numerical error. atol < 1/200"
+    report.check("repulsion:sign-rule", predicted=1.0, measured=stats["exact"], atol=0.004, details=det, source=ident,
+                 what=f"exact leave-two-out sign-match, top-200 pairs of F~, epochs {list(epochs)}, eta=2e-4, {where}")
+    report.check("repulsion:full-projector", predicted=1.0, measured=stats["full"], atol=0.004, source=ident,
+                 what=f"full-projector (P_eta) sign-match, top-200 pairs, epochs {list(epochs)}, eta=2e-4, {where}")
+    if scale == "gpu":
+        idx = [epochs.index(e) for e in HEAD["legacy_sign_match"]["paper_epochs"]]
+        med = np.median(stats["legacy"], axis=1)[idx]
+        report.check("repulsion:sign-rule", predicted=np.array(HEAD["legacy_sign_match"]["paper"]), measured=med,
+                     atol=0.05, details=det,
+                     source="paper 5-seed medians 0.865 / 0.955 / 0.985 at epochs 50/175/300 (legacy statistic, "
+                            "erratum repulsion-2); spec seed 0: 0.890/0.950/0.960; spec R3: within +-0.05",
+                     what=f"median legacy sign-match (seeds 0-4) vs paper, {where}")
+
+
+# ------------------------------------------------------------------------ GPU extensions
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif("config.getoption('--scale') != 'gpu'", reason="full-size ReLU run")
+def test_tian_relu(report, scale):
+    """repulsion:slope-detector with sigma = ReLU (800 epochs): no lock-in (paper 0/15, separation 1.4x)."""
+    c = CONFIG["gpu"]
+    run = train_tian(c["M"], c["K"], c["n_train"], seeds=c["seeds"], etas=(ETA, 0.0), steps=800, activation="relu",
+                     rho=True, progress=True)
+    where = f"ReLU, M={c['M']}, K={c['K']}, n={c['n_train']}, {len(c['seeds'])} seeds x eta {{2e-4, 0}}, 800 epochs"
+    n = len(c["seeds"])
+    fires = _fires(run.gap[0])
+    t99 = R.first_crossing(run.acc_test[0], 0.99)
+    det = {"fires grok": fires, "fires control": _fires(run.gap[1]), "t_test(0.99)": t99,
+           "rho fire epochs": [R.first_crossing(x, 0.075) for x in run.rho[0]],
+           "paper": "detector 0/15, separation 1.4x, test 0.99 at median 530, rho fires at 0"}
+    report.check("repulsion:slope-detector", predicted=0.0, measured=sum(f is not None for f in fires) / n,
+                 atol=0.5 / n, details=det, source="spec R3 extension: ReLU 0/15 fires (paper 0/15)",
+                 what=f"fraction of grok seeds where the detector fires, {where}")
+    sep = R.late_stage_separation(run.gap[0], run.gap[1], (200, 400))
+    report.check("repulsion:late-separation", predicted=1.4, measured=sep, logtol=math.log(5 / 1.4),
+                 source="spec R3 extension: ReLU separation < 5x (paper 1.4x)",
+                 what=f"late separation (200-400) grok / control, {where}")
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif("config.getoption('--scale') != 'gpu'", reason="full-size eta sweep")
+def test_tian_eta_sweep(report, scale):
+    """repulsion:eta-scaling -- t(test 0.5) ~ eta^-gamma over the grokking etas of the slow regime (<= 2e-4)."""
+    c = CONFIG["gpu"]
+    etas = (1e-5, 5e-5, 1e-4, 2e-4, 5e-4)
+    run = train_tian(c["M"], c["K"], c["n_train"], seeds=tuple(range(5)), etas=etas, steps=600, rho=True,
+                     progress=True)
+    table = R.eta_sweep_table()
+    t50 = [R.first_crossing(a, 0.5) for a in run.acc_test]
+    lock = [_fires(g) for g in run.gap]
+    rho = [[R.first_crossing(x, 0.075) for x in r] for r in run.rho]
+    med = {e: _median_or_nan(t) if sum(x is not None for x in t) >= 3 else None for e, t in zip(etas, t50)}
+    det = {"t_test(0.5)": dict(zip(map(str, etas), t50)), "lock-in": dict(zip(map(str, etas), lock)),
+           "rho fire": dict(zip(map(str, etas), rho)), "paper medians": {str(k): v for k, v in table.items()}}
+    slow = [e for e in etas if e <= 2e-4 and med[e] is not None]
+    assert len(slow) >= 2, f"fewer than 2 grokking etas <= 2e-4 in 600 epochs: {med}"
+    gamma, _ = R.fit_power_law(slow, [med[e] for e in slow])
+    if med[5e-4] is not None and med[2e-4] is not None:
+        det["gamma 2e-4 -> 5e-4 (saturation)"] = math.log(med[2e-4] / med[5e-4]) / math.log(5e-4 / 2e-4)
+    every = [e for e in etas if med[e] is not None]
+    if len(every) >= 2:
+        det["gamma over every grokking eta"] = R.fit_power_law(every, [med[e] for e in every])[0]
+    report.check("repulsion:eta-scaling", predicted=0.9, measured=gamma, atol=0.3, details=det,
+                 source="spec R3 extension: gamma in [0.6, 1.2] (paper medians 312/174/101 at 5e-5/1e-4/2e-4: "
+                        "gamma 0.81; saturates at 5e-4: 102) -- fitted on the grokking etas <= 2e-4 (the paper's "
+                        "own medians give 0.50 when 5e-4 is included)",
+                 what=f"gamma of t(test 0.5) ~ eta^-gamma, etas {slow}, 5 seeds, 600 epochs")
+    report.check("repulsion:eta-scaling", predicted=0.0, measured=sum(x is not None for x in t50[0]) / 5, atol=0.1,
+                 source="paper: eta = 1e-5 groks in 0/5 seeds within 600 epochs",
+                 what="fraction of eta=1e-5 seeds reaching test 0.5 by epoch 600")
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif("config.getoption('--scale') != 'gpu'", reason="full-size 2000-epoch run")
+def test_tian_small_eta_long_run(report, scale):
+    """repulsion:eta-scaling -- eta = 1e-5 for 2000 epochs: groks, and rho crosses 0.075 before test 0.5."""
+    c = CONFIG["gpu"]
+    run = train_tian(c["M"], c["K"], c["n_train"], seeds=tuple(range(5)), etas=(1e-5,), steps=2000, rho=True,
+                     progress=True)
+    t50 = [R.first_crossing(a, 0.5) for a in run.acc_test[0]]
+    rho = [R.first_crossing(x, 0.075) for x in run.rho[0]]
+    det = {"t_test(0.5)": t50, "t_test(0.99)": [R.first_crossing(a, 0.99) for a in run.acc_test[0]],
+           "rho fire": rho, "paper": "test 0.5 at 1094, 0.99 at 1527, rho at 527 (lead 567)"}
+    report.check("repulsion:eta-scaling", predicted=1.0, measured=sum(t is not None for t in t50) / 5, atol=0.1,
+                 details=det, source="spec R3 extension: eta=1e-5 groks by epoch 2000 (paper: test 0.5 at 1094)",
+                 what="fraction of eta=1e-5 seeds reaching test 0.5 by epoch 2000, M=71, 5 seeds")
+    lead = [t - r for t, r in zip(t50, rho) if t is not None and r is not None]
+    report.check("repulsion:rho-tian", predicted=1.0, measured=np.mean([x > 0 for x in lead]) if lead else 0.0,
+                 atol=0.1, details=det, source="spec R3 extension: rho crosses 0.075 before test 0.5 (paper lead 567)",
+                 what="fraction of grokked eta=1e-5 seeds with rho crossing before test 0.5")
