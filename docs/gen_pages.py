@@ -51,6 +51,8 @@ API_PAGES = {
     "grokclocks.sim.landscapes": "api/sim-landscapes.md",
     "grokclocks.sim.train": "api/sim-train.md",
     "grokclocks.sim.distributed": "api/sim-distributed.md",
+    "grokclocks.sim.trackers": "api/sim-trackers.md",
+    "grokclocks.sim.repulsion": "api/sim-repulsion.md",
 }
 
 STATUS_NOTE = {

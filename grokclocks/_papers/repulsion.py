@@ -24,7 +24,7 @@ SPEC_IDS: dict[str, tuple[str, str]] = {
     "repulsion:reduced-replication": ("E", "spec's reduced-size replication table (M=23/41/71)"),
 }
 
-MODULES: tuple[str, ...] = ("grokclocks.repulsion",)
+MODULES: tuple[str, ...] = ("grokclocks.repulsion", "grokclocks.sim.repulsion", "grokclocks.sim.trackers")
 
 _T = "tests/test_repulsion.py"
 _V = "verify/repulsion/test_repulsion_identities.py"
