@@ -2,7 +2,7 @@
 
 Run once: ``python docs/figures/make_compare_figure.py`` (about 30 s on 2 CPU cores). It trains the
 embedding MLP of spec ``clocks:appB`` on a + b mod 31 (train fraction 0.5, AdamW lr 3e-3, weight decay 1,
-5 seeds, 3000 steps; the CPU configuration of ``verify/compare``), then writes
+5 seeds, 3000 steps; the CPU configuration of ``verify/compare``, which runs 8 seeds), then writes
 ``docs/figures/compare_grokking.png`` (Comparison.plot) and ``docs/figures/compare_grokking.md``
 (Comparison.table(markdown=True)), which docs/compare.md includes.
 """

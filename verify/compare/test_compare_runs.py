@@ -34,24 +34,20 @@ from grokclocks import coverage as C
 from grokclocks.compare import compare_run
 from grokclocks.sim.modular import train_modular
 
-CONFIG = {
-    # measured on the 2-core CPU (seeds 0-4): wd 1 groks at test steps 1400-2025, t_train 100-125;
-    # wd 0 ends at test accuracy 0.44-0.51; designed run (STRIP k=4, labels 0-2 held out, seeds 0-1):
-    # ceiling 0.825, max test accuracy 0.788 / 0.821.  ~50 s for the three runs (JIT included).
-    "cpu": dict(p=31, frac=0.5, d_embed=64, d_hidden=128, lr=3e-3, steps=3000, record_every=25,
-                seeds=(0, 1, 2, 3, 4), design=("strip", 4), held_labels=(0, 1, 2), design_seeds=(0, 1)),
-    # (not run on a GPU yet) p = 97 as in verify/modular's GPU config, 16 seeds
-    "gpu": dict(p=97, frac=0.3, d_embed=128, d_hidden=256, lr=1e-3, steps=5000, record_every=50,
-                seeds=tuple(range(16)), design=("strip", 20), held_labels=(0, 1, 2, 3, 4, 5),
-                design_seeds=(0, 1, 2, 3)),
+from modular import _canonical as K  # verify/ is on sys.path (rootdir-relative package "modular")
+
+# The grokking and control runs are the canonical sweep of verify/modular (trained once per session):
+# CPU p=31, frac 0.5, 8 seeds, 3000 steps, record every 25 (measured: wd 1 groks at test steps
+# 1300-2550, t_train 100-150; wd 0 ends at test accuracy 0.43-0.51).  The designed run adds a STRIP k=4
+# split with labels 0-2 held out (seeds 0-1): ceiling 0.825, max test accuracy 0.788 / 0.821.
+DESIGN = {
+    "cpu": dict(design=("strip", 4), held_labels=(0, 1, 2), design_seeds=(0, 1)),
+    # (not run on a GPU yet)
+    "gpu": dict(design=("strip", 20), held_labels=(0, 1, 2, 3, 4, 5), design_seeds=(0, 1, 2, 3)),
 }
+CONFIG = {scale: dict(K.CONFIG[scale], frac=K.CONFIG[scale]["train_frac"], **DESIGN[scale]) for scale in DESIGN}
 
 _CACHE: dict = {}
-
-
-def hook_E(params, inputs):
-    """Token embedding matrix of the embedding MLP (module level: the compiled program is reused)."""
-    return params["E"]
 
 
 def designed_mask(c):
@@ -66,14 +62,10 @@ def designed_mask(c):
 def _runs(scale):
     if scale not in _CACHE:
         c = CONFIG[scale]
-        common = dict(model_kwargs=dict(d_embed=c["d_embed"], d_hidden=c["d_hidden"]), optimizer="adamw",
-                      lr=c["lr"], betas=(0.9, 0.98), loss="ce", steps=c["steps"], record_every=c["record_every"],
-                      hooks={"E": hook_E}, progress=scale == "gpu")
-        sweep = train_modular("embedding_mlp", c["p"], train_frac=c["frac"], seeds=c["seeds"],
-                              weight_decay=[1.0, 0.0], **common)
+        sweep = K.canonical_sweep(scale)
         mask = designed_mask(c)
         designed = train_modular("embedding_mlp", c["p"], train_mask=mask, seeds=c["design_seeds"], weight_decay=1.0,
-                                 **common)
+                                 **K.common_kwargs(scale))
         _CACHE[scale] = dict(sweep=sweep, designed=designed, mask=mask,
                              grok=compare_run(sweep, index=(0,)), control=compare_run(sweep, index=(1,)),
                              design=compare_run(designed, train_mask=mask))

@@ -10,38 +10,21 @@
 Tian's sigma(XW)V of spec ``repulsion:setup`` (eta = 2e-4 groks, eta = 0 does not) moved to
 ``verify/repulsion/test_tian_training.py``, where one training run serves every Tian row.
 
-CPU scale (CI) shrinks p and the width so that each config runs in ~10-20 s on 2 cores.
+CPU scale (CI) shrinks p and the width (~30 s on 2 cores).  The sweep lives in ``_canonical.py``: verify/compare
+reads the same runs, so it is trained once per session.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from grokclocks.sim.modular import train_modular
-
-CONFIG = {
-    "cpu": {
-        # measured on 2 cores (seeds 0..7): train acc 1 at step 100-150, test >= 0.99 at 1300-2550
-        # (wd 1); wd 0: test accuracy 0.43-0.50 at 3000 steps.  lr 3e-3: at lr 1e-3 this small config needs
-        # > 6000 steps (measured: seed 2 not grokked at 6000).
-        "mlp": dict(p=31, train_frac=0.5, d_embed=64, d_hidden=128, lr=3e-3, steps=3000, record_every=50,
-                    seeds=tuple(range(8))),
-    },
-    "gpu": {
-        "mlp": dict(p=97, train_frac=0.3, d_embed=128, d_hidden=256, lr=1e-3, steps=5000, record_every=50,
-                    seeds=tuple(range(64))),
-    },
-}
+from . import _canonical as K
 
 
 def test_canonical_grokking_embedding_mlp(report, scale):
     """>= 90 % of seeds grok (test >= 0.99) with wd = 1; train accuracy 1 long before; wd = 0 never."""
-    c = CONFIG[scale]["mlp"]
-    run = train_modular("embedding_mlp", c["p"], train_frac=c["train_frac"], seeds=c["seeds"],
-                        model_kwargs=dict(d_embed=c["d_embed"], d_hidden=c["d_hidden"]), optimizer="adamw",
-                        lr=c["lr"], betas=(0.9, 0.98), weight_decay=[1.0, 0.0], loss="ce", steps=c["steps"],
-                        record_every=c["record_every"], progress=scale == "gpu")
+    c = K.CONFIG[scale]
+    run = K.canonical_sweep(scale)
     t_train, t_test = run["t_train"], run["t_test"]  # (wd, seed)
     assert np.all(np.isfinite(t_train)), "a run never fitted its training set"
     grokked = np.isfinite(t_test[0])
