@@ -9,7 +9,8 @@ Run from anywhere (``python docs/gen_pages.py``); it writes
                                 ``pytest verify`` rows that check it (from the committed certificates);
 * ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
                                 (and ``verify-cpu.json`` beside it), if there is one; the GPU
-                                certificate likewise if ``.verify/verify-gpu.md`` exists.
+                                certificate likewise if ``.verify/verify-gpu.md`` exists; the comparison
+                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them.
 """
 
 from __future__ import annotations
@@ -251,6 +252,11 @@ def copy_certificate(scale: str) -> None:
         text = text.rstrip("\n") + (f"\n\nThe same table with every number and the environment as JSON: "
                                     f"[verify-{scale}.json](verify-{scale}.json).\n")
     _write(dst_md, text)
+    for src in sorted((ROOT / ".verify").glob(f"compare-{scale}-*.md")):  # verify/compare's three tables
+        run = src.stem.split("-", 2)[2]
+        _write(DOCS / "verification" / src.name,
+               f"# `compare_run` on the {run} run ({scale} scale)\n\nWritten by `pytest verify/compare` "
+               f"next to the certificate of the same session.\n\n" + src.read_text())
 
 
 def main() -> None:
