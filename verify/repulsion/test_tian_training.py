@@ -148,6 +148,13 @@ def test_tian_spectral_lockin(report, scale):
                             "Detector NOT asserted at this size (spec: never fires in grok seeds, max slope ~0.03; "
                             "fires in 2/3 controls near 400) -- see details",
                      what=f"late separation median g (400-500) grok / control, window 20, {where}")
+        why = "spec R2: report, do not assert -- the eq. 6 thresholds are tuned to M=71 (spec: grok 0/3, control 2/3)"
+        report.observe("repulsion:slope-detector", measured=np.mean([f is not None for f in fires_g]), source=why,
+                       what=f"fraction of grok seeds where the slope detector fires, {where}",
+                       details={"fire epochs": fires_g, "max slope (t >= 100)": [round(x, 4) for x in slope_max]})
+        report.observe("repulsion:slope-detector", measured=np.mean([f is not None for f in fires_c]), source=why,
+                       what=f"fraction of control seeds where the slope detector fires (false positives), {where}",
+                       details={"fire epochs": fires_c})
         return
     n = len(CONFIG[scale]["seeds"])
     if run.gap_V is not None:  # the V updates are logged but not used by the detector (spec §6.1)
@@ -229,7 +236,10 @@ def test_tian_rho(report, scale):
                         "2.1e-7 (48 trained F, M=41) and 1.8e-7 (8, M=71) on CPU; the uncentred form: 2.3e-5",
                  what=f"rho_tian hook vs numpy on the snapshots (train features), {where}")
     if scale == "cpu":
-        return  # spec R2: rho report only (~0.10 at init at this size; the 0.075 threshold is tuned to M=71)
+        report.observe("repulsion:rho-tian", measured=float(np.median(rho0)), details=details,
+                       source="spec R2: rho report only (~0.10 at init at this size; the 0.075 threshold is tuned to M=71)",
+                       what=f"median rho_tian at initialisation (all runs), {where}")
+        return
     report.check("repulsion:rho-tian", predicted=math.sqrt(14 * 21), measured=_median_or_nan(fire[0]),
                  logtol=math.log(21 / math.sqrt(14 * 21)), details=details,
                  source="spec R3 window [14, 21]; paper median 17 [17, 18]; spec replication 16-19",
