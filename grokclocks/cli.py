@@ -26,6 +26,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import _validate as V
+from ._validate import DomainError
+
 __all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
 
 # verify/ subdirectories run by default: the five papers, the engine's canonical grokking, compare
@@ -206,9 +209,10 @@ def _positive_float(name: str):
             x = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
-        if not (math.isfinite(x) and x > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be > 0 (got {text!r})")
-        return x
+        try:
+            return float(V.positive(x, name))  # the library's own validation and message
+        except DomainError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
 
@@ -328,7 +332,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``grokclocks`` command; returns the exit status."""
-    from ._validate import DomainError
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -45,7 +45,7 @@ DESIGN = {
     # (not run on a GPU yet)
     "gpu": dict(design=("strip", 20), held_labels=(0, 1, 2, 3, 4, 5), design_seeds=(0, 1, 2, 3)),
 }
-CONFIG = {scale: dict(K.CONFIG[scale], frac=K.CONFIG[scale]["train_frac"], **DESIGN[scale]) for scale in DESIGN}
+CONFIG = {scale: dict(K.CONFIG[scale], **DESIGN[scale]) for scale in DESIGN}
 
 _CACHE: dict = {}
 
@@ -54,7 +54,7 @@ def designed_mask(c):
     """STRIP design at the run's train fraction with every pair of ``held_labels`` moved to the test set."""
     p = c["p"]
     design, k = c["design"]
-    train, _ = C.designed_split(p, design, k, frac=c["frac"])
+    train, _ = C.designed_split(p, design, k, frac=c["train_frac"])
     held = np.isin(C.label_table(p, "add"), np.asarray(c["held_labels"]))
     return (train & ~held).reshape(-1)
 
