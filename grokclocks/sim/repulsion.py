@@ -35,7 +35,7 @@ from .._validate import DomainError, choice, integer_at_least, nonnegative, posi
 from ..citations import cites
 from .data import modular_table, random_split_mask
 from .modular import train_modular
-from .models import activation as _act
+from .models import tian_features as _model_features
 from .train import Trajectory
 from .trackers import rolling_eigenvalues, snapshot_tracker, snapshots, update_gram_tracker
 
@@ -115,10 +115,7 @@ def rho_tian_jax(F: jax.Array, weights: jax.Array | None = None) -> jax.Array:
 
 
 def _train_rows_features(params: dict[str, jax.Array], inp: dict[str, jax.Array], act: str) -> jax.Array:
-    W = params["W"]
-    M = params["V"].shape[1]
-    tok = inp["tokens"][inp["train_idx"]]
-    return _act(act)(W[tok[:, 0]] + W[M + tok[:, 1]])
+    return _model_features(params, inp["tokens"][inp["train_idx"]], act)
 
 
 @cites("repulsion:rho-tian")
