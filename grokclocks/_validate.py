@@ -108,6 +108,21 @@ def integer_at_least(x: Any, name: str, minimum: int = 1) -> int:
     return int(x)
 
 
+def index_array(x: Any, name: str, n: int, *, what: str = "integers") -> np.ndarray:
+    """Integer indices in ``[0, n)`` as int64 (integral floats accepted), e.g. labels or column indices."""
+    a = np.asarray(x)
+    if not np.issubdtype(a.dtype, np.integer):
+        f = as_float_array(a, name, allow_empty=True)
+        if np.any(f != np.round(f)):
+            raise DomainError(f"{name} must be {what} in [0, {n}) (got a non-integer)")
+        a = f
+    a = a.astype(np.int64)
+    bad = (a < 0) | (a >= n)
+    if np.any(bad):
+        raise DomainError(f"{name} must be in [0, {n}) (got {int(a[bad].flat[0])!r})")
+    return a
+
+
 def choice(x: Any, name: str, options: dict[str, str] | tuple[str, ...]) -> str:
     """One of a set of strings; a dict maps aliases to canonical names."""
     table = options if isinstance(options, dict) else {o: o for o in options}

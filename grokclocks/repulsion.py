@@ -118,30 +118,13 @@ def _labels(y: Any, M: int, name: str = "y") -> np.ndarray:
     a = np.asarray(y)
     if a.ndim != 1 or a.size == 0:
         raise DomainError(f"{name} must be a non-empty 1-D array of integers (got shape {a.shape})")
-    if not np.issubdtype(a.dtype, np.integer):
-        f = V.as_float_array(a, name)
-        if np.any(f != np.round(f)):
-            raise DomainError(f"{name} must contain integers in [0, {M}) (got a non-integer)")
-        a = f.astype(np.int64)
-    bad = (a < 0) | (a >= M)
-    if np.any(bad):
-        raise DomainError(f"{name} must be in [0, {M}) (got {int(a[bad][0])!r})")
-    return a.astype(np.int64)
+    return V.index_array(a, name, M)
 
 
 def _pair_indices(j: Any, l: Any, K: int) -> tuple[np.ndarray, np.ndarray]:
-    jj = np.asarray(j)
-    ll = np.asarray(l)
-    for name, v in (("j", jj), ("l", ll)):
-        if not np.issubdtype(v.dtype, np.integer):
-            f = V.as_float_array(v, name)
-            if np.any(f != np.round(f)):
-                raise DomainError(f"{name} must be integer column indices in [0, {K}) (got a non-integer)")
-        vi = v.astype(np.int64)
-        bad = (vi < 0) | (vi >= K)
-        if np.any(bad):
-            raise DomainError(f"{name} must be in [0, {K}) (got {int(vi[bad].flat[0])!r})")
-    jj, ll = np.broadcast_arrays(jj.astype(np.int64), ll.astype(np.int64))
+    jj = V.index_array(j, "j", K, what="integer column indices")
+    ll = V.index_array(l, "l", K, what="integer column indices")
+    jj, ll = np.broadcast_arrays(jj, ll)
     if np.any(jj == ll):
         raise DomainError("j must differ from l (the sign rule concerns off-diagonal pairs; got j == l)")
     return jj, ll

@@ -208,3 +208,18 @@ def test_integer_at_least_property(n):
     else:
         with pytest.raises(DomainError, match=rf"^n must be an integer >= 1 \(got {n}\)$"):
             integer_at_least(n, "n")
+
+
+def test_index_array():
+    from grokclocks._validate import index_array
+
+    np.testing.assert_array_equal(index_array([0, 2.0, 4], "y", 5), [0, 2, 4])
+    assert index_array(np.array([1, 3]), "y", 5).dtype == np.int64
+    with pytest.raises(DomainError, match=r"y must be in \[0, 5\) \(got 5\)"):
+        index_array([0, 5], "y", 5)
+    with pytest.raises(DomainError, match="non-integer"):
+        index_array([0.5], "y", 5)
+    with pytest.raises(DomainError, match="y must be in"):
+        index_array([-1], "y", 5)
+    with pytest.raises(DomainError, match="finite"):
+        index_array([np.nan], "y", 5)
