@@ -112,14 +112,11 @@ def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
         else:
             extras[k] = v
     seeds = tuple(int(x) for s in shards for x in _cfg(s.config, "seeds"))
-    if isinstance(cfg, dict):
-        config: Any = {**cfg, "seeds": list(seeds)}
-    else:
-        config = dataclasses.replace(cfg, seeds=seeds)
-    return Trajectory(times=np.asarray(first.times), metrics=metrics, config=config, extras=extras)
+    return Trajectory(times=np.asarray(first.times), metrics=metrics, config=dataclasses.replace(cfg, seeds=seeds),
+                      extras=extras)
 
 
 def _cfg(cfg: Any, name: str) -> Any:
-    if cfg is None:
-        raise DomainError("shards must carry their train_modular configuration (config is None)")
-    return cfg[name] if isinstance(cfg, dict) else getattr(cfg, name)
+    if not dataclasses.is_dataclass(cfg) or not hasattr(cfg, name):
+        raise DomainError(f"shards must carry their train_modular configuration (config has no {name!r})")
+    return getattr(cfg, name)
