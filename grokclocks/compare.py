@@ -1049,7 +1049,8 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         merged = _logs.merge_seeds(logs)
         kw = _log_kwargs(merged)
         kw["run_names"] = [_seed_name(Path(q), path) for q in path]
-        kw["source"] = f"{len(path)} seeds: {_logs._short(', '.join(kw['run_names']), 120)}"
+        names = ", ".join(kw["run_names"])
+        kw["source"] = f"{len(path)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
         return run_data(**kw)
     p = _resolve_path(path)
     if format is None and _is_engine_npz(p):

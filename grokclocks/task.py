@@ -13,8 +13,9 @@ integer ``(n, 2)``         rows ``(a, b)`` of the training pairs (needs ``p``)
 =========================  =====================================================================
 
 0/1 integer arrays of shape ``(p, p)`` or ``(p*p,)`` are read as masks (an index array of length
-:math:`p^2` with values in {0, 1} would repeat an index, so the two readings cannot be confused for
-:math:`p\\ge2`).  The canonical form is the bool ``(p, p)`` array; :func:`flat_mask` and
+:math:`p^2` with values in {0, 1} would repeat an index, so these two readings cannot be confused).  The one
+ambiguous spelling is :math:`p=2` with two pairs given as rows ``(a, b)``: a square 0/1 array, read as a mask.
+The canonical form is the bool ``(p, p)`` array; :func:`flat_mask` and
 :func:`mask_indices` convert back.
 
 Accuracy levels
