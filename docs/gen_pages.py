@@ -39,6 +39,8 @@ API_PAGES = {
     "grokclocks.coverage": "api/coverage.md",
     "grokclocks.repulsion": "api/repulsion.md",
     "grokclocks.compare": "api/compare.md",
+    "grokclocks.logs": "api/logs.md",
+    "grokclocks.task": "api/task.md",
     "grokclocks.citations": "api/citations.md",
     "grokclocks.errata": "api/errata.md",
     "grokclocks.verification": "api/verification.md",

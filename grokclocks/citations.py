@@ -38,7 +38,8 @@ import dataclasses
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ._papers import paper_modules
@@ -50,6 +51,8 @@ __all__ = [
     "SPEC",
     "cites",
     "cite",
+    "cite_many",
+    "CitationWarning",
     "coverage",
     "spec_ids",
     "citations_of",
@@ -59,14 +62,23 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class CitationWarning(UserWarning):
+    """A citation is incomplete (the source states no author, venue or identifier); the entry says so too."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Paper:
-    """A source paper: its spec key, BibTeX entry and one-line text citation."""
+    """A source paper: its spec key, BibTeX entry and one-line text citation.
+
+    ``missing`` names the fields the source text does not state; the BibTeX entry says so visibly (an
+    ``author`` of ``{{Anonymous / not stated in the source}}`` and a ``note``) and :func:`cite` warns.
+    """
 
     key: str
     bibkey: str
     bibtex: str
     text: str
+    missing: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,11 +126,14 @@ PAPERS: dict[str, Paper] = {
         bibkey="kramers2026grokkingdelay",
         bibtex="""@misc{kramers2026grokkingdelay,
   title  = {Analytical Proof of Grokking Delay ($t_{\\mathrm{grok}} \\gg t_{\\mathrm{mem}}$): Timescale Separation and Kramers Barrier Analysis for Two-Layer Networks on Modular Arithmetic},
-  note   = {Authors, venue and arXiv identifier are not given in the source text available to grokclocks},
-  year   = {2026}
+  author = {{Anonymous / not stated in the source}},
+  year   = {2026},
+  note   = {INCOMPLETE CITATION: the source text available to grokclocks states no authors, venue or arXiv identifier; complete this entry before use}
 }""",
-        text="Analytical Proof of Grokking Delay: Timescale Separation and Kramers Barrier Analysis for "
-        "Two-Layer Networks on Modular Arithmetic (authors and identifier not stated in the source text).",
+        text="[authors not stated in the source] Analytical Proof of Grokking Delay: Timescale Separation and "
+        "Kramers Barrier Analysis for Two-Layer Networks on Modular Arithmetic (2026; venue and identifier not "
+        "stated in the source text).",
+        missing=("author", "venue", "eprint"),
     ),
     "uniformity": Paper(
         key="uniformity",
@@ -211,6 +226,20 @@ def citations_of(obj: Any) -> tuple[str, ...]:
     return tuple(getattr(target, "__cites__", ()))
 
 
+def _find_bare(name: str) -> list[Any]:
+    """Public objects called ``name`` in the implementation modules (a bare function name)."""
+    found: list[Any] = []
+    for m in ("grokclocks.compare", "grokclocks.task", *IMPLEMENTATION_MODULES):
+        try:
+            mod = importlib.import_module(m)
+        except ImportError:  # JAX missing: the simulation layer is optional
+            continue
+        obj = getattr(mod, name, None)
+        if obj is not None and callable(obj) and getattr(obj, "__module__", "") == m and obj not in found:
+            found.append(obj)
+    return found
+
+
 def _resolve(obj_or_id: Any) -> tuple[list[str], list[Paper]]:
     if isinstance(obj_or_id, str):
         if ":" in obj_or_id:
@@ -227,10 +256,23 @@ def _resolve(obj_or_id: Any) -> tuple[list[str], list[Paper]]:
                 continue
             if mod is not None and hasattr(mod, attr):
                 return _resolve(getattr(mod, attr))
-        raise KeyError(f"{obj_or_id!r} is neither a spec ID, a paper key nor an importable function")
+        if not mod_name:  # a bare name such as "mp_edges"
+            found = _find_bare(obj_or_id)
+            cited = [f for f in found if citations_of(f)]
+            if len(cited) == 1:
+                return _resolve(cited[0])
+            if len(cited) > 1:
+                names = ", ".join(f"{f.__module__}.{f.__qualname__}" for f in cited)
+                raise KeyError(f"{obj_or_id!r} is ambiguous: {names}; give the module")
+            if found:
+                return _resolve(found[0])
+        raise KeyError(f"{obj_or_id!r} is neither a spec ID, a paper key nor a grokclocks function "
+                       f"(papers: {', '.join(PAPERS)}; 'grokclocks list' shows the spec IDs)")
     ids = list(citations_of(obj_or_id))
     if not ids:
-        raise KeyError(f"{obj_or_id!r} carries no @cites(...) record")
+        name = getattr(obj_or_id, "__qualname__", repr(obj_or_id))
+        raise KeyError(f"{name} computes no result of the papers (it carries no @cites record); cite the function "
+                       "that computes the number, or the spec ID")
     papers: list[Paper] = []
     for i in ids:
         p = SPEC[i].paper
@@ -239,20 +281,58 @@ def _resolve(obj_or_id: Any) -> tuple[list[str], list[Paper]]:
     return ids, papers
 
 
+def _warn_missing(papers: Sequence[Paper]) -> None:
+    for p in papers:
+        if p.missing:
+            warnings.warn(f"the citation of {p.key!r} ({p.bibkey}) is incomplete: the source states no "
+                          f"{', '.join(p.missing)}; the entry says so in its author and note fields",
+                          CitationWarning, stacklevel=3)
+
+
 def cite(obj_or_id: Any, format: str = "bibtex") -> str:  # noqa: A002 - public keyword
     """BibTeX (``format="bibtex"``) or a one-line text citation (``format="text"``).
 
-    ``obj_or_id`` may be a function of grokclocks, its dotted name, a spec ID such as
-    ``"levi:eq19"`` or a paper key such as ``"levi"``.  The text form also names the spec IDs and
-    the equations, e.g. ``Levi et al. ... [levi:eq8, levi:gen-closed]``.
+    ``obj_or_id`` may be a function of grokclocks, its dotted name, a bare function name (``"mp_edges"``), a
+    spec ID such as ``"levi:eq19"`` or a paper key such as ``"levi"``.  The text form also names the spec IDs
+    and the equations, e.g. ``Levi et al. ... [levi:eq8, levi:gen-closed]``.  A paper whose source states no
+    author (``kramers``) gives an entry that says so, and a :class:`CitationWarning`.
     """
+    if format not in ("bibtex", "text"):
+        raise ValueError(f"format must be one of 'bibtex', 'text' (got {format!r})")
     ids, papers = _resolve(obj_or_id)
+    _warn_missing(papers)
     if format == "bibtex":
         return "\n\n".join(p.bibtex for p in papers)
-    if format == "text":
-        where = f" [{', '.join(ids)}]" if ids else ""
-        return " ".join(p.text for p in papers) + where
-    raise ValueError(f"format must be one of 'bibtex', 'text' (got {format!r})")
+    where = f" [{', '.join(ids)}]" if ids else ""
+    return " ".join(p.text for p in papers) + where
+
+
+def cite_many(targets: Sequence[Any], format: str = "bibtex") -> str:  # noqa: A002 - public keyword
+    """Citations of several targets (functions, names, spec IDs, paper keys), each paper once.
+
+    BibTeX: one entry per paper, in the order first needed.  Text: one line per paper, naming the spec IDs
+    of the targets that cite it.  Raises ``KeyError`` naming the first target that resolves to nothing.
+    """
+    if format not in ("bibtex", "text"):
+        raise ValueError(f"format must be one of 'bibtex', 'text' (got {format!r})")
+    if isinstance(targets, (str, bytes)):
+        targets = [targets]
+    papers: list[Paper] = []
+    ids_of: dict[str, list[str]] = {}
+    for t in targets:
+        ids, ps = _resolve(t)
+        for p in ps:
+            if p not in papers:
+                papers.append(p)
+            ids_of.setdefault(p.key, [])
+        for i in ids:
+            lst = ids_of.setdefault(SPEC[i].paper.key, [])
+            if i not in lst:
+                lst.append(i)
+    _warn_missing(papers)
+    if format == "bibtex":
+        return "\n\n".join(p.bibtex for p in papers)
+    return "\n".join(p.text + (f" [{', '.join(ids_of[p.key])}]" if ids_of.get(p.key) else "") for p in papers)
 
 
 def spec_ids(paper: str | None = None) -> list[str]:

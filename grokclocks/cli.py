@@ -5,11 +5,12 @@ Subcommands (``grokclocks <command> --help`` for each):
 ``verify``
     run ``pytest verify`` (theorem vs simulation) in a source checkout and write the certificate;
 ``cite``
-    BibTeX or a one-line citation of a function or spec ID;
+    BibTeX or one-line citations of functions, bare function names or spec IDs (several at once);
 ``time``
     grokking time of the linear estimator (Levi et al.), :func:`grokclocks.linear.grok_time`;
 ``compare``
-    a logged run against every theory, :func:`grokclocks.compare.compare_run`;
+    a logged run (CSV, JSON lines, TensorBoard, Lightning, Hugging Face, torch.save, .npz; several files =
+    seeds) against every theory, with a verdict per theory, :func:`grokclocks.compare.compare_run`;
 ``list``
     spec IDs with their status and the functions implementing them.
 
@@ -23,6 +24,7 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,7 +49,8 @@ examples:
   grokclocks cite grokclocks.linear.grok_time    # BibTeX of the paper behind a function
   grokclocks cite levi:eq11 --format text        # one-line citation of a spec result
   grokclocks time --lam 0.5 --eps 1e-3           # linear-estimator grokking time (GD steps)
-  grokclocks compare run.npz --plot run.png      # a logged run against all five theories
+  grokclocks compare metrics.csv --plot run.png  # a logged run against all five theories
+  grokclocks compare runs/seed*/metrics.csv     # one seed per file, a verdict per theory
   grokclocks list clocks                         # spec IDs of one paper and their functions
 
 Every command accepts --help.  Errors print one line and exit with status 2.
@@ -105,13 +108,25 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=root)
 
 
-def _cmd_cite(args: argparse.Namespace) -> int:
-    from .citations import cite
+def _print_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    seen = []
+    for w in caught:
+        msg = str(w.message)
+        if msg not in seen:
+            seen.append(msg)
+            print(f"grokclocks: warning: {msg}", file=sys.stderr)
 
-    try:
-        print(cite(args.target, format=args.format))
-    except KeyError as exc:
-        raise CLIError(str(exc.args[0]) if exc.args else str(exc)) from exc
+
+def _cmd_cite(args: argparse.Namespace) -> int:
+    from .citations import cite_many
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            print(cite_many(args.targets, format=args.format))
+        except KeyError as exc:
+            raise CLIError(str(exc.args[0]) if exc.args else str(exc)) from exc
+    _print_warnings(caught)
     return 0
 
 
@@ -151,29 +166,54 @@ def _parse_index(text: str | None) -> tuple[int, ...] | None:
         raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
+def _read_mask(path: str) -> object:
+    """A training mask file for --train-mask: .npy (bool (p, p) / (p*p,) or integer pair indices) or a text
+    file of integer indices (one or two per line)."""
     import numpy as np
 
-    from .compare import compare_run, load_run
+    try:
+        if path.endswith(".npy"):
+            m = np.load(path, allow_pickle=False)
+        elif path.endswith(".npz"):
+            raise CLIError("--train-mask must be a .npy array or a text file of indices, not an .npz archive")
+        else:
+            m = np.loadtxt(path, dtype=np.int64, ndmin=1, delimiter=None)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from exc
+    return m
 
-    over = {}
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_run, load_run
+    from .logs import parse_columns
+
+    over: dict = {}
     if args.train_mask is not None:
-        try:
-            over["train_mask"] = np.load(args.train_mask, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise CLIError(f"--train-mask: cannot read {args.train_mask!r} ({exc})") from exc
-        if isinstance(over["train_mask"], np.lib.npyio.NpzFile):
-            raise CLIError("--train-mask must be a .npy array, not an .npz archive")
+        over["train_mask"] = _read_mask(args.train_mask)
+    if args.p is not None:
+        over["p"] = args.p
     if args.train_level is not None:
         over["train_level"] = args.train_level
     if args.test_level is not None:
         over["test_level"] = args.test_level
-    run = load_run(args.run, index=_parse_index(args.index))
-    cmp = compare_run(run, eps_cls=args.eps_cls, **over)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        paths = list(args.run)
+        run = load_run(paths if len(paths) > 1 else paths[0], index=_parse_index(args.index),
+                       columns=parse_columns(args.columns), format=args.format)
+        cmp = compare_run(run, eps_cls=args.eps_cls, **over)
+        bib = cmp.cite(format=args.cite) if args.cite else None
+    _print_warnings(caught)
     if args.json:
-        print(json.dumps({"run": cmp.header(), "entries": cmp.as_dicts()}, indent=1))
+        out = cmp.as_json()
+        if bib is not None:
+            out["citations"] = bib
+        print(json.dumps(out, indent=1))
     else:
         print(cmp.table(markdown=args.markdown))
+        if bib is not None:
+            print("\ncitations of the results used:\n")
+            print(bib)
     if args.plot:
         try:
             cmp.plot(args.plot)
@@ -253,16 +293,19 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_cmd_verify)
 
     c = sub.add_parser(
-        "cite", formatter_class=fmt, help="citation of a function or spec ID",
-        description="Print the BibTeX (or a one-line text citation) of the paper behind a grokclocks function, "
-                    "a spec ID or a paper key.",
+        "cite", formatter_class=fmt, help="citation of functions or spec IDs",
+        description="Print the BibTeX (or one text line per paper) of the papers behind grokclocks functions, "
+                    "spec IDs or paper keys; each paper once, however many targets cite it. An entry whose "
+                    "source states no author says so and prints a warning on stderr.",
         epilog="examples:\n"
                "  grokclocks cite grokclocks.linear.grok_time\n"
                "  grokclocks cite linear.grok_time --format text\n"
-               "  grokclocks cite levi:eq11\n"
+               "  grokclocks cite mp_edges grok_time levi:eq11   # bare names and IDs, several at once\n"
+               "  grokclocks cite grokclocks.compare.compare_run  # every result compare uses\n"
                "  grokclocks cite kramers            # a paper key\n")
-    c.add_argument("target",
-                   help="dotted function name (grokclocks.linear.grok_time), spec ID (levi:eq11) or paper key")
+    c.add_argument("targets", nargs="+", metavar="target",
+                   help="function (grokclocks.linear.grok_time, linear.grok_time or grok_time), spec ID "
+                        "(levi:eq11) or paper key")
     c.add_argument("--format", choices=("bibtex", "text"), default="bibtex", help="output format (default bibtex)")
     c.set_defaults(func=_cmd_cite)
 
@@ -291,28 +334,42 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser(
         "compare", formatter_class=fmt, help="compare a logged training run with every theory",
-        description="Read a training run (.npz) and print what each theory predicts or measures for it: the "
+        description="Read a training run and print what each theory predicts or measures for it: the "
                     "linear estimator's lambda and delay, the classifier and representation clocks, the "
                     "Arrhenius barrier and the seed spread, the exact accuracy ceiling of the split, the "
-                    "lock-in detector. Quantities a theory does not cover are 'n/a' with the reason.\n\n"
-                    "The .npz is either an engine run (Trajectory.save: keys times, metric:*, extra:* and a .json "
-                    "config beside it) or a user file with the keys\n"
-                    "  steps (required), train_acc, test_acc, train_loss, test_loss, weight_norm,\n"
-                    "  embeddings, weights, gap, train_mask, p, operation, b_offset, lam, n_train\n"
-                    "(shapes: (n_records,) or (n_runs, n_records); see grokclocks.compare).",
+                    "lock-in detector; then one verdict per theory (consistent / inconsistent / cannot tell, "
+                    "with the deciding number, its band and spec ID). Quantities a theory does not cover are "
+                    "'n/a' with the reason.\n\n"
+                    "Formats (by content and extension): CSV / TSV (Lightning's metrics.csv too), JSON lines "
+                    "(W&B history), trainer_state.json (Hugging Face), TensorBoard event files or run "
+                    "directories, torch.save dicts, .npz (a user file or an engine run), .npy structured "
+                    "arrays. Several files are several seeds. Column names are matched by their words "
+                    "(step/_step/global_step/epoch; train, val/eval/valid/test; acc/accuracy, loss); "
+                    "--columns overrides. See docs/byor.md.",
         epilog="examples:\n"
-               "  grokclocks compare run.npz\n"
-               "  grokclocks compare run.npz --plot run.png --markdown\n"
+               "  grokclocks compare metrics.csv\n"
+               "  grokclocks compare runs/seed*/metrics.csv --plot run.png   # one seed per file\n"
+               "  grokclocks compare wandb_history.jsonl --columns test_acc=val/accuracy\n"
+               "  grokclocks compare lightning_logs/version_0/metrics.csv --json\n"
+               "  grokclocks compare tb_logs/ --cite                          # TensorBoard run directory\n"
                "  grokclocks compare sweep.npz --index 0,1        # one point of an engine grid\n"
-               "  grokclocks compare run.npz --train-mask mask.npy  # the split of a run trained on a mask\n")
-    m.add_argument("run", help="the run, an .npz file")
+               "  grokclocks compare run.csv --train-mask mask.npy  # the split: bool (p, p), (p*p,) or indices\n")
+    m.add_argument("run", nargs="+", help="the run: a log file or run directory (several = one per seed)")
+    m.add_argument("--columns", metavar="NAME=COL[,...]",
+                   help="which column holds a series, e.g. test_acc=val/accuracy,steps=_step")
+    m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
+                   help="force a reader (default: from the content and the extension)")
     m.add_argument("--plot", metavar="PATH", help="also save a figure (accuracy and loss vs step, clocks marked)")
     m.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    m.add_argument("--json", action="store_true", help="print the entries as JSON")
+    m.add_argument("--json", action="store_true", help="print entries and verdicts as JSON (inf = null, state 'never')")
+    m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),
+                   help="also print the citations of every result the comparison used (default bibtex)")
     m.add_argument("--index", metavar="I[,J...]", help="grid point of an engine sweep (e.g. 0 or 0,1)")
-    m.add_argument("--train-mask", metavar="NPY", help="boolean training mask (.npy, shape (p, p) or (p*p,))")
-    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0)")
-    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99)")
+    m.add_argument("--train-mask", metavar="FILE",
+                   help="training split: .npy bool (p, p) or (p*p,), or integer pair indices a*p+b (.npy or text)")
+    m.add_argument("--p", type=int, help="the modulus p (needed to read a --train-mask given as indices)")
+    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0, grokclocks.task)")
+    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99, grokclocks.task)")
     m.add_argument("--eps-cls", type=_positive_float("--eps-cls"), default=1e-3,
                    help="training-loss level of the classifier clock (default 1e-3)")
     m.set_defaults(func=_cmd_compare)

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import ndimage, special, stats
 
 from . import _validate as V
+from . import task as _task
 from ._validate import DomainError
 from .citations import cites
 
@@ -609,7 +610,13 @@ def token_coverage_mask(train_mask: Any, b_offset: int = 0) -> np.ndarray:
 
 
 def _delta_on_test(train_mask, labels, metric, test_mask, b_offset):
-    t = _mask(train_mask)
+    # the one mask convention of grokclocks.task: bool or 0/1 (p, p), flat (p*p,), or pair indices;
+    # p comes from the label table
+    shape = np.shape(labels)
+    p = int(shape[0]) if len(shape) == 2 and shape[0] == shape[1] and shape[0] >= 2 else None
+    t = _task.as_mask(train_mask, p)
+    if test_mask is not None:
+        test_mask = _task.as_mask(test_mask, t.shape[0], name="test_mask")
     lab = _labels(labels, t.shape)
     metric = _metric(metric)
     s = _test_mask(t, test_mask)
@@ -628,10 +635,11 @@ def accuracy_ceiling(train_mask: Any, labels: Any, n: Any, metric: str = "torus"
 
     Parameters
     ----------
-    train_mask : boolean ``(p, p)``; labels : integer ``(p, p)``.
+    train_mask : the training set in any form of :func:`grokclocks.task.as_mask`: bool or 0/1 ``(p, p)``,
+        flat ``(p*p,)``, or integer pair indices ``a*p + b`` / rows ``(a, b)``; labels : integer ``(p, p)``.
     n : int >= 1 or ``math.inf`` (the radius; ``inf`` = the label occurs in :math:`T`).
     metric : ``"torus"`` (default; the reading Table 1 supports) or ``"grid"`` (the literal reading).
-    test_mask : boolean ``(p, p)``, default the complement of ``train_mask``; must be non-empty.
+    test_mask : same forms as ``train_mask``, default the complement of ``train_mask``; must be non-empty.
     b_offset : ``None`` skips the token factor; an int >= 0 applies it for that vocabulary layout.
 
     Returns

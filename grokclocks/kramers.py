@@ -46,6 +46,7 @@ from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
 from . import _validate as V
+from .task import TEST_LEVEL, TRAIN_LEVEL
 from ._validate import DomainError
 from .citations import cites
 
@@ -293,8 +294,8 @@ def modadd_split(p: int, rho: float, seed: int) -> tuple[np.ndarray, np.ndarray]
 
 
 @cites("kramers:milestones")
-def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = 0.99,
-               q_test: float = 0.99) -> tuple[float | None, float | None]:
+def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN_LEVEL,
+               q_test: float = TEST_LEVEL) -> tuple[float | None, float | None]:
     r"""Memorisation and grokking times on an evaluation grid (derived here; §1.4 of the paper is empty).
 
     .. math:: t_{\rm mem}=\min\{t:\ \text{train acc}\ge q_{\rm tr}\},\qquad t_{\rm grok}=\min\{t:\ \text{test acc}\ge q_{\rm te}\}.
@@ -304,6 +305,10 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = 0.99,
     steps : 1-D increasing array of evaluation steps (the grid; report it with the result)
     train_acc, test_acc : 1-D arrays, same length, in [0, 1]
     q_train, q_test : thresholds in (0, 1]
+        Defaults :data:`grokclocks.task.TRAIN_LEVEL` = 1.0 (every training pair right: the zero-one clock
+        of ``clocks:appF4-acc-clock``, the ``t_train`` of :func:`grokclocks.compare.compare_run`) and
+        :data:`grokclocks.task.TEST_LEVEL` = 0.99.  The spec's text gives 0.99 for both; pass
+        ``q_train=0.99`` for that reading.
 
     Returns
     -------

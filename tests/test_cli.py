@@ -49,6 +49,19 @@ def test_cite(capsys):
     assert rc == 2 and out == "" and err.startswith("grokclocks: error:") and len(err.strip().splitlines()) == 1
 
 
+def test_cite_several_targets_bare_names_and_missing_author(capsys):
+    rc, out, err = run(["cite", "mp_edges", "grok_time", "levi:eq11"], capsys)
+    assert rc == 0 and out.count("@inproceedings{levi2024grokking") == 1 and err == ""  # one paper, once
+    rc, out, err = run(["cite", "grokclocks.compare.compare_run", "--format", "text"], capsys)
+    assert rc == 0 and len(out.strip().splitlines()) == 5 and "[levi:" in out and "kramers:eq15" in out
+    assert err.startswith("grokclocks: warning: the citation of 'kramers'") and "no author" in err
+    rc, out, err = run(["cite", "kramers"], capsys)
+    assert "author = {{Anonymous / not stated in the source}}" in out and "INCOMPLETE CITATION" in out
+    assert "warning" in err
+    rc, _, err = run(["cite", "load_run"], capsys)
+    assert rc == 2 and "computes no result of the papers" in err
+
+
 def test_time_matches_grok_time(capsys):
     rc, out, _ = run(["time", "--lam", "0.5", "--eps", "1e-3"], capsys)
     assert rc == 0 and f"{L.grok_time(0.5, 1e-3, 0.01):.6g}" in out and "431.3" in out
@@ -119,12 +132,15 @@ def _user_npz(path: Path) -> Path:
 def test_compare_text_markdown_json_plot(capsys, tmp_path):
     f = _user_npz(tmp_path / "run.npz")
     rc, out, _ = run(["compare", str(f)], capsys)
-    assert rc == 0 and out.startswith("run: user file run.npz") and "t_test (test acc >= 0.99)" in out
+    assert rc == 0 and out.startswith("run: run.npz") and "t_test (test acc >= 0.99)" in out and "verdicts:" in out
     rc, out, _ = run(["compare", str(f), "--markdown", "--test-level", "0.5"], capsys)
-    assert rc == 0 and "| theory | quantity |" in out and "| t_test (test acc >= 0.5) | 1500 |" in out
+    assert rc == 0 and "| theory | id | quantity |" in out and "| t_test | t_test (test acc >= 0.5) | 1500 |" in out
     rc, out, _ = run(["compare", str(f), "--json"], capsys)
     d = json.loads(out)
-    assert rc == 0 and any(e["quantity"] == "Delta t = t_test - t_train" for e in d["entries"])
+    by_id = {e["id"]: e for e in d["entries"]}
+    assert rc == 0 and by_id["delta_t"]["quantity"] == "Delta t = t_test - t_train"
+    assert isinstance(by_id["t_test"]["value"], float) and by_id["ceiling"]["value"] is None
+    assert d["verdicts"][1]["theory"] == "clocks" and d["verdicts"][1]["verdict"] == "consistent"
     pytest.importorskip("matplotlib")
     png = tmp_path / "run.png"
     rc, _, err = run(["compare", str(f), "--plot", str(png)], capsys)
@@ -139,9 +155,40 @@ def test_compare_with_train_mask_file(capsys, tmp_path):
     assert rc == 0 and "test-accuracy ceiling Ceil(inf)" in out and "predicted" in out
 
 
+FIX = Path(__file__).resolve().parent / "fixtures" / "logs"
+
+
+def test_compare_several_seeds_columns_and_cite(capsys):
+    seeds = sorted(str(p) for p in FIX.glob("seeds/seed*/metrics.csv"))
+    rc, out, err = run(["compare", *seeds], capsys)
+    assert rc == 0 and out.startswith("run: 3 seeds: seed0, seed1, seed2; 3 run(s)")
+    assert "1450 [850, 1500] (3/3)" in out and "have 3" in out  # t_test; the escape test needs 5 seeds
+    rc, out, err = run(["compare", str(FIX / "wandb_history.jsonl"), "--columns", "test_acc=val/acc,steps=_step",
+                        "--cite"], capsys)
+    assert rc == 0 and "citations of the results used" in out and "@article{tan2026twoclocks" in out
+    assert "ignored columns that match no series: ['_runtime', '_timestamp', 'lr']" in err
+    rc, out, _ = run(["compare", str(FIX / "metrics.csv"), "--json", "--cite", "text"], capsys)
+    d = json.loads(out)
+    assert rc == 0 and "Tan, K. Gai" in d["citations"] and d["input"][0].startswith("read as csv")
+    rc, _, err = run(["compare", str(FIX / "metrics.csv"), "--columns", "test_acc"], capsys)
+    assert rc == 2 and "NAME=COLUMN" in err
+
+
+def test_compare_train_mask_as_indices(capsys, tmp_path):
+    mask = np.random.default_rng(0).random((7, 7)) < 0.5
+    np.savetxt(tmp_path / "train_pairs.txt", np.flatnonzero(mask), fmt="%d")
+    f = _user_npz(tmp_path / "run.npz")
+    rc, out_idx, err = run(["compare", str(f), "--train-mask", str(tmp_path / "train_pairs.txt"), "--p", "7"], capsys)
+    np.save(tmp_path / "mask.npy", mask)
+    rc2, out_bool, _ = run(["compare", str(f), "--train-mask", str(tmp_path / "mask.npy")], capsys)
+    assert rc == rc2 == 0 and out_idx == out_bool
+    rc, _, err = run(["compare", str(f), "--train-mask", str(tmp_path / "train_pairs.txt")], capsys)
+    assert rc == 2 and "give p to read them" in err
+
+
 def test_compare_errors_exit_2(capsys, tmp_path):
     rc, _, err = run(["compare", str(tmp_path / "missing.npz")], capsys)
-    assert rc == 2 and "existing .npz" in err
+    assert rc == 2 and "existing log file" in err
     np.savez(tmp_path / "bad.npz", steps=[0, 1, 2], train_acc=[0, 2, 1])
     rc, _, err = run(["compare", str(tmp_path / "bad.npz")], capsys)
     assert rc == 2 and "[0, 1]" in err and len(err.strip().splitlines()) == 1

@@ -16,7 +16,7 @@ from grokclocks import coverage as COV
 from grokclocks import kramers as K
 from grokclocks import linear as L
 from grokclocks import repulsion as R
-from grokclocks.compare import USER_KEYS, Comparison, RunData, compare_run, load_run, run_data
+from grokclocks.compare import QUANTITY_IDS, USER_KEYS, Comparison, RunData, compare_run, load_run, run_data
 
 STEPS = np.arange(0, 5001, 10, dtype=float)
 
@@ -175,13 +175,18 @@ def test_kramers_spread_exponential_vs_regular():
 
     expo = compare_run(steps=steps, train_acc=train, test_acc=runs(rng.exponential(3000.0, 12)))
     assert expo["KS p-value, Delta t ~ exponential"].value >= 0.05
-    assert expo.value("spread looks like an escape (KS p >= 0.05)").startswith("yes")
+    assert expo.value("escape_like") is True
+    assert expo.verdict("kramers").verdict == "consistent" and expo.verdict("kramers").value >= 0.05
     regular = compare_run(steps=steps, train_acc=train, test_acc=runs(3000 + rng.normal(0, 100, 12)))
     assert regular.value("CV of Delta t over seeds (escape: 1)") < 0.1
-    assert regular.value("spread looks like an escape (KS p >= 0.05)").startswith("no")
+    assert regular.value("escape_like") is False
+    # a run that must come out inconsistent: deterministic delays are no activated escape (erratum E13)
+    v = regular.verdict("kramers")
+    assert (v.verdict, v.spec_id, v.quantity) == ("inconsistent", "kramers:eq15", "ks_pvalue") and v.value < 0.05
     few = compare_run(steps=steps, train_acc=train[:3], test_acc=runs([1000, 1500, 2000]))
     assert few["KS p-value, Delta t ~ exponential"].status == "n/a: needs >= 5 seeds that grok (have 3)"
     assert few["CV of Delta t over seeds (escape: 1)"].available
+    assert few.verdict("kramers").verdict == "cannot tell" and "have 3" in few.verdict("kramers").reason
 
 
 def test_levi_prediction_and_lambda_star_fit_use_the_library():
@@ -230,7 +235,8 @@ def test_table_markdown_dicts_and_plot(tmp_path):
     for t in ("levi", "clocks", "kramers", "coverage", "repulsion"):
         assert t in text
     md = c.table(markdown=True)
-    assert "| theory | quantity | value | spec ID | status | note |" in md
+    assert "| theory | id | quantity | value | spec ID | status | note |" in md
+    assert "| theory | verdict |" in md
     json.dumps(c.as_dicts())
     pytest.importorskip("matplotlib")
     fig = c.plot(tmp_path / "run.png")
@@ -254,11 +260,13 @@ def test_entry_formatting():
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1.5]), r"\[0, 1\]"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5]), "shape"),
     (dict(steps=[0, 1, 2]), "at least one"),
-    (dict(steps=[0, 1, 2], train_acc=[0, np.nan, 1]), "finite"),
+    (dict(steps=[0, 1, 2], train_acc=[0, np.inf, 1]), "finite"),
+    (dict(steps=[0, 1, 2], train_acc=[np.nan, np.nan, np.nan]), "holds no value"),
+    (dict(steps=[0, 1, 2], train_acc=[[0, 1, 1], [np.nan] * 3]), "no value in run 1"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_loss=[1, -1, 0]), ">= 0"),
     (dict(steps=[0, 1, 2], train_acc=[[0, 0.5, 1]], test_acc=[[0, 0, 0], [0, 0, 0]]), "number of runs"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.ones((3, 3), bool)), "training and one test"),
-    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.ones(10, bool)), "p\\^2"),
+    (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.ones(10, bool)), r"p\*p entries"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], train_mask=np.eye(3, dtype=bool), p=5), "p=3"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], lam=-1), "lam"),
     (dict(steps=[0, 1, 2], train_acc=[0, 0.5, 1], delta=1.5), "delta"),
@@ -270,13 +278,13 @@ def test_invalid_input_raises_domain_error(kwargs, match):
 
 
 def test_invalid_run_objects():
-    with pytest.raises(DomainError, match="unknown keys"):
-        compare_run({"steps": [0, 1], "train_accuracy": [0, 1]})
+    with pytest.raises(DomainError, match="no column reads as a series"):
+        compare_run({"steps": [0, 1], "train_top5": [0, 1]})
     with pytest.raises(DomainError, match="run must be"):
         compare_run(42)
     with pytest.raises(DomainError, match="give a run"):
         compare_run()
-    with pytest.raises(DomainError, match="existing .npz"):
+    with pytest.raises(DomainError, match="existing log file"):
         load_run("/nonexistent/run.npz")
 
 
@@ -305,9 +313,9 @@ def test_user_npz_round_trip(tmp_path):
                          train_mask=mask, p=p)
     via = compare_run(str(path))
     assert [e.formatted() for e in via.entries] == [e.formatted() for e in direct.entries]
-    np.savez(tmp_path / "bad.npz", steps=STEPS, acc=train)
-    with pytest.raises(DomainError, match="unknown keys"):
-        load_run(tmp_path / "bad.npz")
+    np.savez(tmp_path / "extra.npz", steps=STEPS, acc=train, learning_rate=np.ones(STEPS.size))
+    with pytest.warns(UserWarning, match="ignored columns.*learning_rate"):
+        assert load_run(tmp_path / "extra.npz").train_acc[0].tolist() == train.tolist()  # 'acc' = train accuracy
     assert set(USER_KEYS) >= {"steps", "train_acc", "test_acc", "train_mask", "gap", "weights"}
 
 
@@ -374,3 +382,181 @@ def test_engine_train_frac_sweep_gives_lambda_star_fit():
     assert c.value("lambda = d_in / N_train") == pytest.approx(lams[1])
     assert c.value("Delta t from the lambda* fit") == pytest.approx(C_fit * (lam_star - lams[1]) ** -2, rel=1e-6)
     assert c.run.train_mask.shape == (2, p, p) and c.run.train_mask.sum(axis=(1, 2)).tolist() == [12, 12]
+
+
+# ------------------------------------------------------------------------------------------ IDs, JSON, cadences
+
+
+def test_quantity_ids_are_stable_and_documented():
+    train, test, loss, test_loss = grokking_curves()
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, test_loss=test_loss,
+                    weight_norm=10 + np.exp(-STEPS / 400), train_mask=np.eye(7, dtype=bool) | np.tri(7, k=-3, dtype=bool))
+    ids = [e.id for e in c.entries]
+    assert all(ids) and len(ids) == len(set(ids))
+    assert set(ids) <= set(QUANTITY_IDS), set(ids) - set(QUANTITY_IDS)
+    assert c.value("t_test") == c.value("t_test (test acc >= 0.99)") == first_record_at(2500, 150, 0.99)
+    assert c.value("delay_ratio") == c.value("t_test") / c.value("t_train")
+    with pytest.raises(KeyError, match="IDs: lambda, delta_t"):
+        c.value("no_such_quantity")
+
+
+def test_json_numbers_are_numbers_and_inf_is_null_with_state_never():
+    train, test, loss, _ = grokking_curves(n_runs=2)
+    test[1] = 0.3  # the second seed never generalises
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss)
+    js = c.as_json()
+    text = json.dumps(js, allow_nan=False)  # no NaN/Infinity tokens and no "inf" strings
+    assert '"inf"' not in text
+    by_id = {e["id"]: e for e in js["entries"]}
+    e = by_id["t_test"]
+    assert e["value"] == 3190.0 and e["state"] == "measured"
+    assert e["per_run"] == [3190.0, None] and e["per_run_state"] == ["ok", "never"]
+    never = compare_run(steps=STEPS, train_acc=train[1], test_acc=test[1]).as_json()
+    t = {x["id"]: x for x in never["entries"]}["t_test"]
+    assert t["value"] is None and t["state"] == "never"
+    assert [v["theory"] for v in js["verdicts"]] == ["levi", "clocks", "kramers", "coverage", "repulsion"]
+    assert {v["verdict"] for v in js["verdicts"]} <= {"consistent", "inconsistent", "cannot tell"}
+
+
+def test_to_dataframe():
+    pytest.importorskip("pandas")
+    train, test, _, _ = grokking_curves()
+    df = compare_run(steps=STEPS, train_acc=train, test_acc=test).to_dataframe()
+    assert df.loc["t_test", "value"] == first_record_at(2500, 150, 0.99)
+    assert df.loc["t_test", "spec_id"] == "kramers:milestones" and df.loc["ceiling", "state"] == "n/a"
+
+
+def test_separate_cadences_are_read_on_their_own_records():
+    """Train metrics every 10 steps, test every 100: NaN gaps on the union grid, nothing interpolated."""
+    train, test, loss, _ = grokking_curves()
+    sparse = np.where(STEPS % 100 == 0, test, np.nan)
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=sparse, train_loss=loss)
+    t100 = STEPS[STEPS % 100 == 0]
+    assert c.value("t_test") == C.first_hitting_time(t100, test[STEPS % 100 == 0], 0.99, direction="above") == 3200
+    # the sustained classifier clock counts logged records: a gap never breaks (or fakes) a window
+    gappy_loss = np.where(STEPS % 20 == 0, loss, np.nan)
+    g = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=gappy_loss)
+    t20 = STEPS[STEPS % 20 == 0]
+    assert g.value("t_cls_sustained") == C.classifier_clock(t20, loss[STEPS % 20 == 0], 1e-3, window=5)
+    notes = "\n".join(c.run.input_notes)
+    assert "nothing is interpolated" in notes and "test_acc: 51 records, every 100" in notes
+    assert "test_acc: 51 records" in c.table()
+
+
+def test_embedding_snapshots_at_their_own_steps():
+    p, d = 7, 4
+    steps = np.arange(0, 1001, 10.0)
+    snap = np.arange(0, 1001, 250.0)
+    rng = np.random.default_rng(2)
+    E = rng.normal(size=(snap.size, p, d))
+    acc = np.minimum(steps / 500, 1)
+    c = compare_run(steps=steps, train_acc=acc, test_acc=acc, embeddings=E, embedding_steps=snap, p=p, window=1)
+    sr = __import__("grokclocks.spectral", fromlist=["x"]).stable_rank(E)
+    assert c.value("t_rep_srank") == C.representation_clock(snap, C.stable_rank_gap(sr), 0.1)
+    with pytest.raises(DomainError, match="embedding_steps"):
+        compare_run(steps=steps, train_acc=acc, embeddings=E, p=p)
+
+
+def test_train_mask_forms_agree():
+    p = 11
+    labels = COV.label_table(p, "add")
+    mask = (np.random.default_rng(0).random((p, p)) < 0.5) & (labels != 0)
+    steps = np.arange(0, 1001, 100.0)
+    acc = np.minimum(steps / 500, 1) * 0.5
+    base = compare_run(steps=steps, train_acc=acc, test_acc=acc, train_mask=mask)
+    for form in (mask.reshape(-1), mask.astype(int), np.flatnonzero(mask), np.argwhere(mask)):
+        c = compare_run(steps=steps, train_acc=acc, test_acc=acc, train_mask=form, p=p)
+        assert c.value("ceiling") == base.value("ceiling") < 1
+
+
+# ------------------------------------------------------------------------------------------ verdicts
+
+
+def test_verdict_clocks_consistent_and_inconsistent():
+    train, test, loss, _ = grokking_curves()
+    good = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss, train_level=0.99)
+    v = good.verdict("clocks")
+    assert (v.verdict, v.spec_id) == ("consistent", "clocks:appB")
+    assert v.value == pytest.approx(good.value("t_test") / good.value("t_cls"))
+    # the training loss reaches eps only after the test accuracy generalised: the ordering is violated
+    late_loss = np.exp(-STEPS / 600.0)
+    bad = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=late_loss)
+    vb = bad.verdict("clocks")
+    assert vb.verdict == "inconsistent" and vb.value == pytest.approx(bad.value("t_test") / bad.value("t_cls"))
+    assert vb.value <= 1
+    none = compare_run(steps=STEPS, train_acc=train, test_acc=test)
+    assert none.verdict("clocks").verdict == "cannot tell" and "training loss" in none.verdict("clocks").reason
+
+
+def test_verdict_coverage_consistent_inconsistent_and_vacuous():
+    p = 11
+    labels = COV.label_table(p, "add")
+    mask = (np.random.default_rng(0).random((p, p)) < 0.5) & (labels != 0)
+    ceil = COV.accuracy_ceiling(mask, labels, math.inf, b_offset=0)
+    steps = np.arange(0, 1001, 100.0)
+    tr = np.minimum(steps / 100, 1)
+    ok = compare_run(steps=steps, train_acc=tr, test_acc=np.minimum(steps / 500, 1) * (ceil - 0.05), train_mask=mask)
+    assert ok.verdict("coverage").verdict == "consistent" and ok.verdict("coverage").spec_id == "uniformity:thm3.10"
+    bad = compare_run(steps=steps, train_acc=tr, test_acc=np.minimum(steps / 500, 1), train_mask=mask)
+    vb = bad.verdict("coverage")
+    assert vb.verdict == "inconsistent" and vb.value == 1.0 and vb.quantity == "max_test_acc"
+    full = np.random.default_rng(0).random((p, p)) < 0.5  # covers every label: ceiling 1
+    vac = compare_run(steps=steps, train_acc=tr, test_acc=np.minimum(steps / 500, 1), train_mask=full)
+    assert vac.value("ceiling") == 1.0 and vac.verdict("coverage").verdict == "cannot tell"
+
+
+def test_verdict_repulsion():
+    steps = np.arange(0, 400, dtype=float)
+    gap = np.where(steps < 150, 1.0, np.exp(0.1 * (steps - 150)))
+    acc = np.clip(steps / 300, 0, 1)
+    c = compare_run(steps=steps, train_acc=acc, test_acc=acc, gap=gap)
+    assert c.verdict("repulsion").verdict == "consistent"  # fires and reaches test acc 0.5
+    nogrok = compare_run(steps=steps, train_acc=acc, test_acc=np.full(steps.size, 0.1), gap=gap)
+    v = nogrok.verdict("repulsion")
+    assert v.verdict == "inconsistent" and v.value == 1.0 and v.spec_id == "repulsion:headline"
+    quiet = compare_run(steps=steps, train_acc=acc, test_acc=np.full(steps.size, 0.1), gap=np.ones(steps.size))
+    assert quiet.verdict("repulsion").verdict == "consistent"  # neither fires nor groks
+
+
+def test_verdict_levi():
+    train, test, _, _ = grokking_curves()
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_level=0.99, lam=0.5,
+                    levi_params=dict(eps=1e-3, eta0=0.01))
+    v = c.verdict("levi")
+    pred = L.grok_time(0.5, 1e-3, 0.01)
+    assert v.value == pytest.approx(c.value("delta_t") / pred) and v.verdict == "inconsistent"  # 2750 vs 431
+    # a run whose delay is the linear estimator's, within 15 %
+    t_te = 440.0 + 1.1 * pred
+    test2 = sigmoid(STEPS, t_te - 150 * math.log(99), 150.0)
+    c2 = compare_run(steps=STEPS, train_acc=train, test_acc=test2, train_level=0.99, lam=0.5,
+                     levi_params=dict(eps=1e-3, eta0=0.01))
+    assert c2.verdict("levi").verdict == "consistent" and abs(c2.verdict("levi").value - 1) <= 0.15
+    assert compare_run(steps=STEPS, train_acc=train, test_acc=test).verdict("levi").verdict == "cannot tell"
+    lams = np.array([0.05, 0.07, 0.09, 0.1])
+    fit = compare_run(steps=STEPS, train_acc=train, test_acc=test, lam=0.08, lam_sweep=(lams, 3.0 * (0.12 - lams) ** -2))
+    assert fit.verdict("levi").verdict == "consistent" and fit.verdict("levi").spec_id == "levi:appG"
+    noisy = compare_run(steps=STEPS, train_acc=train, test_acc=test, lam=0.08,
+                        lam_sweep=(lams, np.array([100.0, 2000.0, 150.0, 3000.0])))
+    vn = noisy.verdict("levi")
+    assert noisy["lambda_star"].available and vn.verdict == "inconsistent" and vn.value > 0.15
+
+
+def test_verdicts_in_the_table_and_cite():
+    train, test, loss, _ = grokking_curves(n_runs=3)
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss)
+    text = c.table()
+    assert "verdicts:" in text and "clocks     consistent: t_test / t_cls" in text
+    ids = c.spec_ids()
+    assert "kramers:milestones" in ids and "clocks:appB" in ids and "uniformity:thm3.10" not in ids
+    with pytest.warns(UserWarning, match="incomplete"):
+        bib = c.cite()
+    assert "@article{tan2026twoclocks" in bib and "kramers2026grokkingdelay" in bib
+    assert "gu2025beyond" not in bib  # the coverage entries were n/a: nothing of that paper was used
+
+
+def test_plot_gives_each_seed_its_own_colour(tmp_path):
+    pytest.importorskip("matplotlib")
+    train, test, loss, _ = grokking_curves(n_runs=3)
+    fig = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss).plot()
+    colours = {ln.get_color() for ln in fig.axes[0].get_lines() if ln.get_linestyle() in ("-", "--")}
+    assert len(colours) == 3

@@ -378,9 +378,14 @@ def test_ceiling_domain_errors():
     lab = C.label_table(5)
     m = np.zeros((5, 5), bool)
     m[0, 0] = True
-    with pytest.raises(DomainError, match="boolean"):
-        C.accuracy_ceiling(m.astype(int), lab, 2)
-    with pytest.raises(DomainError, match="square"):
+    # one mask convention (grokclocks.task.as_mask): 0/1 ints, flat (p*p,) and pair indices are the same set
+    for same in (m.astype(int), m.reshape(-1), np.flatnonzero(m), np.argwhere(m)):
+        assert C.accuracy_ceiling(same, lab, 2) == C.accuracy_ceiling(m, lab, 2)
+    with pytest.raises(DomainError, match="boolean mask or integer pair indices"):
+        C.accuracy_ceiling(m * 0.5, lab, 2)
+    with pytest.raises(DomainError, match="outside"):
+        C.accuracy_ceiling([0, 25], lab, 2)
+    with pytest.raises(DomainError, match="shape"):
         C.accuracy_ceiling(np.zeros((5, 4), bool), lab, 2)
     with pytest.raises(DomainError, match="labels"):
         C.accuracy_ceiling(m, lab[:4], 2)

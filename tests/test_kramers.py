@@ -72,7 +72,9 @@ def test_n_train_and_inputs():
 
 def test_milestones():
     s = np.array([100, 200, 300, 400])
-    assert K.milestones(s, [0.5, 0.995, 1, 1], [0, 0.2, 0.9, 0.99]) == (200.0, 400.0)
+    # default train level 1.0 (grokclocks.task.TRAIN_LEVEL, the zero-one clock), the spec's 0.99 on request
+    assert K.milestones(s, [0.5, 0.995, 1, 1], [0, 0.2, 0.9, 0.99]) == (300.0, 400.0)
+    assert K.milestones(s, [0.5, 0.995, 1, 1], [0, 0.2, 0.9, 0.99], q_train=0.99) == (200.0, 400.0)
     assert K.milestones(s, [0.5, 0.9, 0.9, 0.9], [0, 0, 0, 0]) == (None, None)
     assert K.milestones(s, [0.5, 0.995, 1, 1], [0, 0.2, 0.9, 0.99], q_train=1.0) == (300.0, 400.0)
 

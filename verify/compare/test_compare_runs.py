@@ -168,3 +168,32 @@ def test_compare_ceiling_of_designed_split(report, runs, scale):
     assert np.allclose(cmp["max test accuracy"].per_run, acc.max(-1))
     report.reject("uniformity:thm3.10", wrong=1.0, measured=acc.max(-1), atol=allowance, source=src,
                   what="wrong variant: no ceiling (the split could reach test accuracy 1)")
+
+
+def test_compare_verdicts_on_runs_with_known_answers(report, runs, scale):
+    """Each theory's verdict on the three engine runs whose answers are known.
+
+    * clocks (clocks:appB): the grokking run is consistent (t_cls < t_test in 8/8 seeds, spec table); the
+      control never generalises, so it cannot tell;
+    * kramers (kramers:eq15): full-batch grokking times are nearly deterministic (spec E13: CV 4 % at the
+      headline), so the >= 5-seed grokking run must come out inconsistent with an exponential escape;
+    * coverage (uniformity:thm3.10): the random split has ceiling 1 (cannot tell), the designed split is
+      consistent (its test accuracy stays under the ceiling, checked above);
+    * repulsion: no eigengap is logged, cannot tell.
+    """
+    grok, control, design = runs["grok"], runs["control"], runs["design"]
+    v = grok.verdict("clocks")
+    assert v.verdict == "consistent", v.line()
+    report.observe("clocks:appB", measured=v.value, source="verdict band t_test / t_cls > 1 (ordering, no predicted value)",
+                   what=f"compare verdict 'consistent': min t_test / t_cls over the wd=1 seeds, {_where(scale)}")
+    assert control.verdict("clocks").verdict == "cannot tell"
+    k = grok.verdict("kramers")
+    assert k.verdict == "inconsistent" and k.value < 0.05, k.line()
+    report.observe("kramers:eq15", measured=k.value, source="verdict band KS p >= 0.05; spec E13 predicts rejection "
+                   "(deterministic full-batch delays)", what=f"compare verdict 'inconsistent': KS p-value of Delta t, "
+                   f"{_where(scale)}")
+    assert control.verdict("kramers").verdict == "cannot tell"
+    assert grok.verdict("coverage").verdict == "cannot tell" and grok.value("ceiling") == 1.0
+    assert design.verdict("coverage").verdict == "consistent", design.verdict("coverage").line()
+    assert all(c.verdict("repulsion").verdict == "cannot tell" for c in (grok, control, design))
+    assert all(c.verdict("levi").verdict == "cannot tell" for c in (grok, control, design))
