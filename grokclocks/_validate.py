@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 __all__ = [
     "DomainError",
+    "OutputExistsError",
     "as_float_array",
     "positive",
     "nonnegative",
@@ -24,6 +27,8 @@ __all__ = [
     "choice",
     "not_equal",
     "scalar_or_array",
+    "file_path",
+    "writable_file",
 ]
 
 
@@ -32,6 +37,13 @@ class DomainError(ValueError):
 
     Subclass of :class:`ValueError`; the message names the parameter, the value and the
     valid domain.
+    """
+
+
+class OutputExistsError(DomainError, FileExistsError):
+    """A file exists where a new output would be written and overwriting was not asked for.
+
+    Both a :class:`DomainError` (``ValueError``) and a :class:`FileExistsError`.
     """
 
 
@@ -136,3 +148,34 @@ def scalar_or_array(a: np.ndarray) -> float | np.ndarray:
     """Return a Python float for 0-d results, the array otherwise (scalars in -> floats out)."""
     a = np.asarray(a)
     return float(a) if a.ndim == 0 else a
+
+
+def file_path(path: Any, name: str) -> Path:
+    """``path`` (str or os.PathLike) as a :class:`~pathlib.Path` naming a file (not ``""``, ``.`` or ``..``)."""
+    try:
+        p = Path(os.fspath(path))
+    except TypeError:
+        raise DomainError(f"{name} must be a file path, a str or os.PathLike (got {path!r})") from None
+    if not p.name or p.name in (".", ".."):
+        raise DomainError(f"{name} must name a file (got {str(path)!r})")
+    return p
+
+
+def writable_file(path: Any, name: str, *, overwrite: bool = False) -> Path:
+    """An output file path, checked before any work: not a directory, its directory creatable, no clobbering.
+
+    Raises :class:`DomainError` when ``path`` is not a path, is a directory, or its nearest existing
+    ancestor is not a writable directory, and :class:`OutputExistsError` when the file exists and
+    ``overwrite`` is false.  Creates nothing.
+    """
+    p = file_path(path, name)
+    if p.is_dir():
+        raise DomainError(f"{name} must be a file, not the directory {str(p)!r}")
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise DomainError(f"{name}: cannot create {str(p)!r}: {str(parent)!r} is not a writable directory")
+    if p.exists() and not overwrite:
+        raise OutputExistsError(f"{name}: {str(p)!r} already exists; pass overwrite to replace it")
+    return p

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import warnings
@@ -100,11 +101,23 @@ def verify_command(scale: str = "cpu", only: str | None = None, report_dir: str 
     return cmd, root
 
 
+def _certificate_files(report_dir: str | None, scale: str, root: Path) -> tuple[Path, Path]:
+    """The certificate files a verify run writes (``--report-dir``, else the plugin's default in the checkout)."""
+    d = Path(report_dir) if report_dir is not None else root / os.environ.get("GROKCLOCKS_REPORT_DIR", ".verify")
+    return d / f"verify-{scale}.json", d / f"verify-{scale}.md"
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     cmd, root = verify_command(args.scale, args.only, args.report_dir, args.pytest_args)
     if args.dry_run:
         print(f"cd {root} && " + " ".join(cmd))
         return 0
+    for f in _certificate_files(args.report_dir, args.scale, root):  # checked before the run starts
+        try:
+            V.writable_file(f, "--report-dir", overwrite=args.overwrite)
+        except V.OutputExistsError:
+            raise CLIError(f"--report-dir: {f} already exists; pass --overwrite to replace the certificate, "
+                           "or choose another --report-dir") from None
     return subprocess.call(cmd, cwd=root)
 
 
@@ -288,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--only", metavar="SUITES", help="comma-separated suites to run, e.g. levi,clocks (default: all)")
     v.add_argument("--report-dir", metavar="DIR",
                    help="where the certificate verify-<scale>.json/.md is written (default: .verify/ in the checkout)")
+    v.add_argument("--overwrite", action="store_true",
+                   help="replace an existing certificate (verify-<scale>.json/.md) in the report directory")
     v.add_argument("--dry-run", action="store_true", help="print the pytest command instead of running it")
     v.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="further arguments passed to pytest")
     v.set_defaults(func=_cmd_verify)

@@ -90,3 +90,22 @@ def test_two_jax_distributed_processes_reproduce_the_single_process_sweep(tmp_pa
         np.testing.assert_allclose(merged[k], single[k], rtol=1e-5, atol=1e-7, err_msg=k)
     np.testing.assert_array_equal(merged["n_train"], single["n_train"])
     np.testing.assert_array_equal(merged["t_train"], single["t_train"])
+
+
+def test_merge_checks_the_shards_configuration():
+    """Shards must share every config field but seeds, and hold disjoint seeds (no jax.distributed needed)."""
+    import dataclasses
+
+    from grokclocks.sim.modular import train_modular
+
+    one = train_modular("embedding_mlp", seeds=(0,), p=5, train_frac=0.6, model_kwargs=dict(d_embed=4, d_hidden=8),
+                        lr=3e-3, weight_decay=[0.0, 1.0], steps=8, record_every=2, n_chunks=4)
+    other = dataclasses.replace(one, config=dataclasses.replace(one.config, seeds=(1,)))
+    merged = merge_seed_shards([one, other])
+    assert merged.config.seeds == (0, 1) and merged["acc_test"].shape == (2, 2, 5)
+    assert merged["diverged"].shape == merged["diverged_step"].shape == (2, 2)
+    with pytest.raises(DomainError, match="disjoint seeds"):
+        merge_seed_shards([one, one])
+    wrong = dataclasses.replace(other, config=dataclasses.replace(other.config, lr=(1e-2,)))
+    with pytest.raises(DomainError, match=r"except seeds; lr: shard 0 \(0.003,\), shard 1 \(0.01,\)"):
+        merge_seed_shards([one, wrong])

@@ -12,13 +12,17 @@ same device.  :func:`enable_x64` switches JAX to float64 (the ``levi`` front-end
 
 from __future__ import annotations
 
-from ._runtime import SimulationDiverged, enable_x64, x64_enabled
+from ._runtime import DivergenceWarning, SimulationDiverged, enable_x64, x64_enabled
 from . import data, models, train  # noqa: E402
 from . import linear, modular  # noqa: E402
-from .train import Trajectory, load_trajectory, simulate  # noqa: E402
+from .train import RunExistsError, RunFileError, RunFileWarning, Trajectory, load_trajectory, simulate  # noqa: E402
 
 __all__ = [
     "SimulationDiverged",
+    "DivergenceWarning",
+    "RunFileError",
+    "RunExistsError",
+    "RunFileWarning",
     "enable_x64",
     "x64_enabled",
     "Trajectory",

@@ -6,7 +6,7 @@ from typing import Any
 
 import jax
 
-__all__ = ["enable_x64", "x64_enabled", "SimulationDiverged"]
+__all__ = ["enable_x64", "x64_enabled", "SimulationDiverged", "DivergenceWarning"]
 
 
 def enable_x64() -> None:
@@ -31,20 +31,29 @@ class SimulationDiverged(RuntimeError):
     Attributes
     ----------
     step : int
-        The first recorded GD step at which a metric was non-finite.
+        The first recorded GD step at which a metric was non-finite (the divergence happened after
+        the previous record and at or before this step).
     metric : str
         The name of that metric.
     config : object
         The configuration of the run (a frozen dataclass), for reproduction.
+    trajectory : Trajectory or None
+        The records up to the chunk that diverged, with the per-run flags ``extras["diverged"]`` and
+        ``extras["diverged_step"]`` (set by :func:`grokclocks.sim.train.simulate`); ``None`` elsewhere.
     """
 
-    def __init__(self, step: int, metric: str, config: Any = None, hint: str = "") -> None:
+    def __init__(self, step: int, metric: str, config: Any = None, hint: str = "", trajectory: Any = None) -> None:
         self.step = int(step)
         self.metric = metric
         self.config = config
+        self.trajectory = trajectory
         msg = f"simulation diverged: {metric} is not finite at step {self.step}"
         if hint:
             msg += f" ({hint})"
         if config is not None:
             msg += f"; config: {config!r}"
         super().__init__(msg)
+
+
+class DivergenceWarning(RuntimeWarning):
+    """Some runs of a sweep diverged and were flagged (``extras["diverged"]``) instead of raising."""

@@ -18,6 +18,7 @@ import numpy as np
 from .._validate import DomainError, choice, finite, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
+from .train import seed_tuple
 
 __all__ = [
     "TeacherStudentData",
@@ -166,9 +167,7 @@ def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
     d_in = integer_at_least(d_in, "d_in", 1)
     if np.ndim(seeds) == 0:
         return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seed", 0))
-    seeds = [integer_at_least(s, "seed", 0) for s in seeds]
-    if not seeds:
-        raise DomainError("seeds must not be empty")
+    seeds = list(seed_tuple(seeds))
     return jnp.stack([jax.random.PRNGKey(1000 * d_in + s) for s in seeds])
 
 

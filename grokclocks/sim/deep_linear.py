@@ -35,7 +35,7 @@ import numpy as np
 from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
-from .train import Trajectory, simulate
+from .train import ON_DIVERGENCE, Trajectory, seed_tuple, simulate
 
 __all__ = [
     "DeepLinearData",
@@ -86,13 +86,6 @@ class DeepLinearData:
         return int(self.X.shape[-2])
 
 
-def _seeds(seeds: int | Sequence[int]) -> tuple[int, ...]:
-    s = (seeds,) if np.ndim(seeds) == 0 else tuple(seeds)
-    if not s:
-        raise DomainError("seeds must not be empty")
-    return tuple(integer_at_least(x, "seed", 0) for x in s)
-
-
 def _keys(seeds: tuple[int, ...]) -> jax.Array:
     return jnp.stack([jax.random.PRNGKey(s) for s in seeds])
 
@@ -117,7 +110,7 @@ def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: i
     DeepLinearData (``loss="squared"``)
     """
     enable_x64()
-    s = _seeds(seeds)
+    s = seed_tuple(seeds)
     d_in, d_out, n = (integer_at_least(v, k, 1) for v, k in ((d_in, "d_in"), (d_out, "d_out"), (n, "n")))
     rank = integer_at_least(rank, "rank", 1)
     noise = float(nonnegative(noise, "noise"))
@@ -152,7 +145,7 @@ def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: i
     DeepLinearData (``loss="ce"``)
     """
     enable_x64()
-    s = _seeds(seeds)
+    s = seed_tuple(seeds)
     d_in = integer_at_least(d_in, "d_in", 2)
     K = integer_at_least(n_classes, "n_classes", 2)
     n = integer_at_least(n, "n", 1)
@@ -195,7 +188,7 @@ def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str =
     from .. import spectral
 
     enable_x64()
-    s = _seeds(seeds)
+    s = seed_tuple(seeds)
     dims = tuple(integer_at_least(d, "dims[i]", 1) for d in dims)
     if len(dims) < 2:
         raise DomainError(f"dims must have length >= 2 (d_in, ..., d_out) (got {dims})")
@@ -394,7 +387,8 @@ def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Ar
 
 @cites("clocks:eq2.7", "clocks:appF2-balance", "clocks:appF2-balanced-drift", "clocks:eq4.1")
 def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, eta: float, steps: int,
-                    record_every: int = 1, integrator: str = "gd", progress: bool = False) -> Trajectory:
+                    record_every: int = 1, integrator: str = "gd", progress: bool = False,
+                    on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train a deep linear network with layerwise weight decay; record the end-to-end spectrum.
 
     Objective :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2`; the flow
@@ -415,6 +409,8 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
     record_every : int >= 1
     integrator : {"gd", "rk4"}
     progress : bool
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        Per-seed divergence handling, as in :func:`grokclocks.sim.train.simulate`.
 
     Returns
     -------
@@ -444,12 +440,13 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
     hint = f"GD/RK4 step eta={eta} too large for this loss and initial scale"
     return simulate(_step_fn(data.loss, integrator, True), _metrics_fn(data.loss, True), fs, inputs, steps=steps,
                     record_every=record_every, batch_axes=axes, config=config, progress=progress,
-                    divergence_hint=hint)
+                    divergence_hint=hint, on_divergence=choice(on_divergence, "on_divergence", ON_DIVERGENCE))
 
 
 @cites("clocks:eq4.3", "clocks:prop4.3", "clocks:thmD.1", "clocks:eq4.2")
 def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, dt: float, steps: int,
-                        record_every: int = 1, integrator: str = "rk4", progress: bool = False) -> Trajectory:
+                        record_every: int = 1, integrator: str = "rk4", progress: bool = False,
+                        on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Integrate the end-to-end gradient flow of :math:`\mathcal E(W)=\mathcal L(W)+\lambda\lVert W\rVert_{S_p}^p`.
 
     .. math:: \dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top \qquad(\text{``clocks:thmD.1''})
@@ -465,6 +462,9 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
     dt : float > 0 (RK4 or Euler step)
     steps : int >= 1, a multiple of ``record_every``; record_every : int >= 1
     integrator : {"rk4", "gd"}
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        Per-seed divergence handling (a stratum exit shows as a non-finite metric), as in
+        :func:`grokclocks.sim.train.simulate`.
 
     Returns
     -------
@@ -494,7 +494,8 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
                                 lam=lam, p=p, dt=dt, steps=steps, record_every=record_every)
     return simulate(_step_fn(data.loss, integrator, False), _metrics_fn(data.loss, False), W, inputs, steps=steps,
                     record_every=record_every, batch_axes=axes, config=config, progress=progress,
-                    divergence_hint="a singular value reached 0 (stratum exit) or dt is too large")
+                    divergence_hint="a singular value reached 0 (stratum exit) or dt is too large",
+                    on_divergence=choice(on_divergence, "on_divergence", ON_DIVERGENCE))
 
 
 def flow_time(traj: Trajectory) -> np.ndarray:

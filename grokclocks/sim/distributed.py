@@ -76,9 +76,11 @@ def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
     """Join the per-process trajectories of :func:`process_share` into one sweep.
 
     Every shard must come from :func:`grokclocks.sim.modular.train_modular` with the same
-    configuration except ``seeds`` (the same record times, grid axes and metrics).  Arrays with a
+    configuration except ``seeds`` (checked field by field; the differing fields are named), the
+    same record times and metrics, and disjoint seeds.  Arrays with a
     seed axis (metrics ``(*grid, n_seeds, ..., n_records)``, extras ``(*grid, n_seeds)``) are
-    concatenated along it in shard order; ``n_devices`` becomes the total number of devices used.
+    concatenated along it in shard order (``diverged``, ``diverged_step`` too); ``n_devices``
+    becomes the total number of devices used.
     ``final_state`` is not merged (``None``).
 
     Parameters
@@ -97,11 +99,25 @@ def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
     cfg = first.config
     grid_axes = tuple(_cfg(cfg, "grid_axes"))
     axis = len(grid_axes)
-    for s in shards[1:]:
+    for i, s in enumerate(shards[1:], 1):
+        _cfg(s.config, "seeds")
+        if type(s.config) is not type(cfg):
+            raise DomainError(f"shards must share their config class (shard 0: {type(cfg).__name__}, "
+                              f"shard {i}: {type(s.config).__name__})")
+        diff = [f"{f.name}: shard 0 {getattr(cfg, f.name)!r}, shard {i} {getattr(s.config, f.name)!r}"
+                for f in dataclasses.fields(cfg)
+                if f.name != "seeds" and getattr(cfg, f.name) != getattr(s.config, f.name)]
+        if diff:
+            raise DomainError(f"shards must come from the same configuration except seeds; {'; '.join(diff)}")
         if not np.array_equal(s.times, first.times):
             raise DomainError("shards must share their record times (same steps and record_every)")
-        if set(s.metrics) != set(first.metrics) or tuple(_cfg(s.config, "grid_axes")) != grid_axes:
-            raise DomainError("shards must share their metrics and grid axes")
+        if set(s.metrics) != set(first.metrics):
+            raise DomainError(f"shards must share their metrics (shard 0: {sorted(first.metrics)}, "
+                              f"shard {i}: {sorted(s.metrics)})")
+    all_seeds = [int(x) for s in shards for x in _cfg(s.config, "seeds")]
+    if len(set(all_seeds)) != len(all_seeds):
+        raise DomainError(f"shards must hold disjoint seeds (got {all_seeds}): a seed in two shards "
+                          "would count one run twice")
     metrics = {k: np.concatenate([np.asarray(s.metrics[k]) for s in shards], axis=axis) for k in first.metrics}
     extras: dict[str, Any] = {}
     for k, v in first.extras.items():
@@ -111,9 +127,8 @@ def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
             extras[k] = np.concatenate([np.asarray(s.extras[k]) for s in shards], axis=axis)
         else:
             extras[k] = v
-    seeds = tuple(int(x) for s in shards for x in _cfg(s.config, "seeds"))
-    return Trajectory(times=np.asarray(first.times), metrics=metrics, config=dataclasses.replace(cfg, seeds=seeds),
-                      extras=extras)
+    return Trajectory(times=np.asarray(first.times), metrics=metrics,
+                      config=dataclasses.replace(cfg, seeds=tuple(all_seeds)), extras=extras)
 
 
 def _cfg(cfg: Any, name: str) -> Any:

@@ -99,7 +99,8 @@ def _power_metrics(x: jax.Array, inp: dict) -> dict:
 
 
 @cites("clocks:appF2-kl-examples", "clocks:thm4.9")
-def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *, progress: bool = False) -> Trajectory:
+def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *, progress: bool = False,
+                       on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Gradient descent on :math:`\lVert x\rVert^q` (a small-step approximation of gradient flow).
 
     ``q = 2`` is allowed as the PL control (:math:`\theta=\frac12`, exponential decay, no power law).
@@ -112,7 +113,8 @@ def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *,
     -------
     Trajectory
         metrics ``f`` and ``grad_sq`` of shape ``(len(qs), n_records)``; ``extras["t"]`` = times
-        :math:`k\eta`.
+        :math:`k\eta`; ``extras["diverged"]`` / ``["diverged_step"]`` per ``q`` (``on_divergence`` as in
+        :func:`grokclocks.sim.train.simulate`).
 
     References
     ----------
@@ -127,8 +129,8 @@ def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *,
     x0 = jnp.broadcast_to(jnp.asarray(config.x0, dtype=jnp.float64), (qs.size, len(config.x0)))
     inputs = {"q": qs, "eta": jnp.float64(config.eta)}
     traj = simulate(_power_step, _power_metrics, x0, inputs, steps=config.steps, record_every=config.record_every,
-                    batch_axes=[{"q": 0, "eta": None}], config=config, progress=progress)
-    return dataclasses.replace(traj, extras={"t": traj.times * config.eta})
+                    batch_axes=[{"q": 0, "eta": None}], config=config, progress=progress, on_divergence=on_divergence)
+    return dataclasses.replace(traj, extras={**traj.extras, "t": traj.times * config.eta})
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,7 +210,8 @@ def deep_linear_energy_floor(target: Any, depth: int, mu: float) -> float:
 
 
 @cites("clocks:appF2-kl-examples", "clocks:lem4.6")
-def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: bool = False) -> Trajectory:
+def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: bool = False,
+                   on_divergence: str = "raise_if_all") -> Trajectory:
     r"""GD on a factorized linear network from an aligned balanced start (squared loss, optional decay).
 
     In layer coordinates the factorized flow is a gradient flow, so the KL inequality and
@@ -239,8 +242,8 @@ def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: b
     inputs = {"Y": jnp.diag(jnp.asarray(config.target, dtype=jnp.float64)), "mu": jnp.float64(config.mu),
               "eta": jnp.float64(config.eta)}
     traj = simulate(_dl_step, _dl_metrics, factors, inputs, steps=config.steps, record_every=config.record_every,
-                    config=config, progress=progress)
-    return dataclasses.replace(traj, extras={"t": traj.times * config.eta,
+                    config=config, progress=progress, on_divergence=on_divergence)
+    return dataclasses.replace(traj, extras={**traj.extras, "t": traj.times * config.eta,
                                              "floor": np.float64(deep_linear_energy_floor(config.target, L, config.mu))})
 
 
@@ -354,7 +357,7 @@ def _sr_step_adam(eta: float, eps: float):
 
 @cites("clocks:thm3.5", "clocks:asm3.4", "clocks:prop3.6", "clocks:eq3.2")
 def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig(), *,
-                       progress: bool = False) -> Trajectory:
+                       progress: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train softmax regression on separable data; record the gap-form loss and the minimum gap.
 
     Plain GD violates Assumption 3.4 (gaps grow like :math:`\log t`, :math:`\mathcal L\sim1/t`,
@@ -387,8 +390,8 @@ def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig
         step = _sr_step_ngd if opt == "normalized_gd" else _sr_step_gd
         state0 = (W0, jnp.zeros(()))
     traj = simulate(step, _sr_metrics, state0, inputs, steps=config.steps, record_every=config.record_every,
-                    config=config, progress=progress)
-    return dataclasses.replace(traj, extras={"t": traj.times * eta, "x": x, "labels": y})
+                    config=config, progress=progress, on_divergence=on_divergence)
+    return dataclasses.replace(traj, extras={**traj.extras, "t": traj.times * eta, "x": x, "labels": y})
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,7 +441,7 @@ def _fs_metrics(k: int):
 
 @cites("clocks:appF2-wd-rate")
 def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxConfig(), *,
-                          progress: bool = False) -> Trajectory:
+                          progress: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
     r"""GD on a factorized softmax network with layerwise weight decay; records :math:`\tau_k(W(t))`.
 
     Weight decay alone gives :math:`\tau_k\propto e^{-rt}` with
@@ -465,5 +468,6 @@ def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxCon
                / math.sqrt(dims[l]) for l in range(L)]
     inputs = {"x": jnp.asarray(x), "y": jnp.asarray(y), "eta": jnp.float64(eta), "mu": jnp.float64(config.mu)}
     traj = simulate(_fs_step, _fs_metrics(int(config.k)), factors, inputs, steps=config.steps,
-                    record_every=config.record_every, config=config, progress=progress)
-    return dataclasses.replace(traj, extras={"t": traj.times * eta, "x": x, "labels": y})
+                    record_every=config.record_every, config=config, progress=progress,
+                    on_divergence=on_divergence)
+    return dataclasses.replace(traj, extras={**traj.extras, "t": traj.times * eta, "x": x, "labels": y})

@@ -37,7 +37,8 @@ from .data import (
     teacher_student_keys,
 )
 from .models import activation as _activation
-from .train import Trajectory, optax_init, optax_step, sgd_weight_decay, simulate, weight_decay_coefficient
+from .train import (ON_DIVERGENCE, Trajectory, check_record_every, check_run_path, optax_init, optax_step,
+                    sgd_weight_decay, simulate, weight_decay_coefficient)
 
 __all__ = [
     "make_teacher_student",
@@ -316,7 +317,8 @@ def _gen_inputs(key: jax.Array, n_gen: int, d_in: int, n_batch: int) -> jax.Arra
 @cites("levi:eq3", "levi:eq13", "levi:conv-wd", "levi:conv-acc", "levi:eq1", "levi:eq2")
 def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, record_every: int = 1,
            wd_convention: str = "paper", eps: float | None = None, n_gen: int = 0, progress: bool = False,
-           save_path: str | os.PathLike | None = None, resume: bool = False) -> Trajectory:
+           save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
+           on_divergence: str = "raise_if_all") -> Trajectory:
     """Explicit full-batch GD of the linear student, recording the losses every ``record_every`` steps.
 
     .. math::
@@ -348,7 +350,7 @@ def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, 
         sample is correct iff its mean squared error over outputs is ``< eps`` (spec ``levi:conv-acc``).
     n_gen : int >= 0
         Number of fresh test inputs (drawn from the data's key; memory ``n_gen * d_in`` per run).
-    progress, save_path, resume
+    progress, save_path, resume, overwrite, on_divergence
         See :func:`grokclocks.sim.train.simulate`.
 
     Returns
@@ -371,8 +373,9 @@ def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, 
     eta_a, eta_c = _hyper(eta, "eta", "positive")
     gamma_a, gamma_c = _hyper(gamma, "gamma", "nonnegative")
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
+    steps, record_every = check_record_every(steps, record_every)
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    check_run_path(save_path, resume=resume, overwrite=overwrite)
     n_gen = integer_at_least(n_gen, "n_gen", 0)
     if eps is not None:
         eps = float(positive(eps, "eps"))
@@ -400,7 +403,7 @@ def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, 
                             eps=eps, n_gen=n_gen)
     return simulate(_LINEAR_STEP, _linear_metrics, state0, inputs, steps=steps, record_every=record_every,
                     batch_axes=axes, config=config, progress=progress, save_path=save_path, resume=resume,
-                    divergence_hint=_stability_hint(data.d_out))
+                    overwrite=overwrite, on_divergence=on_divergence, divergence_hint=_stability_hint(data.d_out))
 
 
 def _broadcast_front(x: jax.Array, shape: tuple[int, ...]) -> jax.Array:
@@ -683,7 +686,8 @@ _TWO_LAYER = {
 @cites("levi:eq16", "levi:eq40", "levi:tanh", "levi:fig4")
 def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str = "linear", gamma: Any = 0.0,
                   record_every: int = 1, wd_convention: str = "paper", n_gen: int = 4096, progress: bool = False,
-                  save_path: str | os.PathLike | None = None, resume: bool = False) -> Trajectory:
+                  save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
+                  on_divergence: str = "raise_if_all") -> Trajectory:
     """Explicit full-batch GD on (S0, S1) of the two-layer net f(x) = S1^T sigma(S0^T x).
 
     .. math::
@@ -705,7 +709,7 @@ def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str =
     record_every : int >= 1
     n_gen : int >= 1
         Fresh inputs for the tanh generalisation loss (unused for linear).
-    progress, save_path, resume
+    progress, save_path, resume, overwrite, on_divergence
         As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
@@ -723,8 +727,9 @@ def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str =
     eta_a, eta_c = _hyper(eta, "eta", "positive")
     gamma_a, gamma_c = _hyper(gamma, "gamma", "nonnegative")
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
+    steps, record_every = check_record_every(steps, record_every)
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    check_run_path(save_path, resume=resume, overwrite=overwrite)
     n_gen = integer_at_least(n_gen, "n_gen", 1)
     eta_a, gamma_a, grid = _grid(eta_a, gamma_a)
     nb = len(data.batch_shape)
@@ -749,7 +754,7 @@ def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str =
     step, metrics = _TWO_LAYER[act]
     return simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
                     config=config, progress=progress, save_path=save_path, resume=resume,
-                    divergence_hint=_stability_hint(data.d_out))
+                    overwrite=overwrite, on_divergence=on_divergence, divergence_hint=_stability_hint(data.d_out))
 
 
 # --------------------------------------------------------------------------------------------
@@ -825,7 +830,7 @@ def _fresh_prep_fn(n_batch: int) -> Any:
 def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigma2: float, gamma: float = 0.0,
                        wd_convention: str = "paper", record_every: int = 1, noise_seed: int = 0,
                        progress: bool = False, save_path: str | os.PathLike | None = None,
-                       resume: bool = False) -> Trajectory:
+                       resume: bool = False, overwrite: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
     """GD with training-label noise redrawn at every step, simulated exactly in the eigenbasis of Sigma_tr.
 
     .. math::
@@ -847,7 +852,7 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
     gamma : float >= 0; wd_convention : {"paper", "torch"}; record_every : int >= 1
     noise_seed : int >= 0
         Selects the noise sequence (derived from the draw's key).
-    progress, save_path, resume
+    progress, save_path, resume, overwrite, on_divergence
         As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
@@ -865,8 +870,9 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
     gamma = float(nonnegative(gamma, "gamma"))
     sigma2 = float(nonnegative(sigma2, "sigma2"))
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
+    steps, record_every = check_record_every(steps, record_every)
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    check_run_path(save_path, resume=resume, overwrite=overwrite)
     noise_seed = integer_at_least(noise_seed, "noise_seed", 0)
     batch = data.batch_shape
     nb = len(batch)
@@ -885,4 +891,4 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
     n_rest = max(data.n_train - data.d_in, 0) * data.d_out
     return simulate(_fresh_step, _fresh_metrics(n_rest), state0, inputs, steps=steps, record_every=record_every,
                     batch_axes=[0] * nb, config=config, progress=progress, save_path=save_path, resume=resume,
-                    divergence_hint=_stability_hint(data.d_out))
+                    overwrite=overwrite, on_divergence=on_divergence, divergence_hint=_stability_hint(data.d_out))

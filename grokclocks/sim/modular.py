@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
@@ -28,7 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .._validate import DomainError, choice, in_open_interval, integer_at_least, nonnegative, positive
+from .._validate import (DomainError, as_float_array, choice, in_open_interval, integer_at_least, nonnegative,
+                         positive)
 from ..citations import cites
 from ._runtime import enable_x64
 from . import models
@@ -36,13 +38,17 @@ from .trackers import check_trackers
 from .data import make_modular_addition, modular_table, random_split_mask, token_inputs
 from .models import mean_field_quadratic_init, mse
 from .train import (
+    ON_DIVERGENCE,
     OPTIMIZERS,
     Trajectory,
+    check_devices,
+    check_record_every,
+    check_run_path,
     first_crossing_step,
     optimizer_factory,
     optax_init,
     optax_step,
-    save_trajectory,
+    seed_tuple,
     sgd_weight_decay,
     simulate,
 )
@@ -57,6 +63,7 @@ __all__ = [
     "modular_model",
     "TrainConfig",
     "train_modular",
+    "BUILTIN_METRICS",
 ]
 
 
@@ -128,7 +135,8 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
                          seeds: Sequence[int] = (0,), loss: str = "sum", record_every: int = 10,
                          weight_decay: float = 0.0, threshold: float = 0.95, dtype: str = "float64",
                          progress: bool = False, save_path: str | os.PathLike | None = None,
-                         resume: bool = False) -> Trajectory:
+                         resume: bool = False, overwrite: bool = False,
+                         on_divergence: str = "raise_if_all") -> Trajectory:
     """Full-batch GD of the mean-field quadratic MLP on (n + m) mod p; records accuracies and the grokking delay.
 
     .. math::
@@ -161,7 +169,7 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     threshold : float in (0, 1)
         Accuracy level of the grokking delay (0.95 in the paper).
     dtype : {"float64", "float32"}
-    progress, save_path, resume
+    progress, save_path, resume, overwrite, on_divergence
         As in :func:`grokclocks.sim.train.simulate`.
 
     Returns
@@ -170,7 +178,9 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
         metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test`` of shape
         ``([n_alpha,] n_seeds, n_records)``; extras ``t_train``, ``t_test`` (first recorded step at
         which the accuracy reaches ``threshold``; NaN if never within ``steps``), ``grok_time``
-        (= t_test - t_train), ``lam`` (= 2/(alpha p)), ``n_train``; config :class:`ModularConfig`.
+        (= t_test - t_train), ``lam`` (= 2/(alpha p)), ``n_train``, and ``diverged``,
+        ``diverged_step``, ``n_devices`` (:func:`~grokclocks.sim.train.simulate`); config
+        :class:`ModularConfig`.
 
     References
     ----------
@@ -179,8 +189,7 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     p = integer_at_least(p, "p", 2)
     d_h = integer_at_least(d_h, "d_h", 1)
     eta = float(positive(eta, "eta"))
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
+    steps, record_every = check_record_every(steps, record_every)
     loss = choice(loss, "loss", ("sum", "mean"))
     weight_decay = float(nonnegative(weight_decay, "weight_decay"))
     threshold = float(in_open_interval(threshold, "threshold", 0.0, 1.0))
@@ -191,9 +200,9 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     alphas = np.atleast_1d(positive(alpha, "alpha"))
     if alphas.ndim != 1:
         raise DomainError(f"alpha must be a scalar or a 1-D sequence (got shape {alphas.shape})")
-    seeds = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(seeds).tolist())
-    if not seeds:
-        raise DomainError("seeds must not be empty")
+    seeds = seed_tuple(seeds)
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    check_run_path(save_path, resume=resume, overwrite=overwrite)
 
     keys = jnp.stack([jax.random.PRNGKey(s) for s in seeds])
     split_keys, init_keys = jax.vmap(jax.random.split, out_axes=1)(keys)
@@ -228,19 +237,18 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     config = ModularConfig(p=p, alpha=float(alphas[0]) if scalar_alpha else tuple(float(a) for a in alphas), d_h=d_h,
                            eta=eta, steps=steps, record_every=record_every, seeds=seeds, loss=loss,
                            weight_decay=weight_decay, threshold=threshold, dtype=dtype)
-    res = simulate(_STEPS[loss], _METRICS[loss], state0, inputs, steps=steps, record_every=record_every,
-                   batch_axes=axes, config=config, progress=progress, save_path=save_path, resume=resume,
-                   divergence_hint=f"eta={eta} too large for loss={loss!r}")
-    metrics = dict(res.metrics)
-    t_train = first_crossing_step(res.times, metrics["acc_train"], threshold)
-    t_test = first_crossing_step(res.times, metrics["acc_test"], threshold)
     lam = 2.0 / (alphas * p)
-    extras = {"t_train": t_train, "t_test": t_test, "grok_time": t_test - t_train,
-              "lam": lam[0] if scalar_alpha else lam, "n_train": n_train[0] if scalar_alpha else n_train}
-    out = Trajectory(times=res.times, metrics=metrics, config=config, extras=extras, final_state=res.final_state)
-    if save_path is not None:
-        save_trajectory(out, save_path, state=res.final_state)
-    return out
+
+    def derived(traj: Trajectory) -> dict[str, np.ndarray]:
+        t_train = first_crossing_step(traj.times, traj.metrics["acc_train"], threshold)
+        t_test = first_crossing_step(traj.times, traj.metrics["acc_test"], threshold)
+        return {"t_train": t_train, "t_test": t_test, "grok_time": t_test - t_train,
+                "lam": lam[0] if scalar_alpha else lam, "n_train": n_train[0] if scalar_alpha else n_train}
+
+    return simulate(_STEPS[loss], _METRICS[loss], state0, inputs, steps=steps, record_every=record_every,
+                    batch_axes=axes, config=config, progress=progress, save_path=save_path, resume=resume,
+                    overwrite=overwrite, on_divergence=on_divergence, extras_fn=derived,
+                    divergence_hint=f"eta={eta} too large for loss={loss!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -326,6 +334,7 @@ class TrainConfig:
     grid_axes: tuple[str, ...]
     dtype: str
     trackers: tuple[tuple[str, str], ...] = ()
+    hooks: tuple[tuple[str, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=None)
@@ -400,6 +409,71 @@ def _describe(tracker: Any) -> str:
     return fmt(tracker)
 
 
+BUILTIN_METRICS: tuple[str, ...] = ("loss_train", "loss_test", "acc_train", "acc_test", "param_norm")
+"""Metrics :func:`train_modular` always records (hook and tracker names must differ from them)."""
+
+
+def _betas(betas: Any) -> tuple[float, float]:
+    """Adam's ``(b1, b2)``: a pair of finite numbers, each in [0, 1)."""
+    if isinstance(betas, (str, bytes)) or np.ndim(betas) != 1 or np.size(betas) != 2:
+        raise DomainError(f"betas must be a pair (b1, b2), each in [0, 1) (got {betas!r})")
+    b = as_float_array(betas, "betas")
+    if np.any((b < 0) | (b >= 1)):
+        raise DomainError(f"betas must be a pair (b1, b2), each in [0, 1) (got {tuple(b.tolist())})")
+    return float(b[0]), float(b[1])
+
+
+def _level(x: Any, name: str) -> float:
+    """An accuracy level in (0, 1]."""
+    v = float(as_float_array(x, name))
+    if not 0.0 < v <= 1.0:
+        raise DomainError(f"{name} must be in (0, 1] (got {v!r})")
+    return v
+
+
+def _hook_items(hooks: Any) -> tuple[tuple[str, Any], ...]:
+    """``hooks`` as sorted ``(name, fn)`` pairs: string names, not built-in metric names, callable values."""
+    if hooks is None:
+        return ()
+    if not isinstance(hooks, Mapping):
+        raise DomainError(f"hooks must be a dict name -> fn(params, inputs) (got {type(hooks).__name__})")
+    for name, fn in hooks.items():
+        if not isinstance(name, str) or not name:
+            raise DomainError(f"hook names must be non-empty strings (got {name!r})")
+        if name in BUILTIN_METRICS:
+            raise DomainError(f"hook name {name!r} collides with a built-in metric {BUILTIN_METRICS}; "
+                              "choose another name")
+        if not callable(fn):
+            raise DomainError(f"hook {name!r} must be callable fn(params, inputs) (got {fn!r})")
+    return tuple(sorted(hooks.items()))
+
+
+def _no_tracker_collision(hook_items: Sequence[tuple[str, Any]], tracker_items: Sequence[tuple[str, Any]]) -> None:
+    """A hook may not take a tracker's recorded name (``name`` or ``name.key``)."""
+    for h, _ in hook_items:
+        for t, _ in tracker_items:
+            if h.startswith(t + "."):
+                raise DomainError(f"hook name {h!r} collides with the readout of tracker {t!r} ({t}.<key>)")
+
+
+def _model_kwargs(spec: ModularModel, model: str, model_kwargs: Any) -> dict[str, Any]:
+    """``model_kwargs`` checked against the model's ``init`` signature (names it does not take are an error)."""
+    if model_kwargs is None:
+        return {}
+    if not isinstance(model_kwargs, Mapping):
+        raise DomainError(f"model_kwargs must be a dict (got {type(model_kwargs).__name__})")
+    kwargs = dict(model_kwargs)
+    if "dtype" in kwargs:
+        raise DomainError("model_kwargs must not set dtype: pass dtype= to train_modular")
+    params = inspect.signature(spec.init).parameters
+    if not any(q.kind is q.VAR_KEYWORD for q in params.values()):
+        accepted = [n for n, q in list(params.items())[2:] if n != "dtype" and q.kind is not q.VAR_POSITIONAL]
+        unknown = sorted(set(kwargs) - set(accepted))
+        if unknown:
+            raise DomainError(f"model_kwargs: {model!r} takes {accepted}, not {unknown}")
+    return kwargs
+
+
 def _grid_values(value: Any, name: str, check: Any) -> tuple[float, ...]:
     arr = np.atleast_1d(np.asarray(value, dtype=float))
     if arr.ndim != 1 or arr.size == 0:
@@ -417,8 +491,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                   steps: int = 1000, record_every: int = 10, hooks: dict[str, Any] | None = None,
                   trackers: dict[str, Any] | None = None, train_level: float = 1.0, test_level: float = 0.99,
                   dtype: str = "float32", progress: bool = False, n_chunks: int | None = None,
-                  save_path: str | os.PathLike | None = None,
-                  resume: bool = False, devices: Any = None) -> Trajectory:
+                  save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
+                  devices: Any = None, on_divergence: str = "raise_if_all") -> Trajectory:
     """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
 
     One compiled program runs every combination of ``seeds`` x ``train_frac`` x ``weight_decay`` x
@@ -464,17 +538,21 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         Extra metrics recorded with the others (``inputs`` has ``tokens``, ``labels``, ``mask``,
         and ``train_idx``, ``train_w``: the indices of the run's training pairs, padded to the
         largest training set with weight 0); use module-level functions so compiled code is reused.
+        Names must differ from the built-in metrics (:data:`BUILTIN_METRICS`) and from the trackers'
+        (``name`` or ``name.key``).  Recorded in the config as ``module:qualname``.
     trackers : dict name -> tracker, optional
         Per-step state in the scan (:mod:`grokclocks.sim.trackers`): ``tracker.update(carry,
         old_params, new_params, step)`` after every optimiser update (``step`` = 1 for the first),
         ``tracker.read(carry)`` recorded with the metrics as ``name`` (or ``name.key`` for a dict
         readout).  The record at step ``t`` has seen the updates ``1..t``.  Empty or ``None``:
         exactly the program without trackers.
-    train_level, test_level : float
+    train_level, test_level : float in (0, 1]
         Accuracy levels of the extras ``t_train`` and ``t_test``.
     dtype : {"float32", "float64"}
-    progress, n_chunks, save_path, resume, devices
-        As in :func:`~grokclocks.sim.train.simulate`; ``devices=None`` shards over all local devices.
+    progress, n_chunks, save_path, resume, overwrite, devices, on_divergence
+        As in :func:`~grokclocks.sim.train.simulate` (checked before anything is built or compiled);
+        ``devices=None`` shards over all local devices.  A saved run holds the result below (grid
+        shape, extras) with the state; ``resume=True`` on a finished run returns it unchanged.
 
     Returns
     -------
@@ -483,8 +561,10 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         hooks) of shape ``(*grid_shape, n_seeds, [hook value shape,] n_records)``, where
         ``grid_shape`` lists the sequence-valued arguments among (``train_frac``,
         ``weight_decay``, ``lr``) in that order (``config.grid_axes``).  Extras: ``t_train``,
-        ``t_test`` (first recorded step with accuracy >= the level; NaN = never), ``n_train``,
-        ``n_devices``.  ``final_state = (params, opt_state, step)`` without trackers and
+        ``t_test`` (first recorded step with accuracy >= the level; NaN = never; for a diverged run
+        only its records before the divergence count), ``n_train``, ``n_devices``, ``diverged``,
+        ``diverged_step`` (:func:`~grokclocks.sim.train.simulate`).
+        ``final_state = (params, opt_state, step)`` without trackers and
         ``(params, opt_state, step, carries)`` with them (``carries``: dict name -> final carry),
         every leaf with the flattened run axis in front (runs in C order over the grid axes and
         the seeds; :func:`grokclocks.sim.trackers.tracker_carry` reshapes a carry to the batch shape).
@@ -496,27 +576,34 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     spec = modular_model(model)
     p = integer_at_least(p, "p", 2)
     dtype = choice(dtype, "dtype", ("float64", "float32"))
+    optimizer = choice(optimizer, "optimizer", OPTIMIZERS)
+    loss = choice(loss, "loss", tuple(models.LOSSES))
+    steps, record_every = check_record_every(steps, record_every)
+    if n_chunks is not None:
+        n_chunks = integer_at_least(n_chunks, "n_chunks", 1)
+    warmup_steps = integer_at_least(warmup_steps, "warmup_steps", 0)
+    eps = float(positive(eps, "eps"))
+    b1, b2 = _betas(betas)
+    train_level = _level(train_level, "train_level")
+    test_level = _level(test_level, "test_level")
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    check_run_path(save_path, resume=resume, overwrite=overwrite)
+    seeds = seed_tuple(seeds)
+    kwargs = _model_kwargs(spec, model, model_kwargs)
+    hook_items = _hook_items(hooks)
+    tracker_items = check_trackers(trackers, reserved=BUILTIN_METRICS + tuple(n for n, _ in hook_items))
+    _no_tracker_collision(hook_items, tracker_items)
     if dtype == "float64":
         enable_x64()
     fdt = jnp.float64 if dtype == "float64" else jnp.float32
-    optimizer = choice(optimizer, "optimizer", OPTIMIZERS)
-    loss = choice(loss, "loss", tuple(models.LOSSES))
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
-    warmup_steps = integer_at_least(warmup_steps, "warmup_steps", 0)
-    eps = float(positive(eps, "eps"))
-    b1, b2 = (float(nonnegative(b, "betas")) for b in betas)
-    if max(b1, b2) >= 1:
-        raise DomainError(f"betas must lie in [0, 1) (got {tuple(betas)})")
-    seeds = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(seeds).tolist())
-    if not seeds:
-        raise DomainError("seeds must not be empty")
     lrs = _grid_values(lr, "lr", positive)
     wds = _grid_values(weight_decay, "weight_decay", nonnegative)
     a, b, labels = modular_table(p, operation)
     tokens = token_inputs(a, b, p, equals=spec.equals)
 
     if train_mask is not None:
+        if split_seed is not None:
+            raise DomainError(f"split_seed has no effect with train_mask (got split_seed={split_seed!r})")
         masks = np.asarray(train_mask)
         if masks.dtype != bool or masks.shape[-1] != p * p or masks.ndim not in (1, 2):
             raise DomainError(f"train_mask must be boolean of shape (p^2,) or (n_seeds, p^2) with p^2={p * p} "
@@ -545,6 +632,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     F, W, L, S = np.meshgrid(np.arange(n_f), np.arange(n_w), np.arange(n_l), np.arange(n_s), indexing="ij")
     F, W, L, S = (x.ravel() for x in (F, W, L, S))
     run_seeds = np.asarray(seeds)[S]
+    check_devices(devices, len(run_seeds))
     inputs = {
         "tokens": jnp.asarray(tokens, jnp.int32),
         "labels": jnp.asarray(labels, jnp.int32),
@@ -562,12 +650,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     inputs["train_w"] = jnp.asarray(np.take_along_axis(run_masks, order, axis=-1), fdt)
     batched_keys = ("mask", "lr", "wd", "key", "train_idx", "train_w")
     axes = [{k: (0 if k in batched_keys else None) for k in inputs}]
-    kwargs = dict(model_kwargs or {})
     init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
     params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)
-    hook_items = tuple(sorted((hooks or {}).items()))
-    tracker_items = check_trackers(trackers, reserved=("loss_train", "loss_test", "acc_train", "acc_test",
-                                                       "param_norm") + tuple(n for n, _ in hook_items))
     step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items, tracker_items)
     opt = optimizer_factory(optimizer, warmup_steps)
     opt_state = jax.vmap(lambda prm, inp: opt(inp).init(prm), in_axes=(0, axes[0]))(params, inputs)
@@ -579,24 +663,18 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                          train_frac=fracs, split=split, split_seed=split_seed, seeds=seeds, optimizer=optimizer,
                          lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
                          batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
-                         dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items))
-    res = simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
-                   config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
-                   devices=devices, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}")
+                         dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items),
+                         hooks=tuple((n, _describe(fn)) for n, fn in hook_items))
     shape = tuple(len(x) for x, name in ((fracs or (0,), "train_frac"), (wds, "weight_decay"), (lrs, "lr"))
                   if name in grid_axes) + (n_s,)
+    n_train = masks[F, S].sum(-1).reshape(shape)
 
-    def reshape(v: np.ndarray) -> np.ndarray:
-        return np.asarray(v).reshape(shape + np.shape(v)[1:])
+    def derived(traj: Trajectory) -> dict[str, np.ndarray]:
+        return {"t_train": first_crossing_step(traj.times, traj.metrics["acc_train"], train_level),
+                "t_test": first_crossing_step(traj.times, traj.metrics["acc_test"], test_level),
+                "n_train": n_train}
 
-    out_metrics = {k: reshape(v) for k, v in res.metrics.items()}
-    extras = {
-        "t_train": first_crossing_step(res.times, out_metrics["acc_train"], train_level),
-        "t_test": first_crossing_step(res.times, out_metrics["acc_test"], test_level),
-        "n_train": reshape(masks[F, S].sum(-1)),
-        "n_devices": res.extras["n_devices"],
-    }
-    out = Trajectory(times=res.times, metrics=out_metrics, config=config, extras=extras, final_state=res.final_state)
-    if save_path is not None:
-        save_trajectory(out, save_path, state=res.final_state)
-    return out
+    return simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
+                    config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
+                    overwrite=overwrite, devices=devices, on_divergence=on_divergence, batch_shape=shape,
+                    extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}")

@@ -36,7 +36,7 @@ from ..citations import cites
 from .data import modular_table, random_split_mask
 from .modular import train_modular
 from .models import tian_features as _model_features
-from .train import Trajectory
+from .train import Trajectory, seed_tuple
 from .trackers import rolling_eigenvalues, snapshot_tracker, snapshots, update_gram_tracker
 
 __all__ = [
@@ -287,7 +287,7 @@ def train_tian(M: int = 71, K: int = 2048, n_train: int = 2016, *, seeds: Sequen
                rho: bool = True, snapshot_epochs: Sequence[int] = (), lr: float = 1e-3,
                dtype: str = "float32", matmul_precision: str | None = "highest", progress: bool = False,
                n_chunks: int | None = None, devices: Any = None, save_path: Any = None,
-               resume: bool = False) -> TianRun:
+               resume: bool = False, overwrite: bool = False, on_divergence: str = "raise_if_all") -> TianRun:
     r"""Grok and control runs of the Tian setup with every instrument of spec ``repulsion`` (one compiled program).
 
     Runs ``len(etas) x len(seeds)`` trainings vmapped (spec ``repulsion:setup``): split
@@ -323,7 +323,7 @@ def train_tian(M: int = 71, K: int = 2048, n_train: int = 2016, *, seeds: Sequen
     matmul_precision : {"highest", "high", "default"} or None
         ``jax.default_matmul_precision`` during the run (default ``"highest"``: full float32 on
         GPUs, where the default may use TF32; no effect on CPU).  ``None`` leaves the setting alone.
-    progress, n_chunks, devices, save_path, resume
+    progress, n_chunks, devices, save_path, resume, overwrite, on_divergence
         As in :func:`~grokclocks.sim.modular.train_modular`.
 
     Returns
@@ -361,9 +361,7 @@ def train_tian(M: int = 71, K: int = 2048, n_train: int = 2016, *, seeds: Sequen
     k = integer_at_least(k, "k", 3)
     if k > window:
         raise DomainError(f"k must be in [3, window] = [3, {window}] (got {k})")
-    seeds = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(np.asarray(list(seeds), dtype=object)).tolist())
-    if not seeds:
-        raise DomainError("seeds must not be empty")
+    seeds = seed_tuple(seeds)
     eta_arr = np.atleast_1d(np.asarray(nonnegative(etas, "etas"), dtype=float))
     if eta_arr.ndim != 1:
         raise DomainError(f"etas must be a 1-D sequence (got shape {eta_arr.shape})")
@@ -387,7 +385,8 @@ def train_tian(M: int = 71, K: int = 2048, n_train: int = 2016, *, seeds: Sequen
                              model_kwargs=dict(K=K), optimizer="adam", lr=lr, betas=(0.9, 0.999), eps=1e-8,
                              weight_decay=[float(e) for e in eta_arr], loss="centred_mse", steps=steps,
                              record_every=1, hooks=hooks, trackers=trackers, dtype=dtype, progress=progress,
-                             n_chunks=n_chunks, devices=devices, save_path=save_path, resume=resume)
+                             n_chunks=n_chunks, devices=devices, save_path=save_path, resume=resume,
+                             overwrite=overwrite, on_divergence=on_divergence)
     sig = rolling_eigenvalues(traj["dW.gram"], traj["dW.count"], k=k, window=window)
     sigV = gapV = None
     if track_V:

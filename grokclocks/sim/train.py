@@ -17,9 +17,10 @@ Every simulation of grokclocks is a pair of pure functions handed to :func:`simu
   grid, ...): ``batch_axes`` lists, outermost first, the ``in_axes`` of ``inputs`` for each batch
   axis; the state always carries all batch axes in front;
 * splits the records into chunks (one jitted call each) to show a progress bar, check for
-  divergence (:class:`~grokclocks.sim.SimulationDiverged` on NaN/inf) and save incrementally
-  (``.npz`` + JSON config), so that a crash loses nothing already computed and ``resume=True``
-  continues from the last saved chunk.
+  divergence per run (``on_divergence``: flag the run, or :class:`~grokclocks.sim.SimulationDiverged`)
+  and save incrementally (:func:`save_trajectory`: atomic, versioned, checksummed ``.npz`` + JSON
+  config), so that a crash loses nothing already computed and ``resume=True`` continues from the
+  last saved chunk (and returns a finished run unchanged).
 
 Optimisers come from optax: :func:`optax_step` turns a gradient and an optimiser factory into a step;
 the factory is called *inside* the step with the (possibly vmapped) ``inputs``, so hyperparameters
@@ -30,10 +31,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib
 import json
 import math
 import os
+import uuid
+import warnings
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,8 +49,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .._validate import DomainError, choice, integer_at_least
-from ._runtime import SimulationDiverged
+from .._validate import DomainError, OutputExistsError, choice, file_path, integer_at_least, writable_file
+from ._runtime import DivergenceWarning, SimulationDiverged
 
 __all__ = [
     "Trajectory",
@@ -64,6 +70,17 @@ __all__ = [
     "config_from_json",
     "save_trajectory",
     "load_trajectory",
+    "check_run_path",
+    "check_record_every",
+    "check_devices",
+    "seed_tuple",
+    "ON_DIVERGENCE",
+    "RUN_FORMAT",
+    "RUN_FORMAT_VERSION",
+    "RunFileError",
+    "RunExistsError",
+    "RunFileNotFoundError",
+    "RunFileWarning",
 ]
 
 StepFn = Callable[[Any, Any], Any]
@@ -73,6 +90,28 @@ MetricsFn = Callable[[Any, Any], Mapping[str, jax.Array]]
 # --------------------------------------------------------------------------------------------
 # Results and their persistence
 # --------------------------------------------------------------------------------------------
+
+RUN_FORMAT = "grokclocks.trajectory"
+RUN_FORMAT_VERSION = 2
+"""Run-file format written by :func:`save_trajectory`.  Version 1 = the unversioned files of
+grokclocks 0.1 before it (no ``meta``, no checksum): still read, with a :class:`RunFileWarning`."""
+
+
+class RunFileError(DomainError):
+    """A run file cannot be used: missing, empty, truncated, damaged, foreign, of an unknown format
+    version, or not the run being resumed.  The message names the file and what is wrong."""
+
+
+class RunExistsError(RunFileError, OutputExistsError):
+    """A run file exists where a new run would be written (``resume=True`` or ``overwrite=True`` decide)."""
+
+
+class RunFileNotFoundError(RunFileError, FileNotFoundError):
+    """No run file at the given path."""
+
+
+class RunFileWarning(UserWarning):
+    """A run file was read with a caveat: an old format without checksum, or a partial run."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -88,7 +127,9 @@ class Trajectory:
     config : frozen dataclass or None
         The configuration that produced the run.
     extras : dict of str -> ndarray
-        Derived per-run quantities (e.g. crossing steps), shape ``batch_shape`` or scalar.
+        Derived per-run quantities (e.g. crossing steps), shape ``batch_shape`` or scalar.  Every
+        result of :func:`simulate` has ``diverged`` (bool, ``batch_shape``), ``diverged_step`` (int,
+        the first recorded step with a non-finite metric, -1 = none) and ``n_devices``.
     final_state : pytree of ndarray or None
         The state after the last step (not saved by :meth:`save`).
     """
@@ -112,13 +153,17 @@ class Trajectory:
         first = next(iter(self.metrics.values()))
         return tuple(first.shape[:-1])
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write ``path`` (``.npz``: times, metrics, extras) and ``path`` with ``.json`` (config)."""
-        return save_trajectory(self, path)
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+        """Write ``path`` (``.npz``: times, metrics, extras) and ``path`` with ``.json`` (config).
+
+        An existing file is replaced only with ``overwrite=True`` (else :class:`RunExistsError`).
+        See :func:`save_trajectory`.
+        """
+        return save_trajectory(self, path, overwrite=overwrite)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trajectory:
-        """Read a trajectory written by :meth:`save`."""
+        """Read a trajectory written by :meth:`save` (checks format version and checksum)."""
         return load_trajectory(path)
 
 
@@ -148,17 +193,21 @@ def _tuplify(x: Any) -> Any:
     return x
 
 
+def _config_obj(config: Any) -> dict[str, Any]:
+    if config is None:
+        return {"class": None, "fields": None}
+    cls = type(config)
+    return {"class": f"{cls.__module__}:{cls.__qualname__}", "fields": _jsonable(config)}
+
+
 def config_to_json(config: Any) -> str:
     """JSON text of a config dataclass, tagged with its class so :func:`config_from_json` can rebuild it."""
     if config is None:
-        return json.dumps({"class": None, "fields": None})
-    cls = type(config)
-    return json.dumps({"class": f"{cls.__module__}:{cls.__qualname__}", "fields": _jsonable(config)}, indent=1)
+        return json.dumps(_config_obj(None))
+    return json.dumps(_config_obj(config), indent=1)
 
 
-def config_from_json(text: str) -> Any:
-    """Rebuild a config written by :func:`config_to_json` (lists become tuples)."""
-    obj = json.loads(text)
+def _config_from_obj(obj: Mapping[str, Any]) -> Any:
     if obj["class"] is None:
         return None
     module, qualname = obj["class"].split(":")
@@ -168,58 +217,288 @@ def config_from_json(text: str) -> Any:
     return cls(**_tuplify(obj["fields"]))
 
 
+def config_from_json(text: str) -> Any:
+    """Rebuild a config written by :func:`config_to_json` (lists become tuples)."""
+    return _config_from_obj(json.loads(text))
+
+
 def _paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    p = Path(path)
+    """``(<path>.npz, <path>.json)``: the suffix ``.npz`` is added unless present."""
+    p = file_path(path, "save_path")
     if p.suffix != ".npz":
         p = p.with_name(p.name + ".npz")
     return p, p.with_suffix(".json")
 
 
-def _atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+def _flag(x: Any, name: str) -> bool:
+    if not isinstance(x, (bool, np.bool_)):
+        raise DomainError(f"{name} must be True or False (got {x!r})")
+    return bool(x)
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
+                   overwrite: bool = False) -> tuple[Path, Path] | None:
+    """Check ``save_path`` / ``resume`` / ``overwrite`` before any work; the ``(.npz, .json)`` paths or None.
 
-
-def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any = None) -> Path:
-    """Save a trajectory as ``<path>.npz`` (arrays) + ``<path>.json`` (config); returns the ``.npz`` path.
-
-    ``state`` (a pytree) is stored too when given; :func:`simulate` uses it to resume a run.
-    Writes are atomic (temporary file + rename), so a crash never leaves a truncated file.
+    Rules: ``resume=True`` continues the run saved at ``save_path`` (or starts it if there is none);
+    ``overwrite=True`` replaces it; without either an existing file is an error
+    (:class:`RunExistsError`), so a run is never replaced by accident.  The two are exclusive.
     """
-    npz, js = _paths(path)
-    npz.parent.mkdir(parents=True, exist_ok=True)
+    resume = _flag(resume, "resume")
+    overwrite = _flag(overwrite, "overwrite")
+    if save_path is None:
+        if resume or overwrite:
+            raise DomainError(f"resume={resume} and overwrite={overwrite} need a save_path (got save_path=None)")
+        return None
+    if resume and overwrite:
+        raise DomainError("resume and overwrite are exclusive: resume=True continues the saved run, "
+                          "overwrite=True replaces it")
+    npz, js = _paths(save_path)
+    for f in (npz, js):
+        writable_file(f, "save_path", overwrite=True)
+    if not (resume or overwrite):
+        for f in (npz, js):
+            if f.exists():
+                raise RunExistsError(f"{f} already exists: pass resume=True to continue the run saved there "
+                                     "(same config), overwrite=True to replace it, or another save_path")
+    return npz, js
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory descriptors
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+    """Write ``path`` via a temporary file in its directory: write, fsync, ``os.replace``, fsync the directory.
+
+    A crash or an error at any point leaves the previous ``path`` (if any) untouched and no temporary file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "xb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every array in key order: its key, dtype and shape (as JSON), then its bytes (C order)."""
+    h = hashlib.sha256()
+    for k in sorted(arrays):
+        a = np.ascontiguousarray(arrays[k])
+        h.update(json.dumps([k, a.dtype.str, list(a.shape)]).encode())
+        h.update(a.reshape(-1).view(np.uint8))
+    return h.hexdigest()
+
+
+def _run_arrays(result: Trajectory, state: Any) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {"times": np.asarray(result.times)}
     arrays.update({f"metric:{k}": np.asarray(v) for k, v in result.metrics.items()})
     arrays.update({f"extra:{k}": np.asarray(v) for k, v in result.extras.items()})
     if state is not None:
         for i, leaf in enumerate(jax.tree_util.tree_leaves(state)):
             arrays[f"state:{i:04d}"] = np.asarray(leaf)
-    _atomic_savez(npz, arrays)
-    _atomic_write_text(js, config_to_json(result.config))
+    for k, a in arrays.items():
+        if a.dtype.kind not in "biufc":
+            raise DomainError(f"{k} must be a numeric array to be saved (got dtype {a.dtype})")
+    return arrays
+
+
+def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any = None, overwrite: bool = False,
+                    planned_steps: int | None = None) -> Path:
+    """Save a trajectory as ``<path>.npz`` (arrays, format version, checksum) + ``<path>.json``; returns the ``.npz``.
+
+    The ``.npz`` is self-contained (format :data:`RUN_FORMAT_VERSION`): the arrays ``times``,
+    ``metric:<name>``, ``extra:<name>`` (and ``state:<i>``, the leaves of ``state``, which
+    :func:`simulate` stores to resume a run), ``meta`` (JSON text: format, version, config, the
+    planned number of steps of a run in progress) and ``sha256`` (the checksum of all the others,
+    :func:`load_trajectory` checks it).  The ``.json`` repeats the config (``class``, ``fields``)
+    and the checksum for people and tools that read JSON.
+
+    Each file is written atomically (a temporary file in the same directory, fsync, ``os.replace``):
+    a crash leaves the previous file or the new one, never a mixture.  An existing file is
+    replaced only with ``overwrite=True``; otherwise :class:`RunExistsError`.
+    """
+    npz, js = _paths(path)
+    if not _flag(overwrite, "overwrite"):
+        check_run_path(path)
+    arrays = _run_arrays(result, state)
+    from .. import __version__
+
+    meta = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "grokclocks": __version__,
+            "config": _config_obj(result.config), "planned_steps": planned_steps}
+    arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    digest = _checksum(arrays)
+    # meta and checksum first in the archive: a damaged zip directory that loses entries loses data
+    # entries (caught by the checksum), never silently the meta that makes the check possible
+    arrays = {"sha256": np.array(digest), "meta": arrays.pop("meta"), **arrays}
+    _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))
+    side = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "sha256": digest, **meta["config"]}
+    _atomic_write(js, lambda fh: fh.write(json.dumps(side, indent=1).encode()))
     return npz
 
 
-def _load_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Any, str]:
+@dataclasses.dataclass(frozen=True)
+class _RunFile:
+    """A run file as read from disk: its arrays (without ``meta``/``sha256``), config object, format version."""
+
+    npz: Path
+    arrays: dict[str, np.ndarray]
+    config: dict[str, Any]
+    version: int
+    planned_steps: int | None = None
+
+    def named(self, prefix: str) -> dict[str, np.ndarray]:
+        return {k.split(":", 1)[1]: v for k, v in self.arrays.items() if k.startswith(prefix + ":")}
+
+
+def _unreadable(exc: BaseException) -> str:
+    text = str(exc)
+    if "pickle" in text.lower():
+        return "it holds pickled Python objects, which a run file never contains (refused, not loaded)"
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"damaged or truncated zip archive ({text})"
+    if isinstance(exc, EOFError):
+        return "truncated: the data ends early"
+    if isinstance(exc, zlib.error):
+        return f"damaged compressed data ({text})"
+    return f"damaged or truncated ({type(exc).__name__}: {text})"
+
+
+def _read_npz(npz: Path) -> dict[str, np.ndarray]:
+    if not npz.is_file():
+        raise RunFileNotFoundError(f"{npz} does not exist (no run saved there)" if not npz.exists()
+                                   else f"{npz} is not a file")
+    size = npz.stat().st_size
+    with open(npz, "rb") as fh:
+        head = fh.read(8)
+    if size == 0:
+        raise RunFileError(f"{npz} is empty (0 bytes): not a run file (an interrupted copy?)")
+    if head.startswith(b"\x93NUMPY"):
+        raise RunFileError(f"{npz} is a single .npy array, not an .npz run archive")
+    if not head.startswith(b"PK"):
+        raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with {head!r})")
+    try:
+        with np.load(npz, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except Exception as exc:  # zip, numpy-header and decompression errors alike: the file is damaged
+        reason = _unreadable(exc)
+    raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {reason}")
+
+
+def _read_run(path: str | os.PathLike) -> _RunFile:
+    """Read and check a run file: format, version, checksum, structure.  Every failure is a :class:`RunFileError`."""
     npz, js = _paths(path)
-    with np.load(npz) as f:
-        arrays = {k: f[k] for k in f.files}
-    text = js.read_text()
-    return arrays, config_from_json(text), text
+    arrays = _read_npz(npz)
+    planned = None
+    if "meta" in arrays or "sha256" in arrays:
+        try:
+            stored = str(arrays.pop("sha256")[()])
+            meta = json.loads(str(arrays["meta"][()]))
+        except (KeyError, ValueError, TypeError, IndexError):
+            raise RunFileError(f"{npz} is damaged: its meta or sha256 entry is missing or unreadable") from None
+        if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
+            raise RunFileError(f"{npz} is not a grokclocks run file (meta format "
+                               f"{meta.get('format') if isinstance(meta, dict) else meta!r})")
+        version = meta.get("version")
+        if not isinstance(version, int) or version < 2:
+            raise RunFileError(f"{npz} has an unknown run-file format version {version!r}")
+        if version > RUN_FORMAT_VERSION:
+            raise RunFileError(f"{npz} has run-file format version {version}; this grokclocks reads versions "
+                               f"<= {RUN_FORMAT_VERSION} (upgrade grokclocks to read it)")
+        computed = _checksum(arrays)
+        if computed != stored:
+            raise RunFileError(f"{npz} is damaged: its sha256 checksum does not match its contents "
+                               f"(stored {stored[:16]}..., computed {computed[:16]}...)")
+        del arrays["meta"]
+        config = meta.get("config")
+        planned = meta.get("planned_steps")
+    else:
+        if "times" not in arrays or not any(k.startswith("metric:") for k in arrays):
+            raise RunFileError(f"{npz} is not a grokclocks run file: no 'times' and 'metric:*' arrays "
+                               f"(keys: {sorted(arrays)[:8]})")
+        version = 1
+        unknown = sorted(k for k in arrays if k != "times" and k.split(":", 1)[0] not in ("metric", "extra", "state"))
+        if unknown:
+            raise RunFileError(f"{npz} is damaged or foreign: no meta entry, and keys {unknown[:4]} that no "
+                               "grokclocks run file has")
+        if not js.is_file():
+            raise RunFileError(f"{npz} has no meta entry (format 1, or damaged), and its config file {js} is missing")
+        try:
+            config = json.loads(js.read_text())
+        except (OSError, ValueError) as exc:
+            raise RunFileError(f"{js} (the config of format-1 run file {npz.name}) is unreadable: {exc}") from None
+        if isinstance(config, dict) and "version" in config:
+            raise RunFileError(f"{npz} is damaged: {js.name} says run-file format {config['version']!r}, but the "
+                               "archive lacks its meta and sha256 entries")
+    if not isinstance(config, dict) or not {"class", "fields"} <= set(config):
+        raise RunFileError(f"{npz}: its config record is malformed (needs 'class' and 'fields')")
+    run = _RunFile(npz, arrays, config, version, planned)
+    _check_structure(run)
+    return run
+
+
+def _check_structure(run: _RunFile) -> None:
+    times = run.arrays.get("times")
+    if times is None or times.ndim != 1 or times.size == 0:
+        raise RunFileError(f"{run.npz} is damaged: 'times' must be a non-empty 1-D array")
+    for name, v in run.named("metric").items():
+        if v.ndim == 0 or v.shape[-1] != times.size:
+            raise RunFileError(f"{run.npz} is damaged: metric {name!r} has shape {v.shape}, "
+                               f"its last axis must be the {times.size} records")
+    keys = sorted(k for k in run.arrays if k.startswith("state:"))
+    if keys != [f"state:{i:04d}" for i in range(len(keys))]:
+        raise RunFileError(f"{run.npz} is damaged: its state arrays are not numbered 0..{len(keys) - 1}")
+
+
+def _rebuild_config(run: _RunFile) -> Any:
+    try:
+        return _config_from_obj(run.config)
+    except Exception as exc:
+        raise RunFileError(f"{run.npz}: its config ({run.config.get('class')}) cannot be rebuilt: "
+                           f"{type(exc).__name__}: {exc}") from None
 
 
 def load_trajectory(path: str | os.PathLike) -> Trajectory:
-    """Load a trajectory written by :func:`save_trajectory` (or incrementally by :func:`simulate`)."""
-    arrays, config, _ = _load_arrays(path)
-    metrics = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("metric:")}
-    extras = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("extra:")}
-    return Trajectory(times=arrays["times"], metrics=metrics, config=config, extras=extras)
+    """Load a trajectory written by :func:`save_trajectory` (or incrementally by :func:`simulate`).
+
+    Checks the format version and the sha256 checksum.  A format-1 file (grokclocks before run-file
+    versions: no checksum) is read with a :class:`RunFileWarning`; ``Trajectory.save(path,
+    overwrite=True)`` rewrites it in the current format.  A run still in progress (or interrupted)
+    is read with a :class:`RunFileWarning` naming the steps it holds.
+
+    Raises
+    ------
+    RunFileError
+        The file is missing (:class:`RunFileNotFoundError`), empty, truncated, damaged (checksum),
+        foreign, or of a newer format.
+    """
+    run = _read_run(path)
+    if run.version < RUN_FORMAT_VERSION:
+        warnings.warn(f"{run.npz} is a run file of format 1 (written by grokclocks before run-file versions): "
+                      "read without an integrity check; Trajectory.save(path, overwrite=True) rewrites it "
+                      f"in format {RUN_FORMAT_VERSION} with a checksum", RunFileWarning, stacklevel=2)
+    times = run.arrays["times"]
+    if run.planned_steps is not None and times[-1] < run.planned_steps:
+        warnings.warn(f"{run.npz} holds a partial run: steps 0..{int(times[-1])} of {run.planned_steps} "
+                      "(continue it with resume=True)", RunFileWarning, stacklevel=2)
+    return Trajectory(times=times, metrics=run.named("metric"), config=_rebuild_config(run),
+                      extras=run.named("extra"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,6 +675,73 @@ def optax_init(optimizer_fn: Callable[[Any], optax.GradientTransformation], para
 
 
 # --------------------------------------------------------------------------------------------
+# Options of a run, checked before anything is compiled
+# --------------------------------------------------------------------------------------------
+
+
+ON_DIVERGENCE: tuple[str, ...] = ("raise_if_all", "flag", "raise")
+"""Values of ``on_divergence`` (:func:`simulate`); the first is the default."""
+
+
+def check_record_every(steps: Any, record_every: Any) -> tuple[int, int]:
+    """``(steps, record_every)`` as ints: both >= 1, ``record_every <= steps`` and dividing it."""
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1)
+    if record_every > steps:
+        raise DomainError(f"record_every must be <= steps={steps} (got {record_every})")
+    if steps % record_every:
+        raise DomainError(f"steps must be a multiple of record_every={record_every} (got {steps})")
+    return steps, record_every
+
+
+def seed_tuple(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
+    """Distinct integer seeds >= 0 as a tuple (a scalar is one seed); each seed is one run.
+
+    A repeated seed would repeat the same run (identical numbers counted twice in every statistic
+    over seeds), so it is a :class:`DomainError`, as is an empty sequence.
+    """
+    items = [seeds] if np.ndim(seeds) == 0 else list(np.asarray(list(seeds), dtype=object).reshape(-1))
+    out = tuple(integer_at_least(s, "seed", 0) for s in items)
+    if not out:
+        raise DomainError(f"{name} must not be empty")
+    if len(set(out)) != len(out):
+        twice = sorted({s for s in out if out.count(s) > 1})
+        raise DomainError(f"{name} must be distinct: each seed is one run (got {out}; repeated: {twice})")
+    return out
+
+
+def check_devices(devices: Any, n_runs: int | None = None) -> list[Any]:
+    """The local devices asked for: ``None`` = all, an int ``n`` = the first ``n``, or a list of devices.
+
+    Raises :class:`DomainError` for a bad type, more devices than exist locally, an empty, repeated
+    or non-local device list, and (when ``n_runs`` is given) an explicit number of devices > 1 that
+    does not divide the ``n_runs`` runs.
+    """
+    local = jax.local_devices()
+    if devices is None:
+        return local
+    if isinstance(devices, (bool, np.bool_, str, bytes, float, np.floating)):
+        raise DomainError(f"devices must be None, an integer >= 1 or a list of jax devices (got {devices!r})")
+    if isinstance(devices, (int, np.integer)):
+        n = integer_at_least(devices, "devices", 1)
+        if n > len(local):
+            raise DomainError(f"devices must be at most the {len(local)} local device(s) {local} (got {n})")
+        devs = local[:n]
+    else:
+        try:
+            devs = list(devices)
+        except TypeError:
+            raise DomainError(f"devices must be None, an integer >= 1 or a list of jax devices "
+                              f"(got {devices!r})") from None
+        if not devs or len(set(devs)) != len(devs) or any(d not in local for d in devs):
+            raise DomainError(f"devices must be a non-empty list of distinct local devices {local} (got {devs!r})")
+    if n_runs is not None and len(devs) > 1 and n_runs % len(devs):
+        raise DomainError(f"devices={len(devs)} must divide the number of runs ({n_runs}); "
+                          "use devices=None (all devices when they divide it, else one) or another count")
+    return devs
+
+
+# --------------------------------------------------------------------------------------------
 # The engine
 # --------------------------------------------------------------------------------------------
 
@@ -412,21 +758,16 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
     (:func:`~grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
 
     ``devices``: ``None`` = all local devices, an int = the first ``n`` of them, or a list of
-    devices.  If the outermost batch size is not a multiple of the number of devices, or there is
-    one device or no batch axis, nothing is moved.  Returns ``(state, inputs, n_devices_used)``.
+    devices (:func:`check_devices`).  With ``devices=None``, if the outermost batch size is not a
+    multiple of the number of devices, nothing is moved (one device); an explicit number of devices
+    that does not divide it is a :class:`DomainError`.  With one device or no batch axis nothing is
+    moved.  Returns ``(state, inputs, n_devices_used)``.
     """
-    if devices is None:
-        devs = jax.local_devices()
-    elif isinstance(devices, int):
-        devs = jax.local_devices()[: integer_at_least(devices, "devices", 1)]
-    else:
-        devs = list(devices)
-    if len(devs) <= 1 or not batch_axes:
-        return state, inputs, 1
     leaves = jax.tree_util.tree_leaves(state)
-    if not leaves:
+    n_runs = np.shape(leaves[0])[0] if leaves and batch_axes else None
+    devs = check_devices(devices, n_runs)
+    if len(devs) <= 1 or not batch_axes or not leaves:
         return state, inputs, 1
-    n_runs = np.shape(leaves[0])[0]
     if n_runs % len(devs):
         return state, inputs, 1
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
@@ -494,7 +835,7 @@ def _first_nonfinite(metrics: Mapping[str, np.ndarray]) -> tuple[int, str] | Non
     first: tuple[int, str] | None = None
     for name, v in metrics.items():
         v = np.asarray(v)
-        if not np.issubdtype(v.dtype, np.floating):
+        if not np.issubdtype(v.dtype, np.inexact):
             continue
         bad = ~np.isfinite(v)
         if bad.any():
@@ -504,11 +845,128 @@ def _first_nonfinite(metrics: Mapping[str, np.ndarray]) -> tuple[int, str] | Non
     return first
 
 
+def _first_bad_record(metrics: Mapping[str, np.ndarray], n_batch: int) -> np.ndarray:
+    """Per run (the ``n_batch`` leading axes): index of the first record with a non-finite float metric, -1 if none."""
+    first = None
+    for v in metrics.values():
+        v = np.asarray(v)
+        if first is None:
+            first = np.full(v.shape[:n_batch], -1, dtype=np.int64)
+        if not np.issubdtype(v.dtype, np.inexact):
+            continue
+        bad = (~np.isfinite(v)).reshape(v.shape[:n_batch] + (-1, v.shape[-1])).any(axis=-2)
+        j = np.where(bad.any(axis=-1), np.argmax(bad, axis=-1), -1)
+        first = np.where((j >= 0) & ((first < 0) | (j < first)), j, first)
+    return first
+
+
+def _nan_from(metrics: dict[str, np.ndarray], first_bad: np.ndarray) -> dict[str, np.ndarray]:
+    """Float metrics of each diverged run set to NaN from its first non-finite record on (others untouched)."""
+    if not (first_bad >= 0).any():
+        return metrics
+    out = {}
+    for k, v in metrics.items():
+        if np.issubdtype(v.dtype, np.inexact):
+            n = v.shape[-1]
+            after = (first_bad[..., None] >= 0) & (np.arange(n) >= first_bad[..., None])
+            mask = after.reshape(first_bad.shape + (1,) * (v.ndim - first_bad.ndim - 1) + (n,))
+            v = v.copy()
+            v[np.broadcast_to(mask, v.shape)] = np.nan
+        out[k] = v
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """Batch axes of the engine (the state's leading axes) and of the result (a C-order reshape of them)."""
+
+    engine: tuple[int, ...]
+    out: tuple[int, ...]
+
+    @classmethod
+    def of(cls, state0: Any, n_batch: int, batch_shape: Any) -> _Layout:
+        leaves = jax.tree_util.tree_leaves(state0)
+        engine = tuple(int(n) for n in np.shape(leaves[0])[:n_batch]) if leaves else ()
+        if batch_shape is None:
+            return cls(engine, engine)
+        out = tuple(integer_at_least(n, "batch_shape", 1) for n in batch_shape)
+        if math.prod(out) != math.prod(engine):
+            raise DomainError(f"batch_shape must reshape the engine's batch axes {engine} (got {out})")
+        return cls(engine, out)
+
+    def to_out(self, v: np.ndarray) -> np.ndarray:
+        return v.reshape(self.out + v.shape[len(self.engine):])
+
+    def to_engine(self, v: np.ndarray) -> np.ndarray:
+        return v.reshape(self.engine + v.shape[len(self.out):])
+
+
+def _config_diff(saved: Mapping[str, Any], config: Any) -> list[str]:
+    """The fields in which a saved config (JSON object) and ``config`` differ, as ``name: saved X, now Y``."""
+    new = json.loads(json.dumps(_config_obj(config)))
+    if saved.get("class") != new["class"]:
+        return [f"config class: saved {saved.get('class')}, now {new['class']}"]
+    try:  # rebuilt, so fields added since with a default compare equal
+        old = json.loads(json.dumps(_config_obj(_config_from_obj(saved))))["fields"]
+    except Exception:
+        old = saved.get("fields")
+    new_fields = new["fields"]
+    if not isinstance(old, dict) or not isinstance(new_fields, dict):
+        return [] if old == new_fields else [f"fields: saved {old!r}, now {new_fields!r}"]
+    absent = "<absent>"
+    return [f"{k}: saved {old.get(k, absent)!r}, now {new_fields.get(k, absent)!r}"
+            for k in sorted(set(old) | set(new_fields)) if old.get(k, absent) != new_fields.get(k, absent)]
+
+
+def _resume_point(run: _RunFile, config: Any, metrics: MetricsFn, state0: Any, inputs: Any,
+                  batch_axes: Sequence[Any], layout: _Layout, times: np.ndarray) -> tuple[Any, dict, int]:
+    """``(state, records in engine layout, records done)`` of a saved run, after checking it is this run."""
+    where = f"cannot resume {run.npz}"
+    diff = _config_diff(run.config, config)
+    if diff:
+        raise RunFileError(f"{where}: its config differs from this call's ({'; '.join(diff)}); pass "
+                           "overwrite=True to replace the saved run, or another save_path")
+    leaves0, treedef = jax.tree_util.tree_flatten(state0)
+    saved = [run.arrays[k] for k in sorted(k for k in run.arrays if k.startswith("state:"))]
+    if not saved:
+        raise RunFileError(f"{where}: it holds no state to continue from (written by Trajectory.save, not by "
+                           "an incremental run); pass overwrite=True to rerun from step 0")
+    want = [(tuple(np.shape(x)), np.dtype(x.dtype)) for x in leaves0]
+    have = [(a.shape, a.dtype) for a in saved]
+    if have != want:
+        raise RunFileError(f"{where}: its saved state (shapes/dtypes {have}) does not match this run's {want}")
+    n = run.arrays["times"].size
+    if n > times.size or not np.array_equal(run.arrays["times"], times[:n]):
+        raise RunFileError(f"{where}: its record times {run.arrays['times'][:4].tolist()}... ({n} records) are "
+                           f"not a prefix of this run's {times[:4].tolist()}... ({times.size} records)")
+    spec = jax.eval_shape(batched(metrics, batch_axes), state0, inputs)
+    saved_metrics = run.named("metric")
+    if set(saved_metrics) != set(spec):
+        raise RunFileError(f"{where}: it records the metrics {sorted(saved_metrics)}, this run records "
+                           f"{sorted(spec)} (other hooks or trackers?)")
+    first = {}
+    for k, s in spec.items():
+        v = saved_metrics[k]
+        rest = tuple(s.shape[len(layout.engine):])
+        if v.dtype != s.dtype:
+            raise RunFileError(f"{where}: metric {k!r} is saved as {v.dtype}, this run records {s.dtype}")
+        if v.shape == layout.out + rest + (n,):
+            first[k] = layout.to_engine(v)
+        elif v.shape == layout.engine + rest + (n,):  # an interrupted format-1 run: engine layout
+            first[k] = v
+        else:
+            raise RunFileError(f"{where}: metric {k!r} has shape {v.shape}, this run's is {layout.out + rest + (n,)}")
+    state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(a) for a in saved])
+    return state, first, n - 1
+
+
 def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, *, steps: int,
              record_every: int, batch_axes: Sequence[Any] = (), config: Any = None,
              progress: bool = False, n_chunks: int | None = None,
-             save_path: str | os.PathLike | None = None, resume: bool = False,
-             divergence_hint: str = "", devices: Any = 1) -> Trajectory:
+             save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
+             divergence_hint: str = "", devices: Any = 1, on_divergence: str = "raise_if_all",
+             batch_shape: Sequence[int] | None = None,
+             extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None) -> Trajectory:
     """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
 
     Parameters
@@ -524,7 +982,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         Per-run constants (data, hyperparameters); batched as ``batch_axes`` says.
     steps : int >= 1
         Number of steps; must be a multiple of ``record_every``.
-    record_every : int >= 1
+    record_every : int in [1, steps]
         Record after every ``record_every`` steps (and at step 0).
     batch_axes : sequence of in_axes pytrees
         One entry per batch axis, outermost first: the ``in_axes`` of ``inputs`` for that axis
@@ -537,72 +995,110 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         Number of jitted calls the records are split into (default: 1, or 20 with a progress bar
         or incremental saving).  Divergence is checked after each chunk.
     save_path : path, optional
-        Save the records (and the state, for ``resume``) after every chunk (``.npz`` + ``.json``).
+        Save the result (and the state, for ``resume``) after every chunk (:func:`save_trajectory`:
+        ``.npz`` + ``.json``, atomic, versioned, checksummed).  An existing file is an error
+        (:class:`RunExistsError`) unless ``resume`` or ``overwrite`` is set; this is checked before
+        anything runs.
     resume : bool
-        With ``save_path``: if a file with the same config exists, continue from its last chunk.
+        With ``save_path``: continue the run saved there (a missing file starts it).  The saved config,
+        record times, state and metric names must be this run's (else :class:`RunFileError` naming the
+        differences).  A finished run is returned as saved (bit-identical, the file untouched); a
+        partial one continues from its last chunk and ends equal to an uninterrupted run.
+    overwrite : bool
+        With ``save_path``: replace an existing run (its file is replaced at the first save, after the
+        first chunk, so a run that diverges in its first chunk leaves it intact).  Exclusive with ``resume``.
     divergence_hint : str
         Added to the :class:`SimulationDiverged` message (e.g. the stability bound on ``eta``).
     devices : int, list of devices or None
-        Shard the outermost batch axis over devices (:func:`shard_runs`): ``None`` = all local
-        devices, ``1`` (default) = one device.  The number used is ``extras["n_devices"]``.
+        Shard the outermost batch axis over devices (:func:`shard_runs`, :func:`check_devices`):
+        ``None`` = all local devices, ``1`` (default) = one device.  The number used is ``extras["n_devices"]``.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        A run *diverges* at the first record where one of its float metrics is NaN or inf.  Each
+        diverged run is flagged in ``extras["diverged"]`` (bool, batch shape) and
+        ``extras["diverged_step"]`` (that record's step; -1 for runs that did not diverge); its float
+        metrics are NaN from that record on (integer metrics are left as computed), the other runs
+        are untouched.  ``"raise_if_all"`` (default) keeps a sweep in which some runs diverged (with a
+        :class:`~grokclocks.sim.DivergenceWarning`) and raises :class:`SimulationDiverged` once *every*
+        run has diverged (so a single run raises, as before); ``"flag"`` never raises (warning only);
+        ``"raise"`` raises as soon as any run diverges.  A chunk that raises is not saved: the file
+        keeps the last chunk before it (the exception's ``trajectory`` has the records up to it).
+    batch_shape : tuple of int, optional
+        Shape of the result's batch axes, a C-order reshape of the engine's (e.g. a flattened run
+        axis shown as ``(*grid, n_seeds)``); saved files hold the result's shape.
+    extras_fn : callable ``Trajectory -> dict``, optional
+        Derived per-run extras (e.g. crossing times) added to the result and to every saved file.
 
     Returns
     -------
     Trajectory
         ``times`` = ``0, record_every, ..., steps``; metrics of shape ``(*batch_shape, n_records)``;
-        ``final_state`` = the state after the last step (numpy).
+        extras ``diverged``, ``diverged_step``, ``n_devices`` (and those of ``extras_fn``);
+        ``final_state`` = the state after the last step (numpy, engine layout).
 
     Raises
     ------
     SimulationDiverged
-        If a recorded metric is NaN or inf (the records up to that chunk are saved first).
+        As ``on_divergence`` says.
     DomainError
-        For invalid ``steps`` / ``record_every``.
+        For invalid options (before anything is compiled).
+    RunFileError
+        ``save_path`` exists without ``resume``/``overwrite`` (:class:`RunExistsError`), or the run
+        to resume is damaged or is not this run.
     """
-    steps = integer_at_least(steps, "steps", 1)
-    record_every = integer_at_least(record_every, "record_every", 1)
-    if steps % record_every:
-        raise DomainError(f"steps must be a multiple of record_every={record_every} (got {steps})")
+    steps, record_every = check_record_every(steps, record_every)
     n_records = steps // record_every
     times = record_times(steps, record_every)
     if n_chunks is None:
         n_chunks = 20 if (progress or save_path is not None) else 1
     n_chunks = integer_at_least(n_chunks, "n_chunks", 1)
+    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    layout = _Layout.of(state0, len(batch_axes), batch_shape)
+    check_devices(devices, layout.engine[0] if layout.engine else None)
+    saved = None
+    if check_run_path(save_path, resume=resume, overwrite=overwrite) is not None and resume \
+            and _paths(save_path)[0].exists():
+        saved = _read_run(save_path)
+        if saved.version < RUN_FORMAT_VERSION:
+            warnings.warn(f"resuming {saved.npz}, a run file of format 1 (no checksum); it is rewritten in format "
+                          f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=2)
 
     records: list[dict[str, np.ndarray]] = []
     state, inputs, n_devices = shard_runs(state0, inputs, batch_axes, devices)
     done = 0  # records already computed (excluding the one at step 0)
-    if resume and save_path is not None and _paths(save_path)[0].exists():
-        arrays, _, saved_text = _load_arrays(save_path)
-        if saved_text != config_to_json(config):
-            raise DomainError(f"cannot resume from {save_path}: its config differs from {config!r}")
-        leaves = [arrays[k] for k in sorted(a for a in arrays if a.startswith("state:"))]
-        treedef = jax.tree_util.tree_structure(state0)
-        if leaves and len(leaves) == treedef.num_leaves:
-            state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(x) for x in leaves])
-            state, _, _ = shard_runs(state, None, batch_axes, devices if n_devices > 1 else 1)
-            records = [{k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("metric:")}]
-            done = records[0][next(iter(records[0]))].shape[-1] - 1
+    if saved is not None:
+        state, first, done = _resume_point(saved, config, metrics, state0, inputs, batch_axes, layout, times)
+        state, _, _ = shard_runs(state, None, batch_axes, devices if n_devices > 1 else 1)
+        records = [first]
     if not records:
         m0 = jax.device_get(_compiled_metrics(metrics, batch_axes)(state, inputs))
         records = [{k: np.asarray(v)[..., None] for k, v in m0.items()}]
 
-    def assemble(final_state: Any = None) -> Trajectory:
-        cat = {k: np.concatenate([r[k] for r in records], axis=-1) for k in records[0]}
-        n = next(iter(cat.values())).shape[-1]
-        return Trajectory(times=times[:n], metrics=cat, config=config, final_state=final_state,
-                          extras={"n_devices": np.asarray(n_devices)})
+    def assemble() -> tuple[Trajectory, tuple[int, str] | None]:
+        raw = {k: np.concatenate([r[k] for r in records], axis=-1) for k in records[0]}
+        n = next(iter(raw.values())).shape[-1]
+        first_bad = _first_bad_record(raw, len(layout.engine))
+        diverged = first_bad >= 0
+        extras = {"n_devices": np.asarray(n_devices), "diverged": layout.to_out(diverged),
+                  "diverged_step": layout.to_out(np.where(diverged, times[np.maximum(first_bad, 0)], -1))}
+        masked = _nan_from(raw, first_bad)
+        result = Trajectory(times=times[:n], metrics={k: layout.to_out(v) for k, v in masked.items()},
+                            config=config, extras=extras)
+        if extras_fn is not None:
+            result = dataclasses.replace(result, extras={**extras_fn(result), **extras})
+        return result, _first_nonfinite(raw)
 
-    def check(result: Trajectory, st: Any) -> None:
-        bad = _first_nonfinite(result.metrics)
-        if bad is not None:
-            if save_path is not None:
-                save_trajectory(result, save_path)
-            raise SimulationDiverged(int(result.times[bad[0]]), bad[1], config, divergence_hint)
-        if save_path is not None:
-            save_trajectory(result, save_path, state=st)
+    def check(result: Trajectory, bad: tuple[int, str] | None) -> None:
+        diverged = np.asarray(result.extras["diverged"])
+        n_div = int(diverged.sum())
+        if n_div and (on_divergence == "raise" or (on_divergence == "raise_if_all" and n_div == diverged.size)):
+            hint = "; ".join(x for x in (divergence_hint, f"{n_div} of {diverged.size} runs diverged"
+                                         if diverged.size > 1 else "") if x)
+            raise SimulationDiverged(int(result.times[bad[0]]), bad[1], config, hint, trajectory=result)
 
-    check(assemble(), state)
+    result, bad = assemble()
+    if saved is not None and done == n_records:  # a finished run: returned as saved
+        result = dataclasses.replace(result, extras={**result.extras, **saved.named("extra")})
+    check(result, bad)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -613,13 +1109,23 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
             run = _compiled_chunk(step, metrics, record_every, size, batch_axes)
             state, ms = run(state, inputs)
             records.append({k: _record_axis_last(v, len(batch_axes)) for k, v in jax.device_get(ms).items()})
-            check(assemble(), state)
+            result, bad = assemble()
+            check(result, bad)
+            if save_path is not None:
+                save_trajectory(result, save_path, state=state, overwrite=True, planned_steps=steps)
             if bar is not None:
                 bar.update(size * record_every)
     finally:
         if bar is not None:
             bar.close()
-    return assemble(jax.device_get(state))
+    diverged = np.asarray(result.extras["diverged"])
+    if diverged.any():
+        steps_div = np.asarray(result.extras["diverged_step"])[diverged]
+        warnings.warn(f"{int(diverged.sum())} of {diverged.size} runs diverged (first at step {int(steps_div.min())}"
+                      f"{'; ' + divergence_hint if divergence_hint else ''}); on_divergence={on_divergence!r} kept "
+                      "the others: extras['diverged'] flags them, their float metrics are NaN from "
+                      "extras['diverged_step'] on", DivergenceWarning, stacklevel=2)
+    return dataclasses.replace(result, final_state=jax.device_get(state))
 
 
 def _record_axis_last(v: Any, n_batch: int) -> np.ndarray:
