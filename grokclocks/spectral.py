@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import _floats as FL
 from . import _validate as V
 from ._validate import DomainError
 from .citations import cites
@@ -241,10 +242,29 @@ def schatten_penalty(W=None, p=None, *, singular_values=None, rtol=None):
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
-    with np.errstate(over="ignore", divide="ignore"):
-        out = np.where(s1 > 0, np.power(s1, pa) * _ratio_power_sum(r, pa), 0.0)
-    return V.scalar_or_array(out)
+    pa, s, s1, r = _schatten_setup(W, p, singular_values, rtol)
+    return V.scalar_or_array(_scaled_penalty(pa, s, s1, r, [1.0]))
+
+
+def _scaled_penalty(pa: np.ndarray, s: np.ndarray, s1: np.ndarray, r: np.ndarray, coef: list) -> np.ndarray:
+    r"""coef * sum_i sigma_i^p over the kept singular values (r_i > 0), coef = prod(coef) >= 0.
+
+    Direct sum of the powers sigma_i^p (each correctly rounded, <= 2 ulp in all; no ratio sigma_i /
+    sigma_1 whose rounding p would amplify) where sigma_1^p and the result are normal doubles; elsewhere
+    exp(log coef + p log sigma_1 + log sum_i r_i^p) -- the result is then inf or 0 only if the true value
+    is beyond the double range; relative error ~ eps (|log coef| + p |log sigma_1|) there.
+    """
+    pe = np.asarray(pa)[..., None]
+    c = np.asarray(coef[0], dtype=np.float64)
+    for f in coef[1:]:
+        c = c * f
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        direct = c * np.sum(np.where(r > 0, np.power(s, pe), 0.0), axis=-1)
+        s1p = np.power(s1, pa)
+        ok = (s1p >= FL.TINY) & np.isfinite(s1p) & np.isfinite(direct) & ((direct >= FL.TINY) | (c == 0))
+        log_c = sum(np.log(np.asarray(f, dtype=np.float64)) for f in coef)
+        far = np.exp(log_c + pa * np.log(s1) + np.log(_ratio_power_sum(r, pa)))
+    return np.where(s1 > 0, np.where(ok, direct, far), 0.0)
 
 
 def _ratio_power_sum(r: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -263,7 +283,7 @@ def _schatten_setup(W, p, singular_values, rtol):
     pa = _p(p)
     s, tol = _sigma_input(W, singular_values, rtol)
     s1, r = _thresholded_ratios(s, tol)
-    return pa, s1, r
+    return pa, s, s1, r
 
 @cites("clocks:eq2.6")
 def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
@@ -290,10 +310,14 @@ def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
-    with np.errstate(over="ignore"):
-        out = np.where(s1 > 0, s1 * np.power(_ratio_power_sum(r, pa), 1.0 / pa), 0.0)
-    return V.scalar_or_array(out)
+    pa, _, s1, r = _schatten_setup(W, p, singular_values, rtol)
+    S = _ratio_power_sum(r, pa)  # in [1, rank]
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        g = np.power(S, 1.0 / pa)  # overflows for p < log(rank) / 709.78 while sigma_1 * g may not
+        direct = s1 * g
+        far = np.exp(np.log(s1) + np.log(S) / pa)
+    out = np.where(np.isfinite(g) & np.isfinite(direct), direct, far)
+    return V.scalar_or_array(np.where(s1 > 0, out, 0.0))
 
 
 # ------------------------------------------------------------------------------------------ layerwise decay
@@ -326,7 +350,8 @@ def layerwise_decay_penalty(W, depth, *, rtol=None):
     Spec ``clocks:eq2.7`` (paper eq. 2.7).
     """
     L = _depth(depth)
-    return V.scalar_or_array(L * np.asarray(schatten_penalty(W, 2.0 / L, rtol=rtol)))
+    pa, s, s1, r = _schatten_setup(W, 2.0 / L, None, rtol)
+    return V.scalar_or_array(_scaled_penalty(pa, s, s1, r, [float(L)]))
 
 
 @cites("clocks:eq2.7")
@@ -536,7 +561,14 @@ def end_to_end_energy(loss_value, W, lam, p, *, rtol=None):
     """
     lv = V.finite(loss_value, "loss_value")
     la = V.nonnegative(lam, "lam")
-    return V.scalar_or_array(lv + la * np.asarray(schatten_penalty(W, p, rtol=rtol)))
+    return V.scalar_or_array(_energy(lv, W, [la], p, rtol))
+
+
+def _energy(lv: np.ndarray, W, coef: list, p, rtol) -> np.ndarray:
+    """loss + prod(coef) * ||W||_{S_p}^p without forming an overflowing penalty or coefficient."""
+    pa, s, s1, r = _schatten_setup(W, p, None, rtol)
+    with np.errstate(over="ignore"):
+        return lv + _scaled_penalty(pa, s, s1, r, coef)
 
 
 @cites("clocks:eq4.2", "clocks:eq2.7")
@@ -557,8 +589,9 @@ def end_to_end_energy_from_weight_decay(loss_value, W, mu, depth, *, rtol=None):
     Spec ``clocks:eq4.2``, ``clocks:eq2.7``.
     """
     L = _depth(depth)
-    lam = weight_decay_to_penalty_coefficient(mu, L)
-    return end_to_end_energy(loss_value, W, lam, 2.0 / L, rtol=rtol)
+    lv = V.finite(loss_value, "loss_value")
+    m = V.nonnegative(mu, "mu")
+    return V.scalar_or_array(_energy(lv, W, [m, L / 2.0], 2.0 / L, rtol))  # lambda = mu L / 2, never formed
 
 
 # ------------------------------------------------------------------------------------------ gradient, drift
