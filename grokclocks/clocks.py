@@ -435,7 +435,8 @@ def ce_smoothness_constant(B):
     Spec ``clocks:lem3.2`` (paper Lemma 3.2).
     """
     b = V.nonnegative(B, "B")
-    return V.scalar_or_array((0.5 * b) * b)  # not 0.5 * (b * b): b * b overflows for b in (1.3e154, 1.9e154)
+    with np.errstate(over="ignore", under="ignore"):  # inf for B > 1.9e154: the true value exceeds 1.8e308
+        return V.scalar_or_array((0.5 * b) * b)  # not 0.5 * (b * b): b * b overflows for b in (1.3e154, 1.9e154)
 
 
 @cites("clocks:lem3.2")
@@ -620,7 +621,8 @@ def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
     c = V.positive(rate, "rate")
     t0 = V.nonnegative(t0, "t0")
     g0 = V.finite(gamma0, "gamma0")
-    return V.scalar_or_array(t0 + np.maximum(np.asarray(need) - g0, 0.0) / c)
+    with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308 (rate ~ 1e-306)
+        return V.scalar_or_array(t0 + np.maximum(np.asarray(need) - g0, 0.0) / c)
 
 
 @cites("clocks:thm3.5")
@@ -695,8 +697,14 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     if e >= l0:
         return k0
     rate = -math.log1p(-r) if exact else r
-    q = l0 / e  # >= 1; log(l0) - log(e) only where the quotient overflows (then the log is >= 709)
-    x = (math.log(q) if math.isfinite(q) else math.log(l0) - math.log(e)) / rate
+    # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
+    # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
+    q = l0 / e
+    if l0 <= 2.0 * e:
+        lq = math.log1p((l0 - e) / e)
+    else:
+        lq = math.log(q) if math.isfinite(q) else math.log(l0) - math.log(e)
+    x = lq / rate
     if not math.isfinite(x):
         return math.inf  # the bound exceeds the largest double (rate <~ 1e-306)
     if abs(x - round(x)) <= _SNAP_ABS:
@@ -1080,7 +1088,12 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     tau = _elapsed(t, t0)
     d0 = V.positive(gap0, "gap0")
     aa = V.positive(a, "a")
-    return V.scalar_or_array(d0 * np.exp(-aa * tau))
+    # d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0)
+    with np.errstate(over="ignore", under="ignore"):
+        x = aa * tau
+        e = np.exp(-x)
+        out = np.where(e >= FL.TINY, d0 * e, np.exp(np.log(d0) - x))
+    return V.scalar_or_array(out)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
@@ -1247,7 +1260,8 @@ def kl_rate_power(q):
     """
     kl_exponent_power(q)
     qq = V.as_float_array(q, "q")
-    return V.scalar_or_array(qq * qq)
+    with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
+        return V.scalar_or_array(qq * qq)
 
 
 @cites("clocks:appF2-kl-examples")
@@ -1414,7 +1428,7 @@ def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     j = int(idx[-1])
     if vals[j + 1] == 0.0:
         return math.exp(float(us[j + 1]))
-    return math.exp(optimize.brentq(f, float(us[j]), float(us[j + 1]), xtol=1e-14, rtol=1e-14))
+    return math.exp(optimize.brentq(f, float(us[j]), float(us[j + 1]), xtol=1e-15, rtol=4 * np.finfo(float).eps))
 
 
 # ============================================================================ estimators
@@ -1553,7 +1567,8 @@ def separation_ratio(t_rep, t_cls):
     tr = np.asarray(t_rep, dtype=np.float64)
     if np.any(np.isnan(tr)) or np.any(tr < 0) or np.any(tr == -np.inf):
         raise V.DomainError(f"t_rep must be >= 0 or inf (got {t_rep!r})")
-    return V.scalar_or_array(tr / tc)
+    with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
+        return V.scalar_or_array(tr / tc)
 
 
 @cites("clocks:appF4-srank-stat")

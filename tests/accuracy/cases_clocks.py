@@ -286,7 +286,7 @@ CASES = [
     AccuracyCase("grokclocks.clocks.crossover_eps",
                  lambda kappa, u: C.crossover_eps(kappa, 4, 0.5, 0.0, 0.0, 1.0, _theta(u), 1.0, 0.0),
                  lambda kappa, u: _crossover_ref(kappa, 4, 0.5, 1.0, u, 1.0),
-                 {"kappa": Arg(0.2, 1.0), "u": Arg(0.05, 0.45)}, rtol=1e-13)  # brentq xtol 1e-14 on log eps,
+                 {"kappa": Arg(0.2, 1.0), "u": Arg(0.05, 0.45)}, rtol=1e-13),  # brentq xtol 1e-14 on log eps
     AccuracyCase("grokclocks.clocks.separation_ratio", C.separation_ratio, lambda t_rep, t_cls: mpf(t_rep) / mpf(t_cls),
                  {"t_rep": Arg(TINY, BIG), "t_cls": Arg(TINY, BIG)}, rtol=1.2e-16, atol=1.2e-16 * ULP_SUB),
 ]
