@@ -16,15 +16,19 @@ with factors within it).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ._validate import DomainError
+
 TINY = float(np.finfo(np.float64).tiny)
 LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) overflows beyond
 
-__all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf"]
+__all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
+           "DoubleOverflowError"]
 
 
 def _normal(x: np.ndarray) -> np.ndarray:
@@ -85,3 +89,67 @@ def exp_or_inf(x: float) -> float:
         return math.exp(x)
     except OverflowError:
         return math.inf
+
+
+def two_product(a: float, b: float) -> tuple[float, float]:
+    """``(p, e)`` with ``p = fl(a * b)`` and ``p + e = a * b`` exactly (Dekker 1971; |a b| < 1e300,
+    no underflow of the partial products).  Used where ``1 - a b`` or ``2 - a b`` cancels."""
+    p = a * b
+    split = 134217729.0  # 2^27 + 1
+    ca = split * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = split * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def one_minus_product(c: float, a: float, b: float) -> float:
+    """``c - a b`` for c in {1, 2} with the product's rounding error restored (exact when ``a b`` is
+    within a factor 2 of c, where the difference cancels; <= 1 ulp elsewhere)."""
+    p, e = two_product(a, b)
+    return (c - p) - e
+
+
+class DoubleOverflowError(DomainError, OverflowError):
+    """The value exceeds the largest double (1.8e308): use the ``log_`` variant of the function.
+
+    Both an ``OverflowError`` (what ``math.exp`` raises) and, through :class:`grokclocks.DomainError`,
+    a ``ValueError``: the documented sub-domain where only the logarithm is representable.
+    """
+
+
+def signed_power_sum(terms: Sequence[tuple[float, Sequence[float], Sequence[int]]]) -> float:
+    r""":math:`\sum_j c_j\prod_ix_{ji}^{a_{ji}}` for scalars :math:`x_{ji}>0`, small integer powers, real
+    :math:`c_j`, with every term's binary exponent kept exactly (``frexp``): no term overflows to an
+    infinity that meets another of opposite sign (``inf - inf``), none underflows before it is
+    added; the sum is scaled by the largest term's power of two.  ``inf`` only where the sum itself
+    is beyond the double range.  The terms are added exactly (integers), so the only errors are the
+    few ulp of each term's mantissa product and the final rounding.
+    """
+    parts = []
+    for c, xs, ps in terms:
+        if c == 0.0 or any(x == 0.0 for x in xs):
+            continue
+        m, e = math.frexp(abs(c))
+        for x, a in zip(xs, ps):
+            mx, ex = math.frexp(x)
+            m *= mx ** int(a)
+            e += int(a) * ex
+            m, e2 = math.frexp(m)
+            e += e2
+        parts.append((math.copysign(m, c), e))
+    if not parts:
+        return 0.0
+    # exact sum: each m is a double in [1/2, 1), so m 2^53 is an integer; add them as Python ints shifted
+    # to the smallest exponent, then one correctly rounded int -> float conversion (Fraction)
+    lo = min(e for _, e in parts) - 53
+    total = sum(int(m * 2.0 ** 53) << (e - 53 - lo) for m, e in parts)
+    if total == 0:
+        return 0.0
+    try:
+        return float(Fraction(total) * Fraction(2) ** lo)
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf

@@ -558,8 +558,12 @@ def test_temperatures():
 
 def test_spectral_delay_ratio():
     assert K.spectral_delay_ratio([0.05, 1, 4]) == pytest.approx(80.0, rel=1e-14)
-    assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(
-        math.log(1 - 0.04) / math.log(1 - 0.0005), rel=1e-14)
+    # mpmath from the exact doubles: the float expression log(1 - 0.0005) itself is off by 1.1e-13
+    # (1 - 0.0005 rounds); the function restores the product's rounding error (9.5e-17 measured)
+    with mp.workdps(40):
+        ref = mp.log(1 - mp.mpf(0.01) * 4) / mp.log(1 - mp.mpf(0.01) * mp.mpf(0.05))
+    assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(float(ref), rel=4e-16)
+    assert K.spectral_delay_ratio([1.0, 2.0], eta=1e-20) == pytest.approx(2.0, rel=1e-15)  # was ZeroDivisionError
     assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(81.624, abs=1e-3)
 
 
