@@ -6,11 +6,11 @@
 * :func:`log_expm1` -- :math:`\\log(e^x-1)` for :math:`x>0` (``log(expm1(x))`` overflows past 709.78);
 * :func:`exp_or_inf` -- ``math.exp`` that returns ``inf`` where the double overflows instead of raising.
 
-Accuracy (measured against mpmath at 40 digits, tests/accuracy): the integer-power path is exact up to
-the rounding of each mantissa product (<= 3 ulp for 4 factors); the log-space path (non-integer powers,
-only where the direct product leaves the normal range) has relative error ``~ eps * sum |a_i log x_i|``,
-the condition number of the product in its exponents (<= 1.6e-13 for results of magnitude <= 1e308
-with factors within it).
+Accuracy (measured against mpmath at 40 digits): direct product <= 2.7e-16 relative (c^2 d^q, 2e4
+points); the integer-power path is exact up to the rounding of each mantissa product (<= 3 ulp for 4
+factors); the log-space path (non-integer powers, only where the direct product leaves the normal
+range) has relative error ``~ eps * sum |a_i log x_i|``, the condition number of the product in its
+exponents: measured <= 1.1e-13 for c^2 d^q with c, d in [1e-300, 1e300] and a normal result.
 """
 
 from __future__ import annotations
@@ -73,8 +73,10 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
 def log_expm1(x: Any) -> np.ndarray:
     r""":math:`\log(e^x-1)`, :math:`x>0`: ``log(expm1(x))`` for :math:`x<1`, :math:`x+\mathrm{log1p}(-e^{-x})` above.
 
-    Both branches are accurate to 2 ulp at the switch (relative error 1.1e-16 either side of x = 1,
-    measured against mpmath over 1e5 points); the second never overflows.
+    Switch at x = 1 (measured against mpmath, 2e4 log-uniform points each side): x in [1e-3, 1):
+    absolute error <= 1.2e-16 (relative 6e-13 only next to the zero of the value at x = ln 2, where any
+    evaluation is ill-conditioned); x in [1, 700]: relative error <= 2.0e-16.  The second branch never
+    overflows (``expm1`` does past 709.78).
     """
     a = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore", under="ignore"):

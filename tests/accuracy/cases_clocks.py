@@ -79,6 +79,11 @@ def _ref_fast(eps, K, rate, t0=0.0, gamma0=0.0, sharp=False):
     return mpf(t0) + max(need - mpf(gamma0), 0) / mpf(rate)
 
 
+def _g0(eps, K, f):
+    """gamma0 = f * (the gap needed for eps), a double input."""
+    return f * (math.log(int(K) - 1) - math.log(math.expm1(eps)))
+
+
 def _ref_fast_loss(t, K, rate, t0=0.0, gamma0=0.0, linear=True):
     g = mpf(gamma0) + mpf(rate) * (mpf(t) - mpf(t0))
     return _ref_tail_linear(g, K) if linear else _ref_tail(g, K)
@@ -179,11 +184,12 @@ CASES = [
                  _ref_fast, {"eps": Arg(TINY, BIG), "K": Arg(2, 1e6, integer=True), "rate": Arg(TINY, BIG),
                              "t0": Arg(TINY, BIG)}, rtol=1e-15, atol=1e-300),
     AccuracyCase("grokclocks.clocks.fast_clock_bound [sharp, gamma0]",
-                 lambda eps, K, rate, gamma0: C.fast_clock_bound(eps, _k(K), rate, 0.0, gamma0, sharp=True),
-                 lambda eps, K, rate, gamma0: _ref_fast(eps, K, rate, 0.0, gamma0, True),
-                 {"eps": Arg(TINY, 1.0), "K": Arg(2, 1e6, integer=True), "rate": Arg(TINY, BIG), "gamma0": Arg(TINY, 1e3)},
-                 # [need - gamma0]_+ / rate: a difference, absolute error eps (|need| + gamma0) / rate
-                 rtol=1e-15, atol=1e-300),
+                 lambda eps, K, rate, f: C.fast_clock_bound(eps, _k(K), rate, 0.0, _g0(eps, K, f), sharp=True),
+                 lambda eps, K, rate, f: _ref_fast(eps, K, rate, 0.0, _g0(eps, K, f), True),
+                 {"eps": Arg(TINY, 1.0), "K": Arg(2, 1e6, integer=True), "rate": Arg(TINY, BIG), "f": Arg(0.0, 0.9, "lin")},
+                 # [need - gamma0]_+ / rate is a difference: relative error eps (need + gamma0) / (need - gamma0)
+                 # (measured 5e-15 at gamma0 = 0.99 need); gamma0 = f need, f <= 0.9, bounds it by 19 eps
+                 rtol=4.5e-15, atol=1e-300),
     AccuracyCase("grokclocks.clocks.fast_clock_loss_bound [linear]",
                  lambda t, K, rate, gamma0: C.fast_clock_loss_bound(t, _k(K), rate, 0.0, gamma0),
                  lambda t, K, rate, gamma0: _ref_fast_loss(t, K, rate, 0.0, gamma0),
@@ -287,6 +293,64 @@ CASES = [
                  lambda kappa, u: C.crossover_eps(kappa, 4, 0.5, 0.0, 0.0, 1.0, _theta(u), 1.0, 0.0),
                  lambda kappa, u: _crossover_ref(kappa, 4, 0.5, 1.0, u, 1.0),
                  {"kappa": Arg(0.2, 1.0), "u": Arg(0.05, 0.45)}, rtol=1e-13),  # brentq xtol 1e-14 on log eps
+    AccuracyCase("grokclocks.clocks.cross_entropy_from_gaps [3 equal gaps]",
+                 lambda gamma: C.cross_entropy_from_gaps([gamma, gamma, gamma]),
+                 lambda gamma: mpmath.log1p(3 * mpmath.exp(-mpf(gamma))), {"gamma": Arg(TINY, BIG)},
+                 rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.cross_entropy [logits (0, -gamma)]",
+                 lambda gamma: C.cross_entropy([[0.0, -gamma]], [0]),
+                 lambda gamma: mpmath.log1p(mpmath.exp(-mpf(gamma))), {"gamma": Arg(TINY, BIG)},
+                 rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.class_separation_ratio [2 x 2 rectangle]",
+                 lambda x, y: C.class_separation_ratio([[0.0, 0.0], [0.0, 2 * y], [4 * x, 0.0], [4 * x, 2 * y]],
+                                                       [0, 0, 1, 1]),
+                 lambda x, y: mpf(y) ** 2 / (4 * mpf(x) ** 2), {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100)},
+                 rtol=1e-15, atol=1e-15 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.class_separation_ratio [min_pair]",
+                 lambda x, y: C.class_separation_ratio([[0.0, 0.0], [0.0, 2 * y], [4 * x, 0.0], [4 * x, 2 * y]],
+                                                       [0, 0, 1, 1], between="min_pair"),
+                 lambda x, y: mpf(y) ** 2 / (16 * mpf(x) ** 2), {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100)},
+                 rtol=1e-15, atol=1e-15 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.fourier_energy_outside [p = 7, freqs {1}]",
+                 lambda x, y: C.fourier_energy_outside(np.stack([x * np.cos(2 * np.pi * np.arange(7) / 7),
+                                                                 y * np.sin(6 * np.pi * np.arange(7) / 7)], axis=1),
+                                                       freqs=[1]),
+                 lambda x, y: mpf(y) ** 2 / (mpf(x) ** 2 + mpf(y) ** 2),
+                 {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100)},
+                 # the float cos/sin samples of the modes are orthogonal only to ~1e-16: absolute error
+                 # ~ 1e-16 of the leakage between the two frequencies
+                 rtol=1e-14, atol=1e-15),
+    AccuracyCase("grokclocks.clocks.softmax_logit_hessian [K = 2, off-diagonal]",
+                 lambda q: C.softmax_logit_hessian([q, 1.0 - q])[0, 1],
+                 lambda q: -mpf(q) * (1 - mpf(q)), {"q": Arg(2.0 ** -53, 0.5)},
+                 # 1 - q is exact for q in [1/4, 1/2]; below it the input pair (q, 1 - q) itself is rounded
+                 rtol=2.3e-16),
+    AccuracyCase("grokclocks.clocks.first_layer_preact_change_bound [diag]",
+                 lambda a, b, x_norm: C.first_layer_preact_change_bound(np.diag([a, a / 2]), [b, -b / 3], x_norm),
+                 lambda a, b, x_norm: mpf(a) * mpf(x_norm) + mpf(b),
+                 {"a": Arg(1e-100, 1e100), "b": Arg(1e-100, 1e100), "x_norm": Arg(1e-100, 1e100)}, rtol=4.5e-16),
+    # the transition regions, which log-uniform draws over (1e-308, 1e300) rarely reach
+    AccuracyCase("grokclocks.clocks.ce_tail_bound [gamma in (1, 800)]",
+                 lambda gamma, K: C.ce_tail_bound(gamma, _k(K)), _ref_tail,
+                 {"gamma": Arg(1.0, 800.0), "K": Arg(2, 1e6, integer=True)}, rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.ce_tail_bound_linear [gamma in (1, 800)]",
+                 lambda gamma, K: C.ce_tail_bound_linear(gamma, _k(K)), _ref_tail_linear,
+                 {"gamma": Arg(1.0, 800.0), "K": Arg(2, 1e6, integer=True)}, rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.cross_entropy_from_gaps [gamma in (1, 800)]",
+                 lambda gamma: C.cross_entropy_from_gaps([gamma, gamma, 2 * gamma]),
+                 lambda gamma: mpmath.log1p(2 * mpmath.exp(-mpf(gamma)) + mpmath.exp(-2 * mpf(gamma))),
+                 {"gamma": Arg(1.0, 800.0)}, rtol=6.7e-16, atol=6.7e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.gap_for_loss_level [sharp, eps in (1e-3, 1e3)]",
+                 lambda eps, K: C.gap_for_loss_level(eps, _k(K), sharp=True),
+                 lambda eps, K: _ref_gap(eps, K, True), {"eps": Arg(1e-3, 1e3), "K": Arg(2, 1e6, integer=True)},
+                 # a difference log(K-1) - log(e^eps - 1): absolute error eps (log K + eps) near its zero
+                 rtol=4.5e-16, atol=4e-13),
+    AccuracyCase("grokclocks.clocks.kl_gap_solution [theta -> 1/2, moderate t, gap0, a]",
+                 lambda t, gap0, a, u: C.kl_gap_solution(t, gap0, a, _theta(u)), _ref_kl_gap,
+                 {"t": Arg(1e-5, 1e5), "gap0": Arg(1e-5, 1e5), "a": Arg(1e-5, 1e5), "u": Arg(2 ** -53, 1e-3)},
+                 rtol=4e-13, atol=4e-13 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.log_binary_pl_ratio [m in (1, 800)]", C.log_binary_pl_ratio, _ref_log_pl,
+                 {"margin": Arg(1.0, 800.0)}, rtol=1e-15),
     AccuracyCase("grokclocks.clocks.separation_ratio", C.separation_ratio, lambda t_rep, t_cls: mpf(t_rep) / mpf(t_cls),
                  {"t_rep": Arg(TINY, BIG), "t_cls": Arg(TINY, BIG)}, rtol=1.2e-16, atol=1.2e-16 * ULP_SUB),
 ]
