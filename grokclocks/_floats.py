@@ -28,7 +28,7 @@ TINY = float(np.finfo(np.float64).tiny)
 LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) overflows beyond
 
 __all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
-           "DoubleOverflowError"]
+           "DoubleOverflowError", "signed_power_sum", "scaled_norm", "log_quotient"]
 
 
 def _normal(x: np.ndarray) -> np.ndarray:
@@ -169,3 +169,16 @@ def scaled_norm(x: Any, axis: Any = None) -> np.ndarray:
         r = np.sqrt(np.sum((a / safe) ** 2, axis=axis, keepdims=True))
     out = np.where(m > 0, m * r, 0.0)
     return out.reshape(np.sum(a, axis=axis).shape) if axis is not None else out.reshape(())
+
+
+def log_quotient(a: Any, b: Any) -> np.ndarray:
+    """log(a / b) for a, b > 0 (arrays broadcast), without overflow of a / b and without cancellation for
+    a ~ b: ``log1p`` of the exact difference (Sterbenz) for b/2 <= a <= 2b, the log of the quotient where it
+    is a normal double, log a - log b elsewhere (|log(a / b)| > 708 there: relative error <= 2 eps)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        q = a / b
+        out = np.where((q >= TINY) & np.isfinite(q), np.log(q), np.log(a) - np.log(b))
+        near = (a <= 2.0 * b) & (b <= 2.0 * a)
+        return np.where(near, np.log1p((a - b) / b), out)

@@ -933,19 +933,8 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
     g = float(decay_rate(lam, penalty))
     if nn <= 2 * e:
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
-    return _log_quotient(nn, 2.0 * e) / (2.0 * g)
+    return float(FL.log_quotient(nn, 2.0 * e)) / (2.0 * g)
 
-
-def _log_quotient(a: float, b: float) -> float:
-    """log(a / b) for a, b > 0 without overflow of a / b and without cancellation for a ~ b: log1p of the
-    exact difference (Sterbenz) for b/2 <= a <= 2b, log of the quotient where it is a normal double,
-    log a - log b elsewhere (|log(a / b)| > 708 there, relative error <= 2 eps)."""
-    if 0.5 * b <= a <= 2.0 * b:
-        return math.log1p((a - b) / b)
-    q = a / b
-    if FL.TINY <= q < math.inf:
-        return math.log(q)
-    return math.log(a) - math.log(b)
 
 
 def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float) -> float:
@@ -1494,7 +1483,7 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
     p = float(V.positive(prefactor_ratio, "prefactor_ratio"))
     if r < p:
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
-    return _log_quotient(r, p)
+    return float(FL.log_quotient(r, p))
 
 
 # ================================================================================ temperatures

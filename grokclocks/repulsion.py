@@ -1148,20 +1148,13 @@ def fit_power_law(eta: Any, t: Any) -> tuple[float, float]:
     # fit in logs relative to the first point: log(e / e0) from the quotient (log e - log e0 cancels:
     # 1.3e-13 relative error of gamma at e ~ 1e-100, e1/e0 = 1.5; now 2e-16); A = e^{log A} is inf only
     # where it exceeds the largest double (math.exp raised OverflowError)
-    x = _log_rel(e, e[0])
-    y = _log_rel(tt, tt[0])
+    x = FL.log_quotient(e, e[0])
+    y = FL.log_quotient(tt, tt[0])
     slope, icpt = np.polyfit(x, y, 1)
     gamma = -float(slope)
     log_A = float(icpt) + math.log(tt[0]) + gamma * math.log(e[0])
     return gamma, FL.exp_or_inf(log_A)
 
-
-def _log_rel(a: np.ndarray, a0: float) -> np.ndarray:
-    """log(a / a0), from the quotient where it is a normal double (accurate), else log a - log a0."""
-    with np.errstate(over="ignore", under="ignore"):
-        q = a / a0
-    return np.where((q >= FL.TINY) & np.isfinite(q), np.log(np.where(np.isfinite(q) & (q > 0), q, 1.0)),
-                    np.log(a) - math.log(a0))
 
 
 @cites("repulsion:headline")

@@ -996,7 +996,7 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     if up == "3R" and np.any(ra > Ra):
         bad = ra[ra > Ra].flat[0]
         raise DomainError(f"r must be <= R for upper='3R' (got r={float(bad)!r})")
-    log_ratio = _log_ratio(Ra, ra)
+    log_ratio = FL.log_quotient(Ra, ra)
     lo = kk * np.maximum(0.0, log_ratio)
     if up == "3R":
         hi = kk * (math.log(3.0) + log_ratio)
@@ -1010,15 +1010,6 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
         hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
     return V.scalar_or_array(lo), V.scalar_or_array(hi)
 
-
-def _log_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log(a / b) for a, b > 0: log1p of the exact difference for b/2 <= a <= 2b (Sterbenz), the log of the
-    quotient where it is a normal double, log a - log b elsewhere (then |log(a/b)| > 708)."""
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        q = a / b
-        out = np.where((q >= FL.TINY) & np.isfinite(q), np.log(q), np.log(a) - np.log(b))
-        near = (a <= 2.0 * b) & (b <= 2.0 * a)
-        return np.where(near, np.log1p((a - b) / b), out)
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
