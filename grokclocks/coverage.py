@@ -22,6 +22,10 @@ Contents
 * Table 1 and run analysis: :func:`table1`, :func:`table1_ceilings`, :func:`go_epoch`, :func:`u_acc_l_acc`,
   :func:`med_loss_spearman`, :func:`analyse_run`; setup: :func:`experimental_setup`, :func:`token_ids`.
 
+Functions that build :math:`p\times p` tables from an integer ``p`` (labels, classes, coverer counts,
+:math:`\mathbb E[U]`, designs) accept ``p <=`` :data:`MAX_MODULUS` (:math:`2^{14}`) and raise
+``DomainError`` beyond it: their cost is :math:`O(p^2)` memory and time.
+
 Pure numpy/scipy; never imports JAX.
 """
 
@@ -45,6 +49,7 @@ from .citations import cites
 
 __all__ = [
     "OPS",
+    "MAX_MODULUS",
     "label_table",
     "code_labels",
     "equivalence_classes",

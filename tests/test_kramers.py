@@ -703,3 +703,14 @@ def test_euler_maruyama_ou_stationary_variance():
         L.euler_maruyama(lambda x: x, np.zeros((2, 1)), 0.0, dt, 10, jax.random.key(0))
     with pytest.raises(DomainError, match="n_walkers"):
         L.first_passage_times(lambda x: x, [0.0], 0, 0, 1.0, 0.1, 0.01, 10)
+
+
+def test_overflow_is_a_domain_error_at_the_double_limit():
+    # finite up to log tau = 709.78 (the old threshold 709.0 refused tau = 1.3e308); beyond it a DomainError
+    # that is also an OverflowError, pointing to the log variant
+    lt = K.log_kramers_time_1d(1.0, -1.0, 709.5 - math.log(2 * math.pi), 1.0)
+    assert K.kramers_time_1d(1.0, -1.0, 709.5 - math.log(2 * math.pi), 1.0) == pytest.approx(math.exp(lt), rel=1e-13)
+    with pytest.raises(DomainError, match="log_kramers_time_1d"):
+        K.kramers_time_1d(1.0, -1.0, 710.0, 1.0)
+    assert K.log_kramers_time_1d(1e-300, -1e-300, 1.0, 1.0) == pytest.approx(math.log(2 * math.pi) + 300 * math.log(10)
+                                                                            + 1.0, rel=1e-15)  # was ValueError
