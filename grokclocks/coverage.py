@@ -350,7 +350,8 @@ def min_opnorm_single_class(c_norm: Any, R: Any) -> float | np.ndarray:
     c = V.nonnegative(c_norm, "c_norm")
     r = V.positive(R, "R")
     with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
-        return V.scalar_or_array(c / 2.0 / r)
+        # one rounding: c / (2R) (2R is exact below 9e307; (c / R) / 2 past it)
+        return V.scalar_or_array(np.where(r < 8e307, c / (2.0 * r), (c / r) / 2.0))
 
 
 @cites("uniformity:lemmaB.1")
