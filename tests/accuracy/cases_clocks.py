@@ -351,6 +351,16 @@ CASES = [
                  rtol=4e-13, atol=4e-13 * ULP_SUB),
     AccuracyCase("grokclocks.clocks.log_binary_pl_ratio [m in (1, 800)]", C.log_binary_pl_ratio, _ref_log_pl,
                  {"margin": Arg(1.0, 800.0)}, rtol=1e-15),
+    AccuracyCase("grokclocks.clocks.accumulated_time [3 steps]",
+                 lambda a, b, c: C.accumulated_time([a, b, c])[-1], lambda a, b, c: mpf(a) + mpf(b) + mpf(c),
+                 {"a": Arg(TINY, 1e300), "b": Arg(TINY, 1e300), "c": Arg(TINY, 1e300)},
+                 rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+    AccuracyCase("grokclocks.clocks.energy_dissipation_residual [linear energy]",
+                 lambda c, T: C.energy_dissipation_residual([0.0, T / 2, T], [c * T, c * T / 2, 0.0], [c, c, c])[-1],
+                 lambda c, T: mpf(0), {"c": Arg(1e-100, 1e100), "T": Arg(1e-100, 1e100)},
+                 # E(t) = c (T - t), |grad|^2 = c: the trapezoid is exact; the residual is a sum of terms of
+                 # size c T that cancel: absolute error eps c T (the case scales it: c T <= 1e200)
+                 rtol=0.0, atol=1e185),
     AccuracyCase("grokclocks.clocks.separation_ratio", C.separation_ratio, lambda t_rep, t_cls: mpf(t_rep) / mpf(t_cls),
                  {"t_rep": Arg(TINY, BIG), "t_cls": Arg(TINY, BIG)}, rtol=1.2e-16, atol=1.2e-16 * ULP_SUB),
 ]

@@ -84,6 +84,13 @@ CASES = [
                  lambda x, y, u: R.sign_rule_terms(np.array([[x, y]]), _eta_rel(x, y, u), 0, 1)[2],
                  lambda x, y, u: mpf(x) ** 2 + mpf(_eta_rel(x, y, u)),
                  {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100), "u": Arg(1e-3, 1e6)}, rtol=2e-12),
+    AccuracyCase("grokclocks.repulsion.tian_mse_loss [code form, one sample]",
+                 lambda u, v: R.tian_mse_loss([[u, v]], [0], 2),
+                 lambda u, v: ((mpf(u) - (mpf(u) + mpf(v)) / 2 - mpf(0.5)) ** 2
+                               + (mpf(v) - (mpf(u) + mpf(v)) / 2 + mpf(0.5)) ** 2),
+                 {"u": Arg(1e-8, 1e8), "v": Arg(1e-8, 1e8)},
+                 # squares of (u - v)/2 -+ 1/2: a difference, absolute error eps max(|u|, |v|) in each
+                 rtol=1e-15, atol=1e-15),
     AccuracyCase("grokclocks.repulsion.window_gram_eigenvalues [diag(x, y)]",
                  lambda x, y: R.window_gram_eigenvalues(np.diag([x, y]), k=2)[1],
                  lambda x, y: min(mpf(x), mpf(y)) ** 2, {"x": Arg(1e-70, 1e70), "y": Arg(1e-70, 1e70)},

@@ -128,6 +128,26 @@ CASES = [
     # singular values from LAPACK: relative accuracy is guaranteed only normwise (eps sigma_1); on
     # diag(x, y) with sigma_2 / sigma_1 >= 1e-300 they come out exact, beyond (diag(2.6e299, 4.4e-149))
     # the small one carries relative error 9e-15 (LAPACK's scaling), and underflows to 0 below 1e-308 ratio
+    AccuracyCase("grokclocks.spectral.schatten_penalty_grad [diag(x, y), entry (0, 0)]",
+                 lambda x, y, p: S.schatten_penalty_grad(_diag(x, y), p)[0, 0],
+                 # the documented rank threshold: sigma <= 2 eps sigma_1 is treated as exactly 0
+                 lambda x, y, p: mpf(p) * mpf(x) ** (mpf(p) - 1) if x > 2 * EPS * max(x, y) else mpf(0),
+                 {"x": Arg(1e-20, 1e20), "y": Arg(1e-20, 1e20),
+                                                                    "p": Arg(0.1, 10.0)},
+                 rtol=2e-14),
+    AccuracyCase("grokclocks.spectral.singular_value_drift [diag, top]",
+                 lambda x, f, gx, lam, p: S.singular_value_drift(_diag(x, x * f), np.diag([gx, -gx]), lam, p)[0],
+                 lambda x, f, gx, lam, p: -mpf(gx) - mpf(lam) * mpf(p) * mpf(x) ** (mpf(p) - 1),
+                 {"x": Arg(1e-20, 1e20), "f": Arg(1e-6, 0.5), "gx": Arg(1e-20, 1e20), "lam": Arg(1e-20, 1e20),
+                  "p": Arg(0.1, 10.0)}, rtol=2e-14),
+    AccuracyCase("grokclocks.spectral.balanced_singular_value_drift [diag, top]",
+                 lambda x, f, gx, mu, L: S.balanced_singular_value_drift(_diag(x, x * f), np.diag([-gx, gx]), mu, int(L))[0],
+                 lambda x, f, gx, mu, L: (int(L) * mpf(x) ** (2 - mpf(2) / int(L)) * mpf(gx)
+                                          - mpf(mu) * int(L) * mpf(x)),
+                 {"x": Arg(1e-20, 1e20), "f": Arg(1e-6, 0.5), "gx": Arg(1e-20, 1e20), "mu": Arg(1e-20, 1e20),
+                  "L": Arg(1, 1e3, integer=True)},
+                 # a difference of the force and the decay: absolute error eps (|L x^(2-2/L) F| + mu L x)
+                 rtol=2e-14, atol=1e-300),
     AccuracyCase("grokclocks.spectral.spectral_tail [diag(x, y), k=1]",
                  lambda x, y: S.spectral_tail(_diag(x, y), 1), lambda x, y: _ref_tail(x, y, 1),
                  {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)}, rtol=8e-16),
