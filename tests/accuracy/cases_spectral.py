@@ -146,22 +146,24 @@ CASES = [
                                           - mpf(mu) * int(L) * mpf(x)),
                  {"x": Arg(1e-20, 1e20), "f": Arg(1e-6, 0.5), "gx": Arg(1e-20, 1e20), "mu": Arg(1e-20, 1e20),
                   "L": Arg(1, 1e3, integer=True)},
-                 # a difference of the force and the decay: absolute error eps (|L x^(2-2/L) F| + mu L x)
-                 rtol=2e-14, atol=1e-300),
+                 # a difference of the force and the decay: relative error eps (|L x^(2-2/L) F| + mu L x) / |drift|
+                 # (measured 1.9e-14 over 2000 points; the draws do not bound the cancellation)
+                 rtol=1e-13, atol=1e-300),
     AccuracyCase("grokclocks.spectral.spectral_tail [diag(x, y), k=1]",
                  lambda x, y: S.spectral_tail(_diag(x, y), 1), lambda x, y: _ref_tail(x, y, 1),
-                 {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)}, rtol=8e-16),
+                 # LAPACK returns the entries of diag(x, y) to ~1 ulp, not exactly (measured 1.04e-15, 5000 points)
+                 {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)}, rtol=1.6e-15),
     AccuracyCase("grokclocks.spectral.spectral_tail [raw, k=1]",
                  lambda x, y: S.spectral_tail(_diag(x, y), 1, normalized=False),
                  lambda x, y: min(mpf(x), mpf(y)) ** 2, {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)},
-                 rtol=4.5e-16, atol=4.5e-16 * TINY),
+                 rtol=1.1e-15, atol=1.1e-15 * TINY),  # measured 6.4e-16 (5000 points)
     AccuracyCase("grokclocks.spectral.eckart_young_rank", S.eckart_young_rank, _ref_ey,
                  {"srank": Arg(1.0, BIG), "eta": Arg(TINY, 1.0)},
                  # ceil of a float quotient (<= 1.5 ulp): one step off within 1.5 ulp of an integer
                  rtol=4e-16, atol=1.0),
     AccuracyCase("grokclocks.spectral.principal_projection_error [diag(x, y), k=1]",
                  lambda x, y: S.principal_projection_error(_diag(x, y), 1), lambda x, y: min(mpf(x), mpf(y)),
-                 {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)}, rtol=2.3e-16),
+                 {"x": Arg(1e-150, 1e150), "y": Arg(1e-150, 1e150)}, rtol=6.7e-16),  # LAPACK: 2.9e-16 measured
     AccuracyCase("grokclocks.spectral.log_covering_number_ball_bounds [lower]",
                  lambda R, r, k: S.log_covering_number_ball_bounds(R, r, int(k))[0],
                  lambda R, r, k: int(k) * max(mpmath.log(mpf(R) / mpf(r)), 0),
