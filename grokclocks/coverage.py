@@ -22,6 +22,10 @@ Contents
 * Table 1 and run analysis: :func:`table1`, :func:`table1_ceilings`, :func:`go_epoch`, :func:`u_acc_l_acc`,
   :func:`med_loss_spearman`, :func:`analyse_run`; setup: :func:`experimental_setup`, :func:`token_ids`.
 
+Functions that build :math:`p\times p` tables from an integer ``p`` (labels, classes, coverer counts,
+:math:`\mathbb E[U]`, designs) accept ``p <=`` :data:`MAX_MODULUS` (:math:`2^{14}`) and raise
+``DomainError`` beyond it: their cost is :math:`O(p^2)` memory and time.
+
 Pure numpy/scipy; never imports JAX.
 """
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 import random as _pyrandom
 import warnings
 from collections.abc import Callable, Sequence
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 from scipy import ndimage, special, stats
 
+from . import _floats as FL
 from . import _validate as V
 from . import task as _task
 from ._validate import DomainError
@@ -44,6 +50,7 @@ from .citations import cites
 
 __all__ = [
     "OPS",
+    "MAX_MODULUS",
     "label_table",
     "code_labels",
     "equivalence_classes",
@@ -112,8 +119,22 @@ def _is_prime(n: int) -> bool:
     return all(n % d for d in range(3, r + 1, 2))
 
 
+#: Largest modulus of the functions that build p x p tables (label tables, coverer counts, designs):
+#: their cost is O(p^2) memory and time (2.1 GB of int64 at the limit); beyond it a DomainError, not a
+#: MemoryError or an hours-long trial division (``_is_prime(10**18 + 9)`` is 5e8 divisions).
+MAX_MODULUS = 2 ** 14
+
+
+def _grid_size(p: Any, name: str = "p", minimum: int = 2) -> int:
+    p = V.integer_at_least(p, name, minimum)
+    if p > MAX_MODULUS:
+        raise DomainError(f"{name} must be <= {MAX_MODULUS} (MAX_MODULUS: the p x p tables cost O(p^2) memory; "
+                          f"got {p})")
+    return p
+
+
 def _prime(p: Any, name: str = "p") -> int:
-    p = V.integer_at_least(p, name, 2)
+    p = _grid_size(p, name)
     if not _is_prime(p):
         raise DomainError(f"{name} must be prime for arithmetic over F_p (got {p})")
     return p
@@ -310,7 +331,7 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, floa
         raise DomainError(f"A must be a 2-D matrix (got ndim {a.ndim})")
     s = np.linalg.svd(a, compute_uv=False)
     op = float(s[0]) if s.size else 0.0
-    fro = float(np.sqrt(np.sum(s * s)))
+    fro = float(FL.scaled_norm(s))  # sqrt(sum s^2) overflowed past 1.3e154 and underflowed below 1.5e-154
     if rtol is None:
         tol = op * max(a.shape) * np.finfo(np.float64).eps
     else:
@@ -329,7 +350,9 @@ def min_opnorm_single_class(c_norm: Any, R: Any) -> float | np.ndarray:
     """
     c = V.nonnegative(c_norm, "c_norm")
     r = V.positive(R, "R")
-    return V.scalar_or_array(c / (2.0 * r))
+    with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
+        # one rounding: c / (2R) (2R is exact below 9e307; (c / R) / 2 past it)
+        return V.scalar_or_array(np.where(r < 8e307, c / (2.0 * r), (c / r) / 2.0))
 
 
 @cites("uniformity:lemmaB.1")
@@ -357,10 +380,12 @@ def rank1_min_norm_map(c: Any, u: Any) -> np.ndarray:
         raise DomainError(f"c and u must be 1-D vectors (got shapes {cv.shape}, {uv.shape})")
     if not np.any(cv):
         raise DomainError("c must be a non-zero vector (Lemma B.1 needs c != 0)")
-    nu2 = float(uv @ uv)
-    if nu2 == 0.0:
+    R = float(FL.scaled_norm(uv))
+    if R == 0.0:
         raise DomainError("u must be a non-zero vector (R = |u| > 0)")
-    return np.outer(cv, uv) / (2.0 * nu2)
+    # c (u/R)^T / (2R): |u|^2 = u @ u overflows past 1.3e154 (the map became 0) and underflows below 1e-154
+    with np.errstate(over="ignore", under="ignore"):
+        return np.outer(cv, uv / R) / (2.0 * R)
 
 
 # ------------------------------------------------------------------------------------------ §4
@@ -406,7 +431,7 @@ def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> tu
         c = V.as_float_array(targets, "targets")
         if c.shape != (k, out.shape[1]):
             raise DomainError(f"targets must have shape ({k}, {out.shape[1]}) (got {c.shape})")
-    dist = np.linalg.norm(out - c[inv], axis=1)
+    dist = FL.scaled_norm(out - c[inv], axis=1)
     eps = np.zeros(k)
     np.maximum.at(eps, inv, dist)
     if out.shape[1] > int(classes.max(initial=-1)) >= 0 and classes.min() >= 0:
@@ -467,7 +492,7 @@ def consecutive_embedding_diffs(E: Any, p: int, b_offset: int = 0, token_axis: i
             if lm.ndim != 2 or lm.shape[1] != d.shape[1]:
                 raise DomainError(f"L must have shape (k, {d.shape[1]}) (got {lm.shape})")
             d = d @ lm.T
-        out.append(np.linalg.norm(d, axis=1))
+        out.append(FL.scaled_norm(d, axis=1))  # no overflow of the squares past 1.3e154
     return np.array(out)
 
 
@@ -757,9 +782,10 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
 
     Returns int64 ``(p, p)``.  ``p >= 2``, ``n >= 1`` integers.  References: spec ``uniformity:thm3.12`` (§10).
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = _grid_size(p)
     n = V.integer_at_least(n, "n", 1)
     metric = _metric(metric)
+    n = min(n, 2 * p - 1)  # every distance is <= 2(p - 1): radii beyond give the same counts (exact)
     h = _coord_counts(p, n, metric)
     cum = np.cumsum(h, axis=1)  # H[b, c] = #{b': dist <= c}
     # s[a, b] = sum_{j=0}^{n-1} h[a, j] * H[b, n-1-j]
@@ -794,17 +820,40 @@ def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
     ----------
     Spec ``uniformity:thm3.12`` (§10, exact version; erratum uniformity-2).
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = _grid_size(p)
     N = p * p
     m = V.integer_at_least(m, "m", 0)
     if m > N:
         raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {m})")
-    s = coverer_counts(p, n, metric)
-    vals, mult = np.unique(s, return_counts=True)
-    rem = (N - vals).astype(np.float64)
-    ok = rem >= m
-    logr = _log_binom(rem[ok], m) - _log_binom(np.float64(N), m)
-    return float(np.sum(mult[ok] * np.exp(logr)))
+    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
+    return float(np.sum(mult * np.exp(_log_binom_ratio(N, vals, m))))
+
+
+#: Work limit of the product form in :func:`_log_binom_ratio` (number of log1p terms).
+_PRODUCT_TERMS = 2 * 10 ** 7
+
+
+def _log_binom_ratio(N: int, s: np.ndarray, m: int) -> np.ndarray:
+    r"""log C(N - s, m) / C(N, m) for integers s (array) and m, -inf where N - s < m.
+
+    By the product :math:`\prod_{j<r}(1-o/(N-j))`, r = min(s, m), o = max(s, m) (symmetric in s and m),
+    summed as ``log1p`` terms: relative error of the ratio ~ eps |log ratio| (measured <= 3e-15 against
+    exact rationals for p <= 31).  Beyond _PRODUCT_TERMS terms in all, the log-gamma form, whose
+    absolute error in the log is ~ eps N log N (1.3e-12 at p = 29, 1e-6 at p = 2^14).
+    """
+    s = np.asarray(s, dtype=np.int64)
+    r = np.minimum(s, m)
+    o = np.maximum(s, m)
+    out = np.full(s.shape, -np.inf)
+    ok = N - s >= m
+    if int(np.sum(r[ok])) <= _PRODUCT_TERMS:
+        for i in np.nonzero(ok)[0]:
+            j = np.arange(int(r[i]), dtype=np.float64)
+            out[i] = float(np.sum(np.log1p(-float(o[i]) / (N - j))))
+        return out
+    rem = (N - s[ok]).astype(np.float64)
+    out[ok] = _log_binom(rem, m) - _log_binom(np.float64(N), m)
+    return out
 
 
 @cites("uniformity:thm3.12")
@@ -821,7 +870,7 @@ def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> 
     ----------
     Spec ``uniformity:thm3.12`` (§10).
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = _grid_size(p)
     N = p * p
     m = V.integer_at_least(m, "m", 0)
     if m > N:
@@ -829,6 +878,8 @@ def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> 
     C = ball_size(n)
     form = V.choice(form, "form", ("binomial", "exp"))
     if form == "exp":
+        if m * C > 800 * N:  # exact int comparison: e^{-800} p^2 < 1e-340 (m C / N overflowed for n > 1e154)
+            return 0.0
         return float(N * math.exp(-m * C / N))
     if C >= N:
         return 0.0 if m > 0 else float(N)
@@ -852,13 +903,13 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     ----------
     Spec ``uniformity:thm3.12`` (§10).
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = _grid_size(p)
     n = V.integer_at_least(n, "n", 1)
     method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
     N = p * p
     C = ball_size(n)
     if method == "paper":
-        return math.log(N) / C
+        return float(Fraction(math.log(N)) / C)  # C is an exact int: no OverflowError for n > 1e154
     if method == "paper_nolog":
         if C >= N:
             raise DomainError(f"n must satisfy C(n) = 2n^2-2n+1 < p^2 for the 'paper_nolog' form (got n={n}, p={p})")
@@ -867,11 +918,23 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     lo, hi = 0, N  # E[U](N) = 0 < 1 <= E[U](0) = N
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if expected_uncovered(p, n, mid, metric) < 1.0:
+        if _expected_uncovered_below_one(p, n, mid, metric):
             hi = mid
         else:
             lo = mid
     return hi / N
+
+
+def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
+    """E[U] < 1, decided exactly: the float value where it is clear of 1 by 1e-8 (its error is <= 1e-12
+    below the product-form limit), else integer arithmetic sum_x C(N - s_x, m) < C(N, m) (p = 2, n = 1:
+    E[U](3) = 4 C(3,3)/C(4,3) = 1 exactly, which the log-gamma form gave as 0.9999999999999998)."""
+    e = expected_uncovered(p, n, m, metric)
+    if abs(e - 1.0) > 1e-8:
+        return e < 1.0
+    N = p * p
+    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
+    return sum(int(k) * math.comb(N - int(v), m) for v, k in zip(vals, mult)) < math.comb(N, m)
 
 
 @cites("uniformity:thm3.12")
@@ -902,7 +965,7 @@ def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle:
 
 
 def _design_args(p, frac, seed, shuffle):
-    p = V.integer_at_least(p, "p", 2)
+    p = _grid_size(p)
     f = float(V.as_float_array(frac, "frac"))
     if not 0.0 < f <= 1.0:
         raise DomainError(f"frac must be in (0, 1] (got {f!r})")
@@ -1048,15 +1111,15 @@ def _med_core(t1: np.ndarray, t2: np.ndarray, p: int, b_offset: int, variant: st
     """t1, t2: (..., p, d) token blocks; returns (...) MED values."""
     if variant in ("paper", "cyclic"):
         def blk(t):
-            d = np.linalg.norm(np.diff(t, axis=-2), axis=-1)
+            d = FL.scaled_norm(np.diff(t, axis=-2), axis=-1)
             if variant == "cyclic":
-                d = np.concatenate([d, np.linalg.norm(t[..., :1, :] - t[..., -1:, :], axis=-1)], axis=-1)
+                d = np.concatenate([d, FL.scaled_norm(t[..., :1, :] - t[..., -1:, :], axis=-1)], axis=-1)
             return d.mean(axis=-1)
         m1 = blk(t1)
         return m1 if b_offset == 0 else 0.5 * (m1 + blk(t2))
     # the code: embed[:, a+1:b] - embed[:, a:b-1] with b = a + p - 1 -> p-2 diffs of tokens a..a+p-2
     def code_mean(t):
-        return np.linalg.norm(t[..., 1:p - 1, :] - t[..., 0:p - 2, :], axis=-1).mean(axis=-1)
+        return FL.scaled_norm(t[..., 1:p - 1, :] - t[..., 0:p - 2, :], axis=-1).mean(axis=-1)
     m1, m2 = code_mean(t1), code_mean(t2)
     if variant == "code_base":
         return 0.5 * (m1 + m2)
@@ -1129,7 +1192,7 @@ def med_code_mlp(E: Any, p: int, b_offset: int = 0, token_axis: int = 1) -> tupl
     """
     t1, t2 = _token_block(E, p, b_offset, token_axis)
     med = float(_med_core(t1, t2, int(p), int(b_offset), "code_base"))
-    fro = float(np.linalg.norm(t1[:p - 1] - t2[:p - 1]))
+    fro = float(FL.scaled_norm(t1[:p - 1] - t2[:p - 1]))
     return med, fro
 
 

@@ -45,6 +45,7 @@ from scipy import integrate, linalg, optimize
 from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
+from . import _floats as FL
 from . import _validate as V
 from .task import TEST_LEVEL, TRAIN_LEVEL
 from ._validate import DomainError
@@ -115,6 +116,10 @@ HEADLINE: dict[str, float] = dict(alpha=0.0, lam=1.0, N=512, p=97, eta=1e-3, rho
                                   ratio=73.0, train_acc=1.0, test_acc=1.0)
 
 _SQ3 = math.sqrt(3.0)
+# sqrt(3)/2 + pi/3 - 1 and 1 + pi/3 - sqrt(3), correctly rounded (mpmath, 40 digits): the float expression
+# for the second cancels 2.05 down to 0.315 and lost 4 ulp
+_S1 = 0.9132229549810363
+_S0 = 0.31514674362772044
 
 
 # ================================================================================ conventions
@@ -485,13 +490,15 @@ def modadd_nngp_spectrum(p: int) -> dict[str, Any]:
     ``kramers:nngp-spectrum``.
     """
     p = V.integer_at_least(p, "p", 2)
-    c = 2.0 * math.pi * p
-    s1 = _SQ3 / 2.0 + math.pi / 3.0 - 1.0
-    s0 = 1.0 + math.pi / 3.0 - _SQ3
-    top = (p * p + 2 * p * s1 + s0) / c
-    mid = (p * s1 + s0) / c
-    bottom = s0 / c
-    return dict(top=top, mid=mid, bottom=bottom, multiplicities=(1, 2 * (p - 1), (p - 1) ** 2), kappa=top / bottom)
+    pf = float(p)
+    two_pi = 2.0 * math.pi
+    # divided through by p: no p^2 (a Python int past 1.3e154 cannot become a float); kappa is inf
+    # only where it exceeds 1.8e308
+    top = (pf + 2.0 * _S1 + _S0 / pf) / two_pi
+    mid = (_S1 + _S0 / pf) / two_pi
+    bottom = _S0 / two_pi / pf
+    kappa = (pf * (pf + 2.0 * _S1) + _S0) / _S0
+    return dict(top=top, mid=mid, bottom=bottom, multiplicities=(1, 2 * (p - 1), (p - 1) ** 2), kappa=kappa)
 
 
 # ================================================================================ readout dynamics
@@ -557,9 +564,11 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
     yb = U.T @ y
     with np.errstate(divide="ignore", invalid="ignore"):
         rs_b = np.where(mu > 0, -g * yb / np.where(mu > 0, mu, 1.0), 0.0)
-    d = U.T @ r0 - rs_b
-    E = np.exp(-np.multiply.outer(np.atleast_1d(tt), mu))
-    out = (rs_b + E * d) @ U.T
+    with np.errstate(over="ignore", under="ignore"):
+        x = np.multiply.outer(np.atleast_1d(tt), mu)
+        # r0 e^{-x} + r_star (1 - e^{-x}) with -expm1: r_star + e^{-x}(r0 - r_star) cancels for x << 1
+        # (relative error eps / x at t -> 0)
+        out = ((U.T @ r0) * np.exp(-x) + rs_b * -np.expm1(-x)) @ U.T
     return out[0] if tt.ndim == 0 else out
 
 
@@ -577,7 +586,7 @@ def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
     """
     N = V.integer_at_least(N, "N", 1)
     al = _alpha(alpha)
-    return float(N ** (1.0 - 2.0 * al) * modadd_nngp_spectrum(p)["top"])
+    return float(FL.power_product([float(N), modadd_nngp_spectrum(p)["top"]], [1.0 - 2.0 * al, 1]))
 
 
 @cites("kramers:lln")
@@ -594,8 +603,11 @@ def feature_kernel_norm(N: int, p: int, alpha: float, a_std: float | None = None
     N = V.integer_at_least(N, "N", 1)
     p = V.integer_at_least(p, "p", 2)
     al = _alpha(alpha)
-    s2 = 1.0 / N if a_std is None else float(V.positive(a_std, "a_std")) ** 2
-    return float(N ** (-2.0 * al) * N * s2 * (1.0 + 2.0 * p) / 3.0)
+    lam1 = (1.0 + 2.0 * p) / 3.0
+    if a_std is None:  # N^{-2 alpha} N (1/N)
+        return float(FL.power_product([float(N), lam1], [-2.0 * al, 1]))
+    sa = float(V.positive(a_std, "a_std"))
+    return float(FL.power_product([float(N), sa, lam1], [1.0 - 2.0 * al, 2, 1]))  # a_std^2 = 1e600 is fine
 
 
 def _eta_out(tau: float, eta: Any) -> float:
@@ -695,8 +707,9 @@ def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None)
     """
     N = V.integer_at_least(N, "N", 1)
     al = _alpha(alpha)
-    s = N ** -0.5 if a_std is None else float(V.positive(a_std, "a_std"))
-    return float(N**al / s)
+    if a_std is None:
+        return float(FL.power_product([float(N)], [al + 0.5]))
+    return float(FL.power_product([float(N), float(V.positive(a_std, "a_std"))], [al, -1]))
 
 
 _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated")
@@ -754,7 +767,8 @@ def implicit_bias_time_estimate(init_scale: Any, lam: Any, penalty: str = "eq2")
     if np.any(s <= 1):
         raise DomainError(f"init_scale must be > 1 (got {float(s[s <= 1].flat[0]) if s.ndim else float(s)!r})")
     g = decay_rate(lam, penalty)
-    return V.scalar_or_array(np.log(s) / g)
+    with np.errstate(over="ignore"):  # inf only where ln s / gamma exceeds 1.8e308
+        return V.scalar_or_array(np.log(s) / g)
 
 
 implicit_bias_time = implicit_bias_time_estimate
@@ -811,8 +825,10 @@ def ridge_gf(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, penalty: str = "
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
     tt = _times(t)
     T1 = np.atleast_1d(tt)
-    c = c_g + np.exp(-np.multiply.outer(T1, mu + g)) * (c0 - c_g)
-    out = c @ Vr.T + np.exp(-g * T1)[:, None] * perp0
+    with np.errstate(over="ignore", under="ignore"):
+        x = np.multiply.outer(T1, mu + g)
+        c = c0 * np.exp(-x) + c_g * -np.expm1(-x)  # not c_g + e^{-x}(c0 - c_g): cancels for x << 1
+        out = c @ Vr.T + np.exp(-g * T1)[:, None] * perp0
     return out[0] if tt.ndim == 0 else out
 
 
@@ -840,8 +856,14 @@ def ridge_gd(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, k: Any, pena
     if not np.issubdtype(kk.dtype, np.integer) or np.any(kk < 0) or kk.ndim > 1:
         raise DomainError(f"k must be a non-negative integer or 1-D array of them (got {k!r})")
     K1 = np.atleast_1d(kk).astype(np.float64)
-    fac = np.power.outer(1.0 - eta * (mu + g), K1).T  # (len(k), r)
-    c = c_g + fac * (c0 - c_g)
+    step = eta * (mu + g)
+    fac = np.power.outer(1.0 - step, K1).T  # (len(k), r)
+    # 1 - (1 - step)^k = -expm1(k log1p(-step)) for step < 1 (no cancellation for k step << 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one_minus = np.where(step < 1.0, -np.expm1(np.multiply.outer(K1, np.log1p(-np.minimum(step, 0.5)))),
+                             1.0 - fac)
+    one_minus = np.where(step < 0.5, one_minus, 1.0 - fac)
+    c = c0 * fac + c_g * one_minus
     out = c @ Vr.T + np.power(1.0 - eta * g, K1)[:, None] * perp0
     return out[0] if kk.ndim == 0 else out
 
@@ -916,7 +938,8 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
     g = float(decay_rate(lam, penalty))
     if nn <= 2 * e:
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
-    return math.log(nn / (2 * e)) / (2 * g)
+    return float(FL.log_quotient(nn, 2.0 * e)) / (2.0 * g)
+
 
 
 def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float) -> float:
@@ -1052,16 +1075,18 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
     Raises
     ------
-    OverflowError
-        If ΔF/T > 709 (use :func:`log_eyring_kramers_time`).
+    DomainError (also an ``OverflowError``)
+        Where :math:`\tau_{\rm EK}` exceeds the largest double, :math:`\ln\tau>709.78` (use
+        :func:`log_eyring_kramers_time`).
 
     References
     ----------
     ``kramers:eyring``, ``kramers:eq15``.
     """
     lt = log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T)
-    if lt > 709.0:
-        raise OverflowError(f"tau_EK = exp({lt:.4g}) overflows float64: use log_eyring_kramers_time")
+    if lt > FL.LOG_MAX:
+        raise FL.DoubleOverflowError(f"tau_EK = exp({lt:.6g}) exceeds the largest double (log 1.8e308 = 709.78): "
+                                     "use log_eyring_kramers_time")
     return math.exp(lt)
 
 
@@ -1073,7 +1098,7 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     ----------
     ``kramers:eyring``.
     """
-    return math.exp(-log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T))
+    return math.exp(max(-log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T), -1e4))  # 0 below 5e-324
 
 
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):
@@ -1093,7 +1118,9 @@ def log_kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: 
     ``kramers:eyring-1d``.
     """
     cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
-    return math.log(2 * math.pi) - 0.5 * math.log(cm * abs(cs)) + dF / T
+    # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
+    # beyond 1e+-154
+    return math.log(2 * math.pi) - 0.5 * (math.log(cm) + math.log(abs(cs))) + dF / T
 
 
 @cites("kramers:eyring-1d")
@@ -1103,15 +1130,16 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     .. math:: \tau=\frac{2\pi}{\sqrt{F''(m)\,|F''(s)|}}\,e^{\Delta F/T}.
 
     For :math:`F=(x^2-1)^2` the exact MFPT exceeds it by 14.2 % at ΔF/T = 4, 5.7 % at 8, 2.6 % at 16.
-    Raises ``OverflowError`` beyond ΔF/T ≈ 709 (use :func:`log_kramers_time_1d`).
+    Raises a ``DomainError`` that is also an ``OverflowError`` where τ exceeds the largest double
+    (:math:`\ln\tau>709.78`; use :func:`log_kramers_time_1d`).
 
     References
     ----------
     ``kramers:eyring-1d``.
     """
     lt = log_kramers_time_1d(curv_min, curv_saddle, delta_F, T)
-    if lt > 709.0:
-        raise OverflowError(f"tau = exp({lt:.4g}) overflows float64: use log_kramers_time_1d")
+    if lt > FL.LOG_MAX:
+        raise FL.DoubleOverflowError(f"tau = exp({lt:.6g}) exceeds the largest double: use log_kramers_time_1d")
     return math.exp(lt)
 
 
@@ -1133,7 +1161,16 @@ def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddl
     if m2 <= 0 or s2 >= 0:
         raise DomainError("derivs_min[0] must be > 0 and derivs_saddle[0] < 0")
     T = float(V.positive(T, "T"))
-    return 1.0 + T * (5 * m3**2 / (24 * m2**3) - m4 / (8 * m2**2) + s4 / (8 * s2**2) + 5 * s3**2 / (24 * abs(s2) ** 3))
+    # T [5 m3^2/(24 m2^3) - m4/(8 m2^2) + s4/(8 s2^2) + 5 s3^2/(24 |s2|^3)] with exact binary exponents:
+    # m3**2 raised OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan
+    s2a = abs(s2)
+    total = FL.signed_power_sum([
+        (math.copysign(5.0 / 24.0, 1.0), [T, abs(m3), m2], [1, 2, -3]),
+        (-1.0 / 8.0 * math.copysign(1.0, m4), [T, abs(m4), m2], [1, 1, -2]),
+        (1.0 / 8.0 * math.copysign(1.0, s4), [T, abs(s4), s2a], [1, 1, -2]),
+        (5.0 / 24.0, [T, abs(s3), s2a], [1, 2, -3]),
+    ])
+    return 1.0 + total
 
 
 # -------------------------------------------------------------------------------- exact 1-D MFPT
@@ -1257,16 +1294,16 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
     Raises
     ------
     DomainError
-        Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞;
-        ``OverflowError`` if the result exceeds float64 (use :func:`log_mfpt_1d_exact`).
+        Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞; where the result
+        exceeds the largest double (this one also an ``OverflowError``; use :func:`log_mfpt_1d_exact`).
 
     References
     ----------
     ``kramers:mfpt-1d``.
     """
     lt = _log_mfpt_1d(F, x0, b, T, lower)
-    if lt > 709.0:
-        raise OverflowError(f"MFPT = exp({lt:.4g}) overflows float64: use log_mfpt_1d_exact")
+    if lt > FL.LOG_MAX:
+        raise FL.DoubleOverflowError(f"MFPT = exp({lt:.6g}) exceeds the largest double: use log_mfpt_1d_exact")
     return math.exp(lt)
 
 
@@ -1431,7 +1468,7 @@ def continuity_correction_shift(T: float, dt: float) -> float:
     """
     T = float(V.positive(T, "T"))
     dt = float(V.positive(dt, "dt"))
-    return 0.5826 * math.sqrt(2.0 * T * dt)
+    return 0.5826 * math.sqrt(2.0) * math.sqrt(T) * math.sqrt(dt)  # T dt under/overflows past 1e+-308
 
 
 @cites("kramers:arrhenius")
@@ -1451,7 +1488,7 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
     p = float(V.positive(prefactor_ratio, "prefactor_ratio"))
     if r < p:
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
-    return math.log(r / p)
+    return float(FL.log_quotient(r, p))
 
 
 # ================================================================================ temperatures
@@ -1477,7 +1514,9 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
     tr = float(V.nonnegative(trace_sigma, "trace_sigma"))
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
-    return eta * tr / (2.0 * B * P)
+    if tr == 0.0:
+        return 0.0
+    return float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))  # no spurious inf / 0
 
 
 @cites("kramers:teff-sgd")
@@ -1517,9 +1556,12 @@ def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, cu
     s2 = float(V.nonnegative(sigma2, "sigma2"))
     B = V.integer_at_least(batch_size, "batch_size", 1)
     h = float(V.finite(curvature, "curvature"))
-    if not 0 < eta * h < 2:
+    gap = FL.one_minus_product(2.0, eta, h) if abs(h) < 1e300 else 2.0 - eta * h  # 2 - eta h, exact near 0
+    if not (0 < eta * h and gap > 0):
         raise DomainError(f"eta*curvature must be in (0, 2) (got {eta * h!r})")
-    return eta * s2 / (B * (2.0 - eta * h))
+    if s2 == 0.0:
+        return 0.0
+    return float(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
 
 
 @cites("kramers:teff-gd")
@@ -1540,7 +1582,10 @@ def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> 
     eta = float(V.positive(eta, "eta"))
     tr = float(V.finite(trace_hessian, "trace_hessian"))
     coef = float(V.finite(coef, "coef"))
-    return coef * eta**2 * tr
+    if tr == 0.0 or coef == 0.0:
+        return 0.0
+    # eta**2 raises OverflowError past 1.3e154; one scaled product is inf / 0 only beyond the range
+    return math.copysign(float(FL.power_product([abs(coef), eta, abs(tr)], [1, 2, 1])), coef * tr)
 
 
 @cites("kramers:spectral")
@@ -1562,9 +1607,26 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     eta = float(V.positive(eta, "eta"))
     if eta * hi >= 2:
         raise DomainError(f"eta*mu_max must be < 2 (got {eta * hi!r})")
-    if eta * hi == 1.0:
+    if eta * hi < 1e-290:  # log1p(-x) = -x (1 + x/2 + ...) = -x to double precision: the ratio is hi / lo
+        return hi / lo
+    fast = _log_abs_one_minus(eta, hi)
+    if fast == -math.inf:
         raise DomainError("eta*mu_max = 1 makes the fastest mode vanish in one step (ratio 0)")
-    return math.log(abs(1 - eta * hi)) / math.log(abs(1 - eta * lo))
+    if eta * lo < 1e-290:  # slow = -eta lo (a subnormal product would lose digits): fast / (eta lo) scaled
+        return -math.copysign(float(FL.power_product([abs(fast), eta, lo], [1, -1, -1])), fast)
+    return fast / _log_abs_one_minus(eta, lo)
+
+
+def _log_abs_one_minus(eta: float, mu: float) -> float:
+    """log|1 - eta mu| with the product's rounding error restored (Dekker): log1p(-x) for a small product
+    (log(1 - 1e-20) is -1e-20, not 0), the exact difference near eta mu = 1; -inf where eta mu = 1 exactly."""
+    if eta * mu < 0.5:
+        p, e = FL.two_product(eta, mu) if eta * mu > 1e-290 else (eta * mu, 0.0)
+        return math.log1p(-(p + e))
+    if eta * mu >= 1.5:  # |1 - x| = x - 1 = 1 - (2 - x) near 1: log1p of -(2 - x), exact by Dekker
+        return math.log1p(-FL.one_minus_product(2.0, eta, mu))
+    d = FL.one_minus_product(1.0, eta, mu)
+    return math.log(abs(d)) if d != 0.0 else -math.inf
 
 
 # ================================================================================ summary table
@@ -1599,12 +1661,13 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
             raise DomainError("mechanism 'separation' requires measure= (one of " + ", ".join(_SEP_MEASURES) + ")")
         N = V.integer_at_least(p.pop("N"), "N", 1)
         e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
-        return float(N**e)
+        with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
+            return float(np.power(float(N), e))
     if mechanism == "implicit_bias":
         return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
     if mechanism == "ridge":
         mu = float(V.positive(p["mu_min"], "mu_min"))
-        return mu / float(decay_rate(p["lam"], p.get("penalty", "eq2")))
+        return float(FL.power_product([mu, float(decay_rate(p["lam"], p.get("penalty", "eq2")))], [1, -1]))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
         return log_eyring_kramers_time(*args) if p.get("log", False) else eyring_kramers_time(*args)

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import _floats as FL
 from . import _validate as V
 from ._validate import DomainError
 from .citations import cites
@@ -126,12 +127,14 @@ def _sigma_input(W, singular_values, rtol) -> tuple[np.ndarray, float]:
 
 
 def _thresholded_ratios(s: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:
-    """sigma_1 and sigma_i / sigma_1 with the values below rtol * sigma_1 set to 0 (0/0 -> 0)."""
+    """sigma_1 and the mask of kept singular values, sigma_i > rtol * sigma_1 (and > 0).
+
+    The mask compares sigma_i with rtol * sigma_1 directly: a ratio sigma_i / sigma_1 below the smallest
+    double (1e-300 / 1e300) underflows to 0 but its p-th power need not (p = 1e-3: 0.25).
+    """
     s1 = s[..., 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(s1[..., None] > 0, s / np.where(s1 > 0, s1, 1.0)[..., None], 0.0)
-    r = np.where(r > rtol, r, 0.0)
-    return s1, r
+    keep = (s > 0) & (s > rtol * s1[..., None])
+    return s1, keep
 
 
 def _depth(depth) -> int:
@@ -235,25 +238,49 @@ def schatten_penalty(W=None, p=None, *, singular_values=None, rtol=None):
 
     Returns
     -------
-    float or ndarray (``inf`` if :math:`\sigma_1^p` overflows)
+    float or ndarray (``inf`` / ``0`` only where the true value is beyond the double range)
 
     References
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
-    with np.errstate(over="ignore", divide="ignore"):
-        out = np.where(s1 > 0, np.power(s1, pa) * _ratio_power_sum(r, pa), 0.0)
-    return V.scalar_or_array(out)
+    pa, s, s1, r = _schatten_setup(W, p, singular_values, rtol)
+    return V.scalar_or_array(_scaled_penalty(pa, s, s1, r, [1.0]))
 
 
-def _ratio_power_sum(r: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """sum_i r_i^p over the last axis, with r_i = 0 contributing 0; p broadcast against r.shape[:-1]."""
+def _scaled_penalty(pa: np.ndarray, s: np.ndarray, s1: np.ndarray, r: np.ndarray, coef: list) -> np.ndarray:
+    r"""coef * sum_i sigma_i^p over the kept singular values (mask r), coef = prod(coef) >= 0.
+
+    Direct sum of the powers sigma_i^p (each correctly rounded, <= 2 ulp in all; no ratio sigma_i /
+    sigma_1 whose rounding p would amplify) where sigma_1^p and the result are normal doubles; elsewhere
+    exp(log coef + p log sigma_1 + log sum_i r_i^p) -- the result is then inf or 0 only if the true value
+    is beyond the double range; relative error ~ eps (|log coef| + p |log sigma_1|) there.
+    """
+    pe = np.asarray(pa)[..., None]
+    c = np.asarray(coef[0], dtype=np.float64)
+    for f in coef[1:]:
+        c = c * f
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        direct = c * np.sum(np.where(r, np.power(s, pe), 0.0), axis=-1)
+        s1p = np.power(s1, pa)
+        ok = (s1p >= FL.TINY) & np.isfinite(s1p) & np.isfinite(direct) & ((direct >= FL.TINY) | (c == 0))
+        log_c = sum(np.log(np.asarray(f, dtype=np.float64)) for f in coef)
+        far = np.exp(log_c + pa * np.log(s1) + np.log(_ratio_power_sum(s, s1, r, pa)))
+    return np.where(s1 > 0, np.where(ok, direct, far), 0.0)
+
+
+def _ratio_power_sum(s: np.ndarray, s1: np.ndarray, keep: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """sum of (sigma_i / sigma_1)^p over the kept sigma_i (last axis); p broadcast against s.shape[:-1].
+
+    The ratio's power directly where the ratio is a normal double, exp(p (log sigma_i - log sigma_1))
+    where it underflows.
+    """
     pe = np.asarray(p)[..., None]
-    with np.errstate(divide="ignore"):
-        terms = np.where(r > 0, np.power(np.where(r > 0, r, 1.0), pe), 0.0)
-    return np.sum(terms, axis=-1)
-
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
+        r = s / np.where(s1 > 0, s1, 1.0)[..., None]
+        rp = np.where(r >= FL.TINY, np.power(np.where(keep, r, 1.0), pe),
+                      np.exp(pe * (np.log(np.where(keep, s, 1.0)) - np.log(np.where(s1 > 0, s1, 1.0))[..., None])))
+    return np.sum(np.where(keep, rp, 0.0), axis=-1)
 
 
 def _schatten_setup(W, p, singular_values, rtol):
@@ -263,7 +290,7 @@ def _schatten_setup(W, p, singular_values, rtol):
     pa = _p(p)
     s, tol = _sigma_input(W, singular_values, rtol)
     s1, r = _thresholded_ratios(s, tol)
-    return pa, s1, r
+    return pa, s, s1, r
 
 @cites("clocks:eq2.6")
 def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
@@ -290,10 +317,14 @@ def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
     ----------
     Spec ``clocks:eq2.6`` (paper eq. 2.6).
     """
-    pa, s1, r = _schatten_setup(W, p, singular_values, rtol)
-    with np.errstate(over="ignore"):
-        out = np.where(s1 > 0, s1 * np.power(_ratio_power_sum(r, pa), 1.0 / pa), 0.0)
-    return V.scalar_or_array(out)
+    pa, _, s1, r = _schatten_setup(W, p, singular_values, rtol)  # r: mask of the kept singular values
+    S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        g = np.power(S, 1.0 / pa)  # overflows for p < log(rank) / 709.78 while sigma_1 * g may not
+        direct = s1 * g
+        far = np.exp(np.log(s1) + np.log(S) / pa)
+    out = np.where(np.isfinite(g) & np.isfinite(direct), direct, far)
+    return V.scalar_or_array(np.where(s1 > 0, out, 0.0))
 
 
 # ------------------------------------------------------------------------------------------ layerwise decay
@@ -326,7 +357,8 @@ def layerwise_decay_penalty(W, depth, *, rtol=None):
     Spec ``clocks:eq2.7`` (paper eq. 2.7).
     """
     L = _depth(depth)
-    return V.scalar_or_array(L * np.asarray(schatten_penalty(W, 2.0 / L, rtol=rtol)))
+    pa, s, s1, r = _schatten_setup(W, 2.0 / L, None, rtol)
+    return V.scalar_or_array(_scaled_penalty(pa, s, s1, r, [float(L)]))
 
 
 @cites("clocks:eq2.7")
@@ -507,7 +539,13 @@ def imbalance_decay(D0, mu, t):
     d = V.finite(D0, "D0")
     m = V.nonnegative(mu, "mu")
     tt = V.nonnegative(t, "t")
-    return V.scalar_or_array(d * np.exp(-2.0 * m * tt))
+    # D0 e^{-2 mu t} where e^{-2 mu t} is a normal double; sign(D0) exp(log|D0| - 2 mu t) elsewhere
+    # (1e300 e^{-1000} = 5e-135, not 0); 0 only where the true value is below the double range
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        x = 2.0 * m * tt
+        e = np.exp(-x)
+        far = np.sign(d) * np.exp(np.log(np.abs(d)) - x)
+    return V.scalar_or_array(np.where(e >= FL.TINY, d * e, far))
 
 
 # ------------------------------------------------------------------------------------------ energy
@@ -536,7 +574,14 @@ def end_to_end_energy(loss_value, W, lam, p, *, rtol=None):
     """
     lv = V.finite(loss_value, "loss_value")
     la = V.nonnegative(lam, "lam")
-    return V.scalar_or_array(lv + la * np.asarray(schatten_penalty(W, p, rtol=rtol)))
+    return V.scalar_or_array(_energy(lv, W, [la], p, rtol))
+
+
+def _energy(lv: np.ndarray, W, coef: list, p, rtol) -> np.ndarray:
+    """loss + prod(coef) * ||W||_{S_p}^p without forming an overflowing penalty or coefficient."""
+    pa, s, s1, r = _schatten_setup(W, p, None, rtol)
+    with np.errstate(over="ignore"):
+        return lv + _scaled_penalty(pa, s, s1, r, coef)
 
 
 @cites("clocks:eq4.2", "clocks:eq2.7")
@@ -557,8 +602,9 @@ def end_to_end_energy_from_weight_decay(loss_value, W, mu, depth, *, rtol=None):
     Spec ``clocks:eq4.2``, ``clocks:eq2.7``.
     """
     L = _depth(depth)
-    lam = weight_decay_to_penalty_coefficient(mu, L)
-    return end_to_end_energy(loss_value, W, lam, 2.0 / L, rtol=rtol)
+    lv = V.finite(loss_value, "loss_value")
+    m = V.nonnegative(mu, "mu")
+    return V.scalar_or_array(_energy(lv, W, [m, L / 2.0], 2.0 / L, rtol))  # lambda = mu L / 2, never formed
 
 
 # ------------------------------------------------------------------------------------------ gradient, drift
@@ -759,8 +805,14 @@ def free_direction_collapse_time(sigma0, lam, p):
     pa = _p(p)
     s, la, pa = np.broadcast_arrays(s, la, pa)
     finite = (pa < 2) & (la > 0)
+    q = 2.0 - np.where(finite, pa, 1.0)
+    one = np.ones_like(s)
+    # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
+    # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.power(s, 2.0 - np.where(finite, pa, 1.0)) / (la * pa * (2.0 - pa))
+        t = FL.power_product([np.where(s > 0, s, 1.0), np.where(finite, la, 1.0), np.where(finite, pa, 1.0), q],
+                             [q, -1, -1, -1])
+    t = np.where(s > 0, t, 0.0 * one)
     return V.scalar_or_array(np.where(finite, t, np.inf))
 
 
@@ -808,7 +860,8 @@ def spectral_tail(W, k, *, normalized=True):
             raise DomainError("W must be nonzero for the normalized spectral tail (got the zero matrix)")
         r = s / scale
         return V.scalar_or_array(np.sum(r[..., kk:] ** 2, axis=-1) / np.sum(r * r, axis=-1))
-    return V.scalar_or_array(np.sum(s[..., kk:] ** 2, axis=-1))
+    with np.errstate(over="ignore", under="ignore"):  # inf only where the tail exceeds 1.8e308
+        return V.scalar_or_array(np.sum(s[..., kk:] ** 2, axis=-1))
 
 
 @cites("clocks:thm5.2")
@@ -832,6 +885,7 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     Returns
     -------
     int
+        ``math.inf`` (without ``max_rank``) where :math:`r_s/\eta^2` exceeds the largest double.
 
     References
     ----------
@@ -843,14 +897,15 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     e = _scalar(eta, "eta")
     if not 0 < e <= 1:
         raise DomainError(f"eta must be in (0, 1] (got {e!r})")
-    x = rs / (e * e)
+    cap = None if max_rank is None else V.integer_at_least(max_rank, "max_rank", 0)
+    x = (rs / e) / e  # not rs / (e * e): e * e underflows to 0 for eta < 1.5e-154
+    if not math.isfinite(x):  # r_s / eta^2 > 1.8e308
+        return math.inf if cap is None else cap
     xr = round(x)
     if abs(x - xr) <= 1e-12 * x:
         x = float(xr)
     k = int(math.ceil(x))
-    if max_rank is not None:
-        k = min(k, V.integer_at_least(max_rank, "max_rank", 0))
-    return k
+    return k if cap is None else min(k, cap)
 
 
 @cites("clocks:thm5.2")
@@ -938,16 +993,23 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     kk = V.integer_at_least(k, "k", 1)
     up = V.choice(upper, "upper", ("vershynin", "3R"))
     Ra, ra = np.broadcast_arrays(Ra, ra)
-    ratio = Ra / ra
-    lo = kk * np.maximum(0.0, np.log(ratio))
+    if up == "3R" and np.any(ra > Ra):
+        bad = ra[ra > Ra].flat[0]
+        raise DomainError(f"r must be <= R for upper='3R' (got r={float(bad)!r})")
+    log_ratio = FL.log_quotient(Ra, ra)
+    lo = kk * np.maximum(0.0, log_ratio)
     if up == "3R":
-        if np.any(ra > Ra):
-            bad = ra[ra > Ra].flat[0]
-            raise DomainError(f"r must be <= R for upper='3R' (got r={float(bad)!r})")
-        hi = kk * np.log(3.0 * ratio)
+        hi = kk * (math.log(3.0) + log_ratio)
     else:
-        hi = kk * np.log1p(2.0 * ratio)
+        # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
+        # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
+        x = FL.power_product([Ra, ra], [1, -1]) * 2.0
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
+        # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
+        hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
     return V.scalar_or_array(lo), V.scalar_or_array(hi)
+
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
@@ -962,7 +1024,7 @@ def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     Spec ``clocks:prop5.1``, ``clocks:prop5.3``.
     """
     lo, hi = log_covering_number_ball_bounds(R, r, k, upper=upper)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308
         return V.scalar_or_array(np.exp(lo)), V.scalar_or_array(np.exp(hi))
 
 
@@ -976,7 +1038,8 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         +M\sqrt{\frac{2N\ln2+2\ln(1/\delta_f)}{n}}
 
     (Bretagnolle–Huber–Carol).  ``log_n_cells`` (:math:`\ln N`) replaces ``n_cells`` when :math:`N`
-    overflows; :math:`2N\ln2` is then :math:`2\ln2\,e^{\ln N}` and the bound is ``inf`` on overflow.
+    overflows; :math:`2N\ln2` is then :math:`2\ln2\,e^{\ln N}`.  Evaluated in log space where a term
+    leaves the double range: ``inf`` only where the bound itself exceeds :math:`1.8\times10^{308}`.
 
     Parameters
     ----------
@@ -1005,15 +1068,25 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         logN = np.log(N)
     else:
         logN = V.nonnegative(log_n_cells, "log_n_cells")
+        with np.errstate(over="ignore"):
+            N = np.exp(logN)
     na = V.as_float_array(n, "n")
     if np.any(na < 1):
         raise DomainError(f"n must be >= 1 (got {float(na[na < 1].flat[0]) if na.ndim else float(na)!r})")
     M = V.positive(loss_bound, "loss_bound")
     d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0)
-    with np.errstate(over="ignore"):
-        cover = 2.0 * math.log(2.0) * np.exp(logN)
-        out = e + M * np.sqrt((cover - 2.0 * np.log(d)) / na)
-    return V.scalar_or_array(out)
+    # direct where the terms are normal doubles (N itself, not exp(log N): 1e300 keeps its last digit);
+    # in log space where 2 N ln 2 or its quotient by n leaves the range (the bound is inf only beyond it)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        cover = 2.0 * math.log(2.0) * N
+        conf = -2.0 * np.log(d)  # > 0
+        arg = (cover + conf) / na
+        root = M * np.sqrt(arg)
+        direct = e + root
+        log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
+        far = e + np.exp(np.log(M) + 0.5 * log_arg)
+        ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)
+    return V.scalar_or_array(np.where(ok, direct, far))
 
 
 @cites("clocks:thm5.5", "clocks:def5.4")
@@ -1026,8 +1099,8 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
 
     Builds :math:`k=\lceil r_s/\eta^2\rceil` (:func:`eckart_young_rank`), :math:`\ln N` from
     :func:`log_covering_number_ball_bounds` (upper bound) and calls
-    :func:`robust_generalization_bound` with ``log_n_cells``.  Returns ``inf`` when the cover term
-    overflows (the honest value of the bound).  The projection term :math:`2L_\ell\eta\Omega R`
+    :func:`robust_generalization_bound` with ``log_n_cells``.  Returns ``inf`` only where the bound
+    exceeds the largest double (the cover term :math:`(3R/r)^k` alone may overflow: log space).  The projection term :math:`2L_\ell\eta\Omega R`
     dominates unless :math:`\eta\Omega R` is small.
 
     Parameters

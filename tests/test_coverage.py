@@ -732,3 +732,17 @@ def test_experimental_setup_discrepancy():
     a, b, eq, dv = C.token_ids(97, 60, 170)
     assert eq == 169 and b[0] == 60 and a[-1] == 96
     assert C.token_ids(97)[2:] == (97, 98)
+
+
+def test_modulus_cap_is_a_domain_error_not_a_hang():
+    # _is_prime(10**18 + 9) is 5e8 trial divisions; the p x p builders reject p > MAX_MODULUS first
+    for f in (lambda p: C.label_table(p), lambda p: C.coverer_counts(p, 3), lambda p: C.expected_uncovered(p, 3, 10),
+              lambda p: C.random_design(p, 0.3)):
+        with pytest.raises(DomainError, match="MAX_MODULUS"):
+            f(10 ** 18 + 9)
+    assert C.coverer_counts(5, 10 ** 18, "grid")[0, 0] == 25  # a radius beyond the grid: every point (exact)
+
+
+def test_required_train_fraction_exact_at_the_boundary():
+    # p = 2, n = 1: E[U](m) = 4 - m, so E[U] < 1 first at m = 4 (the log-gamma form gave 0.99999... at m = 3)
+    assert C.required_train_fraction(2, 1, "torus_exact") == 1.0

@@ -560,8 +560,12 @@ def test_temperatures():
 
 def test_spectral_delay_ratio():
     assert K.spectral_delay_ratio([0.05, 1, 4]) == pytest.approx(80.0, rel=1e-14)
-    assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(
-        math.log(1 - 0.04) / math.log(1 - 0.0005), rel=1e-14)
+    # mpmath from the exact doubles: the float expression log(1 - 0.0005) itself is off by 1.1e-13
+    # (1 - 0.0005 rounds); the function restores the product's rounding error (9.5e-17 measured)
+    with mp.workdps(40):
+        ref = mp.log(1 - mp.mpf(0.01) * 4) / mp.log(1 - mp.mpf(0.01) * mp.mpf(0.05))
+    assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(float(ref), rel=4e-16)
+    assert K.spectral_delay_ratio([1.0, 2.0], eta=1e-20) == pytest.approx(2.0, rel=1e-15)  # was ZeroDivisionError
     assert K.spectral_delay_ratio([0.05, 1, 4], eta=0.01) == pytest.approx(81.624, abs=1e-3)
 
 
@@ -701,3 +705,14 @@ def test_euler_maruyama_ou_stationary_variance():
         L.euler_maruyama(lambda x: x, np.zeros((2, 1)), 0.0, dt, 10, jax.random.key(0))
     with pytest.raises(DomainError, match="n_walkers"):
         L.first_passage_times(lambda x: x, [0.0], 0, 0, 1.0, 0.1, 0.01, 10)
+
+
+def test_overflow_is_a_domain_error_at_the_double_limit():
+    # finite up to log tau = 709.78 (the old threshold 709.0 refused tau = 1.3e308); beyond it a DomainError
+    # that is also an OverflowError, pointing to the log variant
+    lt = K.log_kramers_time_1d(1.0, -1.0, 709.5 - math.log(2 * math.pi), 1.0)
+    assert K.kramers_time_1d(1.0, -1.0, 709.5 - math.log(2 * math.pi), 1.0) == pytest.approx(math.exp(lt), rel=1e-13)
+    with pytest.raises(DomainError, match="log_kramers_time_1d"):
+        K.kramers_time_1d(1.0, -1.0, 710.0, 1.0)
+    assert K.log_kramers_time_1d(1e-300, -1e-300, 1.0, 1.0) == pytest.approx(math.log(2 * math.pi) + 300 * math.log(10)
+                                                                            + 1.0, rel=1e-15)  # was ValueError

@@ -1,0 +1,184 @@
+"""Float64 building blocks that keep a formula accurate over the whole double range.
+
+* :func:`power_product` -- :math:`\\prod_i x_i^{a_i}` without a spurious overflow or underflow of an
+  intermediate factor (``c**2 * gap**1.5`` with ``c = 1e200``, ``gap = 1e-300`` is ``1e-50``, not
+  ``inf * 0``);
+* :func:`log_expm1` -- :math:`\\log(e^x-1)` for :math:`x>0` (``log(expm1(x))`` overflows past 709.78);
+* :func:`exp_or_inf` -- ``math.exp`` that returns ``inf`` where the double overflows instead of raising.
+
+Accuracy (measured against mpmath at 40 digits): direct product <= 2.7e-16 relative (c^2 d^q, 2e4
+points); the integer-power path is exact up to the rounding of each mantissa product (<= 3 ulp for 4
+factors); the log-space path (non-integer powers, only where the direct product leaves the normal
+range) has relative error ``~ eps * sum |a_i log x_i|``, the condition number of the product in its
+exponents: measured <= 1.1e-13 for c^2 d^q with c, d in [1e-300, 1e300] and a normal result.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._validate import DomainError
+
+TINY = float(np.finfo(np.float64).tiny)
+LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) overflows beyond
+
+__all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
+           "DoubleOverflowError", "signed_power_sum", "scaled_norm", "log_quotient"]
+
+
+def _normal(x: np.ndarray) -> np.ndarray:
+    return np.isfinite(x) & (np.abs(x) >= TINY)
+
+
+def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
+    r""":math:`\prod_ix_i^{a_i}` for positive finite :math:`x_i` (arrays broadcast), real :math:`a_i`.
+
+    The direct product is used where every factor and every partial product is a normal double (then
+    it is accurate to a few ulp); elsewhere, with all :math:`a_i` integers, the binary exponents are
+    added exactly (``frexp``/``ldexp``: the result is ``inf`` or ``0`` only if the true value is beyond
+    the double range), otherwise the product is evaluated as :math:`\exp\sum_ia_i\log x_i`.
+    """
+    xs = [np.asarray(x, dtype=np.float64) for x in bases]
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        direct = np.ones(np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers)))
+        ok = np.ones(direct.shape, dtype=bool)
+        for x, a in zip(xs, powers):
+            f = np.power(x, a)
+            direct = direct * f
+            ok &= _normal(f) & _normal(direct)
+        if np.all(ok):
+            return direct
+        if all(np.ndim(a) == 0 and float(a).is_integer() and abs(float(a)) <= 4 for a in powers):
+            mant = np.ones(direct.shape)
+            expo = np.zeros(direct.shape, dtype=np.int64)
+            for x, a in zip(xs, powers):
+                m, e = np.frexp(x)
+                mant = mant * m ** int(a)  # m in [1/2, 1): m**a in [1/16, 16], no over/underflow
+                expo = expo + int(a) * e
+                mant, e2 = np.frexp(mant)
+                expo = expo + e2
+            far = np.clip(expo, -2200, 2200)  # ldexp saturates to 0 / inf well before +-2200
+            fallback = np.ldexp(mant, far.astype(np.int64))
+        else:
+            logs = sum(np.asarray(a, dtype=np.float64) * np.log(x) for x, a in zip(xs, powers))
+            fallback = np.exp(logs)
+    return np.where(ok, direct, fallback)
+
+
+def log_expm1(x: Any) -> np.ndarray:
+    r""":math:`\log(e^x-1)`, :math:`x>0`: ``log(expm1(x))`` for :math:`x<1`, :math:`x+\mathrm{log1p}(-e^{-x})` above.
+
+    Switch at x = 1 (measured against mpmath, 2e4 log-uniform points each side): x in [1e-3, 1):
+    absolute error <= 1.2e-16 (relative 6e-13 only next to the zero of the value at x = ln 2, where any
+    evaluation is ill-conditioned); x in [1, 700]: relative error <= 2.0e-16.  The second branch never
+    overflows (``expm1`` does past 709.78).
+    """
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        small = np.log(np.expm1(np.minimum(a, 1.0)))
+        large = a + np.log1p(-np.exp(-np.maximum(a, 1.0)))
+    return np.where(a < 1.0, small, large)
+
+
+def exp_or_inf(x: float) -> float:
+    """``math.exp(x)``, ``inf`` where the double overflows (x > 709.78...)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def two_product(a: float, b: float) -> tuple[float, float]:
+    """``(p, e)`` with ``p = fl(a * b)`` and ``p + e = a * b`` exactly (Dekker 1971; |a b| < 1e300,
+    no underflow of the partial products).  Used where ``1 - a b`` or ``2 - a b`` cancels."""
+    p = a * b
+    split = 134217729.0  # 2^27 + 1
+    ca = split * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = split * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def one_minus_product(c: float, a: float, b: float) -> float:
+    """``c - a b`` for c in {1, 2} with the product's rounding error restored (exact when ``a b`` is
+    within a factor 2 of c, where the difference cancels; <= 1 ulp elsewhere)."""
+    p, e = two_product(a, b)
+    return (c - p) - e
+
+
+class DoubleOverflowError(DomainError, OverflowError):
+    """The value exceeds the largest double (1.8e308): use the ``log_`` variant of the function.
+
+    Both an ``OverflowError`` (what ``math.exp`` raises) and, through :class:`grokclocks.DomainError`,
+    a ``ValueError``: the documented sub-domain where only the logarithm is representable.
+    """
+
+
+def signed_power_sum(terms: Sequence[tuple[float, Sequence[float], Sequence[int]]]) -> float:
+    r""":math:`\sum_j c_j\prod_ix_{ji}^{a_{ji}}` for scalars :math:`x_{ji}>0`, small integer powers, real
+    :math:`c_j`, with every term's binary exponent kept exactly (``frexp``): no term overflows to an
+    infinity that meets another of opposite sign (``inf - inf``), none underflows before it is
+    added; the sum is scaled by the largest term's power of two.  ``inf`` only where the sum itself
+    is beyond the double range.  The terms are added exactly (integers), so the only errors are the
+    few ulp of each term's mantissa product and the final rounding.
+    """
+    parts = []
+    for c, xs, ps in terms:
+        if c == 0.0 or any(x == 0.0 for x in xs):
+            continue
+        m, e = math.frexp(abs(c))
+        for x, a in zip(xs, ps):
+            mx, ex = math.frexp(x)
+            m *= mx ** int(a)
+            e += int(a) * ex
+            m, e2 = math.frexp(m)
+            e += e2
+        parts.append((math.copysign(m, c), e))
+    if not parts:
+        return 0.0
+    # exact sum: each m is a double in [1/2, 1), so m 2^53 is an integer; add them as Python ints shifted
+    # to the smallest exponent, then one correctly rounded int -> float conversion (Fraction)
+    lo = min(e for _, e in parts) - 53
+    total = sum(int(m * 2.0 ** 53) << (e - 53 - lo) for m, e in parts)
+    if total == 0:
+        return 0.0
+    try:
+        return float(Fraction(total) * Fraction(2) ** lo)
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+def scaled_norm(x: Any, axis: Any = None) -> np.ndarray:
+    r"""Euclidean norm along ``axis`` (all entries for ``None``) with the largest magnitude factored out:
+    :math:`m\sqrt{\sum(x/m)^2}`, ``m = max|x|``.  ``numpy.linalg.norm`` squares first: entries past
+    1.3e154 give ``inf`` and entries below 1.5e-154 give 0 (the norm of ``[1e-200]`` is 1e-200, not 0).
+    Error <= 2 ulp + the sum's rounding (sqrt(n) ulp)."""
+    a = np.abs(np.asarray(x, dtype=np.float64))
+    m = np.max(a, axis=axis, keepdims=True) if a.size else np.zeros(())
+    safe = np.where(m > 0, m, 1.0)
+    with np.errstate(under="ignore"):
+        r = np.sqrt(np.sum((a / safe) ** 2, axis=axis, keepdims=True))
+    out = np.where(m > 0, m * r, 0.0)
+    return out.reshape(np.sum(a, axis=axis).shape) if axis is not None else out.reshape(())
+
+
+def log_quotient(a: Any, b: Any) -> np.ndarray:
+    """log(a / b) for a, b > 0 (arrays broadcast), without overflow of a / b and without cancellation for
+    a ~ b: ``log1p`` of the exact difference (Sterbenz) for b/2 <= a <= 2b, the log of the quotient where it
+    is a normal double, log a - log b elsewhere (|log(a / b)| > 708 there: relative error <= 2 eps)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        q = a / b
+        out = np.where((q >= TINY) & np.isfinite(q), np.log(q), np.log(a) - np.log(b))
+        near = (a <= 2.0 * b) & (b <= 2.0 * a)
+        return np.where(near, np.log1p((a - b) / b), out)
