@@ -267,7 +267,7 @@ def _budget_sweep(n_seeds, n_steps):
 
 _SHARED = "reads the sweep trained by test_hooks_match_core (cached for the session)"
 GPU_BUDGET = [
-    BudgetItem("test_hooks_match_core", engine_build(_budget_sweep), seeds=3, steps=15_000, cpu_seeds=1, cpu_steps=100,
+    BudgetItem("test_hooks_match_core", engine_build(_budget_sweep), seeds=3, steps=15_000, cpu_seeds=1, cpu_steps=50,
                config="embedding MLP p=97, hidden 512, frac {0.3, 0.5} x wd {0, 0.1, 0.3, 1, 3} x seeds, 15 000 steps, "
                       "record every 50 (Gram hooks)", host_s=20.0,
                note="host: analyse() -- float64 eigvalsh of 90 stacks of 301 Grams 97 x 97 plus the spectral tails; "

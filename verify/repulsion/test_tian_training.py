@@ -461,7 +461,9 @@ def _budget_tian(etas, **kw):
     c = CONFIG["gpu"]
 
     def front(n_seeds, n_steps):
-        return train_tian(c["M"], c["K"], c["n_train"], seeds=tuple(range(n_seeds)), etas=etas, steps=n_steps, **kw)
+        snaps = tuple(e for e in kw.get("snapshot_epochs", ()) if e <= n_steps)  # the reduced run is short
+        return train_tian(c["M"], c["K"], c["n_train"], seeds=tuple(range(n_seeds)), etas=etas, steps=n_steps,
+                          **(kw | {"snapshot_epochs": snaps}))
 
     return engine_build(front)
 
