@@ -348,7 +348,7 @@ class DeepLinearConfig:
     loss: str
     n: int
     seeds: tuple[int, ...]
-    mu: float
+    mu: float | tuple[float, ...]
     eta: float
     steps: int
     record_every: int
@@ -386,8 +386,8 @@ def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Ar
 
 
 @cites("clocks:eq2.7", "clocks:appF2-balance", "clocks:appF2-balanced-drift", "clocks:eq4.1")
-def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, eta: float, steps: int,
-                    record_every: int = 1, integrator: str = "gd", progress: bool = False,
+def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float | Sequence[float], eta: float,
+                    steps: int, record_every: int = 1, integrator: str = "gd", progress: bool = False,
                     on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train a deep linear network with layerwise weight decay; record the end-to-end spectrum.
 
@@ -399,11 +399,14 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
       :math:`O(\eta)`; the imbalance obeys :math:`D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)`);
     * ``integrator="rk4"``: classical RK4 with step ``eta`` (error :math:`O(\eta^4)`).
 
+    A sequence of weight decays is a grid axis in front of the seed axis: every ``(mu, seed)`` pair is one
+    run of the same vmapped program (one compilation, one sequential scan for the whole grid).
+
     Parameters
     ----------
     data : DeepLinearData (from :func:`make_regression_data` or :func:`make_circle_data`)
     factors : sequence of arrays (S, d_l, d_{l-1}) (from :func:`init_factors`)
-    mu : float >= 0
+    mu : float >= 0, or a non-empty 1-D sequence of them (grid axis)
     eta : float > 0 (step = gradient-flow time per step)
     steps : int >= 1, a multiple of ``record_every``
     record_every : int >= 1
@@ -417,7 +420,8 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
     Trajectory
         Metrics (seed axis first, records last): ``loss`` (S, R), ``W`` and ``grad_W`` (S, d_out, d_in, R),
         ``sigma`` (S, min(d_out, d_in), R), ``layer_sq_norms`` (S, L, R), ``imbalance`` (S, L-1, R) for L >= 2,
-        ``objective`` (S, R); ``final_state`` = the factors; ``config`` a :class:`DeepLinearConfig`.
+        ``objective`` (S, R); with a sequence ``mu`` every metric has the grid axis ``len(mu)`` in front.
+        ``final_state`` = the factors (with the same leading axes); ``config`` a :class:`DeepLinearConfig`.
 
     References
     ----------
@@ -427,15 +431,25 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
     if not isinstance(data, DeepLinearData):
         raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
     fs = _check_factors(data, factors)
-    mu = float(nonnegative(mu, "mu"))
+    grid = np.ndim(mu) > 0
+    if grid:
+        mus = np.asarray(mu, dtype=np.float64)
+        if mus.ndim != 1 or mus.size == 0:
+            raise DomainError(f"mu must be a number or a non-empty 1-D sequence (got shape {mus.shape})")
+        mu_val: float | tuple[float, ...] = tuple(float(nonnegative(m, "mu")) for m in mus)
+    else:
+        mu_val = float(nonnegative(mu, "mu"))
     eta = float(positive(eta, "eta"))
     integrator = choice(integrator, "integrator", ("gd", "rk4"))
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
-    inputs = {"X": data.X, "Y": data.Y, "mu": jnp.float64(mu), "eta": jnp.float64(eta)}
+    inputs = {"X": data.X, "Y": data.Y, "mu": jnp.asarray(mu_val, jnp.float64), "eta": jnp.float64(eta)}
     axes = [{"X": 0, "Y": 0, "mu": None, "eta": None}]
+    if grid:
+        axes = [{"X": None, "Y": None, "mu": 0, "eta": None}] + axes
+        fs = tuple(jnp.broadcast_to(f, (len(mu_val),) + f.shape) for f in fs)
     dims = (data.d_in,) + tuple(int(f.shape[-2]) for f in fs)
-    config = DeepLinearConfig(dims=dims, loss=data.loss, n=data.n, seeds=data.seeds, mu=mu, eta=eta, steps=steps,
+    config = DeepLinearConfig(dims=dims, loss=data.loss, n=data.n, seeds=data.seeds, mu=mu_val, eta=eta, steps=steps,
                               record_every=record_every, integrator=integrator)
     hint = f"GD/RK4 step eta={eta} too large for this loss and initial scale"
     return simulate(_step_fn(data.loss, integrator, True), _metrics_fn(data.loss, True), fs, inputs, steps=steps,

@@ -4,12 +4,18 @@ One vmapped program per configuration (:func:`grokclocks.sim.modular.train_modul
 JAX hooks; every clock and structural statistic is then evaluated in numpy with
 :mod:`grokclocks.clocks` / :mod:`grokclocks.spectral`.
 
-Hooks (float32, all inside the training scan):
+Hooks (float32, all inside the training scan; every matmul at ``precision=HIGHEST``, so a GPU's TF32
+default does not enter the statistics):
 
 * ``ce_gap``   -- training CE in gap form ``log(1 + sum_{k != y} exp(-gamma_k))`` (``clocks:eq3.2``);
 * ``ce_naive`` -- the naive ``logsumexp(z) - z_y`` (to show the float32 underflow);
 * ``min_gap``  -- minimum training logit gap (``clocks:appF4-min-gap``);
-* ``sv_E``, ``sv_EW1``, ``sv_W2`` -- singular values of the embedding, of ``E W1`` and of the head;
+* ``gram_E``, ``gram_EW1``, ``gram_W2`` -- the smaller-side Gram matrices of the embedding, of ``E W1`` and
+  of the head (matmuls only); their eigenvalues are the squared singular values, taken after the training
+  on the host in float64 (:func:`singular_values_from_gram`).  The same path
+  at every scale: no LAPACK call inside the scan (on the CPU backend of jax 0.10.2, ``eigvalsh``/``svd``
+  vmapped inside the training scan once hung -- 9 runs, no progress in 500 s -- so the CPU tier recorded
+  whole matrices while the GPU tier ran an in-scan eigensolver that CI never exercised);
 * ``fourier``  -- energy per frequency of the centred embedding (``clocks:appF4-fourier``);
 * ``class_sep`` -- within/between class-separation ratio of the hidden ReLU features over all
   ``p^2`` pairs (``clocks:appF4-class-sep``, ``between="mean"``).
@@ -40,9 +46,10 @@ EPS = (1e-3, 1e-4)  # classifier-clock loss levels of the spec's appB table
 TEST_LEVEL = 0.99
 
 CPU = dict(p=31, fracs=(0.5,), wds=(0.0, 1.0, 3.0), seeds=(0, 1, 2), steps=3000, record_every=25,
-           d_embed=64, d_hidden=128, lr=3e-3, n_key=4, tail_k=8, spectra="numpy")
+           d_embed=64, d_hidden=128, lr=3e-3, n_key=4, tail_k=8)
 GPU = dict(p=97, fracs=(0.3, 0.5), wds=(0.0, 0.1, 0.3, 1.0, 3.0), seeds=(0, 1, 2), steps=15_000, record_every=50,
-           d_embed=128, d_hidden=512, lr=1e-3, n_key=6, tail_k=12, spectra="hook")
+           d_embed=128, d_hidden=512, lr=1e-3, n_key=6, tail_k=12)
+_HIGHEST = jax.lax.Precision.HIGHEST
 
 
 # ------------------------------------------------------------------------------------------ hooks
@@ -82,27 +89,35 @@ def hook_min_gap(params, inputs):
     return jnp.min(jnp.where(ok, gaps, jnp.inf))
 
 
-def singular_values(A):
-    """Singular values (descending) from the eigenvalues of the smaller Gram matrix.
+def gram(A):
+    """The smaller-side Gram matrix ``A^T A`` or ``A A^T`` (float32 at ``precision=HIGHEST``)."""
+    if A.shape[0] >= A.shape[1]:
+        return jnp.matmul(A.T, A, precision=_HIGHEST)
+    return jnp.matmul(A, A.T, precision=_HIGHEST)
 
-    Used at GPU scale only: on the CPU backend (jax 0.10.2) both ``jnp.linalg.svd`` and
-    ``eigvalsh`` batched by ``vmap`` inside the training scan hung (9 runs: idle CPU, no progress in
-    500 s), so the CPU config records the matrices and takes the SVD afterwards in numpy.
+
+def singular_values_from_gram(G):
+    """Singular values (descending, last axis) from a stack of Gram matrices ``(..., r, r)``: float64 ``eigvalsh``.
+
+    On the host, after the training.  The float32 Gram carries an absolute error ~1e-7 ``sigma_1^2``
+    (rounding of the sums), so singular values below ~3e-4 ``sigma_1`` are noise; the statistics used
+    here (stable rank, spectral tail) are sums of ``sigma^2`` and change by ~1e-7 relative.  Cost at
+    the GPU config: 0.29 s per run and Gram (301 records of 97 x 97, one thread), ~26 s for the sweep.
     """
-    G = A.T @ A if A.shape[0] >= A.shape[1] else A @ A.T
-    return jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(G), 0.0))[::-1]
+    ev = np.linalg.eigvalsh(np.asarray(G, dtype=np.float64))
+    return np.sqrt(np.maximum(ev, 0.0))[..., ::-1]
 
 
-def hook_sv_E(params, inputs):
-    return singular_values(params["E"])
+def hook_gram_E(params, inputs):
+    return gram(params["E"])
 
 
-def hook_sv_EW1(params, inputs):
-    return singular_values(params["E"] @ params["W1"])
+def hook_gram_EW1(params, inputs):
+    return gram(jnp.matmul(params["E"], params["W1"], precision=_HIGHEST))
 
 
-def hook_sv_W2(params, inputs):
-    return singular_values(params["W2"])
+def hook_gram_W2(params, inputs):
+    return gram(params["W2"])
 
 
 def hook_fourier(params, inputs):
@@ -114,14 +129,14 @@ def hook_fourier(params, inputs):
     ang = 2 * np.pi * np.outer(k, a) / p
     # unnormalised cosine/sine sums; e_k = (2/p)(|c^T E|^2 + |s^T E|^2), Nyquist / DC counted once
     w = np.where((k == 0) | (2 * k == p), 1.0 / p, 2.0 / p)
-    c = jnp.asarray(np.cos(ang), E.dtype) @ E
-    s = jnp.asarray(np.sin(ang), E.dtype) @ E
+    c = jnp.matmul(jnp.asarray(np.cos(ang), E.dtype), E, precision=_HIGHEST)
+    s = jnp.matmul(jnp.asarray(np.sin(ang), E.dtype), E, precision=_HIGHEST)
     return jnp.asarray(w, E.dtype) * (jnp.sum(c * c, axis=1) + jnp.sum(s * s, axis=1))
 
 
 def hidden_features(params, tokens):
     h = jnp.sum(params["E"][tokens], axis=-2)
-    return jax.nn.relu(h @ params["W1"] + params["b1"])
+    return jax.nn.relu(jnp.matmul(h, params["W1"], precision=_HIGHEST) + params["b1"])
 
 
 def hook_class_sep(params, inputs):
@@ -135,22 +150,8 @@ def hook_class_sep(params, inputs):
     return within / between
 
 
-def hook_mat_E(params, inputs):
-    return params["E"]
-
-
-def hook_mat_EW1(params, inputs):
-    return params["E"] @ params["W1"]
-
-
-def hook_mat_W2(params, inputs):
-    return params["W2"]
-
-
-_COMMON = {"ce_gap": hook_ce_gap, "ce_naive": hook_ce_naive, "min_gap": hook_min_gap, "fourier": hook_fourier,
-           "class_sep": hook_class_sep}
-HOOKS_GPU = dict(_COMMON, sv_E=hook_sv_E, sv_EW1=hook_sv_EW1, sv_W2=hook_sv_W2)
-HOOKS_CPU = dict(_COMMON, mat_E=hook_mat_E, mat_EW1=hook_mat_EW1, mat_W2=hook_mat_W2)
+HOOKS = {"ce_gap": hook_ce_gap, "ce_naive": hook_ce_naive, "min_gap": hook_min_gap, "fourier": hook_fourier,
+         "class_sep": hook_class_sep, "gram_E": hook_gram_E, "gram_EW1": hook_gram_EW1, "gram_W2": hook_gram_W2}
 
 
 # ------------------------------------------------------------------------------------------ runs
@@ -162,7 +163,7 @@ def run(cfg):
                          seeds=cfg["seeds"], weight_decay=tuple(cfg["wds"]), lr=cfg["lr"], betas=(0.9, 0.98),
                          optimizer="adamw", loss="ce", steps=cfg["steps"], record_every=cfg["record_every"],
                          model_kwargs=dict(d_embed=cfg["d_embed"], d_hidden=cfg["d_hidden"]),
-                         hooks=HOOKS_GPU if cfg["spectra"] == "hook" else HOOKS_CPU)
+                         hooks=HOOKS)
 
 
 def final_params(traj, cfg, f, w, s):
@@ -179,14 +180,18 @@ def normalized_gap(x):
     return np.abs(x - x[-1]) / den if den > 0 else np.full_like(x, np.nan)
 
 
-def statistics(traj, cfg, f, w, s):
+GRAMS = ("gram_E", "gram_EW1", "gram_W2")
+
+
+def all_singular_values(traj):
+    """Singular values of every Gram hook, every run and record: ``{name: (..., n_rec, r)}`` (one eigvalsh each)."""
+    return {k: singular_values_from_gram(np.moveaxis(np.asarray(traj.metrics[k]), -1, -3)) for k in GRAMS}
+
+
+def statistics(traj, cfg, f, w, s, sv_all):
     """Time series of every structural statistic of one run (numpy, via grokclocks.clocks/spectral)."""
     m = traj.metrics
-    if "sv_E" in m:
-        sv = {k: np.asarray(m[k][f, w, s], dtype=np.float64).T for k in ("sv_E", "sv_EW1", "sv_W2")}  # (n_rec, r)
-    else:  # matrices (..., m, n, n_rec) -> numpy SVD per record
-        sv = {"sv_" + k[4:]: np.linalg.svd(np.moveaxis(np.asarray(m[k][f, w, s], np.float64), -1, 0), compute_uv=False)
-              for k in ("mat_E", "mat_EW1", "mat_W2")}
+    sv = {"sv_" + k[5:]: sv_all[k][f, w, s] for k in GRAMS}  # (n_rec, r)
     e = np.asarray(m["fourier"][f, w, s], dtype=np.float64).T  # (n_rec, p//2+1)
     key = 1 + np.argsort(-e[-1, 1:], kind="stable")[: cfg["n_key"]]
     fe = 1.0 - e[:, key].sum(1) / e.sum(1)
@@ -206,6 +211,7 @@ def analyse(traj, cfg):
     """Per run: clocks, statistics' clocks, lags and Spearman correlations with test accuracy."""
     t = np.asarray(traj.times, dtype=np.float64)
     m = traj.metrics
+    sv_all = all_singular_values(traj)
     rows = []
     for f, frac in enumerate(cfg["fracs"]):
         for w, wd in enumerate(cfg["wds"]):
@@ -226,7 +232,7 @@ def analyse(traj, cfg):
                 r["naive_ce_zero_while_gap_ce"] = [float(x) for x in ce[(np.asarray(m["ce_naive"][f, w, s]) == 0)][:3]]
                 t_acc = C.representation_clock(t, normalized_gap(acc_te), DELTA, window=WINDOW)
                 r["t_rep(test_acc)"] = t_acc
-                st, key = statistics(traj, cfg, f, w, s)
+                st, key = statistics(traj, cfg, f, w, s, sv_all)
                 r["key_freqs"] = [int(k) for k in key]
                 r["stats"] = {}
                 for name, x in st.items():

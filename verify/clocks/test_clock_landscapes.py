@@ -15,6 +15,12 @@ optimiser actually run, the table shows both sides (spec section 9, errata clock
 
 Discretisation tolerances are measured, not assumed: each GD run is repeated at twice the step, and the
 GD-vs-flow error at 2*eta (first-order method, error ~ eta) is the tolerance for the run at eta.
+
+Device: every program of this file is a long sequential iteration of a few numbers (a 3-vector, 4 x 4
+factors, a 4 x 10 softmax regression; up to 10^7 steps), so it runs on the host CPU at every scale
+(fixture ``_host_cpu``).  On a GPU each step would be a kernel launch (~10-20 us): the 2026-11-24 H100
+run did not finish ``test_kl_power_landscapes`` in 9 minutes, while the whole file at ``--scale gpu``
+takes 24 s on 2 shared CPU cores (measured 2026-11-25).
 """
 
 from __future__ import annotations
@@ -23,12 +29,22 @@ import functools
 import math
 
 import numpy as np
+import pytest
 from scipy import optimize, special
 
 from grokclocks import clocks as C
 from grokclocks.sim import landscapes as LS
 
 K = 4  # classes of the separable softmax data
+
+
+@pytest.fixture(autouse=True)
+def _host_cpu():
+    """Run every program of this file on the host CPU (sequential, launch-bound: see the module docstring)."""
+    import jax
+
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
 
 
 def _pick(scale: str, cpu, gpu):
@@ -289,3 +305,22 @@ def test_weight_decay_tail_is_exponential(report, scale):
                       source="a power law (polynomial clock) has one exponent; 6 %",
                       what=f"depth {depth}, weight decay alone: power-law exponent of tau_2, first vs second half "
                            f"({e1:.3g} vs {e2:.3g})")
+
+
+# ------------------------------------------------------------------------------------------ GPU budget
+
+from _budget_engine import host_item  # noqa: E402  (verify/ is on sys.path)
+
+# host CPU (fixture _host_cpu): measured wall time of each test at --scale gpu, 2026-11-25, 2 shared cores
+# of an AMD EPYC (load ~2); the programs are sequential, so the H100's host cores are assumed no faster
+_HOST = "runs on the host CPU (sequential scalar iterations); measured at --scale gpu on 2 shared cores"
+GPU_BUDGET = [host_item(t, s, _HOST, cfg) for t, s, cfg in (
+    ("test_kl_power_landscapes", 1.1, "|x|^q, q = 3, 4, 6, GD eta 0.01 and 0.02, t <= 1e5 (1.5e7 steps)"),
+    ("test_kl_quadratic_control_is_not_a_power_law", 0.2, "|x|^2, 3000 steps"),
+    ("test_kl_depth_landscapes", 8.4, "aligned deep linear (crit2, depth3), GD eta 0.01 and 0.02, t <= 1e4"),
+    ("test_fast_clock_normalized_gd", 2.5, "softmax regression K=4, d=10, n=40, 8000 steps"),
+    ("test_fast_clock_adam", 1.2, "same, Adam, 30 000 steps"),
+    ("test_fast_clock_plain_gd_is_polynomial", 1.3, "same, GD, 40 000 steps"),
+    ("test_fast_clock_weight_decay_floor", 0.3, "same, GD + weight decay, 40 000 steps"),
+    ("test_weight_decay_tail_is_exponential", 8.1, "factorized softmax, depth 3 and 2, 2e4 + 4e4 GD steps"),
+)]

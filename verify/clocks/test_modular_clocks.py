@@ -73,12 +73,10 @@ def test_hooks_match_core(report, scale):
                  source="float32 hook vs float64 core (rounding of a p x d product)",
                  what="in-scan Fourier energies e_k / sum e vs fourier_energies(E_final)")
     srank = S.stable_rank(P["E"].astype(np.float64))
-    if "sv_E" in m:
-        s_hook = S.stable_rank_from_singular_values(np.asarray(m["sv_E"][f, w, s][:, -1], np.float64))
-    else:
-        s_hook = S.stable_rank(np.asarray(m["mat_E"][f, w, s][..., -1], np.float64))
+    s_hook = S.stable_rank_from_singular_values(M.singular_values_from_gram(m["gram_E"][f, w, s][..., -1]))
     report.check("clocks:appF4-srank-stat", predicted=srank, measured=s_hook, rtol=1e-5,
-                 source="float32 SVD vs float64 SVD", what="srank(E) from in-scan singular values vs stable_rank(E_final)")
+                 source="float32 Gram (HIGHEST) + float64 eigvalsh vs float64 SVD of the final weights",
+                 what="srank(E) from the in-scan Gram vs stable_rank(E_final)")
     a, b = np.divmod(np.arange(cfg["p"] ** 2), cfg["p"])
     tokens = np.stack([a, b], axis=1)
     H = np.asarray(M.hidden_features({k: jnp.asarray(v) for k, v in P.items()}, jnp.asarray(tokens)), np.float64)
@@ -96,16 +94,34 @@ def test_hooks_match_core(report, scale):
 
 
 def test_classifier_clock_estimators(report, scale):
-    """t01 <= t_cls(1e-3) (appF1-acc-order); window-5 = window-1 estimator within one record (spec)."""
+    """t01 <= t_cls(eps) for eps < ln2/n (appF1-acc-order); window-5 = window-1 estimator within one record (spec).
+
+    The implication needs eps < ln 2 / n (n = training pairs): at the CPU config (n = 480, ln2/n = 1.4e-3)
+    both levels 1e-3 and 1e-4 qualify; at the GPU config (n = 2822 and 4704: ln2/n = 2.5e-4 and 1.5e-4)
+    only 1e-4 does, and the order at 1e-3 is a measurement without a prediction (reported).
+    """
     _, rows, _ = _runs(scale)
     cfg = _cfg(scale)
     dt = cfg["record_every"]
     n = {f: int(f * cfg["p"] ** 2) for f in cfg["fracs"]}
-    assert all(1e-3 < C.zero_one_loss_threshold(n[f]) for f in cfg["fracs"])
-    viol = sum(r["t01"] > r["t_cls(0.001)"] for r in rows)
+    valid = {f: [e for e in M.EPS if e < C.zero_one_loss_threshold(n[f])] for f in cfg["fracs"]}
+    report.check("clocks:appF1-acc-order", predicted=0, measured=sum(not valid[f] for f in cfg["fracs"]), atol=0.5,
+                 source="the sweep must contain a loss level below ln2/n for every train fraction (count)",
+                 what=f"train fractions without a level eps in {list(M.EPS)} below ln2/n",
+                 details={"ln2/n": {str(f): C.zero_one_loss_threshold(n[f]) for f in cfg["fracs"]}})
+    pairs = [(r, e) for r in rows for e in valid[r["frac"]]]
+    viol = sum(r["t01"] > r[f"t_cls({e:g})"] for r, e in pairs)
     report.check("clocks:appF1-acc-order", predicted=0, measured=viol, atol=0.5,
                  source="exact implication for eps < ln2/n (no tolerance needed: count)",
-                 what="runs with t01 > t_cls(1e-3)", details={"n_runs": len(rows)})
+                 what="(run, eps < ln2/n) with t01 > t_cls(eps)",
+                 details={"n_runs": len(rows), "levels per fraction": {str(f): v for f, v in valid.items()}})
+    above = [(r, e) for r in rows for e in M.EPS if e not in valid[r["frac"]]]
+    if above:
+        report.observe("clocks:appF1-acc-order", measured=sum(r["t01"] > r[f"t_cls({e:g})"] for r, e in above),
+                       source="no prediction: for eps >= ln2/n the order can fail (spec appF1-acc-order)",
+                       what="(run, eps >= ln2/n) with t01 > t_cls(eps)",
+                       details={"(frac, wd, seed, eps, t01, t_cls)": [(r["frac"], r["wd"], r["seed"], e, r["t01"],
+                                                                       r[f"t_cls({e:g})"]) for r, e in above]})
     w1 = np.array([r["t_cls(0.001)"] for r in rows])
     w5 = np.array([r[f"t_cls_w{M.WINDOW}(0.001)"] for r in rows])
     report.check("clocks:appF4-cls-estimator", predicted=w1, measured=w5, atol=dt + 0.5,
@@ -159,9 +175,18 @@ def test_weight_decay_and_grokking(report, scale):
 
 
 def test_clock_ordering(report, scale):
-    """thm5.6: t_cls(1e-3) < t_test(0.99) and t_cls < t_rep, per grokking run where asm3.4 can hold.
+    """thm5.6: t_cls(1e-3) < t_test(0.99) on the spec recipe's runs (wd = 1), and t_cls < t_rep per grokking run.
 
-    Weight decay puts a floor under the training CE (gaps saturate; spec ``clocks:thm3.5`` notes).
+    The spec's recipe (section 7, row ``appB``) states the ordering t01 <= t_cls(1e-3) < t_test(0.99) for
+    wd = 1, the paper's grokking regime.  Theorem 5.6 itself compares t_cls(eps) with the *representation*
+    clock t_rep(delta), and the paper says test accuracy can rise without a plateau when the structural
+    clock is not much slower than the classifier clock (App. F, "runs that do not visibly grok").  Measured
+    on the H100 (2026-11-24, GPU config): at frac 0.5, wd 3 test accuracy reaches 0.99 at step 550, 1.8 x
+    t01 = 300 -- no plateau -- while weight decay slows the loss clock to t_cls(1e-3) = 1000; these 3 runs
+    had been counted as violations by a check applied to every weight decay.  So the check keeps the
+    recipe's population (wd = 1) and the ordering over every grokking run with wd > 0 is reported.
+
+    Weight decay also puts a floor under the training CE (gaps saturate; spec ``clocks:thm3.5`` notes).
     The ordering is predicted only where the floor is well below eps (here: final CE < eps / 10);
     floor-limited runs are listed in the details (measured at p = 31, wd 3: floor ~5e-4, so
     t_cls(1e-3) ~ 2200 comes *after* test accuracy 0.99 -- the assumption fails, and so does the order).
@@ -170,13 +195,27 @@ def test_clock_ordering(report, scale):
     grok = [r for r in rows if r["grokked"] and r["wd"] > 0]
     valid = [r for r in grok if r["ce_floor"] < 1e-3 / 10]
     floor = [(r["frac"], r["wd"], r["seed"], r["ce_floor"], r["t_cls(0.001)"], r["t_test"]) for r in grok if r not in valid]
-    assert valid, "no grokking run with a loss floor below eps/10: the sweep cannot test the ordering"
-    bad = [r for r in valid if not r["t_cls(0.001)"] < r["t_test"]]
+    recipe = [r for r in valid if r["wd"] == 1.0]
+    n_wd1 = sum(r["wd"] == 1.0 for r in rows)
+    report.check("clocks:thm5.6", predicted=n_wd1, measured=len(recipe), atol=0.5,
+                 source="count: every wd = 1 run must grok with a CE floor below eps/10, else the ordering is untested",
+                 what="wd = 1 runs that grok with a training-CE floor below eps/10 (the runs the ordering is checked on)")
+    bad = [r for r in recipe if not r["t_cls(0.001)"] < r["t_test"]]
+    per_run = lambda rs: [(r["frac"], r["wd"], r["seed"], r["t01"], r["t_cls(0.001)"], r["t_test"]) for r in rs]  # noqa: E731
     report.check("clocks:thm5.6", predicted=0, measured=len(bad), atol=0.5,
-                 source="ordering (count of violations); runs with CE floor < eps/10",
-                 what="grokking runs with t_cls(1e-3) >= t_test(0.99)",
-                 details={"n_runs": len(valid), "t_test/t_cls": [round(r["t_test"] / r["t_cls(0.001)"], 2) for r in valid],
+                 source="ordering (count of violations); spec recipe: wd = 1, runs with CE floor < eps/10",
+                 what="grokking runs with t_cls(1e-3) >= t_test(0.99), wd = 1",
+                 details={"n_runs": len(recipe), "t_test/t_cls": [round(r["t_test"] / r["t_cls(0.001)"], 2) for r in recipe],
+                          "(frac, wd, seed, t01, t_cls, t_test)": per_run(recipe),
                           "floor-limited (frac, wd, seed, CE floor, t_cls, t_test)": floor})
+    all_bad = [r for r in valid if not r["t_cls(0.001)"] < r["t_test"]]
+    report.observe("clocks:thm5.6", measured=len(all_bad),
+                   source="no prediction: Thm 5.6 orders t_cls against t_rep, not against test accuracy; without a "
+                          "grokking plateau (t_test close to t01) the paper expects no order (App. F)",
+                   what="every weight decay > 0: grokking runs with t_cls(1e-3) >= t_test(0.99)",
+                   details={"n_runs": len(valid), "violations (frac, wd, seed, t01, t_cls, t_test)": per_run(all_bad),
+                            "t_test/t01 of the violations": [round(r["t_test"] / r["t01"], 2) for r in all_bad],
+                            "t_test/t_cls": [round(r["t_test"] / r["t_cls(0.001)"], 2) for r in valid]})
     order = {}
     for name in valid[0]["stats"]:
         order[name] = [(r["wd"], r["seed"], r["t_cls(0.001)"], r["stats"][name]["t_rep"],
@@ -213,3 +252,27 @@ def test_statistics_vs_test_accuracy(report, scale):
                  what="grokking runs whose Fourier energy outside the key frequencies falls",
                  details={"start_end": [(r["wd"], r["seed"], round(r["stats"]["fourier_out"]["start"], 3),
                                          round(r["stats"]["fourier_out"]["end"], 3)) for r in grok]})
+
+
+# ------------------------------------------------------------------------------------------ GPU budget
+
+from grokclocks.verification import BudgetItem  # noqa: E402
+
+from _budget_engine import engine_build, host_item  # noqa: E402  (verify/ is on sys.path)
+
+
+def _budget_sweep(n_seeds, n_steps):
+    return M.run(dict(M.GPU, seeds=tuple(range(n_seeds)), steps=n_steps))
+
+
+_SHARED = "reads the sweep trained by test_hooks_match_core (cached for the session)"
+GPU_BUDGET = [
+    BudgetItem("test_hooks_match_core", engine_build(_budget_sweep), seeds=3, steps=15_000, cpu_seeds=1, cpu_steps=50,
+               config="embedding MLP p=97, hidden 512, frac {0.3, 0.5} x wd {0, 0.1, 0.3, 1, 3} x seeds, 15 000 steps, "
+                      "record every 50 (Gram hooks)", host_s=20.0,
+               note="host: analyse() -- float64 eigvalsh of 90 stacks of 301 Grams 97 x 97 plus the spectral tails; "
+                    "measured 1.0-2.9 s per run single-threaded on synthetic arrays of the GPU shapes (2 shared cores, "
+                    "load 12-16), 30 runs; assumed ~20 s on the idle host of the H100"),
+] + [host_item(t, 0.5, _SHARED) for t in ("test_classifier_clock_estimators", "test_tcls_matches_spec",
+                                           "test_weight_decay_and_grokking", "test_clock_ordering",
+                                           "test_statistics_vs_test_accuracy")]

@@ -197,3 +197,32 @@ def test_compare_verdicts_on_runs_with_known_answers(report, runs, scale):
     assert design.verdict("coverage").verdict == "consistent", design.verdict("coverage").line()
     assert all(c.verdict("repulsion").verdict == "cannot tell" for c in (grok, control, design))
     assert all(c.verdict("levi").verdict == "cannot tell" for c in (grok, control, design))
+
+
+# ------------------------------------------------------------------------------------------ GPU budget
+
+from grokclocks.verification import BudgetItem  # noqa: E402
+
+from _budget_engine import engine_build, host_item  # noqa: E402  (verify/ is on sys.path)
+
+
+def _budget_designed(n_seeds, n_steps):
+    c = CONFIG["gpu"]
+    return train_modular("embedding_mlp", c["p"], train_mask=designed_mask(c), seeds=tuple(range(n_seeds)),
+                         weight_decay=1.0, **(K.common_kwargs("gpu") | dict(steps=n_steps, progress=False)))
+
+
+_RUNS = "reads the runs of the `runs` fixture (cached)"
+GPU_BUDGET = [
+    BudgetItem("test_compare_clocks_equal_engine_extras", engine_build(K.budget_sweep), seeds=64, steps=5000,
+               cpu_seeds=1, cpu_steps=50,
+               config="canonical sweep (verify/modular/_canonical.py): embedding MLP p=97, 128/256, frac 0.3, "
+                      "wd {1, 0} x 64 seeds, 5000 steps, record every 50, embeddings recorded",
+               note="trained here when the tier runs in one process (verify/compare before verify/modular)"),
+    BudgetItem("test_compare_clocks_equal_engine_extras", engine_build(_budget_designed), seeds=4, steps=5000,
+               cpu_seeds=1, cpu_steps=50, host_s=3.0,
+               config="designed split STRIP k=20, labels 0-5 held out, 4 seeds, 5000 steps",
+               note="host: compare_run on the three runs"),
+] + [host_item(t, 0.5, _RUNS) for t in ("test_compare_non_grokking_run_reads_never", "test_compare_clock_ordering",
+                                        "test_compare_ceiling_of_designed_split",
+                                         "test_compare_verdicts_on_runs_with_known_answers")]

@@ -47,3 +47,11 @@ def canonical_sweep(scale: str) -> Trajectory:
         _CACHE[scale] = train_modular("embedding_mlp", c["p"], train_frac=c["train_frac"], seeds=c["seeds"],
                                       weight_decay=list(WEIGHT_DECAYS), **common_kwargs(scale))
     return _CACHE[scale]
+
+
+def budget_sweep(n_seeds: int, n_steps: int) -> Trajectory:
+    """The GPU sweep's engine call with ``n_seeds`` seeds and ``n_steps`` steps (for the GPU time budget)."""
+    c = dict(CONFIG["gpu"], steps=n_steps)
+    kw = common_kwargs("gpu") | dict(steps=n_steps, progress=False)
+    return train_modular("embedding_mlp", c["p"], train_frac=c["train_frac"], seeds=tuple(range(n_seeds)),
+                         weight_decay=list(WEIGHT_DECAYS), **kw)

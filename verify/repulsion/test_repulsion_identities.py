@@ -16,8 +16,12 @@ Trained features come from a small private numpy training loop of the Tian setup
 pairs, sigma = x^2, torch-default uniform init, code-form loss, Adam with coupled L2 weight decay, full
 batch), built on :func:`grokclocks.repulsion.tian_loss_grad` and :func:`adam_l2_update`. It is not the
 JAX engine (that reproduction lives elsewhere); it only supplies realistic features and updates.
-At ``--scale gpu`` the sign-rule check runs the full size (M=71, K=2048, n=2016, seed 0) in float64
-numpy on the host and compares the legacy statistic with the paper's 5-seed medians (spec R3).
+The same small run (M=23) serves both scales: the full-size statistics (identities at M=71, the legacy
+statistic vs the paper's 5-seed medians, spec R3) are computed on the engine's trained features by
+``verify/repulsion/test_tian_training.py::test_tian_sign_rule`` (seeds 0-4).  Until 2026-11-25 this
+test repeated them at ``--scale gpu`` on a private float64 numpy training of seed 0 (300 full-size
+epochs plus 20 float64 statistics on 2016 x 2048 features: 183-242 s of host time in the 2026-11-24
+GPU run) -- the same statistics on one more training, which the budget of the GPU tier does not keep.
 """
 
 from __future__ import annotations
@@ -179,10 +183,10 @@ def test_sign_rule_identity_random(report):
                  what="same identity, (n, K, eta) = (10, 5, 1e-6), ill-conditioned n x n side")
 
 
-def _sign_rule_on_trained(report, M, K, n, epochs, eta, label, paper_legacy=None):
+def _sign_rule_on_trained(report, M, K, n, epochs, eta, label):
     ckpts = tuple(epochs)
     t0 = time.perf_counter()
-    run = _train(M, K, n, eta, max(ckpts), 0, M < 71, ckpts)  # small runs keep dW for the rolling-Gram check
+    run = _train(M, K, n, eta, max(ckpts), 0, True, ckpts)  # keeps dW: shared with the rolling-Gram check
     t_train = time.perf_counter() - t0
     exact, full, legacy, repfrac = [], [], [], []
     for ep in ckpts:
@@ -203,26 +207,15 @@ def _sign_rule_on_trained(report, M, K, n, epochs, eta, label, paper_legacy=None
     report.reject("repulsion:sign-rule", wrong=1.0, measured=min(legacy), atol=0.005, details=det,
                   source="erratum repulsion-2: legacy statistic (mis-scaled B) < 1 (spec 0.89 at epoch 50 of the full setup)",
                   what=f"legacy 'sign-match' = identity? (min over checkpoints, {label})")
-    if paper_legacy is not None:
-        idx = [ckpts.index(e) for e in paper_legacy[0]]
-        report.check("repulsion:sign-rule", predicted=np.array(paper_legacy[1]), measured=np.array(legacy)[idx],
-                     atol=0.05, details=det | {"spec_seed0_legacy": (0.890, 0.905, 0.950, 0.975, 0.960)},
-                     source="spec §10 R3: legacy statistic within +-0.05 of the paper's 5-seed medians "
-                            "(reproduces the artefact; spec seed 0: 0.890/0.905/0.950/0.975/0.960)",
-                     what=f"legacy statistic vs paper medians at epochs 50/175/300 ({label})")
     return det
 
 
 _SMALL = (23, 256, 212, (25, 100, 200), 2e-4)  # M, K, n, checkpoints, eta of the CPU-scale trained run
 
 
-def test_sign_rule_trained_features(report, scale):
-    """repulsion:sign-rule on features of a trained Tian model (float64 numpy, eta = 2e-4)."""
-    if scale == "gpu":
-        _sign_rule_on_trained(report, 71, 2048, 2016, (50, 100, 175, 250, 300), 2e-4, "M=71 K=2048 n=2016 seed 0",
-                              paper_legacy=((50, 175, 300), (0.865, 0.955, 0.985)))
-    else:
-        _sign_rule_on_trained(report, *_SMALL, "M=23 K=256 n=212")
+def test_sign_rule_trained_features(report):
+    """repulsion:sign-rule on features of a trained Tian model (float64 numpy, eta = 2e-4), M=23 at every scale."""
+    _sign_rule_on_trained(report, *_SMALL, "M=23 K=256 n=212")
 
 
 # --------------------------------------------------------------------------- repulsion:rolling-gram
@@ -272,7 +265,9 @@ def test_rho_threshold_not_size_independent(report):
     r41 = np.array([_rho_init(41, 512, 840, s) for s in seeds])
     r71 = np.array([_rho_init(71, 2048, 2016, s) for s in seeds[:1]])
     det = {"rho0_M23": r23.tolist(), "rho0_M41": r41.tolist(), "rho0_M71": r71.tolist()}
-    assert np.all(r23 > 0.075) and np.all(r41 > 0.075), det
+    report.check("repulsion:rho-tian", predicted=r23.size + r41.size, measured=int(np.sum(r23 > 0.075) + np.sum(r41 > 0.075)),
+                 atol=0.5, details=det, source="erratum repulsion-7 (count): the fire threshold is crossed before training",
+                 what="initialisations with rho_tian > 0.075, M=23 and M=41 (3 seeds each)")
     report.check("repulsion:rho-tian", predicted=0.16, measured=r23.mean(), rtol=0.15, details=det,
                  source="spec §7 quotes rho ~0.16 (JAX init, 2 digits); seed spread here is 1 % (0.144-0.146), so "
                         "the ~9 % gap is a real difference from the spec's rounded number; 15 % = its quoted precision",
@@ -283,4 +278,22 @@ def test_rho_threshold_not_size_independent(report):
     report.reject("repulsion:rho-tian", wrong=r71[0], measured=r23.mean(), rtol=0.25, details=det,
                   source="size-independence would need rho0(M=23) ~ rho0(M=71); seed spread at M=23 < 5 %",
                   what="rho at init is size-independent (M=71 value at M=23)?")
-    assert r71[0] < 0.075, det
+    report.check("repulsion:rho-tian", predicted=0.0, measured=int(r71[0] >= 0.075), atol=0.5, details=det,
+                 source="count: at the size the threshold was tuned for (M=71) the initialisation is below it",
+                 what="initialisations with rho_tian >= 0.075, M=71 K=2048 (seed 0)")
+
+
+# ------------------------------------------------------------------------------------------ GPU budget
+
+from _budget_engine import host_item  # noqa: E402  (verify/ is on sys.path)
+
+# numpy on the host, the same configuration at every scale (the full-size sign rule is in test_tian_training):
+# seconds from the 2026-11-24 H100 run (run1, 5 processes sharing 16 host cores: upper bounds)
+_LOG = "numpy on the host (same config at every scale); 2026-11-24 H100 run, run1"
+GPU_BUDGET = [host_item(t, s, _LOG) for t, s in (
+    ("test_woodbury_vs_direct_and_reference", 1.5), ("test_erratum_eq4_paper_form_rejected", 0.3),
+    ("test_sign_rule_identity_random", 0.3), ("test_rolling_gram_on_trained_updates", 0.5),
+    ("test_rho_threshold_not_size_independent", 0.4),
+)] + [host_item("test_sign_rule_trained_features", 10.0,
+                "numpy float64 Tian training M=23, K=256, n=212, 200 epochs + 12 statistics: 48 s measured on 2 cores "
+                "at load ~19 (2026-11-25), assumed ~10 s on the idle host of the H100")]

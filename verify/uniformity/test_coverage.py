@@ -251,3 +251,22 @@ def test_med_pure_weight_decay(report):
     no_warmup = traj[0] * (1.0 - lr * wd) ** np.arange(T + 1)
     report.reject("uniformity:def4.2", what="(1 - lr lambda)^t without the warm-up", wrong=no_warmup[-1],
                   measured=traj[-1], rtol=1e-6, source="spec V3 (1e-6)")
+
+
+# ------------------------------------------------------------------------------------------ GPU budget
+
+from _budget_engine import host_item  # noqa: E402  (verify/ is on sys.path)
+
+# numpy on the host at every scale; seconds from the 2026-11-24 H100 run (run1: 5 pytest processes sharing
+# the 16 host cores, so upper bounds), the Monte Carlo also measured here: 14 s per 1000 sets of the three
+# GPU configurations x 2 metrics on 2 shared cores (load ~12) -> ~140 s for 10 000
+_LOG = "numpy on the host; wall time in the 2026-11-24 H100 run (run1, 5 processes sharing 16 cores)"
+GPU_BUDGET = [host_item(t, s, _LOG, cfg) for t, s, cfg in (
+    ("test_thm312_monte_carlo", 68.4, "(p, n) = (97, 5), (193, 5), (193, 6), 10 000 random sets, torus and grid"),
+    ("test_ceiling_vs_brute_force", 0.2, "p <= 13"),
+    ("test_table1_ceilings_exact", 7.0, "p = 97, 11 splits"),
+    ("test_table1_torus_reading_consistent", 6.2, "p = 97, 11 splits"),
+    ("test_table1_grid_reading_rejected", 0.1, "cached ceilings"),
+    ("test_table1_token_factor_offset_layout", 4.9, "p = 97"),
+    ("test_med_pure_weight_decay", 0.3, "400 steps of pure decay"),
+)]
