@@ -64,8 +64,8 @@ def ref_phi1(s, lam):
 def test_edges_atom_density_mass():
     for lam in LAMS:
         lm, lp = rmt.mp_edges(lam)
-        assert lm == pytest.approx((1 - math.sqrt(lam)) ** 2, rel=1e-15, abs=1e-300)
-        assert lp == pytest.approx((1 + math.sqrt(lam)) ** 2, rel=1e-15)
+        assert lm == pytest.approx(float((1 - mp.sqrt(lam)) ** 2), rel=1e-15, abs=1e-300)
+        assert lp == pytest.approx(float((1 + mp.sqrt(lam)) ** 2), rel=1e-15)
         mass = float(ref_expect(lambda nu: mp.mpf(1), lam)) if lam <= 1 else None
         cont = float(mp.quad(lambda x: rmt.mp_density(float(x), lam), [lm, (lm + lp) / 2, lp]))
         assert cont == pytest.approx(min(1.0, 1.0 / lam), rel=1e-7)

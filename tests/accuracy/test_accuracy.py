@@ -1,5 +1,6 @@
 """The accuracy contract (tests/accuracy/harness.py): every case at its domain's corners, then
-hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long run)."""
+hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long run; a
+case with a slow reference may ask for fewer draws in the default ``ci`` profile)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import importlib
 import pathlib
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import AccuracyCase, evaluate, sample_points
@@ -25,8 +26,16 @@ def test_corners(case: AccuracyCase):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-@given(data=st.data())
-def test_draws(case: AccuracyCase, data):
-    pt = {nm: a.draw(data.draw(st.floats(0.0, 1.0), label=nm)) for nm, a in case.args.items()}
-    status, _ = evaluate(case, pt)
-    assert not status.startswith("bad"), (pt, status)
+def test_draws(case: AccuracyCase):
+    n = settings().max_examples
+    if case.ci_examples is not None and settings._current_profile == "ci":
+        n = min(n, case.ci_examples)
+
+    @settings(max_examples=n)
+    @given(data=st.data())
+    def draw(data):
+        pt = {nm: a.draw(data.draw(st.floats(0.0, 1.0), label=nm)) for nm, a in case.args.items()}
+        status, _ = evaluate(case, pt)
+        assert not status.startswith("bad"), (pt, status)
+
+    draw()
