@@ -140,14 +140,14 @@ def _edges(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
     r""":math:`\mathcal L_1^\infty=\tfrac{g^2}2\mathbb E[q/(\nu+g)^2]` (with the atom), :math:`d_{\rm out}=1` units.
 
-    The Stieltjes moments come from :mod:`grokclocks.rmt` (``mp_stieltjes2``, ``mp_stieltjes_nu2``,
-    both free of cancellation); at :math:`g=0` the limit is the atom's :math:`(1-1/\lambda)^+` (gen) or 0.
+    The Stieltjes moments come from :mod:`grokclocks.rmt` (``_log_wd_plateau``: :math:`\log(g^2m_2)`,
+    free of cancellation and of the over/underflow of :math:`g^2`); at :math:`g=0` the limit is the
+    atom's :math:`(1-1/\lambda)^+` (gen) or 0.
     """
     pos = g > 0
     gp = np.where(pos, g, 1.0)
-    moment = rmt.mp_stieltjes2(gp, lam) if gen else rmt.mp_stieltjes_nu2(gp, lam)
-    val = gp * gp / 2.0 * np.asarray(moment)
-    limit = np.maximum(1.0 - 1.0 / lam, 0.0) if gen else 0.0
+    val = np.exp(rmt._log_wd_plateau(gp, lam, gen)) / 2.0
+    limit = np.where(lam > 1.0, (lam - 1.0) / lam, 0.0) if gen else 0.0
     return np.where(pos, val, limit)
 
 

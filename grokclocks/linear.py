@@ -90,10 +90,13 @@ __all__ = [
 ERF_SQRT2: float = float(special.erf(math.sqrt(2.0)))
 
 _LOG_SQRT_PI = 0.5 * math.log(math.pi)
-# Doubling of the bracket in t_star stops here (2**1000 ~ 1e301); reaching it is a bug, not a result.
-_T_MAX = 2.0**1000
-# Relative tolerance of the crossing-time root (spec levi:tstar).
-_ROOT_RTOL = 1e-12
+# Crossing times are searched up to the largest double (and to where 4 eta0 t/d_out is still one);
+# beyond it t_star raises DomainError rather than return a wrong number.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+_T_MAX = 0.9 * _FLOAT_MAX
+# Relative tolerance of the crossing-time root (spec levi:tstar asks 1e-12; Brent reaches 1e-15 in a few
+# more steps, and below that the root is set by the accuracy of log L itself).
+_ROOT_RTOL = 1e-15
 # Relative tolerance of the MP quadratures used by the weight-decay / discrete / noise paths.
 _QUAD_RTOL = 1e-12
 
@@ -223,15 +226,14 @@ def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=4096)
-def _wd_plateau_expectation(which: str, lam: float, g: float) -> float:
-    r""":math:`g^2\,\mathbb E[q/(\nu+g)^2]` (atom included for q=1), g = gamma/2 > 0.
+def _log_wd_plateau(which: str, lam: float, g: float) -> float:
+    r""":math:`\log\big(g^2\,\mathbb E[q/(\nu+g)^2]\big)` (atom included for q=1), g = gamma/2 > 0.
 
-    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]` from
-    :func:`grokclocks.rmt.mp_stieltjes_nu2` (free of the atom's cancellation for :math:`\lambda>1`).
+    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]`; both in log space from the
+    Stieltjes transform (:func:`grokclocks.rmt._log_wd_plateau`): no underflow of :math:`g^2` at
+    :math:`\gamma=10^{-200}` (was "math domain error") nor overflow at :math:`10^{200}` (was NaN).
     """
-    if which == "gen":
-        return g * g * float(rmt.mp_stieltjes2(g, lam))
-    return g * g * float(rmt.mp_stieltjes_nu2(g, lam))
+    return float(rmt._log_wd_plateau(np.float64(g), np.float64(lam), which == "gen"))
 
 
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
@@ -239,8 +241,8 @@ def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) 
     if gamma == 0.0:
         if which == "train" or lam <= 1.0:
             return -math.inf
-        return math.log(0.5 * (1.0 + alpha * alpha) * (1.0 - 1.0 / lam) / d)
-    return math.log(_wd_plateau_expectation(which, lam, 0.5 * gamma) / (2.0 * d))
+        return math.log(0.5 * (1.0 + alpha * alpha)) + math.log((lam - 1.0) / lam) - math.log(d)
+    return _log_wd_plateau(which, lam, 0.5 * gamma) - math.log(2.0 * d)
 
 
 def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
@@ -342,7 +344,7 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
         +g^2\,\mathbb E\Big[\frac{q}{(\nu+g)^2}\Big].
     """
     g = 0.5 * gamma
-    terms = [math.log(_wd_plateau_expectation(which, lam, g))]
+    terms = [_log_wd_plateau(which, lam, g)]
     if alpha != 0.0:
         terms.append(2.0 * math.log(abs(alpha)) - s * g + float(_log_phi(which, np.asarray(s), lam)))
     train = which == "train"
@@ -351,7 +353,8 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
     def h(nu):
         x = float(nu)
         q = x if train else 1.0
-        return q * x * (x * math.exp(-half * (x + g)) + 2.0 * g) / (x + g) ** 2
+        # q (x/(x+g)) ((x e^{-s(x+g)/2} + 2g)/(x+g)): no (x+g)^2, which overflows at gamma = 1e300
+        return q * (x / (x + g)) * ((x * math.exp(-half * (x + g)) + 2.0 * g) / (x + g))
 
     lt = rmt.mp_log_expect_exp(h, half, lam, include_atom=False, rtol=_QUAD_RTOL)
     terms.append(-half * g + lt)
@@ -362,7 +365,13 @@ def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: floa
                      alpha: float, discrete: bool) -> np.ndarray:
     """log L(t) for a 1-d array t and scalar parameters (validated)."""
     t = np.asarray(t, dtype=np.float64).reshape(-1)
-    s = 4.0 * eta0 * t / d
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0 * t / d
+    if not np.all(np.isfinite(s)):
+        bad = float(t[~np.isfinite(s)][0])
+        raise V.DomainError(
+            f"4 eta0 t/d_out must be a finite float (<= 1.8e308) (got inf for t = {bad!r}, eta0 = {eta0!r}, "
+            f"d_out = {d:g})")
     if discrete:
         _check_gd_stable(lam, eta0, d, gamma)
         if gamma == 0.0:
@@ -820,26 +829,63 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
     def f(t: float) -> float:
         return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
 
-    lo, hi = 0.0, 1.0
-    if gamma == 0.0 and not discrete:
-        # The doubling points t = 1, 2, 4, ... evaluated in one vectorised closed-form call, as far
-        # as rmt's closed form reaches (s (1 - sqrt(lam))^2 <= 50); same bracket as one-by-one doubling.
-        a = (1.0 - math.sqrt(lam)) ** 2
-        s_max = 1e8 if a == 0.0 else min(1e8, 50.0 / a)  # rmt closed form: s a <= 50; verified s <= 1e8
-        kmax = int(max(0.0, math.log2(s_max * d / (4.0 * eta0))))
-        ts = 2.0 ** np.arange(kmax + 1)
-        fs = _log_loss_kernel(which, ts, lam, eta0, d, gamma, alpha, discrete) - log_lstar
-        below = np.flatnonzero(fs <= 0.0)
-        if below.size:
-            k = int(below[0])
-            lo, hi = (0.0 if k == 0 else float(ts[k - 1])), float(ts[k])
+    # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
+    t_cap = min(_T_MAX, 0.9 * _FLOAT_MAX / (4.0 * eta0) * d)
+    lo, hi = _bracket_log2(f, t_cap)
+    if hi is None:
+        raise V.DomainError(
+            f"the crossing time t* of the {which} loss exceeds {t_cap:.3g} GD steps, where 4 eta0 t/d_out or t "
+            f"itself leaves the float64 range (lam={lam!r}, eps={eps!r}, eta0={eta0!r}, gamma={gamma!r})")
+    if lo == 0.0:
+        return 0.0  # t* < 5e-324: rounds to 0
+    # Brent in t on [2^k, 2^(k+1)]: relative tolerance 1e-15 (spec levi:tstar asks 1e-12; the crossing
+    # is then as accurate as log L itself, ~1e-16 |log L*| in s)
+    return float(optimize.brentq(f, lo, hi, xtol=lo * 1e-17, rtol=_ROOT_RTOL, maxiter=500))
+
+
+def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
+    """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
+    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...),
+    then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
+    if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
+    tiny = 5e-324
+    e_cap = math.log2(t_cap)
+    if f(1.0) > 0.0:
+        e_lo, step = 0.0, 1.0
+        while True:
+            e_try = e_lo + step
+            if e_try >= e_cap:
+                if f(t_cap) > 0.0:
+                    return 2.0**e_lo, None
+                e_hi = e_cap
+                break
+            if f(2.0**e_try) <= 0.0:
+                e_hi = e_try
+                break
+            e_lo, step = e_try, 2.0 * step
+    else:
+        e_hi, step = 0.0, 1.0
+        while True:
+            e_try = e_hi - step
+            if e_try <= -1074.0:
+                if f(tiny) <= 0.0:
+                    return 0.0, tiny
+                e_lo = -1074.0
+                break
+            if f(2.0**e_try) > 0.0:
+                e_lo = e_try
+                break
+            e_hi, step = e_try, 2.0 * step
+    while e_hi - e_lo > 1.0:  # bisection on the exponent (integers; e_cap may be fractional)
+        mid = math.floor(0.5 * (e_lo + e_hi))
+        if mid <= e_lo:
+            mid = e_lo + 1.0
+        if f(2.0**mid) > 0.0:
+            e_lo = mid
         else:
-            lo, hi = float(ts[-1]), 2.0 * float(ts[-1])
-    while f(hi) > 0.0:
-        lo, hi = hi, 2.0 * hi
-        if hi > _T_MAX:  # pragma: no cover - the asymptote check makes this unreachable
-            raise RuntimeError(f"t_star: no crossing found below t = {_T_MAX:g} (lam={lam}, eps={eps}, gamma={gamma})")
-    return float(optimize.brentq(f, lo, hi, xtol=1e-13 * hi, rtol=_ROOT_RTOL, maxiter=500))
+            e_hi = mid
+    lo = 2.0**e_lo if e_lo > -1074.0 else tiny
+    return lo, (t_cap if e_hi == e_cap else 2.0**e_hi)
 
 
 def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention):
@@ -911,7 +957,48 @@ def _grok_time_scalar(lam, eps, eta0, d, gamma, level, alpha, discrete) -> float
     tt = _t_star_scalar("train", lam, eps, eta0, d, gamma, level, alpha, discrete)
     if math.isinf(tg) and math.isinf(tt):
         return math.nan
+    if gamma == 0.0 and not discrete and lam <= _SMALL_LAM and 0.0 < tt <= tg < math.inf:
+        return _grok_delay_small_lam(tt, lam, eta0, d)
     return tg - tt
+
+
+# Below lam = 1/4 the grokking time is computed as its own root (_grok_delay_small_lam), not as the
+# difference t_gen - t_train: Delta t / t ~ lam, so the difference of two crossing times, each good to
+# ~1e-16 |log L*| in s, kept no digit at lam = 1e-20 (Delta t = 0.0 instead of 2.07e-18) and 1e-4
+# relative at lam = 1e-12.  Measured at the switch (lam = 1/4, eps = 1e-3, eta0 = 0.01): the two agree
+# to 3e-15.
+_SMALL_LAM = 0.25
+
+
+def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> float:
+    r""":math:`\Delta t` for :math:`\gamma=0`, gradient flow, :math:`\lambda\le1/4`, from the train crossing.
+
+    With :math:`s_t=4\eta_0t^*_{\rm tr}/d_{\rm out}` and :math:`\Phi_0'=-\Phi_1`, the gen loss reaches the
+    train loss's level :math:`\Phi_1(s_t)` after a further :math:`\Delta s` that solves
+
+    .. math:: \int_0^{\Delta s}\frac{\Phi_1(s_t+u)}{\Phi_1(s_t)}\,du=\frac{\Phi_0(s_t)-\Phi_1(s_t)}{\Phi_1(s_t)},
+
+    both sides free of cancellation (:func:`grokclocks.rmt._phi0_excess`,
+    :func:`grokclocks.rmt._log_phi1_increment`).  The left side is concave in :math:`\Delta s`, so Newton
+    from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
+    to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
+    """
+    s_t = 4.0 * eta0 * t_train / d
+    q = rmt._phi0_excess(s_t, lam)
+
+    def ratio(u: float) -> float:
+        return math.exp(rmt._log_phi1_increment(s_t, u, lam))
+
+    ds = q
+    for _ in range(100):
+        integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
+        step = (q - integral) / ratio(ds)
+        ds += step
+        if abs(step) <= 1e-15 * ds:
+            break
+    else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
+        raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
+    return ds * d / (4.0 * eta0)
 
 
 @cites("levi:grok-def", "levi:tstar")

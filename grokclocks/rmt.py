@@ -528,6 +528,45 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray)
     return out
 
 
+def _log_phi1_increment(s: float, u: float, a: float) -> float:
+    r""":math:`\log\Phi_1(s+u)-\log\Phi_1(s)` (scalar) without subtracting two large logarithms.
+
+    :math:`\log\Phi_1(s)=-s(1+\lambda)+z+M(z)`, :math:`z=2s\sqrt\lambda`,
+    :math:`M(z)=\log(2\,\mathrm{ive}(1,z)/z)` (series :math:`\log(1+y/2+\dots)-z` below
+    :math:`z=10^{-3}`, as in :func:`_log_phi1`), so the increment is
+    :math:`-\lambda_-u+M(z_2)-M(z_1)` with :math:`M` of moderate size.
+    """
+    r = math.sqrt(a)
+
+    def M(z: float) -> float:
+        if z < 1e-3:
+            y = 0.25 * z * z
+            return math.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0))) - z
+        return math.log(2.0 * float(_ive(1, z)) / z)
+
+    return -float(_gap(a)) * u + M(2.0 * (s + u) * r) - M(2.0 * s * r)
+
+
+def _phi0_excess(s: float, a: float) -> float:
+    r""":math:`(\Phi_0(s)-\Phi_1(s))/\Phi_1(s)=\mathbb E[(1-\nu)e^{-s\nu}]/\mathbb E[\nu e^{-s\nu}]` for
+    :math:`\sqrt\lambda\le1/2` (scalar), without the cancellation of the difference.
+
+    In the Neumann series of :func:`_log_phi0_series` :math:`\Phi_1` is exactly the :math:`m=1` term, so
+    the ratio is (terms :math:`m\ge2`)/(term :math:`m=1`), a ratio of positive sums (~ :math:`\lambda s`
+    for small :math:`\lambda`, where :math:`\Phi_0-\Phi_1` evaluated as a difference keeps no digit at
+    :math:`\lambda<10^{-16}`).  Used for grokking times at small :math:`\lambda` (``linear``).
+    """
+    r = math.sqrt(a)
+    z = 2.0 * s * r
+    if z <= 1.0:
+        x, y = s * a, s * s * a
+        terms = _COEF_SMALL * x ** (_M_SMALL - 1.0) * y**_K_SMALL
+        row1 = terms[0].sum()
+        return float(terms[1:].sum() / row1)
+    m = np.arange(2, _SERIES_TERMS + 1, dtype=np.float64)
+    return float((m * r ** (m - 1.0) * _ive(m, z)).sum() / _ive(1, z))
+
+
 def _log_phi0_tail(s: float, r: float, c: float) -> float:
     r"""log E[exp(-s nu)] = log of :math:`\int_s^\infty\Phi_1(u)\,du` for 1/4 < lam < 1 (scalar).
 
