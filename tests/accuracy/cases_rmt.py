@@ -190,30 +190,33 @@ CASES = [
     AccuracyCase("grokclocks.rmt.mp_cdf", lambda lam, y: rmt.mp_cdf(_nu_in_support(lam, y), lam),
                  lambda lam, y: ref_cdf(_nu_in_support(lam, y), lam),
                  {"lam": LAM, "y": Arg(1e-12, 1.0 - 1e-12, "lin")},
-                 rtol=lambda lam, y: 1e-14 + 2e-15 / _edge_dist(lam, y), ci_examples=30,
+                 rtol=lambda lam, y: 1e-14 + 2e-15 / _edge_dist(lam, y), ci_examples=15,
                  rtol_doc="1e-14 + 2e-15 w/d (d, w as for mp_density)"),
     AccuracyCase("grokclocks.rmt.mp_cdf [lam near 1]",
                  lambda e, side, y: rmt.mp_cdf(_nu_in_support(_pm1(e, side), y), _pm1(e, side)),
                  lambda e, side, y: ref_cdf(_nu_in_support(_pm1(e, side), y), _pm1(e, side)),
                  {"e": NEAR1, "side": Arg(values=(-1, 1)), "y": Arg(1e-12, 1.0 - 1e-12, "lin")},
-                 rtol=lambda e, side, y: 1e-14 + 2e-15 / _edge_dist(_pm1(e, side), y), ci_examples=30,
+                 rtol=lambda e, side, y: 1e-14 + 2e-15 / _edge_dist(_pm1(e, side), y), ci_examples=15,
                  rtol_doc="1e-14 + 2e-15 w/d"),
     AccuracyCase("grokclocks.rmt.mp_moment", lambda k, lam: rmt.mp_moment(int(k), lam),
                  lambda k, lam: mp.fsum(mp.mpf(lam) ** j * mp.binomial(int(k), j) * mp.binomial(int(k) - 1, j)
                                         / (j + 1) for j in range(int(k))) if k > 0 else mp.mpf(1),
                  {"k": Arg(0, 600, "lin", integer=True), "lam": LAM}, rtol=2e-14,
-                 rtol_doc="2e-14 (k <= 600; each term of the Narayana sum has a few ulps)"),
+                 rtol_doc="2e-14 (k <= 600; each term of the Narayana sum has a few ulps)", ci_examples=15),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [k=1]", lambda lam: rmt.mp_inverse_moment(1, lam),
                  lambda lam: 1 / abs(1 - mp.mpf(lam)) / (mp.mpf(lam) if lam > 1 else 1),
-                 {"lam": LAM}, rtol=1e-15, raises=lambda lam: lam == 1.0),
+                 {"lam": LAM}, rtol=1e-15, raises=lambda lam: lam == 1.0,
+                 raises_doc='lam = 1 (both inverse moments diverge)'),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [k=2]", lambda lam: rmt.mp_inverse_moment(2, lam),
                  lambda lam: 1 / abs(1 - mp.mpf(lam)) ** 3, {"lam": LAM}, rtol=2e-15,
-                 raises=lambda lam: lam == 1.0),
+                 raises=lambda lam: lam == 1.0,
+                 raises_doc='lam = 1 (both inverse moments diverge)'),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [lam near 1]",
                  lambda e, side: rmt.mp_inverse_moment(2, _pm1(e, side)),
                  lambda e, side: 1 / abs(1 - mp.mpf(_pm1(e, side))) ** 3,
                  {"e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-15,
-                 raises=lambda e, side: _pm1(e, side) == 1.0),  # 1 + 1e-16 rounds to 1
+                 raises=lambda e, side: _pm1(e, side) == 1.0,
+                 raises_doc='lam = 1 (both inverse moments diverge)'),  # 1 + 1e-16 rounds to 1
 ]
 
 for _which, _f in (("m", rmt.mp_stieltjes), ("m2", rmt.mp_stieltjes2), ("nu2", rmt.mp_stieltjes_nu2)):
@@ -235,36 +238,36 @@ CASES += [
     AccuracyCase("grokclocks.rmt.mp_laplace_nu", rmt.mp_laplace_nu, lambda s, lam: mp.exp(ref_log_phi1(s, lam)),
                  {"s": S, "lam": LAM}, rtol=4e-15, kind="exp"),
     AccuracyCase("grokclocks.rmt.mp_log_laplace", rmt.mp_log_laplace, ref_log_phi0,
-                 {"s": S, "lam": LAM}, rtol=2e-14, kind="log", ci_examples=40),
+                 {"s": S, "lam": LAM}, rtol=2e-14, kind="log", ci_examples=20),
     AccuracyCase("grokclocks.rmt.mp_log_laplace [lam near 1]",
                  lambda s, e, side: rmt.mp_log_laplace(s, _pm1(e, side)),
                  lambda s, e, side: ref_log_phi0(s, _pm1(e, side)),
-                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-14, kind="log", ci_examples=30),
+                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-14, kind="log", ci_examples=10),
     AccuracyCase("grokclocks.rmt.mp_log_laplace [s <= 1e4]", rmt.mp_log_laplace, ref_log_phi0,
-                 {"s": Arg(1e-3, 1e4), "lam": Arg(1e-3, 1e3)}, rtol=2e-14, kind="log", ci_examples=30),
+                 {"s": Arg(1e-3, 1e4), "lam": Arg(1e-3, 1e3)}, rtol=2e-14, kind="log", ci_examples=10),
     AccuracyCase("grokclocks.rmt.mp_laplace", rmt.mp_laplace, lambda s, lam: mp.exp(ref_log_phi0(s, lam)),
-                 {"s": S, "lam": LAM}, rtol=2e-14, kind="exp", ci_examples=30),
+                 {"s": S, "lam": LAM}, rtol=2e-14, kind="exp", ci_examples=10),
 ]
 
 for _name, (_ff, _fm, _dom) in F_TESTS.items():
     CASES.append(AccuracyCase(f"grokclocks.rmt.mp_expect [f={_name}]",
                               lambda lam, _ff=_ff: rmt.mp_expect(_ff, lam, rtol=2e-14),
                               lambda lam, _fm=_fm: ref_expect(_fm, lam), {"lam": _dom},
-                              rtol=1e-13, ci_examples=15))
+                              rtol=1e-13, ci_examples=6))
     CASES.append(AccuracyCase(f"grokclocks.rmt.mp_expect [f={_name}, lam near 1]",
                               lambda e, side, _ff=_ff: rmt.mp_expect(_ff, _pm1(e, side), rtol=2e-14),
                               lambda e, side, _fm=_fm: ref_expect(_fm, _pm1(e, side)),
-                              {"e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, ci_examples=15))
+                              {"e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, ci_examples=4))
 
 CASES += [
     AccuracyCase("grokclocks.rmt.mp_log_expect_exp [g=nu^2]",
                  lambda s, lam: rmt.mp_log_expect_exp(lambda x: float(x) ** 2, s, lam, rtol=2e-14),
                  lambda s, lam: ref_log_expect_exp(lambda x: x**2, s, lam),
-                 {"s": S, "lam": Arg(TINY, 1e100)}, rtol=1e-13, kind="log", ci_examples=20),
+                 {"s": S, "lam": Arg(TINY, 1e100)}, rtol=1e-13, kind="log", ci_examples=5),
     AccuracyCase("grokclocks.rmt.mp_log_expect_exp [g=1/(nu+1), lam near 1]",
                  lambda s, e, side: rmt.mp_log_expect_exp(lambda x: 1.0 / (float(x) + 1.0), s, _pm1(e, side),
                                                           rtol=2e-14),
                  lambda s, e, side: ref_log_expect_exp(lambda x: 1 / (x + 1), s, _pm1(e, side)),
-                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, kind="log", ci_examples=20),
+                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, kind="log", ci_examples=5),
 ]
 

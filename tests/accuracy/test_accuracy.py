@@ -18,8 +18,16 @@ CASES: list[AccuracyCase] = [c for f in sorted(_HERE.glob("cases_*.py"))
                              for c in importlib.import_module(f.stem).CASES]
 
 
+def _skip_in_ci(case: AccuracyCase) -> None:
+    """``ci_examples=0``: a case whose single evaluation takes seconds runs only in the thorough profile
+    (and in docs/gen_accuracy.py), not in the default CI run."""
+    if case.ci_examples == 0 and settings._current_profile == "ci":
+        pytest.skip("slow reference: run with --hypothesis-profile=thorough (or docs/gen_accuracy.py)")
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_corners(case: AccuracyCase):
+    _skip_in_ci(case)
     corners = sample_points(case, 0)
     bad = [(pt, s) for pt in corners for s, _ in [evaluate(case, pt)] if s.startswith("bad")]
     assert not bad, bad[:3]
@@ -27,6 +35,7 @@ def test_corners(case: AccuracyCase):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_draws(case: AccuracyCase):
+    _skip_in_ci(case)
     n = settings().max_examples
     if case.ci_examples is not None and settings._current_profile == "ci":
         n = min(n, case.ci_examples)
