@@ -7,6 +7,7 @@ on those integrals.  Table values are the spec's (shared/spec/levi.md, section 8
 
 from __future__ import annotations
 
+import json
 import math
 
 import mpmath as mp
@@ -903,3 +904,31 @@ def test_grok_time_grid_matches_root_finder():
                     assert math.isinf(got)
                 else:
                     assert got == pytest.approx(ref, rel=1e-9)
+
+
+# ============================================================================ the fuzz defects of issue 15
+
+def test_issue15_small_lam_large_gamma_regressions(capsys):
+    """Before: mp_laplace(2, 1e-30) = 1.76e13, loss_gen(100, 1e-20, 0.01) = 512, grok_time(1e-20) = 260 (then 0),
+    wd_asymptotes(0.5, 1e-200) 'math domain error', (0.5, 1e200) NaN, `grokclocks time --gamma 1e300`
+    OverflowError, `--lam 1e-30` Delta t = 850.9."""
+    from grokclocks.cli import main
+
+    assert rmt.mp_laplace(2.0, 1e-30) == pytest.approx(math.exp(-2.0), rel=1e-15)
+    assert L.loss_gen(100, 1e-20, 0.01) == pytest.approx(math.exp(-4.0), rel=1e-14)
+    k = math.log(4000.0) / 0.04  # Delta t / lam as lam -> 0: log(1/L*)/(4 eta0), L* = eps/4
+    for lam in (1e-6, 1e-12, 1e-20, 1e-30, 1e-300):
+        assert L.grok_time(lam, 1e-3, 0.01) / lam == pytest.approx(k, rel=2e-5 if lam == 1e-6 else 1e-12)
+    tr, ge = L.wd_asymptotes(0.5, 1e-200)
+    assert tr == 0.0 and ge == 0.0  # gamma^2/8 ~ 1e-400: correctly rounded underflow
+    tr, ge = L.wd_asymptotes(0.5, 1e200)
+    assert tr == pytest.approx(0.5, rel=1e-15) and ge == pytest.approx(0.5, rel=1e-15)
+    assert L.t_star("gen", 0.5, 1e-3, 0.01, gamma=1e300) == math.inf
+    assert main(["time", "--lam", "0.5", "--eps", "1e-3", "--gamma", "1e300"]) == 0
+    assert "never" in capsys.readouterr().out
+    assert main(["time", "--lam", "1e-30", "--eps", "1e-3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["grok_time"] == pytest.approx(k * 1e-30, rel=1e-12)
+    # lam = 1, eps = 1e-300: t_gen ~ 4/(pi eta0 eps^2) = 1e602 is beyond float64: an error, not a number
+    with pytest.raises(DomainError, match="exceeds"):
+        L.t_star("gen", 1.0, 1e-300, 0.01)
+    assert main(["time", "--lam", "1", "--eps", "1e-300"]) == 2

@@ -242,3 +242,22 @@ def test_lam_one_huge_s_is_finite():
         assert np.isfinite(v)
         # lam = 1: Phi0(s) = ive(0, 2s) + ive(1, 2s) ~ 1/sqrt(pi s)
         assert v == pytest.approx(-0.5 * math.log(math.pi * s), abs=1e-9)
+
+
+def test_issue15_fuzz_regressions():
+    """The fuzz defects of issue 15 (values before the fix in the comments)."""
+    assert rmt.mp_laplace(2.0, 1e-30) == pytest.approx(math.exp(-2.0), rel=1e-15)  # was 1.76e13
+    assert rmt.mp_laplace(2.0, 1e-12) == pytest.approx(math.exp(-2.0 + 2e-12), rel=1e-15)  # had 4 digits
+    assert rmt.mp_log_laplace(2.0, 1e-30) == pytest.approx(-2.0, rel=1e-15)  # was +30.5
+    assert rmt.mp_expect(lambda x: np.exp(-2.0 * x), 1e-30) == pytest.approx(math.exp(-2.0), rel=1e-14)  # 11 % off
+    # lam = 1 - 1e-10: ZeroDivisionError; lam = 1e-20: 8e-8 off (the support is 4e-10 wide around 1)
+    def cdf(x, lam):  # closed-form antiderivative, nu = 1 + lam - 2 sqrt(lam) cos(theta), 60 digits
+        with mp.workdps(60):
+            x, lam = mp.mpf(x), mp.mpf(lam)
+            r = mp.sqrt(lam)
+            th = mp.acos((1 + lam - x) / (2 * r))
+            return float((lam * th + r * mp.sin(th) - (1 - lam) * mp.atan2(r * mp.sin(th), 1 - r * mp.cos(th)))
+                         / (mp.pi * lam))
+
+    assert rmt.mp_cdf(0.1, 1 - 1e-10) == pytest.approx(cdf(0.1, 1 - 1e-10), rel=1e-14)
+    assert rmt.mp_cdf(1.0, 1e-20) == pytest.approx(cdf(1.0, 1e-20), rel=1e-15)
