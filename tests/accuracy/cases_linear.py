@@ -82,11 +82,27 @@ def ref_log_loss_gd(which, t, lam, eta0, d_out=1):
     return ref_log_expect_exp(f, 0, lam, atom=which == "gen") - mp.log(d_out)
 
 
+def _ref_log_loss_gd_wd(which, t, lam, eta0, gamma, d_out=1, alpha=1.0):
+    """log of the exact-GD loss with weight decay: (1/2d) E[q (alpha^2 rho^{2t} + ((rho^t nu + g)/(nu+g))^2)],
+    rho = 1 - 2 eta (nu + g)/d, atom for q = 1."""
+    b, g, a2, t = 2 * mp.mpf(eta0) / d_out, mp.mpf(gamma) / 2, mp.mpf(alpha) ** 2, mp.mpf(t)
+
+    def f(nu):
+        pt = (1 - b * (nu + g)) ** t
+        q = nu if which == "train" else 1
+        return q * (a2 * pt * pt + ((pt * nu + g) / (nu + g)) ** 2)
+
+    return ref_log_expect_exp(f, 0, lam, atom=which == "gen") - mp.log(2 * d_out)
+
+
 def _root_s(logphi, target, s0):
     """Root of the decreasing logphi(s) = target: a bracket in log s grown from the float guess s0,
     then Illinois regula falsi (tolerance far below float precision)."""
-    x0 = mp.log(mp.mpf(s0))
-    g = lambda x: logphi(mp.exp(x)) - target  # noqa: E731
+    return mp.exp(bracketed_root(lambda x: logphi(mp.exp(x)) - target, mp.log(mp.mpf(s0))))
+
+
+def bracketed_root(g, x0):
+    """Root of a decreasing g: a bracket grown geometrically around the guess x0, then Illinois."""
     d = mp.mpf("1e-9") * max(1, abs(x0))
     lo, hi = x0 - d, x0 + d
     while g(lo) <= 0:
@@ -94,7 +110,7 @@ def _root_s(logphi, target, s0):
     d = mp.mpf("1e-9") * max(1, abs(x0))
     while g(hi) > 0:
         hi, d = hi + d, 4 * d
-    return mp.exp(_illinois(g, lo, hi))
+    return _illinois(g, lo, hi)
 
 
 def _illinois(g, lo, hi):
@@ -340,6 +356,13 @@ CASES = [
                  {"t": Arg(1.0, 1e8, integer=True), "lam": Arg(1e-6, 1e6), "frac": Arg(1e-6, 0.999, "lin")},
                  rtol=1e-12, kind="log", ci_examples=4,
                  note="eta0 = frac d_out/lam_+ (GD stable for frac < 1)"),
+    AccuracyCase("grokclocks.linear.log_loss_train [discrete, gamma > 0]",
+                 lambda t, lam, gamma: L.log_loss_train(t, lam, 0.01, gamma=gamma, discrete=True),
+                 lambda t, lam, gamma: _ref_log_loss_gd_wd("train", t, lam, 0.01, gamma),
+                 {"t": Arg(1.0, 1e8, integer=True), "lam": Arg(1e-6, 1e3), "gamma": Arg(1e-10, 10.0)},
+                 rtol=1e-12, kind="log", ci_examples=3,
+                 raises=lambda t, lam, gamma: 0.02 * ((1 + math.sqrt(lam)) ** 2 + gamma / 2) >= 2,
+                 raises_doc="2 eta0 (lam_+ + gamma/2)/d_out >= 2 (GD diverges)"),
     # ---------------------------------------------------------------- finite spectra
     AccuracyCase("grokclocks.linear.loss_gen_finite",
                  lambda t, eta0: L.loss_gen_finite(t, [0.0, 0.3, 1.1, 2.5], [0.5, 0.25, 0.125, 0.125], eta0),
@@ -537,4 +560,14 @@ CASES = [
                  lambda lam, d_out: L.fig7_tables(d_outs=(int(d_out),), lams=(lam,), parts=("c",))["c"][0, 0],
                  lambda lam, d_out: ref_grok_time(lam, 1e-3, 0.01, int(d_out), 0.95),
                  {"lam": Arg(1e-3, 1.0), "d_out": Arg(values=(1, 5, 20))}, rtol=1e-12, ci_examples=0),
+    AccuracyCase("grokclocks.linear.fig3_table [t_gen]",
+                 lambda lam, gamma: L.fig3_table(gammas=[gamma], lams=[lam])["t_gen"][0, 0],
+                 lambda lam, gamma: _ref_t_star_wd_gen(lam, gamma),
+                 {"lam": Arg(0.05, 2.0), "gamma": Arg(1e-6, 1e-2)}, rtol=1e-11, ci_examples=0),
 ]
+
+
+def _ref_t_star_wd_gen(lam, gamma):
+    from cases_mpgrid import ref_t_star_wd
+
+    return ref_t_star_wd("gen", lam, gamma, 1e-3, 0.01)

@@ -12,7 +12,7 @@ import math
 
 import mpmath as mp
 
-from cases_linear import (_illinois, _lam_t_atol, ref_grok_time, ref_log_loss, ref_log_loss_wd, ref_lstar,
+from cases_linear import (_lam_t_atol, bracketed_root, ref_grok_time, ref_log_loss, ref_log_loss_wd, ref_lstar,
                           ref_stieltjes_plateau, ref_t_star)
 from cases_rmt import NEAR1, _pm1, ref_log_expect_exp
 from grokclocks import _mpgrid as G
@@ -42,16 +42,8 @@ def ref_t_star_wd(which, lam, gamma, eps, eta0):
     if plateau >= mp.exp(log_target):
         return mp.inf
     guess = float(L.t_star(which, lam, eps, eta0, gamma=gamma))
-    x0 = mp.log(mp.mpf(guess))
     g = lambda x: ref_log_loss_wd(which, mp.exp(x), lam, eta0, gamma) - log_target  # noqa: E731
-    d = mp.mpf("1e-9") * max(1, abs(x0))
-    lo, hi = x0 - d, x0 + d
-    while g(lo) <= 0:
-        lo, d = lo - d, 4 * d
-    d = mp.mpf("1e-9") * max(1, abs(x0))
-    while g(hi) > 0:
-        hi, d = hi + d, 4 * d
-    return mp.exp(_illinois(g, lo, hi))
+    return mp.exp(bracketed_root(g, mp.log(mp.mpf(guess))))
 
 
 def _grid_t(which, lam, gamma, eps):
