@@ -261,3 +261,21 @@ def test_issue15_fuzz_regressions():
 
     assert rmt.mp_cdf(0.1, 1 - 1e-10) == pytest.approx(cdf(0.1, 1 - 1e-10), rel=1e-14)
     assert rmt.mp_cdf(1.0, 1e-20) == pytest.approx(cdf(1.0, 1e-20), rel=1e-15)
+
+
+@pytest.mark.parametrize("lam, s", [(0.3, 1.0), (1.5, 5.0)])
+def test_gen_closed_form_identity(lam, s):
+    """levi:gen-closed (erratum levi-9): the Bessel + Marcum-Q closed form is E[e^{-s nu}] exactly.
+
+    Checked in mpmath at 35 digits against the theta quadrature (Q1 by quadrature of its integral). The
+    library does not evaluate it: it subtracts two terms of size 1/lam (1.8e13 instead of 0.135 at
+    lam = 1e-30, s = 2) and loses accuracy as s (1 - sqrt lam)^2 grows (3e-11 at lam = 0.9, s = 1.9e4)."""
+    lam_, s_ = mp.mpf(lam), mp.mpf(s)
+    r = mp.sqrt(lam_)
+    a, b = mp.sqrt(2 * s_), mp.sqrt(2 * lam_ * s_)  # Q1(a, b) = int_b^inf x exp(-(x^2 + a^2)/2) I0(a x) dx
+    q1 = mp.quad(lambda x: x * mp.e ** (-(x * x + a * a) / 2) * mp.besseli(0, a * x), [b, b + 5, b + 20, mp.inf])
+    closed = (mp.e ** (-s_ * (1 + lam_)) * (mp.besseli(0, 2 * s_ * r) + mp.besseli(1, 2 * s_ * r) / r)
+              + (1 - 1 / lam_) * (1 - q1))
+    ref = ref_expect(lambda nu: mp.mpf(1), lam, s)
+    assert abs(closed - ref) < mp.mpf(10) ** -25 * ref
+    assert rmt.mp_laplace(s, lam) == pytest.approx(float(ref), rel=2e-14)
