@@ -9,6 +9,7 @@ and ``docs/accuracy.md``::
 
     python docs/gen_accuracy.py                 # 2000 points per case, <= 240 s per case
     python docs/gen_accuracy.py --n 200 --only rmt
+    python docs/gen_accuracy.py --cases "late|t_star" --merge   # re-measure some cases, keep the rest
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import math
 import multiprocessing
 import os
 import platform
+import re
 import sys
 import time
 import warnings
@@ -40,14 +42,15 @@ KIND_TEXT = {
 }
 
 
-def load_cases(only: str | None) -> list[tuple[str, AccuracyCase]]:
+def load_cases(only: str | None, pattern: str | None = None) -> list[tuple[str, AccuracyCase]]:
     out = []
     for f in sorted(ACC.glob("cases_*.py")):
         module = f.stem.removeprefix("cases_")
         if only and module not in only.split(","):
             continue
         for c in importlib.import_module(f.stem).CASES:
-            out.append((module, c))
+            if pattern is None or re.search(pattern, c.name):
+                out.append((module, c))
     return out
 
 
@@ -203,9 +206,12 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated modules (rmt,linear,mpgrid,...)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--out", default=str(ROOT / "docs"), help="directory for accuracy.json/.md")
+    ap.add_argument("--cases", help="regular expression: only the cases whose name matches")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace the measured cases in the existing accuracy.json, keep the others")
     args = ap.parse_args(argv)
 
-    cases = load_cases(args.only)
+    cases = load_cases(args.only, args.cases)
     jobs = [(m, c.name, args.n, args.seconds, args.seed) for m, c in cases]
     t0 = time.time()
     if args.jobs > 1:
@@ -222,11 +228,17 @@ def main(argv=None) -> int:
             print(f"{r['name']:70s} {r['points']:5d} pts  worst {r['worst']:.2e}  bad {r['n_bad']}  "
                   f"{r['seconds']:.0f}s", flush=True)
             results.append(r)
+    out = Path(args.out)
+    if args.merge and (out / "accuracy.json").exists():
+        old = json.loads((out / "accuracy.json").read_text())["cases"]
+        new = {r["name"]: r for r in results}
+        order = [c.name for _, c in load_cases(None)]  # the cases' own order; dropped cases disappear
+        known = {r["name"]: r for r in old} | new
+        results = [known[n] for n in order if n in known]
     meta = {"machine": machine(), "versions": versions(),
             "date": datetime.date.today().isoformat(), "n": args.n, "seed": args.seed, "seconds": args.seconds,
             "total_points": sum(r["points"] for r in results), "total_bad": sum(r["n_bad"] for r in results),
             "wall_seconds": round(time.time() - t0)}
-    out = Path(args.out)
     (out / "accuracy.json").write_text(json.dumps({"meta": meta, "cases": results}, indent=1, default=str) + "\n")
     (out / "accuracy.md").write_text(to_markdown(meta, results) + "\n")
     print(f"wrote {out / 'accuracy.md'} ({meta['total_points']} points, {meta['total_bad']} outside, "

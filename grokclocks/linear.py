@@ -796,11 +796,20 @@ def accuracy_from_loss(L, eps, d_out=1):
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         x = d * ee / (2.0 * LL)  # +inf where L = 0 or the ratio overflows: P(a, inf) = 1
         acc = special.gammainc(0.5 * d, x)
-        # x below ~1e-300 (it underflows to 0 at eps = 1e-308, L = 1e148, where P = 1e-228): the leading
-        # term P(a, x) = x^a/Gamma(a+1) (next term a x/(a+1) relative) from log x
-        log_x = math.log(0.5 * d) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
-        tiny = (LL > 0) & (log_x < -690.0)
-        acc = np.where(tiny, np.exp(0.5 * d * log_x - special.gammaln(0.5 * d + 1.0)), acc)
+        # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
+        # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
+        # below ~1e-308 to 0 (3.6e-312 at d_out = 37, x = 1e-16).  Used where x < 1e-3 and P < 1e-280
+        # (30 terms: the omitted one is below 1e-90 relative) or x < 1e-300.
+        a = 0.5 * d
+        log_x = math.log(a) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
+        log_lead = a * log_x - special.gammaln(a + 1.0)
+        use = (LL > 0) & (log_x < math.log(1e-3)) & ((log_lead < math.log(1e-280)) | (log_x < -690.0))
+        xs = np.exp(np.where(use, log_x, -np.inf))
+        series, term = np.ones_like(xs), np.ones_like(xs)
+        for k in range(1, 31):
+            term = term * xs / (a + k)
+            series = series + term
+        acc = np.where(use, np.exp(log_lead - xs + np.log(series)), acc)
     return V.scalar_or_array(acc)
 
 
@@ -1113,10 +1122,15 @@ def _late_common(t, lam, eta0, d_out, what):
     tt, ll, et = np.broadcast_arrays(tt, ll, et)
     # s = 4 eta0 t/d_out and x = s lam_- from their logarithms: s itself under/overflows for t, eta0 near
     # 1e+-300 (loss_gen_late returned inf at t = eta0 = 1e-308, lam = 1e300: x = 4e-316 is fine)
-    log_s = math.log(4.0) + np.log(et) + np.log(tt) - math.log(d)
     a = rmt._gap(ll)
     with np.errstate(over="ignore", under="ignore"):
-        x = np.exp(log_s + np.log(a))
+        s = 4.0 * et * tt / d
+        normal = (s > 2.3e-308) & np.isfinite(s)
+        # s itself where it is a normal double (x = s a then has 2 ulps; exp(log s + log a) carried
+        # |log s| + |log a| ulps into the exponent x: 3e-12 at x = 677)
+        log_s = np.where(normal, np.log(np.where(normal, s, 1.0)),
+                         math.log(4.0) + np.log(et) + np.log(tt) - math.log(d))
+        x = np.where(normal, s * a, np.exp(log_s + np.log(a)))
     return log_s, x, ll, a, d
 
 
