@@ -164,7 +164,9 @@ def to_markdown(meta: dict, results: list[dict]) -> str:
     by_mod: dict[str, list[dict]] = {}
     for r in results:
         by_mod.setdefault(r["module"], []).append(r)
-    for mod, rows in by_mod.items():
+    first = ["rmt", "linear", "mpgrid"]  # the foundation first, then the other modules alphabetically
+    for mod in sorted(by_mod, key=lambda m: (first.index(m) if m in first else len(first), m)):
+        rows = by_mod[mod]
         lines += [f"## {titles.get(mod, 'grokclocks.' + mod)}", "",
                   "| function [case] | domain | measure | contract | worst measured | at | points | DomainError |",
                   "|---|---|---|---|---|---|---|---|"]

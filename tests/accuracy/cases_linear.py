@@ -35,6 +35,13 @@ _LOG_RTOL_DOC = ("4e-16 (10 + sum of |log x| over the arguments x) (a value form
                  "logarithms: the terms reach +-700 while the value is moderate)")
 
 
+def _log_zgen(lam, eps):
+    """log z_gen of eq. 24 at the default level (float; for the eq.-25 contract)."""
+    a = (1.0 - lam) / (1.0 + math.sqrt(lam))
+    return (5 / 3 * math.log(2) - math.log(3) - math.log(math.pi) / 3 + 2 / 3 * math.log(a) - 0.5 * math.log(lam)
+            - 2 / 3 * math.log(eps))
+
+
 def _s_overflows(t, eta0, d_out=1, **_):
     return 4.0 * eta0 * t / d_out > HUGE if math.isfinite(4.0 * eta0) else True
 
@@ -460,7 +467,11 @@ CASES = [
     AccuracyCase("grokclocks.linear.grok_time_eq25",
                  lambda lam, eps, eta0: L.grok_time_eq25(lam, eps, eta0),
                  lambda lam, eps, eta0: _ref_eq25(lam, eps, eta0, ERF_SQRT2),
-                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": EPS, "eta0": ETA}, rtol=1e-13, ci_examples=30),
+                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": EPS, "eta0": ETA},
+                 rtol=lambda lam, eps, eta0: _log_rtol(lam, eps, eta0) / min(1.0, abs(1.0 - _log_zgen(lam, eps))),
+                 rtol_doc="4e-16 (10 + |log lam| + |log eps| + |log eta0|)/min(1, |1 - log z_gen|) (log z_gen is a "
+                          "sum of logarithms, and the bracket is 4 sqrt(lam)(1 - 1/log z_gen) at small lam)",
+                 ci_examples=30),
     AccuracyCase("grokclocks.linear.grok_time_asymptotic", L.grok_time_asymptotic,
                  lambda lam, eta0: -mp.log1p(-mp.sqrt(lam)) / (2 * mp.mpf(eta0) * _a(lam)),
                  {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eta0": ETA}, rtol=1e-15),

@@ -141,13 +141,14 @@ def _nu_in_support(lam, y):
 
 
 def _edge_dist(lam, y):
-    """Distance of the float nu to the nearer exact edge, over the width (for the contracts)."""
+    """Distance of the float nu to the nearer exact edge, over the width (for the contracts)."""  # noqa: D401
     nu = _nu_in_support(lam, y)
     with mp.workdps(_extra(lam, 1e-40)):
         lamm = mp.mpf(lam)
         r = mp.sqrt(lamm)
         d = min(mp.mpf(nu) - (1 - r) ** 2, (1 + r) ** 2 - mp.mpf(nu))
-        return float(d / (4 * r))
+        # |d|: at lam ~ 1e32 the support is narrower than an ulp of lam and the float nu may lie outside it
+        return max(float(abs(d) / (4 * r)), 1e-300)
 
 
 def ref_stieltjes(w, lam, which):
