@@ -90,10 +90,13 @@ __all__ = [
 ERF_SQRT2: float = float(special.erf(math.sqrt(2.0)))
 
 _LOG_SQRT_PI = 0.5 * math.log(math.pi)
-# Doubling of the bracket in t_star stops here (2**1000 ~ 1e301); reaching it is a bug, not a result.
-_T_MAX = 2.0**1000
-# Relative tolerance of the crossing-time root (spec levi:tstar).
-_ROOT_RTOL = 1e-12
+# Crossing times are searched up to the largest double (and to where 4 eta0 t/d_out is still one);
+# beyond it t_star raises DomainError rather than return a wrong number.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+_T_MAX = 0.9 * _FLOAT_MAX
+# Relative tolerance of the crossing-time root (spec levi:tstar asks 1e-12; Brent reaches 1e-15 in a few
+# more steps, and below that the root is set by the accuracy of log L itself).
+_ROOT_RTOL = 1e-15
 # Relative tolerance of the MP quadratures used by the weight-decay / discrete / noise paths.
 _QUAD_RTOL = 1e-12
 
@@ -223,15 +226,14 @@ def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=4096)
-def _wd_plateau_expectation(which: str, lam: float, g: float) -> float:
-    r""":math:`g^2\,\mathbb E[q/(\nu+g)^2]` (atom included for q=1), g = gamma/2 > 0.
+def _log_wd_plateau(which: str, lam: float, g: float) -> float:
+    r""":math:`\log\big(g^2\,\mathbb E[q/(\nu+g)^2]\big)` (atom included for q=1), g = gamma/2 > 0.
 
-    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]` from
-    :func:`grokclocks.rmt.mp_stieltjes_nu2` (free of the atom's cancellation for :math:`\lambda>1`).
+    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]`; both in log space from the
+    Stieltjes transform (:func:`grokclocks.rmt._log_wd_plateau`): no underflow of :math:`g^2` at
+    :math:`\gamma=10^{-200}` (was "math domain error") nor overflow at :math:`10^{200}` (was NaN).
     """
-    if which == "gen":
-        return g * g * float(rmt.mp_stieltjes2(g, lam))
-    return g * g * float(rmt.mp_stieltjes_nu2(g, lam))
+    return float(rmt._log_wd_plateau(np.float64(g), np.float64(lam), which == "gen"))
 
 
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
@@ -239,8 +241,8 @@ def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) 
     if gamma == 0.0:
         if which == "train" or lam <= 1.0:
             return -math.inf
-        return math.log(0.5 * (1.0 + alpha * alpha) * (1.0 - 1.0 / lam) / d)
-    return math.log(_wd_plateau_expectation(which, lam, 0.5 * gamma) / (2.0 * d))
+        return math.log(0.5 * (1.0 + alpha * alpha)) + math.log((lam - 1.0) / lam) - math.log(d)
+    return _log_wd_plateau(which, lam, 0.5 * gamma) - math.log(2.0 * d)
 
 
 def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
@@ -260,7 +262,7 @@ def _log_loss_discrete_nowd(which: str, t: float, lam: float, eta: float, d: flo
         return math.log(c / d)
     b = 2.0 * eta / d
     r = math.sqrt(lam)
-    lm, lp = (1.0 - r) ** 2, (1.0 + r) ** 2
+    lm, lp = float(rmt._gap(lam)), (1.0 + r) ** 2
     rho_m, rho_p = 1.0 - b * lm, 1.0 - b * lp
     train = which == "train"
     if rho_p >= 0.0 and rho_m > 0.0:
@@ -342,7 +344,7 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
         +g^2\,\mathbb E\Big[\frac{q}{(\nu+g)^2}\Big].
     """
     g = 0.5 * gamma
-    terms = [math.log(_wd_plateau_expectation(which, lam, g))]
+    terms = [_log_wd_plateau(which, lam, g)]
     if alpha != 0.0:
         terms.append(2.0 * math.log(abs(alpha)) - s * g + float(_log_phi(which, np.asarray(s), lam)))
     train = which == "train"
@@ -351,7 +353,8 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
     def h(nu):
         x = float(nu)
         q = x if train else 1.0
-        return q * x * (x * math.exp(-half * (x + g)) + 2.0 * g) / (x + g) ** 2
+        # q (x/(x+g)) ((x e^{-s(x+g)/2} + 2g)/(x+g)): no (x+g)^2, which overflows at gamma = 1e300
+        return q * (x / (x + g)) * ((x * math.exp(-half * (x + g)) + 2.0 * g) / (x + g))
 
     lt = rmt.mp_log_expect_exp(h, half, lam, include_atom=False, rtol=_QUAD_RTOL)
     terms.append(-half * g + lt)
@@ -362,7 +365,13 @@ def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: floa
                      alpha: float, discrete: bool) -> np.ndarray:
     """log L(t) for a 1-d array t and scalar parameters (validated)."""
     t = np.asarray(t, dtype=np.float64).reshape(-1)
-    s = 4.0 * eta0 * t / d
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0 * t / d
+    if not np.all(np.isfinite(s)):
+        bad = float(t[~np.isfinite(s)][0])
+        raise V.DomainError(
+            f"4 eta0 t/d_out must be a finite float (<= 1.8e308) (got inf for t = {bad!r}, eta0 = {eta0!r}, "
+            f"d_out = {d:g})")
     if discrete:
         _check_gd_stable(lam, eta0, d, gamma)
         if gamma == 0.0:
@@ -453,6 +462,17 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
     float or ndarray
         :math:`\mathcal L_{\rm tr}(t)` (underflows to 0 at very late times: use :func:`log_loss_train`).
 
+    Raises
+    ------
+    DomainError
+        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``, :math:`t,\eta_0\in[10^{-308},10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`):
+    :math:`\gamma=0` relative error <= 1e-14 max(1, |log L|) (that of :func:`grokclocks.rmt.mp_log_laplace_nu`);
+    :math:`\gamma>0` and ``discrete=True`` (QAWS quadrature, ``rtol`` 1e-12) <= 1e-12.
+
     References
     ----------
     Levi et al., eqs. (8), (12), (14), (19); spec ``levi:eq8``, ``levi:eq14``, ``levi:gd-exact``.
@@ -496,6 +516,18 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
     -------
     float or ndarray
         :math:`\mathcal L_{\rm gen}(t)`.
+
+    Raises
+    ------
+    DomainError
+        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 2e-14 max(1, |log L|) (that of
+    :func:`grokclocks.rmt.mp_log_laplace`, every :math:`\lambda\in[10^{-308},10^{300}]`, including
+    :math:`\lambda\to0`, where the former closed form gave 512 for a loss below 1); :math:`\gamma>0` and
+    ``discrete=True`` <= 1e-12.
 
     References
     ----------
@@ -761,9 +793,31 @@ def accuracy_from_loss(L, eps, d_out=1):
     ee = _eps(eps)
     d = _d_out(d_out)
     LL, ee = np.broadcast_arrays(LL, ee)
-    with np.errstate(divide="ignore", over="ignore"):
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
         x = d * ee / (2.0 * LL)  # +inf where L = 0 or the ratio overflows: P(a, inf) = 1
-    return V.scalar_or_array(special.gammainc(0.5 * d, x))
+        acc = special.gammainc(0.5 * d, x)
+        # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
+        # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
+        # below ~1e-308 to 0 (3.6e-312 at d_out = 37, x = 1e-16).  Used where x < 1e-3 and P < 1e-280
+        # (30 terms: the omitted one is below 1e-90 relative) or x < 1e-300.
+        a = 0.5 * d
+        log_x = math.log(a) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
+        log_lead = a * log_x - special.gammaln(a + 1.0)
+        use = (LL > 0) & (log_x < math.log(1e-3)) & ((log_lead < math.log(1e-280)) | (log_x < -690.0))
+        xs = np.exp(np.where(use, log_x, -np.inf))
+        series, term = np.ones_like(xs), np.ones_like(xs)
+        for k in range(1, 31):
+            term = term * xs / (a + k)
+            series = series + term
+        acc = np.where(use, np.exp(log_lead - xs + np.log(series)), acc)
+    return V.scalar_or_array(acc)
+
+
+def _log_lstar(eps: float, d: float, level: float) -> float:
+    """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels)."""
+    if d == 1.0:
+        return math.log(eps) - math.log(2.0) - 2.0 * math.log(float(special.erfinv(level)))
+    return math.log(d) + math.log(eps) - math.log(2.0) - math.log(float(special.gammaincinv(0.5 * d, level)))
 
 
 def _lstar(eps: float, d: float, level: float) -> float:
@@ -810,36 +864,74 @@ def loss_threshold(eps, d_out=1, level=ERF_SQRT2):
 
 def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, gamma: float, level: float,
                    alpha: float, discrete: bool) -> float:
-    lstar = _lstar(eps, d, level)
-    log_lstar = math.log(lstar)
+    log_lstar = _log_lstar(eps, d, level)
     if _log_loss_inf(which, lam, d, gamma, alpha) >= log_lstar:  # asymptote first: never reached
         return math.inf
-    if 0.5 * (1.0 + alpha * alpha) / d <= lstar:  # L(0) = (1+α²)/(2 d_out)
+    if math.log(0.5 * (1.0 + alpha * alpha)) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
         return 0.0
 
     def f(t: float) -> float:
         return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
 
-    lo, hi = 0.0, 1.0
-    if gamma == 0.0 and not discrete:
-        # The doubling points t = 1, 2, 4, ... evaluated in one vectorised closed-form call, as far
-        # as rmt's closed form reaches (s (1 - sqrt(lam))^2 <= 50); same bracket as one-by-one doubling.
-        a = (1.0 - math.sqrt(lam)) ** 2
-        s_max = 1e8 if a == 0.0 else min(1e8, 50.0 / a)  # rmt closed form: s a <= 50; verified s <= 1e8
-        kmax = int(max(0.0, math.log2(s_max * d / (4.0 * eta0))))
-        ts = 2.0 ** np.arange(kmax + 1)
-        fs = _log_loss_kernel(which, ts, lam, eta0, d, gamma, alpha, discrete) - log_lstar
-        below = np.flatnonzero(fs <= 0.0)
-        if below.size:
-            k = int(below[0])
-            lo, hi = (0.0 if k == 0 else float(ts[k - 1])), float(ts[k])
+    # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
+    t_cap = min(_T_MAX, 0.9 * _FLOAT_MAX / (4.0 * eta0) * d)
+    lo, hi = _bracket_log2(f, t_cap)
+    if hi is None:
+        raise V.DomainError(
+            f"the crossing time t* of the {which} loss exceeds {t_cap:.3g} GD steps, where 4 eta0 t/d_out or t "
+            f"itself leaves the float64 range (lam={lam!r}, eps={eps!r}, eta0={eta0!r}, gamma={gamma!r})")
+    if lo == 0.0:
+        return 0.0  # t* < 5e-324: rounds to 0
+    # Brent in t on [2^k, 2^(k+1)]: relative tolerance 1e-15 (spec levi:tstar asks 1e-12; the crossing
+    # is then as accurate as log L itself, ~1e-16 |log L*| in s)
+    # Brent on t = lo u, u in [1, hi/lo] <= 2 (scaled: a subnormal lo gave xtol = 0 and stalled)
+    u = optimize.brentq(lambda u: f(lo * u), 1.0, hi / lo, xtol=1e-16, rtol=_ROOT_RTOL, maxiter=500)
+    return float(lo * u)
+
+
+def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
+    """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
+    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...),
+    then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
+    if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
+    tiny = 5e-324
+    e_cap = math.log2(t_cap)
+    if f(1.0) > 0.0:
+        e_lo, step = 0.0, 1.0
+        while True:
+            e_try = e_lo + step
+            if e_try >= e_cap:
+                if f(t_cap) > 0.0:
+                    return 2.0**e_lo, None
+                e_hi = e_cap
+                break
+            if f(2.0**e_try) <= 0.0:
+                e_hi = e_try
+                break
+            e_lo, step = e_try, 2.0 * step
+    else:
+        e_hi, step = 0.0, 1.0
+        while True:
+            e_try = e_hi - step
+            if e_try <= -1074.0:
+                if f(tiny) <= 0.0:
+                    return 0.0, tiny
+                e_lo = -1074.0
+                break
+            if f(2.0**e_try) > 0.0:
+                e_lo = e_try
+                break
+            e_hi, step = e_try, 2.0 * step
+    while e_hi - e_lo > 1.0:  # bisection on the exponent (integers; e_cap may be fractional)
+        mid = math.floor(0.5 * (e_lo + e_hi))
+        if mid <= e_lo:
+            mid = e_lo + 1.0
+        if f(2.0**mid) > 0.0:
+            e_lo = mid
         else:
-            lo, hi = float(ts[-1]), 2.0 * float(ts[-1])
-    while f(hi) > 0.0:
-        lo, hi = hi, 2.0 * hi
-        if hi > _T_MAX:  # pragma: no cover - the asymptote check makes this unreachable
-            raise RuntimeError(f"t_star: no crossing found below t = {_T_MAX:g} (lam={lam}, eps={eps}, gamma={gamma})")
-    return float(optimize.brentq(f, lo, hi, xtol=1e-13 * hi, rtol=_ROOT_RTOL, maxiter=500))
+            e_hi = mid
+    lo = 2.0**e_lo if e_lo > -1074.0 else tiny
+    return lo, (t_cap if e_hi == e_cap else 2.0**e_hi)
 
 
 def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention):
@@ -861,8 +953,10 @@ def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_s
 
     .. math:: t^*:\quad \log\mathcal L(t^*)=\log\mathcal L^*(\epsilon,d_{\rm out},\ell)
 
-    Bracketed by doubling :math:`t` from 1, then Brent's method on the log-space loss
-    (relative tolerance :math:`10^{-12}`).  Returns ``math.inf`` if the asymptote
+    Bracketed by galloping in the exponent of :math:`t` from 1 (1, 2, 4, 16, 256, ...; over the whole
+    float range, :math:`2^{-1074}` to :math:`1.6\cdot10^{308}`) and bisecting the exponent, then Brent's
+    method on the log-space loss in :math:`[2^k,2^{k+1}]` (relative tolerance :math:`10^{-15}`; the spec
+    asks :math:`10^{-12}`).  Returns ``math.inf`` if the asymptote
     :math:`\mathcal L(\infty)\ge\mathcal L^*` (checked first; e.g. :math:`\lambda>1` with a plateau
     above the threshold, or weight decay beyond :func:`wd_gamma_max`), and ``0.0`` if
     :math:`\mathcal L(0)\le\mathcal L^*`.
@@ -892,7 +986,21 @@ def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_s
     Returns
     -------
     float or ndarray
-        :math:`t^*` in GD steps (real-valued), ``inf`` or ``0.0`` as above.
+        :math:`t^*` in GD steps (real-valued), ``inf`` or ``0.0`` as above (also 0.0 where
+        :math:`t^*<5\cdot10^{-324}`, its correctly rounded value).
+
+    Raises
+    ------
+    DomainError
+        Where :math:`t^*` or :math:`4\eta_0t^*/d_{\rm out}` exceeds :math:`1.6\cdot10^{308}` (e.g.
+        :math:`\lambda=1`, :math:`\epsilon=10^{-300}`: :math:`t^*\sim10^{600}`), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``, :math:`\gamma=0`): relative error <= 1e-13, or an absolute error
+    <= 1e-15 max(1, |log L*|) d_out/(4 eta0) (the rounding of :math:`\log\mathcal L^*` itself, which
+    dominates only when :math:`t^*` is tiny), for :math:`\lambda\in[10^{-308},10^{300}]`,
+    :math:`\epsilon,\eta_0\in[10^{-308},10^{300}]`.
 
     References
     ----------
@@ -911,7 +1019,48 @@ def _grok_time_scalar(lam, eps, eta0, d, gamma, level, alpha, discrete) -> float
     tt = _t_star_scalar("train", lam, eps, eta0, d, gamma, level, alpha, discrete)
     if math.isinf(tg) and math.isinf(tt):
         return math.nan
+    if gamma == 0.0 and not discrete and lam <= _SMALL_LAM and 0.0 < tt <= tg < math.inf:
+        return _grok_delay_small_lam(tt, lam, eta0, d)
     return tg - tt
+
+
+# Below lam = 1/4 the grokking time is computed as its own root (_grok_delay_small_lam), not as the
+# difference t_gen - t_train: Delta t / t ~ lam, so the difference of two crossing times, each good to
+# ~1e-16 |log L*| in s, kept no digit at lam = 1e-20 (Delta t = 0.0 instead of 2.07e-18) and 1e-4
+# relative at lam = 1e-12.  Measured at the switch (lam = 1/4, eps = 1e-2, 1e-3, 1e-6, eta0 = 0.01): the
+# two agree to 8e-16 (to 7e-15 at lam = 0.1, where the difference has lost a digit).
+_SMALL_LAM = 0.25
+
+
+def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> float:
+    r""":math:`\Delta t` for :math:`\gamma=0`, gradient flow, :math:`\lambda\le1/4`, from the train crossing.
+
+    With :math:`s_t=4\eta_0t^*_{\rm tr}/d_{\rm out}` and :math:`\Phi_0'=-\Phi_1`, the gen loss reaches the
+    train loss's level :math:`\Phi_1(s_t)` after a further :math:`\Delta s` that solves
+
+    .. math:: \int_0^{\Delta s}\frac{\Phi_1(s_t+u)}{\Phi_1(s_t)}\,du=\frac{\Phi_0(s_t)-\Phi_1(s_t)}{\Phi_1(s_t)},
+
+    both sides free of cancellation (:func:`grokclocks.rmt._phi0_excess`,
+    :func:`grokclocks.rmt._log_phi1_increment`).  The left side is concave in :math:`\Delta s`, so Newton
+    from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
+    to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
+    """
+    s_t = 4.0 * eta0 * t_train / d
+    q = rmt._phi0_excess(s_t, lam)
+
+    def ratio(u: float) -> float:
+        return math.exp(rmt._log_phi1_increment(s_t, u, lam))
+
+    ds = q
+    for _ in range(100):
+        integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
+        step = (q - integral) / ratio(ds)
+        ds += step
+        if abs(step) <= 1e-15 * ds:
+            break
+    else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
+        raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
+    return ds * d / (4.0 * eta0)
 
 
 @cites("levi:grok-def", "levi:tstar")
@@ -924,6 +1073,14 @@ def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale
     with both crossings from :func:`t_star`.  :math:`+\infty` when only the generalisation accuracy
     never reaches the level, ``nan`` when neither does (both documented, spec ``levi:grok-def``).
 
+    For :math:`\gamma=0`, gradient flow and :math:`\lambda\le1/4` the delay is computed as its own root
+    (:math:`\int_0^{\Delta s}\Phi_1(s_t+u)du=\Phi_0(s_t)-\Phi_1(s_t)`, both sides free of cancellation),
+    not as :math:`t^*_{\rm gen}-t^*_{\rm tr}`: the two agree to ~:math:`\lambda` relative, and the
+    difference gave 0 at :math:`\lambda=10^{-20}` (exact: :math:`207.35\lambda` at :math:`\epsilon=10^{-3}`,
+    :math:`\eta_0=0.01`).  Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 1e-12
+    for every :math:`\lambda\in[10^{-308},1]`; :math:`\gamma>0` it is a difference of two crossing
+    times, relative error <= 1e-11 + 1e-13/λ.
+
     Parameters
     ----------
     lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention
@@ -933,6 +1090,11 @@ def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale
     -------
     float or ndarray
         :math:`\Delta t_{\rm grok}` in GD steps.
+
+    Raises
+    ------
+    DomainError
+        As :func:`t_star` (a crossing time beyond :math:`1.6\cdot10^{308}`).
 
     References
     ----------
@@ -958,13 +1120,22 @@ def _late_common(t, lam, eta0, d_out, what):
     et = _eta0(eta0)
     d = float(_d_out(d_out))
     tt, ll, et = np.broadcast_arrays(tt, ll, et)
-    s = 4.0 * et * tt / d
-    a = (1.0 - np.sqrt(ll)) ** 2
-    return s, ll, a, d
+    # s = 4 eta0 t/d_out and x = s lam_- from their logarithms: s itself under/overflows for t, eta0 near
+    # 1e+-300 (loss_gen_late returned inf at t = eta0 = 1e-308, lam = 1e300: x = 4e-316 is fine)
+    a = rmt._gap(ll)
+    with np.errstate(over="ignore", under="ignore"):
+        s = 4.0 * et * tt / d
+        normal = (s > 2.3e-308) & np.isfinite(s)
+        # s itself where it is a normal double (x = s a then has 2 ulps; exp(log s + log a) carried
+        # |log s| + |log a| ulps into the exponent x: 3e-12 at x = 677)
+        log_s = np.where(normal, np.log(np.where(normal, s, 1.0)),
+                         math.log(4.0) + np.log(et) + np.log(tt) - math.log(d))
+        x = np.where(normal, s * a, np.exp(log_s + np.log(a)))
+    return log_s, x, ll, a, d
 
 
-def _log_train_late0(s, lam, a):
-    return -s * a - math.log(2.0) - _LOG_SQRT_PI - 0.75 * np.log(lam) - 1.5 * np.log(s)
+def _log_train_late0(log_s, x, lam):
+    return -x - math.log(2.0) - _LOG_SQRT_PI - 0.75 * np.log(lam) - 1.5 * log_s
 
 
 @cites("levi:eq21", "levi:fig5")
@@ -1003,10 +1174,11 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
     o = V.integer_at_least(order, "order", 0)
     if o > 1:
         raise V.DomainError(f"order must be 0 or 1 (got {o})")
-    s, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
-    val = np.exp(_log_train_late0(s, ll, a)) / d
-    if o == 1:
-        val = val * (1.0 - 3.0 / (16.0 * s * np.sqrt(ll)))
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
+    with np.errstate(under="ignore", over="ignore"):  # 0 / inf only where the value itself is beyond float64
+        val = np.exp(_log_train_late0(log_s, x, ll)) / d
+        if o == 1:
+            val = val * (1.0 - 3.0 / 16.0 * np.exp(-log_s - 0.5 * np.log(ll)))
     return V.scalar_or_array(val)
 
 
@@ -1059,11 +1231,11 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (22); spec ``levi:eq22``.
     """
-    s, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
-    x = s * a
-    logv = -x - 0.75 * np.log(ll) - 0.5 * np.log(s) + np.log(_erfc_bracket(x))
-    plateau = np.maximum(0.0, 1.0 - 1.0 / ll)
-    return V.scalar_or_array((np.exp(logv) + plateau) / d)
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
+    with np.errstate(under="ignore", over="ignore", divide="ignore"):  # idem; bracket(x = inf) = 0
+        logv = -x - 0.75 * np.log(ll) - 0.5 * log_s + np.log(_erfc_bracket(x))
+        plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
+        return V.scalar_or_array((np.exp(logv) + plateau) / d)
 
 
 @cites("levi:eq10", "levi:fig5")
@@ -1096,34 +1268,80 @@ def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (10); spec ``levi:eq10``.
     """
-    s, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
-    val = np.exp(_log_train_late0(s, ll, a) - np.log(a))
-    plateau = np.maximum(0.0, 1.0 - 1.0 / ll)
-    return V.scalar_or_array((val + plateau) / d)
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
+    with np.errstate(under="ignore", over="ignore"):
+        val = np.exp(_log_train_late0(log_s, x, ll) - np.log(a))
+        plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
+        return V.scalar_or_array((val + plateau) / d)
 
 
 # ============================================================================ approximate grokking times
 
 
 def _lambertw_args(lam, eps, eta0, level, what):
+    """``(lam, log_eps_eff, eta0, log_a)``; eps_eff = 4 L*(eps, d_out = 1, level) in log space (it overflows at
+    eps = 1e300, level = 1e-6), log_a = log (1 - sqrt(lam))^2 (see _log1m_sqrt)."""
     ll = _lam_below_one(lam, what)
     ee = _eps(eps)
     et = _eta0(eta0)
     lv = _level(level)
     ll, ee, et, lv = np.broadcast_arrays(ll, ee, et, lv)
-    # general level: eps -> 4 L*(eps, d_out = 1, level)
-    eps_eff = 4.0 * ee / (2.0 * special.erfinv(lv) ** 2)
-    eps_eff = np.where(lv == ERF_SQRT2, ee, eps_eff)
-    a = (1.0 - np.sqrt(ll)) ** 2
-    return ll, eps_eff, et, a
+    log_eps_eff = np.log(2.0 * ee) - 2.0 * np.log(special.erfinv(lv))
+    log_eps_eff = np.where(lv == ERF_SQRT2, np.log(ee), log_eps_eff)
+    return ll, log_eps_eff, et, 2.0 * _log1m_sqrt(ll)
 
 
-def _z_train(lam, eps, a):
-    return 2.0 ** (5.0 / 3.0) * a / (3.0 * math.pi ** (1.0 / 3.0) * np.sqrt(lam) * eps ** (2.0 / 3.0))
+def _log1m_sqrt(lam):
+    r""":math:`\log(1-\sqrt\lambda)` for :math:`0<\lambda<1`: ``log1p(-sqrt(lam))`` below 1/4 (``log`` of
+    :math:`(1-\sqrt\lambda)^2` is 0 in float below :math:`\lambda=10^{-32}`), and
+    :math:`\log(1-\lambda)-\log(1+\sqrt\lambda)` above (the rounding of :math:`\sqrt\lambda` is most of
+    :math:`1-\sqrt\lambda` at :math:`\lambda=1-10^{-16}`: 2 % error there)."""
+    lam = np.asarray(lam, dtype=np.float64)
+    r = np.sqrt(lam)
+    return np.where(lam < 0.25, np.log1p(-r), np.log1p(-lam) - np.log1p(r))
 
 
-def _z_gen(lam, eps, a):
-    return 2.0 ** (5.0 / 3.0) * np.cbrt(a) / (3.0 * math.pi ** (1.0 / 3.0) * np.sqrt(lam) * eps ** (2.0 / 3.0))
+_LOG_Z0 = (5.0 / 3.0) * math.log(2.0) - math.log(3.0) - math.log(math.pi) / 3.0  # log(2^(5/3)/(3 pi^(1/3)))
+
+
+def _log_z(lam, log_eps, log_a, gen):
+    """log z_tr (gen=False: a) or log z_gen (a^(1/3)) of eqs. 23-24 (log_a = log (1 - sqrt(lam))^2)."""
+    return _LOG_Z0 + (log_a / 3.0 if gen else log_a) - 0.5 * np.log(lam) - (2.0 / 3.0) * log_eps
+
+
+def _log_lambertw(log_z):
+    r""":math:`\log W_0(e^{L})` for real :math:`L` (arrays), valid where :math:`e^L` over- or underflows.
+
+    :math:`L\le700`: ``scipy.special.lambertw``, then for :math:`W<10^{-300}` (:math:`z` tiny)
+    :math:`\log W=L-W\approx L`; :math:`L>700`: Newton on :math:`w+\log w=L` from :math:`L-\log L`
+    (quadratic convergence, 6 steps reach 1 ulp).
+    """
+    L = np.asarray(log_z, dtype=np.float64)
+    out = np.empty(L.shape)
+    big = L > 700.0
+    with np.errstate(under="ignore"):
+        z = np.exp(np.where(big, 0.0, L))
+        w = special.lambertw(z).real
+    tiny = ~big & (w < 1e-300)
+    out[~big & ~tiny] = np.log(w[~big & ~tiny])
+    out[tiny] = L[tiny]  # W(z) = z e^{-W} = z (1 - z + ...), z < 1e-300
+    if np.any(big):
+        Lb = L[big]
+        wb = Lb - np.log(Lb)
+        for _ in range(8):
+            wb = wb - (wb + np.log(wb) - Lb) / (1.0 + 1.0 / wb)
+        out[big] = np.log(wb)
+    return out
+
+
+def _lambertw_time(log_pre, log_w):
+    """exp(log_pre + log_w): the time 3 W/(8 eta0 a), over/underflowing only where the value does."""
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(log_pre + log_w)
+
+
+def _log_pre(et, log_a):
+    return math.log(3.0 / 8.0) - np.log(et) - log_a
 
 
 @cites("levi:eq23")
@@ -1156,8 +1374,8 @@ def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (23) (cube root simplified); spec ``levi:eq23``.
     """
-    ll, e, et, a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 23)")
-    return V.scalar_or_array(3.0 / (8.0 * et * a) * special.lambertw(_z_train(ll, e, a)).real)
+    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 23)")
+    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, False))))
 
 
 @cites("levi:eq24")
@@ -1189,8 +1407,8 @@ def t_star_gen_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (24); spec ``levi:eq24``.
     """
-    ll, e, et, a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 24)")
-    return V.scalar_or_array(3.0 / (8.0 * et * a) * special.lambertw(_z_gen(ll, e, a)).real)
+    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 24)")
+    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, True))))
 
 
 @cites("levi:eq23", "levi:eq24")
@@ -1221,9 +1439,25 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eqs. (23), (24).
     """
-    ll, e, et, a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eqs. 23-24)")
-    w = special.lambertw(_z_gen(ll, e, a)).real - special.lambertw(_z_train(ll, e, a)).real
-    return V.scalar_or_array(3.0 / (8.0 * et * a) * w)
+    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eqs. 23-24)")
+    log_wt = _log_lambertw(_log_z(ll, le, log_a, False))
+    D = -(2.0 / 3.0) * log_a  # log(z_gen/z_tr) = -(2/3) log a
+    # delta = W(z_gen) - W(z_tr) > 0 as the root of delta + log(1 + delta/W_tr) = log(z_gen/z_tr)
+    # = -(4/3) log1p(-sqrt(lam)) (from W e^W = z), not as a difference: W(z_gen) and W(z_tr) agree to
+    # ~sqrt(lam) relative, so the difference kept no digit below lam ~ 1e-32.
+    with np.errstate(under="ignore", over="ignore"):
+        wt = np.exp(log_wt)
+        # lower bound (log1p(x) <= x): D W/(1+W) = D/(1 + 1/W); the root function is concave, Newton rises
+        delta = D / (1.0 + np.exp(-log_wt))
+        for _ in range(60):
+            ratio = np.exp(np.log(delta) - log_wt)  # delta/W, which over/underflows only at z near 0
+            term = np.where(ratio < 1e300, np.log1p(np.minimum(ratio, 1e300)), np.log(delta) - log_wt)
+            g = delta + term - D
+            step = -g / (1.0 + 1.0 / (wt + delta))
+            delta = delta + step
+            if np.all(np.abs(step) <= 4e-16 * delta):
+                break
+    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), np.log(delta)))
 
 
 @cites("levi:eq25")
@@ -1259,12 +1493,16 @@ def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (25) (:math:`\eta\to\eta_0`); spec ``levi:eq25``.
     """
-    ll, e, et, a = _lambertw_args(lam, eps, eta0, level, "eq. 25")
-    log_zg = np.log(_z_gen(ll, e, a))
-    log_a23 = (2.0 / 3.0) * np.log(a)
+    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "eq. 25")
+    log_zg = _log_z(ll, le, log_a, True)
+    log_a23 = (2.0 / 3.0) * log_a
     ok = (log_zg > 0) & (log_zg + log_a23 > 0)
-    arg = np.where(ok, 1.0 + log_a23 / np.where(ok, log_zg, 1.0), 1.0)
-    val = -np.log1p(-np.sqrt(ll)) / (2.0 * et * a) + 3.0 / (8.0 * et * a) * np.log(arg)
+    x = np.where(ok, log_a23 / np.where(ok, log_zg, 1.0), 0.0)
+    # (1/(8 eta0 a)) [-4 log1p(-sqrt(lam)) + 3 log1p(x)]: the bracket first (1/(eta0 a) overflows near
+    # lam = 1, where the two terms have opposite signs: inf - inf gave NaN), log1p for small lam
+    bracket = -2.0 * log_a + 3.0 * np.log1p(x)
+    with np.errstate(over="ignore", under="ignore"):
+        val = bracket / (8.0 * et) / rmt._gap(ll)
     return V.scalar_or_array(np.where(ok, val, np.nan))
 
 
@@ -1295,8 +1533,8 @@ def grok_time_asymptotic(lam, eta0):
     """
     ll = _lam_below_one(lam, "eq. 11")
     et = _eta0(eta0)
-    a = (1.0 - np.sqrt(ll)) ** 2
-    return V.scalar_or_array(-np.log1p(-np.sqrt(ll)) / (2.0 * et * a))
+    with np.errstate(over="ignore", under="ignore"):
+        return V.scalar_or_array(-_log1m_sqrt(ll) / (2.0 * et) / rmt._gap(ll))
 
 
 @cites("levi:eq11-lim")
@@ -1325,7 +1563,8 @@ def grok_time_near_one(lam, eta0):
     """
     ll = _lam_below_one(lam, "the lam -> 1 form of eq. 11")
     et = _eta0(eta0)
-    return V.scalar_or_array(np.log(4.0 / (1.0 - ll) ** 2) / (et * (1.0 - ll) ** 2))
+    with np.errstate(over="ignore", under="ignore"):
+        return V.scalar_or_array((math.log(4.0) - 2.0 * np.log1p(-ll)) / et / (1.0 - ll) ** 2)
 
 
 @cites("levi:eq11-lim")
@@ -1358,8 +1597,9 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
     ee = _eps(eps)
     et = _eta0(eta0)
     lv = _level(level)
-    ls = _broadcast_apply(lambda e, l_: _lstar(e, 1.0, l_), ee, lv)
-    return V.scalar_or_array(1.0 / (4.0 * math.pi * et * ls**2))
+    log_ls = _broadcast_apply(lambda e, l_: _log_lstar(e, 1.0, l_), ee, lv)
+    with np.errstate(over="ignore", under="ignore"):  # in logs: L*^2 underflows at eps ~ 1e-160
+        return V.scalar_or_array(np.exp(-math.log(4.0 * math.pi) - np.log(et) - 2.0 * log_ls))
 
 
 @cites("levi:dout-max", "levi:eq12-loss")
@@ -1505,8 +1745,9 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     ll, g = np.broadcast_arrays(ll, g)
     below = ll < 1.0
     dl = np.where(below, 1.0 - ll, ll - 1.0)
-    tr = np.where(below, g**2 / (8.0 * dl), g**2 / (8.0 * ll * dl))
-    ge = np.where(below, g**2 / (8.0 * dl**3), 0.5 * (1.0 - 1.0 / ll) + g**2 / (8.0 * dl**3))
+    with np.errstate(over="ignore", under="ignore"):  # divide before multiplying: g^2 overflows at 1e155
+        tr = np.where(below, (g / 8.0) * (g / dl), (g / (8.0 * ll)) * (g / dl))
+        ge = np.where(below, 0.0, 0.5 * dl / ll) + ((g / dl) / (8.0 * dl)) * (g / dl)
     return V.scalar_or_array(tr), V.scalar_or_array(ge)
 
 
@@ -1602,7 +1843,8 @@ def grok_time_wd_paper(lam, eta0):
     """
     ll = _lam_below_one(lam, "the paper's weight-decay grokking time")
     et = _eta0(eta0)
-    return V.scalar_or_array(np.log1p(np.sqrt(ll)) / (2.0 * et * (1.0 - np.sqrt(ll)) ** 2))
+    with np.errstate(over="ignore", under="ignore"):
+        return V.scalar_or_array(np.log1p(np.sqrt(ll)) / (2.0 * et) / rmt._gap(ll))
 
 
 # ============================================================================ initialisation scale
@@ -1628,7 +1870,8 @@ def init_scale_factor(alpha):
     Spec ``levi:init-rescale`` (Levi et al. §3.1.3; erratum levi-18).
     """
     a = V.finite(alpha, "alpha")
-    return V.scalar_or_array(0.5 * (1.0 + a * a))
+    with np.errstate(over="ignore"):  # inf = the factor itself beyond 1.8e308 (|alpha| > 1.9e154)
+        return V.scalar_or_array(0.5 * (1.0 + a * a))
 
 
 @cites("levi:init-rescale")
@@ -1657,7 +1900,9 @@ def effective_eps(eps, alpha):
     """
     e = _eps(eps)
     a = V.finite(alpha, "alpha")
-    return V.scalar_or_array(2.0 * e / (1.0 + a * a))
+    h = np.hypot(1.0, a)  # sqrt(1 + alpha^2): (1 + alpha^2) overflows at alpha = 1e155
+    with np.errstate(under="ignore"):
+        return V.scalar_or_array(2.0 * e / h / h)
 
 
 # ============================================================================ label noise

@@ -64,8 +64,8 @@ def ref_phi1(s, lam):
 def test_edges_atom_density_mass():
     for lam in LAMS:
         lm, lp = rmt.mp_edges(lam)
-        assert lm == pytest.approx((1 - math.sqrt(lam)) ** 2, rel=1e-15, abs=1e-300)
-        assert lp == pytest.approx((1 + math.sqrt(lam)) ** 2, rel=1e-15)
+        assert lm == pytest.approx(float((1 - mp.sqrt(lam)) ** 2), rel=1e-15, abs=1e-300)
+        assert lp == pytest.approx(float((1 + mp.sqrt(lam)) ** 2), rel=1e-15)
         mass = float(ref_expect(lambda nu: mp.mpf(1), lam)) if lam <= 1 else None
         cont = float(mp.quad(lambda x: rmt.mp_density(float(x), lam), [lm, (lm + lp) / 2, lp]))
         assert cont == pytest.approx(min(1.0, 1.0 / lam), rel=1e-7)
@@ -242,3 +242,40 @@ def test_lam_one_huge_s_is_finite():
         assert np.isfinite(v)
         # lam = 1: Phi0(s) = ive(0, 2s) + ive(1, 2s) ~ 1/sqrt(pi s)
         assert v == pytest.approx(-0.5 * math.log(math.pi * s), abs=1e-9)
+
+
+def test_issue15_fuzz_regressions():
+    """The fuzz defects of issue 15 (values before the fix in the comments)."""
+    assert rmt.mp_laplace(2.0, 1e-30) == pytest.approx(math.exp(-2.0), rel=1e-15)  # was 1.76e13
+    assert rmt.mp_laplace(2.0, 1e-12) == pytest.approx(math.exp(-2.0 + 2e-12), rel=1e-15)  # had 4 digits
+    assert rmt.mp_log_laplace(2.0, 1e-30) == pytest.approx(-2.0, rel=1e-15)  # was +30.5
+    assert rmt.mp_expect(lambda x: np.exp(-2.0 * x), 1e-30) == pytest.approx(math.exp(-2.0), rel=1e-14)  # 11 % off
+    # lam = 1 - 1e-10: ZeroDivisionError; lam = 1e-20: 8e-8 off (the support is 4e-10 wide around 1)
+    def cdf(x, lam):  # closed-form antiderivative, nu = 1 + lam - 2 sqrt(lam) cos(theta), 60 digits
+        with mp.workdps(60):
+            x, lam = mp.mpf(x), mp.mpf(lam)
+            r = mp.sqrt(lam)
+            th = mp.acos((1 + lam - x) / (2 * r))
+            return float((lam * th + r * mp.sin(th) - (1 - lam) * mp.atan2(r * mp.sin(th), 1 - r * mp.cos(th)))
+                         / (mp.pi * lam))
+
+    assert rmt.mp_cdf(0.1, 1 - 1e-10) == pytest.approx(cdf(0.1, 1 - 1e-10), rel=1e-14)
+    assert rmt.mp_cdf(1.0, 1e-20) == pytest.approx(cdf(1.0, 1e-20), rel=1e-15)
+
+
+@pytest.mark.parametrize("lam, s", [(0.3, 1.0), (1.5, 5.0)])
+def test_gen_closed_form_identity(lam, s):
+    """levi:gen-closed (erratum levi-9): the Bessel + Marcum-Q closed form is E[e^{-s nu}] exactly.
+
+    Checked in mpmath at 35 digits against the theta quadrature (Q1 by quadrature of its integral). The
+    library does not evaluate it: it subtracts two terms of size 1/lam (1.8e13 instead of 0.135 at
+    lam = 1e-30, s = 2) and loses accuracy as s (1 - sqrt lam)^2 grows (3e-11 at lam = 0.9, s = 1.9e4)."""
+    lam_, s_ = mp.mpf(lam), mp.mpf(s)
+    r = mp.sqrt(lam_)
+    a, b = mp.sqrt(2 * s_), mp.sqrt(2 * lam_ * s_)  # Q1(a, b) = int_b^inf x exp(-(x^2 + a^2)/2) I0(a x) dx
+    q1 = mp.quad(lambda x: x * mp.e ** (-(x * x + a * a) / 2) * mp.besseli(0, a * x), [b, b + 5, b + 20, mp.inf])
+    closed = (mp.e ** (-s_ * (1 + lam_)) * (mp.besseli(0, 2 * s_ * r) + mp.besseli(1, 2 * s_ * r) / r)
+              + (1 - 1 / lam_) * (1 - q1))
+    ref = ref_expect(lambda nu: mp.mpf(1), lam, s)
+    assert abs(closed - ref) < mp.mpf(10) ** -25 * ref
+    assert rmt.mp_laplace(s, lam) == pytest.approx(float(ref), rel=2e-14)

@@ -1,5 +1,6 @@
 """The accuracy contract (tests/accuracy/harness.py): every case at its domain's corners, then
-hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long run)."""
+hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long run; a
+case with a slow reference may ask for fewer draws in the default ``ci`` profile)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import importlib
 import pathlib
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import AccuracyCase, evaluate, sample_points
@@ -17,16 +18,33 @@ CASES: list[AccuracyCase] = [c for f in sorted(_HERE.glob("cases_*.py"))
                              for c in importlib.import_module(f.stem).CASES]
 
 
+def _skip_in_ci(case: AccuracyCase) -> None:
+    """``ci_examples=0``: a case whose single evaluation takes seconds runs only in the thorough profile
+    (and in docs/gen_accuracy.py), not in the default CI run."""
+    if case.ci_examples == 0 and settings._current_profile == "ci":
+        pytest.skip("slow reference: run with --hypothesis-profile=thorough (or docs/gen_accuracy.py)")
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_corners(case: AccuracyCase):
+    _skip_in_ci(case)
     corners = sample_points(case, 0)
     bad = [(pt, s) for pt in corners for s, _ in [evaluate(case, pt)] if s.startswith("bad")]
     assert not bad, bad[:3]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-@given(data=st.data())
-def test_draws(case: AccuracyCase, data):
-    pt = {nm: a.draw(data.draw(st.floats(0.0, 1.0), label=nm)) for nm, a in case.args.items()}
-    status, _ = evaluate(case, pt)
-    assert not status.startswith("bad"), (pt, status)
+def test_draws(case: AccuracyCase):
+    _skip_in_ci(case)
+    n = settings().max_examples
+    if case.ci_examples is not None and settings._current_profile == "ci":
+        n = min(n, case.ci_examples)
+
+    @settings(max_examples=n)
+    @given(data=st.data())
+    def draw(data):
+        pt = {nm: a.draw(data.draw(st.floats(0.0, 1.0), label=nm)) for nm, a in case.args.items()}
+        status, _ = evaluate(case, pt)
+        assert not status.startswith("bad"), (pt, status)
+
+    draw()
