@@ -76,13 +76,15 @@ CONFIGS = {
 SCALES = {
     "gpu": {
         "canonical": dict(timing=("canonical", (1, 4, 16, 64, 256, 1024), 1000), grok=("canonical", 64, 5000),
-                          record_every=100, grok_record_every=100, torch_seeds=4, run_chunks=(256,)),
+                          record_every=100, grok_record_every=100, torch_seeds=4, run_chunks=(256,),
+                          scale_out=("canonical", 1024, (0.1, 0.3, 1.0, 3.0), 200)),
         "tian": dict(timing=("tian", (1, 4, 16, 64, 256, 1024), 200), grok=("tian", 64, 1000),
                      record_every=100, grok_record_every=10, torch_seeds=4, run_chunks=(16, 64)),
     },
     "cpu": {
         "canonical": dict(timing=("canonical", (1, 4, 16), 100), grok=("canonical_small", 16, 3000),
-                          record_every=100, grok_record_every=100, torch_seeds=4, run_chunks=()),
+                          record_every=100, grok_record_every=100, torch_seeds=4, run_chunks=(),
+                          scale_out=("canonical_small", 1024, (0.3, 1.0), 50)),
         "tian": dict(timing=("tian", (1, 2, 4), 100), grok=("tian_small", 8, 500),
                      record_every=100, grok_record_every=10, torch_seeds=2, run_chunks=(),
                      torch_on_timing_config=False),
@@ -153,7 +155,7 @@ def engine_run(name: str, seeds: tuple[int, ...], epochs: int, record_every: int
     run = train_modular(model, p, **kw)
     dt = time.perf_counter() - t0
     return dt, {"times": run.times, "acc_test": run["acc_test"], "acc_train": run["acc_train"],
-                "run_chunk": int(run["run_chunk"])}
+                "run_chunk": int(run.extras.get("run_chunk", -1))}
 
 
 # --------------------------------------------------------------------------------- plain scan
@@ -362,10 +364,44 @@ def _fmt_grok(label: str, g: dict) -> str:
     return s
 
 
+# ---------------------------------------------------------------------------------- scale out
+
+
+def scale_out(name: str, n_seeds: int, weight_decays: tuple[float, ...], epochs: int, record_every: int) -> dict:
+    """``n_seeds`` x a weight-decay grid in one ``train_modular`` call (``run_chunk="auto"``): throughput,
+    the run chunk chosen and the memory estimate behind it."""
+    from grokclocks.sim import train
+    from grokclocks.sim.modular import train_modular
+
+    c = _cfg(name)
+    model, p = c.pop("model"), c.pop("p")
+    c.pop("weight_decay")
+    seeds = tuple(range(n_seeds))
+    if "n_train" in c:
+        c.pop("n_train")
+        c["train_mask"] = _splits(name, seeds)
+    kw = dict(c, seeds=seeds, weight_decay=list(weight_decays), steps=epochs, record_every=record_every,
+              n_chunks=1, devices=None)
+    t0 = time.perf_counter()
+    run = train_modular(model, p, **kw)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run = train_modular(model, p, **kw)
+    dt = time.perf_counter() - t0
+    n_runs = n_seeds * len(weight_decays)
+    return {"config": name, "n_seeds": n_seeds, "weight_decay": list(weight_decays), "n_runs": n_runs,
+            "epochs": epochs, "record_every": record_every, "run_chunk": int(run["run_chunk"]),
+            "free_device_memory_bytes": train.free_device_memory(), "memory_fraction": train.MEMORY_FRACTION,
+            "seconds_first_call_incl_compile": first, "seconds": dt, "seed_epochs_per_s": n_runs * epochs / dt,
+            "final_test_acc_median_per_wd": np.median(run["acc_test"][..., -1], axis=-1).tolist()}
+
+
 # --------------------------------------------------------------------------------------- main
 
 
-def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str) -> dict:
+def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str, save=lambda part: None) -> dict:
+    """Every measurement of one config; ``save(partial_result)`` is called after each step, so a run
+    stopped by a time limit keeps what it measured."""
     rec = plan["record_every"]
     tname, seed_counts, epochs = plan["timing"]
     if args.seeds:
@@ -375,7 +411,14 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str)
     epochs = max(rec, epochs - epochs % rec)
     out: dict = {"timing_config": tname, "config": CONFIGS[tname], "epochs": epochs, "record_every": rec,
                  "model_flops_per_seed_epoch": model_flops_per_seed_epoch(tname, rec), "timing": []}
-    for n in seed_counts:
+    parts = set(args.parts.split(","))
+    if "scale_out" in parts and plan.get("scale_out"):
+        sname, sn, swd, sep = plan["scale_out"]
+        out["scale_out"] = scale_out(sname, args.scale_out_seeds or sn, swd, sep, min(rec, sep))
+        so = out["scale_out"]
+        print(f"{key}: scale out {so['n_runs']} runs ({so['n_seeds']} seeds x wd {so['weight_decay']}, {so['config']}), "
+              f"run_chunk {so['run_chunk']}: {so['seed_epochs_per_s']:.1f} seed-epochs/s", flush=True)
+    for n in seed_counts if "timing" in parts else ():
         seeds = tuple(range(n))
         row: dict = {"n_seeds": n}
         progs: dict = {}
@@ -409,6 +452,7 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str)
         if "engine" in secs and "plain_scan" in secs:
             row["engine_over_plain_scan"] = row["engine"]["seed_epochs_per_s"] / row["plain_scan"]["seed_epochs_per_s"]
         out["timing"].append(row)
+        save(out)
         msg = f"{key}: {n:5d} seeds"
         for k in progs:
             msg += f" | {k} {row[k]['seed_epochs_per_s']:9.1f} [{row[k]['min']:.1f}, {row[k]['max']:.1f}]"
@@ -416,6 +460,8 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str)
             msg += f" | engine/plain {row['engine_over_plain_scan']:.2f}x"
         print(msg, flush=True)
 
+    if "grok" not in parts:
+        return out
     # ---- grokking-step distributions, the same seeds for every program
     gname, n_grok, g_epochs = plan["grok"]
     rec = plan["grok_record_every"]
@@ -432,6 +478,8 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str)
     grok["engine_bf16"] = grok_summary(t_test(bf["acc_test"], bf["times"]), t_eng)
     _, pl = plain_scan(gname, seeds, g_epochs, rec)()
     grok["plain_scan"] = grok_summary(t_test(pl["acc_test"], pl["times"]), t_eng)
+    out["grokking"] = grok
+    save(out)
     print(f"{key}: grokking ({gname}, {n_grok} seeds, {g_epochs} epochs, record every {rec})")
     for k in ("engine", "engine_bf16", "plain_scan"):
         print(_fmt_grok(k, grok[k]), flush=True)
@@ -464,6 +512,8 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str)
             print(f"{key}: torch_{mode} ({gname}, 1 seed, {t_epochs - TORCH_WARMUP} epochs timed): "
                   f"{ts[f'torch_{mode}']['epochs_per_s']:.1f} epochs/s", flush=True)
             print(_fmt_grok(f"torch_{mode}", ts[f"torch_{mode}"]["grokking"]), flush=True)
+            out["torch"] = ts
+            save(out)
         if gname != tname and plan.get("torch_on_timing_config", True):  # time torch on the timing config too
             for mode in ("eager",):
                 try:
@@ -514,6 +564,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--torch-seeds", type=int, default=None, help="override the PyTorch eager grokking seeds")
     ap.add_argument("--torch-epochs", type=int, default=1000, help="PyTorch epochs timed after warm-up")
     ap.add_argument("--device", choices=("cpu", "gpu"), default=None, help="JAX platform (default: JAX's default)")
+    ap.add_argument("--parts", default="timing,grok,scale_out",
+                    help="comma-separated subset of timing, grok (grokking steps and the PyTorch loops), scale_out")
+    ap.add_argument("--scale-out-seeds", type=int, default=None, help="override the scale-out seed count")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.device:
@@ -534,12 +587,18 @@ def main(argv: list[str] | None = None) -> dict:
         out["optax"] = optax.__version__
     except ImportError:
         pass
-    for name in names:
-        out["results"][name] = bench_config(name, SCALES[scale][name], args, torch_dev)
     tag = "gpu" if on_gpu else "cpu"
     path = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"modular_engine_{tag}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, default=_json_default) + "\n")
+
+    def save(name: str, part: dict) -> None:
+        out["results"][name] = part
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(out, indent=1, default=_json_default) + "\n")
+        os.replace(tmp, path)
+
+    for name in names:
+        save(name, bench_config(name, SCALES[scale][name], args, torch_dev, lambda part, n=name: save(n, part)))
     print(f"wrote {path}")
     return out
 

@@ -127,6 +127,7 @@ def test_bfloat16_compute_dtype():
     kw = dict(seeds=(0,), train_frac=0.5, **SMALL)
     f32 = train_modular("embedding_mlp", **kw)
     bf = train_modular("embedding_mlp", compute_dtype="bfloat16", **kw)
+    assert bf.config.compute_dtype == "bfloat16" and f32.config.compute_dtype is None
     # master parameters and optimiser state stay float32
     leaves = jax.tree_util.tree_leaves(bf.final_state[:2])
     assert all(x.dtype == np.float32 for x in leaves if np.issubdtype(x.dtype, np.floating))

@@ -41,7 +41,7 @@ def _torch_rate(res: dict) -> tuple[float | None, str]:
     t = res.get("torch", {})
     for key in ("torch_eager_timing_config", "torch_eager"):
         if "epochs_per_s" in t.get(key, {}):
-            return t[key]["epochs_per_s"], t[key].get("config", res["grokking"]["config"])
+            return t[key]["epochs_per_s"], t[key].get("config", "")
     return None, ""
 
 
@@ -63,14 +63,22 @@ def speed_table(tag: str, data: dict) -> str:
     rows.append("")
     rows.append("Median of the timed calls, [min, max] in brackets; epochs per call: "
                 + ", ".join(f"{res['timing_config']} {res['epochs']}" for res in data["results"].values()) + ".")
+    for name, res in data["results"].items():
+        so = res.get("scale_out")
+        if so:
+            rows.append(f"Scale out ({name}): {so['n_seeds']} seeds x weight decay {so['weight_decay']} = "
+                        f"{so['n_runs']} runs of {so['config']} in one `train_modular` call, {so['epochs']} epochs: "
+                        f"{so['seed_epochs_per_s']:,.1f} seed-epochs/s, run chunk {so['run_chunk']} "
+                        f"(`run_chunk=\"auto\"`, free memory {so['free_device_memory_bytes'] / 2**30:.1f} GiB).")
     torch_rows = []
     for name, res in data["results"].items():
         for key, t in res.get("torch", {}).items():
             if "epochs_per_s" in t:
-                torch_rows.append(f"| {t.get('config', res['grokking']['config'])} | {key.replace('_timing_config', '')} | "
+                torch_rows.append(f"| {t.get('config', '')} | {key.replace('_timing_config', '')} | "
                                   f"{t['epochs_per_s']:,.1f} | {t.get('epochs_timed', t.get('epochs', ''))} |")
             elif "error" in t or "skipped" in t:
-                torch_rows.append(f"| {res['grokking']['config']} | {key} | {t.get('error', t.get('skipped'))[:80]} | |")
+                torch_rows.append(f"| {res.get('grokking', {}).get('config', '')} | {key} | "
+                                  f"{t.get('error', t.get('skipped'))[:80]} | |")
     if torch_rows:
         rows += ["", "| config | PyTorch loop (1 seed) | epochs/s | epochs |", "|---|---|---|---|"] + torch_rows
     return "\n".join(rows)
@@ -80,6 +88,8 @@ def grok_table(data: dict) -> str:
     rows = ["| config | program | seeds grokked | t_test median [q1, q3] | median paired diff vs engine | "
             "seeds grokked differently | KS p vs engine |", "|---|---|---|---|---|---|---|"]
     for name, res in data["results"].items():
+        if "grokking" not in res:  # a run stopped before its grokking part
+            continue
         g = res["grokking"]
         progs = {k: g[k] for k in ("engine", "engine_bf16", "plain_scan") if k in g}
         for k, t in res.get("torch", {}).items():

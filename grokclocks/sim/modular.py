@@ -326,6 +326,7 @@ class TrainConfig:
     grid_axes: tuple[str, ...]
     dtype: str
     trackers: tuple[tuple[str, str], ...] = ()
+    compute_dtype: str | None = None
 
 
 @functools.lru_cache(maxsize=None)
@@ -619,7 +620,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                          train_frac=fracs, split=split, split_seed=split_seed, seeds=seeds, optimizer=optimizer,
                          lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
                          batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
-                         dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items))
+                         dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items),
+                         compute_dtype=compute_dtype)
     res = simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
                    config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
                    devices=devices, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}",

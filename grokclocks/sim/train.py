@@ -606,7 +606,8 @@ def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs
     """Memory estimate of one :func:`simulate` program (``n_records`` records of ``record_every`` steps).
 
     Returns ``{"resident": bytes, "working": bytes, "n_runs": int}``: ``resident`` = the state and
-    inputs (held for the whole call, plus the same again for the returned state); ``working`` = an
+    inputs held for the whole call, counted three and two times (the arguments, their run-chunked
+    copies, the returned state); ``working`` = an
     upper bound on everything the vmapped program creates, the sum of the sizes of every
     intermediate value of its jaxpr (each loop body counted once, the stacked records included).
     XLA reuses buffers, so the true peak is lower (typically 2-4x for the modular models).  The
@@ -619,7 +620,7 @@ def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs
     if key not in _WORKING_BYTES:
         fn = batched(_record_scan(step, metrics, record_every, n_records), batch_axes)
         _WORKING_BYTES[key] = _jaxpr_bytes(jax.make_jaxpr(fn)(state, inputs).jaxpr)
-    resident = 2 * _tree_bytes(state) + _tree_bytes(inputs)
+    resident = 3 * _tree_bytes(state) + 2 * _tree_bytes(inputs)
     return {"resident": resident, "working": _WORKING_BYTES[key], "n_runs": n_runs}
 
 
