@@ -414,6 +414,7 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
     parts = set(args.parts.split(","))
     if "scale_out" in parts and plan.get("scale_out"):
         sname, sn, swd, sep = plan["scale_out"]
+        sep = args.scale_out_epochs or sep
         out["scale_out"] = scale_out(sname, args.scale_out_seeds or sn, swd, sep, min(rec, sep))
         so = out["scale_out"]
         print(f"{key}: scale out {so['n_runs']} runs ({so['n_seeds']} seeds x wd {so['weight_decay']}, {so['config']}), "
@@ -567,6 +568,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--parts", default="timing,grok,scale_out",
                     help="comma-separated subset of timing, grok (grokking steps and the PyTorch loops), scale_out")
     ap.add_argument("--scale-out-seeds", type=int, default=None, help="override the scale-out seed count")
+    ap.add_argument("--scale-out-epochs", type=int, default=None, help="override the scale-out epochs")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.device:
