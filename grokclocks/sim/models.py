@@ -8,6 +8,7 @@ training engine can treat every model alike.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -226,9 +227,23 @@ def embedding_mlp_init(key: jax.Array, p: int, d_embed: int = 128, d_hidden: int
 
 
 def embedding_mlp_apply(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
-    """Logits ``relu((E[a] + E[b]) W1 + b1) W2 + b2`` for token pairs ``tokens`` (N, 2); shape (N, p)."""
-    h = jnp.sum(params["E"][tokens], axis=-2)
-    z = jax.nn.relu(h @ params["W1"] + params["b1"])
+    """Logits ``relu((E[a] + E[b]) W1 + b1) W2 + b2`` for token pairs ``tokens`` (N, 2); shape (N, p).
+
+    .. math::
+        \\Big(\\sum_j E[t_j]\\Big) W_1 = \\sum_j (E W_1)[t_j]
+
+    When there are more rows ``N`` than vocabulary entries, the first layer is evaluated in the
+    right-hand form: one ``(n_vocab, d_embed) x (d_embed, d_hidden)`` product and a gather instead
+    of ``N`` rows of the product.  For the canonical config (p = 97, 2822 training pairs, 128/256)
+    the three products with ``W1`` in a training step (forward, and two in the backward pass)
+    shrink from 2822 rows to 97: 975 -> 440 MFLOP per step.  The two forms differ by float rounding.
+    """
+    E, W1 = params["E"], params["W1"]
+    if math.prod(tokens.shape[:-1]) > E.shape[0]:
+        h = jnp.sum((E @ W1)[tokens], axis=-2)
+    else:
+        h = jnp.sum(E[tokens], axis=-2) @ W1
+    z = jax.nn.relu(h + params["b1"])
     return z @ params["W2"] + params["b2"]
 
 

@@ -335,28 +335,44 @@ class TrainConfig:
     dtype: str
     trackers: tuple[tuple[str, str], ...] = ()
     hooks: tuple[tuple[str, str], ...] = ()
+    compute_dtype: str | None = None
 
 
 @functools.lru_cache(maxsize=None)
 def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: int, batch_size: int | None,
                     hooks: tuple[tuple[str, Any], ...],
-                    trackers: tuple[tuple[str, Any], ...] = ()) -> tuple[Any, Any]:
+                    trackers: tuple[tuple[str, Any], ...] = (), padded: bool = True,
+                    compute_dtype: str | None = None) -> tuple[Any, Any]:
     """Cached (step, metrics) pair of a classifier trained on a masked table (one compiled program each).
 
     Without trackers the state is ``(params, opt_state, t)``; with trackers it is
     ``(params, opt_state, t, carries)``, ``carries`` a dict name -> carry updated after every
     optimiser update with ``(carry, old_params, new_params, t + 1)``.
+
+    ``padded=False`` (every run has the same number of training pairs, so ``train_w`` is all ones):
+    the full-batch loss is a plain mean over ``train_idx``, without the padding weights.
+    ``compute_dtype`` (e.g. ``"bfloat16"``): the training forward and backward pass run on a copy of
+    the parameters cast to it (outputs cast back before the loss); parameters, gradients, optimiser
+    state and the recorded metrics stay in the parameters' dtype.
     """
     loss_fn = models.LOSSES[loss_name]
     opt = optimizer_factory(optimizer, warmup_steps)
 
+    def forward(params: Any, tokens: jax.Array) -> jax.Array:
+        if compute_dtype is None:
+            return apply(params, tokens)
+        low = jax.tree_util.tree_map(
+            lambda x: x.astype(compute_dtype) if jnp.issubdtype(x.dtype, jnp.floating) else x, params)
+        return apply(low, tokens).astype(jax.tree_util.tree_leaves(params)[0].dtype)
+
     def objective(params: Any, inp: dict[str, jax.Array], key: jax.Array) -> jax.Array:
         # only the training rows are evaluated: train_idx (n_max,) with 0/1 padding weights train_w
-        idx, w = inp["train_idx"], inp["train_w"]
+        idx, w = inp["train_idx"], (inp["train_w"] if padded else None)
         if batch_size is not None:
+            w = inp["train_w"]
             idx = idx[jax.random.choice(key, idx.shape[0], (batch_size,), replace=False, p=w / jnp.sum(w))]
             w = None
-        return loss_fn(apply(params, inp["tokens"][idx]), inp["labels"][idx], w)
+        return loss_fn(forward(params, inp["tokens"][idx]), inp["labels"][idx], w)
 
     grad = jax.grad(objective)
 
@@ -492,7 +508,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                   trackers: dict[str, Any] | None = None, train_level: float = 1.0, test_level: float = 0.99,
                   dtype: str = "float32", progress: bool = False, n_chunks: int | None = None,
                   save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
-                  devices: Any = None, on_divergence: str = "raise_if_all") -> Trajectory:
+                  devices: Any = None, on_divergence: str = "raise_if_all", compute_dtype: str | None = None,
+                  run_chunk: int | str | None = "auto") -> Trajectory:
     """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
 
     One compiled program runs every combination of ``seeds`` x ``train_frac`` x ``weight_decay`` x
@@ -553,6 +570,15 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         As in :func:`~grokclocks.sim.train.simulate` (checked before anything is built or compiled);
         ``devices=None`` shards over all local devices.  A saved run holds the result below (grid
         shape, extras) with the state; ``resume=True`` on a finished run returns it unchanged.
+    compute_dtype : {None, "bfloat16"}
+        Mixed precision: the training forward and backward pass run in this dtype (a cast copy of
+        the parameters; the outputs are cast back before the loss), while the parameters, their
+        gradients, the optimiser state and the recorded metrics stay in ``dtype``.  ``None``
+        (default): everything in ``dtype``.
+    run_chunk : int, "auto" or None
+        At most this many runs at a time inside the one program (:func:`~grokclocks.sim.train.simulate`);
+        ``"auto"`` (default) chunks only when the program's memory estimate exceeds the free device
+        memory.  The chunk used is ``extras["run_chunk"]``.
 
     Returns
     -------
@@ -562,7 +588,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         ``grid_shape`` lists the sequence-valued arguments among (``train_frac``,
         ``weight_decay``, ``lr``) in that order (``config.grid_axes``).  Extras: ``t_train``,
         ``t_test`` (first recorded step with accuracy >= the level; NaN = never; for a diverged run
-        only its records before the divergence count), ``n_train``, ``n_devices``, ``diverged``,
+        only its records before the divergence count), ``n_train``, ``n_devices``, ``run_chunk``, ``diverged``,
         ``diverged_step`` (:func:`~grokclocks.sim.train.simulate`).
         ``final_state = (params, opt_state, step)`` without trackers and
         ``(params, opt_state, step, carries)`` with them (``carries``: dict name -> final carry),
@@ -587,6 +613,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     train_level = _level(train_level, "train_level")
     test_level = _level(test_level, "test_level")
     on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
+    if compute_dtype is not None:
+        compute_dtype = choice(compute_dtype, "compute_dtype", ("bfloat16",))
     check_run_path(save_path, resume=resume, overwrite=overwrite)
     seeds = seed_tuple(seeds)
     kwargs = _model_kwargs(spec, model, model_kwargs)
@@ -633,26 +661,39 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     F, W, L, S = (x.ravel() for x in (F, W, L, S))
     run_seeds = np.asarray(seeds)[S]
     check_devices(devices, len(run_seeds))
+    # What is the same for every run enters the program once, unbatched (in_axes None): one split
+    # shared by all runs (split_seed, a 1-D train_mask), a learning rate or weight decay that is not
+    # a grid axis.  Only what differs between runs carries the run axis.
+    run_masks = masks[F, S]
+    shared_split = bool((run_masks == run_masks[:1]).all())
+    split_masks = run_masks[:1] if shared_split else run_masks
+    # indices of each run's training pairs, padded to the largest training set with weight 0
+    n_max = int(split_masks.sum(-1).max())
+    padded = n_max != int(split_masks.sum(-1).min())
+    order = np.argsort(~split_masks, axis=-1, kind="stable")[:, :n_max]
+
+    def per_run(values: np.ndarray, batched: bool, dt: Any) -> jax.Array:
+        return jnp.asarray(values if batched else values[0], dt)
+
     inputs = {
         "tokens": jnp.asarray(tokens, jnp.int32),
         "labels": jnp.asarray(labels, jnp.int32),
-        "mask": jnp.asarray(masks[F, S], fdt),
-        "lr": jnp.asarray(np.asarray(lrs)[L], fdt),
-        "wd": jnp.asarray(np.asarray(wds)[W], fdt),
+        "mask": per_run(split_masks, not shared_split, fdt),
+        "lr": per_run(np.asarray(lrs)[L], n_l > 1, fdt),
+        "wd": per_run(np.asarray(wds)[W], n_w > 1, fdt),
         "b1": jnp.asarray(b1, fdt), "b2": jnp.asarray(b2, fdt), "eps": jnp.asarray(eps, fdt),
         "key": jnp.stack([jax.random.PRNGKey(int(s) + 1) for s in run_seeds]),
+        "train_idx": per_run(order, not shared_split, jnp.int32),
+        "train_w": per_run(np.take_along_axis(split_masks, order, axis=-1), not shared_split, fdt),
     }
-    # indices of each run's training pairs, padded to the largest training set with weight 0
-    run_masks = masks[F, S]
-    n_max = int(run_masks.sum(-1).max())
-    order = np.argsort(~run_masks, axis=-1, kind="stable")[:, :n_max]
-    inputs["train_idx"] = jnp.asarray(order, jnp.int32)
-    inputs["train_w"] = jnp.asarray(np.take_along_axis(run_masks, order, axis=-1), fdt)
-    batched_keys = ("mask", "lr", "wd", "key", "train_idx", "train_w")
+    batched_keys = {"key"} | ({"lr"} if n_l > 1 else set()) | ({"wd"} if n_w > 1 else set())
+    if not shared_split:
+        batched_keys |= {"mask", "train_idx", "train_w"}
     axes = [{k: (0 if k in batched_keys else None) for k in inputs}]
     init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
     params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)
-    step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items, tracker_items)
+    step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items, tracker_items,
+                                    padded, compute_dtype)
     opt = optimizer_factory(optimizer, warmup_steps)
     opt_state = jax.vmap(lambda prm, inp: opt(inp).init(prm), in_axes=(0, axes[0]))(params, inputs)
     state0 = (params, opt_state, jnp.zeros(len(run_seeds), jnp.int32))
@@ -664,7 +705,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                          lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
                          batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
                          dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items),
-                         hooks=tuple((n, _describe(fn)) for n, fn in hook_items))
+                         hooks=tuple((n, _describe(fn)) for n, fn in hook_items), compute_dtype=compute_dtype)
     shape = tuple(len(x) for x, name in ((fracs or (0,), "train_frac"), (wds, "weight_decay"), (lrs, "lr"))
                   if name in grid_axes) + (n_s,)
     n_train = masks[F, S].sum(-1).reshape(shape)
@@ -677,4 +718,5 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     return simulate(step, metrics, state0, inputs, steps=steps, record_every=record_every, batch_axes=axes,
                     config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
                     overwrite=overwrite, devices=devices, on_divergence=on_divergence, batch_shape=shape,
-                    extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}")
+                    extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}",
+                    run_chunk=run_chunk)

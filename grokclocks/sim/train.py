@@ -61,6 +61,9 @@ __all__ = [
     "optimizer_factory",
     "OPTIMIZERS",
     "shard_runs",
+    "free_device_memory",
+    "working_memory_estimate",
+    "choose_run_chunk",
     "weight_decay_coefficient",
     "batched",
     "broadcast_batch",
@@ -796,30 +799,188 @@ def _axes_key(batch_axes: Sequence[Any]) -> tuple:
 _COMPILED: dict[tuple, Callable] = {}
 
 
+def _record_scan(step: StepFn, metrics: MetricsFn, record_every: int, n_records: int) -> Callable:
+    """One run's ``n_records`` records: ``lax.scan`` over records of a ``lax.scan`` of ``record_every`` steps."""
+
+    def run(state: Any, inputs: Any) -> tuple[Any, Any]:
+        def one_step(s: Any, _: Any) -> tuple[Any, None]:
+            return step(s, inputs), None
+
+        def one_record(s: Any, _: Any) -> tuple[Any, Any]:
+            s, _ = jax.lax.scan(one_step, s, None, length=record_every)
+            return s, metrics(s, inputs)
+
+        return jax.lax.scan(one_record, state, None, length=n_records)
+
+    return run
+
+
+def _batched_input_flags(axes: Any, inputs: Any) -> list[bool]:
+    """For each leaf of ``inputs``: does it carry the batch axis described by ``axes`` (a prefix of in_axes)?"""
+    flags = jax.tree_util.tree_map(lambda a, sub: jax.tree_util.tree_map(lambda _: a == 0, sub),
+                                   axes, inputs, is_leaf=lambda x: x is None)
+    return jax.tree_util.tree_leaves(flags)
+
+
+def _over_run_chunks(fn: Callable, batch_axes: Sequence[Any], run_chunk: int) -> Callable:
+    """``fn(state, inputs)`` (vmapped; every output has the outermost batch axis in front) evaluated
+    ``run_chunk`` runs at a time, one chunk after the other (``lax.map``), in one program.
+
+    The ``n`` runs are split into ``k = ceil(n / run_chunk)`` chunks of ``c = ceil(n / k)`` runs;
+    chunk ``j`` holds the runs ``j, j + k, j + 2k, ...`` (strided, so a run axis sharded over devices
+    stays sharded inside every chunk).  When ``k c > n`` the first ``k c - n`` runs are computed twice
+    and the copies dropped.  Each run's arithmetic is the same as without chunking.
+    """
+
+    def chunked(state: Any, inputs: Any) -> Any:
+        n = jax.tree_util.tree_leaves(state)[0].shape[0]
+        k = -(-n // run_chunk)
+        c = -(-n // k)
+        pad = k * c - n
+
+        def split(x: jax.Array) -> jax.Array:  # (n, ...) -> (k, c, ...)
+            if pad:
+                x = jnp.concatenate([x, x[:pad]])
+            return jnp.swapaxes(x.reshape((c, k) + x.shape[1:]), 0, 1)
+
+        def join(x: jax.Array) -> jax.Array:  # (k, c, ...) -> (n, ...)
+            return jnp.swapaxes(x, 0, 1).reshape((k * c,) + x.shape[2:])[:n]
+
+        leaves, treedef = jax.tree_util.tree_flatten(inputs)
+        flags = _batched_input_flags(batch_axes[0], inputs)
+
+        def body(args: Any) -> Any:
+            st, per_chunk = args
+            it = iter(per_chunk)
+            inp = jax.tree_util.tree_unflatten(treedef, [next(it) if f else x for x, f in zip(leaves, flags)])
+            return fn(st, inp)
+
+        xs = (jax.tree_util.tree_map(split, state), [split(x) for x, f in zip(leaves, flags) if f])
+        return jax.tree_util.tree_map(join, jax.lax.map(body, xs))
+
+    return chunked
+
+
 def _compiled_chunk(step: StepFn, metrics: MetricsFn, record_every: int, n_records: int,
-                    batch_axes: Sequence[Any]) -> Callable:
-    key = ("chunk", step, metrics, record_every, n_records, _axes_key(batch_axes))
+                    batch_axes: Sequence[Any], run_chunk: int | None = None) -> Callable:
+    key = ("chunk", step, metrics, record_every, n_records, _axes_key(batch_axes), run_chunk)
     if key not in _COMPILED:
-
-        def run(state: Any, inputs: Any) -> tuple[Any, Any]:
-            def one_step(s: Any, _: Any) -> tuple[Any, None]:
-                return step(s, inputs), None
-
-            def one_record(s: Any, _: Any) -> tuple[Any, Any]:
-                s, _ = jax.lax.scan(one_step, s, None, length=record_every)
-                return s, metrics(s, inputs)
-
-            return jax.lax.scan(one_record, state, None, length=n_records)
-
-        _COMPILED[key] = jax.jit(batched(run, batch_axes))
+        fn = batched(_record_scan(step, metrics, record_every, n_records), batch_axes)
+        _COMPILED[key] = jax.jit(fn if run_chunk is None else _over_run_chunks(fn, batch_axes, run_chunk))
     return _COMPILED[key]
 
 
-def _compiled_metrics(metrics: MetricsFn, batch_axes: Sequence[Any]) -> Callable:
-    key = ("metrics", metrics, _axes_key(batch_axes))
+def _compiled_metrics(metrics: MetricsFn, batch_axes: Sequence[Any], run_chunk: int | None = None) -> Callable:
+    key = ("metrics", metrics, _axes_key(batch_axes), run_chunk)
     if key not in _COMPILED:
-        _COMPILED[key] = jax.jit(batched(metrics, batch_axes))
+        fn = batched(metrics, batch_axes)
+        _COMPILED[key] = jax.jit(fn if run_chunk is None else _over_run_chunks(fn, batch_axes, run_chunk))
     return _COMPILED[key]
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: how many runs one program step may hold
+# --------------------------------------------------------------------------------------------
+
+#: Fraction of the free device memory that the run-chunk estimate lets one program use.
+MEMORY_FRACTION = 0.8
+
+
+def _aval_bytes(aval: Any) -> int:
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    if shape is None or dtype is None:
+        return 0
+    itemsize = getattr(dtype, "itemsize", None)  # typed PRNG keys have no numpy dtype
+    return math.prod(shape) * int(itemsize if itemsize is not None else 8)
+
+
+def _jaxpr_bytes(jaxpr: Any) -> int:
+    """Sum of the sizes of every value created by ``jaxpr`` and its sub-jaxprs (a loop body once)."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += sum(_aval_bytes(v.aval) for v in eqn.outvars)
+        for param in eqn.params.values():
+            for sub in (param if isinstance(param, (tuple, list)) else (param,)):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    total += _jaxpr_bytes(inner)
+    return total
+
+
+def _n_runs(state: Any, batch_axes: Sequence[Any]) -> int:
+    """Size of the outermost batch axis (1 without batch axes)."""
+    leaves = jax.tree_util.tree_leaves(state)
+    return int(np.shape(leaves[0])[0]) if (leaves and batch_axes) else 1
+
+
+def _tree_bytes(tree: Any) -> int:
+    return sum(_aval_bytes(x) for x in jax.tree_util.tree_leaves(tree))
+
+
+def free_device_memory(device: Any = None) -> int | None:
+    """Free memory of ``device`` in bytes (default: the first local device), or None if unknown.
+
+    Accelerators: ``bytes_limit - bytes_in_use`` of ``device.memory_stats()``; the CPU backend:
+    ``MemAvailable`` of ``/proc/meminfo`` (host memory is the CPU device's memory).
+    """
+    device = jax.local_devices()[0] if device is None else device
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats and "bytes_limit" in stats:
+        return int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+_WORKING_BYTES: dict[tuple, int] = {}
+
+
+def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs: Any, *, record_every: int,
+                            n_records: int, batch_axes: Sequence[Any] = ()) -> dict[str, int]:
+    """Memory estimate of one :func:`simulate` program (``n_records`` records of ``record_every`` steps).
+
+    Returns ``{"resident": bytes, "working": bytes, "n_runs": int}``: ``resident`` = the state and
+    inputs held for the whole call, counted three and two times (the arguments, their run-chunked
+    copies, the returned state); ``working`` = an
+    upper bound on everything the vmapped program creates, the sum of the sizes of every
+    intermediate value of its jaxpr (each loop body counted once, the stacked records included).
+    XLA reuses buffers, so the true peak is lower (typically 2-4x for the modular models).  The
+    working memory grows linearly with the number of runs ``n_runs`` (the outermost batch axis).
+    """
+    n_runs = _n_runs(state, batch_axes)
+    sig = tuple((tuple(np.shape(x)), str(jnp.result_type(x))) for x in jax.tree_util.tree_leaves((state, inputs)))
+    key = (step, metrics, record_every, n_records, _axes_key(batch_axes),
+           jax.tree_util.tree_structure((state, inputs)), sig)
+    if key not in _WORKING_BYTES:
+        fn = batched(_record_scan(step, metrics, record_every, n_records), batch_axes)
+        _WORKING_BYTES[key] = _jaxpr_bytes(jax.make_jaxpr(fn)(state, inputs).jaxpr)
+    resident = 3 * _tree_bytes(state) + 2 * _tree_bytes(inputs)
+    return {"resident": resident, "working": _WORKING_BYTES[key], "n_runs": n_runs}
+
+
+def choose_run_chunk(estimate: Mapping[str, int], free_bytes: int | None, n_devices: int = 1) -> int | None:
+    """Runs per chunk so that the :func:`working_memory_estimate` fits ``MEMORY_FRACTION * free_bytes``.
+
+    ``None`` = everything fits in one program (or the free memory is unknown).  Otherwise the largest
+    chunk (a multiple of ``n_devices``, at least ``n_devices``) with ``resident + working * chunk /
+    n_runs <= MEMORY_FRACTION * free_bytes`` per device.
+    """
+    if free_bytes is None:
+        return None
+    n = estimate["n_runs"]
+    budget = MEMORY_FRACTION * free_bytes * n_devices - estimate["resident"]
+    if estimate["working"] <= budget:
+        return None
+    per_run = estimate["working"] / n
+    chunk = int(max(budget, 0.0) // per_run) // n_devices * n_devices
+    return max(chunk, n_devices) if chunk < n else None
 
 
 def _chunk_sizes(n_records: int, n_chunks: int) -> list[int]:
@@ -966,7 +1127,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
              divergence_hint: str = "", devices: Any = 1, on_divergence: str = "raise_if_all",
              batch_shape: Sequence[int] | None = None,
-             extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None) -> Trajectory:
+             extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None,
+             run_chunk: int | str | None = None) -> Trajectory:
     """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
 
     Parameters
@@ -1027,6 +1189,13 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         axis shown as ``(*grid, n_seeds)``); saved files hold the result's shape.
     extras_fn : callable ``Trajectory -> dict``, optional
         Derived per-run extras (e.g. crossing times) added to the result and to every saved file.
+    run_chunk : int, "auto" or None
+        Evaluate at most this many runs (entries of the outermost batch axis) at a time, one chunk
+        after the other inside the same compiled program (``lax.map``), so that a sweep larger than
+        the device memory still runs in one call; every run's arithmetic is unchanged.  ``None``
+        (default): all runs at once.  ``"auto"``: chunk only when :func:`working_memory_estimate`
+        exceeds ``MEMORY_FRACTION`` of :func:`free_device_memory` (:func:`choose_run_chunk`).  The
+        chunk used is ``extras["run_chunk"]``.
 
     Returns
     -------
@@ -1064,13 +1233,15 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
 
     records: list[dict[str, np.ndarray]] = []
     state, inputs, n_devices = shard_runs(state0, inputs, batch_axes, devices)
+    chunk = _resolve_run_chunk(run_chunk, step, metrics, state, inputs, record_every, -(-n_records // n_chunks),
+                               batch_axes, n_devices)
     done = 0  # records already computed (excluding the one at step 0)
     if saved is not None:
         state, first, done = _resume_point(saved, config, metrics, state0, inputs, batch_axes, layout, times)
         state, _, _ = shard_runs(state, None, batch_axes, devices if n_devices > 1 else 1)
         records = [first]
     if not records:
-        m0 = jax.device_get(_compiled_metrics(metrics, batch_axes)(state, inputs))
+        m0 = jax.device_get(_compiled_metrics(metrics, batch_axes, chunk)(state, inputs))
         records = [{k: np.asarray(v)[..., None] for k, v in m0.items()}]
 
     def assemble() -> tuple[Trajectory, tuple[int, str] | None]:
@@ -1078,7 +1249,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         n = next(iter(raw.values())).shape[-1]
         first_bad = _first_bad_record(raw, len(layout.engine))
         diverged = first_bad >= 0
-        extras = {"n_devices": np.asarray(n_devices), "diverged": layout.to_out(diverged),
+        extras = {"n_devices": np.asarray(n_devices), "run_chunk": np.asarray(chunk or _n_runs(state0, batch_axes)),
+                  "diverged": layout.to_out(diverged),
                   "diverged_step": layout.to_out(np.where(diverged, times[np.maximum(first_bad, 0)], -1))}
         masked = _nan_from(raw, first_bad)
         result = Trajectory(times=times[:n], metrics={k: layout.to_out(v) for k, v in masked.items()},
@@ -1106,7 +1278,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         bar = tqdm(total=steps, initial=done * record_every, unit="step", desc="simulate")
     try:
         for size in _chunk_sizes(n_records - done, n_chunks) if done < n_records else []:
-            run = _compiled_chunk(step, metrics, record_every, size, batch_axes)
+            run = _compiled_chunk(step, metrics, record_every, size, batch_axes, chunk)
             state, ms = run(state, inputs)
             records.append({k: _record_axis_last(v, len(batch_axes)) for k, v in jax.device_get(ms).items()})
             result, bad = assemble()
@@ -1126,6 +1298,24 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
                       "the others: extras['diverged'] flags them, their float metrics are NaN from "
                       "extras['diverged_step'] on", DivergenceWarning, stacklevel=2)
     return dataclasses.replace(result, final_state=jax.device_get(state))
+
+
+def _resolve_run_chunk(run_chunk: int | str | None, step: StepFn, metrics: MetricsFn, state: Any, inputs: Any,
+                       record_every: int, n_records: int, batch_axes: Sequence[Any], n_devices: int) -> int | None:
+    """The run chunk of :func:`simulate`: None (all runs in one program) or a number of runs < n_runs."""
+    if run_chunk is None or not batch_axes:
+        return None
+    n_runs = _n_runs(state, batch_axes)
+    if run_chunk == "auto":
+        est = working_memory_estimate(step, metrics, state, inputs, record_every=record_every,
+                                      n_records=n_records, batch_axes=batch_axes)
+        return choose_run_chunk(est, free_device_memory(), n_devices)
+    if isinstance(run_chunk, str):
+        raise DomainError(f"run_chunk must be a positive int, 'auto' or None (got {run_chunk!r})")
+    run_chunk = integer_at_least(run_chunk, "run_chunk", 1)
+    if n_devices > 1 and run_chunk % n_devices:
+        raise DomainError(f"run_chunk must be a multiple of the {n_devices} devices used (got {run_chunk})")
+    return run_chunk if run_chunk < n_runs else None
 
 
 def _record_axis_last(v: Any, n_batch: int) -> np.ndarray:
