@@ -22,11 +22,12 @@ import json
 import math
 import platform
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Row", "Report", "format_table", "write_report"]
+__all__ = ["Row", "Report", "format_table", "write_report", "BudgetItem"]
 
 
 @dataclasses.dataclass
@@ -234,3 +235,43 @@ def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s:
               "counted as passes.\n\n")
     md.write_text(header + format_table(rows, markdown=True) + "\n")
     return js, md
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetItem:
+    """One program of a GPU-scale verify test, registered for the GPU time budget (``verify/budget.py``).
+
+    A verify module lists its tests' dominant programs in a module-level ``GPU_BUDGET`` list; the
+    budget script measures each on the CPU at the reduced size ``(cpu_seeds, cpu_steps)``, counts its
+    FLOPs at the full size ``(seeds, steps)`` from the jaxpr (no execution), and estimates the H100 time.
+
+    ``build(n_seeds, n_steps)`` returns ``(program, make_inputs)``: ``make_inputs()`` is a JAX-traceable
+    zero-argument function returning a tuple of arrays (it is traced abstractly with
+    :func:`jax.eval_shape` at the full size, so nothing large is allocated), and ``program(*inputs)`` is
+    JAX-traceable (the script jit-compiles it).  ``calls`` is how many times the test runs the program
+    with the same shapes (e.g. five configurations); a test may register several items (one per program).
+    ``host_s`` is host-side (numpy/scipy) time at the full size outside the program, with its source in
+    ``note``.  ``precision`` is the program's arithmetic (``"float32"`` or ``"float64"``).
+    """
+
+    test: str
+    build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]]
+    seeds: int
+    steps: int
+    cpu_seeds: int
+    cpu_steps: int
+    calls: int = 1
+    config: str = ""
+    precision: str = "float32"
+    host_s: float = 0.0
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("seeds", "steps", "cpu_seeds", "cpu_steps", "calls"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and v >= 1):
+                raise ValueError(f"BudgetItem.{name} must be an integer >= 1 (got {v!r})")
+        if self.precision not in ("float32", "float64"):
+            raise ValueError(f"BudgetItem.precision must be 'float32' or 'float64' (got {self.precision!r})")
+        if not (self.host_s >= 0 and math.isfinite(self.host_s)):
+            raise ValueError(f"BudgetItem.host_s must be finite and >= 0 (got {self.host_s!r})")

@@ -1,0 +1,389 @@
+"""Time budget of the GPU verification tier (``pytest verify --scale gpu``), measured without a GPU.
+
+Each verify module may list its GPU-scale tests' dominant programs in a module-level ``GPU_BUDGET``
+(a list of :class:`grokclocks.verification.BudgetItem`).  For every item this script
+
+1. counts the FLOPs of the program at the **full** GPU size from its jaxpr (``jax.make_jaxpr`` on the
+   abstract inputs of :func:`jax.eval_shape`: nothing is allocated or run): ``dot_general`` exactly,
+   elementwise ops one FLOP per output element, ``eigh`` as ``EIGH_FLOPS_COEF n^3`` per matrix, bodies of
+   ``lax.scan`` times their length (XLA's own ``cost_analysis`` counts a loop body once, whatever its trip
+   count, so it cannot be used for a scan);
+2. compiles and runs the program on this machine's CPU at the **reduced** size ``(cpu_seeds, cpu_steps)``
+   (compile time, then the best of two runs) and extrapolates the CPU time to the full size by the
+   FLOP ratio;
+3. estimates the H100 time of the test (an *estimate*, every constant stated below):
+
+   ``H100 s = COMPILE_FACTOR x CPU compile  +  calls x [ eigh time + max(FLOPs / RATE, CPU-full / CPU_TO_H100)
+   + scan iterations x T_ITER ]  +  host_s``
+
+and writes ``docs/verification/gpu-budget.md`` and ``gpu-budget.json`` (one row per item, totals per
+test, per suite and overall; a test over ``TEST_LIMIT_S`` is flagged).  The next GPU run's certificate
+(per-test wall and compile time in its details) is compared with this table.
+
+Registering a test (in ``verify/<suite>/test_<x>.py``)::
+
+    from grokclocks.verification import BudgetItem
+
+    def _budget_eq8(n_seeds, n_steps):
+        def make_inputs():                      # JAX-traceable, no arguments: traced abstractly at full size
+            return (jax.random.normal(jax.random.key(0), (n_seeds, 13333, 4000)),)
+        def program(X):                         # JAX-traceable: the test's dominant computation
+            return jnp.linalg.eigh(jnp.einsum("sni,snj->sij", X, X) / X.shape[1])
+        return program, make_inputs
+
+    GPU_BUDGET = [
+        BudgetItem("test_eq8_losses", _budget_eq8, seeds=64, steps=1, cpu_seeds=1, cpu_steps=1,
+                   calls=3, precision="float64", config="d_in=4000, lam 0.3/0.5/0.9, exact GD via eigh"),
+    ]
+
+``seeds``/``steps`` are the full GPU size, ``cpu_seeds``/``cpu_steps`` the reduced size run here (pick it so
+that one run takes seconds); ``calls`` = how often the test runs the program with these shapes;
+``host_s`` = numpy/scipy seconds outside the program (say in ``note`` where the number comes from).
+A test may register several items; tests without one are listed as unregistered.
+
+Usage::
+
+    PYTHONPATH=. python verify/budget.py                      # every suite, measure, write the table
+    PYTHONPATH=. python verify/budget.py --only levi,kramers  # re-measure two suites, keep the other rows
+    PYTHONPATH=. python verify/budget.py --no-measure         # FLOP counts only (no CPU run)
+
+Measured rows of suites not re-run are kept from the existing JSON, so helpers can add their suites'
+rows one at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as _dt
+import importlib
+import inspect
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+VERIFY = ROOT / "verify"
+OUT_DIR = ROOT / "docs" / "verification"
+
+# ----------------------------------------------------------------------------- model constants (stated)
+RATE = {"float32": 30e12, "float64": 25e12}
+RATE_SRC = ("30 TFLOP/s float32 (the engine measured 33 TFLOP/s at 256 seeds on the H100, 2026-11-24); "
+            "25 TFLOP/s float64 (assumed: ~40 % of the H100 SXM FP64 tensor-core peak of 67 TFLOP/s)")
+EIGH_FLOPS_COEF = 9.0  # FLOPs of a symmetric eigendecomposition with vectors ~ 9 n^3 (tridiagonalisation + back-transform)
+EIGH_4000_S = 0.55
+EIGH_MIN_S = 2e-4
+EIGH_SRC = ("eigh (float64, vectors) 0.55 s x (n/4000)^3 per matrix, >= 0.2 ms: the 2026-11-24 log, "
+            "test_eq8_losses ran 320 eighs of 4000 x 4000 in <= 184 s under contention (upper bound)")
+T_ITER = 20e-6
+T_ITER_SRC = ("20 us per scan iteration (kernel launches of a loop body; 2026-11-24 anchor: a 1-seed jit(scan) "
+              "AdamW MLP step ran at 78 us incl. ~1.5 GFLOP)")
+CPU_TO_H100 = 100.0
+CPU_TO_H100_SRC = ("the CPU time extrapolated to full size / 100 as a floor for bandwidth-bound programs "
+                   "(assumed: ~15 GB/s here vs ~2 TB/s achieved on an H100, discounted 20x)")
+COMPILE_FACTOR = 2.0
+COMPILE_SRC = "XLA:GPU compile assumed 2x the XLA:CPU compile time measured here"
+TEST_LIMIT_S = 180.0
+TIER_LIMIT_S = 1200.0
+
+# Wall times of the 2026-11-24 H100 run (shared/gpu-runs/2026-11-24, parallel processes on one GPU:
+# upper bounds under contention; "not finished" = no verdict within the process's 330-530 s).
+LOGGED_2026_11_24: dict[str, str] = {
+    "levi/test_levi.py::test_eq6_mp_law": "93-135",
+    "levi/test_levi.py::test_eq5_finite_sample_exact": "27",
+    "levi/test_levi.py::test_eq8_losses": "184-214",
+    "levi/test_levi.py::test_tstar_crossing_times": "49",
+    "levi/test_levi.py::test_accuracy_map": "59",
+    "levi/test_levi.py::test_eq20_gd_identity": "40",
+    "levi/test_levi.py::test_gd_exact_discretisation": "13 (cuSolver error)",
+    "levi/test_levi.py::test_eq14_weight_decay_losses": "30 (cuSolver error)",
+    "levi/test_levi.py::test_eq15_wd_asymptotes": "(cuSolver error)",
+    "levi/test_levi.py::test_wd_grok_time": "59",
+    "levi/test_levi.py::test_init_rescale": "166",
+    "levi/test_levi.py::test_label_noise_fixed": "27",
+    "levi/test_levi.py::test_noise_fresh": "26",
+    "levi/test_levi.py::test_dout_nonmonotone": "74",
+    "levi/test_levi.py::test_asymptotic_forms_vs_exact": "<1",
+    "levi/test_levi_networks.py::test_eq17_hdot_one_step": "33",
+    "levi/test_levi_networks.py::test_eq18_two_layer": "28",
+    "levi/test_levi_networks.py::test_tanh": "99",
+    "levi/test_levi_networks.py::test_appG_modular_addition": "411",
+    "kramers/test_kramers.py::test_eyring_1d_simulation": "170-239",
+    "kramers/test_kramers.py::test_eyring_2d_simulation": "488",
+    "kramers/test_kramers.py::test_eyring_law_vs_exact": "4",
+    "kramers/test_kramers.py::test_fpt_criterion_exact": "2",
+    "kramers/test_kramers.py::test_escape_time_cv": "5",
+    "kramers/test_kramers.py::test_fullbatch_gd_never_escapes": "61",
+    "kramers/test_kramers.py::test_lln_kernel_norm": "30",
+    "kramers/test_kramers.py::test_sep_initial_velocity_exponents": "111",
+    "kramers/test_kramers.py::test_sep_integrated_kernel_change": "not finished",
+    "kramers/test_kramers.py::test_rf_norm_scaling": "not run",
+    "kramers/test_kramers.py::test_eq5_readout_residual": "2",
+    "kramers/test_kramers.py::test_ridge_gd_exact": "80",
+    "kramers/test_kramers.py::test_ridge_delay": "10",
+    "kramers/test_kramers.py::test_lyu_slope": "not finished",
+    "kramers/test_kramers.py::test_teff_sgd": "not run",
+    "kramers/test_kramers.py::test_spectral_delay_ratio": "not run",
+    "kramers/test_kramers.py::test_headline": "not run",
+}
+
+
+# ----------------------------------------------------------------------------- FLOPs from a jaxpr
+
+
+@dataclasses.dataclass
+class Cost:
+    flops: float = 0.0  # everything but eigh
+    eigh: list = dataclasses.field(default_factory=list)  # (n, count)
+    iterations: float = 0.0  # scan iterations (launch-bound steps)
+    unknown_loops: int = 0  # while loops (trip count unknown: body counted once)
+
+    def add(self, other: "Cost", mult: float = 1.0) -> None:
+        self.flops += mult * other.flops
+        self.eigh += [(n, c * mult) for n, c in other.eigh]
+        self.iterations += mult * other.iterations
+        self.unknown_loops += other.unknown_loops
+
+    @property
+    def eigh_flops(self) -> float:
+        return sum(c * EIGH_FLOPS_COEF * n**3 for n, c in self.eigh)
+
+    @property
+    def eigh_seconds(self) -> float:
+        return sum(c * max(EIGH_4000_S * (n / 4000.0) ** 3, EIGH_MIN_S) for n, c in self.eigh)
+
+
+def _size(aval: Any) -> int:
+    return int(math.prod(getattr(aval, "shape", ()) or (1,)))
+
+
+def _subjaxprs(eqn: Any):
+    for v in eqn.params.values():
+        for x in (v if isinstance(v, (tuple, list)) else (v,)):
+            if hasattr(x, "eqns"):
+                yield x
+            elif hasattr(x, "jaxpr") and hasattr(x.jaxpr, "eqns"):
+                yield x.jaxpr
+
+
+def jaxpr_cost(jaxpr: Any) -> Cost:
+    """FLOPs, eigendecompositions and scan iterations of a jaxpr (scan bodies x their length)."""
+    c = Cost()
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name == "dot_general":
+            (lc, _), _ = eqn.params["dimension_numbers"]
+            lhs = eqn.invars[0].aval
+            k = math.prod(lhs.shape[i] for i in lc) if lc else 1
+            c.flops += 2.0 * _size(eqn.outvars[0].aval) * k
+        elif name == "scan":
+            inner = jaxpr_cost(eqn.params["jaxpr"].jaxpr)
+            n = int(eqn.params["length"])
+            c.add(inner, n)
+            c.iterations += n
+        elif name == "while":
+            inner = Cost()
+            for sub in _subjaxprs(eqn):
+                inner.add(jaxpr_cost(sub))
+            c.add(inner)
+            c.unknown_loops += 1
+        elif name == "cond":
+            branches = [jaxpr_cost(b.jaxpr) for b in eqn.params["branches"]]
+            c.add(max(branches, key=lambda b: b.flops + b.eigh_flops))
+        elif name == "eigh":
+            shape = eqn.invars[0].aval.shape
+            c.eigh.append((int(shape[-1]), int(math.prod(shape[:-2]) if len(shape) > 2 else 1)))
+        else:
+            subs = list(_subjaxprs(eqn))
+            if subs:
+                for sub in subs:
+                    c.add(jaxpr_cost(sub))
+            else:
+                c.flops += float(sum(_size(v.aval) for v in eqn.outvars))
+    return c
+
+
+# ----------------------------------------------------------------------------- discovery
+
+
+def _suites(only: set[str] | None) -> list[Path]:
+    dirs = sorted(d for d in VERIFY.iterdir() if d.is_dir() and (d / "__init__.py").exists())
+    return [d for d in dirs if only is None or d.name in only]
+
+
+def discover(only: set[str] | None = None) -> list[tuple[str, Any, list[str]]]:
+    """(module path relative to verify/, module, test names) for every test module of the chosen suites."""
+    if str(VERIFY) not in sys.path:
+        sys.path.insert(0, str(VERIFY))
+    out = []
+    for d in _suites(only):
+        for f in sorted(d.glob("test_*.py")):
+            mod = importlib.import_module(f"{d.name}.{f.stem}")
+            tests = [n for n, o in inspect.getmembers(mod, inspect.isfunction) if n.startswith("test_")
+                     and o.__module__ == mod.__name__]
+            out.append((f"{d.name}/{f.name}", mod, sorted(tests, key=lambda n: inspect.getsourcelines(getattr(mod, n))[1])))
+    return out
+
+
+# ----------------------------------------------------------------------------- measuring one item
+
+
+def _block(x: Any) -> Any:
+    import jax
+
+    return jax.block_until_ready(x)
+
+
+def measure(item: Any, run_cpu: bool = True) -> dict[str, Any]:
+    """Cost at full size, CPU time at reduced size and the H100 estimate of one BudgetItem."""
+    import jax
+
+    if item.precision == "float64":
+        from grokclocks.sim import enable_x64
+
+        enable_x64()
+    program, make_full = item.build(item.seeds, item.steps)
+    abstract = jax.eval_shape(make_full)
+    full = jaxpr_cost(jax.make_jaxpr(program)(*abstract).jaxpr)
+    row: dict[str, Any] = {
+        "test": item.test, "config": item.config, "seeds": item.seeds, "steps": item.steps, "calls": item.calls,
+        "cpu_seeds": item.cpu_seeds, "cpu_steps": item.cpu_steps, "precision": item.precision,
+        "gflop": (full.flops + full.eigh_flops) / 1e9, "eigh": [[n, c] for n, c in full.eigh],
+        "scan_iterations": full.iterations, "unknown_loops": full.unknown_loops, "host_s": item.host_s,
+        "note": item.note,
+    }
+    cpu_full = None
+    compile_s = None
+    if run_cpu:
+        prog_r, make_r = item.build(item.cpu_seeds, item.cpu_steps)
+        inputs = _block(jax.jit(make_r)())
+        small = jaxpr_cost(jax.make_jaxpr(prog_r)(*inputs).jaxpr)
+        t0 = time.perf_counter()
+        compiled = jax.jit(prog_r).lower(*inputs).compile()
+        compile_s = time.perf_counter() - t0
+        runs = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            _block(compiled(*inputs))
+            runs.append(time.perf_counter() - t0)
+        run_s = min(runs)
+        f_small = small.flops + small.eigh_flops
+        f_full = full.flops + full.eigh_flops
+        cpu_full = run_s * (f_full / f_small if f_small > 0 else item.seeds * item.steps / (item.cpu_seeds * item.cpu_steps))
+        row.update(cpu_compile_s=compile_s, cpu_run_s=run_s, cpu_gflop=f_small / 1e9, cpu_full_s=cpu_full)
+    run_gpu = (full.eigh_seconds + max(full.flops / RATE[item.precision], (cpu_full or 0.0) / CPU_TO_H100)
+               + full.iterations * T_ITER)
+    comp_gpu = COMPILE_FACTOR * (compile_s or 0.0)
+    row.update(h100_compile_s=comp_gpu, h100_run_s=run_gpu, h100_s=comp_gpu + item.calls * run_gpu + item.host_s)
+    return row
+
+
+# ----------------------------------------------------------------------------- table
+
+
+def _fmt(x: Any, nd: int = 3) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, str):
+        return x
+    if x == 0:
+        return "0"
+    return f"{x:.{nd}g}"
+
+
+def write_table(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write gpu-budget.json and gpu-budget.md from the collected rows."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js = out_dir / "gpu-budget.json"
+    js.write_text(json.dumps(data, indent=1, sort_keys=True))
+    modules = data["modules"]
+    lines = ["# GPU tier time budget (estimated)", "",
+             f"Generated by `verify/budget.py` on {data['meta']['date']} ({data['meta']['machine']}). "
+             "**These are estimates, not GPU measurements**: each test's dominant program is run here on the CPU at a "
+             "reduced size, its FLOPs are counted at the full GPU size, and the H100 time is estimated as "
+             "`2 x CPU compile + calls x [eigh + max(FLOPs/rate, CPU-full/100) + scan iterations x 20 us] + host`. "
+             "The next GPU certificate (per-test wall and compile time in its details) is to be compared with it.", "",
+             "Model constants: " + "; ".join([RATE_SRC, EIGH_SRC, T_ITER_SRC, CPU_TO_H100_SRC, COMPILE_SRC]) + ".", "",
+             f"Limits: a test over {TEST_LIMIT_S:.0f} s is flagged; the tier must fit {TIER_LIMIT_S / 60:.0f} min.", ""]
+    total = 0.0
+    suite_tot: dict[str, float] = {}
+    flagged = []
+    head = ("| test | GPU config | seeds x steps (calls) | GFLOP (full) | CPU reduced: seeds x steps, compile / run s | "
+            "CPU full (extrap.) s | est. H100 s | 2026-11-24 log s | notes |")
+    body = []
+    for mname in sorted(modules):
+        m = modules[mname]
+        suite = mname.split("/")[0]
+        for test in m["tests"]:
+            rows = [r for r in m["items"] if r["test"] == test]
+            node = f"{mname}::{test}"
+            log = LOGGED_2026_11_24.get(node, "")
+            if not rows:
+                body.append(f"| `{node}` | (not registered) | | | | | | {log} | |")
+                continue
+            t_sum = sum(r["h100_s"] for r in rows)
+            total += t_sum
+            suite_tot[suite] = suite_tot.get(suite, 0.0) + t_sum
+            if t_sum > TEST_LIMIT_S:
+                flagged.append((node, t_sum))
+            for i, r in enumerate(rows):
+                red = (f"{r['cpu_seeds']} x {r['cpu_steps']}: {_fmt(r.get('cpu_compile_s'))} / {_fmt(r.get('cpu_run_s'))}"
+                       if "cpu_run_s" in r else "not measured")
+                est = _fmt(r["h100_s"]) + (f" (test {_fmt(t_sum)})" if len(rows) > 1 and i == len(rows) - 1 else "")
+                note = r["note"] + (f"; {r['unknown_loops']} while loop(s) counted once" if r["unknown_loops"] else "")
+                body.append(f"| `{node}` | {r['config']} | {r['seeds']} x {r['steps']} ({r['calls']}) | {_fmt(r['gflop'])} | "
+                            f"{red} | {_fmt(r.get('cpu_full_s'))} | {est} | {log if i == 0 else ''} | {note} |")
+    lines += [f"**Estimated total of the registered tests: {total:.0f} s ({total / 60:.1f} min)**; per suite: "
+              + ", ".join(f"{s} {v:.0f} s" for s, v in sorted(suite_tot.items())) + ".", ""]
+    if flagged:
+        lines += ["**Over the per-test limit:** " + ", ".join(f"`{n}` ({v:.0f} s)" for n, v in flagged) + ".", ""]
+    lines += [head, "|" + "---|" * 9] + body + [""]
+    md = out_dir / "gpu-budget.md"
+    md.write_text("\n".join(lines))
+    return js, md
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Estimate the H100 time of every registered GPU-scale verify test.")
+    ap.add_argument("--only", help="comma-separated suites (e.g. levi,kramers); the other suites' rows are kept")
+    ap.add_argument("--out", default=str(OUT_DIR), help="output directory (default docs/verification)")
+    ap.add_argument("--no-measure", action="store_true", help="count FLOPs only, do not run on the CPU")
+    ap.add_argument("--test", help="only items of this test function (for a quick look; not written)")
+    args = ap.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
+    out = Path(args.out)
+    old = json.loads((out / "gpu-budget.json").read_text()) if (out / "gpu-budget.json").exists() else {}
+    modules = dict(old.get("modules", {}))
+    for mname, mod, tests in discover(only):
+        items = []
+        for item in getattr(mod, "GPU_BUDGET", []):
+            if args.test and item.test != args.test:
+                continue
+            t0 = time.perf_counter()
+            row = measure(item, run_cpu=not args.no_measure)
+            print(f"{mname}::{item.test} [{item.config}]: {row['gflop']:.3g} GFLOP, CPU "
+                  f"{_fmt(row.get('cpu_run_s'))} s at {item.cpu_seeds}x{item.cpu_steps} -> est. H100 {row['h100_s']:.3g} s "
+                  f"({time.perf_counter() - t0:.1f} s to measure)", flush=True)
+            items.append(row)
+        modules[mname] = {"tests": tests, "items": items}
+    if args.test:
+        return 0
+    import jax
+
+    meta = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__} "
+                       f"({jax.devices()[0].platform})",
+            "constants": {"rate": RATE, "eigh_4000_s": EIGH_4000_S, "t_iter_s": T_ITER, "cpu_to_h100": CPU_TO_H100,
+                          "compile_factor": COMPILE_FACTOR}}
+    js, md = write_table({"meta": meta, "modules": modules}, out)
+    print(f"written {md} and {js}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
