@@ -13,8 +13,9 @@ Each verify module may list its GPU-scale tests' dominant programs in a module-l
    FLOP ratio;
 3. estimates the H100 time of the test (an *estimate*, every constant stated below):
 
-   ``H100 s = COMPILE_FACTOR x CPU compile  +  calls x [ eigh time + max(FLOPs / RATE, CPU-full / CPU_TO_H100)
-   + scan iterations x T_ITER ]  +  host_s``
+   ``H100 s = COMPILE_FACTOR x CPU compile  +  calls x [ T_CALL + eigh time + max(FLOPs / RATE, CPU-full / CPU_TO_H100)
+   + scan iterations x T_ITER ]  +  host_s``  (an ``on_host`` program: the CPU time measured here; an item with
+   ``build=None``: ``host_s`` only)
 
 and writes ``docs/verification/gpu-budget.md`` and ``gpu-budget.json`` (one row per item, totals per
 test, per suite and overall; a test over ``TEST_LIMIT_S`` is flagged).  The next GPU run's certificate
@@ -76,16 +77,19 @@ RATE = {"float32": 30e12, "float64": 25e12}
 RATE_SRC = ("30 TFLOP/s float32 (the engine measured 33 TFLOP/s at 256 seeds on the H100, 2026-11-24); "
             "25 TFLOP/s float64 (assumed: ~40 % of the H100 SXM FP64 tensor-core peak of 67 TFLOP/s)")
 EIGH_FLOPS_COEF = 9.0  # FLOPs of a symmetric eigendecomposition with vectors ~ 9 n^3 (tridiagonalisation + back-transform)
-EIGH_4000_S = 0.55
+EIGH_4000_S = 0.38
 EIGH_MIN_S = 2e-4
-EIGH_SRC = ("eigh (float64, vectors) 0.55 s x (n/4000)^3 per matrix, >= 0.2 ms: the 2026-11-24 log, "
-            "test_eq8_losses ran 320 eighs of 4000 x 4000 in <= 184 s under contention (upper bound)")
+EIGH_SRC = ("eigh (float64, with vectors) 0.38 s x (n/4000)^3 per matrix, >= 0.2 ms: the 2026-11-24 log, where "
+            "test_tstar_crossing_times ran 128 eighs of 4000 x 4000 (+ bisection) in 49 s under contention (upper "
+            "bound; test_eq8_losses: 320 in 184 s, test_init_rescale: 192 in 166 s)")
 T_ITER = 20e-6
 T_ITER_SRC = ("20 us per scan iteration (kernel launches of a loop body; 2026-11-24 anchor: a 1-seed jit(scan) "
               "AdamW MLP step ran at 78 us incl. ~1.5 GFLOP)")
 CPU_TO_H100 = 100.0
 CPU_TO_H100_SRC = ("the CPU time extrapolated to full size / 100 as a floor for bandwidth-bound programs "
                    "(assumed: ~15 GB/s here vs ~2 TB/s achieved on an H100, discounted 20x)")
+T_CALL = 5e-3
+T_CALL_SRC = "5 ms per program call (dispatch, transfer of the results to the host)"
 COMPILE_FACTOR = 2.0
 COMPILE_SRC = "XLA:GPU compile assumed 2x the XLA:CPU compile time measured here"
 TEST_LIMIT_S = 180.0
@@ -208,6 +212,30 @@ def jaxpr_cost(jaxpr: Any) -> Cost:
     return c
 
 
+# ----------------------------------------------------------------------------- helpers for GPU_BUDGET builders
+
+
+def engine_program(step, metrics, record_every: int, n_records: int, batch_axes):
+    """The program :func:`grokclocks.sim.train.simulate` runs (outer scan over records, inner scan over
+    ``record_every`` steps, metrics per record, vmapped over ``batch_axes``), for budget builders:
+    ``engine_program(...)(state0, inputs)``."""
+    import jax
+
+    from grokclocks.sim.train import batched
+
+    def run(state, inputs):
+        def one_step(s, _):
+            return step(s, inputs), None
+
+        def one_record(s, _):
+            s, _ = jax.lax.scan(one_step, s, None, length=record_every)
+            return s, metrics(s, inputs)
+
+        return jax.lax.scan(one_record, state, None, length=n_records)
+
+    return batched(run, batch_axes)
+
+
 # ----------------------------------------------------------------------------- discovery
 
 
@@ -243,6 +271,11 @@ def measure(item: Any, run_cpu: bool = True) -> dict[str, Any]:
     """Cost at full size, CPU time at reduced size and the H100 estimate of one BudgetItem."""
     import jax
 
+    if item.build is None:  # host work only
+        return {"test": item.test, "config": item.config, "seeds": item.seeds, "steps": item.steps, "calls": item.calls,
+                "cpu_seeds": item.cpu_seeds, "cpu_steps": item.cpu_steps, "precision": item.precision, "gflop": 0.0,
+                "eigh": [], "scan_iterations": 0.0, "unknown_loops": 0, "host_s": item.host_s, "note": item.note,
+                "on_host": True, "h100_compile_s": 0.0, "h100_run_s": 0.0, "h100_s": item.host_s}
     if item.precision == "float64":
         from grokclocks.sim import enable_x64
 
@@ -276,9 +309,13 @@ def measure(item: Any, run_cpu: bool = True) -> dict[str, Any]:
         f_full = full.flops + full.eigh_flops
         cpu_full = run_s * (f_full / f_small if f_small > 0 else item.seeds * item.steps / (item.cpu_seeds * item.cpu_steps))
         row.update(cpu_compile_s=compile_s, cpu_run_s=run_s, cpu_gflop=f_small / 1e9, cpu_full_s=cpu_full)
-    run_gpu = (full.eigh_seconds + max(full.flops / RATE[item.precision], (cpu_full or 0.0) / CPU_TO_H100)
-               + full.iterations * T_ITER)
-    comp_gpu = COMPILE_FACTOR * (compile_s or 0.0)
+    if item.on_host:  # runs on the CPU device on every machine: the time measured here
+        run_gpu, comp_gpu = (cpu_full or 0.0), (compile_s or 0.0)
+    else:
+        run_gpu = (T_CALL + full.eigh_seconds + max(full.flops / RATE[item.precision], (cpu_full or 0.0) / CPU_TO_H100)
+                   + full.iterations * T_ITER)
+        comp_gpu = COMPILE_FACTOR * (compile_s or 0.0)
+    row["on_host"] = item.on_host
     row.update(h100_compile_s=comp_gpu, h100_run_s=run_gpu, h100_s=comp_gpu + item.calls * run_gpu + item.host_s)
     return row
 
@@ -306,9 +343,10 @@ def write_table(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
              f"Generated by `verify/budget.py` on {data['meta']['date']} ({data['meta']['machine']}). "
              "**These are estimates, not GPU measurements**: each test's dominant program is run here on the CPU at a "
              "reduced size, its FLOPs are counted at the full GPU size, and the H100 time is estimated as "
-             "`2 x CPU compile + calls x [eigh + max(FLOPs/rate, CPU-full/100) + scan iterations x 20 us] + host`. "
+             "`2 x CPU compile + calls x [5 ms + eigh + max(FLOPs/rate, CPU-full/100) + scan iterations x 20 us] + host` "
+             "(programs the test runs on the host CPU device, and host-only work, at the time measured or logged). "
              "The next GPU certificate (per-test wall and compile time in its details) is to be compared with it.", "",
-             "Model constants: " + "; ".join([RATE_SRC, EIGH_SRC, T_ITER_SRC, CPU_TO_H100_SRC, COMPILE_SRC]) + ".", "",
+             "Model constants: " + "; ".join([RATE_SRC, EIGH_SRC, T_ITER_SRC, T_CALL_SRC, CPU_TO_H100_SRC, COMPILE_SRC]) + ".", "",
              f"Limits: a test over {TEST_LIMIT_S:.0f} s is flagged; the tier must fit {TIER_LIMIT_S / 60:.0f} min.", ""]
     total = 0.0
     suite_tot: dict[str, float] = {}
@@ -333,7 +371,7 @@ def write_table(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
                 flagged.append((node, t_sum))
             for i, r in enumerate(rows):
                 red = (f"{r['cpu_seeds']} x {r['cpu_steps']}: {_fmt(r.get('cpu_compile_s'))} / {_fmt(r.get('cpu_run_s'))}"
-                       if "cpu_run_s" in r else "not measured")
+                       if "cpu_run_s" in r else ("host only" if r.get("on_host") and not r["gflop"] else "not measured"))
                 est = _fmt(r["h100_s"]) + (f" (test {_fmt(t_sum)})" if len(rows) > 1 and i == len(rows) - 1 else "")
                 note = r["note"] + (f"; {r['unknown_loops']} while loop(s) counted once" if r["unknown_loops"] else "")
                 body.append(f"| `{node}` | {r['config']} | {r['seeds']} x {r['steps']} ({r['calls']}) | {_fmt(r['gflop'])} | "
