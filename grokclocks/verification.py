@@ -460,11 +460,14 @@ class BudgetItem:
     JAX-traceable (the script jit-compiles it).  ``calls`` is how many times the test runs the program
     with the same shapes (e.g. five configurations); a test may register several items (one per program).
     ``host_s`` is host-side (numpy/scipy) time at the full size outside the program, with its source in
-    ``note``.  ``precision`` is the program's arithmetic (``"float32"`` or ``"float64"``).
+    ``note`` (an item with ``build=None`` is host work only).  ``precision`` is the program's arithmetic
+    (``"float32"`` or ``"float64"``); ``on_host=True`` marks a program the test runs on the CPU device even on
+    a GPU machine (its estimate is the CPU time measured here).  ``gpu_rate`` (seconds per seed x step on the
+    H100, measured in an earlier GPU run; source in ``note``) replaces the FLOP model of the run time.
     """
 
     test: str
-    build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]]
+    build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]] | None
     seeds: int
     steps: int
     cpu_seeds: int
@@ -474,6 +477,8 @@ class BudgetItem:
     precision: str = "float32"
     host_s: float = 0.0
     note: str = ""
+    on_host: bool = False
+    gpu_rate: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("seeds", "steps", "cpu_seeds", "cpu_steps", "calls"):

@@ -433,3 +433,79 @@ def test_verify_session_refuses_a_bad_report_dir_before_running(pytester, tmp_pa
     result = pytester.runpytest_subprocess("--shard", "3/2", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --shard must be K/N*"])
+
+
+# ---------------------------------------------------------------- verify/budget.py (the GPU time budget)
+
+
+def _budget_module():
+    import importlib.util
+
+    import sys
+
+    if "_gc_budget" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("_gc_budget", VERIFY_CONFTEST.parent / "budget.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["_gc_budget"] = mod  # dataclasses look their module up
+        spec.loader.exec_module(mod)
+    return sys.modules["_gc_budget"]
+
+
+def test_budget_flops_count_scan_bodies_times_their_length():
+    import jax
+    import jax.numpy as jnp
+
+    budget = _budget_module()
+
+    def prog(x, n):
+        def body(c, _):
+            return jnp.tanh(c @ c), None  # 2 * 64^3 FLOPs (matmul) + 64^2 (tanh) per step
+
+        return jax.lax.scan(body, x, None, length=n)[0]
+
+    x = jax.ShapeDtypeStruct((64, 64), jnp.float32)
+    costs = {n: budget.jaxpr_cost(jax.make_jaxpr(lambda x: prog(x, n))(x).jaxpr) for n in (10, 100)}
+    per_step = 2 * 64**3 + 64**2
+    assert costs[10].flops == pytest.approx(10 * per_step) and costs[100].flops == pytest.approx(100 * per_step)
+    assert costs[100].iterations == 100 and costs[100].unknown_loops == 0
+    eig = budget.jaxpr_cost(jax.make_jaxpr(jnp.linalg.eigh)(jax.ShapeDtypeStruct((3, 50, 50), jnp.float32)).jaxpr)
+    assert eig.eigh == [(50, 3)] and eig.eigh_flops == pytest.approx(3 * budget.EIGH_FLOPS_COEF * 50**3)
+
+
+def test_budget_measure_and_table(tmp_path):
+    import jax
+    import jax.numpy as jnp
+
+    from grokclocks.verification import BudgetItem
+
+    budget = _budget_module()
+
+    def build(n, steps):
+        def make_inputs():
+            return (jax.random.normal(jax.random.PRNGKey(0), (n, 32)),)
+
+        def program(x):
+            return jax.lax.scan(lambda c, _: (c * 0.5 + 1.0, None), x, None, length=steps)[0]
+
+        return program, make_inputs
+
+    item = BudgetItem("test_demo", build, seeds=64, steps=1000, cpu_seeds=2, cpu_steps=10, calls=2, config="demo")
+    row = budget.measure(item)
+    assert row["cpu_run_s"] >= 0 and row["cpu_compile_s"] > 0 and row["scan_iterations"] == 1000
+    assert row["gflop"] == pytest.approx(64 * 32 * 2 * 1000 / 1e9)  # one multiply and one add per element per step
+    assert row["h100_s"] >= 2 * 1000 * budget.T_ITER
+    host = budget.measure(BudgetItem("test_host", None, 1, 1, 1, 1, host_s=12.0, note="numpy"))
+    assert host["h100_s"] == 12.0
+    data = {"meta": {"date": "today", "machine": "test"},
+            "modules": {"demo/test_x.py": {"tests": ["test_demo", "test_host", "test_other"], "items": [row, host]}}}
+    js, md = budget.write_table(data, tmp_path)
+    text = md.read_text()
+    assert "`demo/test_x.py::test_other` | (not registered)" in text and "Estimated total" in text
+    stored = json.loads((tmp_path / "gpu-budget" / "demo.json").read_text())
+    assert stored["modules"]["demo/test_x.py"]["items"][1]["h100_s"] == 12.0
+    other = {"meta": data["meta"], "modules": {"other/test_y.py": {"tests": ["test_y"], "items": [host]}}}
+    budget.write_table(other, tmp_path, {"other"})  # another suite's file; the table shows both
+    text = md.read_text()
+    assert "`demo/test_x.py::test_demo`" in text and "`other/test_y.py::test_y`" in text
+    with pytest.raises(ValueError, match="cpu_seeds"):
+        BudgetItem("t", build, 1, 1, 0, 1)

@@ -7,7 +7,7 @@ Options:
   ``.md`` are written; it is checked (created, writable) before any test runs;
 * ``--shard K/N`` (env ``GROKCLOCKS_SHARD``) runs slice K of N: test modules (with the modules that
   share a cached training, ``SHARD_GROUPS`` / a module's ``SHARD_GROUP``) are spread over N slices,
-  balanced by the estimated H100 seconds of ``docs/verification/gpu-budget.json`` at GPU scale (else by
+  balanced by the estimated H100 seconds of ``docs/verification/gpu-budget/*.json`` at GPU scale (else by
   the number of tests).  Each slice writes ``verify-<scale>-shard-K-of-N.json`` / ``.md`` with the tests
   it ran; ``grokclocks verify --merge DIR...`` combines the slices into one certificate.
 
@@ -46,7 +46,7 @@ SHARD_GROUPS = {
     "modular/test_canonical_grokking.py": "canonical-grokking",
     "compare/test_compare_runs.py": "canonical-grokking",
 }
-_BUDGET_JSON = _ROOT / "docs" / "verification" / "gpu-budget.json"
+_BUDGET_DIR = _ROOT / "docs" / "verification" / "gpu-budget"
 
 
 def pytest_addoption(parser):
@@ -133,15 +133,16 @@ def _budget_seconds() -> dict[str, float]:
     """Estimated H100 seconds per test node ('suite/test_x.py::test_y') from the committed budget table."""
     import json
 
-    try:
-        data = json.loads(_BUDGET_JSON.read_text())
-    except (OSError, ValueError):
-        return {}
     out: dict[str, float] = {}
-    for mname, m in data.get("modules", {}).items():
-        for r in m.get("items", []):
-            node = f"{mname}::{r['test']}"
-            out[node] = out.get(node, 0.0) + float(r.get("h100_s", 0.0))
+    for f in sorted(_BUDGET_DIR.glob("*.json")):
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        for mname, m in data.get("modules", {}).items():
+            for r in m.get("items", []):
+                node = f"{mname}::{r['test']}"
+                out[node] = out.get(node, 0.0) + float(r.get("h100_s", 0.0))
     return out
 
 
