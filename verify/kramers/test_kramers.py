@@ -597,6 +597,14 @@ def _budget_walkers(name, prm, x0, T, dt):
     return build
 
 
+# H100 seconds per (2^14 walkers x step), from the 2026-11-24 run (upper bounds, parallel processes on the GPU):
+# 1-D, Delta F/T = 4, 6, 8 at dt 0.01/0.005: 2.86e6 steps of 2^21 walkers in <= 170 s (28 ps per walker-step);
+# 2-D at dt 0.01/0.0025: 2.39e6 steps in <= 488 s with 14 processes (97 ps)
+_WALKER_RATE = {1: (170.0 / (2.86e6 * 128), "H100 rate of the 2026-11-24 1-D run (<= 28 ps per walker-step)"),
+                2: (488.0 / (2.39e6 * 128), "H100 rate of the 2026-11-24 2-D run (<= 97 ps per walker-step, 14 "
+                                            "processes on the GPU)")}
+
+
 def _walker_items(test, name, prm, x0, pairs):
     from grokclocks.verification import BudgetItem as B
 
@@ -607,9 +615,10 @@ def _walker_items(test, name, prm, x0, pairs):
         horizon = 2.5 * K.eyring_kramers_time(tp["hess_min"], tp["hess_saddle"], tp["delta_F"], T)
         steps = sum(int(math.ceil(horizon / dt)) for dt in pairs)
         chunks = steps // 1000
-        items.append(B(test, _budget_walkers(name, prm, x0, T, pairs[-1]), 128, steps, 4, 2000,
+        rate, src = _WALKER_RATE[len(x0)]
+        items.append(B(test, _budget_walkers(name, prm, x0, T, pairs[-1]), 128, steps, 4, 2000, gpu_rate=rate,
                        config=f"{name}, Delta F/T={b}: 2^21 walkers, dt={pairs}, horizon 2.5 tau_EK = {horizon:.0f}",
-                       host_s=1e-3 * chunks, note=f"{chunks} chunks of 1000 steps, host check of each (1 ms)"))
+                       host_s=1e-3 * chunks, note=f"{src}; {chunks} chunks of 1000 steps, host check of each (1 ms)"))
     return items
 
 
@@ -727,6 +736,11 @@ def _gpu_budget():
     items.append(B("test_ridge_delay", None, 1, 1, 1, 1, host_s=10.0, config="same as CPU", note="2026-11-24 log 10 s"))
     items.append(B("test_lyu_slope", None, 1, 1, 1, 1, host_s=_LYU_HOST_S, config="scipy Radau GF (see the test)",
                    note="host scipy; measured here, see _LYU_HOST_S"))
+    for test, sec in (("test_eyring_law_vs_exact", 15.7), ("test_fpt_criterion_exact", 4.8),
+                      ("test_rf_norm_scaling", 21.0), ("test_eq5_readout_residual", 3.4),
+                      ("test_spectral_delay_ratio", 0.1)):
+        items.append(B(test, None, 1, 1, 1, 1, host_s=sec, config="host only, same configuration at both scales",
+                       note="wall time of the CPU tier on 2 shared cores (load ~15; an upper bound)"))
     items.append(B("test_teff_sgd", _budget_sgd(256, 20000, 8, 10_000), 8192, 10_000, 64, 2000,
                    config="D=256, n=2e4, B=8, 8192 replicas x 1e4 SGD steps", **f64))
     items.append(B("test_headline", _budget_headline(97, 512), 5, 30_000, 1, 1000,

@@ -86,7 +86,7 @@ _DOUT_SWEEP = (1, 5, 20, 100, 500)
 def _bank_douts(d, lam):
     """Output dimensions projected at (d_in, lam): the d_out sweep's configurations (test_dout_nonmonotone at
     d_in = 500 / 2000, lam = 0.5) need all of _DOUT_SWEEP, every other configuration d_out in (1, 5)."""
-    return _DOUT_SWEEP if lam == 0.5 and d in (500, 2000) else (1, 5)
+    return _DOUT_SWEEP if lam == 0.5 and d in (500, _gd(2000)) else (1, 5)
 
 
 def _bank(d, lam, d_out, n, *, init_scale=1.0, sigma2=0.0):
@@ -982,6 +982,8 @@ def _gpu_budget():
                    config="d_in=2000, 16 seeds, 5e4 steps with fresh label noise (eigenbasis)", **f64))
     items.append(B("test_dout_nonmonotone", _budget_bank(2000, 0.5, _DOUT_SWEEP), 8, 1, 1, 1, calls=2,
                    config="bank: d_in=2000, lam=0.5, 16 seeds, d_out 1..500", **f64))
+    items.append(B("test_asymptotic_forms_vs_exact", None, 1, 1, 1, 1, host_s=0.6, config="host only (core formulas)",
+                   note="wall time of the CPU tier on 2 shared cores"))
     return items
 
 

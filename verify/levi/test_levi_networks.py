@@ -540,7 +540,7 @@ def _gpu_budget():
         B("test_eq17_hdot_one_step", _budget_two_layer(1000, 50, "linear"), 8, 10, 8, 10,
           config="d_in=1000, d_h=50, 8 seeds, one GD step (budgeted as 10)", **f64),
         B("test_eq18_two_layer", _budget_two_layer(e18["d_in"], e18["d_h"], "linear"), len(e18["seeds"]), e18["steps"],
-          2, 1000, config="linear, d_in=1000, d_h=200, 8 seeds, 3e4 steps", **f64,
+          2, 1000, config=f"linear, d_in=1000, d_h=200, {len(e18['seeds'])} seeds, 3e4 steps", **f64,
           host_s=5.0, note="host: eigh of 8 x 1000 x 1000 and the forms (5 kappa x 3 times)"),
         B("test_eq18_two_layer", _budget_two_layer(fig4["d_in"], fig4["d_h"], "linear"), len(fig4["seeds"]),
           fig4["steps"], 2, 1000, config="fig4: linear, d_h=50, 16 seeds, 3e4 steps", **f64),
