@@ -530,6 +530,13 @@ def _budget_modular(p, d_h, n_alpha, loss):
     return build
 
 
+# H100 seconds per run-step of the appendix-G MLP, 2026-11-24: 411 s for 2e4 steps of 38 runs (8 alphas x 4 seeds
+# summed + 3 x 2 mean), one process among 14 on the GPU (an upper bound).  The FLOP count gives 50x less: the
+# gradient of the one-hot gather W1.T[hot] is a scatter-add of p^2 x 2 rows per run-step (float64 atomics).
+_APPG_RATE = 411.0 / (20_000 * 38)
+_APPG_NOTE = "H100 rate of the 2026-11-24 run (one of 14 processes; the FLOP model gives 50x less)"
+
+
 def _gpu_budget():
     from grokclocks.verification import BudgetItem as B
 
@@ -550,9 +557,9 @@ def _gpu_budget():
           config="tanh, d_h=50, 16 seeds, 3e4 steps", **f64),
         B("test_appG_modular_addition", _budget_modular(ag["p"], ag["d_h"], len(ag["alphas"]), "sum"), len(ag["seeds"]),
           ag["steps"], 1, 200, config=f"p=48, d_h=400, 8 alphas x 4 seeds, {ag['steps']} steps, summed MSE, float64",
-          **f64),
+          gpu_rate=_APPG_RATE * len(ag["alphas"]), note=_APPG_NOTE, **f64),
         B("test_appG_modular_addition", _budget_modular(ag["p"], ag["d_h"], len(ag["mean_alphas"]), "mean"),
-          len(ag["mean_seeds"]), ag["steps"], 1, 200,
+          len(ag["mean_seeds"]), ag["steps"], 1, 200, gpu_rate=_APPG_RATE * len(ag["mean_alphas"]), note=_APPG_NOTE,
           config=f"3 alphas x 2 seeds, {ag['steps']} steps, mean-over-classes MSE", **f64),
     ]
 
