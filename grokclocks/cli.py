@@ -89,36 +89,102 @@ def _suites(only: str | None, root: Path) -> list[str]:
     return chosen
 
 
+def _report_dir(text: str) -> Path:
+    """``--report-dir``: created if missing; one-line error if it is a file or cannot be written."""
+    p = Path(text).expanduser()
+    if p.exists() and not p.is_dir():
+        raise CLIError(f"--report-dir {text!r} exists and is not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--report-dir {text!r} cannot be created ({exc.strerror or exc})") from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise CLIError(f"--report-dir {text!r} is not writable")
+    return p.resolve()
+
+
 def verify_command(scale: str = "cpu", only: str | None = None, report_dir: str | None = None,
-                   extra: Sequence[str] = ()) -> tuple[list[str], Path]:
+                   extra: Sequence[str] = (), shard: str | None = None) -> tuple[list[str], Path]:
     """The pytest command line of ``grokclocks verify`` and the directory to run it in."""
+    from .verification import parse_shard
+
     root = _repo_root()
     paths = [f"verify/{s}" for s in _suites(only, root)]
     cmd = [sys.executable, "-m", "pytest", *paths, "--scale", scale]
     if report_dir is not None:
-        cmd += ["--report-dir", str(Path(report_dir).resolve())]
+        cmd += ["--report-dir", str(_report_dir(report_dir))]
+    if shard is not None:
+        try:
+            k, n = parse_shard(shard)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+        cmd += ["--shard", f"{k}/{n}"]
     cmd += list(extra)
     return cmd, root
 
 
-def _certificate_files(report_dir: str | None, scale: str, root: Path) -> tuple[Path, Path]:
-    """The certificate files a verify run writes (``--report-dir``, else the plugin's default in the checkout)."""
+def _certificate_files(report_dir: str | None, scale: str, root: Path, shard: str | None = None) -> tuple[Path, Path]:
+    """The certificate files a verify run (or a merge) writes: ``--report-dir``, else the plugin's default in the
+    checkout; a slice of ``--shard K/N`` writes ``verify-<scale>-shard-K-of-N.*``."""
+    from .verification import parse_shard
+
     d = Path(report_dir) if report_dir is not None else root / os.environ.get("GROKCLOCKS_REPORT_DIR", ".verify")
-    return d / f"verify-{scale}.json", d / f"verify-{scale}.md"
+    stem = f"verify-{scale}"
+    if shard is not None:
+        k, n = parse_shard(shard)
+        stem += f"-shard-{k}-of-{n}"
+    return d / f"{stem}.json", d / f"{stem}.md"
 
 
-def _cmd_verify(args: argparse.Namespace) -> int:
-    cmd, root = verify_command(args.scale, args.only, args.report_dir, args.pytest_args)
-    if args.dry_run:
-        print(f"cd {root} && " + " ".join(cmd))
-        return 0
-    for f in _certificate_files(args.report_dir, args.scale, root):  # checked before the run starts
+def _check_certificate_files(files: Sequence[Path], overwrite: bool) -> None:
+    """An existing certificate is replaced only with ``--overwrite`` (checked before any work starts)."""
+    for f in files:
         try:
-            V.writable_file(f, "--report-dir", overwrite=args.overwrite)
+            V.writable_file(f, "--report-dir", overwrite=overwrite)
         except V.OutputExistsError:
             raise CLIError(f"--report-dir: {f} already exists; pass --overwrite to replace the certificate, "
                            "or choose another --report-dir") from None
-    return subprocess.call(cmd, cwd=root)
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from .verification import CertificateError, merge_certificates, write_certificate
+
+    try:
+        cert = merge_certificates(args.merge)
+    except CertificateError as exc:
+        raise CLIError(str(exc)) from None
+    out = _report_dir(args.report_dir or ".verify")
+    scale = cert["meta"]["scale"]
+    _check_certificate_files(_certificate_files(str(out), scale, Path.cwd()), args.overwrite)
+    js, md = write_certificate(cert, out)
+    m = cert["meta"]
+    print(f"merged {len(m['merged_from'])} slices: {m['n_rows']} rows, {m['n_failed']} failed, "
+          f"{len(cert['tests'])} tests, {m['duration_s']:.0f} s; certificate written to {md} and {js}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    if args.merge:
+        if args.shard or args.only or args.pytest_args or args.dry_run:
+            raise CLIError("--merge combines certificates and runs nothing: it takes only --report-dir and --overwrite")
+        return _cmd_merge(args)
+    cmd, root = verify_command(args.scale, args.only, args.report_dir, args.pytest_args, args.shard)
+    if args.dry_run:
+        print(f"cd {root} && " + " ".join(cmd))
+        return 0
+    _check_certificate_files(_certificate_files(args.report_dir, args.scale, root, args.shard), args.overwrite)
+    env = dict(os.environ)
+    if args.scale == "gpu":
+        env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # one process per GPU, allocate on demand
+    return subprocess.call(cmd, cwd=root, env=env)
+
+
+def _one_line_error(parser: argparse.ArgumentParser):
+    def error(message: str):
+        print(f"grokclocks {parser.prog.split()[-1]}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    return error
 
 
 def _print_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
@@ -294,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  grokclocks verify                        # every suite, CPU scale (minutes on a laptop)\n"
                "  grokclocks verify --only levi,kramers     # two papers only\n"
                "  grokclocks verify --scale gpu --report-dir certificates\n"
+               "  grokclocks verify --scale gpu --shard 2/3 --report-dir s2   # one slice (one GPU process)\n"
+               "  grokclocks verify --merge s1 s2 s3 --report-dir certificates  # the slices as one certificate\n"
                "  grokclocks verify --only clocks --dry-run # print the pytest command, do not run it\n"
                "  grokclocks verify --only levi -- -x -k eq11   # extra pytest arguments after --\n")
     v.add_argument("--scale", choices=("cpu", "gpu"), default="cpu",
@@ -302,10 +370,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--report-dir", metavar="DIR",
                    help="where the certificate verify-<scale>.json/.md is written (default: .verify/ in the checkout)")
     v.add_argument("--overwrite", action="store_true",
-                   help="replace an existing certificate (verify-<scale>.json/.md) in the report directory")
+                   help="replace an existing certificate (verify-<scale>.json/.md, or the slice's file with --shard; "
+                        "with --merge the merged one) in the report directory")
+    v.add_argument("--shard", metavar="K/N",
+                   help="run slice K of N (whole test modules, balanced by the GPU budget table); writes "
+                        "verify-<scale>-shard-K-of-N.json/.md")
+    v.add_argument("--merge", nargs="+", metavar="DIR",
+                   help="combine the partial certificates (verify-<scale>-shard-K-of-N.json) found in DIR... into "
+                        "verify-<scale>.json/.md in --report-dir; checks scale, commit, missing and repeated slices")
     v.add_argument("--dry-run", action="store_true", help="print the pytest command instead of running it")
     v.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="further arguments passed to pytest")
     v.set_defaults(func=_cmd_verify)
+    v.error = _one_line_error(v)  # type: ignore[method-assign]
 
     c = sub.add_parser(
         "cite", formatter_class=fmt, help="citation of functions or spec IDs",

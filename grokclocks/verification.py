@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Row", "Report", "format_table", "write_report", "BudgetItem"]
+__all__ = ["Row", "Report", "format_table", "write_report", "certificate", "write_certificate", "merge_certificates",
+           "partial_certificates", "shard_plan", "parse_shard", "budget_warnings", "CertificateError", "BudgetItem",
+           "GPU_TEST_LIMIT_S", "GPU_COMPILE_LIMIT_S"]
 
 
 @dataclasses.dataclass
@@ -208,33 +210,240 @@ def _environment() -> dict[str, Any]:
     return env
 
 
-def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s: float | None = None) -> tuple[Path, Path]:
-    """Write ``verify-<scale>.json`` and ``verify-<scale>.md`` into ``directory``."""
+GPU_TEST_LIMIT_S = 180.0
+GPU_COMPILE_LIMIT_S = 60.0
+_LEGEND = ("`agree` rows: prediction vs measurement within the stated tolerance. `reject` rows: a plausible wrong "
+           "variant (named in the check) must lie outside the tolerance, which shows the check can fail. "
+           "`report` rows: a measurement with no prediction to test (reason in the last column); they are not "
+           "counted as passes.\n\n")
+
+
+class CertificateError(ValueError):
+    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices)."""
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` -> ``(K, N)`` with ``1 <= K <= N``; a :class:`ValueError` naming the expected form otherwise."""
+    try:
+        k_s, n_s = str(text).split("/")
+        k, n = int(k_s), int(n_s)
+    except ValueError:
+        raise ValueError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})")
+    return k, n
+
+
+def shard_plan(weights: dict[str, float], n: int) -> dict[str, int]:
+    """Assign groups of tests to ``n`` slices (1-based), balancing the summed weights; deterministic.
+
+    Longest-processing-time greedy: groups by decreasing weight (ties by a stable hash of the name, then
+    the name) each go to the least loaded slice (ties: the lowest index).  The same weights give the same
+    plan in every process, so ``--shard 1/n`` ... ``--shard n/n`` together run every group exactly once.
+    """
+    import hashlib
+
+    if n < 1:
+        raise ValueError(f"n must be >= 1 (got {n})")
+
+    def key(g: str) -> tuple:
+        return (-float(weights[g]), hashlib.sha1(g.encode()).hexdigest(), g)
+
+    load = [0.0] * n
+    plan: dict[str, int] = {}
+    for g in sorted(weights, key=key):
+        i = min(range(n), key=lambda j: (load[j], j))
+        plan[g] = i + 1
+        load[i] += float(weights[g])
+    return plan
+
+
+def budget_warnings(tests: list[dict[str, Any]], scale: str) -> list[str]:
+    """At GPU scale: tests over :data:`GPU_TEST_LIMIT_S` of wall time or with one XLA compile over
+    :data:`GPU_COMPILE_LIMIT_S` (the tier's budget: 20 minutes on one H100, no test over 3 minutes)."""
+    if scale != "gpu":
+        return []
+    out = []
+    for t in tests:
+        if (t.get("wall_s") or 0.0) > GPU_TEST_LIMIT_S:
+            out.append(f"{t['test']}: wall time {t['wall_s']:.0f} s > {GPU_TEST_LIMIT_S:.0f} s")
+        if (t.get("compile_max_s") or 0.0) > GPU_COMPILE_LIMIT_S:
+            out.append(f"{t['test']}: one XLA compile took {t['compile_max_s']:.0f} s > {GPU_COMPILE_LIMIT_S:.0f} s "
+                       f"({t.get('compile_max_fun', '?')})")
+    return out
+
+
+def _row_dict(r: Row) -> dict[str, Any]:
+    return dataclasses.asdict(r) | {"verdict": r.verdict}
+
+
+def _row_from_dict(d: dict[str, Any]) -> Row:
+    names = {f.name for f in dataclasses.fields(Row)}
+    return Row(**{k: v for k, v in d.items() if k in names})
+
+
+def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
+                tests: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate as a JSON-ready dict: ``meta``, ``rows``, ``tests`` (per-test wall time, compile time,
+    memory, outcome) and ``budget_warnings``."""
     from . import __version__
 
+    tests = list(tests or [])
+    m = {"grokclocks": __version__, "scale": scale,
+         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "environment": _environment(),
+         "duration_s": duration_s, "n_rows": len(rows), "n_failed": sum(not r.passed for r in rows),
+         "n_reported": sum(r.kind == "report" for r in rows)}
+    m.update(meta or {})
+    return {"meta": m, "rows": [_row_dict(r) for r in rows], "tests": tests,
+            "budget_warnings": budget_warnings(tests, scale)}
+
+
+def _fmt_bytes(b: float | None) -> str:
+    if b is None:
+        return "-"
+    return f"{b / 2**30:.2f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"
+
+
+def _tests_table(tests: list[dict[str, Any]]) -> str:
+    head = "| test | outcome | wall s | XLA compile s (total / longest) | peak memory (process, so far) | slice |"
+    out = [head, "|---|---|---|---|---|---|"]
+    for t in tests:
+        comp = (f"{t['compile_s']:.1f} / {t['compile_max_s']:.1f}" if t.get("compile_s") is not None else "-")
+        mem = _fmt_bytes(t.get("peak_bytes")) + (" (raised)" if t.get("raised_peak") else "")
+        out.append(f"| `{t['test']}` | {t.get('outcome', '?')} | {t.get('wall_s', float('nan')):.1f} | {comp} | {mem} "
+                   f"| {t.get('shard', '')} |")
+    return "\n".join(out)
+
+
+def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | None = None) -> tuple[Path, Path]:
+    """Write a certificate dict as ``<stem>.json`` and ``<stem>.md`` (default stem ``verify-<scale>``)."""
+    meta = cert["meta"]
+    scale = meta["scale"]
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    env = _environment()
-    meta = {"grokclocks": __version__, "scale": scale, "date": stamp, "environment": env,
-            "duration_s": duration_s, "n_rows": len(rows), "n_failed": sum(not r.passed for r in rows),
-            "n_reported": sum(r.kind == "report" for r in rows)}
-    js = d / f"verify-{scale}.json"
-    js.write_text(json.dumps({"meta": meta, "rows": [dataclasses.asdict(r) | {"verdict": r.verdict} for r in rows]},
-                             indent=1, default=float))
-    md = d / f"verify-{scale}.md"
-    dev = ", ".join(env.get("jax_devices", [])) or env["processor"]
-    header = (f"# Verification certificate ({scale} scale)\n\n"
-              f"grokclocks {__version__}, {stamp}, Python {env['python']} on {env['machine']} "
-              f"({env.get('cpu_count', '?')} cores; devices: {dev}); "
-              f"{len(rows)} rows, {meta['n_failed']} failed, {meta['n_reported']} report-only"
-              + (f", {duration_s:.0f} s" if duration_s else "") + ".\n\n"
-              "`agree` rows: prediction vs measurement within the stated tolerance. `reject` rows: a plausible wrong "
-              "variant (named in the check) must lie outside the tolerance, which shows the check can fail. "
-              "`report` rows: a measurement with no prediction to test (reason in the last column); they are not "
-              "counted as passes.\n\n")
-    md.write_text(header + format_table(rows, markdown=True) + "\n")
+    stem = stem or f"verify-{scale}"
+    js = d / f"{stem}.json"
+    js.write_text(json.dumps(cert, indent=1, default=float))
+    env = meta.get("environment", {})
+    rows = [_row_from_dict(r) for r in cert["rows"]]
+    dev = ", ".join(env.get("jax_devices", [])) or env.get("processor", "?")
+    dur = meta.get("duration_s")
+    title = f"# Verification certificate ({scale} scale)"
+    if meta.get("shard"):
+        title += f", slice {meta['shard'][0]} of {meta['shard'][1]}"
+    header = (f"{title}\n\n"
+              f"grokclocks {meta.get('grokclocks', '?')}, {meta.get('date', '?')}, Python {env.get('python', '?')} on "
+              f"{env.get('machine', '?')} ({env.get('cpu_count', '?')} cores; devices: {dev}); "
+              f"{meta['n_rows']} rows, {meta['n_failed']} failed, {meta['n_reported']} report-only"
+              + (f", {dur:.0f} s" if dur else "") + ".\n\n")
+    if meta.get("commit"):
+        header += f"Commit `{meta['commit']}`" + (" (with uncommitted changes)" if meta.get("dirty") else "") + ".\n\n"
+    if meta.get("merged_from"):
+        header += (f"Merged from {len(meta['merged_from'])} slices (`grokclocks verify --merge`): "
+                   + ", ".join(f"slice {s['shard'][0]}: {s['n_tests']} tests, {s['duration_s']:.0f} s"
+                               for s in meta["merged_from"]) + ".\n\n")
+    warn = cert.get("budget_warnings") or []
+    if warn:
+        header += ("## Budget warnings\n\nThe GPU tier must fit 20 minutes on one H100 with no test over "
+                   f"{GPU_TEST_LIMIT_S:.0f} s and no XLA compile over {GPU_COMPILE_LIMIT_S:.0f} s:\n\n"
+                   + "".join(f"* {w}\n" for w in warn) + "\n")
+    body = header + _LEGEND + format_table(rows, markdown=True) + "\n"
+    if cert.get("tests"):
+        kind = cert["tests"][0].get("memory_kind", "")
+        body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
+                 "the backend compiles during the test (jax.monitoring) and its longest single compile. Memory: "
+                 f"{kind}; '(raised)' marks a test that raised the process peak.\n\n" + _tests_table(cert["tests"]) + "\n")
+    md = d / f"{stem}.md"
+    md.write_text(body)
     return js, md
+
+
+def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s: float | None = None, *,
+                 tests: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+                 stem: str | None = None) -> tuple[Path, Path]:
+    """Write ``verify-<scale>.json`` and ``verify-<scale>.md`` (or ``<stem>.*``) into ``directory``."""
+    return write_certificate(certificate(rows, scale, duration_s, tests=tests, meta=meta), directory, stem)
+
+
+def partial_certificates(paths: list[str | Path]) -> list[Path]:
+    """The partial certificates ``verify-<scale>-shard-K-of-N.json`` in each directory (or the files given)."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            hits = sorted(p.glob("verify-*-shard-*-of-*.json"))
+            if not hits:
+                raise CertificateError(f"no partial certificate (verify-<scale>-shard-K-of-N.json) in {p}")
+            found += hits
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise CertificateError(f"{p}: no such file or directory")
+    return found
+
+
+def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
+    """Combine the partial certificates of ``pytest verify --shard K/N`` (one per slice) into one.
+
+    Checks that every slice has the same scale, commit, number of slices and shard plan, that no slice is
+    given twice and none is missing (the message names the missing ones), and that no test ran in two
+    slices.  Rows and per-test records are concatenated in slice order; ``meta.merged_from`` lists the
+    slices with their durations; ``duration_s`` is the sum (the wall time of running them one after another).
+    """
+    files = partial_certificates(paths)
+    certs = []
+    for f in files:
+        try:
+            c = json.loads(f.read_text())
+        except (OSError, ValueError) as exc:
+            raise CertificateError(f"{f}: not a readable certificate ({exc})") from None
+        if not isinstance(c, dict) or "meta" not in c or "rows" not in c:
+            raise CertificateError(f"{f}: not a verification certificate (no meta/rows)")
+        if not c["meta"].get("shard"):
+            raise CertificateError(f"{f}: not a partial certificate (written without --shard)")
+        certs.append((f, c))
+    first_f, first = certs[0]
+    m0 = first["meta"]
+    n = int(m0["shard"][1])
+    for f, c in certs[1:]:
+        m = c["meta"]
+        for key, name in (("scale", "scale"), ("commit", "commit"), ("grokclocks", "grokclocks version")):
+            if m.get(key) != m0.get(key):
+                raise CertificateError(f"{name} differs between slices: {m.get(key)!r} in {f.name}, "
+                                       f"{m0.get(key)!r} in {first_f.name}")
+        if int(m["shard"][1]) != n:
+            raise CertificateError(f"number of slices differs: {f.name} is of {m['shard'][1]}, {first_f.name} of {n}")
+        if m.get("plan") != m0.get("plan"):
+            raise CertificateError(f"shard plans differ between {f.name} and {first_f.name} (different test "
+                                   "selection or budget table): run every slice with the same arguments")
+    by_k: dict[int, Path] = {}
+    for f, c in certs:
+        k = int(c["meta"]["shard"][0])
+        if k in by_k:
+            raise CertificateError(f"slice {k} of {n} given twice: {by_k[k]} and {f}")
+        by_k[k] = f
+    missing = [k for k in range(1, n + 1) if k not in by_k]
+    if missing:
+        raise CertificateError(f"missing slice(s) {', '.join(map(str, missing))} of {n} (have {sorted(by_k)})")
+    certs.sort(key=lambda fc: int(fc[1]["meta"]["shard"][0]))
+    rows, tests, warn, seen = [], [], [], {}
+    for f, c in certs:
+        for t in c.get("tests", []):
+            if t["test"] in seen:
+                raise CertificateError(f"test {t['test']} ran in two slices ({seen[t['test']]} and {f.name})")
+            seen[t["test"]] = f.name
+        rows += c["rows"]
+        tests += c.get("tests", [])
+        warn += c.get("budget_warnings", [])
+    durs = [c["meta"].get("duration_s") or 0.0 for _, c in certs]
+    meta = {k: v for k, v in m0.items() if k not in ("shard", "duration_s", "date")}
+    meta.update(date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), duration_s=float(sum(durs)),
+                n_rows=len(rows), n_failed=sum(r["verdict"] in ("FAIL", "NOT REJECTED") for r in rows),
+                n_reported=sum(r["kind"] == "report" for r in rows), dirty=any(c["meta"].get("dirty") for _, c in certs),
+                merged_from=[{"file": str(f), "shard": c["meta"]["shard"], "n_tests": len(c.get("tests", [])),
+                              "n_rows": len(c["rows"]), "duration_s": c["meta"].get("duration_s") or 0.0,
+                              "date": c["meta"].get("date"), "environment": c["meta"].get("environment")}
+                             for f, c in certs])
+    return {"meta": meta, "rows": rows, "tests": tests, "budget_warnings": warn}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,11 +460,14 @@ class BudgetItem:
     JAX-traceable (the script jit-compiles it).  ``calls`` is how many times the test runs the program
     with the same shapes (e.g. five configurations); a test may register several items (one per program).
     ``host_s`` is host-side (numpy/scipy) time at the full size outside the program, with its source in
-    ``note``.  ``precision`` is the program's arithmetic (``"float32"`` or ``"float64"``).
+    ``note`` (an item with ``build=None`` is host work only).  ``precision`` is the program's arithmetic
+    (``"float32"`` or ``"float64"``); ``on_host=True`` marks a program the test runs on the CPU device even on
+    a GPU machine (its estimate is the CPU time measured here).  ``gpu_rate`` (seconds per seed x step on the
+    H100, measured in an earlier GPU run; source in ``note``) replaces the FLOP model of the run time.
     """
 
     test: str
-    build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]]
+    build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]] | None
     seeds: int
     steps: int
     cpu_seeds: int
@@ -265,6 +477,8 @@ class BudgetItem:
     precision: str = "float32"
     host_s: float = 0.0
     note: str = ""
+    on_host: bool = False
+    gpu_rate: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("seeds", "steps", "cpu_seeds", "cpu_steps", "calls"):

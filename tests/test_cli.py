@@ -211,3 +211,59 @@ def test_python_dash_m_and_parser():
     assert r.returncode == 0 and "431.3" in r.stdout
     r = subprocess.run([sys.executable, "-m", "grokclocks", "cite", "no:such-id"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("grokclocks: error:")
+
+
+def _slice(directory: Path, k: int, n: int, scale: str = "gpu", commit: str = "abc123") -> None:
+    from grokclocks.verification import Report, write_report
+
+    rep = Report(scale)
+    rep.current_test = f"verify/s{k}.py::test_{k}"
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.01, source="demo", what=f"slice {k}")
+    write_report(rep.rows, directory, scale, 5.0, tests=[{"test": rep.current_test, "outcome": "passed", "wall_s": 5.0}],
+                 meta={"commit": commit, "shard": [k, n], "plan": {"a": 1}}, stem=f"verify-{scale}-shard-{k}-of-{n}")
+
+
+def test_verify_merge(capsys, tmp_path):
+    _slice(tmp_path / "s1", 1, 2)
+    _slice(tmp_path / "s2", 2, 2)
+    out = tmp_path / "out"
+    rc, text, err = run(["verify", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--report-dir", str(out)], capsys)
+    assert rc == 0 and err == "" and "merged 2 slices: 2 rows, 0 failed" in text
+    data = json.loads((out / "verify-gpu.json").read_text())
+    assert [r["what"] for r in data["rows"]] == ["slice 1", "slice 2"] and (out / "verify-gpu.md").is_file()
+    # an existing certificate is replaced only with --overwrite
+    rc, _, err = run(["verify", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--report-dir", str(out)], capsys)
+    assert rc == 2 and "already exists; pass --overwrite" in err and len(err.strip().splitlines()) == 1
+    rc, _, _ = run(["verify", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--report-dir", str(out),
+                    "--overwrite"], capsys)
+    assert rc == 0
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    (lambda d: _slice(d, 2, 3), "missing slice(s) 1, 3 of 3"),
+    (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, commit="other")), "commit differs"),
+    (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, scale="cpu")), "scale differs"),
+])
+def test_verify_merge_errors_are_one_line(capsys, tmp_path, setup, message):
+    setup(tmp_path)
+    rc, _, err = run(["verify", "--merge", str(tmp_path), "--report-dir", str(tmp_path / "out")], capsys)
+    assert rc == 2 and err.startswith("grokclocks: error: ") and len(err.strip().splitlines()) == 1
+    assert message in err
+
+
+def test_verify_shard_and_report_dir_checks(capsys, tmp_path):
+    rc, out, _ = run(["verify", "--scale", "gpu", "--shard", "2/3", "--report-dir", str(tmp_path / "new"), "--dry-run"],
+                     capsys)
+    args = shlex.split(out.strip().split(" && ", 1)[1])
+    assert rc == 0 and args[args.index("--shard") + 1] == "2/3" and (tmp_path / "new").is_dir()
+    f = tmp_path / "file"
+    f.write_text("x")
+    for argv, message in ((["verify", "--shard", "4/3", "--dry-run"], "--shard must be K/N"),
+                          (["verify", "--report-dir", str(f), "--dry-run"], "exists and is not a directory"),
+                          (["verify", "--merge", str(tmp_path), "--shard", "1/2"], "--merge combines")):
+        rc, _, err = run(argv, capsys)
+        assert rc == 2 and message in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as exc:  # argparse errors of the verify command: one line too
+        main(["verify", "--scale", "tpu"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.strip().splitlines()) == 1 and "invalid choice: 'tpu'" in err

@@ -448,3 +448,40 @@ def test_front_ends_cite_valid_spec_ids(fn):
     ids = citations_of(fn)
     assert ids and all(i in SPEC for i in ids)
     assert "Spec IDs" in fn.__doc__
+
+
+# ---------------------------------------------------------------------------------------------
+# spectral_draws: one eigh serves every d_out, student scale, noise level and weight decay
+# ---------------------------------------------------------------------------------------------
+
+
+def test_spectral_draws_reproduce_the_draws_variants():
+    """SpectralDraws (projections of the init_scale=1, unit-noise draw) == the draw of each variant, to rounding."""
+    bank = sl.spectral_draws(120, 0.5, (1, 3), seeds=[0, 1])
+    ts = np.array([0.0, 7.0, 150.5, 4000.0])
+    for alpha, s2, gamma in ((0.5, 0.0, 1e-2), (2.0, 0.01, 1e-3)):
+        data = sl.draw_teacher_student(120, 0.5, 3, seeds=[0, 1], init_scale=alpha, sigma2=s2)
+        proj = bank[3].variant(init_scale=alpha, sigma2=s2)
+        a, b = sl.run_gd_spectral(data, 0.01, ts, gamma=gamma), sl.run_gd_spectral(proj, 0.01, ts, gamma=gamma)
+        for k in ("loss_train", "loss_gen"):
+            np.testing.assert_allclose(b[k], a[k], rtol=1e-12)
+    np.testing.assert_allclose(sl.crossing_times(proj, 0.01, 0.02, gamma=gamma).t_gen,
+                               sl.crossing_times(data, 0.01, 0.02, gamma=gamma).t_gen, rtol=1e-12)
+    assert b.config.init_scale == 2.0 and b.config.sigma2 == 0.01 and b.config.seeds == (0, 1)
+    np.testing.assert_array_equal(bank[1].nu, bank[3].nu)  # one eigh for every d_out
+
+
+def test_spectral_draws_take_concatenate_and_validation():
+    b = sl.spectral_draws(50, 0.5, 2, seeds=[3, 4, 5])[2]
+    assert b.batch_shape == (3,) and b.take(2).seeds == (3, 4)
+    both = sl.SpectralDraws.concatenate([b.take(1), b])
+    assert both.seeds == (3, 3, 4, 5) and both.nu.shape == (4, 50)
+    np.testing.assert_array_equal(both.Tb[1:], b.Tb)
+    with pytest.raises(DomainError, match="n must be"):
+        b.take(4)
+    with pytest.raises(DomainError, match="sigma2"):
+        b.variant(sigma2=-1.0)
+    with pytest.raises(DomainError, match="SpectralDraws"):
+        sl.run_gd_spectral(np.zeros(3), 0.01, [0.0])
+    with pytest.raises(DomainError):  # explicit GD needs the draws themselves
+        sl.run_gd(b, 0.01, 10)

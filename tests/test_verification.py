@@ -9,7 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grokclocks.verification import Report, Row, format_table, write_report
+from grokclocks.verification import (
+    CertificateError,
+    Report,
+    Row,
+    budget_warnings,
+    format_table,
+    merge_certificates,
+    parse_shard,
+    shard_plan,
+    write_certificate,
+    write_report,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -256,3 +267,245 @@ def test_report_rows_are_labelled_and_never_passes(tmp_path):
     assert "2 rows, 0 failed, 1 report-only" in text and "| reported |" in text
     meta = json.loads(js.read_text())["meta"]
     assert meta["n_reported"] == 1
+
+
+# ---------------------------------------------------------------- slices (--shard) and their merge
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1/1", (1, 1)), ("2/3", (2, 3)), ("3/3", (3, 3))])
+def test_parse_shard(text, expected):
+    assert parse_shard(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/2/3", "-1/2", ""])
+def test_parse_shard_rejects(text):
+    with pytest.raises(ValueError, match="K/N"):
+        parse_shard(text)
+
+
+def test_shard_plan_is_balanced_deterministic_and_complete():
+    weights = {"levi/a.py": 300.0, "kramers/b.py": 200.0, "clocks/c.py": 120.0, "x/d.py": 90.0, "x/e.py": 80.0,
+               "x/f.py": 10.0}
+    plan = shard_plan(weights, 3)
+    assert plan == shard_plan(dict(reversed(list(weights.items()))), 3)  # insertion order does not matter
+    assert set(plan) == set(weights) and set(plan.values()) == {1, 2, 3}
+    loads = [sum(w for g, w in weights.items() if plan[g] == k) for k in (1, 2, 3)]
+    # greedy LPT: 300 | 200, 80 | 120, 90, 10; the makespan is the largest group's weight, the optimum here
+    assert loads == [300.0, 280.0, 220.0]
+    assert shard_plan(weights, 1) == {g: 1 for g in weights}
+    assert sorted(shard_plan(weights, 10).values()) == [1, 2, 3, 4, 5, 6]  # more slices than groups: one each
+    with pytest.raises(ValueError):
+        shard_plan(weights, 0)
+
+
+def _partial(directory: Path, k: int, n: int, *, scale: str = "gpu", commit: str = "abc123",
+             plan: dict | None = None, tests: tuple[str, ...] | None = None, stem: str | None = None) -> Path:
+    rep = Report(scale=scale)
+    rep.current_test = f"verify/s{k}.py::test_{k}"
+    rep.check(f"levi:eq{k}", predicted=1.0, measured=1.0, rtol=0.01, source=SRC, what=f"slice {k}")
+    tests = tests if tests is not None else (rep.current_test,)
+    recs = [{"test": t, "outcome": "passed", "wall_s": 10.0 * k, "compile_s": 1.0, "compile_max_s": 0.5,
+             "compile_max_fun": "jit(f)", "peak_bytes": 2**30, "memory_kind": "device", "raised_peak": True}
+            for t in tests]
+    meta = {"commit": commit, "dirty": False, "shard": [k, n], "plan": plan or {"s.py": 1}}
+    js, _ = write_report(rep.rows, directory, scale, 10.0 * k, tests=recs, meta=meta,
+                         stem=stem or f"verify-{scale}-shard-{k}-of-{n}")
+    return js
+
+
+def test_merge_combines_the_slices_in_order(tmp_path):
+    for k in (2, 1, 3):
+        _partial(tmp_path / f"s{k}", k, 3)
+    cert = merge_certificates([tmp_path / "s3", tmp_path / "s1", tmp_path / "s2"])
+    m = cert["meta"]
+    assert [r["spec_id"] for r in cert["rows"]] == ["levi:eq1", "levi:eq2", "levi:eq3"]
+    assert [t["test"] for t in cert["tests"]] == ["verify/s1.py::test_1", "verify/s2.py::test_2", "verify/s3.py::test_3"]
+    assert m["scale"] == "gpu" and m["commit"] == "abc123" and "shard" not in m
+    assert m["n_rows"] == 3 and m["n_failed"] == 0 and m["duration_s"] == pytest.approx(60.0)
+    assert [s["shard"] for s in m["merged_from"]] == [[1, 3], [2, 3], [3, 3]]
+    js, md = write_certificate(cert, tmp_path / "out")
+    assert js.name == "verify-gpu.json" and "Merged from 3 slices" in md.read_text()
+    assert json.loads(js.read_text())["rows"] == cert["rows"]
+
+
+def test_merge_names_the_missing_slices(tmp_path):
+    _partial(tmp_path, 2, 4)
+    with pytest.raises(CertificateError, match=r"missing slice\(s\) 1, 3, 4 of 4"):
+        merge_certificates([tmp_path])
+
+
+def test_merge_refuses_a_slice_given_twice(tmp_path):
+    _partial(tmp_path / "a", 1, 2)
+    _partial(tmp_path / "b", 1, 2)
+    _partial(tmp_path / "b", 2, 2)
+    with pytest.raises(CertificateError, match="slice 1 of 2 given twice"):
+        merge_certificates([tmp_path / "a", tmp_path / "b"])
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"scale": "cpu"}, "scale differs"),
+    ({"commit": "def456"}, "commit differs"),
+    ({"plan": {"s.py": 2}}, "shard plans differ"),
+])
+def test_merge_refuses_mismatched_slices(tmp_path, kw, message):
+    _partial(tmp_path, 1, 2)
+    _partial(tmp_path, 2, 2, **kw, stem="verify-gpu-shard-2-of-2")
+    with pytest.raises(CertificateError, match=message):
+        merge_certificates([tmp_path])
+
+
+def test_merge_refuses_different_slice_counts_and_full_certificates(tmp_path):
+    _partial(tmp_path / "a", 1, 2)
+    _partial(tmp_path / "a", 2, 3)
+    with pytest.raises(CertificateError, match="number of slices differs"):
+        merge_certificates([tmp_path / "a"])
+    rep = Report("gpu")
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.1, source=SRC)
+    js, _ = write_report(rep.rows, tmp_path / "full", "gpu")
+    with pytest.raises(CertificateError, match="not a partial certificate"):
+        merge_certificates([js])
+    with pytest.raises(CertificateError, match="no partial certificate"):
+        merge_certificates([tmp_path / "full"])
+    with pytest.raises(CertificateError, match="no such file"):
+        merge_certificates([tmp_path / "nowhere"])
+
+
+def test_merge_refuses_a_test_run_in_two_slices(tmp_path):
+    _partial(tmp_path, 1, 2, tests=("verify/a.py::test_x",))
+    _partial(tmp_path, 2, 2, tests=("verify/a.py::test_x",))
+    with pytest.raises(CertificateError, match="ran in two slices"):
+        merge_certificates([tmp_path])
+
+
+def test_budget_warnings_at_gpu_scale_only(tmp_path):
+    tests = [{"test": "a", "wall_s": 181.0, "compile_s": 1.0, "compile_max_s": 1.0},
+             {"test": "b", "wall_s": 10.0, "compile_s": 70.0, "compile_max_s": 61.0, "compile_max_fun": "jit(big)"},
+             {"test": "c", "wall_s": 179.0, "compile_s": 59.0, "compile_max_s": 59.0}]
+    warn = budget_warnings(tests, "gpu")
+    assert len(warn) == 2 and warn[0].startswith("a: wall time 181 s > 180 s") and "jit(big)" in warn[1]
+    assert budget_warnings(tests, "cpu") == []
+    rep = Report("gpu")
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.1, source=SRC)
+    js, md = write_report(rep.rows, tmp_path, "gpu", tests=tests)
+    assert "## Budget warnings" in md.read_text() and json.loads(js.read_text())["budget_warnings"] == warn
+    assert "## Per-test time and memory" in md.read_text()
+
+
+_DEMO_A = """
+def test_a1(report):
+    report.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.01, source="demo", what="a1")
+
+def test_a2(report):
+    report.check("levi:eq9", predicted=1.0, measured=1.0, rtol=0.01, source="demo", what="a2")
+"""
+_DEMO_B = """
+def test_b1(report):
+    report.check("kramers:eyring", predicted=1.0, measured=1.0, rtol=0.01, source="demo", what="b1")
+"""
+
+
+def test_verify_session_shards_and_the_slices_merge(pytester, tmp_path):
+    pytester.makeconftest(VERIFY_CONFTEST.read_text())
+    pytester.makepyfile(test_demo_a=_DEMO_A, test_demo_b=_DEMO_B)
+    out = tmp_path / "cert"
+    ran = []
+    for k in (1, 2):
+        result = pytester.runpytest_subprocess(f"--report-dir={out}", "--shard", f"{k}/2", "-p", "no:cacheprovider")
+        assert result.ret == 0
+        data = json.loads((out / f"verify-cpu-shard-{k}-of-2.json").read_text())
+        assert data["meta"]["shard"] == [k, 2] and data["meta"]["plan"] == {"test_demo_a.py": 1, "test_demo_b.py": 2}
+        ran.append([t["test"].split("::")[1] for t in data["tests"]])
+        assert all(t["wall_s"] >= 0 and t["outcome"] == "passed" and t["memory_kind"] for t in data["tests"])
+    assert ran == [["test_a1", "test_a2"], ["test_b1"]]  # whole modules, by test count: 2 vs 1
+    cert = merge_certificates([out])
+    assert [r["what"] for r in cert["rows"]] == ["a1", "a2", "b1"]
+
+
+def test_verify_session_refuses_a_bad_report_dir_before_running(pytester, tmp_path):
+    pytester.makeconftest(VERIFY_CONFTEST.read_text())
+    pytester.makepyfile(test_demo_a=_DEMO_A)
+    bad = tmp_path / "file"
+    bad.write_text("x")
+    result = pytester.runpytest_subprocess(f"--report-dir={bad}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --report-dir '{bad}' exists and is not a directory"])
+    assert "Traceback" not in result.stderr.str() and "passed" not in result.stdout.str()
+    result = pytester.runpytest_subprocess("--shard", "3/2", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --shard must be K/N*"])
+
+
+# ---------------------------------------------------------------- verify/budget.py (the GPU time budget)
+
+
+def _budget_module():
+    import importlib.util
+
+    import sys
+
+    if "_gc_budget" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("_gc_budget", VERIFY_CONFTEST.parent / "budget.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["_gc_budget"] = mod  # dataclasses look their module up
+        spec.loader.exec_module(mod)
+    return sys.modules["_gc_budget"]
+
+
+def test_budget_flops_count_scan_bodies_times_their_length():
+    import jax
+    import jax.numpy as jnp
+
+    budget = _budget_module()
+
+    def prog(x, n):
+        def body(c, _):
+            return jnp.tanh(c @ c), None  # 2 * 64^3 FLOPs (matmul) + 64^2 (tanh) per step
+
+        return jax.lax.scan(body, x, None, length=n)[0]
+
+    x = jax.ShapeDtypeStruct((64, 64), jnp.float32)
+    costs = {n: budget.jaxpr_cost(jax.make_jaxpr(lambda x: prog(x, n))(x).jaxpr) for n in (10, 100)}
+    per_step = 2 * 64**3 + 64**2
+    assert costs[10].flops == pytest.approx(10 * per_step) and costs[100].flops == pytest.approx(100 * per_step)
+    assert costs[100].iterations == 100 and costs[100].unknown_loops == 0
+    eig = budget.jaxpr_cost(jax.make_jaxpr(jnp.linalg.eigh)(jax.ShapeDtypeStruct((3, 50, 50), jnp.float32)).jaxpr)
+    assert eig.eigh == [(50, 3)] and eig.eigh_flops == pytest.approx(3 * budget.EIGH_FLOPS_COEF * 50**3)
+
+
+def test_budget_measure_and_table(tmp_path):
+    import jax
+    import jax.numpy as jnp
+
+    from grokclocks.verification import BudgetItem
+
+    budget = _budget_module()
+
+    def build(n, steps):
+        def make_inputs():
+            return (jax.random.normal(jax.random.PRNGKey(0), (n, 32)),)
+
+        def program(x):
+            return jax.lax.scan(lambda c, _: (c * 0.5 + 1.0, None), x, None, length=steps)[0]
+
+        return program, make_inputs
+
+    item = BudgetItem("test_demo", build, seeds=64, steps=1000, cpu_seeds=2, cpu_steps=10, calls=2, config="demo")
+    row = budget.measure(item)
+    assert row["cpu_run_s"] >= 0 and row["cpu_compile_s"] > 0 and row["scan_iterations"] == 1000
+    assert row["gflop"] == pytest.approx(64 * 32 * 2 * 1000 / 1e9)  # one multiply and one add per element per step
+    assert row["h100_s"] >= 2 * 1000 * budget.T_ITER
+    host = budget.measure(BudgetItem("test_host", None, 1, 1, 1, 1, host_s=12.0, note="numpy"))
+    assert host["h100_s"] == 12.0
+    data = {"meta": {"date": "today", "machine": "test"},
+            "modules": {"demo/test_x.py": {"tests": ["test_demo", "test_host", "test_other"], "items": [row, host]}}}
+    js, md = budget.write_table(data, tmp_path)
+    text = md.read_text()
+    assert "`demo/test_x.py::test_other` | (not registered)" in text and "Estimated total" in text
+    stored = json.loads((tmp_path / "gpu-budget" / "demo.json").read_text())
+    assert stored["modules"]["demo/test_x.py"]["items"][1]["h100_s"] == 12.0
+    other = {"meta": data["meta"], "modules": {"other/test_y.py": {"tests": ["test_y"], "items": [host]}}}
+    budget.write_table(other, tmp_path, {"other"})  # another suite's file; the table shows both
+    text = md.read_text()
+    assert "`demo/test_x.py::test_demo`" in text and "`other/test_y.py::test_y`" in text
+    with pytest.raises(ValueError, match="cpu_seeds"):
+        BudgetItem("t", build, 1, 1, 0, 1)

@@ -130,6 +130,23 @@ def _gd_final(params, X, y, alpha, gamma, eta, steps, train_W):
     return p, _sq_loss(p, X, y, alpha)
 
 
+@functools.partial(jax.jit, static_argnames=("max_steps",))
+def _gd_final_batched(params, X, y, alpha, etas, steps, max_steps):
+    """GD of a batch of seeds (leading axis of ``params``), seed s with step ``etas[s]`` for ``steps[s]`` steps
+    (the same update as :func:`_gd_final` with gamma = 0; a seed's parameters stay fixed after its last step)."""
+    g = jax.grad(_sq_loss)
+
+    def run(p, eta, n):
+        def one(k, p):
+            gr = g(p, X, y, alpha)
+            new = {"a": p["a"] - eta * (gr["a"] + 0.0 * p["a"]), "W": p["W"] - eta * (gr["W"] + 0.0 * p["W"])}
+            return jax.tree_util.tree_map(lambda u, v: jnp.where(k < n, u, v), new, p)
+
+        return jax.lax.fori_loop(0, max_steps, one, p)
+
+    return jax.vmap(run)(params, etas, steps)
+
+
 @cites("kramers:eq3")
 def train_gd(params: dict[str, Any], X: Any, y: Any, alpha: float, eta: float, steps: int, *, lam: float = 0.0,
              penalty: str = "eq2", train_W: bool = True, record_every: int | None = None) -> dict[str, Any]:
@@ -189,25 +206,36 @@ def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], 
     X, y = data["X_train"], data["y_train"]
     d = X.shape[1]
     widths = [integer_at_least(N, "N", 1) for N in widths]
+    seeds = [integer_at_least(s, "seed", 0) for s in seeds]
     keys = ("tau_r", "tau_W", "tau_K", "delta_K", "delta_W", "speed")
     per = {k: np.zeros((len(widths), len(seeds))) for k in keys}
+    Xj, yj = jnp.asarray(X, jnp.float64), jnp.asarray(y, jnp.float64)
     for i, N in enumerate(widths):
-        for j, s in enumerate(seeds):
-            prm = alpha_two_layer_init(jax.random.PRNGKey(int(s)), N, d, a_std=a_std, dtype=jnp.float64)
-            W0, a0 = np.asarray(prm["W"]), np.asarray(prm["a"])
-            ts = K.initial_timescales(X, y, W0, a0, alpha)
+        # every seed of this width at once: init, then (integrated) GD of all seeds in one vmapped program,
+        # each seed with its own step eta_s = step_factor / lambda_max(K_0) for its own ceil(t_mult tau_r / eta_s) steps
+        prm = jax.vmap(lambda k: alpha_two_layer_init(k, N, d, a_std=a_std, dtype=jnp.float64))(
+            jnp.stack([jax.random.PRNGKey(s) for s in seeds]))
+        W0s, a0s = np.asarray(prm["W"]), np.asarray(prm["a"])
+        etas, n_steps, Ka0s = [], [], []
+        for j in range(len(seeds)):
+            ts = K.initial_timescales(X, y, W0s[j], a0s[j], alpha)
             per["tau_r"][i, j], per["tau_W"][i, j], per["tau_K"][i, j] = ts["tau_r"], ts["tau_W"], ts["tau_K"]
             per["speed"][i, j] = ts["feature_speed_median"]
             if integrated:
-                Ka0, Kw0 = K.ntk_decomposition(X, W0, a0, alpha)
-                lmax = float(np.linalg.eigvalsh(Ka0 + Kw0)[-1])
-                eta = step_factor / lmax
-                steps = int(math.ceil(t_mult * ts["tau_r"] / eta))
-                out = train_gd(prm, X, y, alpha, eta, steps)
-                Wt = out["params"]["W"]
-                Kat, _ = K.ntk_decomposition(X, Wt, out["params"]["a"], alpha)
-                per["delta_K"][i, j] = np.linalg.norm(Kat - Ka0) / np.linalg.norm(Ka0)
-                per["delta_W"][i, j] = np.linalg.norm(Wt - W0) / np.linalg.norm(W0)
+                Ka0, Kw0 = K.ntk_decomposition(X, W0s[j], a0s[j], alpha)
+                eta = step_factor / float(np.linalg.eigvalsh(Ka0 + Kw0)[-1])
+                etas.append(eta)
+                n_steps.append(int(math.ceil(t_mult * ts["tau_r"] / eta)))
+                Ka0s.append(Ka0)
+        if integrated:
+            out = _gd_final_batched(prm, Xj, yj, float(alpha), jnp.asarray(etas), jnp.asarray(n_steps), max(n_steps))
+            Wts, ats = np.asarray(out["W"]), np.asarray(out["a"])
+            if not np.all(np.isfinite(Wts)):
+                raise SimulationDiverged(max(n_steps), "W", dict(N=N, alpha=alpha, step_factor=step_factor))
+            for j in range(len(seeds)):
+                Kat, _ = K.ntk_decomposition(X, Wts[j], ats[j], alpha)
+                per["delta_K"][i, j] = np.linalg.norm(Kat - Ka0s[j]) / np.linalg.norm(Ka0s[j])
+                per["delta_W"][i, j] = np.linalg.norm(Wts[j] - W0s[j]) / np.linalg.norm(W0s[j])
     gm = {k: np.exp(np.mean(np.log(np.where(v > 0, v, np.nan)), axis=1)) for k, v in per.items()}
     Ns = np.asarray(widths, dtype=np.float64)
     res: dict[str, Any] = dict(widths=Ns, per_seed=per, paper_claim=2 * alpha, **gm)
@@ -224,31 +252,39 @@ def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], 
 # ----------------------------------------------------------------------------------- ridge
 
 
-@functools.partial(jax.jit, static_argnames=("steps",))
-def _ridge_scan(Phi, y, theta0, gamma, eta, steps):
+@functools.partial(jax.jit, static_argnames=("steps", "record_every"))
+def _ridge_scan(Phi, y, theta0, gamma, eta, steps, record_every=1):
     n = Phi.shape[0]
 
     def one(th, _):
         g = Phi.T @ (Phi @ th - y) / n + gamma * th
-        th = th - eta * g
+        return th - eta * g, None
+
+    def rec(th, _):
+        th, _ = jax.lax.scan(one, th, None, length=record_every)
         return th, th
 
-    _, ths = jax.lax.scan(one, theta0, None, length=steps)
+    _, ths = jax.lax.scan(rec, theta0, None, length=steps // record_every)
     return jnp.concatenate([theta0[None], ths])
 
 
 @cites("kramers:ridge-gd", "kramers:ridge-gf")
 def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: int,
-                 penalty: str = "eq2") -> np.ndarray:
+                 penalty: str = "eq2", record_every: int = 1) -> np.ndarray:
     r"""Explicit GD on :math:`\frac1{2n}\|\Phi\theta-y\|^2+\frac\gamma2\|\theta\|^2` (float64, ``lax.scan``).
 
-    Returns the iterates :math:`\theta_0,\dots,\theta_{\rm steps}` as (steps + 1, D).
+    Returns the iterates :math:`\theta_0,\theta_r,\theta_{2r},\dots,\theta_{\rm steps}` (every ``record_every`` = r
+    steps; ``steps`` a multiple of r) as (steps/r + 1, D).
     """
     enable_x64()
     gamma = float(K.decay_rate(lam, penalty))
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1)
+    if steps % record_every:
+        raise DomainError(f"steps must be a multiple of record_every (got {steps}, {record_every})")
     out = np.asarray(_ridge_scan(jnp.asarray(Phi, jnp.float64), jnp.asarray(y, jnp.float64),
                                  jnp.asarray(theta0, jnp.float64), gamma, float(positive(eta, "eta")),
-                                 integer_at_least(steps, "steps", 1)))
+                                 steps, record_every))
     if not np.all(np.isfinite(out)):
         raise SimulationDiverged(int(np.argmin(np.all(np.isfinite(out), axis=1))), "theta", dict(eta=eta))
     return out
@@ -404,21 +440,8 @@ def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int
 # ----------------------------------------------------------------------------------- headline (AdamW)
 
 
-@cites("kramers:headline", "kramers:milestones")
-def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0, lr: float = 1e-3, wd: float = 1.0,
-                     steps: int = 30000, eval_every: int = 100, rho: float = 0.3,
-                     b1: float = 0.9, b2: float = 0.98) -> dict[str, Any]:
-    r"""The headline recipe: two-layer ReLU net (p-way readout, no biases), mean cross-entropy, full batch,
-    ``optax.adamw(lr, b1, b2, weight_decay=wd)``; split seed = init seed; seeds vmapped (float32).
-
-    Returns dict(steps (grid), train_acc, test_acc (seeds × records), t_mem99, t_mem100, t_grok99, t_grok100,
-    ratio99) — milestones are grid steps (``None`` → not reached), as in :func:`grokclocks.kramers.milestones`.
-    """
-    p = integer_at_least(p, "p", 2)
-    N = integer_at_least(N, "N", 1)
-    seeds = [int(s) for s in seeds]
-    if steps % eval_every:
-        raise DomainError("steps must be a multiple of eval_every")
+def _adamw_program(p, N, seeds, *, alpha, lr, wd, steps, eval_every, rho, b1, b2):
+    """The vmapped AdamW program of :func:`modadd_adamw_run` and its inputs (seeds, split permutations)."""
     X, _, _, yall = K.modadd_inputs(p)
     n = K.n_train(p, rho)
     perms = np.stack([np.random.default_rng(s).permutation(p * p) for s in seeds])
@@ -454,7 +477,27 @@ def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0
         _, (a_tr, a_te) = jax.lax.scan(rec, st, None, length=steps // eval_every)
         return a_tr, a_te
 
-    a_tr, a_te = jax.jit(jax.vmap(run_one))(jnp.asarray(seeds), jnp.asarray(perms))
+    return jax.vmap(run_one), (jnp.asarray(seeds), jnp.asarray(perms))
+
+
+@cites("kramers:headline", "kramers:milestones")
+def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0, lr: float = 1e-3, wd: float = 1.0,
+                     steps: int = 30000, eval_every: int = 100, rho: float = 0.3,
+                     b1: float = 0.9, b2: float = 0.98) -> dict[str, Any]:
+    r"""The headline recipe: two-layer ReLU net (p-way readout, no biases), mean cross-entropy, full batch,
+    ``optax.adamw(lr, b1, b2, weight_decay=wd)``; split seed = init seed; seeds vmapped (float32).
+
+    Returns dict(steps (grid), train_acc, test_acc (seeds × records), t_mem99, t_mem100, t_grok99, t_grok100,
+    ratio99) — milestones are grid steps (``None`` → not reached), as in :func:`grokclocks.kramers.milestones`.
+    """
+    p = integer_at_least(p, "p", 2)
+    N = integer_at_least(N, "N", 1)
+    seeds = [int(s) for s in seeds]
+    if steps % eval_every:
+        raise DomainError("steps must be a multiple of eval_every")
+    program, inputs = _adamw_program(p, N, seeds, alpha=alpha, lr=lr, wd=wd, steps=steps, eval_every=eval_every,
+                                     rho=rho, b1=b1, b2=b2)
+    a_tr, a_te = jax.jit(program)(*inputs)
     a_tr, a_te = np.asarray(a_tr), np.asarray(a_te)
     grid = np.arange(1, steps // eval_every + 1) * eval_every
     out: dict[str, Any] = dict(steps=grid, train_acc=a_tr, test_acc=a_te, seeds=seeds)

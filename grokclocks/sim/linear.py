@@ -56,6 +56,8 @@ __all__ = [
     "crossing_times",
     "run_two_layer",
     "run_gd_fresh_noise",
+    "SpectralDraws",
+    "spectral_draws",
 ]
 
 
@@ -175,6 +177,67 @@ class CrossingTimes:
     config: SpectralConfig
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class SpectralDraws:
+    r"""Teacher-student draws in the eigenbasis of their training covariance: one ``eigh`` serves many runs.
+
+    With :math:`\Sigma_{\rm tr} = X^\top X/N = V{\rm diag}(\nu)V^\top` (eigenvalues below
+    ``nu_max * max(N, d_in) * machine eps`` set to 0, as in :func:`run_gd_spectral`):
+    ``nu`` (*batch, d_in); ``Tb = V^T T`` and ``Sb = V^T S0`` of the draw with ``init_scale = 1``;
+    ``Zb = V^T X^T z / N`` and ``zz = |z|^2 / N`` of its label noise ``z`` at ``sigma2 = 1``.  The fields
+    ``init_scale`` / ``sigma2`` select the variant ``S0 = init_scale * S0(1)``, ``delta = sqrt(sigma2) z`` --
+    exactly the draws of :func:`make_teacher_student` with those arguments and the same keys (up to
+    float64 rounding of the scaling) -- so :func:`run_gd_spectral` and :func:`crossing_times` accept it in
+    place of the data and skip the eigendecomposition.  Build with :func:`spectral_draws`; change the
+    variant with :meth:`variant`.
+    """
+
+    nu: jax.Array
+    Tb: jax.Array
+    Sb: jax.Array
+    Zb: jax.Array
+    zz: jax.Array
+    d_in: int
+    d_out: int
+    n_train: int
+    lam: float
+    seeds: tuple[int, ...] | None = None
+    init_scale: float = 1.0
+    sigma2: float = 0.0
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading (seed) axes of the array fields."""
+        return tuple(self.nu.shape[:-1])
+
+    def variant(self, *, init_scale: float | None = None, sigma2: float | None = None) -> "SpectralDraws":
+        """The same draws with another student scale ``init_scale`` and/or label-noise variance ``sigma2``."""
+        kw: dict[str, float] = {}
+        if init_scale is not None:
+            kw["init_scale"] = float(np.asarray(init_scale, dtype=np.float64))
+            if not np.isfinite(kw["init_scale"]):
+                raise DomainError(f"init_scale must be finite (got {init_scale!r})")
+        if sigma2 is not None:
+            kw["sigma2"] = float(nonnegative(sigma2, "sigma2"))
+        return dataclasses.replace(self, **kw)
+
+    def take(self, n: int) -> "SpectralDraws":
+        """The first ``n`` draws of a 1-D seed batch."""
+        n = integer_at_least(n, "n", 1)
+        if len(self.batch_shape) != 1 or n > self.batch_shape[0]:
+            raise DomainError(f"n must be <= the number of draws {self.batch_shape} of a 1-D batch (got {n})")
+        return dataclasses.replace(self, nu=self.nu[:n], Tb=self.Tb[:n], Sb=self.Sb[:n], Zb=self.Zb[:n],
+                                   zz=self.zz[:n], seeds=None if self.seeds is None else self.seeds[:n])
+
+    @staticmethod
+    def concatenate(parts: "Sequence[SpectralDraws]") -> "SpectralDraws":
+        """Join 1-D seed batches of the same configuration along the seed axis."""
+        first = parts[0]
+        cat = {k: jnp.concatenate([getattr(p, k) for p in parts]) for k in ("nu", "Tb", "Sb", "Zb", "zz")}
+        seeds = None if any(p.seeds is None for p in parts) else tuple(s for p in parts for s in p.seeds)
+        return dataclasses.replace(first, seeds=seeds, **cat)
+
+
 @dataclasses.dataclass(frozen=True)
 class TwoLayerConfig:
     """Configuration of :func:`run_two_layer`."""
@@ -218,9 +281,15 @@ class FreshNoiseConfig:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_data(data: Any, cls: type) -> None:
+def _check_data(data: Any, cls: type | tuple[type, ...]) -> None:
     if not isinstance(data, cls):
-        raise DomainError(f"data must be a {cls.__name__} (from {'make_teacher_student' if cls is TeacherStudentData else 'make_two_layer_teacher_student'}) (got {type(data).__name__})")
+        if cls is TwoLayerData:
+            want = "a TwoLayerData (from make_two_layer_teacher_student)"
+        elif isinstance(cls, tuple):
+            want = "a TeacherStudentData (from make_teacher_student) or SpectralDraws (from spectral_draws)"
+        else:
+            want = f"a {cls.__name__} (from make_teacher_student)"
+        raise DomainError(f"data must be {want} (got {type(data).__name__})")
 
 
 def _hyper(value: Any, name: str, kind: str) -> tuple[np.ndarray, float | tuple[float, ...]]:
@@ -415,19 +484,20 @@ def _broadcast_front(x: jax.Array, shape: tuple[int, ...]) -> jax.Array:
 # --------------------------------------------------------------------------------------------
 
 
-def _spectral_one(X: jax.Array, T: jax.Array, S0: jax.Array, delta: jax.Array, eta: jax.Array,
-                  decay: jax.Array) -> dict[str, jax.Array]:
-    """Eigen-decomposition of one draw and the per-mode coefficients of the exact GD iterates."""
+def _eig(X: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Eigenpairs of Sigma_tr = X^T X / N of one draw; eigenvalues below the round-off level set to 0."""
     n, d_in = X.shape
-    d_out = T.shape[-1]
     sigma = X.T @ X / n
     nu, V = jnp.linalg.eigh(0.5 * (sigma + sigma.T))
     tol = jnp.max(jnp.abs(nu)) * max(n, d_in) * jnp.finfo(nu.dtype).eps
-    nu = jnp.where(nu > tol, nu, 0.0)
-    Fb = V.T @ (X.T @ delta / n)
+    return jnp.where(nu > tol, nu, 0.0), V
+
+
+def _coefficients(nu: jax.Array, Tb: jax.Array, D0b: jax.Array, Fb: jax.Array, noise: jax.Array, eta: jax.Array,
+                  decay: jax.Array) -> dict[str, jax.Array]:
+    """Per-mode coefficients of the exact GD iterates from the projections on the eigenbasis."""
+    d_out = Tb.shape[-1]
     Fb = jnp.where((nu > 0)[:, None], Fb, 0.0)  # exactly zero on the null space of X
-    Tb = V.T @ T
-    D0b = V.T @ (S0 - T)
     rate = 2.0 * nu / d_out + decay  # rho = 1 - eta * rate
     safe = jnp.where(rate > 0, rate, 1.0)
     Dinf = jnp.where((rate > 0)[:, None], ((2.0 / d_out) * Fb - decay * Tb) / safe[:, None], 0.0)
@@ -440,9 +510,84 @@ def _spectral_one(X: jax.Array, T: jax.Array, S0: jax.Array, delta: jax.Array, e
         "b": jnp.sum(Dinf * Dinf, axis=1),
         "fa": jnp.sum(A * Fb, axis=1),
         "fb": jnp.sum(Dinf * Fb, axis=1),
-        "noise": jnp.sum(delta * delta) / n,
+        "noise": noise,
         "d_out": jnp.asarray(d_out, nu.dtype),
     }
+
+
+def _spectral_one(X: jax.Array, T: jax.Array, S0: jax.Array, delta: jax.Array, eta: jax.Array,
+                  decay: jax.Array) -> dict[str, jax.Array]:
+    """Eigen-decomposition of one draw and the per-mode coefficients of the exact GD iterates."""
+    n = X.shape[0]
+    nu, V = _eig(X)
+    return _coefficients(nu, V.T @ T, V.T @ (S0 - T), V.T @ (X.T @ delta / n), jnp.sum(delta * delta) / n, eta,
+                         decay)
+
+
+def _projected_one(nu: jax.Array, Tb: jax.Array, Sb: jax.Array, Zb: jax.Array, zz: jax.Array, scale: jax.Array,
+                   sigma2: jax.Array, eta: jax.Array, decay: jax.Array) -> dict[str, jax.Array]:
+    """The coefficients of :func:`_spectral_one` from :class:`SpectralDraws` projections (no eigh)."""
+    return _coefficients(nu, Tb, scale * Sb - Tb, jnp.sqrt(sigma2) * Zb, sigma2 * zz, eta, decay)
+
+
+def _project_one(X: jax.Array, T: jax.Array, S0: jax.Array, delta: jax.Array) -> dict[str, jax.Array]:
+    """Eigenvalues of one draw and V^T T, V^T S0, V^T X^T delta / N, |delta|^2 / N."""
+    n = X.shape[0]
+    nu, V = _eig(X)
+    return {"nu": nu, "Tb": V.T @ T, "Sb": V.T @ S0, "Zb": V.T @ (X.T @ delta / n), "zz": jnp.sum(delta * delta) / n}
+
+
+@functools.lru_cache(maxsize=None)
+def _project_fn(n_douts: int) -> Any:
+    def fn(X: jax.Array, Ts: tuple, S0s: tuple, deltas: tuple) -> tuple:
+        n = X.shape[0]
+        nu, V = _eig(X)
+        out = []
+        for T, S0, delta in zip(Ts, S0s, deltas):
+            out.append({"Tb": V.T @ T, "Sb": V.T @ S0, "Zb": V.T @ (X.T @ delta / n), "zz": jnp.sum(delta * delta) / n})
+        return nu, tuple(out)
+
+    return jax.jit(jax.vmap(fn))
+
+
+@cites("levi:conv-data", "levi:gd-exact")
+def spectral_draws(d_in: int, lam: float, d_outs: int | Sequence[int] = (1,), *,
+                   seeds: Sequence[int] = (0,)) -> dict[int, SpectralDraws]:
+    r"""Teacher-student draws of :func:`draw_teacher_student` decomposed once for several ``d_out``.
+
+    The inputs ``X`` of a seed do not depend on ``d_out`` (spec section 7.1 splits the key into X, T,
+    S0, noise), so one ``eigh`` of :math:`\Sigma_{\rm tr}` per seed serves every output dimension,
+    student scale and label-noise variance: the result holds, per ``d_out``, the projections of the
+    draw (``init_scale = 1``, unit noise) on the eigenbasis; select a variant with
+    :meth:`SpectralDraws.variant` and pass it to :func:`run_gd_spectral` / :func:`crossing_times`.
+
+    Parameters
+    ----------
+    d_in : int >= 1; lam : float > 0
+    d_outs : int or sequence of int >= 1
+    seeds : sequence of int >= 0 (a leading batch axis)
+
+    Returns
+    -------
+    dict d_out -> SpectralDraws (``sigma2 = 0``, ``init_scale = 1``)
+
+    References
+    ----------
+    Spec ``levi:conv-data`` (keys ``PRNGKey(1000 d_in + seed)``), ``levi:gd-exact`` (section 7.1).
+    """
+    enable_x64()
+    outs = tuple(integer_at_least(k, "d_out", 1) for k in np.atleast_1d(d_outs).tolist())
+    if not outs:
+        raise DomainError("d_outs must not be empty")
+    seed_tuple = tuple(integer_at_least(s, "seed", 0) for s in np.atleast_1d(seeds).tolist())
+    keys = teacher_student_keys(d_in, list(seed_tuple))
+    draws = [make_teacher_student(keys, d_in, lam, k, init_scale=1.0, sigma2=1.0, seeds=seed_tuple) for k in outs]
+    nu, proj = _project_fn(len(outs))(draws[0].X, tuple(d.T for d in draws), tuple(d.S0 for d in draws),
+                                      tuple(d.delta for d in draws))
+    first = draws[0]
+    return {k: SpectralDraws(nu=nu, d_in=first.d_in, d_out=k, n_train=first.n_train, lam=first.lam, seeds=seed_tuple,
+                             **pr)
+            for k, pr in zip(outs, proj)}
 
 
 def _power(rho: jax.Array, t: jax.Array) -> jax.Array:
@@ -469,12 +614,22 @@ def _spectral_fns(n_batch: int) -> tuple[Any, Any]:
     return dec, losses
 
 
-def _decompose(data: TeacherStudentData, eta: float, gamma: float, wd_convention: str) -> dict[str, jax.Array]:
+@functools.lru_cache(maxsize=None)
+def _projected_fn(n_batch: int) -> Any:
+    return jax.jit(_vmap_n(_projected_one, n_batch))
+
+
+def _decompose(data: TeacherStudentData | SpectralDraws, eta: float, gamma: float,
+               wd_convention: str) -> dict[str, jax.Array]:
     nb = len(data.batch_shape)
-    dec_fn, _ = _spectral_fns(nb)
     decay = weight_decay_coefficient(gamma, data.d_out, wd_convention)
     e = jnp.broadcast_to(jnp.asarray(eta, jnp.float64), data.batch_shape)
     c = jnp.broadcast_to(jnp.asarray(decay, jnp.float64), data.batch_shape)
+    if isinstance(data, SpectralDraws):
+        a = jnp.broadcast_to(jnp.asarray(data.init_scale, jnp.float64), data.batch_shape)
+        s2 = jnp.broadcast_to(jnp.asarray(data.sigma2, jnp.float64), data.batch_shape)
+        return _projected_fn(nb)(data.nu, data.Tb, data.Sb, data.Zb, data.zz, a, s2, e, c)
+    dec_fn, _ = _spectral_fns(nb)
     return dec_fn(data.X, data.T, data.S0, data.delta, e, c)
 
 
@@ -508,7 +663,8 @@ def run_gd_spectral(data: TeacherStudentData, eta: float, ts: Any, *, gamma: flo
 
     Parameters
     ----------
-    data : TeacherStudentData
+    data : TeacherStudentData or SpectralDraws
+        The draws, or their eigen-projections from :func:`spectral_draws` (no ``eigh`` then).
     eta : float > 0
     ts : array of float >= 0 (1-D)
         Times (GD steps) at which to evaluate.
@@ -532,7 +688,7 @@ def run_gd_spectral(data: TeacherStudentData, eta: float, ts: Any, *, gamma: flo
     Spec ``levi:eq5``, ``levi:gd-exact`` (section 7.1), per-mode solution ``levi:eq33`` in GD form, update ``levi:eq3``.
     """
     enable_x64()
-    _check_data(data, TeacherStudentData)
+    _check_data(data, (TeacherStudentData, SpectralDraws))
     eta = float(positive(eta, "eta"))
     gamma = float(nonnegative(gamma, "gamma"))
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
@@ -601,7 +757,8 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
 
     Parameters
     ----------
-    data : TeacherStudentData
+    data : TeacherStudentData or SpectralDraws
+        The draws, or their eigen-projections from :func:`spectral_draws` (no ``eigh`` then).
     eta : float > 0
         Must satisfy ``eta < d_out / (2 nu_max / 2 + ...)`` so that every ``rho > 0`` (continuous t).
     loss_star : float > 0
@@ -618,7 +775,7 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
     Spec ``levi:tstar``, ``levi:grok-def``, section 7.1 (bisection with the exact GD iterates).
     """
     enable_x64()
-    _check_data(data, TeacherStudentData)
+    _check_data(data, (TeacherStudentData, SpectralDraws))
     eta = float(positive(eta, "eta"))
     gamma = float(nonnegative(gamma, "gamma"))
     loss_star = float(positive(loss_star, "loss_star"))

@@ -50,6 +50,15 @@ def _ek(name, T, **kw):
     return K.eyring_kramers_time(tp["hess_min"], tp["hess_saddle"], tp["delta_F"], T)
 
 
+# Barrier heights of the GPU walker checks.  Delta F/T = 8 is not simulated: its mean escape time (e^8 ~ 3000 time
+# units, 2.5 tau_EK / dt = 1.65e6 steps of 2^21 walkers at dt = 0.005) cost 6x the walkers at 4 and 6 together
+# (170-488 s per test on the H100, 2026-11-24), and it checks the same statement -- Euler-Maruyama + Richardson
+# reproduces the exact MFPT to 0.4 % -- at one more temperature; the law itself is compared with the exact
+# references up to Delta F/T = 16 in test_eyring_law_vs_exact.
+_GPU_BARRIERS = (4, 6)
+_GPU_BARRIERS_NOTE = " (Delta F/T = 8 not simulated: 6x the cost of 4 and 6, same statement)"
+
+
 def _gpu_richardson(name, prm, x0, T, dts, seed):
     """2^21 walkers at two step sizes, Richardson-extrapolated (spec GPU recipe)."""
     from grokclocks.sim import langevin as L
@@ -64,10 +73,11 @@ def test_eyring_1d_simulation(report, scale):
     from grokclocks.sim import langevin as L
 
     if scale == "gpu":
-        for i, b in enumerate((4, 6, 8)):
+        for i, b in enumerate(_GPU_BARRIERS):
             T = 1 / b
             tau, err = _gpu_richardson("double_well_1d", {"h": 1.0}, [-1.0], T, (0.01, 0.005), 10 * i + 1)
-            report.check("kramers:eyring", what=f"1-D, Delta F/T = {b}: 2^21 walkers, Richardson, vs exact quadrature",
+            report.check("kramers:eyring", what=f"1-D, Delta F/T = {b}: 2^21 walkers, Richardson, vs exact quadrature"
+                                                + _GPU_BARRIERS_NOTE,
                          predicted=_exact_1d(T), measured=tau, rtol=0.004,
                          source="spec GPU: Richardson over dt = 0.01/0.005, measured <= 0.34 %",
                          details=dict(stderr=err, tau_over_tau_EK=tau / _ek("double_well_1d", T, h=1.0)))
@@ -100,10 +110,11 @@ def test_eyring_2d_simulation(report, scale):
 
     prm = {"h": 1.0, "k": 1.0, "c": 3.0}
     if scale == "gpu":
-        for i, b in enumerate((4, 6, 8)):
+        for i, b in enumerate(_GPU_BARRIERS):
             T = 1 / b
             tau, err = _gpu_richardson("saddle_2d", prm, [-1.0, 0.0], T, (0.01, 0.0025), 10 * i + 101)
-            report.check("kramers:eyring", what=f"2-D, Delta F/T = {b}: 2^21 walkers, Richardson, vs exact PDE solve",
+            report.check("kramers:eyring", what=f"2-D, Delta F/T = {b}: 2^21 walkers, Richardson, vs exact PDE solve"
+                                                + _GPU_BARRIERS_NOTE,
                          predicted=_exact_2d(T), measured=tau, rtol=0.004,
                          source="spec GPU: Richardson over dt = 0.01/0.0025, measured <= 0.34 %",
                          details=dict(stderr=err, tau_over_tau_EK=tau / _ek("saddle_2d", T, **prm)))
@@ -198,13 +209,16 @@ def test_fullbatch_gd_never_escapes(report):
     from grokclocks.sim import enable_x64
 
     enable_x64()
-    etas = jnp.array([0.05, 0.2, 0.249])
+    # three scalars for 1e6 steps: a loop of tiny kernels, launch-bound on an accelerator (61 s on the H100,
+    # 2026-11-24); the host CPU runs it in about a second -- same float64 arithmetic at every scale
+    with jax.default_device(jax.devices("cpu")[0]):
+        etas = jnp.array([0.05, 0.2, 0.249])
 
-    def step(x, _):
-        return x - etas * 4.0 * x * (x * x - 1.0), jnp.max(x)
+        def step(x, _):
+            return x - etas * 4.0 * x * (x * x - 1.0), jnp.max(x)
 
-    x, xmax = jax.jit(lambda x: jax.lax.scan(step, x, None, length=1_000_000))(jnp.full(3, -1.0 + 1e-3))
-    mx = float(jnp.max(xmax))
+        x, xmax = jax.jit(lambda x: jax.lax.scan(step, x, None, length=1_000_000, unroll=8))(jnp.full(3, -1.0 + 1e-3))
+        mx = float(jnp.max(xmax))
     report.check("kramers:teff-gd", what="GD (eta = 0.05, 0.2, 0.249 < 2/F''(m)) from -1+1e-3: max x over 1e6 steps",
                  predicted=-1.0, measured=mx, atol=1.5e-3, source="deterministic: never leaves the basin (x stays near -1)")
     T_h = K.t_eff_fullbatch_heuristic(0.249, 8.0, coef=1.0)
@@ -248,13 +262,21 @@ def test_lln_kernel_norm(report, scale):
                  source="spec: sd 0.5-1.7 %, upward bias 0.3 % at N=4096; CI 1.5 %")
 
 
+# GPU widths of the separation checks: N = 262144 is not run -- each numpy call of the core's initial_timescales /
+# ntk_decomposition there handles (36 x 262144) arrays and dominated the 111 s of test_sep_initial_velocity_exponents
+# on 2026-11-24 (192 calls); the slopes over 4096..65536 (a factor 16 in N, 16 seeds) resolve the exponents (that
+# run's slopes over 4096..262144 were within 0.003 of the predictions, tolerance 0.02-0.05).
+_GPU_WIDTHS = [4096, 16384, 65536]
+_GPU_WIDTHS_NOTE = " (GPU: N=4096..65536; 262144 not run, see _GPU_WIDTHS)"
+
+
 def test_sep_initial_velocity_exponents(report, scale):
     """tau_r, tau_W/tau_r, tau_K/tau_r and the feature speed vs N: derived exponents vs the paper's N^(2 alpha)."""
     from grokclocks.sim.kramers import modadd_target
 
     data = modadd_target(11, 0.3, 0)
     X, y = data["X_train"], data["y_train"]
-    Ns = _pick(scale, [1024, 4096, 16384], [4096, 16384, 65536, 262144])
+    Ns = _pick(scale, [1024, 4096, 16384], _GPU_WIDTHS)
     seeds = _pick(scale, 3, 16)
     tol_W, tol_K = _pick(scale, (0.05, 0.1), (0.02, 0.05))
     for al in (0.0, 0.25, 0.5):
@@ -274,7 +296,7 @@ def test_sep_initial_velocity_exponents(report, scale):
                      measured=s_r, atol=tol_W, source="spec: measured within 0.001-0.012; CI +-0.05")
         report.check("kramers:feature-speed", what=f"slope median ||dw_j/dt(0)||, alpha={al}", predicted=-0.5 - al,
                      measured=s_v, atol=tol_W, source="spec: measured -0.501/-1.002; CI +-0.05")
-        report.check("kramers:sep", what=f"slope tau_W/tau_r, alpha={al}",
+        report.check("kramers:sep", what=f"slope tau_W/tau_r, alpha={al}" + (_GPU_WIDTHS_NOTE if scale == "gpu" else ""),
                      predicted=K.separation_exponent(al, "weights"), measured=s_W, atol=tol_W,
                      source="spec: measured within 0.022 over N=1024..16384; CI +-0.05")
         report.check("kramers:sep", what=f"slope tau_K/tau_r, alpha={al}",
@@ -292,7 +314,7 @@ def test_sep_integrated_kernel_change(report, scale):
     """1/Delta_K(20 tau_r) vs N from GD runs (lazy-training kernel movement) vs 2 - 2 alpha."""
     from grokclocks.sim.kramers import measure_separation
 
-    Ns = _pick(scale, (1024, 4096, 16384), (4096, 16384, 65536, 262144))
+    Ns = _pick(scale, (1024, 4096, 16384), tuple(_GPU_WIDTHS))
     seeds = _pick(scale, (0, 1, 2), tuple(range(16)))
     alphas = _pick(scale, (0.0, 0.25), (0.0, 0.25, 0.5))
     for al in alphas:
@@ -303,7 +325,8 @@ def test_sep_integrated_kernel_change(report, scale):
                          predicted=K.separation_exponent(al, "kernel_integrated"), measured=sl, atol=0.15,
                          source="spec: 0.94 at N=16k-65k, drifting toward 1", details=dict(delta_K=r["delta_K"].tolist()))
             continue
-        report.check("kramers:sep", what=f"slope 1/Delta_K(20 tau_r), alpha={al}",
+        report.check("kramers:sep", what=f"slope 1/Delta_K(20 tau_r), alpha={al}"
+                     + (_GPU_WIDTHS_NOTE if scale == "gpu" else ""),
                      predicted=K.separation_exponent(al, "kernel_integrated"), measured=sl, atol=0.1,
                      source="spec: measured 1.988 / 1.471 (N=1024..16384, 2-3 seeds); CI +-0.1",
                      details=dict(delta_K=r["delta_K"].tolist(), slope_inv_delta_W=r["slope_inv_delta_W"]))
@@ -395,10 +418,11 @@ def test_ridge_gd_exact(report, scale):
     errs = []
     for eta in (0.05, 0.01, 0.005):
         k = int(round(200 / eta))
-        th = ridge_gd_run(Phi, y, lam, th0, eta, k, penalty="half")
-        idx = np.arange(0, k + 1, max(1, k // 400))
+        rec = max(1, k // 400)
+        th = ridge_gd_run(Phi, y, lam, th0, eta, k, penalty="half", record_every=rec)  # iterates at idx only
+        idx = np.arange(0, k + 1, rec)
         gf = K.ridge_gf(Phi, y, lam, th0, idx * eta, penalty="half")
-        e = np.max(np.linalg.norm(th[idx] - gf, axis=1)) / np.linalg.norm(th0)
+        e = np.max(np.linalg.norm(th - gf, axis=1)) / np.linalg.norm(th0)
         errs.append(e)
         report.check("kramers:ridge-gf", what=f"GD (eta={eta}) vs exact GF at t = k eta", predicted=0.0, measured=e,
                      atol=0.005 * eta / 0.01, source="spec: 2.2 % / 0.40 % / 0.20 % (first order in eta); 0.5 % x eta/0.01")
@@ -445,7 +469,9 @@ def test_lyu_slope(report, scale):
     from grokclocks.sim.kramers import diagonal_net_gd, diagonal_net_gf
 
     rng = np.random.default_rng(0)
-    D, n = _pick(scale, (40, 16), (200, 80))
+    # both scales at D = 40, n = 16: the slope law does not depend on D, and the stiff 400-dimensional Radau solves
+    # of the former GPU size (D = 200, n = 80) did not finish within 9 minutes on the H100 machine (2026-11-24)
+    D, n = 40, 16
     X = rng.normal(size=(n, D))
     bs = np.zeros(D)
     bs[:2] = (1.0, -1.0)
@@ -456,7 +482,8 @@ def test_lyu_slope(report, scale):
     for lam in (0.02, 0.04):
         tg = np.array([diagonal_net_gf(X, y, St, bs, s, lam)["t_grok"] for s in ss])
         sl = float(np.polyfit(np.log(ss), tg, 1)[0])
-        report.check("kramers:lyu", what=f"slope dt_grok/dln s (Radau GF, s=3..100), lambda={lam}",
+        report.check("kramers:lyu", what=f"slope dt_grok/dln s (Radau GF, s=3..100), lambda={lam}, D={D}, n={n}"
+                     + (" (GPU scale runs the CPU size: see the test)" if scale == "gpu" else ""),
                      predicted=K.implicit_bias_time_estimate(math.e, lam), measured=sl, rtol=0.01,
                      source="spec: measured <= 0.05 % off; tol 1 %", details=dict(t_grok=tg.tolist()))
         report.reject("kramers:lyu", what=f"'half' convention slope 1/lambda under eq. (2), lambda={lam}",
@@ -543,3 +570,183 @@ def test_headline(report, scale):
                  source="spec smoke: measured 300 (200 at 99 %)")
     report.check("kramers:headline", what="CPU smoke: test accuracy at 2000 steps < 5 % (pre-grokking)",
                  predicted=0.0, measured=float(r["test_acc"][0, -1]), atol=0.05, source="spec smoke: measured 0.0")
+
+
+# ====================================================================================== GPU time budget
+# The dominant programs of the GPU configuration, for verify/budget.py (docs/verification/gpu-budget.md).
+# Walker items: "seeds" = walkers / 2^14, "steps" = Euler-Maruyama steps of both step sizes together.
+
+
+def _budget_walkers(name, prm, x0, T, dt):
+    def build(n, steps):
+        import jax
+        import jax.numpy as jnp
+
+        from grokclocks.sim import langevin as L
+
+        _, grad = L.potential_fns(name, prm)
+        run = L._chunk_fn(grad, 0, 1.0, math.sqrt(2.0 * T * dt), dt, steps, jnp.float32)
+
+        def make_inputs():
+            M = n * 2**14
+            return (jnp.broadcast_to(jnp.asarray(x0, jnp.float32), (M, len(x0))), -jnp.ones(M, jnp.int32),
+                    jax.random.key(0), jnp.int32(0))
+
+        return run, make_inputs
+
+    return build
+
+
+# H100 seconds per (2^14 walkers x step), from the 2026-11-24 run (upper bounds, parallel processes on the GPU):
+# 1-D, Delta F/T = 4, 6, 8 at dt 0.01/0.005: 2.86e6 steps of 2^21 walkers in <= 170 s (28 ps per walker-step);
+# 2-D at dt 0.01/0.0025: 2.39e6 steps in <= 488 s with 14 processes (97 ps)
+_WALKER_RATE = {1: (170.0 / (2.86e6 * 128), "H100 rate of the 2026-11-24 1-D run (<= 28 ps per walker-step)"),
+                2: (488.0 / (2.39e6 * 128), "H100 rate of the 2026-11-24 2-D run (<= 97 ps per walker-step, 14 "
+                                            "processes on the GPU)")}
+
+
+def _walker_items(test, name, prm, x0, pairs):
+    from grokclocks.verification import BudgetItem as B
+
+    items = []
+    for b in _GPU_BARRIERS:
+        T = 1 / b
+        tp = K.test_potential(name, **prm)
+        horizon = 2.5 * K.eyring_kramers_time(tp["hess_min"], tp["hess_saddle"], tp["delta_F"], T)
+        steps = sum(int(math.ceil(horizon / dt)) for dt in pairs)
+        chunks = steps // 1000
+        rate, src = _WALKER_RATE[len(x0)]
+        items.append(B(test, _budget_walkers(name, prm, x0, T, pairs[-1]), 128, steps, 4, 2000, gpu_rate=rate,
+                       config=f"{name}, Delta F/T={b}: 2^21 walkers, dt={pairs}, horizon 2.5 tau_EK = {horizon:.0f}",
+                       host_s=1e-3 * chunks, note=f"{src}; {chunks} chunks of 1000 steps, host check of each (1 ms)"))
+    return items
+
+
+def _budget_sep_gd(N, n_seeds_unused=None):
+    def build(n, steps):
+        import jax
+        import jax.numpy as jnp
+
+        from grokclocks.sim import kramers as SK
+
+        data = SK.modadd_target(11, 0.3, 0)
+
+        def make_inputs():
+            prm = jax.vmap(lambda k: SK.alpha_two_layer_init(k, N, data["X_train"].shape[1], dtype=jnp.float64))(
+                jnp.stack([jax.random.PRNGKey(s) for s in range(n)]))
+            return (prm, jnp.asarray(data["X_train"]), jnp.asarray(data["y_train"]), 0.25, jnp.full(n, 1e-3),
+                    jnp.full(n, steps))
+
+        return (lambda *a: SK._gd_final_batched(*a, max_steps=steps)), make_inputs
+
+    return build
+
+
+def _budget_ridge(n, D, eta, steps, rec):
+    def build(_n, k):
+        import jax
+        import jax.numpy as jnp
+
+        from grokclocks.sim import kramers as SK
+
+        def make_inputs():
+            kk = jax.random.split(jax.random.PRNGKey(0), 3)
+            return (jax.random.normal(kk[0], (n, D), jnp.float64), jax.random.normal(kk[1], (n,), jnp.float64),
+                    jax.random.normal(kk[2], (D,), jnp.float64), 0.01, eta)
+
+        return (lambda *a: SK._ridge_scan(*a, steps=k, record_every=min(rec, k))), make_inputs
+
+    return build
+
+
+def _budget_sgd(D, n, B, steps):
+    def build(reps, k):
+        import jax
+        import jax.numpy as jnp
+
+        from grokclocks.sim import kramers as SK
+
+        def make_inputs():
+            kk = jax.random.split(jax.random.PRNGKey(0), 2)
+            X = jax.random.normal(kk[0], (n, D), jnp.float64)
+            return (X, jax.random.normal(kk[1], (n,), jnp.float64), X.T @ X / n, jnp.zeros(D), jax.random.PRNGKey(1), 0.01)
+
+        return (lambda *a: SK._sgd_scan(*a, B=B, steps=k, burn_in=min(500, k // 2), n_rep=reps)), make_inputs
+
+    return build
+
+
+def _budget_headline(p, N):
+    def build(n, steps):
+        from grokclocks.sim import kramers as SK
+
+        program, inputs = SK._adamw_program(p, N, list(range(n)), alpha=0.0, lr=1e-3, wd=1.0, steps=steps,
+                                            eval_every=100, rho=0.3, b1=0.9, b2=0.98)
+        return program, (lambda: inputs)
+
+    return build
+
+
+def _budget_fullbatch():
+    def build(_n, steps):
+        import jax
+        import jax.numpy as jnp
+
+        etas = jnp.array([0.05, 0.2, 0.249])
+
+        def step(x, _):
+            return x - etas * 4.0 * x * (x * x - 1.0), jnp.max(x)
+
+        return (lambda x: jax.lax.scan(step, x, None, length=steps, unroll=8)), (lambda: (jnp.full(3, -0.999),))
+
+    return build
+
+
+def _gpu_budget():
+    from grokclocks.verification import BudgetItem as B
+
+    f64 = dict(precision="float64")
+    items = _walker_items("test_eyring_1d_simulation", "double_well_1d", {"h": 1.0}, [-1.0], (0.01, 0.005))
+    items += _walker_items("test_eyring_2d_simulation", "saddle_2d", {"h": 1.0, "k": 1.0, "c": 3.0}, [-1.0, 0.0],
+                           (0.01, 0.0025))
+    items.append(B("test_escape_time_cv", _budget_walkers("double_well_1d", {"h": 1.0}, [-1.0], 0.25, 0.02), 4, 20_000,
+                   4, 2000, config="2^16 walkers, dt=0.02, horizon 400", host_s=0.02))
+    items.append(B("test_fullbatch_gd_never_escapes", _budget_fullbatch(), 1, 1_000_000, 1, 100_000, on_host=True,
+                   config="3 scalars, 1e6 GD steps, on the CPU device (same at both scales)", **f64))
+    items.append(B("test_lln_kernel_norm", None, 32, 1, 32, 1, host_s=30.0,
+                   config="numpy: N up to 65536, 32 seeds", note="host numpy; 2026-11-24 log 30 s (upper bound)"))
+    items.append(B("test_sep_initial_velocity_exponents", None, 16, 1, 16, 1, host_s=111.0 * 0.25,
+                   config="numpy initial_timescales: N up to 65536, 16 seeds, 3 alphas (144 calls)",
+                   note="host numpy (the core function under test); 2026-11-24 log 111 s with N up to 262144 "
+                        "(upper bound under contention), x 1/4 without it (the N=262144 calls cost 3/4 of the work)"))
+    for N in _GPU_WIDTHS:
+        items.append(B("test_sep_integrated_kernel_change", _budget_sep_gd(N), 16, 400, 2, 400, calls=3,
+                       config=f"GD of 16 seeds at N={N} in one program, ~400 steps, 3 alphas", **f64))
+    items.append(B("test_sep_integrated_kernel_change", None, 16, 1, 16, 1, host_s=111.0 * 0.25 * 1.9,
+                   config="numpy: initial_timescales + 2 NTK per (N, seed), 144 (N, seed, alpha)",
+                   note="host numpy; 1.9 x test_sep_initial_velocity_exponents (two ntk_decomposition calls cost 0.9 "
+                        "of one initial_timescales, measured here at N=65536 and 262144)"))
+    items.append(B("test_ridge_gd_exact", _budget_ridge(400, 2000, 0.05, 4000, 1), 1, 4000, 1, 4000,
+                   config="n=400, D=2000: 4000 GD steps, every iterate", **f64, host_s=5.0,
+                   note="host: exact iterate at 4001 times, GF at 3 x 401 times (numpy eigh of 2000)"))
+    for eta in (0.05, 0.01, 0.005):
+        k = int(round(200 / eta))
+        items.append(B("test_ridge_gd_exact", _budget_ridge(400, 2000, eta, k, k // 400), 1, k, 1, 2000,
+                       config=f"n=400, D=2000: {k} GD steps at eta={eta}, 401 records", **f64))
+    items.append(B("test_ridge_delay", None, 1, 1, 1, 1, host_s=10.0, config="same as CPU", note="2026-11-24 log 10 s"))
+    items.append(B("test_lyu_slope", None, 1, 1, 1, 1, host_s=_LYU_HOST_S, config="scipy Radau GF (see the test)",
+                   note="host scipy; measured here, see _LYU_HOST_S"))
+    for test, sec in (("test_eyring_law_vs_exact", 15.7), ("test_fpt_criterion_exact", 4.8),
+                      ("test_rf_norm_scaling", 21.0), ("test_eq5_readout_residual", 3.4),
+                      ("test_spectral_delay_ratio", 0.1)):
+        items.append(B(test, None, 1, 1, 1, 1, host_s=sec, config="host only, same configuration at both scales",
+                       note="wall time of the CPU tier on 2 shared cores (load ~15; an upper bound)"))
+    items.append(B("test_teff_sgd", _budget_sgd(256, 20000, 8, 10_000), 8192, 10_000, 64, 2000,
+                   config="D=256, n=2e4, B=8, 8192 replicas x 1e4 SGD steps", **f64))
+    items.append(B("test_headline", _budget_headline(97, 512), 5, 30_000, 1, 1000,
+                   config="p=97, N=512, AdamW, 5 seeds vmapped, 3e4 steps, float32"))
+    return items
+
+
+_LYU_HOST_S = 20.0  # the CPU-scale test's wall time on 2 shared cores (same configuration at both scales)
+GPU_BUDGET = _gpu_budget()

@@ -57,15 +57,27 @@ _SRC_CPU = {
     "realised": ("measured, d_in=200, d_h=100, T=5000: max over 64 seeds (linear) 0.047 (ratio 0.954-0.991; sd "
                  "<= 0.007, bias -1..-3 % from the dropped S0 S0^T Sigma D term) and 32 seeds (tanh) 0.037"),
 }
-_TOL_GPU = {"paper": 0.40, "kappa": 0.18, "realised": 0.05}
+# GPU configuration (d_in=1000, d_h=200, T=3e4), measured here: explicit GD of seeds 0..7 on the CPU (linear; it
+# reproduces the 2026-11-24 H100 numbers, paper-form max 0.4434 on seed 3), and the realised-spectrum form -- which
+# the simulation follows within 0.025 (max over those 8 seeds; mean -0.018 at t=T from the dropped S0 S0^T Sigma D
+# term) -- on seeds 0..63 with no GD.  |log(realised/form)| over seeds 0..63: paper max 0.461 (mean +0.027/+0.052/
+# +0.158 at t=0.1/0.3/1 T, sd 0.077/0.11/0.19 for L_tr), kappa max 0.184 (mean <= 0.012 in magnitude, sd <= 0.071).
+# The 2026-11-24 tolerance (0.40) was the d_in=200, T=5000 spread, which does not carry over: the paper form's
+# error grows with t (see _bias_rows) and the d_in=200 source was not measured at this configuration.
+_TOL_GPU = {"paper": 0.49, "kappa": 0.21, "realised": 0.05}
 _SRC_GPU = {
-    "paper": ("spec: [0.9, 1.15] (achieved 0.96-1.13); a CPU run of this exact config (seeds 0, 1) gave "
-              "0.869-1.276, outside it: the late-time (s = 24) spread does not shrink with d_in -- tolerance of "
-              "the d_in=200 64-seed spread (max 0.333; tanh 0.364)"),
-    "kappa": ("spec: [0.9, 1.15] (achieved 0.96-1.13); CPU run of this exact config (seeds 0, 1): 0.899-1.007; "
-              "tolerance of the d_in=200 64-seed spread (max 0.158)"),
-    "realised": "CPU run of this exact config (seeds 0, 1): 0.979-1.001 (max 0.021); d_in=200, 64 seeds: max 0.047",
+    "paper": ("measured at this config: |log(realised-spectrum form/paper form)| over seeds 0..63 max 0.461, + 0.025 "
+              "(max deviation of the simulation from the realised form, explicit GD of seeds 0..7); 2026-11-24 H100: "
+              "0.443 (seeds 0..7) against the former 0.40, which was the d_in=200, T=5000 spread"),
+    "kappa": ("measured at this config: |log(realised/kappa-refined)| over seeds 0..63 max 0.184, + 0.025 (simulation "
+              "vs realised form, seeds 0..7); explicit GD of seeds 0..7: max 0.115"),
+    "realised": "measured at this config, explicit GD of seeds 0..7 (CPU): max 0.025 (mean -0.018 at t=T); d_in=200: 0.047",
 }
+# tanh: linear to O(pre-activation variance 1/(2 d_h)) = 0.25 % at this init; its L_gen (and the prefactor, the
+# measured L_gen(0)) is sampled on 4096 fresh inputs, relative sd ~1.4 % each -> the linear tolerances + 0.03
+_TOL_GPU_TANH = {k: v + 0.03 for k, v in _TOL_GPU.items()}
+_SRC_GPU_TANH = {k: v + "; tanh: + 0.03 for the Monte-Carlo L_gen (4096 inputs) -- 2026-11-24 H100 tanh paper-form max "
+                 "0.466 (linear 0.443, same draws)" for k, v in _SRC_GPU.items()}
 
 CONFIG = {
     "cpu": {
@@ -87,17 +99,22 @@ CONFIG = {
     },
     "gpu": {
         "eq17": dict(d_in=1000, d_h=50, seeds=tuple(range(8))),  # the spec's own measurement used d_in=1000
-        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(8)), tol=_TOL_GPU, src=_SRC_GPU),
+        # 32 seeds (cheap under vmap: 30000 steps of a 1000 x 200 x 5 linear net): the seed mean resolves the paper
+        # form's late-time bias (+0.158 +- 0.034 expected; 8 seeds give +-0.058)
+        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(32)), tol=_TOL_GPU, src=_SRC_GPU),
         "fig4": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
                      src="spec Fig. 4, d_in=1000, d_h=50, t=3e4: kappa-refined 0.95-1.02 per seed, paper form "
                          "1.31-1.38 (one seed 2.0)"),
-        "tanh": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(8)), tol=_TOL_GPU,
-                     src=dict(_SRC_GPU, paper="spec levi:tanh (H100): d_h=200 ratio 1.00-1.09; " + _SRC_GPU["paper"])),
+        "tanh": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(8)), tol=_TOL_GPU_TANH, src=_SRC_GPU_TANH),
         "tanh_side": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
                           src="spec levi:tanh, d_h=50: paper-form ratio up to 1.9-2.2, the same pattern as the "
                               "linear net (kappa-refined 0.95-1.02 there)"),
+        # steps: 8000, not the spec's 2e4 -- on the H100 (2026-11-24, 2e4 steps, 411 s) the seed-mean dt was at most
+        # 1950 (alpha = 0.5) and the per-seed sd of log dt is <= 0.17 (p = 23), so every summed run groks before
+        # ~3000 steps; the mean-MSE runs need p t_test(sum) ~ 5e4-1e5 steps and do not grok in 8000 either (the
+        # prediction of that row uses the step budget actually run)
         "appG": dict(p=48, d_h=400, alphas=(0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9), eta=500.0,
-                     seeds=(0, 1, 2, 3), steps=20_000, mean_alphas=(0.5, 0.7, 0.9), mean_seeds=(0, 1),
+                     seeds=(0, 1, 2, 3), steps=8_000, mean_alphas=(0.5, 0.7, 0.9), mean_seeds=(0, 1),
                      # spec 7.3, summed MSE, 2-seed means (H100)
                      spec_dt=(2320.0, 1645.0, 1235.0, 1050.0, 890.0, 765.0, 680.0, 550.0)),
     },
@@ -194,6 +211,38 @@ def _two_layer_rows(report, spec_id, cfg, activation):
                  source=src["realised"], what=f"{label}: kappa-refined, realised spectrum of Sigma, per seed")
     report.reject(spec_id, wrong=forms["realised_rate2"], measured=meas, logtol=tol["realised"],
                   source=src["realised"], what=f"{label}: realised-spectrum form with the rate x2 (4 eta0 -> 8 eta0)")
+    _bias_rows(report, spec_id, label, meas, forms)
+
+
+def _bias_rows(report, spec_id, label, meas, forms):
+    """Seed means of log(measured/predicted) at t = T (train; gen in the details).
+
+    The paper form freezes S1^T S1 at h/d_out I; its eigenvalues kappa_j spread by ~2 sqrt(d_out/d_h) around the
+    mean and enter the exponent 4 eta0 kappa_j nu t/d_out, so the late-time loss, a mixture of slower and faster
+    decays, lies above the single-rate form (Jensen): a positive bias growing with t, absent from the kappa-refined
+    form.  Reported at every size; with >= 16 seeds the bias is also tested (3 standard errors of the seed mean).
+    """
+    n = meas.shape[0]
+    out = {}
+    for name in ("paper", "kappa"):
+        r = np.log(meas[:, :, -1] / forms[name][:, :, -1])  # (seed, train/gen)
+        out[name] = (r.mean(axis=0), r.std(axis=0, ddof=1) if n > 1 else np.full(2, np.nan))
+        m, sd = out[name]
+        report.observe(spec_id, measured=float(m[0]), what=f"{label}: {name} form, seed-mean log(measured/predicted) "
+                                                          f"of L_tr at t=T, {n} seeds",
+                       source="no error estimate in the paper; the frozen isotropic kernel (paper form) neglects the "
+                              "spread of the eigenvalues of S1^T S1, which biases the late-time loss up (Jensen)",
+                       details={"mean_train_gen": m.tolist(), "sd_train_gen": sd.tolist(), "n_seeds": n})
+    if n >= 16:
+        (mp, sp), (mk, sk) = out["paper"], out["kappa"]
+        se_k = 3 * float(np.max(sk)) / math.sqrt(n)
+        src = (f"3 standard errors of the {n}-seed mean (per-seed sd measured in this run) + 0.025, the realised "
+               "form's own late-time bias (-0.018, dropped S0 S0^T Sigma D term)")
+        report.check(spec_id, predicted=np.zeros(2), measured=mk, atol=se_k + 0.025, source=src,
+                     what=f"{label}: kappa-refined form unbiased at t=T (seed-mean log ratio, train and gen)")
+        report.reject(spec_id, wrong=np.zeros(2), measured=mp, atol=3 * float(np.max(sp)) / math.sqrt(n),
+                      source=f"3 standard errors of the {n}-seed mean (per-seed sd measured in this run)",
+                      what=f"{label}: paper form unbiased at t=T (finding: biased by the kappa spread, erratum levi-22)")
 
 
 def _both_sides(report, spec_id, cfg, activation):
@@ -372,6 +421,8 @@ def _appG_gpu(report, cfg):
     dt = np.asarray(summ["grok_time"], dtype=float)  # (n_alpha, n_seeds)
     assert np.all(np.isfinite(dt)), "a summed-MSE run did not grok within the step budget"
     _lambda_rows(report, summ, p, alphas)
+    report.rows[-1].details.update(t_test=np.asarray(summ["t_test"], dtype=float).tolist(), dt=dt.tolist(),
+                                   steps=steps)
     dt_mean = dt.mean(axis=1)
     _monotone_rows(report, dt_mean, f"p={p}, summed MSE, seed-mean dt",
                    "spec 7.3 (2 seeds, H100): seed-mean dt monotone decreasing, 2320..550")
@@ -413,3 +464,104 @@ def _appG_gpu(report, cfg):
                  what=f"fraction of mean-MSE runs grokking within {steps} steps, p={p}")
     report.reject("levi:appG", wrong=1.0, measured=meas, atol=tol, source=src,
                   what="normalisation irrelevant: mean-MSE runs grok like the summed ones")
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU time budget: the dominant programs of the GPU configuration, for verify/budget.py
+# ---------------------------------------------------------------------------------------------
+
+
+def _budget_two_layer(d_in, d_h, activation, n_gen=4096):
+    def build(n, steps):
+        import jax
+
+        from budget import engine_program
+        from grokclocks.sim import linear as SLm
+        from grokclocks.sim.train import optax_init, sgd_weight_decay
+
+        def make_inputs():
+            data = draw_two_layer(d_in, LAM, d_h, D_OUT, seeds=tuple(range(n)))
+            inputs = {"T": data.T0 @ data.T1}
+            if activation == "linear":
+                inputs["Sigma"] = SLm._gram(data.X, jnp.zeros(data.X.shape[:-1] + (1,)), 1)["Sigma"]
+            else:
+                xg = jax.random.normal(jax.random.PRNGKey(1), (n, n_gen, d_in), jnp.float64)
+                inputs.update(X=data.X, Y=jnp.tanh(data.X @ data.T0) @ data.T1, X_gen=xg,
+                              Y_gen=jnp.tanh(xg @ data.T0) @ data.T1)
+            inputs.update(eta=jnp.asarray(ETA), decay=jnp.asarray(0.0))
+            axes = SLm._batch_axes(inputs, ("eta", "decay"), 0, 1)
+            return optax_init(sgd_weight_decay, {"S0": data.S0, "S1": data.S1}, inputs, axes), inputs
+
+        axes = SLm._batch_axes(jax.eval_shape(make_inputs)[1], ("eta", "decay"), 0, 1)
+        step, metrics = SLm._TWO_LAYER[activation]
+        return engine_program(step, metrics, steps // 10, 10, axes), make_inputs
+
+    return build
+
+
+def _budget_modular(p, d_h, n_alpha, loss):
+    def build(n, steps):
+        import jax
+
+        from budget import engine_program
+        from grokclocks.sim import modular as M
+        from grokclocks.sim.train import optax_init, sgd_weight_decay
+
+        def make_inputs():
+            keys = jax.numpy.stack([jax.random.PRNGKey(s) for s in range(n)])
+            split, init = jax.vmap(jax.random.split, out_axes=1)(keys)
+            datas = [M.make_modular_addition(split, p, a) for a in np.linspace(0.5, 0.9, n_alpha)]
+            n_idx, m_idx = jnp.divmod(jnp.arange(p * p), p)
+            inputs = {"hot": jnp.stack([n_idx, p + m_idx], axis=1), "Y": datas[0].Y, "labels": datas[0].labels,
+                      "mask": jnp.stack([d.train_mask for d in datas]).astype(jnp.float64),
+                      "eta": jnp.asarray(500.0), "decay": jnp.asarray(0.0)}
+            prm = jax.vmap(lambda k: {"W1": jax.random.normal(k, (d_h, 2 * p), jnp.float64),
+                                      "W2": jax.random.normal(k, (p, d_h), jnp.float64)})(init)
+            prm = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n_alpha,) + x.shape), prm)
+            return optax_init(sgd_weight_decay, prm, inputs, _axes(inputs)), inputs
+
+        def _axes(inputs):
+            shared = {k: None for k in inputs}
+            return [dict(shared, mask=0)] * 2
+
+        axes = _axes(jax.eval_shape(make_inputs)[1])
+        return engine_program(M._STEPS[loss], M._METRICS[loss], 10, steps // 10, axes), make_inputs
+
+    return build
+
+
+# H100 seconds per run-step of the appendix-G MLP, 2026-11-24: 411 s for 2e4 steps of 38 runs (8 alphas x 4 seeds
+# summed + 3 x 2 mean), one process among 14 on the GPU (an upper bound).  The FLOP count gives 50x less: the
+# gradient of the one-hot gather W1.T[hot] is a scatter-add of p^2 x 2 rows per run-step (float64 atomics).
+_APPG_RATE = 411.0 / (20_000 * 38)
+_APPG_NOTE = "H100 rate of the 2026-11-24 run (one of 14 processes; the FLOP model gives 50x less)"
+
+
+def _gpu_budget():
+    from grokclocks.verification import BudgetItem as B
+
+    g = CONFIG["gpu"]
+    f64 = dict(precision="float64")
+    e18, tanh, fig4, side, ag = g["eq18"], g["tanh"], g["fig4"], g["tanh_side"], g["appG"]
+    return [
+        B("test_eq17_hdot_one_step", _budget_two_layer(1000, 50, "linear"), 8, 10, 8, 10,
+          config="d_in=1000, d_h=50, 8 seeds, one GD step (budgeted as 10)", **f64),
+        B("test_eq18_two_layer", _budget_two_layer(e18["d_in"], e18["d_h"], "linear"), len(e18["seeds"]), e18["steps"],
+          2, 1000, config=f"linear, d_in=1000, d_h=200, {len(e18['seeds'])} seeds, 3e4 steps", **f64,
+          host_s=5.0, note="host: eigh of 8 x 1000 x 1000 and the forms (5 kappa x 3 times)"),
+        B("test_eq18_two_layer", _budget_two_layer(fig4["d_in"], fig4["d_h"], "linear"), len(fig4["seeds"]),
+          fig4["steps"], 2, 1000, config="fig4: linear, d_h=50, 16 seeds, 3e4 steps", **f64),
+        B("test_tanh", _budget_two_layer(tanh["d_in"], tanh["d_h"], "tanh"), len(tanh["seeds"]), tanh["steps"], 1, 100,
+          config="tanh, d_in=1000, d_h=200, N=2000, 8 seeds, 3e4 steps, L_gen on 4096 inputs", **f64),
+        B("test_tanh", _budget_two_layer(side["d_in"], side["d_h"], "tanh"), len(side["seeds"]), side["steps"], 1, 100,
+          config="tanh, d_h=50, 16 seeds, 3e4 steps", **f64),
+        B("test_appG_modular_addition", _budget_modular(ag["p"], ag["d_h"], len(ag["alphas"]), "sum"), len(ag["seeds"]),
+          ag["steps"], 1, 200, config=f"p=48, d_h=400, 8 alphas x 4 seeds, {ag['steps']} steps, summed MSE, float64",
+          gpu_rate=_APPG_RATE * len(ag["alphas"]), note=_APPG_NOTE, **f64),
+        B("test_appG_modular_addition", _budget_modular(ag["p"], ag["d_h"], len(ag["mean_alphas"]), "mean"),
+          len(ag["mean_seeds"]), ag["steps"], 1, 200, gpu_rate=_APPG_RATE * len(ag["mean_alphas"]), note=_APPG_NOTE,
+          config=f"3 alphas x 2 seeds, {ag['steps']} steps, mean-over-classes MSE", **f64),
+    ]
+
+
+GPU_BUDGET = _gpu_budget()
