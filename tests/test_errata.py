@@ -69,7 +69,11 @@ def test_levi_errata_match_spec_section_9():
     section = text[text.index("## 9. Errata"):text.index("## 10.")]
     rows = re.findall(r"^\| (\d+) \|", section, re.M)
     assert rows == [str(i) for i in range(1, len(rows) + 1)] and len(rows) >= 21
-    assert sorted(e.number for e in ERRATA if e.number.startswith("levi-")) == sorted(f"levi-{r}" for r in rows)
+    ours = sorted((int(e.number.split("-")[1]) for e in ERRATA if e.number.startswith("levi-")))
+    # every erratum of the spec is recorded; grokclocks' own findings (e.g. levi-22, from the GPU tier)
+    # continue the spec's numbering without gaps
+    assert ours[:len(rows)] == [int(r) for r in rows]
+    assert ours == list(range(1, len(ours) + 1))
 
 
 @pytest.mark.parametrize("erratum", ERRATA, ids=lambda e: e.number)

@@ -349,11 +349,14 @@ def test_bad_tensorboard(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     with pytest.raises(LogError, match="a directory without a TensorBoard event file"):
         load_run(tmp_path / "empty")
-    from torch.utils.tensorboard import SummaryWriter  # noqa: F401 - only to write the bad variant
+    # tensorboard's own writer (what torch.utils.tensorboard.SummaryWriter wraps), so CI needs no torch
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-    w = SummaryWriter(str(tmp_path / "dup"))
+    w = EventFileWriter(str(tmp_path / "dup"))
     for s in (0, 10, 10, 20):
-        w.add_scalar("val/acc", 0.5, s)
+        w.add_event(Event(wall_time=1.0 + s, step=s, summary=Summary(value=[Summary.Value(tag="val/acc", simple_value=0.5)])))
     w.close()
     with pytest.raises(LogError, match=r"column 'val/acc' event 2: step 10 repeats step 10 of event 1"):
         load_run(tmp_path / "dup")

@@ -616,7 +616,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     if compute_dtype is not None:
         compute_dtype = choice(compute_dtype, "compute_dtype", ("bfloat16",))
     check_run_path(save_path, resume=resume, overwrite=overwrite)
-    seeds = seed_tuple(seeds)
+    per_run_masks = train_mask is not None and np.ndim(train_mask) == 2
+    seeds = seed_tuple(seeds, distinct=not per_run_masks)
     kwargs = _model_kwargs(spec, model, model_kwargs)
     hook_items = _hook_items(hooks)
     tracker_items = check_trackers(trackers, reserved=BUILTIN_METRICS + tuple(n for n, _ in hook_items))
@@ -636,6 +637,14 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         if masks.dtype != bool or masks.shape[-1] != p * p or masks.ndim not in (1, 2):
             raise DomainError(f"train_mask must be boolean of shape (p^2,) or (n_seeds, p^2) with p^2={p * p} "
                               f"(got {masks.dtype} {masks.shape})")
+        if masks.ndim == 2 and masks.shape[0] != len(seeds):
+            raise DomainError(f"train_mask of shape (n_runs, p^2) needs one mask per seed "
+                              f"(got {masks.shape[0]} masks for {len(seeds)} seeds)")
+        if masks.ndim == 2 and len(set(seeds)) != len(seeds):
+            pairs = [(s, m.tobytes()) for s, m in zip(seeds, masks)]
+            if len(set(pairs)) != len(pairs):
+                raise DomainError("each run (seed, train_mask row) must be distinct: a repeated pair repeats "
+                                  f"the same run (seeds {seeds})")
         masks = np.broadcast_to(masks, (len(seeds), p * p))[None]  # (1 frac, n_seeds, p^2)
         fracs: tuple[float, ...] | None = None
         split = "mask"

@@ -697,17 +697,19 @@ def check_record_every(steps: Any, record_every: Any) -> tuple[int, int]:
     return steps, record_every
 
 
-def seed_tuple(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
-    """Distinct integer seeds >= 0 as a tuple (a scalar is one seed); each seed is one run.
+def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tuple[int, ...]:
+    """Integer seeds >= 0 as a tuple (a scalar is one seed); each seed is one run.
 
     A repeated seed would repeat the same run (identical numbers counted twice in every statistic
-    over seeds), so it is a :class:`DomainError`, as is an empty sequence.
+    over seeds), so it is a :class:`DomainError`, as is an empty sequence. ``distinct=False`` is for
+    callers whose runs differ in something besides the seed (a per-run train mask) and which check
+    that the runs are distinct themselves.
     """
     items = [seeds] if np.ndim(seeds) == 0 else list(np.asarray(list(seeds), dtype=object).reshape(-1))
     out = tuple(integer_at_least(s, "seed", 0) for s in items)
     if not out:
         raise DomainError(f"{name} must not be empty")
-    if len(set(out)) != len(out):
+    if distinct and len(set(out)) != len(out):
         twice = sorted({s for s in out if out.count(s) > 1})
         raise DomainError(f"{name} must be distinct: each seed is one run (got {out}; repeated: {twice})")
     return out
