@@ -126,10 +126,7 @@ def _theta(theta: Any) -> np.ndarray:
     return a
 
 
-def _flag(x: Any, name: str) -> bool:
-    if not isinstance(x, (bool, np.bool_)):
-        raise V.DomainError(f"{name} must be True or False (got {x!r})")
-    return bool(x)
+_flag = V.flag
 
 
 def _labels(labels: Any, n: int, k: int) -> np.ndarray:
@@ -561,7 +558,7 @@ def fit_gap_growth(times, min_gaps, t0):
     """
     t, g = _records(times, min_gaps, "min_gaps")
     V.finite(g, "min_gaps")
-    t0 = float(V.finite(t0, "t0"))
+    t0 = V.finite(t0, "t0", scalar=True)
     j = int(np.searchsorted(t, t0))
     if j >= t.size or abs(t[j] - t0) > 1e-12 * max(1.0, abs(t0)):
         raise V.DomainError(f"t0 must be one of the record times (got {t0!r})")
@@ -671,9 +668,9 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     ----------
     Spec ``clocks:prop3.6`` (paper Proposition 3.6).
     """
-    e = float(V.positive(eps, "eps"))
-    l0 = float(V.nonnegative(loss0, "loss0"))
-    r = float(V.in_open_interval(rho, "rho", 0.0, 1.0))
+    e = V.positive(eps, "eps", scalar=True)
+    l0 = V.nonnegative(loss0, "loss0", scalar=True)
+    r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
     if e >= l0:
@@ -1328,7 +1325,7 @@ def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     ----------
     Spec ``clocks:thm5.6``.
     """
-    k = float(V.positive(kappa, "kappa"))
+    k = V.positive(kappa, "kappa", scalar=True)
 
     def f(u: float) -> float:
         return float(coupled_mismatch_lower_bound(math.exp(u), k, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T))
@@ -1384,7 +1381,7 @@ def first_hitting_time(times, values, threshold, *, window=1, direction="below")
     Spec ``clocks:appF4-cls-estimator``, ``clocks:appF4-persist`` (paper App. F.4).
     """
     t, v = _records(times, values)
-    thr = float(V.finite(threshold, "threshold"))
+    thr = V.finite(threshold, "threshold", scalar=True)
     w = _window(window)
     d = V.choice(direction, "direction", ("below", "above"))
     with np.errstate(invalid="ignore"):
@@ -1407,7 +1404,7 @@ def classifier_clock(times, losses, eps, *, window=1):
     ----------
     Spec ``clocks:appF4-cls-estimator``, ``clocks:eq2.1``.
     """
-    e = float(V.positive(eps, "eps"))
+    e = V.positive(eps, "eps", scalar=True)
     return first_hitting_time(times, losses, e, window=window, direction="below")
 
 
@@ -1419,7 +1416,7 @@ def representation_clock(times, gaps, delta, *, window=1):
     ----------
     Spec ``clocks:appF4-persist``, ``clocks:eq2.2``.
     """
-    d = float(V.positive(delta, "delta"))
+    d = V.positive(delta, "delta", scalar=True)
     return first_hitting_time(times, gaps, d, window=window, direction="below")
 
 
@@ -1513,7 +1510,7 @@ def stable_rank_gap(sranks, *, target=None):
     if np.any(s < 1.0 - 1e-12):
         raise V.DomainError(f"sranks must be >= 1 (got {float(np.min(s))!r})")
     if target is not None:
-        r = float(V.as_float_array(target, "target"))
+        r = V.as_float_array(target, "target", scalar=True)
         return np.maximum(s - r, 0.0)
     den = abs(s[0] - s[-1])
     if den == 0:

@@ -313,7 +313,7 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, floa
     if rtol is None:
         tol = op * max(a.shape) * np.finfo(np.float64).eps
     else:
-        tol = float(V.nonnegative(rtol, "rtol")) * op
+        tol = V.nonnegative(rtol, "rtol", scalar=True) * op
     rank = int(np.sum(s > tol))
     return op, fro, rank, math.sqrt(rank) * op
 
@@ -676,7 +676,7 @@ def implied_radius(train_mask: Any, labels: Any, accuracy: float, metric: str = 
     ----------
     Spec ``uniformity:thm3.10`` (§5), ``uniformity:table1`` (§8, "implied radius").
     """
-    acc = float(V.as_float_array(accuracy, "accuracy"))
+    acc = V.as_float_array(accuracy, "accuracy", scalar=True)
     if not 0.0 <= acc <= 1.0:
         raise DomainError(f"accuracy must be in [0, 1] (got {acc!r})")
     d, ns = _delta_on_test(train_mask, labels, metric, test_mask, b_offset)
@@ -895,7 +895,7 @@ def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle:
 
 def _design_args(p, frac, seed, shuffle):
     p = V.integer_at_least(p, "p", 2)
-    f = float(V.as_float_array(frac, "frac"))
+    f = V.as_float_array(frac, "frac", scalar=True)
     if not 0.0 < f <= 1.0:
         raise DomainError(f"frac must be in (0, 1] (got {f!r})")
     seed = V.integer_at_least(seed, "seed", 0)
@@ -1205,7 +1205,7 @@ def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float
     """
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
-    thr = float(V.as_float_array(threshold, "threshold"))
+    thr = V.as_float_array(threshold, "threshold", scalar=True)
     hit = np.nonzero(acc >= thr)[0]
     return None if hit.size == 0 else float(ep[hit[0]])
 

@@ -179,7 +179,7 @@ def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
 
 
 def _alpha(alpha: Any) -> float:
-    a = float(V.as_float_array(alpha, "alpha"))
+    a = V.as_float_array(alpha, "alpha", scalar=True)
     if not 0.0 <= a <= 0.5:
         raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {a!r})")
     return a
@@ -248,7 +248,7 @@ def n_train(p: int, rho: float) -> int:
     ``kramers:task``.
     """
     p = V.integer_at_least(p, "p", 2)
-    rho = float(V.in_open_interval(rho, "rho", 0.0, 1.0))
+    rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
     n = int(math.floor(rho * p * p))
     if not 1 <= n <= p * p - 1:
         raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
@@ -319,7 +319,7 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = 0.99,
     if s.ndim != 1 or tr.shape != s.shape or te.shape != s.shape:
         raise DomainError(f"steps, train_acc, test_acc must be 1-D of equal length (got {s.shape}, {tr.shape}, {te.shape})")
     for q, name in ((q_train, "q_train"), (q_test, "q_test")):
-        qq = float(V.as_float_array(q, name))
+        qq = V.as_float_array(q, name, scalar=True)
         if not 0.0 < qq <= 1.0:
             raise DomainError(f"{name} must be in (0, 1] (got {qq!r})")
 
@@ -589,14 +589,14 @@ def feature_kernel_norm(N: int, p: int, alpha: float, a_std: float | None = None
     N = V.integer_at_least(N, "N", 1)
     p = V.integer_at_least(p, "p", 2)
     al = _alpha(alpha)
-    s2 = 1.0 / N if a_std is None else float(V.positive(a_std, "a_std")) ** 2
+    s2 = 1.0 / N if a_std is None else V.positive(a_std, "a_std", scalar=True) ** 2
     return float(N ** (-2.0 * al) * N * s2 * (1.0 + 2.0 * p) / 3.0)
 
 
 def _eta_out(tau: float, eta: Any) -> float:
     if eta is None:
         return float(tau)
-    return float(tau / float(V.positive(eta, "eta")))
+    return float(tau / V.positive(eta, "eta", scalar=True))
 
 
 @cites("kramers:eq6")
@@ -690,7 +690,7 @@ def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None)
     """
     N = V.integer_at_least(N, "N", 1)
     al = _alpha(alpha)
-    s = N ** -0.5 if a_std is None else float(V.positive(a_std, "a_std"))
+    s = N ** -0.5 if a_std is None else V.positive(a_std, "a_std", scalar=True)
     return float(N**al / s)
 
 
@@ -827,7 +827,7 @@ def ridge_gd(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, k: Any, pena
     ``kramers:ridge-gd``.
     """
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     mmax = float(mu.max()) if mu.size else 0.0
     if eta * (mmax + g) >= 2 and not allow_unstable:
         raise DomainError(f"eta must be < 2/(mu_max + gamma) = {2 / (mmax + g):.6g} for stable GD (got {eta!r})")
@@ -906,8 +906,8 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
     ----------
     ``kramers:ridge-delay``.
     """
-    nn = float(V.positive(null_norm2, "null_norm2"))
-    e = float(V.positive(eps_test, "eps_test"))
+    nn = V.positive(null_norm2, "null_norm2", scalar=True)
+    e = V.positive(eps_test, "eps_test", scalar=True)
     g = float(decay_rate(lam, penalty))
     if nn <= 2 * e:
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
@@ -948,14 +948,14 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     ----------
     ``kramers:ridge-delay``.
     """
-    e_tr = float(V.positive(eps_train, "eps_train"))
-    e_te = float(V.positive(eps_test, "eps_test"))
+    e_tr = V.positive(eps_train, "eps_train", scalar=True)
+    e_te = V.positive(eps_test, "eps_test", scalar=True)
     Phi_a = V.as_float_array(Phi, "Phi")
     _test_spec(Phi_test, y_test, theta_teacher, Phi_a.shape[1] if Phi_a.ndim == 2 else -1)
     tau_par, tau_perp = ridge_timescales(Phi, lam, penalty)
     g = 1.0 / tau_perp
     mu_min = 1.0 / tau_par - g
-    tm = 50.0 / g if t_max is None else float(V.positive(t_max, "t_max"))
+    tm = 50.0 / g if t_max is None else V.positive(t_max, "t_max", scalar=True)
 
     def losses(tt):
         return ridge_losses(Phi, y, lam, theta0, np.asarray(tt, dtype=np.float64), Phi_test, y_test, theta_teacher,
@@ -1022,8 +1022,8 @@ def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: 
     ``kramers:eyring``; Bovier, Eckhoff, Gayrard, Klein (2004).
     """
     em, es = _hessians(hess_min, hess_saddle)
-    dF = float(V.positive(delta_F, "delta_F"))
-    T = float(V.positive(T, "T"))
+    dF = V.positive(delta_F, "delta_F", scalar=True)
+    T = V.positive(T, "T", scalar=True)
     ls = float(es[es < 0][0])
     return (math.log(2 * math.pi) - math.log(abs(ls)) + 0.5 * (np.sum(np.log(np.abs(es))) - np.sum(np.log(em)))
             + dF / T)
@@ -1072,11 +1072,11 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
 
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):
-    cm = float(V.positive(curv_min, "curv_min"))
-    cs = float(V.as_float_array(curv_saddle, "curv_saddle"))
+    cm = V.positive(curv_min, "curv_min", scalar=True)
+    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=True)
     if cs >= 0:
         raise DomainError(f"curv_saddle must be < 0 (got {cs!r})")
-    return cm, cs, float(V.positive(delta_F, "delta_F")), float(V.positive(T, "T"))
+    return cm, cs, V.positive(delta_F, "delta_F", scalar=True), V.positive(T, "T", scalar=True)
 
 
 @cites("kramers:eyring-1d")
@@ -1127,7 +1127,7 @@ def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddl
     s2, s3, s4 = (float(v) for v in V.as_float_array(derivs_saddle, "derivs_saddle"))
     if m2 <= 0 or s2 >= 0:
         raise DomainError("derivs_min[0] must be > 0 and derivs_saddle[0] < 0")
-    T = float(V.positive(T, "T"))
+    T = V.positive(T, "T", scalar=True)
     return 1.0 + T * (5 * m3**2 / (24 * m2**3) - m4 / (8 * m2**2) + s4 / (8 * s2**2) + 5 * s3**2 / (24 * abs(s2) ** 3))
 
 
@@ -1164,9 +1164,9 @@ def _critical_points(F, coef, lo, hi):
 
 def _log_mfpt_1d(F: Any, x0: float, b: float, T: float, lower: float) -> float:
     Fc, coef = _as_potential(F)
-    x0 = float(V.finite(x0, "x0"))
-    b = float(V.finite(b, "b"))
-    T = float(V.positive(T, "T"))
+    x0 = V.finite(x0, "x0", scalar=True)
+    b = V.finite(b, "b", scalar=True)
+    T = V.positive(T, "T", scalar=True)
     lower = float(lower)
     if math.isnan(lower) or lower == math.inf:
         raise DomainError(f"lower must be -inf or finite (got {lower!r})")
@@ -1310,9 +1310,9 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
         fine = mfpt_2d_exact(F, x0, b, T, box=box, h=h, richardson=False)
         coarse = mfpt_2d_exact(F, x0, b, T, box=box, h=2 * h, richardson=False)
         return fine + (fine - coarse) / 3.0
-    T = float(V.positive(T, "T"))
-    h = float(V.positive(h, "h"))
-    b = float(V.finite(b, "b"))
+    T = V.positive(T, "T", scalar=True)
+    h = V.positive(h, "h", scalar=True)
+    b = V.finite(b, "b", scalar=True)
     x_lo, y_lo, y_hi = (float(v) for v in V.as_float_array(box, "box"))
     px, py = (float(v) for v in V.as_float_array(x0, "x0"))
     if not (x_lo < px < b and y_lo < py < y_hi):
@@ -1380,7 +1380,7 @@ def test_potential(name: str, **params: float) -> dict[str, Any]:
         unknown = set(params) - {"h"}
         if unknown:
             raise DomainError(f"double_well_1d takes only h (got {sorted(unknown)})")
-        h = float(V.positive(params.get("h", 1.0), "h"))
+        h = V.positive(params.get("h", 1.0), "h", scalar=True)
         return dict(
             F=lambda x: h * (np.asarray(x, dtype=np.float64) ** 2 - 1.0) ** 2,
             grad=lambda x: 4.0 * h * np.asarray(x, dtype=np.float64) * (np.asarray(x, dtype=np.float64) ** 2 - 1.0),
@@ -1390,9 +1390,9 @@ def test_potential(name: str, **params: float) -> dict[str, Any]:
     unknown = set(params) - {"h", "k", "c"}
     if unknown:
         raise DomainError(f"saddle_2d takes only h, k, c (got {sorted(unknown)})")
-    h = float(V.positive(params.get("h", 1.0), "h"))
-    k = float(V.positive(params.get("k", 1.0), "k"))
-    c = float(V.nonnegative(params.get("c", 3.0), "c"))
+    h = V.positive(params.get("h", 1.0), "h", scalar=True)
+    k = V.positive(params.get("k", 1.0), "k", scalar=True)
+    c = V.nonnegative(params.get("c", 3.0), "c", scalar=True)
 
     def F(z):
         z = np.asarray(z, dtype=np.float64)
@@ -1424,8 +1424,8 @@ def continuity_correction_shift(T: float, dt: float) -> float:
     ----------
     ``kramers:fpt-criterion``; Broadie, Glasserman, Kou (1997).
     """
-    T = float(V.positive(T, "T"))
-    dt = float(V.positive(dt, "dt"))
+    T = V.positive(T, "T", scalar=True)
+    dt = V.positive(dt, "dt", scalar=True)
     return 0.5826 * math.sqrt(2.0 * T * dt)
 
 
@@ -1442,8 +1442,8 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
     ----------
     ``kramers:arrhenius``.
     """
-    r = float(V.positive(delay_ratio, "delay_ratio"))
-    p = float(V.positive(prefactor_ratio, "prefactor_ratio"))
+    r = V.positive(delay_ratio, "delay_ratio", scalar=True)
+    p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=True)
     if r < p:
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
     return math.log(r / p)
@@ -1468,8 +1468,8 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
     ----------
     ``kramers:teff-sgd``; Li, Tai, E (2017).
     """
-    eta = float(V.positive(eta, "eta"))
-    tr = float(V.nonnegative(trace_sigma, "trace_sigma"))
+    eta = V.positive(eta, "eta", scalar=True)
+    tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
     return eta * tr / (2.0 * B * P)
@@ -1483,7 +1483,7 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
     ----------
     ``kramers:teff-sgd``.
     """
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     S = _sym(sigma, "sigma")
     e = V.as_float_array(direction, "direction")
     if e.shape != (S.shape[0],):
@@ -1508,10 +1508,10 @@ def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, cu
     ----------
     ``kramers:teff-sgd``.
     """
-    eta = float(V.positive(eta, "eta"))
-    s2 = float(V.nonnegative(sigma2, "sigma2"))
+    eta = V.positive(eta, "eta", scalar=True)
+    s2 = V.nonnegative(sigma2, "sigma2", scalar=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
-    h = float(V.finite(curvature, "curvature"))
+    h = V.finite(curvature, "curvature", scalar=True)
     if not 0 < eta * h < 2:
         raise DomainError(f"eta*curvature must be in (0, 2) (got {eta * h!r})")
     return eta * s2 / (B * (2.0 - eta * h))
@@ -1532,9 +1532,9 @@ def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> 
     ----------
     ``kramers:teff-gd`` (heuristic, unsupported).
     """
-    eta = float(V.positive(eta, "eta"))
-    tr = float(V.finite(trace_hessian, "trace_hessian"))
-    coef = float(V.finite(coef, "coef"))
+    eta = V.positive(eta, "eta", scalar=True)
+    tr = V.finite(trace_hessian, "trace_hessian", scalar=True)
+    coef = V.finite(coef, "coef", scalar=True)
     return coef * eta**2 * tr
 
 
@@ -1554,7 +1554,7 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     lo, hi = float(np.min(e)), float(np.max(e))
     if eta is None:
         return hi / lo
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     if eta * hi >= 2:
         raise DomainError(f"eta*mu_max must be < 2 (got {eta * hi!r})")
     if eta * hi == 1.0:
@@ -1598,7 +1598,7 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     if mechanism == "implicit_bias":
         return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
     if mechanism == "ridge":
-        mu = float(V.positive(p["mu_min"], "mu_min"))
+        mu = V.positive(p["mu_min"], "mu_min", scalar=True)
         return mu / float(decay_rate(p["lam"], p.get("penalty", "eq2")))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])

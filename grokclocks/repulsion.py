@@ -324,8 +324,8 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
     Spec ``repulsion:setup`` (§3: not AdamW).
     """
     s = V.integer_at_least(step, "step", 1)
-    lr = float(V.positive(lr, "lr"))
-    eta = float(V.nonnegative(eta, "eta"))
+    lr = V.positive(lr, "lr", scalar=True)
+    eta = V.nonnegative(eta, "eta", scalar=True)
     p = V.as_float_array(param, "param")
     g = V.as_float_array(grad, "grad") + eta * p
     m = b1 * V.as_float_array(m, "m") + (1 - b1) * g
@@ -376,8 +376,8 @@ def tian_setup(M: int = 71, K: int = 2048, n_train: int = 2016, eta: float = 2e-
     n_train = V.integer_at_least(n_train, "n_train", 1)
     if n_train > M * M - 1:
         raise DomainError(f"n_train must be in [1, M^2 - 1] = [1, {M * M - 1}] (got {n_train})")
-    eta = float(V.nonnegative(eta, "eta"))
-    lr = float(V.positive(lr, "lr"))
+    eta = V.nonnegative(eta, "eta", scalar=True)
+    lr = V.positive(lr, "lr", scalar=True)
     epochs = V.integer_at_least(epochs, "epochs", 1)
     act = _activation(activation)
     window = V.integer_at_least(window, "window", 2)
@@ -890,9 +890,9 @@ def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int 
     lag = V.integer_at_least(lag, "lag", 1)
     if lag >= g.size:
         raise DomainError(f"lag must be < len(gap) = {g.size} (got {lag})")
-    threshold = float(V.finite(threshold, "threshold"))
+    threshold = V.finite(threshold, "threshold", scalar=True)
     t_min = V.integer_at_least(t_min, "t_min", 0)
-    floor = float(V.positive(floor, "floor"))
+    floor = V.positive(floor, "floor", scalar=True)
     with np.errstate(invalid="ignore"):
         x = np.log(np.where(np.isnan(g), np.nan, np.maximum(g, floor)))
     s = np.full(g.size, np.nan)
@@ -1024,7 +1024,7 @@ def first_crossing(series: Any, threshold: float) -> int | None | list:
     Spec ``repulsion:rho-tian``, ``repulsion:headline`` (§7-9).
     """
     s = _series(series, "series", ndim=(1, 2))
-    th = float(V.finite(threshold, "threshold"))
+    th = V.finite(threshold, "threshold", scalar=True)
     if s.ndim == 2:
         return [first_crossing(r, th) for r in s]
     with np.errstate(invalid="ignore"):

@@ -554,8 +554,10 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
     rtol : float
         Relative tolerance passed to QUADPACK, in (0, 1).
     """
+    V.callable_(f, "f")
     a = _scalar_lam(lam)
-    rtol = float(V.in_open_interval(rtol, "rtol", 0.0, 1.0))
+    include_atom = V.flag(include_atom, "include_atom")
+    rtol = V.in_open_interval(rtol, "rtol", 0.0, 1.0, scalar=True)
     val = _continuous_integral(f, a, 0.0, rtol)
     if include_atom and a > 1.0:
         val += (1.0 - 1.0 / a) * _call(f, 0.0)
@@ -588,12 +590,14 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     float
         The logarithm (``-inf`` if the expectation is exactly 0).
     """
+    V.callable_(g, "g")
     a = _scalar_lam(lam)
+    include_atom = V.flag(include_atom, "include_atom")
     ss = V.nonnegative(s, "s")
     if ss.ndim != 0:
         raise V.DomainError(f"s must be a scalar here (got an array of shape {ss.shape})")
     s_ = float(ss)
-    rtol = float(V.in_open_interval(rtol, "rtol", 0.0, 1.0))
+    rtol = V.in_open_interval(rtol, "rtol", 0.0, 1.0, scalar=True)
     lm = (1.0 - math.sqrt(a)) ** 2
     cont = _continuous_integral(g, a, s_, rtol)
     with np.errstate(divide="ignore"):

@@ -106,7 +106,7 @@ def _svals(a: np.ndarray) -> np.ndarray:
 def _rtol(rtol, default: float) -> float:
     if rtol is None:
         return default
-    return float(V.nonnegative(rtol, "rtol"))
+    return V.nonnegative(rtol, "rtol", scalar=True)
 
 
 def _sigma_input(W, singular_values, rtol) -> tuple[np.ndarray, float]:

@@ -175,7 +175,7 @@ def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
 def n_train_from_lambda(d_in: int, lam: float) -> int:
     """N_tr = round(d_in / lam) (spec ``levi:conv-data``); at least 1."""
     d_in = integer_at_least(d_in, "d_in", 1)
-    lam = float(positive(lam, "lam"))
+    lam = positive(lam, "lam", scalar=True)
     return max(1, int(round(d_in / lam)))
 
 
@@ -236,8 +236,8 @@ def make_teacher_student(key: Any, d_in: int, lam: float, d_out: int = 1, *, ini
     d_in = integer_at_least(d_in, "d_in", 1)
     d_out = integer_at_least(d_out, "d_out", 1)
     n = n_train_from_lambda(d_in, lam)
-    init_scale = float(finite(init_scale, "init_scale"))
-    sigma2 = float(nonnegative(sigma2, "sigma2"))
+    init_scale = finite(init_scale, "init_scale", scalar=True)
+    sigma2 = nonnegative(sigma2, "sigma2", scalar=True)
     key, batch = _key_batch(key)
     std = (2.0 * d_in * d_out) ** -0.5
 
@@ -354,7 +354,7 @@ def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.fl
     Spec ``levi:appG`` (paper appendix G).
     """
     p = integer_at_least(p, "p", 2)
-    alpha = float(positive(alpha, "alpha"))
+    alpha = positive(alpha, "alpha", scalar=True)
     if alpha > 1:
         raise DomainError(f"alpha must be in (0, 1] (got {alpha!r})")
     n_train = int(round(alpha * p * p))
@@ -442,7 +442,7 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     if (frac is None) == (n_train is None):
         raise DomainError("give exactly one of frac and n_train")
     if frac is not None:
-        frac = float(positive(frac, "frac"))
+        frac = positive(frac, "frac", scalar=True)
         if frac >= 1:
             raise DomainError(f"frac must be in (0, 1) (got {frac})")
         n_train = int(frac * p * p)

@@ -120,7 +120,7 @@ def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: i
     s = _seeds(seeds)
     d_in, d_out, n = (integer_at_least(v, k, 1) for v, k in ((d_in, "d_in"), (d_out, "d_out"), (n, "n")))
     rank = integer_at_least(rank, "rank", 1)
-    noise = float(nonnegative(noise, "noise"))
+    noise = nonnegative(noise, "noise", scalar=True)
 
     def one(key):
         kx, ka, kb, kn = jax.random.split(key, 4)
@@ -156,8 +156,8 @@ def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: i
     d_in = integer_at_least(d_in, "d_in", 2)
     K = integer_at_least(n_classes, "n_classes", 2)
     n = integer_at_least(n, "n", 1)
-    radius = float(positive(radius, "radius"))
-    noise = float(nonnegative(noise, "noise"))
+    radius = positive(radius, "radius", scalar=True)
+    noise = nonnegative(noise, "noise", scalar=True)
     labels = np.arange(n) % K
     ang = 2 * np.pi * labels / K
     means = np.zeros((n, d_in))
@@ -200,7 +200,7 @@ def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str =
     if len(dims) < 2:
         raise DomainError(f"dims must have length >= 2 (d_in, ..., d_out) (got {dims})")
     init = choice(init, "init", ("random", "balanced"))
-    scale = float(positive(init_scale, "init_scale"))
+    scale = positive(init_scale, "init_scale", scalar=True)
     keys = [jax.random.fold_in(jax.random.PRNGKey(x), 1) for x in s]
     L = len(dims) - 1
     if init == "random":
@@ -431,8 +431,8 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float, 
     if not isinstance(data, DeepLinearData):
         raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
     fs = _check_factors(data, factors)
-    mu = float(nonnegative(mu, "mu"))
-    eta = float(positive(eta, "eta"))
+    mu = nonnegative(mu, "mu", scalar=True)
+    eta = positive(eta, "eta", scalar=True)
     integrator = choice(integrator, "integrator", ("gd", "rk4"))
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
@@ -482,9 +482,9 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
     W = jnp.asarray(W0, jnp.float64)
     if W.shape != (len(data.seeds), data.d_out, data.d_in):
         raise DomainError(f"W0 must have shape {(len(data.seeds), data.d_out, data.d_in)} (got {W.shape})")
-    lam = float(nonnegative(lam, "lam"))
-    p = float(positive(p, "p"))
-    dt = float(positive(dt, "dt"))
+    lam = nonnegative(lam, "lam", scalar=True)
+    p = positive(p, "p", scalar=True)
+    dt = positive(dt, "dt", scalar=True)
     integrator = choice(integrator, "integrator", ("gd", "rk4"))
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)

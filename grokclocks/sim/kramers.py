@@ -58,7 +58,7 @@ def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: 
     N = integer_at_least(N, "N", 1)
     d = integer_at_least(d, "d", 1)
     n_out = integer_at_least(n_out, "n_out", 1)
-    s = N ** -0.5 if a_std is None else float(positive(a_std, "a_std"))
+    s = N ** -0.5 if a_std is None else positive(a_std, "a_std", scalar=True)
     dtype = dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
     kw, ka = jax.random.split(key)
     W = jax.random.normal(kw, (N, d), dtype) / math.sqrt(d)
@@ -247,7 +247,7 @@ def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: i
     enable_x64()
     gamma = float(K.decay_rate(lam, penalty))
     out = np.asarray(_ridge_scan(jnp.asarray(Phi, jnp.float64), jnp.asarray(y, jnp.float64),
-                                 jnp.asarray(theta0, jnp.float64), gamma, float(positive(eta, "eta")),
+                                 jnp.asarray(theta0, jnp.float64), gamma, positive(eta, "eta", scalar=True),
                                  integer_at_least(steps, "steps", 1)))
     if not np.all(np.isfinite(out)):
         raise SimulationDiverged(int(np.argmin(np.all(np.isfinite(out), axis=1))), "theta", dict(eta=eta))
@@ -280,7 +280,7 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     D = A.shape[0]
     S = np.asarray(Sigma_test, np.float64)
     bs = np.asarray(beta_star, np.float64)
-    s = float(positive(init_scale, "init_scale"))
+    s = positive(init_scale, "init_scale", scalar=True)
     yy = float(np.mean(np.asarray(y, np.float64) ** 2))
 
     def rhs(t, z):
@@ -343,7 +343,7 @@ def diagonal_net_gd(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     enable_x64()
     A, bvec, g = _diag_setup(X, y, lam, penalty)
     D = A.shape[0]
-    s = float(positive(init_scale, "init_scale"))
+    s = positive(init_scale, "init_scale", scalar=True)
     z0 = jnp.full(2 * D, s, jnp.float64)
     bs = jnp.asarray(beta_star, jnp.float64)
     S = jnp.asarray(Sigma_test, jnp.float64)

@@ -58,7 +58,7 @@ def double_well_1d(h: float = 1.0) -> tuple[Callable, Callable]:
 
     Returns ``(F, grad)`` acting on a batch ``(M, 1)`` (``F`` → ``(M,)``, ``grad`` → ``(M, 1)``, by ``jax.grad``).
     """
-    h = float(positive(h, "h"))
+    h = positive(h, "h", scalar=True)
 
     def F1(z):
         return h * (z[0] ** 2 - 1.0) ** 2
@@ -69,8 +69,8 @@ def double_well_1d(h: float = 1.0) -> tuple[Callable, Callable]:
 @cites("kramers:test-potentials")
 def saddle_2d(h: float = 1.0, k: float = 1.0, c: float = 3.0) -> tuple[Callable, Callable]:
     r"""JAX twin of ``"saddle_2d"``: :math:`F=h(x^2-1)^2+\tfrac12(k+cx^2)y^2` (batch ``(M, 2)``, ``jax.grad``)."""
-    h = float(positive(h, "h"))
-    k = float(positive(k, "k"))
+    h = positive(h, "h", scalar=True)
+    k = positive(k, "k", scalar=True)
     c = float(c)
     if not c >= 0:
         raise DomainError(f"c must be >= 0 (got {c!r})")
@@ -97,7 +97,7 @@ def potential_fns(potential: str | Callable, params: dict | None = None) -> tupl
 
 
 def _check(T: float, dt: float) -> tuple[float, float]:
-    return float(positive(T, "T")), float(positive(dt, "dt"))
+    return positive(T, "T", scalar=True), positive(dt, "dt", scalar=True)
 
 
 @cites("kramers:eq17")
@@ -287,7 +287,7 @@ def mean_first_passage_time(potential: str | Callable, potential_params: dict | 
             raise DomainError("horizon must be given for a callable potential")
         tp = K.test_potential(potential, **params)
         horizon = 2.5 * K.eyring_kramers_time(tp["hess_min"], tp["hess_saddle"], tp["delta_F"], T)
-    horizon = float(positive(horizon, "horizon"))
+    horizon = positive(horizon, "horizon", scalar=True)
     coord = int(target.get("coord", 0))
     thr = float(target["threshold"])
     n_steps = int(math.ceil(horizon / dt))
