@@ -34,6 +34,7 @@ __all__ = [
     "in_closed_interval",
     "finite",
     "integer_at_least",
+    "integer_array",
     "index_array",
     "flag",
     "choice",
@@ -43,6 +44,8 @@ __all__ = [
     "same_shape",
     "probabilities",
     "callable_",
+    "sequence",
+    "max_size",
     "scalar_or_array",
 ]
 
@@ -85,11 +88,15 @@ def _real_element(v: Any) -> bool:
     return isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
-def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False) -> Any:
+def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False,
+                   allow_nan: bool = False, allow_inf: bool = False) -> Any:
     """Convert ``x`` to a float64 array, rejecting non-numeric, non-finite and empty input.
 
     Integers and floats of any width (and nested lists of them) are accepted; ``bool``, complex,
     strings, bytes, datetimes, ``None`` and ragged nestings raise :class:`DomainError`.
+    ``allow_nan``: NaN entries are kept (a record's missing values); ``allow_inf``: +-inf kept
+    (e.g. a clock that never ran); otherwise both are rejected.
+    ``scalar``: the value must be 0-d and is returned as a Python float.
     """
     if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _not_real(name, x)
@@ -111,9 +118,9 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         raise _not_real(name, x)
     if a.size == 0 and not allow_empty:
         raise DomainError(f"{name} must not be empty")
-    bad = ~np.isfinite(a)
+    bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
-        raise _bad(name, a, bad, "finite")
+        raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
     return _scalar_if(a, name, scalar)
 
 
@@ -208,19 +215,31 @@ def integer_at_least(x: Any, name: str, minimum: int = 1, maximum: int | None = 
     return int(x)
 
 
-def index_array(x: Any, name: str, n: int, *, what: str = "integers") -> np.ndarray:
-    """Integer indices in ``[0, n)`` as int64 (integral floats accepted), e.g. labels or column indices."""
-    a = np.asarray(x) if not isinstance(x, (str, bytes)) else np.asarray(None)
+def integer_array(x: Any, name: str, *, what: str = "integers", allow_empty: bool = True) -> np.ndarray:
+    """An array of integers as int64 (integral floats accepted; bools, NaN and fractions rejected)."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise DomainError(f"{name} must be {what} (got {show(x)})")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise DomainError(f"{name} must be {what} (got {show(x)})") from exc
     if a.dtype.kind == "b":
-        raise DomainError(f"{name} must be {what} in [0, {n}) (got booleans: {show(x)})")
+        raise DomainError(f"{name} must be {what} (got booleans: {show(x)})")
     if not np.issubdtype(a.dtype, np.integer):
-        f = as_float_array(x, name, allow_empty=True)
+        f = as_float_array(x, name, allow_empty=allow_empty)
         if np.any(f != np.round(f)):
-            raise DomainError(f"{name} must be {what} in [0, {n}) (got a non-integer: {show(x)})")
-        if np.any(np.abs(f) > INT64_MAX / 2):
-            raise DomainError(f"{name} must be in [0, {n}) (got {show(x)})")
+            raise DomainError(f"{name} must be {what} (got a non-integer: {show(x)})")
+        if np.any(np.abs(f) > 2.0**62):
+            raise DomainError(f"{name} must be {what} (got {show(x)})")
         a = f
-    a = a.astype(np.int64)
+    elif a.size == 0 and not allow_empty:
+        raise DomainError(f"{name} must not be empty")
+    return a.astype(np.int64)
+
+
+def index_array(x: Any, name: str, n: int, *, what: str = "integers", allow_empty: bool = True) -> np.ndarray:
+    """Integer indices in ``[0, n)`` as int64 (integral floats accepted), e.g. labels or column indices."""
+    a = integer_array(x, name, what=f"{what} in [0, {n})", allow_empty=allow_empty)
     bad = (a < 0) | (a >= n)
     if np.any(bad):
         raise DomainError(f"{name} must be in [0, {n}) (got {int(a[bad].flat[0])!r})")
@@ -293,11 +312,35 @@ def probabilities(x: Any, name: str, *, axis: int = -1) -> np.ndarray:
     return p
 
 
+def sequence(x: Any, name: str, *, min_len: int = 1, what: str = "a sequence") -> list:
+    """A list, tuple or array (not a string, mapping or ``None``) with at least ``min_len`` items."""
+    if x is None or isinstance(x, (str, bytes, dict)) or not np.iterable(x):
+        raise DomainError(f"{name} must be {what} (got {show(x)})")
+    items = list(x)
+    if len(items) < min_len:
+        raise DomainError(f"{name} must have at least {min_len} item{'s' if min_len > 1 else ''} (got {len(items)})")
+    return items
+
+
 def callable_(f: Any, name: str) -> Any:
     """A callable."""
     if not callable(f):
         raise DomainError(f"{name} must be callable (got {show(f)})")
     return f
+
+
+MAX_ELEMENTS = 2**32
+
+
+def max_size(n_elements: float, name: str, value: Any) -> None:
+    """Reject an argument whose result would have more than ``MAX_ELEMENTS`` (2**32) entries.
+
+    A size such as ``p = 10**9`` (a ``p x p`` table) must fail with a message, not with
+    ``MemoryError`` after minutes of swapping.
+    """
+    if n_elements > MAX_ELEMENTS:
+        raise DomainError(f"{name} is too large: the result would have {n_elements:.3g} entries, more than "
+                          f"2**32 (got {show(value)})")
 
 
 def scalar_or_array(a: np.ndarray) -> float | np.ndarray:

@@ -2217,6 +2217,8 @@ def fig7_tables(eps=1e-3, eta0=0.01, *, level=0.95, lam_a=0.5, gammas=(0.0, 1e-3
     ds = _int_list(d_outs, "d_outs")
     ls = _list(lams, "lams", V.positive)
     out: dict[str, np.ndarray] = {"gamma": np.array(gs), "d_out": np.array(ds), "lam": np.array(ls)}
+    parts = V.sequence(parts, "parts", min_len=0, what='a sequence of "a", "b", "c"') if not isinstance(
+        parts, str) else list(parts)
     for p in parts:
         V.choice(p, "parts", ("a", "b", "c"))
     if "a" in parts:

@@ -50,6 +50,8 @@ __all__ = [
 # cancellation (spec levi:gen-closed: rel. err 5e-14 up to 50, 1e-10 up to 200, O(1) near 600);
 # beyond it we integrate the train-loss closed form instead.
 _GEN_CLOSED_MAX_SA = 50.0
+# QUADPACK rejects a relative tolerance at or below max(50 eps, 5e-29).
+_QUAD_RTOL_MIN = 50.0 * float(np.finfo(np.float64).eps)
 # Where the exponential factor exp(-s (nu - lam_-)) is below exp(-_TRUNC) we drop the integrand.
 _TRUNC = 60.0
 
@@ -552,12 +554,12 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
     include_atom : bool
         Include the atom :math:`(1-1/\lambda)^+f(0)` (only non-zero for :math:`\lambda>1`).
     rtol : float
-        Relative tolerance passed to QUADPACK, in (0, 1).
+        Relative tolerance passed to QUADPACK, in :math:`(50\varepsilon, 1)` (QUADPACK's lower limit).
     """
     V.callable_(f, "f")
     a = _scalar_lam(lam)
     include_atom = V.flag(include_atom, "include_atom")
-    rtol = V.in_open_interval(rtol, "rtol", 0.0, 1.0, scalar=True)
+    rtol = V.in_open_interval(rtol, "rtol", _QUAD_RTOL_MIN, 1.0, scalar=True, context="(QUADPACK needs rtol > 50 eps)")
     val = _continuous_integral(f, a, 0.0, rtol)
     if include_atom and a > 1.0:
         val += (1.0 - 1.0 / a) * _call(f, 0.0)
@@ -583,7 +585,7 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     include_atom : bool
         Include the atom at :math:`\nu=0` (for :math:`\lambda>1`).
     rtol : float
-        Relative tolerance passed to QUADPACK, in (0, 1).
+        Relative tolerance passed to QUADPACK, in :math:`(50\varepsilon, 1)` (QUADPACK's lower limit).
 
     Returns
     -------
@@ -597,7 +599,7 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     if ss.ndim != 0:
         raise V.DomainError(f"s must be a scalar here (got an array of shape {ss.shape})")
     s_ = float(ss)
-    rtol = V.in_open_interval(rtol, "rtol", 0.0, 1.0, scalar=True)
+    rtol = V.in_open_interval(rtol, "rtol", _QUAD_RTOL_MIN, 1.0, scalar=True, context="(QUADPACK needs rtol > 50 eps)")
     lm = (1.0 - math.sqrt(a)) ** 2
     cont = _continuous_integral(g, a, s_, rtol)
     with np.errstate(divide="ignore"):
