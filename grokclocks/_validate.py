@@ -25,6 +25,7 @@ import numpy as np
 
 __all__ = [
     "DomainError",
+    "ResultOverflow",
     "show",
     "as_float_array",
     "input_eps",
@@ -58,6 +59,14 @@ class DomainError(ValueError):
 
     Subclass of :class:`ValueError`; the message names the parameter, the value and the
     valid domain.
+    """
+
+
+class ResultOverflow(DomainError, OverflowError):
+    """The arguments are valid but the result exceeds the float64 range; a log-space variant exists.
+
+    Both a :class:`DomainError` (the policy: one error type for arguments a function cannot answer
+    for) and an :class:`OverflowError` (what it is; kept for callers that catch that).
     """
 
 
@@ -332,15 +341,15 @@ def callable_(f: Any, name: str) -> Any:
 MAX_ELEMENTS = 2**32
 
 
-def max_size(n_elements: float, name: str, value: Any) -> None:
-    """Reject an argument whose result would have more than ``MAX_ELEMENTS`` (2**32) entries.
+def max_size(n_elements: float, name: str, value: Any, *, limit: float = MAX_ELEMENTS) -> None:
+    """Reject an argument whose result would have more than ``limit`` entries (default 2**32).
 
     A size such as ``p = 10**9`` (a ``p x p`` table) must fail with a message, not with
     ``MemoryError`` after minutes of swapping.
     """
-    if n_elements > MAX_ELEMENTS:
-        raise DomainError(f"{name} is too large: the result would have {n_elements:.3g} entries, more than "
-                          f"2**32 (got {show(value)})")
+    if not n_elements <= limit:  # also catches NaN
+        raise DomainError(f"{name} is too large or too fine: the result would have {n_elements:.3g} entries, more "
+                          f"than {limit:.3g} (got {show(value)})")
 
 
 def scalar_or_array(a: np.ndarray) -> float | np.ndarray:

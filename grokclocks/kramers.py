@@ -144,7 +144,7 @@ def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> f
     """
     if penalty not in PENALTIES:
         raise DomainError(f"penalty must be 'eq2' or 'half' (got {penalty!r})")
-    lam = V.nonnegative(lam, "lam") if allow_zero else V.positive(lam, "lam")
+    lam = V.nonnegative(lam, "lam") if V.flag(allow_zero, "allow_zero") else V.positive(lam, "lam")
     return V.scalar_or_array(lam * (2.0 if penalty == "eq2" else 1.0))
 
 
@@ -270,6 +270,7 @@ def modadd_inputs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     ``kramers:task``.
     """
     p = V.integer_at_least(p, "p", 2)
+    V.max_size(2.0 * p**3, "p", p)
     idx = np.arange(p * p)
     a, b = idx // p, idx % p
     X = np.zeros((p * p, 2 * p))
@@ -287,6 +288,7 @@ def modadd_split(p: int, rho: float, seed: int) -> tuple[np.ndarray, np.ndarray]
     ``kramers:task``.
     """
     n = n_train(p, rho)
+    V.max_size(float(p) ** 2, "p", p)
     seed = V.integer_at_least(seed, "seed", 0)
     perm = np.random.default_rng(seed).permutation(p * p)
     return perm[:n], perm[n:]
@@ -318,6 +320,12 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = 0.99,
     te = V.as_float_array(test_acc, "test_acc")
     if s.ndim != 1 or tr.shape != s.shape or te.shape != s.shape:
         raise DomainError(f"steps, train_acc, test_acc must be 1-D of equal length (got {s.shape}, {tr.shape}, {te.shape})")
+    if np.any(np.diff(s) <= 0):
+        raise DomainError(f"steps must be strictly increasing (got {V.show(s)})")
+    for acc, name in ((tr, "train_acc"), (te, "test_acc")):
+        if np.any((acc < 0) | (acc > 1)):
+            raise DomainError(f"{name} must be accuracies in [0, 1] (fractions, not percent) (got "
+                              f"{float(acc[(acc < 0) | (acc > 1)][0])!r})")
     for q, name in ((q_train, "q_train"), (q_test, "q_test")):
         qq = V.as_float_array(q, name, scalar=True)
         if not 0.0 < qq <= 1.0:
@@ -448,11 +456,13 @@ def nngp_kernel_matrix(a_idx: Any, b_idx: Any, p: int, *, feature: bool = False)
     ----------
     ``kramers:nngp``.
     """
-    a_idx = np.asarray(a_idx)
-    b_idx = np.asarray(b_idx)
+    p = V.integer_at_least(p, "p", 2)
+    a_idx = V.index_array(a_idx, "a_idx", p, what="tokens")
+    b_idx = V.index_array(b_idx, "b_idx", p, what="tokens")
     if a_idx.shape != b_idx.shape or a_idx.ndim != 1:
         raise DomainError(f"a_idx, b_idx must be 1-D of equal length (got {a_idx.shape}, {b_idx.shape})")
-    vals = relu_feature_kernel_modadd(p) if feature else relu_nngp_modadd(p)
+    V.max_size(float(a_idx.size) ** 2, "a_idx", a_idx)
+    vals = relu_feature_kernel_modadd(p) if V.flag(feature, "feature") else relu_nngp_modadd(p)
     shared = (a_idx[:, None] == a_idx[None, :]).astype(int) + (b_idx[:, None] == b_idx[None, :]).astype(int)
     return np.choose(2 - shared, vals).astype(np.float64)
 
@@ -544,7 +554,7 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
     r0 = V.as_float_array(r0, "r0")
     if y.shape != (n,) or r0.shape != (n,):
         raise DomainError(f"y and r0 must have shape ({n},) (got {y.shape}, {r0.shape})")
-    g = float(decay_rate(lam, penalty, allow_zero=True))
+    g = V.scalar(decay_rate(lam, penalty, allow_zero=True), "lam")
     K = K * kernel_rate_factor(n, loss_norm)
     tt = _times(t)
     mu, U = np.linalg.eigh(K)
@@ -615,7 +625,7 @@ def readout_timescale(K_a: Any, which: str = "max", eta: float | None = None, la
     """
     K = _sym(K_a, "K_a") * kernel_rate_factor(_sym(K_a, "K_a").shape[0], loss_norm)
     which = V.choice(which, "which", ("max", "min"))
-    g = float(decay_rate(lam, penalty, allow_zero=True))
+    g = V.scalar(decay_rate(lam, penalty, allow_zero=True), "lam")
     ev = np.linalg.eigvalsh(K)
     lmax = float(ev[-1])
     if lmax <= 0 and g == 0:
@@ -763,7 +773,7 @@ def _ridge_setup(Phi: Any, lam: Any, penalty: str) -> tuple[np.ndarray, float, n
     if Phi.ndim != 2:
         raise DomainError(f"Phi must be (n, D) (got shape {Phi.shape})")
     n, D = Phi.shape
-    g = float(decay_rate(lam, penalty))
+    g = V.scalar(decay_rate(lam, penalty), "lam")
     # thin SVD: Phi = U s V^T; A = Phi^T Phi / n has eigenvalues s^2/n on the row space
     _, s, Vt = np.linalg.svd(Phi, full_matrices=False)
     keep = s > 1e-12 * (s[0] if s.size else 1.0)
@@ -908,7 +918,7 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
     """
     nn = V.positive(null_norm2, "null_norm2", scalar=True)
     e = V.positive(eps_test, "eps_test", scalar=True)
-    g = float(decay_rate(lam, penalty))
+    g = V.scalar(decay_rate(lam, penalty), "lam")
     if nn <= 2 * e:
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
     return math.log(nn / (2 * e)) / (2 * g)
@@ -1047,8 +1057,8 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
     Raises
     ------
-    OverflowError
-        If ΔF/T > 709 (use :func:`log_eyring_kramers_time`).
+    ResultOverflow
+        (a ``DomainError`` and an ``OverflowError``) if ΔF/T > 709 (use :func:`log_eyring_kramers_time`).
 
     References
     ----------
@@ -1056,7 +1066,8 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     """
     lt = log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T)
     if lt > 709.0:
-        raise OverflowError(f"tau_EK = exp({lt:.4g}) overflows float64: use log_eyring_kramers_time")
+        raise V.ResultOverflow(f"delta_F / T too large: tau_EK = exp({lt:.4g}) overflows float64 (got delta_F={delta_F!r}, "
+                               f"T={T!r}); use log_eyring_kramers_time")
     return math.exp(lt)
 
 
@@ -1098,7 +1109,8 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     .. math:: \tau=\frac{2\pi}{\sqrt{F''(m)\,|F''(s)|}}\,e^{\Delta F/T}.
 
     For :math:`F=(x^2-1)^2` the exact MFPT exceeds it by 14.2 % at ΔF/T = 4, 5.7 % at 8, 2.6 % at 16.
-    Raises ``OverflowError`` beyond ΔF/T ≈ 709 (use :func:`log_kramers_time_1d`).
+    Raises ``ResultOverflow`` (a ``DomainError`` and an ``OverflowError``) beyond ΔF/T ≈ 709 (use
+    :func:`log_kramers_time_1d`).
 
     References
     ----------
@@ -1106,7 +1118,8 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     """
     lt = log_kramers_time_1d(curv_min, curv_saddle, delta_F, T)
     if lt > 709.0:
-        raise OverflowError(f"tau = exp({lt:.4g}) overflows float64: use log_kramers_time_1d")
+        raise V.ResultOverflow(f"delta_F / T too large: tau = exp({lt:.4g}) overflows float64 (got delta_F={delta_F!r}, "
+                               f"T={T!r}); use log_kramers_time_1d")
     return math.exp(lt)
 
 
@@ -1253,7 +1266,7 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
     ------
     DomainError
         Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞;
-        ``OverflowError`` if the result exceeds float64 (use :func:`log_mfpt_1d_exact`).
+        ``ResultOverflow`` (also an ``OverflowError``) if the result exceeds float64 (use :func:`log_mfpt_1d_exact`).
 
     References
     ----------
@@ -1261,7 +1274,8 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
     """
     lt = _log_mfpt_1d(F, x0, b, T, lower)
     if lt > 709.0:
-        raise OverflowError(f"MFPT = exp({lt:.4g}) overflows float64: use log_mfpt_1d_exact")
+        raise V.ResultOverflow(f"T too small for the barrier: MFPT = exp({lt:.4g}) overflows float64 (got T={T!r}); "
+                               "use log_mfpt_1d_exact")
     return math.exp(lt)
 
 
@@ -1306,17 +1320,26 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     ----------
     ``kramers:eyring`` (exact reference), ``kramers:test-potentials``.
     """
-    if richardson:
-        fine = mfpt_2d_exact(F, x0, b, T, box=box, h=h, richardson=False)
-        coarse = mfpt_2d_exact(F, x0, b, T, box=box, h=2 * h, richardson=False)
-        return fine + (fine - coarse) / 3.0
+    V.callable_(F, "F")
     T = V.positive(T, "T", scalar=True)
     h = V.positive(h, "h", scalar=True)
     b = V.finite(b, "b", scalar=True)
-    x_lo, y_lo, y_hi = (float(v) for v in V.as_float_array(box, "box"))
-    px, py = (float(v) for v in V.as_float_array(x0, "x0"))
+    box_a = V.as_float_array(box, "box")
+    if box_a.shape != (3,) or not box_a[1] < box_a[2] or not box_a[0] < b:
+        raise DomainError(f"box must be (x_lo, y_lo, y_hi) with y_lo < y_hi and x_lo < b (got {V.show(box)})")
+    x0_a = V.as_float_array(x0, "x0")
+    if x0_a.shape != (2,):
+        raise DomainError(f"x0 must be a point (x, y) (got shape {x0_a.shape})")
+    x_lo, y_lo, y_hi = (float(v) for v in box_a)
+    px, py = (float(v) for v in x0_a)
     if not (x_lo < px < b and y_lo < py < y_hi):
         raise DomainError(f"x0 must lie inside the box with x < b (got {(px, py)!r})")
+    # one sparse solve over the grid: beyond 1e7 nodes it takes hours, and h -> 0 used to exhaust memory
+    V.max_size((b - x_lo) / h * (y_hi - y_lo) / h, "h", h, limit=10**7)
+    if V.flag(richardson, "richardson"):
+        fine = mfpt_2d_exact(F, x0, b, T, box=box, h=h, richardson=False)
+        coarse = mfpt_2d_exact(F, x0, b, T, box=box, h=2 * h, richardson=False)
+        return fine + (fine - coarse) / 3.0
     nx = int(round((b - x_lo) / h))
     ny = int(round((y_hi - y_lo) / h))
     xs = b - h * np.arange(nx, -1, -1)  # last node exactly on b
@@ -1565,6 +1588,15 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
 # ================================================================================ summary table
 
 
+_DELAY_PARAMS = {  # mechanism -> (required, optional) keyword arguments
+    "separation": (("N", "alpha", "measure"), ("a_init",)),
+    "implicit_bias": (("init_scale", "lam"), ("penalty",)),
+    "ridge": (("mu_min", "lam"), ("penalty",)),
+    "kramers": (("hess_min", "hess_saddle", "delta_F", "T"), ("log",)),
+    "spectral": (("eigs",), ("eta",)),
+}
+
+
 @cites("kramers:table", "kramers:eq8", "kramers:barrier", "kramers:eq16")
 def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     r"""Estimate of the delay by one of the paper's mechanisms (§5.1 table, corrected where wrong).
@@ -1589,9 +1621,15 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     """
     mechanism = V.choice(mechanism, "mechanism", ("separation", "implicit_bias", "ridge", "kramers", "spectral"))
     p = dict(params)
+    required, optional = _DELAY_PARAMS[mechanism]
+    missing = [k for k in required if k not in p]
+    unknown = sorted(set(p) - set(required) - set(optional))
+    if missing or unknown:
+        what = ", ".join(f"{k}=" for k in required) + (" (optional: " + ", ".join(optional) + ")" if optional else "")
+        extra = ("; measure is one of " + ", ".join(_SEP_MEASURES)) if "measure" in missing else ""
+        raise DomainError(f"mechanism {mechanism!r} takes {what}{extra} (missing: {missing or 'none'}, "
+                          f"unknown: {unknown or 'none'})")
     if mechanism == "separation":
-        if "measure" not in p:
-            raise DomainError("mechanism 'separation' requires measure= (one of " + ", ".join(_SEP_MEASURES) + ")")
         N = V.integer_at_least(p.pop("N"), "N", 1)
         e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
         return float(N**e)
@@ -1599,10 +1637,10 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
         return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
     if mechanism == "ridge":
         mu = V.positive(p["mu_min"], "mu_min", scalar=True)
-        return mu / float(decay_rate(p["lam"], p.get("penalty", "eq2")))
+        return mu / V.scalar(decay_rate(p["lam"], p.get("penalty", "eq2")), "lam")
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
-        return log_eyring_kramers_time(*args) if p.get("log", False) else eyring_kramers_time(*args)
+        return log_eyring_kramers_time(*args) if V.flag(p.get("log", False), "log") else eyring_kramers_time(*args)
     return spectral_delay_ratio(p["eigs"], p.get("eta"))
 
 

@@ -60,7 +60,7 @@ def public_callables() -> dict[str, object]:
                 continue
             short_mod = modname.removeprefix("grokclocks").lstrip(".") or "grokclocks"
             key = f"{short_mod}.{n}"
-            home = getattr(obj, "__module__", None) == modname
+            home = getattr(obj, "__module__", None) == modname and getattr(obj, "__name__", None) == n
             if id(obj) not in found or home:
                 found[id(obj)] = key
                 objs[id(obj)] = obj

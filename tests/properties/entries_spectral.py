@@ -94,7 +94,7 @@ ENTRIES = [
           bad={"factors": _factors_bad}, check=nonneg, inf="overflow: products of large factors"),
     Entry("spectral.imbalance_decay", {"D0": Real(), "mu": NonNeg(typ=(0.0, 10.0)), "t": NonNeg(typ=(0.0, 100.0))},
           vec=True),
-    Entry("spectral.end_to_end_energy", {"loss_value": Real(typ=(0.0, 10.0)), "lam": NonNeg(vec=False),
+    Entry("spectral.end_to_end_energy", {"loss_value": Real(typ=(0.0, 10.0)), "lam": NonNeg(),
                                          "p": Pos(typ=(0.1, 3.0)), "rtol": RTOL},
           build=lambda n: _mat(stack=False).map(lambda W: {"W": W}), bad={"W": _mat_bad("W", stack=False)},
           inf="overflow: lam ||W||_p^p beyond 1.8e308"),

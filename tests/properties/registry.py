@@ -4,10 +4,11 @@ an :class:`~kinds.Exempt` with its reason (``tests/test_properties.py`` enforces
 from __future__ import annotations
 
 from .entries_clocks import ENTRIES as _CLOCKS
+from .entries_kramers import ENTRIES as _KRAMERS
 from .entries_levi import ENTRIES as _LEVI
 from .entries_spectral import ENTRIES as _SPECTRAL
 from .kinds import Entry, Exempt
 
-ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL]
+ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS]
 
 EXEMPT: list[Exempt] = []
