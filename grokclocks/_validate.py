@@ -338,11 +338,11 @@ def callable_(f: Any, name: str) -> Any:
     return f
 
 
-MAX_ELEMENTS = 2**32
+MAX_ELEMENTS = 2**30  # 8 GiB of float64: beyond it a table is a mistake on any machine this runs on
 
 
 def max_size(n_elements: float, name: str, value: Any, *, limit: float = MAX_ELEMENTS) -> None:
-    """Reject an argument whose result would have more than ``limit`` entries (default 2**32).
+    """Reject an argument whose result would have more than ``limit`` entries (default 2**30).
 
     A size such as ``p = 10**9`` (a ``p x p`` table) must fail with a message, not with
     ``MemoryError`` after minutes of swapping.

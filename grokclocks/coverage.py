@@ -107,12 +107,17 @@ def _is_prime(n: int) -> bool:
         return False
     if n % 2 == 0:
         return n == 2
+    if n > 10**10:  # trial division would take minutes (it hung on p ~ 1e18); sympy's test is exact for 64-bit n
+        from sympy import isprime
+
+        return bool(isprime(n))
     r = math.isqrt(n)
     return all(n % d for d in range(3, r + 1, 2))
 
 
 def _prime(p: Any, name: str = "p") -> int:
     p = V.integer_at_least(p, name, 2)
+    V.max_size(float(p) ** 2, name, p)  # every caller builds a p x p table
     if not _is_prime(p):
         raise DomainError(f"{name} must be prime for arithmetic over F_p (got {p})")
     return p
@@ -420,8 +425,7 @@ def _token_block(E: Any, p: int, b_offset: int, token_axis: int) -> tuple[np.nda
     e = V.as_float_array(E, "E")
     if e.ndim != 2:
         raise DomainError(f"E must be a 2-D embedding matrix (got ndim {e.ndim})")
-    if token_axis not in (0, 1):
-        raise DomainError(f"token_axis must be 0 or 1 (got {token_axis!r})")
+    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
     p = V.integer_at_least(p, "p", 3)
     b_offset = V.integer_at_least(b_offset, "b_offset", 0)
     n_tok = e.shape[token_axis]
@@ -454,6 +458,7 @@ def consecutive_embedding_diffs(E: Any, p: int, b_offset: int = 0, token_axis: i
     Spec ``uniformity:thm3.8`` (§4), ``uniformity:def4.2`` (§6.2).
     """
     blocks = _token_block(E, p, b_offset, token_axis)
+    cyclic = V.flag(cyclic, "cyclic")
     if b_offset == 0:
         blocks = blocks[:1]
     lm = None if L is None else V.as_float_array(L, "L")
@@ -726,6 +731,7 @@ def ball_size(n: int) -> int:
 
 def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
     """h[a, j] = #{a' in Z_p: dist(a, a') = j}, j = 0..n-1 (shape (p, n))."""
+    n = min(n, 2 * p)  # no 1-D distance reaches p: larger n only add zero columns (n = 1e15 used to be allocated)
     a = np.arange(p)
     diff = np.abs(a[:, None] - a[None, :])
     if metric == "torus":
@@ -750,6 +756,7 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
     Returns int64 ``(p, p)``.  ``p >= 2``, ``n >= 1`` integers.  References: spec ``uniformity:thm3.12`` (§10).
     """
     p = V.integer_at_least(p, "p", 2)
+    V.max_size(float(p) ** 2, "p", p)  # the result is p x p
     n = V.integer_at_least(n, "n", 1)
     metric = _metric(metric)
     h = _coord_counts(p, n, metric)
@@ -895,6 +902,7 @@ def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle:
 
 def _design_args(p, frac, seed, shuffle):
     p = V.integer_at_least(p, "p", 2)
+    V.max_size(float(p) ** 2, "p", p)  # the masks are p x p
     f = V.as_float_array(frac, "frac", scalar=True)
     if not 0.0 < f <= 1.0:
         raise DomainError(f"frac must be in (0, 1] (got {f!r})")
@@ -1102,8 +1110,7 @@ def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", 
     e = V.as_float_array(E_t, "E_t")
     if e.ndim != 3:
         raise DomainError(f"E_t must be a 3-D stack (T, ...) of 2-D embeddings (got ndim {e.ndim})")
-    if token_axis not in (0, 1):
-        raise DomainError(f"token_axis must be 0 or 1 (got {token_axis!r})")
+    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
     p = V.integer_at_least(p, "p", 3)
     b_offset = V.integer_at_least(b_offset, "b_offset", 0)
     t = np.swapaxes(e, 1, 2) if token_axis == 1 else e  # (T, tokens, d)
@@ -1165,6 +1172,9 @@ def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "toru
 
     References: spec ``uniformity:table1`` (§8), ``uniformity:thm3.10``.
     """
+    ns = V.sequence(ns, "ns", what="a non-empty sequence of radii (integers >= 1 or inf)")
+    for n in ns:
+        _radius(n, "ns")
     lab = label_table(p, "add")
     out = []
     for row in table1():
@@ -1243,9 +1253,18 @@ def med_loss_spearman(med: Any, test_loss: Any, windows: Sequence[tuple[int, int
     tl = _series(test_loss, "test_loss")
     if m.size != tl.size:
         raise DomainError(f"test_loss must have the length of med {m.size} (got {tl.size})")
+    spans = []
+    for w in V.sequence(windows, "windows", min_len=0, what="a sequence of (start, stop) index pairs"):
+        if isinstance(w, (str, bytes)) or not np.iterable(w) or len(w) != 2:
+            raise DomainError(f"windows must hold (start, stop) index pairs (got {V.show(w)})")
+        a = V.integer_at_least(w[0], "windows start", 0)
+        b = V.integer_at_least(w[1], "windows stop", 0)
+        if not a < b <= m.size:
+            raise DomainError(f"windows must satisfy 0 <= start < stop <= {m.size} (got {(a, b)})")
+        spans.append((a, b))
     out: list[float | None] = []
-    for a, b in windows:
-        x, y = m[int(a):int(b)], tl[int(a):int(b)]
+    for a, b in spans:
+        x, y = m[a:b], tl[a:b]
         if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
             out.append(None)
         else:
@@ -1272,6 +1291,8 @@ def analyse_run(test_acc: Any, train_mask: Any, labels: Any, *, train_acc: Any =
 
     References: spec ``uniformity:thm3.10``, ``uniformity:table1``, ``uniformity:def4.2`` (verification V2/V3).
     """
+    go_threshold = V.in_closed_interval(go_threshold, "go_threshold", 0.0, 1.0, scalar=True)
+    grok_start_threshold = V.in_closed_interval(grok_start_threshold, "grok_start_threshold", 0.0, 1.0, scalar=True)
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
     t = _mask(train_mask)

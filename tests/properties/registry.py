@@ -4,11 +4,12 @@ an :class:`~kinds.Exempt` with its reason (``tests/test_properties.py`` enforces
 from __future__ import annotations
 
 from .entries_clocks import ENTRIES as _CLOCKS
+from .entries_coverage import ENTRIES as _COVERAGE
 from .entries_kramers import ENTRIES as _KRAMERS
 from .entries_levi import ENTRIES as _LEVI
 from .entries_spectral import ENTRIES as _SPECTRAL
 from .kinds import Entry, Exempt
 
-ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS]
+ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE]
 
 EXEMPT: list[Exempt] = []
