@@ -7,9 +7,10 @@ from .entries_clocks import ENTRIES as _CLOCKS
 from .entries_coverage import ENTRIES as _COVERAGE
 from .entries_kramers import ENTRIES as _KRAMERS
 from .entries_levi import ENTRIES as _LEVI
+from .entries_repulsion import ENTRIES as _REPULSION
 from .entries_spectral import ENTRIES as _SPECTRAL
 from .kinds import Entry, Exempt
 
-ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE]
+ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION]
 
 EXEMPT: list[Exempt] = []
