@@ -26,6 +26,7 @@ import numpy as np
 __all__ = [
     "DomainError",
     "ResultOverflow",
+    "UnknownKey",
     "show",
     "as_float_array",
     "input_eps",
@@ -68,6 +69,13 @@ class ResultOverflow(DomainError, OverflowError):
     Both a :class:`DomainError` (the policy: one error type for arguments a function cannot answer
     for) and an :class:`OverflowError` (what it is; kept for callers that catch that).
     """
+
+
+class UnknownKey(DomainError, KeyError):
+    """A name (spec ID, registry key) that is not registered: a :class:`DomainError`, and a
+    :class:`KeyError` for callers that catch that; the message is printed as is."""
+
+    __str__ = Exception.__str__
 
 
 def show(x: Any, width: int = _SHOW_WIDTH) -> str:

@@ -183,10 +183,10 @@ def modular_characters(p, k=None, real=False):
     """
     p = _int_p(p)
     real = _flag(real, "real")
+    V.max_size(2.0 * (p if k is None else np.size(k)) * p, "p", p)
     kk = np.arange(p) if k is None else np.atleast_1d(V.index_array(k, "k", p))
     if kk.ndim != 1 or kk.size == 0:
         raise V.DomainError(f"k must be a non-empty 1-D array of integers (got {V.show(k)})")
-    V.max_size(2.0 * kk.size * p, "p", p)
     a = np.arange(p)
     ang = 2.0 * np.pi * (np.outer(kk, a) % p) / p  # reduce k a mod p first: exact phases
     if real:

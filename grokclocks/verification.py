@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _validate as V
+
 __all__ = ["Row", "Report", "format_table", "write_report"]
 
 
@@ -167,8 +169,18 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
+def _rows(rows: Any) -> list[Row]:
+    items = V.sequence(rows, "rows", min_len=0, what="a list of Row records")
+    for r in items:
+        if not isinstance(r, Row):
+            raise V.DomainError(f"rows must hold Row records (got {V.show(r)})")
+    return items
+
+
 def format_table(rows: list[Row], *, markdown: bool = False) -> str:
     """The theorem table as plain text (terminal) or Markdown."""
+    rows = _rows(rows)
+    markdown = V.flag(markdown, "markdown")
     head = ["spec ID", "check", "kind", "prediction", "measurement", "error", "tolerance", "verdict", "tolerance source"]
     body = [[r.spec_id, r.what, r.kind, _fmt(r.predicted), _fmt(r.measured), f"{_fmt(r.error)} ({r.metric})",
              _fmt(r.tolerance), r.verdict, r.source] for r in rows]
@@ -211,6 +223,12 @@ def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s:
     """Write ``verify-<scale>.json`` and ``verify-<scale>.md`` into ``directory``."""
     from . import __version__
 
+    rows = _rows(rows)
+    scale = V.choice(scale, "scale", ("cpu", "gpu"))  # part of the file names: nothing else may reach the path
+    if duration_s is not None:
+        duration_s = V.nonnegative(duration_s, "duration_s", scalar=True)
+    if not isinstance(directory, (str, Path)):
+        raise V.DomainError(f"directory must be a path (str or pathlib.Path) (got {V.show(directory)})")
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _validate as V
 from .._validate import DomainError, choice, finite, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -165,22 +166,33 @@ def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
     """Keys ``jax.random.PRNGKey(1000 * d_in + seed)`` of spec section 7.1; shape (2,) or (n, 2)."""
     d_in = integer_at_least(d_in, "d_in", 1)
     if np.ndim(seeds) == 0:
-        return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seed", 0))
-    seeds = [integer_at_least(s, "seed", 0) for s in seeds]
+        return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seeds", 0))
+    seeds = [integer_at_least(s, "seeds", 0) for s in V.sequence(seeds, "seeds", min_len=0,
+                                                                    what="an integer seed or a sequence of them")]
     if not seeds:
         raise DomainError("seeds must not be empty")
     return jnp.stack([jax.random.PRNGKey(1000 * d_in + s) for s in seeds])
 
 
 def n_train_from_lambda(d_in: int, lam: float) -> int:
-    """N_tr = round(d_in / lam) (spec ``levi:conv-data``); at least 1."""
+    """N_tr = round(d_in / lam) (spec ``levi:conv-data``), which must be >= 1: ``lam <= 2 d_in``.
+
+    (A lam above ``2 d_in`` used to be clamped to N_tr = 1 while the data kept the requested lam,
+    whose true value d_in / N_tr was then ``d_in``.)
+    """
     d_in = integer_at_least(d_in, "d_in", 1)
     lam = positive(lam, "lam", scalar=True)
-    return max(1, int(round(d_in / lam)))
+    if not d_in / lam >= 0.5:
+        raise DomainError(f"lam must be <= 2 d_in = {2 * d_in} so that N_tr = round(d_in / lam) >= 1 (got {lam!r})")
+    V.max_size(d_in / lam * d_in, "lam", lam)  # the inputs X are (N_tr, d_in)
+    return int(round(d_in / lam))
 
 
 def _key_batch(key: Any) -> tuple[jax.Array, tuple[int, ...]]:
-    key = jnp.asarray(key)
+    try:
+        key = jnp.asarray(key)
+    except (TypeError, ValueError) as exc:
+        raise DomainError(f"key must be a jax.random.PRNGKey (uint32, shape (..., 2)) (got {V.show(key)})") from exc
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
     if key.dtype != jnp.uint32 or key.ndim < 1 or key.shape[-1] != 2:
@@ -321,6 +333,7 @@ def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array,
     Row ``n * p + m`` holds the pair (n, m).
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(3.0 * p**3, "p", p)  # X is (p^2, 2p), Y (p^2, p)
     n, m = jnp.divmod(jnp.arange(p * p), p)
     labels = (n + m) % p
     X = jnp.concatenate([jax.nn.one_hot(n, p, dtype=dtype), jax.nn.one_hot(m, p, dtype=dtype)], axis=1)
@@ -354,6 +367,7 @@ def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.fl
     Spec ``levi:appG`` (paper appendix G).
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(3.0 * p**3, "p", p)
     alpha = positive(alpha, "alpha", scalar=True)
     if alpha > 1:
         raise DomainError(f"alpha must be in (0, 1] (got {alpha!r})")
@@ -412,7 +426,8 @@ def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarra
 def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) -> np.ndarray:
     """Token-index inputs (N, 2), or (N, 3) ``[a, b, =]`` with ``=`` the token ``p`` (transformer)."""
     p = integer_at_least(p, "p", 2)
-    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    a, b = V.index_array(a, "a", p, what="tokens"), V.index_array(b, "b", p, what="tokens")
+    equals = V.flag(equals, "equals")
     if a.shape != b.shape or a.ndim != 1:
         raise DomainError(f"a and b must be 1-D of equal length (got {a.shape}, {b.shape})")
     if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= p):
@@ -439,6 +454,7 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     seeds gives one mask per seed, shape (n_seeds, p^2); an int seed gives shape (p^2,).
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(float(p) ** 2, "p", p)
     if (frac is None) == (n_train is None):
         raise DomainError("give exactly one of frac and n_train")
     if frac is not None:
@@ -452,7 +468,7 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     scalar = np.ndim(seeds) == 0
     out = []
     for s in np.atleast_1d(seeds).tolist():
-        perm = np.random.default_rng(integer_at_least(s, "seed", 0)).permutation(p * p)
+        perm = np.random.default_rng(integer_at_least(s, "seeds", 0)).permutation(p * p)
         m = np.zeros(p * p, dtype=bool)
         m[perm[:n_train]] = True
         out.append(m)

@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _validate as V
 from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -87,7 +88,8 @@ class DeepLinearData:
 
 
 def _seeds(seeds: int | Sequence[int]) -> tuple[int, ...]:
-    s = (seeds,) if np.ndim(seeds) == 0 else tuple(seeds)
+    s = (seeds,) if np.ndim(seeds) == 0 and not isinstance(seeds, (str, bytes)) else tuple(
+        V.sequence(seeds, "seeds", what="an integer seed or a non-empty sequence of them"))
     if not s:
         raise DomainError("seeds must not be empty")
     return tuple(integer_at_least(x, "seed", 0) for x in s)
@@ -196,7 +198,11 @@ def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str =
 
     enable_x64()
     s = _seeds(seeds)
-    dims = tuple(integer_at_least(d, "dims[i]", 1) for d in dims)
+    dims = tuple(integer_at_least(d, "dims[i]", 1) for d in V.sequence(dims, "dims", min_len=2,
+                                                                      what="a sequence (d_in, ..., d_out)"))
+    if len(dims) - 1 > 1000:
+        raise DomainError(f"dims must describe at most 1000 layers (each is unrolled in the jitted step) (got {len(dims) - 1})")
+    V.max_size(float(len(s)) * sum(a * b for a, b in zip(dims[1:], dims[:-1])), "dims", dims)
     if len(dims) < 2:
         raise DomainError(f"dims must have length >= 2 (d_in, ..., d_out) (got {dims})")
     init = choice(init, "init", ("random", "balanced"))
@@ -255,8 +261,12 @@ def loss_and_grad_W(W: Any, X: Any, Y: Any, loss: str) -> tuple[float, np.ndarra
     enable_x64()
     kind = choice(loss, "loss", tuple(_LOSSES))
     f = _LOSSES[kind]
-    inp = {"X": jnp.asarray(X, jnp.float64), "Y": jnp.asarray(Y, jnp.float64)}
-    val, g = jax.value_and_grad(f)(jnp.asarray(W, jnp.float64), inp)
+    Wa, Xa, Ya = V.array_ndim(W, "W", 2), V.array_ndim(X, "X", 2), V.array_ndim(Y, "Y", 2)
+    if Xa.shape[1] != Wa.shape[1] or Ya.shape != (Xa.shape[0], Wa.shape[0]):
+        raise DomainError(f"shapes must be W (d_out, d_in), X (n, d_in), Y (n, d_out) (got {Wa.shape}, {Xa.shape}, "
+                          f"{Ya.shape})")
+    inp = {"X": jnp.asarray(Xa, jnp.float64), "Y": jnp.asarray(Ya, jnp.float64)}
+    val, g = jax.value_and_grad(f)(jnp.asarray(Wa, jnp.float64), inp)
     return float(val), np.asarray(g)
 
 
@@ -499,6 +509,8 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
 
 def flow_time(traj: Trajectory) -> np.ndarray:
     """Gradient-flow time of each record: step index times the step size (``eta`` or ``dt``)."""
-    cfg = traj.config
+    cfg = getattr(traj, "config", None)
+    if not isinstance(cfg, (DeepLinearConfig, EndToEndFlowConfig)):
+        raise DomainError(f"traj must be a Trajectory of run_deep_linear or run_end_to_end_flow (got {V.show(traj)})")
     h = cfg.eta if isinstance(cfg, DeepLinearConfig) else cfg.dt
     return np.asarray(traj.times, dtype=np.float64) * h

@@ -258,6 +258,13 @@ def seeded_array(shape: tuple[int, ...], kind: str = "normal", scale: float = 1.
 
 
 @dataclasses.dataclass(frozen=True)
+class Lazy:
+    """An example value built when the example runs (e.g. simulation data: nothing JAX at import)."""
+
+    build: Callable[[], Any]
+
+
+@dataclasses.dataclass(frozen=True)
 class Known:
     """A defect found by this suite and not yet fixed (it belongs to another part of the code).
 

@@ -122,7 +122,8 @@ def nonfinite(result: Any) -> str | None:
 
 @dataclasses.dataclass
 class Outcome:
-    """``kind``: domain (DomainError), value (finite), inf, nan, error (other exception), suspect."""
+    """``kind``: domain (DomainError), diverged (SimulationDiverged), value (finite), inf, nan, error (other
+    exception), suspect."""
 
     kind: str
     detail: str = ""
@@ -140,6 +141,10 @@ def call(entry: Entry, func: Any, kw: dict) -> Outcome:
                 result = func(**kw)
     except DomainError as e:
         return Outcome("domain", str(e))
+    except Exception as e:  # noqa: BLE001
+        if type(e).__name__ == "SimulationDiverged":  # the documented error of a diverging simulation
+            return Outcome("diverged", str(e)[:200])
+        return Outcome("error", f"{type(e).__name__}: {str(e)[:200]}")
     except Exception as e:  # noqa: BLE001 -- any other exception type is what we count
         return Outcome("error", f"{type(e).__name__}: {str(e)[:200]}")
     nf = nonfinite(result)
