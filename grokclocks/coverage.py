@@ -1357,4 +1357,5 @@ def token_ids(p: int, b_offset: int = 0, d_vocab: int | None = None) -> tuple[np
     p = V.integer_at_least(p, "p", 2)
     d = V.integer_at_least(b_offset, "b_offset", 0)
     d_vocab = p + d + 1 if d_vocab is None else V.integer_at_least(d_vocab, "d_vocab", p + d + 1)
+    V.max_size(2.0 * p, "p", p)
     return np.arange(p), np.arange(p) + d, d_vocab - 1, d_vocab

@@ -1508,6 +1508,9 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
     """
     eta = V.positive(eta, "eta", scalar=True)
     S = _sym(sigma, "sigma")
+    lo = float(np.linalg.eigvalsh(S)[0])
+    if lo < -1e-12 * max(float(np.max(np.abs(S))), 1e-300):
+        raise DomainError(f"sigma must be a covariance (positive semi-definite) (got smallest eigenvalue {lo!r})")
     e = V.as_float_array(direction, "direction")
     if e.shape != (S.shape[0],):
         raise DomainError(f"direction must have shape ({S.shape[0]},) (got {e.shape})")

@@ -178,3 +178,14 @@ def test_known_defects_are_still_there(entry, known):
     example = {k: (v.build() if isinstance(v, Lazy) else v) for k, v in known.example.items()}
     out = call(entry, _func(entry), example)
     assert out.kind in ("value", "domain") or (out.kind == "inf" and entry.inf), f"{out.kind}: {out.detail}"
+
+
+def test_reliability_page_lists_every_documented_inf_and_nan():
+    """docs/reliability.md lists each function whose inf (other than overflow) or NaN is a documented answer."""
+    import pathlib
+
+    page = (pathlib.Path(__file__).parents[1] / "docs" / "reliability.md").read_text()
+    inf = [e.name for e in ENTRIES if e.inf and not e.inf.startswith("overflow")]
+    nan = [e.name for e in ENTRIES if e.nan]
+    missing = [n for n in inf + nan if f"`grokclocks.{n}`" not in page]
+    assert not missing, f"documented inf/NaN not on docs/reliability.md: {missing}"

@@ -466,6 +466,8 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     if n_train >= p * p:
         raise DomainError(f"n_train must be in [1, p^2 - 1] = [1, {p * p - 1}] (got {n_train})")
     scalar = np.ndim(seeds) == 0
+    if not scalar and np.size(seeds) == 0:
+        raise DomainError("seeds must not be empty")
     out = []
     for s in np.atleast_1d(seeds).tolist():
         perm = np.random.default_rng(integer_at_least(s, "seeds", 0)).permutation(p * p)

@@ -245,7 +245,7 @@ ENTRIES = [
     # ---------------------------------------------------------------- sim.deep_linear
     Entry("sim.deep_linear.make_regression_data", {"seeds": SEEDS, "d_in": Fixed(3), "d_out": Fixed(2), "n": Fixed(8),
                                                    "rank": Int(1, typ=(1, 2)), "noise": NonNeg(typ=(0.0, 1.0), vec=False)},
-          names={"seeds": ("seed",)}, cost=5),
+          names={"seeds": ("seed",)}, cost=5, inf="overflow: noise near 1.8e308"),
     Entry("sim.deep_linear.make_circle_data", {"seeds": SEEDS, "d_in": Fixed(3), "n_classes": Fixed(3), "n": Fixed(9),
                                                "radius": Pos(typ=(0.5, 3.0), vec=False),
                                                "noise": NonNeg(typ=(0.0, 1.0), vec=False)}, names={"seeds": ("seed",)}, cost=5,
@@ -278,7 +278,7 @@ ENTRIES = [
     # ---------------------------------------------------------------- sim.kramers
     Entry("sim.kramers.alpha_two_layer_init", {"key": Fixed(None), "N": Int(1, typ=(1, 8), capped=True), "d": Fixed(3),
                                                "n_out": Fixed(1, 2), "a_std": Pos(typ=(0.1, 2.0), vec=False, optional=True)},
-          build=lambda n: KEY.map(lambda k: {"key": k}), cost=5),
+          build=lambda n: KEY.map(lambda k: {"key": k}), cost=5, inf="overflow: a_std near 1.8e308"),
     Entry("sim.kramers.empirical_ntk", {"alpha": Real(0.0, 0.5, lo_closed=True, hi_closed=True, typ=(0.0, 0.5), vec=False)},
           build=lambda n: _lazy(_kr_params).map(lambda p: {"params": p, "X": np.ones((4, 3))}),
           bad={"params": lambda n, kw: st.sampled_from([None, {"W": 1.0}, "p"]),
