@@ -411,6 +411,7 @@ def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarra
         ``a + b``, ``a - b``, ``a * b``, ``a^2 + b^2``, or ``f(a, b)`` on int64 arrays.
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(3.0 * p * p, "p", p)
     if callable(operation):
         fn = operation
     else:

@@ -389,7 +389,8 @@ class EndToEndFlowConfig:
 
 
 def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Array, ...]:
-    fs = tuple(jnp.asarray(f, jnp.float64) for f in factors)
+    items = V.sequence(factors, "factors", what="a non-empty sequence of (S, d_l, d_(l-1)) arrays")
+    fs = tuple(jnp.asarray(V.array_ndim(f, f"factors[{i}]", 3), jnp.float64) for i, f in enumerate(items))
     S = len(data.seeds)
     if not fs:
         raise DomainError("factors must not be empty")
@@ -489,7 +490,7 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
     enable_x64()
     if not isinstance(data, DeepLinearData):
         raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
-    W = jnp.asarray(W0, jnp.float64)
+    W = jnp.asarray(V.as_float_array(W0, "W0"), jnp.float64)
     if W.shape != (len(data.seeds), data.d_out, data.d_in):
         raise DomainError(f"W0 must have shape {(len(data.seeds), data.d_out, data.d_in)} (got {W.shape})")
     lam = nonnegative(lam, "lam", scalar=True)

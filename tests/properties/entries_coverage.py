@@ -203,7 +203,7 @@ ENTRIES = [
     Entry("coverage.table1_ceilings", {"ns": Fixed((5,), (5, 11), bad=((0,), (2.5,), ("a",), None)), "metric": METRIC,
                                        "b_offset": Fixed(None, 0, bad=(-1, 1.5, "0")),
                                        "p": Fixed(97, bad=(4, 1, "p")), "frac": Fixed(0.3, bad=(0.0, 1.5, NAN)),
-                                       "seed": Fixed(0, bad=(-1, 0.5)), "shuffle": SHUFFLE}, cost=20, check=nonneg),
+                                       "seed": Fixed(0, bad=(-1, 0.5)), "shuffle": SHUFFLE}, cost=60, check=nonneg),
     Entry("coverage.go_epoch", {"threshold": Real(typ=(0.1, 1.0), vec=False)},
           build=lambda n: _series().map(lambda a: {"test_acc": np.sort(a), "epochs": None}),
           bad={"test_acc": _ser_bad("test_acc"),

@@ -78,7 +78,7 @@ def _generic_bad_real(vec: bool, optional: bool) -> list[Any]:
 
 def Real(lo: float = -INF, hi: float = INF, *, lo_closed: bool = False, hi_closed: bool = False,
          typ: tuple[float, float] | None = None, vec: bool = True, optional: bool = False,
-         extra_bad: tuple = (), extra_extreme: tuple = ()) -> Param:
+         extra_bad: tuple = (), extra_extreme: tuple = (), grid_ok: bool = False) -> Param:
     """A real number in (lo, hi) (closed ends on request); ``vec``: arrays broadcast too."""
     if typ is None:
         a = lo if lo > -INF else -10.0
@@ -125,7 +125,7 @@ def Real(lo: float = -INF, hi: float = INF, *, lo_closed: bool = False, hi_close
             good = float(np.ravel(v)[0]) if v is not None and np.size(v) else 1.0
             pool += [np.array([good, NAN]), np.array([INF, good]), np.array([], dtype=np.float64),
                      np.array([good, good], dtype=np.complex128) + 1j, np.array(["1", "2"])]
-        else:
+        elif not grid_ok:  # a scalar parameter (grid_ok: a 1-D grid is valid too, though only scalars are drawn)
             pool += [np.array([float(np.ravel(v)[0]) if v is not None else 1.0] * 2)]
         return st.sampled_from(pool)
 
@@ -298,6 +298,8 @@ class Entry:
     names   : extra parameter names an error about a built argument may name
     known   : defects found and not yet fixed (:class:`Known`)
     filter_invalid : start invalid calls from typical calls outside ``raises`` (default True)
+    cheap_invalid : invalid calls are rejected before the expensive part (a JIT compile), so they run the
+              profile's full example count while valid calls run ``examples / cost``
     """
 
     name: str
@@ -313,6 +315,7 @@ class Entry:
     names: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     known: tuple[Known, ...] = ()
     filter_invalid: bool = True
+    cheap_invalid: bool = False
 
     def known_defect(self, kw: Mapping[str, Any]) -> str | None:
         for k in self.known:

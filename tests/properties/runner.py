@@ -19,21 +19,35 @@ from .kinds import Entry
 MODES = ("typical", "extreme", "invalid")
 
 
+_STRATEGIES: dict[tuple, Any] = {}
+
+
+def _cached(key: tuple, make: Any) -> Any:
+    """Strategies are built once per entry (building one costs more than drawing from it)."""
+    if key not in _STRATEGIES:
+        _STRATEGIES[key] = make()
+    return _STRATEGIES[key]
+
+
+def _typical_params(entry: Entry, n: int) -> dict[str, Any]:
+    return _cached(("typical-params", id(entry), n), lambda: {k: p.typical(n) for k, p in entry.params.items()})
+
+
 def typical_call(entry: Entry) -> Any:
-    """Strategy of ``kwargs`` for a typical valid call."""
+    """Strategy of ``(n, kwargs)`` for a typical valid call."""
 
     @st.composite
     def draw_call(draw):
         n = draw(st.sampled_from((0, 3))) if entry.vec else 0
         kw: dict[str, Any] = {}
         if entry.build is not None:
-            kw.update(draw(entry.build(n), label="built"))
-        for name, p in entry.params.items():
+            kw.update(draw(_cached(("build", id(entry), n), lambda: entry.build(n)), label="built"))
+        for name, strategy in _typical_params(entry, n).items():
             if name not in kw:
-                kw[name] = draw(p.typical(n), label=name)
+                kw[name] = draw(strategy, label=name)
         return n, kw
 
-    return draw_call()
+    return _cached(("typical", id(entry)), draw_call)
 
 
 def extreme_call(entry: Entry) -> Any:
@@ -45,12 +59,14 @@ def extreme_call(entry: Entry) -> Any:
         n, kw = draw(typical_call(entry))
         if not names:
             return kw
-        chosen = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+        chosen = draw(_cached(("extreme-names", id(entry)), lambda: st.lists(
+            st.sampled_from(names), min_size=1, max_size=len(names), unique=True)))
         for name in chosen:
-            kw[name] = draw(entry.params[name].extreme(n), label=f"extreme {name}")
+            kw[name] = draw(_cached(("extreme", id(entry), name, n), lambda: entry.params[name].extreme(n)),
+                            label=f"extreme {name}")
         return kw
 
-    return draw_call()
+    return _cached(("extreme-call", id(entry)), draw_call)
 
 
 def invalid_names(entry: Entry) -> list[str]:
@@ -63,8 +79,8 @@ def invalid_call(entry: Entry) -> Any:
     names = invalid_names(entry)
 
     base = typical_call(entry)
-    if entry.raises is not None and entry.filter_invalid:  # start from a call that is valid everywhere
-        base = base.filter(lambda nk: not entry.raises(**nk[1]))
+    if entry.raises is not None and entry.filter_invalid:
+        base = _cached(("valid-everywhere", id(entry)), lambda: base.filter(lambda nk: not entry.raises(**nk[1])))
 
     @st.composite
     def draw_call(draw):
@@ -76,7 +92,7 @@ def invalid_call(entry: Entry) -> Any:
             kw[name] = draw(entry.params[name].invalid(n, kw.get(name)), label=f"invalid {name}")
         return kw, name
 
-    return draw_call()
+    return _cached(("invalid-call", id(entry)), draw_call)
 
 
 # ---------------------------------------------------------------- outcome of a result
