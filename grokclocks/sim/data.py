@@ -427,12 +427,12 @@ def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarra
 def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) -> np.ndarray:
     """Token-index inputs (N, 2), or (N, 3) ``[a, b, =]`` with ``=`` the token ``p`` (transformer)."""
     p = integer_at_least(p, "p", 2)
-    a, b = V.index_array(a, "a", p, what="tokens"), V.index_array(b, "b", p, what="tokens")
+    a, b = V.integer_array(a, "a", what="integer tokens"), V.integer_array(b, "b", what="integer tokens")
     equals = V.flag(equals, "equals")
     if a.shape != b.shape or a.ndim != 1:
         raise DomainError(f"a and b must be 1-D of equal length (got {a.shape}, {b.shape})")
     if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= p):
-        raise DomainError(f"tokens must lie in [0, {p}) (p={p})")
+        raise DomainError(f"tokens a, b must lie in [0, {p}) (got a in [{a.min()}, {a.max()}], b in [{b.min()}, {b.max()}])")
     cols = [a, b] + ([np.full_like(a, p)] if equals else [])
     return np.stack(cols, axis=1)
 
