@@ -30,6 +30,7 @@ __all__ = [
     "show",
     "as_float_array",
     "input_eps",
+    "roundoff_tol",
     "positive",
     "nonnegative",
     "in_open_interval",
@@ -159,6 +160,12 @@ def input_eps(x: Any) -> float:
     if dt is not None and np.issubdtype(dt, np.floating):
         return float(np.finfo(dt).eps)
     return float(np.finfo(np.float64).eps)
+
+
+def roundoff_tol(x: Any, n: int = 1, *, floor: float = 0.0) -> float:
+    """Relative round-off allowance for a quantity computed from ``n`` terms in the caller's dtype:
+    ``max(floor, 8 n eps)`` (``floor`` keeps a float64 tolerance that was already looser)."""
+    return max(floor, 8.0 * max(int(n), 1) * input_eps(x))
 
 
 def finite(x: Any, name: str, *, scalar: bool = False) -> Any:

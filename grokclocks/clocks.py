@@ -1502,7 +1502,7 @@ def stable_rank_gap(sranks, *, target=None):
     s = V.as_float_array(sranks, "sranks")
     if s.ndim != 1:
         raise V.DomainError(f"sranks must be 1-D (got shape {s.shape})")
-    if np.any(s < 1.0 - 1e-12):
+    if np.any(s < 1.0 - V.roundoff_tol(sranks, floor=1e-12)):
         raise V.DomainError(f"sranks must be >= 1 (got {float(np.min(s))!r})")
     if target is not None:
         r = V.as_float_array(target, "target", scalar=True)

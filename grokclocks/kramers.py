@@ -503,12 +503,14 @@ def modadd_nngp_spectrum(p: int) -> dict[str, Any]:
 
 
 def _sym(K: Any, name: str) -> np.ndarray:
+    raw = K
     K = V.as_float_array(K, name)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise DomainError(f"{name} must be a square matrix (got shape {K.shape})")
     scale = max(float(np.max(np.abs(K))), 1e-300)
-    if np.max(np.abs(K - K.T)) > 1e-10 * scale:
-        raise DomainError(f"{name} must be symmetric to 1e-10 relative (got asymmetry {np.max(np.abs(K - K.T)) / scale:.3g})")
+    tol = V.roundoff_tol(raw, K.shape[0], floor=1e-10)  # float32 input is judged at its own precision
+    if np.max(np.abs(K - K.T)) > tol * scale:
+        raise DomainError(f"{name} must be symmetric to {tol:.2g} relative (got asymmetry {np.max(np.abs(K - K.T)) / scale:.3g})")
     return 0.5 * (K + K.T)
 
 
@@ -1509,7 +1511,7 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
     eta = V.positive(eta, "eta", scalar=True)
     S = _sym(sigma, "sigma")
     lo = float(np.linalg.eigvalsh(S)[0])
-    if lo < -1e-12 * max(float(np.max(np.abs(S))), 1e-300):
+    if lo < -V.roundoff_tol(sigma, S.shape[0], floor=1e-12) * max(float(np.max(np.abs(S))), 1e-300):
         raise DomainError(f"sigma must be a covariance (positive semi-definite) (got smallest eigenvalue {lo!r})")
     e = V.as_float_array(direction, "direction")
     if e.shape != (S.shape[0],):

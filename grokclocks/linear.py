@@ -556,7 +556,7 @@ def _spectrum(eigvals: Any) -> np.ndarray:
     if nu.ndim != 1:
         raise V.DomainError(f"eigvals must be a 1-d array (got shape {nu.shape})")
     scale = float(np.max(np.abs(nu)))
-    tol = 1e-10 * scale
+    tol = V.roundoff_tol(eigvals, nu.size, floor=1e-10) * scale  # float32 spectra at their own precision
     bad = nu < -tol
     if np.any(bad):
         raise V.DomainError(f"eigvals must be >= 0 (eigenvalues of a Gram matrix) (got {float(nu[bad][0])!r})")

@@ -355,3 +355,23 @@ def test_error_subclasses_keep_old_except_clauses():
     assert issubclass(ResultOverflow, DomainError) and issubclass(ResultOverflow, OverflowError)
     assert issubclass(UnknownKey, DomainError) and issubclass(UnknownKey, KeyError)
     assert str(UnknownKey("spec_id must be registered")) == "spec_id must be registered"
+
+
+def test_roundoff_tolerance_follows_the_input_dtype():
+    from grokclocks._validate import roundoff_tol
+
+    assert roundoff_tol(np.zeros(3), 3, floor=1e-10) == 1e-10  # float64: the old tolerance stands
+    assert roundoff_tol(np.zeros(3, np.float32), 3, floor=1e-10) == pytest.approx(24 * float(np.finfo(np.float32).eps))
+    assert roundoff_tol([1.0, 2.0], 2) == 16 * float(np.finfo(np.float64).eps)
+
+
+def test_float32_kernels_and_spectra_accepted():
+    from grokclocks import kramers, linear
+
+    A = np.random.default_rng(0).standard_normal((5, 5)).astype(np.float32)
+    S = (A @ A.T).astype(np.float32)  # symmetric to float32 round-off only
+    assert kramers.t_eff_sgd_direction(0.1, S, np.ones(5), 4) > 0
+    nu = np.linalg.eigvalsh(A[:, :2] @ A[:, :2].T).astype(np.float32)  # rank 2: three round-off eigenvalues
+    assert np.isfinite(linear.loss_train_equal_proj(1.0, nu, 0.01))
+    with pytest.raises(DomainError, match="must be >= 0"):
+        linear.loss_train_equal_proj(1.0, np.array([1.0, -1e-3]), 0.01)
