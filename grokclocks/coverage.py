@@ -664,6 +664,7 @@ def accuracy_ceiling_curve(train_mask: Any, labels: Any, n_max: int, metric: str
     Spec ``uniformity:thm3.10`` (§5).
     """
     n_max = V.integer_at_least(n_max, "n_max", 1)
+    V.max_size(float(n_max), "n_max", n_max)  # one ceiling per radius is returned
     d, ns = _delta_on_test(train_mask, labels, metric, test_mask, b_offset)
     fin = d[np.isfinite(d)].astype(np.int64)
     counts = np.bincount(np.minimum(fin, n_max), minlength=n_max + 1)[:n_max]

@@ -314,6 +314,7 @@ _EXTREME = {
                                                                                   "eta0": 1e300}),
     "linear.fig7_tables": ("ZeroDivisionError, RuntimeError, OverflowError, brentq NaN at extreme eps/eta0/level/lam_a",
                            {"eps": 1e-4, "eta0": 5e-324, "level": 0.999, "lam_a": 1.5, "parts": ("a",)}),
+    "linear.wd_asymptotes_small_gamma": ("NaN for lam, gamma ~ 1e300", {"lam": 1e300, "gamma": 1e300}),
     "_mpgrid.loss_threshold_grid": ("NaN for subnormal eps, d_out, level", {"eps": 5e-324, "d_out": 1e-300,
                                                                            "level": 5e-324}),
     "_mpgrid.wd_asymptote_grid": ("NaN for lam, gamma, d_out ~ 1e308", {"lam": 1.7e308, "gamma": 1.7e308,
@@ -331,6 +332,18 @@ _EXTREME = {
                                {"lam": 2.2250738585072014e-308, "gamma": 1e-300, "eps": 1.7e308, "eta0": 1.7e308,
                                 "d_out": 5e-324, "level": 2.2250738585072014e-308}),
 }
+def _near_one(what: str, example: dict) -> Known:
+    return Known(f"lam within ~1e-9 of 1 (not exactly 1): {what}",
+                 lambda lam, **k: bool(np.any((np.abs(np.asarray(lam, dtype=float) - 1.0) < 1e-9)
+                                              & (np.asarray(lam, dtype=float) != 1.0))), example)
+
+
+_NEAR_ONE = {
+    "rmt.mp_cdf": _near_one("ZeroDivisionError", {"x": 1.0, "lam": 1.0000000000000007}),
+    **{f"linear.{f}": _near_one("ZeroDivisionError with weight decay (the plateau's stieltjes branch)",
+                                 {"t": 0.01, "lam": 1.000000000001822, "eta0": 1e-4, "gamma": 1e-8, "init_scale": 0.0})
+       for f in ("loss_train", "loss_gen", "log_loss_train", "log_loss_gen")},
+}
 _OTHER = {
     "rmt.mp_expect": Known("ZeroDivisionError for lam within ~1e-9 of 1 (outside the |lam - 1| < 1e-12 branch)",
                            lambda lam, **k: 0 < abs(float(lam) - 1.0) < 1e-6,
@@ -341,5 +354,6 @@ _OTHER = {
                                     "include_atom": False, "rtol": 1e-12}),
 }
 ENTRIES = [dataclasses.replace(e, known=e.known + ((extreme_numerics(*_EXTREME[e.name]),) if e.name in _EXTREME else ())
-                               + ((_OTHER[e.name],) if e.name in _OTHER else ()))
+                               + ((_OTHER[e.name],) if e.name in _OTHER else ())
+                               + ((_NEAR_ONE[e.name],) if e.name in _NEAR_ONE else ()))
            for e in ENTRIES]
