@@ -298,8 +298,8 @@ class Entry:
     names   : extra parameter names an error about a built argument may name
     known   : defects found and not yet fixed (:class:`Known`)
     filter_invalid : start invalid calls from typical calls outside ``raises`` (default True)
-    cheap_invalid : invalid calls are rejected before the expensive part (a JIT compile), so they run the
-              profile's full example count while valid calls run ``examples / cost``
+    cheap_invalid : invalid calls are rejected before the expensive part (a JIT compile), so they run a
+              third of the profile's count (the share of a mixed run) while valid calls run ``examples / cost``
     """
 
     name: str
