@@ -22,13 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import DomainError
 
 TINY = float(np.finfo(np.float64).tiny)
 LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) overflows beyond
 
 __all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
-           "DoubleOverflowError", "signed_power_sum", "scaled_norm", "log_quotient"]
+           "signed_power_sum", "scaled_norm", "log_quotient"]
 
 
 def _normal(x: np.ndarray) -> np.ndarray:
@@ -113,14 +112,6 @@ def one_minus_product(c: float, a: float, b: float) -> float:
     within a factor 2 of c, where the difference cancels; <= 1 ulp elsewhere)."""
     p, e = two_product(a, b)
     return (c - p) - e
-
-
-class DoubleOverflowError(DomainError, OverflowError):
-    """The value exceeds the largest double (1.8e308): use the ``log_`` variant of the function.
-
-    Both an ``OverflowError`` (what ``math.exp`` raises) and, through :class:`grokclocks.DomainError`,
-    a ``ValueError``: the documented sub-domain where only the logarithm is representable.
-    """
 
 
 def signed_power_sum(terms: Sequence[tuple[float, Sequence[float], Sequence[int]]]) -> float:

@@ -115,7 +115,7 @@ _SNAP_ABS = 1e-9
 
 
 def _n_classes(k: Any) -> int:
-    return V.integer_at_least(k, "n_classes", 2)
+    return V.count(k, "n_classes", 2)
 
 
 def _theta(theta: Any) -> np.ndarray:
@@ -127,22 +127,13 @@ def _theta(theta: Any) -> np.ndarray:
     return a
 
 
-def _flag(x: Any, name: str) -> bool:
-    if not isinstance(x, (bool, np.bool_)):
-        raise V.DomainError(f"{name} must be True or False (got {x!r})")
-    return bool(x)
+_flag = V.flag
 
 
 def _labels(labels: Any, n: int, k: int) -> np.ndarray:
-    lab = np.asarray(labels)
+    lab = V.index_array(labels, "labels", k)
     if lab.ndim != 1 or lab.shape[0] != n:
         raise V.DomainError(f"labels must be a 1-D array of length {n} (got shape {lab.shape})")
-    if not (np.issubdtype(lab.dtype, np.integer) or np.all(np.mod(lab, 1) == 0)):
-        raise V.DomainError(f"labels must be integers (got dtype {lab.dtype})")
-    lab = lab.astype(np.int64)
-    bad = (lab < 0) | (lab >= k)
-    if np.any(bad):
-        raise V.DomainError(f"labels must be in [0, {k - 1}] (got {int(lab[bad][0])})")
     return lab
 
 
@@ -193,12 +184,10 @@ def modular_characters(p, k=None, real=False):
     """
     p = _int_p(p)
     real = _flag(real, "real")
-    kk = np.arange(p) if k is None else np.atleast_1d(np.asarray(k))
-    if kk.ndim != 1 or kk.size == 0 or not np.all(np.mod(kk, 1) == 0):
-        raise V.DomainError(f"k must be a non-empty 1-D array of integers (got {k!r})")
-    kk = kk.astype(np.int64)
-    if np.any((kk < 0) | (kk >= p)):
-        raise V.DomainError(f"k must be in [0, {p}) (got {int(kk[(kk < 0) | (kk >= p)][0])})")
+    V.max_size(2.0 * (p if k is None else np.size(k)) * p, "p", p)
+    kk = np.arange(p) if k is None else np.atleast_1d(V.index_array(k, "k", p))
+    if kk.ndim != 1 or kk.size == 0:
+        raise V.DomainError(f"k must be a non-empty 1-D array of integers (got {V.show(k)})")
     a = np.arange(p)
     ang = 2.0 * np.pi * (np.outer(kk, a) % p) / p  # reduce k a mod p first: exact phases
     if real:
@@ -241,7 +230,9 @@ def fourier_basis(p):
     ----------
     Spec ``clocks:eq2.5``, ``clocks:appF4-fourier``.
     """
-    return _fourier_rows(_int_p(p))[0]
+    p = _int_p(p)
+    V.max_size(float(p) * p, "p", p)
+    return _fourier_rows(p)[0]
 
 
 # ============================================================================ gaps and cross-entropy
@@ -462,7 +453,8 @@ def softmax_logit_hessian(probs):
     Parameters
     ----------
     probs : array (..., K)
-        Probability vectors (nonnegative, summing to 1 within 1e-12).
+        Probability vectors (nonnegative, summing to 1 within :math:`8K\varepsilon` of the input
+        dtype: float32 or float16 softmax outputs are accepted at their own precision).
 
     Returns
     -------
@@ -472,12 +464,7 @@ def softmax_logit_hessian(probs):
     ----------
     Spec ``clocks:lem3.2``.
     """
-    pi = V.nonnegative(probs, "probs")
-    if pi.ndim < 1 or pi.shape[-1] < 1:
-        raise V.DomainError(f"probs must have a class axis (got shape {pi.shape})")
-    tot = pi.sum(axis=-1)
-    if np.any(np.abs(tot - 1.0) > 1e-12):
-        raise V.DomainError(f"probs must sum to 1 within 1e-12 (got {float(np.atleast_1d(tot).flat[0])!r})")
+    pi = V.probabilities(probs, "probs")
     eye = np.eye(pi.shape[-1])
     return pi[..., :, None] * eye - pi[..., :, None] * pi[..., None, :]
 
@@ -542,7 +529,7 @@ def zero_one_loss_threshold(n):
     ----------
     Spec ``clocks:appF1-acc-order``.
     """
-    return _LN2 / V.integer_at_least(n, "n", 1)
+    return _LN2 / V.count(n, "n", 1)
 
 
 # ============================================================================ fast clock
@@ -556,10 +543,7 @@ def _records(times: Any, values: Any, vname: str = "values") -> tuple[np.ndarray
     if t.size > 1 and np.any(np.diff(t) <= 0):
         j = int(np.argmax(np.diff(t) <= 0))
         raise V.DomainError(f"times must be strictly increasing (got {t[j]!r} then {t[j + 1]!r})")
-    try:
-        v = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise V.DomainError(f"{vname} must be an array of real numbers (got {values!r})") from exc
+    v = V.as_float_array(values, vname, allow_nan=True)
     if v.shape != t.shape:
         raise V.DomainError(f"{vname} must have the shape of times {t.shape} (got {v.shape})")
     return t, v
@@ -593,7 +577,7 @@ def fit_gap_growth(times, min_gaps, t0):
     """
     t, g = _records(times, min_gaps, "min_gaps")
     V.finite(g, "min_gaps")
-    t0 = float(V.finite(t0, "t0"))
+    t0 = V.finite(t0, "t0", scalar=True)
     j = int(np.searchsorted(t, t0))
     if j >= t.size or abs(t[j] - t0) > 1e-12 * max(1.0, abs(t0)):
         raise V.DomainError(f"t0 must be one of the record times (got {t0!r})")
@@ -705,9 +689,9 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     ----------
     Spec ``clocks:prop3.6`` (paper Proposition 3.6).
     """
-    e = float(V.positive(eps, "eps"))
-    l0 = float(V.nonnegative(loss0, "loss0"))
-    r = float(V.in_open_interval(rho, "rho", 0.0, 1.0))
+    e = V.positive(eps, "eps", scalar=True)
+    l0 = V.nonnegative(loss0, "loss0", scalar=True)
+    r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
     if e >= l0:
@@ -769,6 +753,8 @@ def relu_active_affine_map(weights, biases, x):
     ----------
     Spec ``clocks:prop4.1`` (paper Proposition 4.1); ``clocks:cor5.7``.
     """
+    weights = V.sequence(weights, "weights", what="a non-empty sequence of 2-D arrays")
+    biases = V.sequence(biases, "biases", what="a sequence of 1-D arrays")
     if len(weights) != len(biases):
         raise V.DomainError(f"weights and biases must have the same length (got {len(weights)} and {len(biases)})")
     if len(weights) == 0:
@@ -883,10 +869,8 @@ def head_embedding_gradient_norms(E, W1, W2, a, b, y, b1=None, b2=None):
 def _preacts(preacts: Any, name: str) -> list[np.ndarray]:
     if isinstance(preacts, np.ndarray):
         preacts = [preacts]
-    out = [V.as_float_array(h, f"{name}[{i}]") for i, h in enumerate(preacts)]
-    if not out:
-        raise V.DomainError(f"{name} must not be empty")
-    return out
+    items = V.sequence(preacts, name, what="a non-empty list of pre-activation arrays")
+    return [V.as_float_array(h, f"{name}[{i}]") for i, h in enumerate(items)]
 
 
 @cites("clocks:appF3-gate-margin")
@@ -923,7 +907,7 @@ def gates_certified_stable(preacts_t1, preacts_path):
     h1 = _preacts(preacts_t1, "preacts_t1")
     m = gate_margin(h1)
     worst = 0.0
-    for t, ht in enumerate(preacts_path):
+    for t, ht in enumerate(V.sequence(preacts_path, "preacts_path", what="a non-empty sequence of pre-activation lists")):
         ht = _preacts(ht, f"preacts_path[{t}]")
         if len(ht) != len(h1) or any(a.shape != b.shape for a, b in zip(ht, h1)):
             raise V.DomainError(f"preacts_path[{t}] must match the shapes of preacts_t1")
@@ -1298,7 +1282,7 @@ def kl_exponent_depth(depth):
     ----------
     Spec ``clocks:appF2-kl-examples`` (example 2).
     """
-    L = V.integer_at_least(depth, "depth", 2)
+    L = V.count(depth, "depth", 2)
     return 1.0 - 1.0 / (2.0 * L)
 
 
@@ -1431,7 +1415,10 @@ def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     ----------
     Spec ``clocks:thm5.6``.
     """
-    k = float(V.positive(kappa, "kappa"))
+    k = V.positive(kappa, "kappa", scalar=True)
+    for name, value in (("rate", rate), ("t0", t0), ("gamma0", gamma0), ("C_kl", C_kl), ("theta", theta),
+                        ("gap0", gap0), ("T", T)):
+        V.finite(value, name, scalar=True)  # scalars only; their domains are checked by the bound itself
 
     def f(u: float) -> float:
         return float(coupled_mismatch_lower_bound(math.exp(u), k, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T))
@@ -1488,7 +1475,7 @@ def first_hitting_time(times, values, threshold, *, window=1, direction="below")
     Spec ``clocks:appF4-cls-estimator``, ``clocks:appF4-persist`` (paper App. F.4).
     """
     t, v = _records(times, values)
-    thr = float(V.finite(threshold, "threshold"))
+    thr = V.finite(threshold, "threshold", scalar=True)
     w = _window(window)
     d = V.choice(direction, "direction", ("below", "above"))
     with np.errstate(invalid="ignore"):
@@ -1511,7 +1498,7 @@ def classifier_clock(times, losses, eps, *, window=1):
     ----------
     Spec ``clocks:appF4-cls-estimator``, ``clocks:eq2.1``.
     """
-    e = float(V.positive(eps, "eps"))
+    e = V.positive(eps, "eps", scalar=True)
     return first_hitting_time(times, losses, e, window=window, direction="below")
 
 
@@ -1523,7 +1510,7 @@ def representation_clock(times, gaps, delta, *, window=1):
     ----------
     Spec ``clocks:appF4-persist``, ``clocks:eq2.2``.
     """
-    d = float(V.positive(delta, "delta"))
+    d = V.positive(delta, "delta", scalar=True)
     return first_hitting_time(times, gaps, d, window=window, direction="below")
 
 
@@ -1538,10 +1525,15 @@ def accuracy_clock(times, train_acc, *, target=1.0, window=1):
     ----------
     Spec ``clocks:appF4-acc-clock``.
     """
-    tg = V.as_float_array(target, "target")
-    if tg.ndim or not (0.0 < float(tg) <= 1.0):
-        raise V.DomainError(f"target must be in (0, 1] (got {target!r})")
-    return first_hitting_time(times, train_acc, float(tg), window=window, direction="above")
+    tg = V.as_float_array(target, "target", scalar=True)
+    if not 0.0 < tg <= 1.0:
+        raise V.DomainError(f"target must be in (0, 1] (got {tg!r})")
+    acc = V.as_float_array(train_acc, "train_acc", allow_nan=True)
+    out_of_range = (acc < 0.0) | (acc > 1.0)
+    if np.any(out_of_range):
+        raise V.DomainError(f"train_acc must be accuracies in [0, 1] (fractions, not percent; NaN = not "
+                            f"recorded) (got {float(acc[out_of_range].flat[0])!r})")
+    return first_hitting_time(times, acc, tg, window=window, direction="above")
 
 
 @cites("clocks:appF4-opt-time")
@@ -1584,9 +1576,9 @@ def separation_ratio(t_rep, t_cls):
     Spec ``clocks:appF4-sep-ratio``.
     """
     tc = V.positive(t_cls, "t_cls")
-    tr = np.asarray(t_rep, dtype=np.float64)
-    if np.any(np.isnan(tr)) or np.any(tr < 0) or np.any(tr == -np.inf):
-        raise V.DomainError(f"t_rep must be >= 0 or inf (got {t_rep!r})")
+    tr = V.as_float_array(t_rep, "t_rep", allow_inf=True)
+    if np.any(tr < 0):
+        raise V.DomainError(f"t_rep must be >= 0 or inf (got {float(tr[tr < 0].flat[0])!r})")
     with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
         return V.scalar_or_array(tr / tc)
 
@@ -1615,10 +1607,10 @@ def stable_rank_gap(sranks, *, target=None):
     s = V.as_float_array(sranks, "sranks")
     if s.ndim != 1:
         raise V.DomainError(f"sranks must be 1-D (got shape {s.shape})")
-    if np.any(s < 1.0 - 1e-12):
+    if np.any(s < 1.0 - V.roundoff_tol(sranks, floor=1e-12)):
         raise V.DomainError(f"sranks must be >= 1 (got {float(np.min(s))!r})")
     if target is not None:
-        r = float(V.as_float_array(target, "target"))
+        r = V.as_float_array(target, "target", scalar=True)
         return np.maximum(s - r, 0.0)
     den = abs(s[0] - s[-1])
     if den == 0:
@@ -1649,7 +1641,7 @@ def class_separation_ratio(features, labels, *, between="mean"):
     if H.ndim != 2:
         raise V.DomainError(f"features must be (n, d) (got shape {H.shape})")
     mode = V.choice(between, "between", ("mean", "min_pair"))
-    lab = np.asarray(labels)
+    lab = V.integer_array(labels, "labels", what="integer class labels")
     if lab.shape != (H.shape[0],):
         raise V.DomainError(f"labels must have shape {(H.shape[0],)} (got {lab.shape})")
     classes, inv = np.unique(lab, return_inverse=True)
@@ -1759,10 +1751,10 @@ def fourier_energy_outside(E, p=None, *, freqs=None, n_top=None, center=True, to
     if total <= 0.0:
         raise V.DomainError("E has zero energy (after centring)")
     if freqs is not None:
-        f = np.atleast_1d(np.asarray(freqs))
-        if f.size == 0 or f.ndim != 1 or not np.all(np.mod(f, 1) == 0):
-            raise V.DomainError(f"freqs must be a non-empty 1-D set of integers (got {freqs!r})")
-        f = np.mod(f.astype(np.int64), pp)
+        f = np.atleast_1d(V.integer_array(freqs, "freqs", what="a non-empty 1-D set of integers"))
+        if f.size == 0 or f.ndim != 1:
+            raise V.DomainError(f"freqs must be a non-empty 1-D set of integers (got {V.show(freqs)})")
+        f = np.mod(f, pp)
         sel = np.unique(np.minimum(f, pp - f))
     else:
         nt = V.integer_at_least(n_top, "n_top", 1)

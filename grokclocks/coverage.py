@@ -115,6 +115,10 @@ def _is_prime(n: int) -> bool:
         return False
     if n % 2 == 0:
         return n == 2
+    if n > 10**10:  # trial division would take minutes (it hung on p ~ 1e18); sympy's test is exact for 64-bit n
+        from sympy import isprime
+
+        return bool(isprime(n))
     r = math.isqrt(n)
     return all(n % d for d in range(3, r + 1, 2))
 
@@ -335,7 +339,7 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, floa
     if rtol is None:
         tol = op * max(a.shape) * np.finfo(np.float64).eps
     else:
-        tol = float(V.nonnegative(rtol, "rtol")) * op
+        tol = V.nonnegative(rtol, "rtol", scalar=True) * op
     rank = int(np.sum(s > tol))
     return op, fro, rank, math.sqrt(rank) * op
 
@@ -446,8 +450,7 @@ def _token_block(E: Any, p: int, b_offset: int, token_axis: int) -> tuple[np.nda
     e = V.as_float_array(E, "E")
     if e.ndim != 2:
         raise DomainError(f"E must be a 2-D embedding matrix (got ndim {e.ndim})")
-    if token_axis not in (0, 1):
-        raise DomainError(f"token_axis must be 0 or 1 (got {token_axis!r})")
+    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
     p = V.integer_at_least(p, "p", 3)
     b_offset = V.integer_at_least(b_offset, "b_offset", 0)
     n_tok = e.shape[token_axis]
@@ -480,6 +483,7 @@ def consecutive_embedding_diffs(E: Any, p: int, b_offset: int = 0, token_axis: i
     Spec ``uniformity:thm3.8`` (§4), ``uniformity:def4.2`` (§6.2).
     """
     blocks = _token_block(E, p, b_offset, token_axis)
+    cyclic = V.flag(cyclic, "cyclic")
     if b_offset == 0:
         blocks = blocks[:1]
     lm = None if L is None else V.as_float_array(L, "L")
@@ -692,6 +696,7 @@ def accuracy_ceiling_curve(train_mask: Any, labels: Any, n_max: int, metric: str
     Spec ``uniformity:thm3.10`` (§5).
     """
     n_max = V.integer_at_least(n_max, "n_max", 1)
+    V.max_size(float(n_max), "n_max", n_max)  # one ceiling per radius is returned
     d, ns = _delta_on_test(train_mask, labels, metric, test_mask, b_offset)
     fin = d[np.isfinite(d)].astype(np.int64)
     counts = np.bincount(np.minimum(fin, n_max), minlength=n_max + 1)[:n_max]
@@ -709,7 +714,7 @@ def implied_radius(train_mask: Any, labels: Any, accuracy: float, metric: str = 
     ----------
     Spec ``uniformity:thm3.10`` (§5), ``uniformity:table1`` (§8, "implied radius").
     """
-    acc = float(V.as_float_array(accuracy, "accuracy"))
+    acc = V.as_float_array(accuracy, "accuracy", scalar=True)
     if not 0.0 <= acc <= 1.0:
         raise DomainError(f"accuracy must be in [0, 1] (got {acc!r})")
     d, ns = _delta_on_test(train_mask, labels, metric, test_mask, b_offset)
@@ -753,12 +758,13 @@ def ball_size(n: int) -> int:
 
     ``n`` integer >= 1.  References: spec ``uniformity:thm3.12`` (§10).
     """
-    n = V.integer_at_least(n, "n", 1)
+    n = V.count(n, "n", 1)
     return 2 * n * n - 2 * n + 1
 
 
 def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
     """h[a, j] = #{a' in Z_p: dist(a, a') = j}, j = 0..n-1 (shape (p, n))."""
+    n = min(n, 2 * p)  # no 1-D distance reaches p: larger n only add zero columns (n = 1e15 used to be allocated)
     a = np.arange(p)
     diff = np.abs(a[:, None] - a[None, :])
     if metric == "torus":
@@ -904,7 +910,7 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     Spec ``uniformity:thm3.12`` (§10).
     """
     p = _grid_size(p)
-    n = V.integer_at_least(n, "n", 1)
+    n = V.count(n, "n", 1)
     method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
     N = p * p
     C = ball_size(n)
@@ -966,7 +972,7 @@ def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle:
 
 def _design_args(p, frac, seed, shuffle):
     p = _grid_size(p)
-    f = float(V.as_float_array(frac, "frac"))
+    f = V.as_float_array(frac, "frac", scalar=True)
     if not 0.0 < f <= 1.0:
         raise DomainError(f"frac must be in (0, 1] (got {f!r})")
     seed = V.integer_at_least(seed, "seed", 0)
@@ -1173,8 +1179,7 @@ def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", 
     e = V.as_float_array(E_t, "E_t")
     if e.ndim != 3:
         raise DomainError(f"E_t must be a 3-D stack (T, ...) of 2-D embeddings (got ndim {e.ndim})")
-    if token_axis not in (0, 1):
-        raise DomainError(f"token_axis must be 0 or 1 (got {token_axis!r})")
+    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
     p = V.integer_at_least(p, "p", 3)
     b_offset = V.integer_at_least(b_offset, "b_offset", 0)
     t = np.swapaxes(e, 1, 2) if token_axis == 1 else e  # (T, tokens, d)
@@ -1236,6 +1241,9 @@ def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "toru
 
     References: spec ``uniformity:table1`` (§8), ``uniformity:thm3.10``.
     """
+    ns = V.sequence(ns, "ns", what="a non-empty sequence of radii (integers >= 1 or inf)")
+    for n in ns:
+        _radius(n, "ns")
     lab = label_table(p, "add")
     out = []
     for row in table1():
@@ -1276,7 +1284,7 @@ def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float
     """
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
-    thr = float(V.as_float_array(threshold, "threshold"))
+    thr = V.as_float_array(threshold, "threshold", scalar=True)
     hit = np.nonzero(acc >= thr)[0]
     return None if hit.size == 0 else float(ep[hit[0]])
 
@@ -1314,9 +1322,15 @@ def med_loss_spearman(med: Any, test_loss: Any, windows: Sequence[tuple[int, int
     tl = _series(test_loss, "test_loss")
     if m.size != tl.size:
         raise DomainError(f"test_loss must have the length of med {m.size} (got {tl.size})")
+    spans = []
+    for w in V.sequence(windows, "windows", min_len=0, what="a sequence of (start, stop) index pairs"):
+        if isinstance(w, (str, bytes)) or not np.iterable(w) or len(w) != 2:
+            raise DomainError(f"windows must hold (start, stop) index pairs (got {V.show(w)})")
+        # integers >= 0 with slice semantics: an empty or short window gives None (analyse_run relies on it)
+        spans.append((V.integer_at_least(w[0], "windows start", 0), V.integer_at_least(w[1], "windows stop", 0)))
     out: list[float | None] = []
-    for a, b in windows:
-        x, y = m[int(a):int(b)], tl[int(a):int(b)]
+    for a, b in spans:
+        x, y = m[a:b], tl[a:b]
         if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
             out.append(None)
         else:
@@ -1343,6 +1357,8 @@ def analyse_run(test_acc: Any, train_mask: Any, labels: Any, *, train_acc: Any =
 
     References: spec ``uniformity:thm3.10``, ``uniformity:table1``, ``uniformity:def4.2`` (verification V2/V3).
     """
+    go_threshold = V.in_closed_interval(go_threshold, "go_threshold", 0.0, 1.0, scalar=True)
+    grok_start_threshold = V.in_closed_interval(grok_start_threshold, "grok_start_threshold", 0.0, 1.0, scalar=True)
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
     t = _mask(train_mask)
@@ -1407,4 +1423,5 @@ def token_ids(p: int, b_offset: int = 0, d_vocab: int | None = None) -> tuple[np
     p = V.integer_at_least(p, "p", 2)
     d = V.integer_at_least(b_offset, "b_offset", 0)
     d_vocab = p + d + 1 if d_vocab is None else V.integer_at_least(d_vocab, "d_vocab", p + d + 1)
+    V.max_size(2.0 * p, "p", p)
     return np.arange(p), np.arange(p) + d, d_vocab - 1, d_vocab

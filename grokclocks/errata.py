@@ -7,6 +7,7 @@ page and the evidence cannot drift apart.
 
 from __future__ import annotations
 
+from . import _validate as V
 from ._papers import Erratum, paper_modules
 from .citations import PAPERS, SPEC
 
@@ -14,12 +15,17 @@ __all__ = ["Erratum", "ERRATA", "check_erratum", "errata_for", "to_markdown"]
 
 
 def check_erratum(e: Erratum) -> Erratum:
-    """Validate a record: its spec IDs exist and its number is ``<paper>-<n>`` of their paper."""
+    """Validate a record: its spec IDs exist and its number is ``<paper>-<n>`` of their paper.
+
+    Raises :class:`~grokclocks._validate.UnknownKey` (a ``DomainError`` and a ``KeyError``).
+    """
+    if not isinstance(e, Erratum):
+        raise V.DomainError(f"e must be an Erratum record (got {V.show(e)})")
     for i in e.spec_ids:
         if i not in SPEC:
-            raise KeyError(f"erratum {e.number} names unknown spec ID {i!r}")
+            raise V.UnknownKey(f"erratum {e.number} names unknown spec ID {i!r} (e.spec_ids must be registered)")
         if not e.number.startswith(i.split(":", 1)[0] + "-"):
-            raise KeyError(f"erratum {e.number}: number it '<paper>-<n>' after its spec ID {i!r}")
+            raise V.UnknownKey(f"erratum {e.number}: number it '<paper>-<n>' after its spec ID {i!r} (e.number)")
     return e
 
 ERRATA: tuple[Erratum, ...] = tuple(
@@ -27,7 +33,9 @@ ERRATA: tuple[Erratum, ...] = tuple(
 
 
 def errata_for(spec_id: str) -> list[Erratum]:
-    """All errata that touch ``spec_id``."""
+    """All errata that touch ``spec_id`` (a registered spec ID; ``[]`` if none)."""
+    if not isinstance(spec_id, str) or spec_id not in SPEC:
+        raise V.UnknownKey(f"spec_id must be a registered spec ID such as 'levi:eq15' (got {V.show(spec_id)})")
     return [e for e in ERRATA if spec_id in e.spec_ids]
 
 

@@ -150,7 +150,7 @@ def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> f
     """
     if penalty not in PENALTIES:
         raise DomainError(f"penalty must be 'eq2' or 'half' (got {penalty!r})")
-    lam = V.nonnegative(lam, "lam") if allow_zero else V.positive(lam, "lam")
+    lam = V.nonnegative(lam, "lam") if V.flag(allow_zero, "allow_zero") else V.positive(lam, "lam")
     return V.scalar_or_array(lam * (2.0 if penalty == "eq2" else 1.0))
 
 
@@ -177,7 +177,7 @@ def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
     """
     if loss_norm not in LOSS_NORMS:
         raise DomainError(f"loss_norm must be 'sum' or 'mean' (got {loss_norm!r})")
-    n = V.integer_at_least(n, "n", 1)
+    n = V.count(n, "n", 1)
     return 1.0 if loss_norm == "sum" else 1.0 / n
 
 
@@ -185,7 +185,7 @@ def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
 
 
 def _alpha(alpha: Any) -> float:
-    a = float(V.as_float_array(alpha, "alpha"))
+    a = V.as_float_array(alpha, "alpha", scalar=True)
     if not 0.0 <= a <= 0.5:
         raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {a!r})")
     return a
@@ -254,7 +254,7 @@ def n_train(p: int, rho: float) -> int:
     ``kramers:task``.
     """
     p = V.integer_at_least(p, "p", 2)
-    rho = float(V.in_open_interval(rho, "rho", 0.0, 1.0))
+    rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
     n = int(math.floor(rho * p * p))
     if not 1 <= n <= p * p - 1:
         raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
@@ -276,6 +276,7 @@ def modadd_inputs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     ``kramers:task``.
     """
     p = V.integer_at_least(p, "p", 2)
+    V.max_size(2.0 * p**3, "p", p)
     idx = np.arange(p * p)
     a, b = idx // p, idx % p
     X = np.zeros((p * p, 2 * p))
@@ -293,6 +294,7 @@ def modadd_split(p: int, rho: float, seed: int) -> tuple[np.ndarray, np.ndarray]
     ``kramers:task``.
     """
     n = n_train(p, rho)
+    V.max_size(float(p) ** 2, "p", p)
     seed = V.integer_at_least(seed, "seed", 0)
     perm = np.random.default_rng(seed).permutation(p * p)
     return perm[:n], perm[n:]
@@ -328,8 +330,14 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN
     te = V.as_float_array(test_acc, "test_acc")
     if s.ndim != 1 or tr.shape != s.shape or te.shape != s.shape:
         raise DomainError(f"steps, train_acc, test_acc must be 1-D of equal length (got {s.shape}, {tr.shape}, {te.shape})")
+    if np.any(np.diff(s) <= 0):
+        raise DomainError(f"steps must be strictly increasing (got {V.show(s)})")
+    for acc, name in ((tr, "train_acc"), (te, "test_acc")):
+        if np.any((acc < 0) | (acc > 1)):
+            raise DomainError(f"{name} must be accuracies in [0, 1] (fractions, not percent) (got "
+                              f"{float(acc[(acc < 0) | (acc > 1)][0])!r})")
     for q, name in ((q_train, "q_train"), (q_test, "q_test")):
-        qq = float(V.as_float_array(q, name))
+        qq = V.as_float_array(q, name, scalar=True)
         if not 0.0 < qq <= 1.0:
             raise DomainError(f"{name} must be in (0, 1] (got {qq!r})")
 
@@ -426,7 +434,7 @@ def relu_nngp_modadd(p: int) -> tuple[float, float, float]:
     ----------
     ``kramers:nngp``; Cho & Saul (2009).
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = V.count(p, "p", 2)
     c = 2.0 * math.pi * p
     return 1.0 / (2.0 * p), (_SQ3 / 2.0 + math.pi / 3.0) / c, 1.0 / c
 
@@ -443,7 +451,7 @@ def relu_feature_kernel_modadd(p: int) -> tuple[float, float, float]:
     ----------
     ``kramers:nngp``.
     """
-    V.integer_at_least(p, "p", 2)
+    V.count(p, "p", 2)
     return 1.0, 1.0 / 3.0, 0.0
 
 
@@ -458,11 +466,13 @@ def nngp_kernel_matrix(a_idx: Any, b_idx: Any, p: int, *, feature: bool = False)
     ----------
     ``kramers:nngp``.
     """
-    a_idx = np.asarray(a_idx)
-    b_idx = np.asarray(b_idx)
+    p = V.integer_at_least(p, "p", 2)
+    a_idx = V.index_array(a_idx, "a_idx", p, what="tokens")
+    b_idx = V.index_array(b_idx, "b_idx", p, what="tokens")
     if a_idx.shape != b_idx.shape or a_idx.ndim != 1:
         raise DomainError(f"a_idx, b_idx must be 1-D of equal length (got {a_idx.shape}, {b_idx.shape})")
-    vals = relu_feature_kernel_modadd(p) if feature else relu_nngp_modadd(p)
+    V.max_size(float(a_idx.size) ** 2, "a_idx", a_idx)
+    vals = relu_feature_kernel_modadd(p) if V.flag(feature, "feature") else relu_nngp_modadd(p)
     shared = (a_idx[:, None] == a_idx[None, :]).astype(int) + (b_idx[:, None] == b_idx[None, :]).astype(int)
     return np.choose(2 - shared, vals).astype(np.float64)
 
@@ -489,7 +499,7 @@ def modadd_nngp_spectrum(p: int) -> dict[str, Any]:
     ----------
     ``kramers:nngp-spectrum``.
     """
-    p = V.integer_at_least(p, "p", 2)
+    p = V.count(p, "p", 2)
     pf = float(p)
     two_pi = 2.0 * math.pi
     # divided through by p: no p^2 (a Python int past 1.3e154 cannot become a float); kappa is inf
@@ -505,12 +515,14 @@ def modadd_nngp_spectrum(p: int) -> dict[str, Any]:
 
 
 def _sym(K: Any, name: str) -> np.ndarray:
+    raw = K
     K = V.as_float_array(K, name)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise DomainError(f"{name} must be a square matrix (got shape {K.shape})")
     scale = max(float(np.max(np.abs(K))), 1e-300)
-    if np.max(np.abs(K - K.T)) > 1e-10 * scale:
-        raise DomainError(f"{name} must be symmetric to 1e-10 relative (got asymmetry {np.max(np.abs(K - K.T)) / scale:.3g})")
+    tol = V.roundoff_tol(raw, K.shape[0], floor=1e-10)  # float32 input is judged at its own precision
+    if np.max(np.abs(K - K.T)) > tol * scale:
+        raise DomainError(f"{name} must be symmetric to {tol:.2g} relative (got asymmetry {np.max(np.abs(K - K.T)) / scale:.3g})")
     return 0.5 * (K + K.T)
 
 
@@ -556,7 +568,7 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
     r0 = V.as_float_array(r0, "r0")
     if y.shape != (n,) or r0.shape != (n,):
         raise DomainError(f"y and r0 must have shape ({n},) (got {y.shape}, {r0.shape})")
-    g = float(decay_rate(lam, penalty, allow_zero=True))
+    g = V.scalar(decay_rate(lam, penalty, allow_zero=True), "lam")
     K = K * kernel_rate_factor(n, loss_norm)
     tt = _times(t)
     mu, U = np.linalg.eigh(K)
@@ -584,7 +596,7 @@ def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
     ----------
     ``kramers:lln``.
     """
-    N = V.integer_at_least(N, "N", 1)
+    N = V.count(N, "N", 1)
     al = _alpha(alpha)
     return float(FL.power_product([float(N), modadd_nngp_spectrum(p)["top"]], [1.0 - 2.0 * al, 1]))
 
@@ -600,20 +612,20 @@ def feature_kernel_norm(N: int, p: int, alpha: float, a_std: float | None = None
     ----------
     ``kramers:lln``.
     """
-    N = V.integer_at_least(N, "N", 1)
-    p = V.integer_at_least(p, "p", 2)
+    N = V.count(N, "N", 1)
+    p = V.count(p, "p", 2)
     al = _alpha(alpha)
     lam1 = (1.0 + 2.0 * p) / 3.0
     if a_std is None:  # N^{-2 alpha} N (1/N)
         return float(FL.power_product([float(N), lam1], [-2.0 * al, 1]))
-    sa = float(V.positive(a_std, "a_std"))
+    sa = V.positive(a_std, "a_std", scalar=True)
     return float(FL.power_product([float(N), sa, lam1], [1.0 - 2.0 * al, 2, 1]))  # a_std^2 = 1e600 is fine
 
 
 def _eta_out(tau: float, eta: Any) -> float:
     if eta is None:
         return float(tau)
-    return float(tau / float(V.positive(eta, "eta")))
+    return float(tau / V.positive(eta, "eta", scalar=True))
 
 
 @cites("kramers:eq6")
@@ -632,7 +644,7 @@ def readout_timescale(K_a: Any, which: str = "max", eta: float | None = None, la
     """
     K = _sym(K_a, "K_a") * kernel_rate_factor(_sym(K_a, "K_a").shape[0], loss_norm)
     which = V.choice(which, "which", ("max", "min"))
-    g = float(decay_rate(lam, penalty, allow_zero=True))
+    g = V.scalar(decay_rate(lam, penalty, allow_zero=True), "lam")
     ev = np.linalg.eigvalsh(K)
     lmax = float(ev[-1])
     if lmax <= 0 and g == 0:
@@ -705,11 +717,11 @@ def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None)
     ----------
     ``kramers:feature-speed`` (heuristic).
     """
-    N = V.integer_at_least(N, "N", 1)
+    N = V.count(N, "N", 1)
     al = _alpha(alpha)
     if a_std is None:
         return float(FL.power_product([float(N)], [al + 0.5]))
-    return float(FL.power_product([float(N), float(V.positive(a_std, "a_std"))], [al, -1]))
+    return float(FL.power_product([float(N), V.positive(a_std, "a_std", scalar=True)], [al, -1]))
 
 
 _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated")
@@ -782,7 +794,7 @@ def _ridge_setup(Phi: Any, lam: Any, penalty: str) -> tuple[np.ndarray, float, n
     if Phi.ndim != 2:
         raise DomainError(f"Phi must be (n, D) (got shape {Phi.shape})")
     n, D = Phi.shape
-    g = float(decay_rate(lam, penalty))
+    g = V.scalar(decay_rate(lam, penalty), "lam")
     # thin SVD: Phi = U s V^T; A = Phi^T Phi / n has eigenvalues s^2/n on the row space
     _, s, Vt = np.linalg.svd(Phi, full_matrices=False)
     keep = s > 1e-12 * (s[0] if s.size else 1.0)
@@ -848,7 +860,7 @@ def ridge_gd(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, k: Any, pena
     ``kramers:ridge-gd``.
     """
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     mmax = float(mu.max()) if mu.size else 0.0
     if eta * (mmax + g) >= 2 and not allow_unstable:
         raise DomainError(f"eta must be < 2/(mu_max + gamma) = {2 / (mmax + g):.6g} for stable GD (got {eta!r})")
@@ -933,9 +945,9 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
     ----------
     ``kramers:ridge-delay``.
     """
-    nn = float(V.positive(null_norm2, "null_norm2"))
-    e = float(V.positive(eps_test, "eps_test"))
-    g = float(decay_rate(lam, penalty))
+    nn = V.positive(null_norm2, "null_norm2", scalar=True)
+    e = V.positive(eps_test, "eps_test", scalar=True)
+    g = V.scalar(decay_rate(lam, penalty), "lam")
     if nn <= 2 * e:
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
     return float(FL.log_quotient(nn, 2.0 * e)) / (2.0 * g)
@@ -976,14 +988,14 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     ----------
     ``kramers:ridge-delay``.
     """
-    e_tr = float(V.positive(eps_train, "eps_train"))
-    e_te = float(V.positive(eps_test, "eps_test"))
+    e_tr = V.positive(eps_train, "eps_train", scalar=True)
+    e_te = V.positive(eps_test, "eps_test", scalar=True)
     Phi_a = V.as_float_array(Phi, "Phi")
     _test_spec(Phi_test, y_test, theta_teacher, Phi_a.shape[1] if Phi_a.ndim == 2 else -1)
     tau_par, tau_perp = ridge_timescales(Phi, lam, penalty)
     g = 1.0 / tau_perp
     mu_min = 1.0 / tau_par - g
-    tm = 50.0 / g if t_max is None else float(V.positive(t_max, "t_max"))
+    tm = 50.0 / g if t_max is None else V.positive(t_max, "t_max", scalar=True)
 
     def losses(tt):
         return ridge_losses(Phi, y, lam, theta0, np.asarray(tt, dtype=np.float64), Phi_test, y_test, theta_teacher,
@@ -1050,8 +1062,8 @@ def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: 
     ``kramers:eyring``; Bovier, Eckhoff, Gayrard, Klein (2004).
     """
     em, es = _hessians(hess_min, hess_saddle)
-    dF = float(V.positive(delta_F, "delta_F"))
-    T = float(V.positive(T, "T"))
+    dF = V.positive(delta_F, "delta_F", scalar=True)
+    T = V.positive(T, "T", scalar=True)
     ls = float(es[es < 0][0])
     return (math.log(2 * math.pi) - math.log(abs(ls)) + 0.5 * (np.sum(np.log(np.abs(es))) - np.sum(np.log(em)))
             + dF / T)
@@ -1075,9 +1087,9 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
     Raises
     ------
-    DomainError (also an ``OverflowError``)
-        Where :math:`\tau_{\rm EK}` exceeds the largest double, :math:`\ln\tau>709.78` (use
-        :func:`log_eyring_kramers_time`).
+    ResultOverflow
+        (a ``DomainError`` and an ``OverflowError``) where :math:`\tau_{\rm EK}` exceeds the largest
+        double, :math:`\ln\tau>709.78` (use :func:`log_eyring_kramers_time`).
 
     References
     ----------
@@ -1085,8 +1097,8 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     """
     lt = log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T)
     if lt > FL.LOG_MAX:
-        raise FL.DoubleOverflowError(f"tau_EK = exp({lt:.6g}) exceeds the largest double (log 1.8e308 = 709.78): "
-                                     "use log_eyring_kramers_time")
+        raise V.ResultOverflow(f"tau_EK = exp({lt:.6g}) exceeds the largest double (log 1.8e308 = 709.78): "
+                               "use log_eyring_kramers_time")
     return math.exp(lt)
 
 
@@ -1102,11 +1114,11 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
 
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):
-    cm = float(V.positive(curv_min, "curv_min"))
-    cs = float(V.as_float_array(curv_saddle, "curv_saddle"))
+    cm = V.positive(curv_min, "curv_min", scalar=True)
+    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=True)
     if cs >= 0:
         raise DomainError(f"curv_saddle must be < 0 (got {cs!r})")
-    return cm, cs, float(V.positive(delta_F, "delta_F")), float(V.positive(T, "T"))
+    return cm, cs, V.positive(delta_F, "delta_F", scalar=True), V.positive(T, "T", scalar=True)
 
 
 @cites("kramers:eyring-1d")
@@ -1130,8 +1142,8 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     .. math:: \tau=\frac{2\pi}{\sqrt{F''(m)\,|F''(s)|}}\,e^{\Delta F/T}.
 
     For :math:`F=(x^2-1)^2` the exact MFPT exceeds it by 14.2 % at ΔF/T = 4, 5.7 % at 8, 2.6 % at 16.
-    Raises a ``DomainError`` that is also an ``OverflowError`` where τ exceeds the largest double
-    (:math:`\ln\tau>709.78`; use :func:`log_kramers_time_1d`).
+    Raises ``ResultOverflow`` (a ``DomainError`` and an ``OverflowError``) where τ exceeds the largest
+    double (:math:`\ln\tau>709.78`; use :func:`log_kramers_time_1d`).
 
     References
     ----------
@@ -1139,7 +1151,7 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     """
     lt = log_kramers_time_1d(curv_min, curv_saddle, delta_F, T)
     if lt > FL.LOG_MAX:
-        raise FL.DoubleOverflowError(f"tau = exp({lt:.6g}) exceeds the largest double: use log_kramers_time_1d")
+        raise V.ResultOverflow(f"tau = exp({lt:.6g}) exceeds the largest double: use log_kramers_time_1d")
     return math.exp(lt)
 
 
@@ -1160,7 +1172,7 @@ def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddl
     s2, s3, s4 = (float(v) for v in V.as_float_array(derivs_saddle, "derivs_saddle"))
     if m2 <= 0 or s2 >= 0:
         raise DomainError("derivs_min[0] must be > 0 and derivs_saddle[0] < 0")
-    T = float(V.positive(T, "T"))
+    T = V.positive(T, "T", scalar=True)
     # T [5 m3^2/(24 m2^3) - m4/(8 m2^2) + s4/(8 s2^2) + 5 s3^2/(24 |s2|^3)] with exact binary exponents:
     # m3**2 raised OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan
     s2a = abs(s2)
@@ -1206,9 +1218,9 @@ def _critical_points(F, coef, lo, hi):
 
 def _log_mfpt_1d(F: Any, x0: float, b: float, T: float, lower: float) -> float:
     Fc, coef = _as_potential(F)
-    x0 = float(V.finite(x0, "x0"))
-    b = float(V.finite(b, "b"))
-    T = float(V.positive(T, "T"))
+    x0 = V.finite(x0, "x0", scalar=True)
+    b = V.finite(b, "b", scalar=True)
+    T = V.positive(T, "T", scalar=True)
     lower = float(lower)
     if math.isnan(lower) or lower == math.inf:
         raise DomainError(f"lower must be -inf or finite (got {lower!r})")
@@ -1294,8 +1306,9 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
     Raises
     ------
     DomainError
-        Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞; where the result
-        exceeds the largest double (this one also an ``OverflowError``; use :func:`log_mfpt_1d_exact`).
+        Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞;
+        ``ResultOverflow`` (also an ``OverflowError``) where the result exceeds the largest double
+        (use :func:`log_mfpt_1d_exact`).
 
     References
     ----------
@@ -1303,7 +1316,7 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
     """
     lt = _log_mfpt_1d(F, x0, b, T, lower)
     if lt > FL.LOG_MAX:
-        raise FL.DoubleOverflowError(f"MFPT = exp({lt:.6g}) exceeds the largest double: use log_mfpt_1d_exact")
+        raise V.ResultOverflow(f"MFPT = exp({lt:.6g}) exceeds the largest double: use log_mfpt_1d_exact")
     return math.exp(lt)
 
 
@@ -1348,17 +1361,26 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     ----------
     ``kramers:eyring`` (exact reference), ``kramers:test-potentials``.
     """
-    if richardson:
+    V.callable_(F, "F")
+    T = V.positive(T, "T", scalar=True)
+    h = V.positive(h, "h", scalar=True)
+    b = V.finite(b, "b", scalar=True)
+    box_a = V.as_float_array(box, "box")
+    if box_a.shape != (3,) or not box_a[1] < box_a[2] or not box_a[0] < b:
+        raise DomainError(f"box must be (x_lo, y_lo, y_hi) with y_lo < y_hi and x_lo < b (got {V.show(box)})")
+    x0_a = V.as_float_array(x0, "x0")
+    if x0_a.shape != (2,):
+        raise DomainError(f"x0 must be a point (x, y) (got shape {x0_a.shape})")
+    x_lo, y_lo, y_hi = (float(v) for v in box_a)
+    px, py = (float(v) for v in x0_a)
+    if not (x_lo < px < b and y_lo < py < y_hi):
+        raise DomainError(f"x0 must lie inside the box with x < b (got {(px, py)!r})")
+    # one sparse solve over the grid: beyond 1e7 nodes it takes hours, and h -> 0 used to exhaust memory
+    V.max_size((b - x_lo) / h * (y_hi - y_lo) / h, "h", h, limit=10**7)
+    if V.flag(richardson, "richardson"):
         fine = mfpt_2d_exact(F, x0, b, T, box=box, h=h, richardson=False)
         coarse = mfpt_2d_exact(F, x0, b, T, box=box, h=2 * h, richardson=False)
         return fine + (fine - coarse) / 3.0
-    T = float(V.positive(T, "T"))
-    h = float(V.positive(h, "h"))
-    b = float(V.finite(b, "b"))
-    x_lo, y_lo, y_hi = (float(v) for v in V.as_float_array(box, "box"))
-    px, py = (float(v) for v in V.as_float_array(x0, "x0"))
-    if not (x_lo < px < b and y_lo < py < y_hi):
-        raise DomainError(f"x0 must lie inside the box with x < b (got {(px, py)!r})")
     nx = int(round((b - x_lo) / h))
     ny = int(round((y_hi - y_lo) / h))
     xs = b - h * np.arange(nx, -1, -1)  # last node exactly on b
@@ -1422,7 +1444,7 @@ def test_potential(name: str, **params: float) -> dict[str, Any]:
         unknown = set(params) - {"h"}
         if unknown:
             raise DomainError(f"double_well_1d takes only h (got {sorted(unknown)})")
-        h = float(V.positive(params.get("h", 1.0), "h"))
+        h = V.positive(params.get("h", 1.0), "h", scalar=True)
         return dict(
             F=lambda x: h * (np.asarray(x, dtype=np.float64) ** 2 - 1.0) ** 2,
             grad=lambda x: 4.0 * h * np.asarray(x, dtype=np.float64) * (np.asarray(x, dtype=np.float64) ** 2 - 1.0),
@@ -1432,9 +1454,9 @@ def test_potential(name: str, **params: float) -> dict[str, Any]:
     unknown = set(params) - {"h", "k", "c"}
     if unknown:
         raise DomainError(f"saddle_2d takes only h, k, c (got {sorted(unknown)})")
-    h = float(V.positive(params.get("h", 1.0), "h"))
-    k = float(V.positive(params.get("k", 1.0), "k"))
-    c = float(V.nonnegative(params.get("c", 3.0), "c"))
+    h = V.positive(params.get("h", 1.0), "h", scalar=True)
+    k = V.positive(params.get("k", 1.0), "k", scalar=True)
+    c = V.nonnegative(params.get("c", 3.0), "c", scalar=True)
 
     def F(z):
         z = np.asarray(z, dtype=np.float64)
@@ -1466,8 +1488,8 @@ def continuity_correction_shift(T: float, dt: float) -> float:
     ----------
     ``kramers:fpt-criterion``; Broadie, Glasserman, Kou (1997).
     """
-    T = float(V.positive(T, "T"))
-    dt = float(V.positive(dt, "dt"))
+    T = V.positive(T, "T", scalar=True)
+    dt = V.positive(dt, "dt", scalar=True)
     return 0.5826 * math.sqrt(2.0) * math.sqrt(T) * math.sqrt(dt)  # T dt under/overflows past 1e+-308
 
 
@@ -1484,8 +1506,8 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
     ----------
     ``kramers:arrhenius``.
     """
-    r = float(V.positive(delay_ratio, "delay_ratio"))
-    p = float(V.positive(prefactor_ratio, "prefactor_ratio"))
+    r = V.positive(delay_ratio, "delay_ratio", scalar=True)
+    p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=True)
     if r < p:
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
     return float(FL.log_quotient(r, p))
@@ -1510,8 +1532,8 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
     ----------
     ``kramers:teff-sgd``; Li, Tai, E (2017).
     """
-    eta = float(V.positive(eta, "eta"))
-    tr = float(V.nonnegative(trace_sigma, "trace_sigma"))
+    eta = V.positive(eta, "eta", scalar=True)
+    tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
     if tr == 0.0:
@@ -1527,8 +1549,11 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
     ----------
     ``kramers:teff-sgd``.
     """
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     S = _sym(sigma, "sigma")
+    lo = float(np.linalg.eigvalsh(S)[0])
+    if lo < -V.roundoff_tol(sigma, S.shape[0], floor=1e-12) * max(float(np.max(np.abs(S))), 1e-300):
+        raise DomainError(f"sigma must be a covariance (positive semi-definite) (got smallest eigenvalue {lo!r})")
     e = V.as_float_array(direction, "direction")
     if e.shape != (S.shape[0],):
         raise DomainError(f"direction must have shape ({S.shape[0]},) (got {e.shape})")
@@ -1552,10 +1577,10 @@ def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, cu
     ----------
     ``kramers:teff-sgd``.
     """
-    eta = float(V.positive(eta, "eta"))
-    s2 = float(V.nonnegative(sigma2, "sigma2"))
+    eta = V.positive(eta, "eta", scalar=True)
+    s2 = V.nonnegative(sigma2, "sigma2", scalar=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
-    h = float(V.finite(curvature, "curvature"))
+    h = V.finite(curvature, "curvature", scalar=True)
     gap = FL.one_minus_product(2.0, eta, h) if abs(h) < 1e300 else 2.0 - eta * h  # 2 - eta h, exact near 0
     if not (0 < eta * h and gap > 0):
         raise DomainError(f"eta*curvature must be in (0, 2) (got {eta * h!r})")
@@ -1579,9 +1604,9 @@ def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> 
     ----------
     ``kramers:teff-gd`` (heuristic, unsupported).
     """
-    eta = float(V.positive(eta, "eta"))
-    tr = float(V.finite(trace_hessian, "trace_hessian"))
-    coef = float(V.finite(coef, "coef"))
+    eta = V.positive(eta, "eta", scalar=True)
+    tr = V.finite(trace_hessian, "trace_hessian", scalar=True)
+    coef = V.finite(coef, "coef", scalar=True)
     if tr == 0.0 or coef == 0.0:
         return 0.0
     # eta**2 raises OverflowError past 1.3e154; one scaled product is inf / 0 only beyond the range
@@ -1604,7 +1629,7 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     lo, hi = float(np.min(e)), float(np.max(e))
     if eta is None:
         return hi / lo
-    eta = float(V.positive(eta, "eta"))
+    eta = V.positive(eta, "eta", scalar=True)
     if eta * hi >= 2:
         raise DomainError(f"eta*mu_max must be < 2 (got {eta * hi!r})")
     if eta * hi < 1e-290:  # log1p(-x) = -x (1 + x/2 + ...) = -x to double precision: the ratio is hi / lo
@@ -1632,6 +1657,15 @@ def _log_abs_one_minus(eta: float, mu: float) -> float:
 # ================================================================================ summary table
 
 
+_DELAY_PARAMS = {  # mechanism -> (required, optional) keyword arguments
+    "separation": (("N", "alpha", "measure"), ("a_init",)),
+    "implicit_bias": (("init_scale", "lam"), ("penalty",)),
+    "ridge": (("mu_min", "lam"), ("penalty",)),
+    "kramers": (("hess_min", "hess_saddle", "delta_F", "T"), ("log",)),
+    "spectral": (("eigs",), ("eta",)),
+}
+
+
 @cites("kramers:table", "kramers:eq8", "kramers:barrier", "kramers:eq16")
 def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     r"""Estimate of the delay by one of the paper's mechanisms (§5.1 table, corrected where wrong).
@@ -1656,21 +1690,27 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     """
     mechanism = V.choice(mechanism, "mechanism", ("separation", "implicit_bias", "ridge", "kramers", "spectral"))
     p = dict(params)
+    required, optional = _DELAY_PARAMS[mechanism]
+    missing = [k for k in required if k not in p]
+    unknown = sorted(set(p) - set(required) - set(optional))
+    if missing or unknown:
+        what = ", ".join(f"{k}=" for k in required) + (" (optional: " + ", ".join(optional) + ")" if optional else "")
+        extra = ("; measure is one of " + ", ".join(_SEP_MEASURES)) if "measure" in missing else ""
+        raise DomainError(f"mechanism {mechanism!r} takes {what}{extra} (missing: {missing or 'none'}, "
+                          f"unknown: {unknown or 'none'})")
     if mechanism == "separation":
-        if "measure" not in p:
-            raise DomainError("mechanism 'separation' requires measure= (one of " + ", ".join(_SEP_MEASURES) + ")")
-        N = V.integer_at_least(p.pop("N"), "N", 1)
+        N = V.count(p.pop("N"), "N", 1)
         e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
         with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
             return float(np.power(float(N), e))
     if mechanism == "implicit_bias":
         return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
     if mechanism == "ridge":
-        mu = float(V.positive(p["mu_min"], "mu_min"))
-        return float(FL.power_product([mu, float(decay_rate(p["lam"], p.get("penalty", "eq2")))], [1, -1]))
+        mu = V.positive(p["mu_min"], "mu_min", scalar=True)
+        return float(FL.power_product([mu, V.scalar(decay_rate(p["lam"], p.get("penalty", "eq2")), "lam")], [1, -1]))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
-        return log_eyring_kramers_time(*args) if p.get("log", False) else eyring_kramers_time(*args)
+        return log_eyring_kramers_time(*args) if V.flag(p.get("log", False), "log") else eyring_kramers_time(*args)
     return spectral_delay_ratio(p["eigs"], p.get("eta"))
 
 

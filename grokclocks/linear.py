@@ -144,10 +144,7 @@ def _which(which: Any) -> str:
     return V.choice(which, "which", {"train": "train", "tr": "train", "gen": "gen"})
 
 
-def _flag(x: Any, name: str) -> bool:
-    if not isinstance(x, (bool, np.bool_)):
-        raise V.DomainError(f"{name} must be True or False (got {x!r})")
-    return bool(x)
+_flag = V.flag
 
 
 def _init_scale(alpha: Any) -> np.ndarray:
@@ -591,7 +588,7 @@ def _spectrum(eigvals: Any) -> np.ndarray:
     if nu.ndim != 1:
         raise V.DomainError(f"eigvals must be a 1-d array (got shape {nu.shape})")
     scale = float(np.max(np.abs(nu)))
-    tol = 1e-10 * scale
+    tol = V.roundoff_tol(eigvals, nu.size, floor=1e-10) * scale  # float32 spectra at their own precision
     bad = nu < -tol
     if np.any(bad):
         raise V.DomainError(f"eigvals must be >= 0 (eigenvalues of a Gram matrix) (got {float(nu[bad][0])!r})")
@@ -697,7 +694,7 @@ def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
 
 def _equal_proj(which, t, eigvals, eta0, d_out, D0_sq):
     nu = _spectrum(eigvals)
-    d0 = float(V.nonnegative(D0_sq, "D0_sq")) if np.ndim(D0_sq) == 0 else None
+    d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True) if np.ndim(D0_sq) == 0 else None
     if d0 is None:
         raise V.DomainError("D0_sq must be a scalar")
     w = np.full(nu.shape, d0 / nu.size)
@@ -1633,12 +1630,12 @@ def dout_max(lam, eps, eta0, *, level=0.95):
     ----------
     Spec ``levi:dout-max`` (Levi et al. §3.2, Fig. 2).
     """
-    la = float(V.positive(lam, "lam"))
+    la = V.scalar(V.positive(lam, "lam"), "lam")
     if la > 1.0:
         raise V.DomainError(f"lam must be in (0, 1] for dout_max (the maximum is infinite for lam > 1) (got {la!r})")
-    e = float(_eps(eps))
-    et = float(_eta0(eta0))
-    lv = float(_level(level))
+    e = V.scalar(_eps(eps), "eps")
+    et = V.scalar(_eta0(eta0), "eta0")
+    lv = V.scalar(_level(level), "level")
 
     def dt(u: float) -> float:
         return _grok_time_scalar(la, e, et, math.exp(u), 0.0, lv, 1.0, False)
@@ -2110,15 +2107,15 @@ def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=No
     """
     w = _which(which)
     tt = _t(t)
-    la = float(V.positive(lam, "lam")) if np.ndim(lam) == 0 else None
+    la = V.positive(lam, "lam", scalar=True) if np.ndim(lam) == 0 else None
     if la is None:
         raise V.DomainError("lam must be a scalar for loss_two_layer")
-    et = float(V.positive(eta0, "eta0")) if np.ndim(eta0) == 0 else None
+    et = V.positive(eta0, "eta0", scalar=True) if np.ndim(eta0) == 0 else None
     if et is None:
         raise V.DomainError("eta0 must be a scalar for loss_two_layer")
     d = float(_d_out(d_out))
-    d0 = float(V.nonnegative(D0_sq, "D0_sq"))
-    hh = float(V.positive(h, "h"))
+    d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True)
+    hh = V.positive(h, "h", scalar=True)
     if (kappa is None) != (proj_sq is None):
         raise V.DomainError("kappa and proj_sq must be given together (refined form) or not at all")
     tf = tt.reshape(-1)
@@ -2253,8 +2250,13 @@ def _times_grid(lams, epss, eta0, d_outs, gammas, level):
 
 
 def _list(x, name, check):
-    arr = check(x).reshape(-1)
-    return [float(v) for v in arr]
+    return [float(v) for v in check(x, name).reshape(-1)]
+
+
+def _int_list(x, name):
+    if isinstance(x, (str, bytes)) or not np.iterable(x) or len(x) == 0:
+        raise V.DomainError(f"{name} must be a non-empty sequence of integers >= 1 (got {V.show(x)})")
+    return [V.integer_at_least(d, name, 1) for d in x]
 
 
 @cites("levi:fig1")
@@ -2284,10 +2286,10 @@ def fig1_table(lams=_T1_LAMS, epss=(1e-2, 1e-3, 1e-4), eta0=0.01, *, level=ERF_S
     ----------
     Levi et al., Fig. 1; spec table T1.
     """
-    ls = _list(lams, "lams", _lam)
-    es = _list(epss, "epss", _eps)
-    et = float(_eta0(eta0))
-    lv = float(_level(level))
+    ls = _list(lams, "lams", V.positive)
+    es = _list(epss, "epss", V.positive)
+    et = V.scalar(_eta0(eta0), "eta0")
+    lv = V.scalar(_level(level), "level")
     ttr, tgen, dt = _times_grid(ls, es, et, [1], [0.0], lv)
     eq11 = np.array([grok_time_asymptotic(la, et) if la < 1 else np.nan for la in ls])
     return {"lam": np.array(ls), "eps": np.array(es), "t_train": ttr[:, :, 0, 0], "t_gen": tgen[:, :, 0, 0],
@@ -2323,11 +2325,11 @@ def fig2_table(d_outs=_T3_DOUTS, lams=(0.5, 0.7, 0.9), eps=1e-3, eta0=0.01, *, l
     ----------
     Levi et al., Fig. 2; spec table T3.
     """
-    ds = [_d_out(d) for d in d_outs]
-    ls = _list(lams, "lams", _lam)
-    e = float(_eps(eps))
-    et = float(_eta0(eta0))
-    lv = float(_level(level))
+    ds = _int_list(d_outs, "d_outs")
+    ls = _list(lams, "lams", V.positive)
+    e = V.scalar(_eps(eps), "eps")
+    et = V.scalar(_eta0(eta0), "eta0")
+    lv = V.scalar(_level(level), "level")
     ttr, tgen, dt = _times_grid(ls, [e], et, ds, [0.0], lv)
     tr = lambda a: a[:, 0, :, 0].T  # noqa: E731
     return {"d_out": np.array(ds), "lam": np.array(ls), "t_train": tr(ttr), "t_gen": tr(tgen), "grok_time": tr(dt)}
@@ -2365,11 +2367,11 @@ def fig3_table(gammas=_T4_GAMMAS, lams=(0.3, 0.5, 0.7, 0.9, 1.5), eps=1e-3, eta0
     ----------
     Levi et al., Fig. 3; spec table T4.
     """
-    gs = _list(gammas, "gammas", lambda g: V.nonnegative(g, "gammas"))
-    ls = _list(lams, "lams", _lam)
-    e = float(_eps(eps))
-    et = float(_eta0(eta0))
-    lv = float(_level(level))
+    gs = _list(gammas, "gammas", V.nonnegative)
+    ls = _list(lams, "lams", V.positive)
+    e = V.scalar(_eps(eps), "eps")
+    et = V.scalar(_eta0(eta0), "eta0")
+    lv = V.scalar(_level(level), "level")
     d = _d_out(d_out)
     ttr, tgen, dt = _times_grid(ls, [e], et, [d], gs, lv)
     tr = lambda a: a[:, 0, 0, :].T  # noqa: E731
@@ -2402,8 +2404,8 @@ def fig5_table(eta0_t=(1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), lam=0.9, eta
     Levi et al., Fig. 5, eqs. (10), (21), (22).
     """
     x = V.positive(eta0_t, "eta0_t").reshape(-1)
-    la = float(_lam_not_one(lam, "the late-time expansions"))
-    et = float(_eta0(eta0))
+    la = V.scalar(_lam_not_one(lam, "the late-time expansions"), "lam")
+    et = V.scalar(_eta0(eta0), "eta0")
     t = x / et
     tr = np.asarray(loss_train(t, la, et))
     ge = np.asarray(loss_gen(t, la, et))
@@ -2452,14 +2454,16 @@ def fig7_tables(eps=1e-3, eta0=0.01, *, level=0.95, lam_a=0.5, gammas=(0.0, 1e-3
     ----------
     Levi et al., Fig. 7; spec table T5.
     """
-    e = float(_eps(eps))
-    et = float(_eta0(eta0))
-    lv = float(_level(level))
-    la_a = float(V.positive(lam_a, "lam_a"))
-    gs = _list(gammas, "gammas", lambda g: V.nonnegative(g, "gammas"))
-    ds = [_d_out(d) for d in d_outs]
-    ls = _list(lams, "lams", _lam)
+    e = V.scalar(_eps(eps), "eps")
+    et = V.scalar(_eta0(eta0), "eta0")
+    lv = V.scalar(_level(level), "level")
+    la_a = V.positive(lam_a, "lam_a", scalar=True)
+    gs = _list(gammas, "gammas", V.nonnegative)
+    ds = _int_list(d_outs, "d_outs")
+    ls = _list(lams, "lams", V.positive)
     out: dict[str, np.ndarray] = {"gamma": np.array(gs), "d_out": np.array(ds), "lam": np.array(ls)}
+    parts = V.sequence(parts, "parts", min_len=0, what='a sequence of "a", "b", "c"') if not isinstance(
+        parts, str) else list(parts)
     for p in parts:
         V.choice(p, "parts", ("a", "b", "c"))
     if "a" in parts:

@@ -100,18 +100,9 @@ def _eta(eta: Any) -> float:
 
 def _series(x: Any, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
     """Float64 series that may contain NaN (undefined entries) but no infinities."""
-    if x is None or isinstance(x, (str, bytes)):
-        raise DomainError(f"{name} must be an array of real numbers (got {x!r})")
-    try:
-        a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise DomainError(f"{name} must be an array of real numbers (got {x!r})") from exc
+    a = V.as_float_array(x, name, allow_nan=True)
     if a.ndim not in ndim:
         raise DomainError(f"{name} must have {' or '.join(map(str, ndim))} dimension(s) (got shape {a.shape})")
-    if a.size == 0:
-        raise DomainError(f"{name} must not be empty")
-    if np.any(np.isinf(a)):
-        raise DomainError(f"{name} must be finite or NaN (got an infinity)")
     return a
 
 
@@ -202,12 +193,13 @@ def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> tuple[np
     """
     act = _activation(activation)
     W = _matrix(W, "W")
-    Vo = _matrix(Vout, "V")
+    Vo = _matrix(Vout, "Vout")
     X = _matrix(X, "X")
     if X.shape[1] != W.shape[0]:
         raise DomainError(f"X has {X.shape[1]} columns but W has {W.shape[0]} rows (need X: (n, 2M), W: (2M, K))")
-    if Vo.shape[0] != W.shape[1]:
-        raise DomainError(f"V has {Vo.shape[0]} rows but W has {W.shape[1]} columns (need V: (K, M))")
+    if Vo.shape[0] != W.shape[1] or 2 * Vo.shape[1] != W.shape[0]:
+        raise DomainError(f"Vout must be (K, M) = ({W.shape[1]}, {W.shape[0] // 2}) for W of shape (2M, K) = {W.shape} "
+                          f"(got {Vo.shape})")
     H = X @ W
     F = H * H if act == "sqr" else np.maximum(H, 0.0)
     return F, F @ Vo
@@ -281,7 +273,7 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
     M = V.integer_at_least(M, "M", 2)
     act = _activation(activation)
     W = _matrix(W, "W")
-    Vo = _matrix(Vout, "V")
+    Vo = _matrix(Vout, "Vout")
     X = _matrix(X, "X")
     yy = _labels(y, M)
     if X.shape[0] != yy.size or X.shape[1] != W.shape[0] or Vo.shape != (W.shape[1], M):
@@ -301,6 +293,11 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
     dW = X.T @ dH
     return loss, dW, dV
 
+
+def _one_minus_power(beta: float, s: int) -> float:
+    """1 - beta^s for beta in [0, 1), s >= 1, as -expm1(s log1p(beta - 1)) (beta - 1 exact for beta in
+    [1/2, 1]; 1 - 0.999**2 lost 3 digits to cancellation); beta = 0 gives 1."""
+    return 1.0 if beta == 0.0 else -math.expm1(s * math.log1p(beta - 1.0))
 
 @cites("repulsion:setup")
 def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float = 1e-3, eta: float = 0.0,
@@ -325,16 +322,24 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
     Spec ``repulsion:setup`` (§3: not AdamW).
     """
     s = V.integer_at_least(step, "step", 1)
-    lr = float(V.positive(lr, "lr"))
-    eta = float(V.nonnegative(eta, "eta"))
+    lr = V.positive(lr, "lr", scalar=True)
+    eta = V.nonnegative(eta, "eta", scalar=True)
+    b1 = V.as_float_array(b1, "b1", scalar=True)
+    b2 = V.as_float_array(b2, "b2", scalar=True)
+    for name, b in (("b1", b1), ("b2", b2)):
+        if not 0.0 <= b < 1.0:
+            raise DomainError(f"{name} must be in [0, 1) (got {b!r})")
+    eps = V.positive(eps, "eps", scalar=True)
     p = V.as_float_array(param, "param")
-    g = V.as_float_array(grad, "grad") + eta * p
-    m = b1 * V.as_float_array(m, "m") + (1 - b1) * g
-    v = b2 * V.as_float_array(v, "v") + (1 - b2) * g * g
-    # 1 - beta^s as -expm1(s log1p(beta - 1)) (beta - 1 exact for beta in [1/2, 1]): 1 - 0.999**2 lost
-    # 3 digits to cancellation (relative error 1e-13 -> 1e-16)
-    mhat = m / -math.expm1(s * math.log1p(b1 - 1.0))
-    denom = np.sqrt(v) / math.sqrt(-math.expm1(s * math.log1p(b2 - 1.0))) + eps
+    arrays = {"grad": V.as_float_array(grad, "grad"), "m": V.as_float_array(m, "m"),
+              "v": V.nonnegative(v, "v", context="(a second-moment estimate)")}
+    for name, a in arrays.items():
+        V.same_shape(a, name, p.shape, "param")
+    g = arrays["grad"] + eta * p
+    m = b1 * arrays["m"] + (1 - b1) * g
+    v = b2 * arrays["v"] + (1 - b2) * g * g
+    mhat = m / _one_minus_power(b1, s)
+    denom = np.sqrt(v) / math.sqrt(_one_minus_power(b2, s)) + eps
     return p - lr * mhat / denom, m, v
 
 
@@ -347,8 +352,8 @@ def tian_init_bounds(M: int, K: int) -> tuple[float, float]:
     ----------
     Spec ``repulsion:setup``.
     """
-    M = V.integer_at_least(M, "M", 2)
-    K = V.integer_at_least(K, "K", 1)
+    M = V.count(M, "M", 2)
+    K = V.count(K, "K", 1)
     return 1.0 / math.sqrt(2 * M), 1.0 / math.sqrt(K)
 
 
@@ -379,8 +384,8 @@ def tian_setup(M: int = 71, K: int = 2048, n_train: int = 2016, eta: float = 2e-
     n_train = V.integer_at_least(n_train, "n_train", 1)
     if n_train > M * M - 1:
         raise DomainError(f"n_train must be in [1, M^2 - 1] = [1, {M * M - 1}] (got {n_train})")
-    eta = float(V.nonnegative(eta, "eta"))
-    lr = float(V.positive(lr, "lr"))
+    eta = V.nonnegative(eta, "eta", scalar=True)
+    lr = V.positive(lr, "lr", scalar=True)
     epochs = V.integer_at_least(epochs, "epochs", 1)
     act = _activation(activation)
     window = V.integer_at_least(window, "window", 2)
@@ -763,7 +768,7 @@ def rolling_gram_from_lagged(lagged: Any, k: int = 5) -> np.ndarray:
     ----------
     Spec ``repulsion:rolling-gram`` (eq. 5; code ``EigengapTracker``).
     """
-    L = np.asarray(lagged, dtype=np.float64)
+    L = _series(lagged, "lagged", ndim=(2,))
     if L.ndim != 2 or L.shape[1] < 2 or L.shape[0] < 1:
         raise DomainError(f"lagged must be a 2-D array (T, window >= 2) (got shape {L.shape})")
     T, w = L.shape
@@ -902,9 +907,9 @@ def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int 
     lag = V.integer_at_least(lag, "lag", 1)
     if lag >= g.size:
         raise DomainError(f"lag must be < len(gap) = {g.size} (got {lag})")
-    threshold = float(V.finite(threshold, "threshold"))
+    threshold = V.finite(threshold, "threshold", scalar=True)
     t_min = V.integer_at_least(t_min, "t_min", 0)
-    floor = float(V.positive(floor, "floor"))
+    floor = V.positive(floor, "floor", scalar=True)
     with np.errstate(invalid="ignore"):
         x = np.log(np.where(np.isnan(g), np.nan, np.maximum(g, floor)))
     s = np.full(g.size, np.nan)
@@ -957,6 +962,8 @@ def late_stage_separation(gaps_grok: Any, gaps_control: Any, window: tuple[int, 
     ----------
     Spec ``repulsion:late-separation`` (code ``analysis.py``).
     """
+    _series(gaps_grok, "gaps_grok", ndim=(1, 2))
+    _series(gaps_control, "gaps_control", ndim=(1, 2))
     mg = np.atleast_1d(late_median_gap(gaps_grok, window))
     mc = np.atleast_1d(late_median_gap(gaps_control, window))
     if np.all(np.isnan(mg)) or np.all(np.isnan(mc)):
@@ -1036,7 +1043,7 @@ def first_crossing(series: Any, threshold: float) -> int | None | list:
     Spec ``repulsion:rho-tian``, ``repulsion:headline`` (§7-9).
     """
     s = _series(series, "series", ndim=(1, 2))
-    th = float(V.finite(threshold, "threshold"))
+    th = V.finite(threshold, "threshold", scalar=True)
     if s.ndim == 2:
         return [first_crossing(r, th) for r in s]
     with np.errstate(invalid="ignore"):
@@ -1078,7 +1085,7 @@ def ftf_offdiag_ratio(F_tilde: Any) -> float:
 def _G_F(F: Any, Vout: Any, y: Any, M: int) -> np.ndarray:
     M = V.integer_at_least(M, "M", 2)
     F = _matrix(F, "F")
-    Vo = _matrix(Vout, "V")
+    Vo = _matrix(Vout, "Vout")
     yy = _labels(y, M)
     if Vo.shape != (F.shape[1], M) or yy.size != F.shape[0]:
         raise DomainError(f"inconsistent shapes: F {F.shape}, V {Vo.shape} (need (K, M) = ({F.shape[1]}, {M})), y ({yy.size},)")
@@ -1117,7 +1124,7 @@ def independence_proxy(F: Any, Vout: Any, y: Any, M: int, n_pairs: int = 500, se
     """
     G = _G_F(F, Vout, y, M)
     n_pairs = V.integer_at_least(n_pairs, "n_pairs", 1)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(V.integer_at_least(seed, "seed", 0))
     K = G.shape[1]
     a = rng.integers(0, K, size=n_pairs)
     b = rng.integers(0, K, size=n_pairs)

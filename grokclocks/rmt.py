@@ -257,7 +257,7 @@ def mp_cdf(x, lam):
             hh = 1.0 - h if upper else h  # nu = lm + w hh
             if hh == 0.0:
                 return 0.0 if lm > 0.0 else scale * (1.0 - h) / r
-            return scale * 4.0 * h * (1.0 - h) / (lm + w * hh)
+            return scale * (4.0 * h * (1.0 - h)) / (lm + w * hh)  # scale * 4 overflowed at lam ~ 1.7e308
 
         pts = None
         if not upper and 0.0 < delta < 0.25:
@@ -265,7 +265,7 @@ def mp_cdf(x, lam):
             # gave 9.5e-8 at lam = 1 - 1e-6, x = 2, with a QUADPACK error estimate of 2e-14)
             tb = 2.0 * math.asin(math.sqrt(delta))
             pts = [tb * 4.0**k for k in range(40) if tb * 4.0**k < theta] or None
-        return 2.0 / (math.pi * scale) * _quad(g, 0.0, theta, epsabs=0.0, epsrel=2e-14, limit=200, points=pts)
+        return 2.0 / math.pi / scale * _quad(g, 0.0, theta, epsabs=0.0, epsrel=2e-14, limit=200, points=pts)
 
     out = np.empty(xs.size, dtype=np.float64)
     below, above = _edge_distances(xs.reshape(-1), a)
@@ -903,7 +903,9 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
         Relative tolerance passed to QUADPACK, in :math:`[1.2\cdot10^{-14},1)` (QUADPACK refuses
         smaller requests).
     """
+    V.callable_(f, "f")
     a = _scalar_lam(lam)
+    include_atom = V.flag(include_atom, "include_atom")
     rtol = _rtol(rtol)
     val, lsc = _continuous_integral(f, a, 0.0, rtol)
     val *= math.exp(lsc)  # lsc = log of the mapped interval's length: |lsc| < 400 here
@@ -940,7 +942,9 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     float
         The logarithm (``-inf`` if the expectation is exactly 0).
     """
+    V.callable_(g, "g")
     a = _scalar_lam(lam)
+    include_atom = V.flag(include_atom, "include_atom")
     ss = V.nonnegative(s, "s")
     if ss.ndim != 0:
         raise V.DomainError(f"s must be a scalar here (got an array of shape {ss.shape})")

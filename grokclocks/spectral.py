@@ -107,7 +107,7 @@ def _svals(a: np.ndarray) -> np.ndarray:
 def _rtol(rtol, default: float) -> float:
     if rtol is None:
         return default
-    return float(V.nonnegative(rtol, "rtol"))
+    return V.nonnegative(rtol, "rtol", scalar=True)
 
 
 def _sigma_input(W, singular_values, rtol) -> tuple[np.ndarray, float]:
@@ -135,6 +135,9 @@ def _thresholded_ratios(s: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndar
     s1 = s[..., 0]
     keep = (s > 0) & (s > rtol * s1[..., None])
     return s1, keep
+
+
+_MAX_FACTORIZATION_DEPTH = 10**6
 
 
 def _depth(depth) -> int:
@@ -376,8 +379,8 @@ def balanced_factorization(W, depth, *, width=None, rtol=None) -> list[np.ndarra
     Parameters
     ----------
     W : array_like, shape (m, n)
-    depth : int >= 1
-        Depth 1 returns ``[W]``.
+    depth : int in [1, 10**6]
+        Depth 1 returns ``[W]`` (one matrix per layer is returned).
     width : int >= rank(W), optional
         Hidden width (zero-padded).  Default: the rank :math:`r` (at least 1).
     rtol : float >= 0, optional
@@ -398,16 +401,19 @@ def balanced_factorization(W, depth, *, width=None, rtol=None) -> list[np.ndarra
     Spec ``clocks:eq2.7`` (paper eq. 2.7; Shang et al. 2020).
     """
     a = _matrix(W, stack=False)
-    L = _depth(depth)
+    # one matrix per layer is returned: a depth beyond 10**6 is a mistake, not a network (it used to hang)
+    L = V.integer_at_least(depth, "depth", 1, maximum=_MAX_FACTORIZATION_DEPTH)
+    w_req = None if width is None else V.integer_at_least(width, "width", 1)
+    V.max_size(float(w_req or min(a.shape)) * (sum(a.shape) + (w_req or min(a.shape)) * (L - 2)), "depth", depth)
     tol = _rtol(rtol, max(a.shape) * _EPS)
     if L == 1:
         return [a.copy()]
     U, s, Vt = np.linalg.svd(a, full_matrices=False)
     r = int(np.sum(s > tol * s[0])) if s[0] > 0 else 0
-    if width is None:
+    if w_req is None:
         w = max(r, 1)
     else:
-        w = V.integer_at_least(width, "width", 1)
+        w = w_req
         if w < r:
             raise DomainError(f"width must be >= rank(W) = {r} for an exact factorization (got {w})")
     root = np.zeros(w)
@@ -853,6 +859,7 @@ def spectral_tail(W, k, *, normalized=True):
     kk = V.integer_at_least(k, "k", 0)
     if kk > kmax:
         raise DomainError(f"k must be in 0..{kmax} = min(m, n) (got {kk})")
+    normalized = V.flag(normalized, "normalized")
     s = _svals(a)
     scale = s[..., :1]
     if normalized:
@@ -1127,7 +1134,10 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
     li = _scalar(lip, "lip", nonnegative=True)
     Om = _scalar(W_op, "W_op", positive=True)
     Rr = _scalar(R, "R", positive=True)
+    r_cover = _scalar(cover_radius, "cover_radius", positive=True)
+    if upper == "3R" and r_cover > Rr:
+        raise DomainError(f"cover_radius must be <= R = {Rr!r} for upper='3R' (got {r_cover!r})")
     k = eckart_young_rank(srank, eta)
-    _, logN = log_covering_number_ball_bounds(Rr, cover_radius, k, upper=upper)
+    _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
     slack = e + 2.0 * li * float(eta) * Om * Rr
     return float(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))

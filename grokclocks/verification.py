@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _validate as V
+
 __all__ = ["Row", "Report", "format_table", "write_report", "certificate", "write_certificate", "merge_certificates",
            "partial_certificates", "shard_plan", "parse_shard", "budget_warnings", "CertificateError", "BudgetItem",
            "GPU_TEST_LIMIT_S", "GPU_COMPILE_LIMIT_S"]
@@ -170,8 +172,18 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
+def _rows(rows: Any) -> list[Row]:
+    items = V.sequence(rows, "rows", min_len=0, what="a list of Row records")
+    for r in items:
+        if not isinstance(r, Row):
+            raise V.DomainError(f"rows must hold Row records (got {V.show(r)})")
+    return items
+
+
 def format_table(rows: list[Row], *, markdown: bool = False) -> str:
     """The theorem table as plain text (terminal) or Markdown."""
+    rows = _rows(rows)
+    markdown = V.flag(markdown, "markdown")
     head = ["spec ID", "check", "kind", "prediction", "measurement", "error", "tolerance", "verdict", "tolerance source"]
     body = [[r.spec_id, r.what, r.kind, _fmt(r.predicted), _fmt(r.measured), f"{_fmt(r.error)} ({r.metric})",
              _fmt(r.tolerance), r.verdict, r.source] for r in rows]
@@ -288,6 +300,10 @@ def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
     memory, outcome) and ``budget_warnings``."""
     from . import __version__
 
+    rows = _rows(rows)
+    scale = V.choice(scale, "scale", ("cpu", "gpu"))  # part of the file names: nothing else may reach the path
+    if duration_s is not None:
+        duration_s = V.nonnegative(duration_s, "duration_s", scalar=True)
     tests = list(tests or [])
     m = {"grokclocks": __version__, "scale": scale,
          "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "environment": _environment(),
@@ -317,8 +333,10 @@ def _tests_table(tests: list[dict[str, Any]]) -> str:
 
 def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | None = None) -> tuple[Path, Path]:
     """Write a certificate dict as ``<stem>.json`` and ``<stem>.md`` (default stem ``verify-<scale>``)."""
+    if not isinstance(directory, (str, Path)):
+        raise V.DomainError(f"directory must be a path (str or pathlib.Path) (got {V.show(directory)})")
     meta = cert["meta"]
-    scale = meta["scale"]
+    scale = V.choice(meta["scale"], "scale", ("cpu", "gpu"))  # part of the file names
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     stem = stem or f"verify-{scale}"

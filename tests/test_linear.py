@@ -875,7 +875,7 @@ def test_d_out_rule(lam, s, d_out):
     (lambda: L.modular_lambda(1.5, 48), "alpha must be in \\(0, 1\\]"),
     (lambda: L.fit_inverse_square([0.1, 0.2], [1.0, 2.0]), "at least 3 distinct"),
     (lambda: L.fit_inverse_square([0.1, 0.2, 0.3], [1.0, -2.0, 3.0]), "dts must be > 0"),
-    (lambda: L.fig1_table(lams=[0.5], epss=[0.0]), "eps must be > 0"),
+    (lambda: L.fig1_table(lams=[0.5], epss=[0.0]), "epss must be > 0"),
     (lambda: L.fig7_tables(parts=("d",)), "parts must be one of"),
     (lambda: L.gamma_paper_convention(1e-3, d_out=0), "d_out must be an integer >= 1"),
 ])

@@ -598,7 +598,7 @@ def test_domain_errors_model():
     X = R.one_hot_pairs([0, 1], [2, 3], 5)
     with pytest.raises(DomainError, match="columns"):
         R.tian_forward(np.ones((9, 4)), np.ones((4, 5)), X)
-    with pytest.raises(DomainError, match="V has"):
+    with pytest.raises(DomainError, match="Vout must be"):
         R.tian_forward(np.ones((10, 4)), np.ones((3, 5)), X)
     with pytest.raises(DomainError, match="activation"):
         R.tian_forward(np.ones((10, 4)), np.ones((4, 5)), X, "tanh")

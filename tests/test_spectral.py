@@ -649,7 +649,7 @@ def test_stable_rank_generalization_bound_example():
     hi = S.stable_rank_generalization_bound(0.0, 0.0, 0.5, 1.0, 1.0, 2.0, 0.5, 1e6, 1.0, 0.05)
     assert lo < hi
     assert S.stable_rank_generalization_bound(0.0, 1.0, 0.05, 1.0, 1.0, 50.0, 0.01, 1e6, 1.0, 0.05) == math.inf
-    for kw, msg in (({"lip": -1.0}, "lip"), ({"W_op": 0.0}, "W_op"), ({"cover_radius": 2.0}, "r must be <= R"),
+    for kw, msg in (({"lip": -1.0}, "lip"), ({"W_op": 0.0}, "W_op"), ({"cover_radius": 2.0}, "cover_radius must be <= R"),
                     ({"srank": 0.5}, "srank")):
         args = dict(eps_rob=0.0, lip=1.0, eta=0.5, W_op=1.0, R=1.0, srank=1.5, cover_radius=0.5, n=100,
                     loss_bound=1.0, fail_prob=0.1)

@@ -223,3 +223,155 @@ def test_index_array():
         index_array([-1], "y", 5)
     with pytest.raises(DomainError, match="finite"):
         index_array([np.nan], "y", 5)
+
+
+# ---------------------------------------------------------------- reals: what is not a real number
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(False), np.array([True, False]), 1 + 2j, np.array([1.0 + 0j]),
+                                 np.array(["1", "2"]), np.datetime64("2020-01-01"), b"1", [1.0, None]])
+def test_non_reals_rejected(bad):
+    with pytest.raises(DomainError, match=r"^x must be a real number or array of real numbers \(got "):
+        as_float_array(bad, "x")
+
+
+def test_huge_python_int_is_not_finite_float():
+    with pytest.raises(DomainError, match=r"^x must be finite"):
+        as_float_array(10**400, "x")
+    assert float(as_float_array(10**30, "x")) == 1e30
+
+
+def test_scalar_keyword():
+    assert positive(2, "eta", scalar=True) == 2.0 and type(positive(2, "eta", scalar=True)) is float
+    with pytest.raises(DomainError, match=r"^eta must be a scalar \(got an array of shape \(2,\)\)$"):
+        positive([1.0, 2.0], "eta", scalar=True)
+
+
+def test_allow_nan_and_inf():
+    from grokclocks._validate import as_float_array as f
+
+    assert np.isnan(f([1.0, np.nan], "r", allow_nan=True)[1])
+    with pytest.raises(DomainError, match="must be finite or NaN"):
+        f([1.0, np.inf], "r", allow_nan=True)
+    assert np.isinf(f(np.inf, "t", allow_inf=True))
+    with pytest.raises(DomainError, match="must be finite or \\+-inf"):
+        f(np.nan, "t", allow_inf=True)
+
+
+# ---------------------------------------------------------------- integers, flags, indices, sequences
+
+
+def test_integer_maximum_and_int64_cap():
+    assert integer_at_least(5, "depth", 1, maximum=10) == 5
+    with pytest.raises(DomainError, match=r"^depth must be an integer in \[1, 10\] \(got 11\)$"):
+        integer_at_least(11, "depth", 1, maximum=10)
+    with pytest.raises(DomainError, match=r"^n must be an integer in \[1, 9223372036854775807\]"):
+        integer_at_least(2**63, "n", 1)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.0, None, np.array([True])])
+def test_flag_rejects_truthy_non_bools(bad):
+    from grokclocks._validate import flag
+
+    with pytest.raises(DomainError, match=r"^sharp must be True or False \(got "):
+        flag(bad, "sharp")
+    assert flag(np.bool_(True), "sharp") is True
+
+
+def test_integer_and_index_arrays():
+    from grokclocks._validate import index_array, integer_array
+
+    assert integer_array([3, -2.0], "labels").tolist() == [3, -2]
+    for bad, msg in (([0.5], "non-integer"), ([np.nan], "finite"), ([True], "booleans"), ("a", "integers"),
+                     ([1 + 1j], "real number")):
+        with pytest.raises(DomainError, match=msg):
+            integer_array(bad, "labels")
+    with pytest.raises(DomainError, match=r"j must be in \[0, 3\) \(got 3\)"):
+        index_array([0, 3], "j", 3)
+
+
+def test_sequence():
+    from grokclocks._validate import sequence
+
+    assert sequence((1, 2), "ns") == [1, 2]
+    for bad in (None, "ab", {"a": 1}, 3):
+        with pytest.raises(DomainError, match="^ns must be "):
+            sequence(bad, "ns")
+    with pytest.raises(DomainError, match="at least 1 item"):
+        sequence([], "ns")
+
+
+# ---------------------------------------------------------------- probabilities: tolerance of the dtype
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_probabilities_tolerance_scales_with_dtype(dtype):
+    from grokclocks._validate import probabilities
+
+    z = np.linspace(-3.0, 5.0, 7).astype(dtype)
+    p = (np.exp(z - z.max()) / np.exp(z - z.max()).sum()).astype(dtype)  # a softmax in the caller's precision
+    assert probabilities(p, "probs").dtype == np.float64
+    off = (p.astype(np.float64) * (1 + 50 * 7 * float(np.finfo(dtype).eps))).astype(dtype)
+    with pytest.raises(DomainError, match="^probs must sum to 1"):
+        probabilities(off, "probs")
+    with pytest.raises(DomainError, match="^probs must be >= 0"):
+        probabilities(np.array([1.5, -0.5]), "probs")
+
+
+def test_float32_softmax_accepted_by_the_logit_hessian():
+    from grokclocks.clocks import softmax_logit_hessian
+
+    z = np.array([0.3, -1.2, 2.0, 0.1], np.float32)
+    p = np.exp(z) / np.exp(z).sum()
+    assert abs(float(p.astype(np.float64).sum()) - 1.0) > 1e-12  # the old 1e-12 tolerance rejected it
+    H = softmax_logit_hessian(p)
+    assert H.shape == (4, 4) and np.all(np.isfinite(H))
+
+
+# ---------------------------------------------------------------- one-line values, sizes, error classes
+
+
+def test_show_is_one_line_and_short():
+    from grokclocks._validate import show
+
+    text = show(np.arange(10000.0).reshape(100, 100))
+    assert "\n" not in text and len(text) <= 60 and "(100, 100)" in text
+    assert show("a\nb") == "'a\\nb'"
+
+
+def test_max_size():
+    from grokclocks._validate import MAX_ELEMENTS, max_size
+
+    max_size(MAX_ELEMENTS, "p", 1)
+    with pytest.raises(DomainError, match=r"^p is too large or too fine: the result would have"):
+        max_size(MAX_ELEMENTS + 1, "p", 10**6)
+    with pytest.raises(DomainError):
+        max_size(float("nan"), "h", 0.0)
+
+
+def test_error_subclasses_keep_old_except_clauses():
+    from grokclocks._validate import ResultOverflow, UnknownKey
+
+    assert issubclass(ResultOverflow, DomainError) and issubclass(ResultOverflow, OverflowError)
+    assert issubclass(UnknownKey, DomainError) and issubclass(UnknownKey, KeyError)
+    assert str(UnknownKey("spec_id must be registered")) == "spec_id must be registered"
+
+
+def test_roundoff_tolerance_follows_the_input_dtype():
+    from grokclocks._validate import roundoff_tol
+
+    assert roundoff_tol(np.zeros(3), 3, floor=1e-10) == 1e-10  # float64: the old tolerance stands
+    assert roundoff_tol(np.zeros(3, np.float32), 3, floor=1e-10) == pytest.approx(24 * float(np.finfo(np.float32).eps))
+    assert roundoff_tol([1.0, 2.0], 2) == 16 * float(np.finfo(np.float64).eps)
+
+
+def test_float32_kernels_and_spectra_accepted():
+    from grokclocks import kramers, linear
+
+    A = np.random.default_rng(0).standard_normal((5, 5)).astype(np.float32)
+    S = (A @ A.T).astype(np.float32)  # symmetric to float32 round-off only
+    assert kramers.t_eff_sgd_direction(0.1, S, np.ones(5), 4) > 0
+    nu = np.linalg.eigvalsh(A[:, :2] @ A[:, :2].T).astype(np.float32)  # rank 2: three round-off eigenvalues
+    assert np.isfinite(linear.loss_train_equal_proj(1.0, nu, 0.01))
+    with pytest.raises(DomainError, match="must be >= 0"):
+        linear.loss_train_equal_proj(1.0, np.array([1.0, -1e-3]), 0.01)

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _validate as V
 from .._validate import DomainError, choice, finite, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -166,20 +167,30 @@ def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
     """Keys ``jax.random.PRNGKey(1000 * d_in + seed)`` of spec section 7.1; shape (2,) or (n, 2)."""
     d_in = integer_at_least(d_in, "d_in", 1)
     if np.ndim(seeds) == 0:
-        return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seed", 0))
+        return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seeds", 0))
     seeds = list(seed_tuple(seeds))
     return jnp.stack([jax.random.PRNGKey(1000 * d_in + s) for s in seeds])
 
 
 def n_train_from_lambda(d_in: int, lam: float) -> int:
-    """N_tr = round(d_in / lam) (spec ``levi:conv-data``); at least 1."""
+    """N_tr = round(d_in / lam) (spec ``levi:conv-data``), which must be >= 1: ``lam <= 2 d_in``.
+
+    (A lam above ``2 d_in`` used to be clamped to N_tr = 1 while the data kept the requested lam,
+    whose true value d_in / N_tr was then ``d_in``.)
+    """
     d_in = integer_at_least(d_in, "d_in", 1)
-    lam = float(positive(lam, "lam"))
-    return max(1, int(round(d_in / lam)))
+    lam = positive(lam, "lam", scalar=True)
+    if not d_in / lam >= 0.5:
+        raise DomainError(f"lam must be <= 2 d_in = {2 * d_in} so that N_tr = round(d_in / lam) >= 1 (got {lam!r})")
+    V.max_size(d_in / lam * d_in, "lam", lam)  # the inputs X are (N_tr, d_in)
+    return int(round(d_in / lam))
 
 
 def _key_batch(key: Any) -> tuple[jax.Array, tuple[int, ...]]:
-    key = jnp.asarray(key)
+    try:
+        key = jnp.asarray(key)
+    except (TypeError, ValueError) as exc:
+        raise DomainError(f"key must be a jax.random.PRNGKey (uint32, shape (..., 2)) (got {V.show(key)})") from exc
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
     if key.dtype != jnp.uint32 or key.ndim < 1 or key.shape[-1] != 2:
@@ -235,8 +246,8 @@ def make_teacher_student(key: Any, d_in: int, lam: float, d_out: int = 1, *, ini
     d_in = integer_at_least(d_in, "d_in", 1)
     d_out = integer_at_least(d_out, "d_out", 1)
     n = n_train_from_lambda(d_in, lam)
-    init_scale = float(finite(init_scale, "init_scale"))
-    sigma2 = float(nonnegative(sigma2, "sigma2"))
+    init_scale = finite(init_scale, "init_scale", scalar=True)
+    sigma2 = nonnegative(sigma2, "sigma2", scalar=True)
     key, batch = _key_batch(key)
     std = (2.0 * d_in * d_out) ** -0.5
 
@@ -320,6 +331,7 @@ def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array,
     Row ``n * p + m`` holds the pair (n, m).
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(3.0 * p**3, "p", p)  # X is (p^2, 2p), Y (p^2, p)
     n, m = jnp.divmod(jnp.arange(p * p), p)
     labels = (n + m) % p
     X = jnp.concatenate([jax.nn.one_hot(n, p, dtype=dtype), jax.nn.one_hot(m, p, dtype=dtype)], axis=1)
@@ -353,7 +365,8 @@ def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.fl
     Spec ``levi:appG`` (paper appendix G).
     """
     p = integer_at_least(p, "p", 2)
-    alpha = float(positive(alpha, "alpha"))
+    V.max_size(3.0 * p**3, "p", p)
+    alpha = positive(alpha, "alpha", scalar=True)
     if alpha > 1:
         raise DomainError(f"alpha must be in (0, 1] (got {alpha!r})")
     n_train = int(round(alpha * p * p))
@@ -396,6 +409,7 @@ def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarra
         ``a + b``, ``a - b``, ``a * b``, ``a^2 + b^2``, or ``f(a, b)`` on int64 arrays.
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(3.0 * p * p, "p", p)
     if callable(operation):
         fn = operation
     else:
@@ -411,11 +425,12 @@ def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarra
 def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) -> np.ndarray:
     """Token-index inputs (N, 2), or (N, 3) ``[a, b, =]`` with ``=`` the token ``p`` (transformer)."""
     p = integer_at_least(p, "p", 2)
-    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    a, b = V.integer_array(a, "a", what="integer tokens"), V.integer_array(b, "b", what="integer tokens")
+    equals = V.flag(equals, "equals")
     if a.shape != b.shape or a.ndim != 1:
         raise DomainError(f"a and b must be 1-D of equal length (got {a.shape}, {b.shape})")
     if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= p):
-        raise DomainError(f"tokens must lie in [0, {p}) (p={p})")
+        raise DomainError(f"tokens a, b must lie in [0, {p}) (got a in [{a.min()}, {a.max()}], b in [{b.min()}, {b.max()}])")
     cols = [a, b] + ([np.full_like(a, p)] if equals else [])
     return np.stack(cols, axis=1)
 
@@ -438,10 +453,11 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     seeds gives one mask per seed, shape (n_seeds, p^2); an int seed gives shape (p^2,).
     """
     p = integer_at_least(p, "p", 2)
+    V.max_size(float(p) ** 2, "p", p)
     if (frac is None) == (n_train is None):
         raise DomainError("give exactly one of frac and n_train")
     if frac is not None:
-        frac = float(positive(frac, "frac"))
+        frac = positive(frac, "frac", scalar=True)
         if frac >= 1:
             raise DomainError(f"frac must be in (0, 1) (got {frac})")
         n_train = int(frac * p * p)
@@ -449,9 +465,11 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
     if n_train >= p * p:
         raise DomainError(f"n_train must be in [1, p^2 - 1] = [1, {p * p - 1}] (got {n_train})")
     scalar = np.ndim(seeds) == 0
+    if not scalar and np.size(seeds) == 0:
+        raise DomainError("seeds must not be empty")
     out = []
     for s in np.atleast_1d(seeds).tolist():
-        perm = np.random.default_rng(integer_at_least(s, "seed", 0)).permutation(p * p)
+        perm = np.random.default_rng(integer_at_least(s, "seeds", 0)).permutation(p * p)
         m = np.zeros(p * p, dtype=bool)
         m[perm[:n_train]] = True
         out.append(m)

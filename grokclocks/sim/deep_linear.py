@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _validate as V
 from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -113,7 +114,7 @@ def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: i
     s = seed_tuple(seeds)
     d_in, d_out, n = (integer_at_least(v, k, 1) for v, k in ((d_in, "d_in"), (d_out, "d_out"), (n, "n")))
     rank = integer_at_least(rank, "rank", 1)
-    noise = float(nonnegative(noise, "noise"))
+    noise = nonnegative(noise, "noise", scalar=True)
 
     def one(key):
         kx, ka, kb, kn = jax.random.split(key, 4)
@@ -149,8 +150,8 @@ def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: i
     d_in = integer_at_least(d_in, "d_in", 2)
     K = integer_at_least(n_classes, "n_classes", 2)
     n = integer_at_least(n, "n", 1)
-    radius = float(positive(radius, "radius"))
-    noise = float(nonnegative(noise, "noise"))
+    radius = positive(radius, "radius", scalar=True)
+    noise = nonnegative(noise, "noise", scalar=True)
     labels = np.arange(n) % K
     ang = 2 * np.pi * labels / K
     means = np.zeros((n, d_in))
@@ -189,11 +190,15 @@ def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str =
 
     enable_x64()
     s = seed_tuple(seeds)
-    dims = tuple(integer_at_least(d, "dims[i]", 1) for d in dims)
+    dims = tuple(integer_at_least(d, "dims[i]", 1) for d in V.sequence(dims, "dims", min_len=2,
+                                                                      what="a sequence (d_in, ..., d_out)"))
+    if len(dims) - 1 > 1000:
+        raise DomainError(f"dims must describe at most 1000 layers (each is unrolled in the jitted step) (got {len(dims) - 1})")
+    V.max_size(float(len(s)) * sum(a * b for a, b in zip(dims[1:], dims[:-1])), "dims", dims)
     if len(dims) < 2:
         raise DomainError(f"dims must have length >= 2 (d_in, ..., d_out) (got {dims})")
     init = choice(init, "init", ("random", "balanced"))
-    scale = float(positive(init_scale, "init_scale"))
+    scale = positive(init_scale, "init_scale", scalar=True)
     keys = [jax.random.fold_in(jax.random.PRNGKey(x), 1) for x in s]
     L = len(dims) - 1
     if init == "random":
@@ -248,8 +253,12 @@ def loss_and_grad_W(W: Any, X: Any, Y: Any, loss: str) -> tuple[float, np.ndarra
     enable_x64()
     kind = choice(loss, "loss", tuple(_LOSSES))
     f = _LOSSES[kind]
-    inp = {"X": jnp.asarray(X, jnp.float64), "Y": jnp.asarray(Y, jnp.float64)}
-    val, g = jax.value_and_grad(f)(jnp.asarray(W, jnp.float64), inp)
+    Wa, Xa, Ya = V.array_ndim(W, "W", 2), V.array_ndim(X, "X", 2), V.array_ndim(Y, "Y", 2)
+    if Xa.shape[1] != Wa.shape[1] or Ya.shape != (Xa.shape[0], Wa.shape[0]):
+        raise DomainError(f"shapes must be W (d_out, d_in), X (n, d_in), Y (n, d_out) (got {Wa.shape}, {Xa.shape}, "
+                          f"{Ya.shape})")
+    inp = {"X": jnp.asarray(Xa, jnp.float64), "Y": jnp.asarray(Ya, jnp.float64)}
+    val, g = jax.value_and_grad(f)(jnp.asarray(Wa, jnp.float64), inp)
     return float(val), np.asarray(g)
 
 
@@ -372,7 +381,8 @@ class EndToEndFlowConfig:
 
 
 def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Array, ...]:
-    fs = tuple(jnp.asarray(f, jnp.float64) for f in factors)
+    items = V.sequence(factors, "factors", what="a non-empty sequence of (S, d_l, d_(l-1)) arrays")
+    fs = tuple(jnp.asarray(V.array_ndim(f, f"factors[{i}]", 3), jnp.float64) for i, f in enumerate(items))
     S = len(data.seeds)
     if not fs:
         raise DomainError("factors must not be empty")
@@ -433,13 +443,13 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float |
     fs = _check_factors(data, factors)
     grid = np.ndim(mu) > 0
     if grid:
-        mus = np.asarray(mu, dtype=np.float64)
+        mus = V.as_float_array(mu, "mu")  # complex / strings are a DomainError, not cast
         if mus.ndim != 1 or mus.size == 0:
             raise DomainError(f"mu must be a number or a non-empty 1-D sequence (got shape {mus.shape})")
-        mu_val: float | tuple[float, ...] = tuple(float(nonnegative(m, "mu")) for m in mus)
+        mu_val: float | tuple[float, ...] = tuple(nonnegative(m, "mu", scalar=True) for m in mus)
     else:
-        mu_val = float(nonnegative(mu, "mu"))
-    eta = float(positive(eta, "eta"))
+        mu_val = nonnegative(mu, "mu", scalar=True)
+    eta = positive(eta, "eta", scalar=True)
     integrator = choice(integrator, "integrator", ("gd", "rk4"))
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
@@ -493,12 +503,12 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
     enable_x64()
     if not isinstance(data, DeepLinearData):
         raise DomainError(f"data must be a DeepLinearData (got {type(data).__name__})")
-    W = jnp.asarray(W0, jnp.float64)
+    W = jnp.asarray(V.as_float_array(W0, "W0"), jnp.float64)
     if W.shape != (len(data.seeds), data.d_out, data.d_in):
         raise DomainError(f"W0 must have shape {(len(data.seeds), data.d_out, data.d_in)} (got {W.shape})")
-    lam = float(nonnegative(lam, "lam"))
-    p = float(positive(p, "p"))
-    dt = float(positive(dt, "dt"))
+    lam = nonnegative(lam, "lam", scalar=True)
+    p = positive(p, "p", scalar=True)
+    dt = positive(dt, "dt", scalar=True)
     integrator = choice(integrator, "integrator", ("gd", "rk4"))
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
@@ -514,6 +524,8 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
 
 def flow_time(traj: Trajectory) -> np.ndarray:
     """Gradient-flow time of each record: step index times the step size (``eta`` or ``dt``)."""
-    cfg = traj.config
+    cfg = getattr(traj, "config", None)
+    if not isinstance(cfg, (DeepLinearConfig, EndToEndFlowConfig)):
+        raise DomainError(f"traj must be a Trajectory of run_deep_linear or run_end_to_end_flow (got {V.show(traj)})")
     h = cfg.eta if isinstance(cfg, DeepLinearConfig) else cfg.dt
     return np.asarray(traj.times, dtype=np.float64) * h

@@ -30,9 +30,11 @@ import numpy as np
 import optax
 
 from .. import kramers as K
+from .. import _validate as V
 from .._validate import DomainError, integer_at_least, positive
 from ..citations import cites
 from ._runtime import SimulationDiverged, enable_x64
+from .train import seed_tuple
 
 __all__ = [
     "alpha_two_layer_init",
@@ -49,6 +51,26 @@ __all__ = [
 ]
 
 
+
+def _params_net(params: Any, X: Any) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """``params = {"W": (N, d), "a": (N,) or (N, C)}`` and inputs ``X`` (n, d), finite (eq. 1)."""
+    if not isinstance(params, dict) or set(params) != {"W", "a"}:
+        raise DomainError(f'params must be a dict {{"W": (N, d), "a": (N,) or (N, C)}} (got {V.show(params)})')
+    Xa, W, a = K._net_arrays(X, params["W"], params["a"])
+    return {"W": W, "a": a}, Xa
+
+
+def _targets(y: Any, n: int) -> np.ndarray:
+    ya = V.as_float_array(y, "y")
+    if ya.shape != (n,):
+        raise DomainError(f"y must have shape ({n},) (one target per row of X) (got {ya.shape})")
+    return ya
+
+
+def _seed_list(seeds: Any) -> list[int]:
+    V.sequence(seeds, "seeds", what="a non-empty sequence of integer seeds >= 0")
+    return list(seed_tuple(seeds))  # distinct: a repeated seed would count one run twice
+
 @cites("kramers:init")
 def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: float | None = None,
                          dtype: Any = None) -> dict[str, jax.Array]:
@@ -58,7 +80,10 @@ def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: 
     N = integer_at_least(N, "N", 1)
     d = integer_at_least(d, "d", 1)
     n_out = integer_at_least(n_out, "n_out", 1)
-    s = N ** -0.5 if a_std is None else float(positive(a_std, "a_std"))
+    V.max_size(float(N) * (d + n_out), "N", N)
+    s = N ** -0.5 if a_std is None else positive(a_std, "a_std", scalar=True)
+    if dtype is not None and np.dtype(dtype) not in (np.float32, np.float64):
+        raise DomainError(f"dtype must be float32, float64 or None (got {V.show(dtype)})")
     dtype = dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
     kw, ka = jax.random.split(key)
     W = jax.random.normal(kw, (N, d), dtype) / math.sqrt(d)
@@ -76,6 +101,12 @@ def alpha_two_layer_apply(params: dict[str, jax.Array], X: jax.Array, alpha: flo
 @cites("kramers:eq4", "kramers:jacobian")
 def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     r"""Readout and feature parts of the empirical NTK by autodiff: :math:`J_aJ_a^\top`, :math:`J_WJ_W^\top` (scalar output)."""
+    prm, Xa = _params_net(params, X)
+    if prm["a"].ndim != 1:
+        raise DomainError(f"params['a'] must be (N,) (scalar output) for the empirical NTK (got {prm['a'].shape})")
+    alpha = K._alpha(alpha)
+    X = jnp.asarray(Xa, prm["W"].dtype if jax.config.jax_enable_x64 else jnp.float32)
+    params = {k: jnp.asarray(v, X.dtype) for k, v in prm.items()}
     J = jax.jacobian(lambda p: alpha_two_layer_apply(p, X, alpha))(params)
     Ja = J["a"].reshape(X.shape[0], -1)
     JW = J["W"].reshape(X.shape[0], -1)
@@ -88,6 +119,8 @@ def modadd_target(p: int, rho: float, split_seed: int = 0, k: int = 1) -> dict[s
 
     Returns dict(X_train, y_train, X_test, y_test, a, b) (numpy float64).
     """
+    k = integer_at_least(k, "k", 0)
+    split_seed = integer_at_least(split_seed, "split_seed", 0)
     X, a, b, yc = K.modadd_inputs(p)
     tr, te = K.modadd_split(p, rho, split_seed)
     y = math.sqrt(2.0) * np.cos(2 * np.pi * k * yc / p)
@@ -156,6 +189,14 @@ def train_gd(params: dict[str, Any], X: Any, y: Any, alpha: float, eta: float, s
     GD approximates gradient flow with an :math:`O(\eta)` error (C3).
     """
     enable_x64()
+    prm, X = _params_net(params, X)
+    y = _targets(y, X.shape[0])
+    if prm["a"].ndim != 1:
+        raise DomainError(f"params['a'] must be (N,) (scalar output, squared loss) (got {prm['a'].shape})")
+    alpha = K._alpha(alpha)
+    eta = positive(eta, "eta", scalar=True)
+    train_W = V.flag(train_W, "train_W")
+    params = prm
     steps = integer_at_least(steps, "steps", 1)
     re = steps if record_every is None else integer_at_least(record_every, "record_every", 1)
     if steps % re:
@@ -202,11 +243,17 @@ def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], 
     ``slope_inv_delta_K``, ``slope_inv_delta_W``, ``slope_speed``; ``paper_claim`` = 2α.
     """
     enable_x64()
+    alpha = K._alpha(alpha)
+    widths = [integer_at_least(N, "widths", 1) for N in V.sequence(widths, "widths", what="a sequence of widths N >= 1")]
+    seeds = _seed_list(seeds)
+    t_mult = positive(t_mult, "t_mult", scalar=True)
+    step_factor = positive(step_factor, "step_factor", scalar=True)
+    integrated = V.flag(integrated, "integrated")
+    if a_std is not None:
+        positive(a_std, "a_std", scalar=True)
     data = modadd_target(p, rho, split_seed)
     X, y = data["X_train"], data["y_train"]
     d = X.shape[1]
-    widths = [integer_at_least(N, "N", 1) for N in widths]
-    seeds = [integer_at_least(s, "seed", 0) for s in seeds]
     keys = ("tau_r", "tau_W", "tau_K", "delta_K", "delta_W", "speed")
     per = {k: np.zeros((len(widths), len(seeds))) for k in keys}
     Xj, yj = jnp.asarray(X, jnp.float64), jnp.asarray(y, jnp.float64)
@@ -236,6 +283,9 @@ def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], 
                 Kat, _ = K.ntk_decomposition(X, Wts[j], ats[j], alpha)
                 per["delta_K"][i, j] = np.linalg.norm(Kat - Ka0s[j]) / np.linalg.norm(Ka0s[j])
                 per["delta_W"][i, j] = np.linalg.norm(Wts[j] - W0s[j]) / np.linalg.norm(W0s[j])
+    if not integrated:  # not measured: no placeholder zeros (their geometric mean was a NaN)
+        for key in ("delta_K", "delta_W"):
+            per.pop(key)
     gm = {k: np.exp(np.mean(np.log(np.where(v > 0, v, np.nan)), axis=1)) for k, v in per.items()}
     Ns = np.asarray(widths, dtype=np.float64)
     res: dict[str, Any] = dict(widths=Ns, per_seed=per, paper_claim=2 * alpha, **gm)
@@ -277,13 +327,18 @@ def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: i
     steps; ``steps`` a multiple of r) as (steps/r + 1, D).
     """
     enable_x64()
-    gamma = float(K.decay_rate(lam, penalty))
+    Phi, gamma, _, _ = K._ridge_setup(Phi, lam, penalty)
+    y = _targets(y, Phi.shape[0])
+    theta0 = V.as_float_array(theta0, "theta0")
+    if theta0.shape != (Phi.shape[1],):
+        raise DomainError(f"theta0 must have shape ({Phi.shape[1]},) (got {theta0.shape})")
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
     if steps % record_every:
         raise DomainError(f"steps must be a multiple of record_every (got {steps}, {record_every})")
+    V.max_size(float(steps // record_every) * Phi.shape[1], "steps", steps)  # all recorded iterates are returned
     out = np.asarray(_ridge_scan(jnp.asarray(Phi, jnp.float64), jnp.asarray(y, jnp.float64),
-                                 jnp.asarray(theta0, jnp.float64), gamma, float(positive(eta, "eta")),
+                                 jnp.asarray(theta0, jnp.float64), gamma, positive(eta, "eta", scalar=True),
                                  steps, record_every))
     if not np.all(np.isfinite(out)):
         raise SimulationDiverged(int(np.argmin(np.all(np.isfinite(out), axis=1))), "theta", dict(eta=eta))
@@ -293,11 +348,20 @@ def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: i
 # ----------------------------------------------------------------------------------- diagonal linear net
 
 
-def _diag_setup(X, y, lam, penalty):
-    X = np.asarray(X, np.float64)
-    y = np.asarray(y, np.float64)
-    n = X.shape[0]
-    return X.T @ X / n, X.T @ y / n, float(K.decay_rate(lam, penalty))
+def _diag_setup(X, y, lam, penalty, Sigma_test=None, beta_star=None, rel_level=0.05):
+    X = V.as_float_array(X, "X")
+    if X.ndim != 2:
+        raise DomainError(f"X must be (n, D) (got shape {X.shape})")
+    y = _targets(y, X.shape[0])
+    n, D = X.shape
+    S = V.as_float_array(Sigma_test, "Sigma_test")
+    if S.shape != (D, D):
+        raise DomainError(f"Sigma_test must be ({D}, {D}) (got {S.shape})")
+    bs = V.as_float_array(beta_star, "beta_star")
+    if bs.shape != (D,):
+        raise DomainError(f"beta_star must have shape ({D},) (got {bs.shape})")
+    V.in_open_interval(rel_level, "rel_level", 0.0, 1.0, scalar=True)
+    return X.T @ X / n, X.T @ y / n, V.scalar(K.decay_rate(lam, penalty), "lam")
 
 
 @cites("kramers:lyu")
@@ -312,11 +376,14 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     """
     from scipy.integrate import solve_ivp
 
-    A, bvec, g = _diag_setup(X, y, lam, penalty)
+    A, bvec, g = _diag_setup(X, y, lam, penalty, Sigma_test, beta_star, rel_level)
+    t_max = positive(t_max, "t_max", scalar=True)
+    rtol = V.in_open_interval(rtol, "rtol", 0.0, 1.0, scalar=True)
+    atol = positive(atol, "atol", scalar=True)
     D = A.shape[0]
     S = np.asarray(Sigma_test, np.float64)
     bs = np.asarray(beta_star, np.float64)
-    s = float(positive(init_scale, "init_scale"))
+    s = positive(init_scale, "init_scale", scalar=True)
     yy = float(np.mean(np.asarray(y, np.float64) ** 2))
 
     def rhs(t, z):
@@ -377,9 +444,12 @@ def diagonal_net_gd(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     record where the test loss is below ``rel_level`` × initial (``inf`` if never).  CPU-sized only for small
     ``init_scale`` (stiffness ∝ s²)."""
     enable_x64()
-    A, bvec, g = _diag_setup(X, y, lam, penalty)
+    A, bvec, g = _diag_setup(X, y, lam, penalty, Sigma_test, beta_star, rel_level)
+    eta = positive(eta, "eta", scalar=True)
+    steps = integer_at_least(steps, "steps", 1)
+    record_every = integer_at_least(record_every, "record_every", 1, maximum=steps)
     D = A.shape[0]
-    s = float(positive(init_scale, "init_scale"))
+    s = positive(init_scale, "init_scale", scalar=True)
     z0 = jnp.full(2 * D, s, jnp.float64)
     bs = jnp.asarray(beta_star, jnp.float64)
     S = jnp.asarray(Sigma_test, jnp.float64)
@@ -423,8 +493,17 @@ def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int
     :math:`\frac1{2n}\|X\theta-y\|^2` (with replacement), and :math:`\mathrm{tr}\,\Sigma` of the per-sample gradients at
     :math:`\theta^\star`.  Returns dict(trHC, trHC_sem, trace_sigma, P)."""
     enable_x64()
-    X = np.asarray(X, np.float64)
-    y = np.asarray(y, np.float64)
+    X = V.as_float_array(X, "X")
+    if X.ndim != 2:
+        raise DomainError(f"X must be (n, D) (got shape {X.shape})")
+    y = _targets(y, X.shape[0])
+    eta = positive(eta, "eta", scalar=True)
+    batch_size = integer_at_least(batch_size, "batch_size", 1, maximum=X.shape[0])
+    n_replicas = integer_at_least(n_replicas, "n_replicas", 2)
+    steps = integer_at_least(steps, "steps", 1)
+    burn_in = integer_at_least(burn_in, "burn_in", 0, maximum=steps - 1)
+    seed = integer_at_least(seed, "seed", 0)
+    V.max_size(float(n_replicas) * X.shape[1], "n_replicas", n_replicas)
     n, D = X.shape
     H = X.T @ X / n
     th_star = np.linalg.solve(H, X.T @ y / n)
@@ -433,6 +512,8 @@ def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int
     per = np.asarray(_sgd_scan(jnp.asarray(X), jnp.asarray(y), jnp.asarray(H), jnp.asarray(th_star),
                                jax.random.key(int(seed)), float(eta), int(batch_size), int(steps), int(burn_in),
                                int(n_replicas)))
+    if not np.all(np.isfinite(per)):
+        raise SimulationDiverged(steps, "excess loss", dict(eta=eta, batch_size=batch_size))
     return dict(trHC=float(per.mean()), trHC_sem=float(per.std(ddof=1) / math.sqrt(per.size)),
                 trace_sigma=float(np.trace(Sigma)), P=D, Sigma=Sigma)
 
@@ -492,9 +573,17 @@ def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0
     """
     p = integer_at_least(p, "p", 2)
     N = integer_at_least(N, "N", 1)
-    seeds = [int(s) for s in seeds]
+    seeds = _seed_list(seeds)
+    alpha = K._alpha(alpha)
+    lr = positive(lr, "lr", scalar=True)
+    wd = V.nonnegative(wd, "wd", scalar=True)
+    for name, b in (("b1", b1), ("b2", b2)):
+        if not 0.0 <= V.finite(b, name, scalar=True) < 1.0:
+            raise DomainError(f"{name} must be in [0, 1) (got {b!r})")
+    steps = integer_at_least(steps, "steps", 1)
+    eval_every = integer_at_least(eval_every, "eval_every", 1)
     if steps % eval_every:
-        raise DomainError("steps must be a multiple of eval_every")
+        raise DomainError(f"steps must be a multiple of eval_every (got {steps}, {eval_every})")
     program, inputs = _adamw_program(p, N, seeds, alpha=alpha, lr=lr, wd=wd, steps=steps, eval_every=eval_every,
                                      rho=rho, b1=b1, b2=b2)
     a_tr, a_te = jax.jit(program)(*inputs)

@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from .. import _validate as V
 from .._validate import DomainError, choice, integer_at_least
 from ..citations import cites
 from ._runtime import enable_x64
@@ -58,17 +59,23 @@ __all__ = [
 
 
 def _pos(x: Any, name: str) -> float:
-    x = float(x)
-    if not (x > 0 and math.isfinite(x)):
-        raise DomainError(f"{name} must be > 0 (got {x!r})")
-    return x
+    return V.positive(x, name, scalar=True)
 
 
 def _nonneg(x: Any, name: str) -> float:
-    x = float(x)
-    if not (x >= 0 and math.isfinite(x)):
-        raise DomainError(f"{name} must be >= 0 (got {x!r})")
-    return x
+    return V.nonnegative(x, name, scalar=True)
+
+
+# Each layer is unrolled in the jitted step: a depth beyond this is a mistake (1e18 used to hang).
+_MAX_DEPTH = 1000
+
+
+def _config(config: Any, cls: type) -> Any:
+    if not isinstance(config, cls):
+        raise DomainError(f"config must be a {cls.__name__} (got {V.show(config)})")
+    integer_at_least(config.steps, "steps", 1)
+    integer_at_least(config.record_every, "record_every", 1)
+    return config
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,7 +128,12 @@ def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *,
     Spec ``clocks:appF2-kl-examples`` (example 1), verification recipe of ``clocks:thm4.9``.
     """
     enable_x64()
-    for q in config.qs:
+    config = _config(config, PowerLandscapeConfig)
+    progress = V.flag(progress, "progress")
+    qs_a, x0_a = V.as_float_array(config.qs, "qs"), V.as_float_array(config.x0, "x0")
+    if qs_a.ndim != 1 or x0_a.ndim != 1:
+        raise DomainError(f"qs and x0 must be 1-D sequences (got shapes {qs_a.shape}, {x0_a.shape})")
+    for q in qs_a:
         if not q >= 2:
             raise DomainError(f"q must be >= 2 (q = 2 is the PL/exponential control) (got {q!r})")
     _pos(config.eta, "eta")
@@ -192,7 +204,7 @@ def deep_linear_energy_floor(target: Any, depth: int, mu: float) -> float:
     depth = integer_at_least(depth, "depth", 1)
     mu = _nonneg(mu, "mu")
     tot = 0.0
-    for s in np.abs(np.asarray(target, dtype=np.float64)):
+    for s in np.abs(np.atleast_1d(V.as_float_array(target, "target"))).ravel():
         if mu == 0.0:
             continue  # sigma = s, zero energy
         if depth == 2:
@@ -230,11 +242,14 @@ def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: b
     Spec ``clocks:appF2-kl-examples`` (examples 2 and 3), ``clocks:lem4.6``.
     """
     enable_x64()
-    L = integer_at_least(config.depth, "depth", 1)
+    config = _config(config, DeepLinearConfig)
+    progress = V.flag(progress, "progress")
+    L = integer_at_least(config.depth, "depth", 1, maximum=_MAX_DEPTH)
     _pos(config.eta, "eta")
     _nonneg(config.mu, "mu")
-    if len(config.init) != len(config.target):
-        raise DomainError("init and target must have the same length")
+    target_a, init_a = V.as_float_array(config.target, "target"), V.as_float_array(config.init, "init")
+    if target_a.ndim != 1 or init_a.shape != target_a.shape:
+        raise DomainError(f"init and target must be 1-D of the same length (got shapes {init_a.shape}, {target_a.shape})")
     d0 = np.asarray(config.init, dtype=np.float64)
     if np.any(d0 < 0):
         raise DomainError("init must be >= 0 (singular values)")
@@ -271,6 +286,10 @@ def separable_softmax_data(seed: int = 0, n_classes: int = 4, dim: int = 10, n: 
     K = integer_at_least(n_classes, "n_classes", 2)
     dim = integer_at_least(dim, "dim", 2)
     n = integer_at_least(n, "n", 1)
+    seed = integer_at_least(seed, "seed", 0)
+    radius = _pos(radius, "radius")
+    noise = _nonneg(noise, "noise")
+    V.max_size(float(n) * dim, "n", n)
     y = np.arange(n) % K
     ang = 2 * np.pi * y / K
     mu = np.zeros((n, dim))
@@ -375,7 +394,10 @@ def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig
     Spec ``clocks:thm3.5``, ``clocks:asm3.4``, ``clocks:prop3.6`` (verification recipes, section 7).
     """
     enable_x64()
+    config = _config(config, SoftmaxRegressionConfig)
+    progress = V.flag(progress, "progress")
     opt = choice(config.optimizer, "optimizer", ("gd", "normalized_gd", "adam", "gd_wd"))
+    _pos(config.adam_eps, "adam_eps")
     eta = _pos(config.eta, "eta")
     mu = _nonneg(config.mu, "mu")
     if opt != "gd_wd" and mu != 0:
@@ -458,8 +480,13 @@ def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxCon
     Spec ``clocks:appF2-wd-rate``.
     """
     enable_x64()
-    L = integer_at_least(config.depth, "depth", 2)
+    config = _config(config, FactorizedSoftmaxConfig)
+    progress = V.flag(progress, "progress")
+    L = integer_at_least(config.depth, "depth", 2, maximum=_MAX_DEPTH)
     eta = _pos(config.eta, "eta")
+    _nonneg(config.mu, "mu")
+    V.finite(config.init_scale, "init_scale", scalar=True)
+    integer_at_least(config.k, "k", 0)
     x, y = separable_softmax_data(config.seed)
     K, d, h = 4, x.shape[1], integer_at_least(config.hidden, "hidden", 1)
     dims = [d] + [h] * (L - 1) + [K]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import kramers as K
+from .. import _validate as V
 from .._validate import DomainError, choice, integer_at_least, positive
 from ..citations import cites
 from ._runtime import SimulationDiverged
@@ -58,7 +60,7 @@ def double_well_1d(h: float = 1.0) -> tuple[Callable, Callable]:
 
     Returns ``(F, grad)`` acting on a batch ``(M, 1)`` (``F`` → ``(M,)``, ``grad`` → ``(M, 1)``, by ``jax.grad``).
     """
-    h = float(positive(h, "h"))
+    h = positive(h, "h", scalar=True)
 
     def F1(z):
         return h * (z[0] ** 2 - 1.0) ** 2
@@ -69,11 +71,9 @@ def double_well_1d(h: float = 1.0) -> tuple[Callable, Callable]:
 @cites("kramers:test-potentials")
 def saddle_2d(h: float = 1.0, k: float = 1.0, c: float = 3.0) -> tuple[Callable, Callable]:
     r"""JAX twin of ``"saddle_2d"``: :math:`F=h(x^2-1)^2+\tfrac12(k+cx^2)y^2` (batch ``(M, 2)``, ``jax.grad``)."""
-    h = float(positive(h, "h"))
-    k = float(positive(k, "k"))
-    c = float(c)
-    if not c >= 0:
-        raise DomainError(f"c must be >= 0 (got {c!r})")
+    h = positive(h, "h", scalar=True)
+    k = positive(k, "k", scalar=True)
+    c = V.nonnegative(c, "c", scalar=True)
 
     def F1(z):
         return h * (z[0] ** 2 - 1.0) ** 2 + 0.5 * (k + c * z[0] ** 2) * z[1] ** 2
@@ -90,6 +90,12 @@ def potential_fns(potential: str | Callable, params: dict | None = None) -> tupl
     if callable(potential):
         return None, potential
     name = choice(potential, "potential", tuple(POTENTIALS))
+    if params is not None and not isinstance(params, dict):
+        raise DomainError(f"params must be a dict of the potential's parameters or None (got {V.show(params)})")
+    allowed = tuple(inspect.signature(POTENTIALS[name]).parameters)
+    unknown = sorted(set(params or {}) - set(allowed))
+    if unknown:
+        raise DomainError(f"params of {name!r} must be among {', '.join(allowed)} (got {unknown})")
     return POTENTIALS[name](**(params or {}))
 
 
@@ -97,7 +103,32 @@ def potential_fns(potential: str | Callable, params: dict | None = None) -> tupl
 
 
 def _check(T: float, dt: float) -> tuple[float, float]:
-    return float(positive(T, "T")), float(positive(dt, "dt"))
+    return positive(T, "T", scalar=True), positive(dt, "dt", scalar=True)
+
+
+_MAX_STEPS = 2**31 - 1  # the step counter and the escape steps are int32
+
+
+def _float_dtype(dtype: Any) -> Any:
+    """float32 or float64 (the latter switches JAX to x64, else it would silently compute in float32)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise DomainError(f"dtype must be float32 or float64 (got {V.show(dtype)})") from exc
+    if dt not in (np.float32, np.float64):
+        raise DomainError(f"dtype must be float32 or float64 (got {dt})")
+    if dt == np.float64:
+        from ._runtime import enable_x64
+
+        enable_x64()
+    return jnp.float64 if dt == np.float64 else jnp.float32
+
+
+def _start(x0: Any, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    x = np.atleast_1d(V.as_float_array(x0, "x0"))
+    if x.ndim not in ndim:
+        raise DomainError(f"x0 must be a {' or '.join(f'{d}-D' for d in ndim)} array of positions (got shape {x.shape})")
+    return x
 
 
 @cites("kramers:eq17")
@@ -120,9 +151,11 @@ def euler_maruyama(grad_F: Callable, x0: Any, T: float, dt: float, n_steps: int,
     SimulationDiverged
         If the final state is not finite.
     """
+    V.callable_(grad_F, "grad_F")
     T, dt = _check(T, dt)
-    n_steps = integer_at_least(n_steps, "n_steps", 0)
-    x = jnp.asarray(x0, dtype=dtype)
+    n_steps = integer_at_least(n_steps, "n_steps", 0, maximum=_MAX_STEPS)
+    dtype = _float_dtype(dtype)
+    x = jnp.asarray(_start(x0, (1, 2)), dtype=dtype)
     single = x.ndim == 1
     x = x[None] if single else x
     amp = math.sqrt(2.0 * T * dt)
@@ -163,11 +196,17 @@ def first_passage_times(grad_F: Callable, x0: Any, n_walkers: int, coord: int, t
     A walker escapes at the first step k (1-based) with :math:`x_{\rm coord}\ge` ``threshold``; walkers not
     escaped by ``n_steps`` (rounded up to whole chunks) get −1.  Returns an int array (n_walkers,).
     """
+    V.callable_(grad_F, "grad_F")
     T, dt = _check(T, dt)
     M = integer_at_least(n_walkers, "n_walkers", 1)
-    n_steps = integer_at_least(n_steps, "n_steps", 1)
-    chunk = integer_at_least(chunk, "chunk", 1)
-    x0 = np.atleast_1d(np.asarray(x0, dtype=np.float64))
+    n_steps = integer_at_least(n_steps, "n_steps", 1, maximum=_MAX_STEPS)
+    chunk = integer_at_least(chunk, "chunk", 1, maximum=_MAX_STEPS)
+    x0 = _start(x0)
+    coord = integer_at_least(coord, "coord", 0, maximum=x0.size - 1)
+    threshold = V.finite(threshold, "threshold", scalar=True)
+    seed = integer_at_least(seed, "seed", 0)
+    dtype = _float_dtype(dtype)
+    V.max_size(float(M) * x0.size, "n_walkers", M)
     x = jnp.broadcast_to(jnp.asarray(x0, dtype=dtype), (M, x0.size))
     esc = -jnp.ones(M, dtype=jnp.int32)
     key = jax.random.key(int(seed))
@@ -280,6 +319,8 @@ def mean_first_passage_time(potential: str | Callable, potential_params: dict | 
     """
     T, dt = _check(T, dt)
     M = integer_at_least(n_walkers, "n_walkers", 1)
+    if potential_params is not None and not isinstance(potential_params, dict):
+        raise DomainError(f"potential_params must be a dict or None (got {V.show(potential_params)})")
     params = dict(potential_params or {})
     _, grad = potential_fns(potential, params)
     if horizon is None:
@@ -287,9 +328,15 @@ def mean_first_passage_time(potential: str | Callable, potential_params: dict | 
             raise DomainError("horizon must be given for a callable potential")
         tp = K.test_potential(potential, **params)
         horizon = 2.5 * K.eyring_kramers_time(tp["hess_min"], tp["hess_saddle"], tp["delta_F"], T)
-    horizon = float(positive(horizon, "horizon"))
-    coord = int(target.get("coord", 0))
-    thr = float(target["threshold"])
+    horizon = positive(horizon, "horizon", scalar=True)
+    if not isinstance(target, dict) or "threshold" not in target or set(target) - {"coord", "threshold"}:
+        raise DomainError(f'target must be a dict {{"coord": int, "threshold": float}} (threshold required) '
+                          f"(got {V.show(target)})")
+    coord = integer_at_least(target.get("coord", 0), "target['coord']", 0,
+                             maximum=np.atleast_1d(V.as_float_array(x0, "x0")).size - 1)
+    thr = V.finite(target["threshold"], "target['threshold']", scalar=True)
+    if not horizon / dt <= _MAX_STEPS:
+        raise DomainError(f"horizon / dt must be <= 2**31 - 1 steps (got horizon={horizon!r}, dt={dt!r})")
     n_steps = int(math.ceil(horizon / dt))
     steps = first_passage_times(grad, x0, M, coord, thr, T, dt, n_steps, seed, chunk, dtype)
     times = np.where(steps >= 0, steps * dt, np.inf)
@@ -308,7 +355,10 @@ def richardson_extrapolate(tau1: float, dt1: float, tau2: float, dt2: float,
 
     Returns ``(tau_extrapolated, stderr)`` with independent errors propagated.
     """
+    tau1, tau2 = V.finite(tau1, "tau1", scalar=True), V.finite(tau2, "tau2", scalar=True)
+    err1, err2 = V.nonnegative(err1, "err1", scalar=True), V.nonnegative(err2, "err2", scalar=True)
+    dt1, dt2 = V.positive(dt1, "dt1", scalar=True), V.positive(dt2, "dt2", scalar=True)
     if not dt1 > dt2 > 0:
-        raise DomainError(f"need dt1 > dt2 > 0 (got {dt1!r}, {dt2!r})")
+        raise DomainError(f"need dt1 > dt2 > 0 (got dt1={dt1!r}, dt2={dt2!r})")
     w = dt2 / (dt1 - dt2)
     return tau2 + (tau2 - tau1) * w, math.hypot((1 + w) * err2, w * err1)

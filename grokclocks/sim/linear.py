@@ -447,7 +447,7 @@ def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, 
     check_run_path(save_path, resume=resume, overwrite=overwrite)
     n_gen = integer_at_least(n_gen, "n_gen", 0)
     if eps is not None:
-        eps = float(positive(eps, "eps"))
+        eps = positive(eps, "eps", scalar=True)
     elif n_gen:
         raise DomainError("n_gen > 0 needs eps (the accuracy threshold) (got eps=None)")
     eta_a, gamma_a, grid = _grid(eta_a, gamma_a)
@@ -689,8 +689,8 @@ def run_gd_spectral(data: TeacherStudentData, eta: float, ts: Any, *, gamma: flo
     """
     enable_x64()
     _check_data(data, (TeacherStudentData, SpectralDraws))
-    eta = float(positive(eta, "eta"))
-    gamma = float(nonnegative(gamma, "gamma"))
+    eta = positive(eta, "eta", scalar=True)
+    gamma = nonnegative(gamma, "gamma", scalar=True)
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
     t = nonnegative(ts, "ts")
     if t.ndim != 1:
@@ -776,9 +776,9 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
     """
     enable_x64()
     _check_data(data, (TeacherStudentData, SpectralDraws))
-    eta = float(positive(eta, "eta"))
-    gamma = float(nonnegative(gamma, "gamma"))
-    loss_star = float(positive(loss_star, "loss_star"))
+    eta = positive(eta, "eta", scalar=True)
+    gamma = nonnegative(gamma, "gamma", scalar=True)
+    loss_star = positive(loss_star, "loss_star", scalar=True)
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
     config = SpectralConfig(d_in=data.d_in, d_out=data.d_out, n_train=data.n_train, lam=data.lam,
                             init_scale=data.init_scale, sigma2=data.sigma2, seeds=data.seeds, eta=eta, gamma=gamma,
@@ -1023,9 +1023,9 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
     """
     enable_x64()
     _check_data(data, TeacherStudentData)
-    eta = float(positive(eta, "eta"))
-    gamma = float(nonnegative(gamma, "gamma"))
-    sigma2 = float(nonnegative(sigma2, "sigma2"))
+    eta = positive(eta, "eta", scalar=True)
+    gamma = nonnegative(gamma, "gamma", scalar=True)
+    sigma2 = nonnegative(sigma2, "sigma2", scalar=True)
     wd_convention = choice(wd_convention, "wd_convention", ("paper", "torch"))
     steps, record_every = check_record_every(steps, record_every)
     on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)

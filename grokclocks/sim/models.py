@@ -16,7 +16,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._validate import choice, integer_at_least
+from .. import _validate as V
+from .._validate import DomainError, choice, integer_at_least
+
+
+def _init_args(key: Any, dtype: Any, n_params: float, name: str, value: Any) -> None:
+    """Checks shared by the ``*_init`` functions: one PRNG key (also a traced one: only its dtype and
+    shape are read), a float dtype, and a parameter count that fits in memory."""
+    kd = getattr(key, "dtype", None)
+    typed = kd is not None and jax.dtypes.issubdtype(kd, jax.dtypes.prng_key)
+    if not typed and (kd != jnp.uint32 or getattr(key, "shape", None) != (2,)):
+        raise DomainError(f"key must be one jax.random key (a typed key, or PRNGKey: uint32 of shape (2,)) "
+                          f"(got {V.show(key)})")
+    try:
+        ok = jnp.issubdtype(jnp.dtype(dtype), jnp.floating)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise DomainError(f"dtype must be a float dtype (got {V.show(dtype)})")
+    V.max_size(n_params, name, value)
 
 __all__ = [
     "Model",
@@ -74,7 +92,8 @@ def linear_init(key: jax.Array, d_in: int, d_out: int = 1, *, variance: float | 
     """One-layer linear model S (d_in, d_out), entries N(0, variance); default variance 1/(2 d_in d_out) (levi:conv-data)."""
     d_in = integer_at_least(d_in, "d_in", 1)
     d_out = integer_at_least(d_out, "d_out", 1)
-    var = 1.0 / (2.0 * d_in * d_out) if variance is None else float(variance)
+    _init_args(key, dtype, float(d_in) * d_out, "d_in", d_in)
+    var = 1.0 / (2.0 * d_in * d_out) if variance is None else V.positive(variance, "variance", scalar=True)
     return {"S": jnp.sqrt(var) * jax.random.normal(key, (d_in, d_out), dtype=dtype)}
 
 
@@ -89,6 +108,7 @@ def two_layer_init(key: jax.Array, d_in: int, d_h: int, d_out: int = 1, *,
     d_in = integer_at_least(d_in, "d_in", 1)
     d_h = integer_at_least(d_h, "d_h", 1)
     d_out = integer_at_least(d_out, "d_out", 1)
+    _init_args(key, dtype, float(d_h) * (d_in + d_out), "d_h", d_h)
     k0, k1 = jax.random.split(key)
     return {
         "S0": (2.0 * d_in * d_h) ** -0.5 * jax.random.normal(k0, (d_in, d_h), dtype=dtype),
@@ -107,6 +127,7 @@ def mean_field_quadratic_init(key: jax.Array, d_in: int, d_h: int, d_out: int, *
     d_in = integer_at_least(d_in, "d_in", 1)
     d_h = integer_at_least(d_h, "d_h", 1)
     d_out = integer_at_least(d_out, "d_out", 1)
+    _init_args(key, dtype, float(d_h) * (d_in + d_out), "d_h", d_h)
     k1, k2 = jax.random.split(key)
     return {"W1": jax.random.normal(k1, (d_h, d_in), dtype=dtype),
             "W2": jax.random.normal(k2, (d_out, d_h), dtype=dtype)}
@@ -216,6 +237,7 @@ def embedding_mlp_init(key: jax.Array, p: int, d_embed: int = 128, d_hidden: int
     d_embed = integer_at_least(d_embed, "d_embed", 1)
     d_hidden = integer_at_least(d_hidden, "d_hidden", 1)
     n_vocab = p if n_vocab is None else integer_at_least(n_vocab, "n_vocab", p)
+    _init_args(key, dtype, float(n_vocab) * d_embed + float(d_hidden) * (d_embed + p), "p", p)
     kE, k1, k2 = jax.random.split(key, 3)
     return {
         "E": jax.random.normal(kE, (n_vocab, d_embed), dtype) / jnp.sqrt(jnp.asarray(d_embed, dtype)),
@@ -255,6 +277,7 @@ def tian_mlp_init(key: jax.Array, M: int, K: int, *, dtype: Any = jnp.float32) -
     """
     M = integer_at_least(M, "M", 2)
     K = integer_at_least(K, "K", 1)
+    _init_args(key, dtype, 3.0 * M * K, "K", K)
     kW, kV = jax.random.split(key)
     bw, bv = 1.0 / np.sqrt(2 * M), 1.0 / np.sqrt(K)
     return {"W": jax.random.uniform(kW, (2 * M, K), dtype, -bw, bw),
@@ -312,6 +335,8 @@ def transformer_init(key: jax.Array, p: int, d_model: int = 128, n_heads: int = 
     d, h, dh, dm, n = (dims[k] for k in ("d_model", "n_heads", "d_head", "d_mlp", "n_ctx"))
     shapes = {"W_E": (p + 1, d), "W_pos": (n, d), "W_Q": (h, d, dh), "W_K": (h, d, dh), "W_V": (h, d, dh),
               "W_O": (h, dh, d), "W_in": (d, dm), "W_out": (dm, d), "W_U": (d, p)}
+    _init_args(key, dtype, float(sum(np.prod(np.asarray(v, dtype=float)) for v in shapes.values())),
+               "p, d_model, n_heads, d_head, d_mlp, n_ctx", dims | {"p": p})
     keys = jax.random.split(key, len(shapes))
     scale = 1.0 / np.sqrt(d)
     params = {name: jax.random.normal(k, shape, dtype) * jnp.asarray(scale, dtype)

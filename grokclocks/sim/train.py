@@ -706,7 +706,7 @@ def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tup
     that the runs are distinct themselves.
     """
     items = [seeds] if np.ndim(seeds) == 0 else list(np.asarray(list(seeds), dtype=object).reshape(-1))
-    out = tuple(integer_at_least(s, "seed", 0) for s in items)
+    out = tuple(integer_at_least(s, f"every entry of {name}", 0) for s in items)
     if not out:
         raise DomainError(f"{name} must not be empty")
     if distinct and len(set(out)) != len(out):

@@ -1,0 +1,359 @@
+"""Registry entries: grokclocks.rmt, grokclocks.linear, grokclocks._mpgrid (spec ``levi``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from hypothesis import strategies as st
+
+from .kinds import (INF, Arr, Choice, Entry, Fixed, Flag, Func, Int, Known, NonNeg, Param, Pos, Real, Unit,
+                    array_bad, extreme_numerics, floats_array, seeded_array)
+
+LAM = Pos(typ=(0.01, 5.0))
+LAM1 = Real(0.0, 1.0, typ=(0.01, 0.97))          # 0 < lam < 1
+S = NonNeg(typ=(0.0, 1e4))
+W = Pos(typ=(1e-3, 1e3))
+T = NonNeg(typ=(0.0, 1e6))
+TPOS = Pos(typ=(1.0, 1e6))
+ETA0 = Pos(typ=(1e-4, 0.05))                     # 2 eta0 (lam_+ + gamma/2) / d_out < 2 on the typical range
+EPS = Pos(typ=(1e-6, 0.5))
+GAMMA = NonNeg(typ=(0.0, 0.1))
+LEVEL = Unit()
+DOUT = Int(1, typ=(1, 5), ext=(10**6,))
+ALPHA = Real(typ=(-3.0, 3.0))
+WD = Choice("paper", "torch")
+WHICH = Choice("train", "tr", "gen")
+
+
+def _prob(out, kw):
+    a = np.asarray(out, dtype=float)
+    return None if np.all((a >= 0) & (a <= 1)) else f"accuracy outside [0, 1]: {a}"
+
+
+def _nonneg(out, kw):
+    a = np.concatenate([np.ravel(np.asarray(x, dtype=float)) for x in (out if isinstance(out, tuple) else (out,))])
+    return None if np.all(a[~np.isinf(a)] >= 0) else f"negative value {a.min()} (a loss, time or mass)"
+
+
+def _mp_density_ok(out, kw):
+    return _nonneg(out, kw)
+
+
+def _cdf(out, kw):
+    a = np.asarray(out, dtype=float)
+    return None if np.all((a >= 0) & (a <= 1 + 1e-12)) else f"cdf outside [0, 1]: {a}"
+
+
+def _spectrum(n: int = 0):
+    @st.composite
+    def s(draw):
+        k = draw(st.integers(1, 6))
+        eig = draw(floats_array((k,), 0.0, 4.0))
+        proj = draw(floats_array((k,), 0.0, 2.0))
+        return {"eigvals": eig, "proj_sq": proj}
+    return s()
+
+
+def _spectrum_bad(name):
+    def bad(n, kw):
+        v = kw[name]
+        return st.sampled_from(array_bad(v, ndim_fixed=True) + [np.append(v, 1.0), -1.0 - np.abs(v)])
+    return bad
+
+
+def _discrete_raises(discrete, lam, eta0, gamma, d_out, t=None, **k):
+    """Documented DomainError of discrete GD: unstable (rate >= 2), or a non-integer t where modes oscillate."""
+    if not discrete:
+        return False
+    rate = 2 * np.asarray(eta0) * ((1 + np.sqrt(lam)) ** 2 + np.asarray(gamma) / 2) / d_out
+    return bool(np.any(rate >= 2) or (t is not None and np.any(rate > 1) and np.any(np.asarray(t) % 1 != 0)))
+
+
+def _finite_eta0(n: int = 0):
+    # eta0 small enough for discrete GD on eigenvalues <= 4
+    return st.floats(1e-4, 0.2)
+
+
+ENTRIES = [
+    # ---------------------------------------------------------------- rmt
+    Entry("rmt.mp_edges", {"lam": LAM}, vec=True, check=_nonneg),
+    Entry("rmt.mp_atom", {"lam": LAM}, vec=True, check=_cdf),
+    Entry("rmt.mp_density", {"nu": Real(typ=(-1.0, 10.0)), "lam": LAM}, vec=True, check=_mp_density_ok,
+          inf="the density has an integrable 1/sqrt singularity at a support edge: inf at nu = lam_- = 0 (lam = 1)"),
+    Entry("rmt.mp_cdf", {"x": Real(typ=(-1.0, 10.0)), "lam": Pos(typ=(0.01, 5.0), vec=False)}, vec=True, check=_cdf),
+    Entry("rmt.mp_moment", {"k": Int(0, typ=(0, 8), ext=(200,)), "lam": LAM}, vec=True, check=_nonneg,
+          inf="overflow: E nu^k exceeds the double range for large k and lam"),
+    Entry("rmt.mp_inverse_moment", {"k": Fixed(1, 2, bad=(0, 3, 1.5, True, "1", None)), "lam": LAM}, vec=True,
+          raises=lambda k, lam: np.any(np.asarray(lam) == 1.0),
+          inf="overflow: diverges as lam -> 1 (1/(1-lam)^3)"),
+    Entry("rmt.mp_stieltjes", {"w": W, "lam": LAM}, vec=True, check=_nonneg,
+          inf="overflow: m(w) ~ (1-1/lam)/w for w -> 0 with an atom"),
+    Entry("rmt.mp_stieltjes2", {"w": W, "lam": LAM}, vec=True, check=_nonneg,
+          inf="overflow: m_2(w) ~ (1-1/lam)/w^2 for w -> 0 with an atom"),
+    Entry("rmt.mp_stieltjes_nu2", {"w": W, "lam": LAM}, vec=True, check=_nonneg,
+          inf="overflow: ~ 1/sqrt(w) for w -> 0 at lam = 1"),
+    Entry("rmt.mp_laplace_nu", {"s": S, "lam": LAM}, vec=True, check=_nonneg),
+    Entry("rmt.mp_log_laplace_nu", {"s": S, "lam": LAM}, vec=True,
+          inf="overflow: -inf where the log is below -1.8e308 (s lam_- beyond the double range)"),
+    Entry("rmt.mp_laplace", {"s": S, "lam": LAM}, vec=True, check=_cdf),
+    Entry("rmt.mp_log_laplace", {"s": S, "lam": LAM}, vec=True,
+          inf="overflow: -inf where the log is below -1.8e308"),
+    Entry("rmt.mp_expect", {"f": Func(lambda v: v, lambda v: np.exp(-v), lambda v: 1.0 / (1.0 + v)),
+                            "lam": Pos(typ=(0.05, 5.0), vec=False), "include_atom": Flag(),
+                            "rtol": Real(0.0, 1.0, typ=(1e-12, 1e-3), vec=False)}, cost=4),
+    Entry("rmt.mp_log_expect_exp", {"g": Func(lambda v: 1.0 + 0.0 * v, lambda v: v, lambda v: v * v),
+                                    "s": NonNeg(typ=(0.0, 100.0), vec=False),
+                                    "lam": Pos(typ=(0.05, 5.0), vec=False), "include_atom": Flag(),
+                                    "rtol": Real(0.0, 1.0, typ=(1e-12, 1e-3), vec=False)}, cost=4,
+          inf="-inf is the log of an expectation that is exactly 0 (documented)"),
+    # ---------------------------------------------------------------- linear
+    Entry("linear.gamma_paper_convention", {"gamma": GAMMA, "d_out": DOUT, "wd_convention": WD}, vec=True,
+          check=_nonneg, inf="overflow: the torch convention multiplies gamma by a power of d_out"),
+    *[Entry(f"linear.{f}", {"t": T, "lam": LAM, "eta0": ETA0, "d_out": DOUT, "gamma": GAMMA,
+                            "init_scale": ALPHA, "discrete": Flag(), "wd_convention": WD}, vec=True, cost=4,
+            check=None if f.startswith("log") else _nonneg,
+            inf="overflow: the loss grows like init_scale^2 (beyond 1.8e308 for |init_scale| > 1e154); "
+                "-inf for the log of a loss that is exactly 0",
+            raises=_discrete_raises)
+      for f in ("loss_train", "loss_gen", "log_loss_train", "log_loss_gen")],
+    *[Entry(f"linear.{f}", {"t": T, "eta0": Pos(typ=(1e-4, 0.2), vec=False),
+                            "d_out": DOUT, "discrete": Flag()},
+            build=lambda n: _spectrum(n), bad={"eigvals": _spectrum_bad("eigvals"), "proj_sq": _spectrum_bad("proj_sq")},
+            names={"eigvals": ("proj_sq",), "proj_sq": ("eigvals",)}, check=_nonneg,
+            raises=lambda discrete, eta0, eigvals, d_out, **k: discrete and 2 * eta0 * float(np.max(eigvals)) / d_out >= 2)
+      for f in ("loss_train_finite", "loss_gen_finite")],
+    *[Entry(f"linear.{f}", {"t": T, "eta0": Pos(typ=(1e-4, 1.0), vec=False), "d_out": DOUT,
+                            "D0_sq": NonNeg(typ=(0.0, 10.0), vec=False)},
+            build=lambda n: _spectrum(n).map(lambda d: {"eigvals": d["eigvals"]}),
+            bad={"eigvals": lambda n, kw: st.sampled_from(array_bad(kw["eigvals"]) + [-1.0 - kw["eigvals"]])},
+            check=_nonneg)
+      for f in ("loss_train_equal_proj", "loss_gen_equal_proj")],
+    Entry("linear.accuracy_from_loss", {"L": NonNeg(typ=(0.0, 10.0)), "eps": EPS, "d_out": DOUT}, vec=True, check=_prob),
+    Entry("linear.loss_threshold", {"eps": EPS, "d_out": DOUT, "level": LEVEL}, vec=True, check=_nonneg),
+    Entry("linear.t_star", {"which": WHICH, "lam": LAM, "eps": EPS, "eta0": ETA0, "d_out": DOUT, "gamma": GAMMA,
+                            "level": LEVEL, "init_scale": ALPHA, "discrete": Flag(), "wd_convention": WD},
+          vec=True, cost=20, check=_nonneg, inf="inf: the accuracy never reaches level (documented)",
+          known=(Known("ValueError (math domain error) for lam within ~1e-12 of 1 (above)",
+                       lambda lam, **k: np.any(np.abs(np.asarray(lam) - 1.0) < 1e-9),
+                       {"which": "gen", "lam": 1.000000000000001, "eps": 1e-6, "eta0": 1e-4, "level": 0.999}),),
+          raises=lambda discrete, lam, eta0, gamma, d_out, **k: discrete and np.any(
+              2 * np.asarray(eta0) * ((1 + np.sqrt(lam)) ** 2 + np.asarray(gamma) / 2) / d_out >= 2)),
+    *[Entry(f"linear.{f}", {"lam": LAM, "eps": EPS, "eta0": ETA0, "d_out": DOUT, "gamma": GAMMA,
+                            "level": LEVEL, "init_scale": ALPHA, "discrete": Flag(), "wd_convention": WD},
+            vec=True, cost=20, inf="inf: the generalisation accuracy never reaches level (documented); "
+            "-inf where the train accuracy never does",
+            nan="NaN where neither accuracy reaches level (documented: no grokking time)",
+            raises=lambda discrete, lam, eta0, gamma, d_out, **k: discrete and np.any(
+                2 * np.asarray(eta0) * ((1 + np.sqrt(lam)) ** 2 + np.asarray(gamma) / 2) / d_out >= 2))
+      for f in ("grok_time",)],  # grok_time_exact is the same function
+    Entry("linear.grok_time_grid", {"lam": LAM, "gamma": GAMMA, "eps": EPS, "eta0": ETA0,
+                                    "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True, cost=2,
+          inf="inf where a loss never reaches L* (documented)", nan="dt is NaN where neither loss reaches L* (documented)"),
+    Entry("linear.loss_train_late", {"t": TPOS, "lam": LAM, "eta0": ETA0, "d_out": DOUT,
+                                     "order": Fixed(0, 1, bad=(2, -1, 0.5, True, "0", None))}, vec=True,
+          inf="overflow: the late-time form grows like t^{-3/2} as t -> 0",
+          raises=lambda lam, **k: np.any(np.asarray(lam) == 1.0)),
+    *[Entry(f"linear.{f}", {"t": TPOS, "lam": LAM, "eta0": ETA0, "d_out": DOUT}, vec=True,
+            inf="overflow: the late-time forms grow like a power of 1/t as t -> 0",
+            raises=lambda lam, **k: np.any(np.asarray(lam) == 1.0))
+      for f in ("loss_gen_late", "loss_gen_late_simple")],
+    *[Entry(f"linear.{f}", {"lam": LAM1, "eps": EPS, "eta0": ETA0, "level": LEVEL}, vec=True,
+            check=None if f == "grok_time_eq25" else _nonneg,
+            nan="NaN where the Lambert-W argument leaves the real branch (documented)" if f == "grok_time_eq25" else None,
+            inf="overflow as lam -> 1" if f != "grok_time_eq25" else "overflow as lam -> 1")
+      for f in ("t_star_train_lambertw", "t_star_gen_lambertw", "grok_time_lambertw", "grok_time_eq25")],
+    *[Entry(f"linear.{f}", {"lam": LAM1, "eta0": ETA0}, vec=True, inf="overflow: diverges as lam -> 1")
+      for f in ("grok_time_asymptotic", "grok_time_near_one", "grok_time_wd_paper")],
+    Entry("linear.t_star_gen_critical", {"eps": EPS, "eta0": ETA0, "level": LEVEL}, vec=True, check=_nonneg,
+          inf="overflow: t* grows like a power of 1/eps"),
+    Entry("linear.dout_max", {"lam": Real(0.0, 1.0, hi_closed=True, typ=(0.05, 1.0), vec=False),
+                              "eps": Pos(typ=(1e-5, 0.1), vec=False), "eta0": Pos(typ=(1e-3, 0.1), vec=False),
+                              "level": Unit(vec=False)}, cost=100),
+    Entry("linear.wd_asymptotes", {"lam": LAM, "gamma": GAMMA, "d_out": DOUT, "wd_convention": WD}, vec=True,
+          check=_nonneg),
+    Entry("linear.wd_asymptotes_small_gamma", {"lam": Pos(typ=(0.01, 0.97)), "gamma": GAMMA,
+                                               "convention": Choice("corrected", "paper")}, vec=True,
+          inf="overflow: polynomial in gamma, beyond 1.8e308 for gamma > 1e154"),
+    Entry("linear.wd_gamma_max", {"lam": LAM, "eps": EPS, "d_out": DOUT, "level": LEVEL, "wd_convention": WD},
+          vec=True, cost=3, check=_nonneg, inf="inf: the accuracy reaches level at any weight decay"),
+    Entry("linear.init_scale_factor", {"alpha": ALPHA}, vec=True, check=_nonneg, inf="overflow: 1 + alpha^2"),
+    Entry("linear.effective_eps", {"eps": EPS, "alpha": ALPHA}, vec=True, check=_nonneg,
+          inf="overflow: 2 eps / (1 + alpha^2) for eps > 9e307"),
+    *[Entry(f"linear.{f}", {"t": T, "lam": Pos(typ=(0.05, 5.0)), "eta0": Pos(typ=(1e-3, 0.05)),
+                            "sigma2": NonNeg(typ=(0.0, 1.0)), "d_out": DOUT,
+                            "mode": Choice("fixed", "fresh", "paper")}, vec=True, cost=4, check=_nonneg)
+      for f in ("loss_train_label_noise", "loss_gen_label_noise")],
+    Entry("linear.loss_two_layer", {"t": T, "lam": Pos(typ=(0.05, 5.0), vec=False),
+                                    "eta0": Pos(typ=(1e-3, 0.05), vec=False), "d_out": DOUT,
+                                    "D0_sq": NonNeg(typ=(0.0, 2.0), vec=False), "which": WHICH,
+                                    "h": Pos(typ=(0.1, 2.0), vec=False)}, vec=True, cost=4, check=_nonneg),
+    Entry("linear.modular_lambda", {"alpha": Real(0.0, 1.0, hi_closed=True, typ=(0.01, 1.0)),
+                                    "p": Int(2, typ=(2, 200), ext=(10**9,))}, vec=True, check=_nonneg,
+          inf="overflow: lambda ~ 1/(alpha p) for a subnormal alpha"),
+    Entry("linear.fit_inverse_square", {"residuals": Choice("absolute", "log")},
+          build=lambda n: st.tuples(st.floats(0.5, 2.0), st.floats(1.2, 3.0), st.integers(4, 8)).map(
+              lambda a: {"lams": np.linspace(0.1, 0.9, a[2]),
+                         "dts": a[0] * (a[1] - np.linspace(0.1, 0.9, a[2])) ** -2.0}),
+          bad={"lams": lambda n, kw: st.sampled_from(array_bad(kw["lams"], ndim_fixed=False) + [kw["lams"][:2], -kw["lams"]]),
+               "dts": lambda n, kw: st.sampled_from(array_bad(kw["dts"], ndim_fixed=False) + [kw["dts"][:-1], -kw["dts"]])},
+          names={"lams": ("dts",), "dts": ("lams",)}, cost=2),
+    Entry("linear.fig1_table", {"lams": Fixed((0.3, 0.7), (0.5, 1.2), bad=((0.5, -1.0), (0.5, float("nan")), (), "x")),
+                                "epss": Fixed((1e-3,), (1e-2, 1e-4), bad=((0.0,), (float("inf"),), ())),
+                                "eta0": Pos(typ=(1e-3, 0.05), vec=False), "level": Unit(vec=False)}, cost=15,
+          nan="eq11 is NaN for lam >= 1 where eq. 11 is undefined (documented)",
+          inf="inf where the accuracy never reaches level"),
+    Entry("linear.fig2_table", {"d_outs": Fixed((1, 5), (20,), bad=((0,), (1.5,), (True,), ())),
+                                "lams": Fixed((0.5,), (0.7, 0.9), bad=((-0.5,), (float("nan"),), ())),
+                                "eps": Pos(typ=(1e-4, 1e-2), vec=False), "eta0": Pos(typ=(1e-3, 0.05), vec=False),
+                                "level": Unit(vec=False)}, cost=20, inf="inf where the accuracy never reaches level",
+          nan="grok_time is NaN where neither accuracy reaches level"),
+    Entry("linear.fig3_table", {"gammas": Fixed((0.0, 1e-3), (0.01,), bad=((-1.0,), (float("nan"),), ())),
+                                "lams": Fixed((0.5,), (0.9, 1.5), bad=((0.0,), (float("inf"),), ())),
+                                "eps": Pos(typ=(1e-4, 1e-2), vec=False), "eta0": Pos(typ=(1e-3, 0.05), vec=False),
+                                "level": Unit(vec=False), "d_out": DOUT}, cost=50,
+          inf="inf = the accuracy never reaches level (documented)",
+          nan="grok_time is NaN when both never reach level (documented)"),
+    Entry("linear.fig5_table", {"eta0_t": Fixed((1.0, 10.0), (100.0,), bad=((0.0,), (-1.0,), (float("nan"),), ())),
+                                "lam": Pos(typ=(0.1, 2.0), vec=False), "eta0": Pos(typ=(1e-3, 0.05), vec=False)},
+          cost=5, raises=lambda lam, **k: lam == 1.0),
+    Entry("linear.fig7_tables", {"eps": Pos(typ=(1e-4, 1e-2), vec=False), "eta0": Pos(typ=(1e-3, 0.05), vec=False),
+                                 "level": Unit(vec=False), "lam_a": Pos(typ=(0.1, 1.5), vec=False),
+                                 "gammas": Fixed((0.0, 0.01), bad=((-1.0,), ())),
+                                 "d_outs": Fixed((1, 5), bad=((0,), (2.5,), ())),
+                                 "lams": Fixed((0.5, 1.2), bad=((0.0,), (float("nan"),), ())),
+                                 "parts": Fixed(("a",), ("b", "c"), bad=(("d",), (1,), None))}, cost=40,
+          inf="inf = never (documented)", nan="NaN when both never reach level (documented)"),
+    # ---------------------------------------------------------------- _mpgrid
+    Entry("_mpgrid.loss_threshold_grid", {"eps": EPS, "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
+          check=_nonneg, inf="overflow: L* ~ eps d_out / (2 P^-1(d_out/2, level)) beyond 1.8e308"),
+    Entry("_mpgrid.wd_asymptote_grid", {"lam": LAM, "gamma": GAMMA, "d_out": Pos(typ=(0.5, 5.0)),
+                                        "which": Choice("gen", "train")}, vec=True, check=_nonneg,
+          inf="overflow: L(inf) / d_out for a subnormal d_out"),
+    Entry("_mpgrid.wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)),
+                                   "which": Choice("gen", "train")}, vec=True, check=_nonneg),
+    Entry("_mpgrid.log_wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0,
+                                       "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True),
+    Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True),
+    Entry("_mpgrid.crossing_time_grid", {"which": Choice("train", "gen"), "lam": LAM, "gamma": GAMMA, "eps": EPS,
+                                         "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
+          check=_nonneg, inf="inf where the loss never reaches L* (documented)"),
+    Entry("_mpgrid.grok_time_grid", {"lam": LAM, "gamma": GAMMA, "eps": EPS, "eta0": ETA0,
+                                     "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
+          inf="inf where a loss never reaches L* (documented)", nan="dt is NaN where neither does (documented)"),
+]
+
+
+# Defects at extreme arguments found by this suite; the numerics of these modules belong to the accuracy
+# work (tests/accuracy).  Each example reproduces one (tests/test_properties.py::test_known_defects_...).
+_EXTREME = {
+    "rmt.mp_stieltjes": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
+    "rmt.mp_stieltjes2": ("NaN for lam >= 1e300", {"w": 1e-3, "lam": 1.7e308}),
+    "rmt.mp_stieltjes_nu2": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
+    "rmt.mp_laplace": ("ValueError (math domain error) for s ~ 1e308", {"s": 1.7e308, "lam": 0.0164}),
+    "rmt.mp_log_laplace": ("ValueError (math domain error) for s ~ 1e308", {"s": 1.7e308, "lam": 3.21}),
+    "rmt.mp_expect": ("NaN for a subnormal lam", {"f": lambda v: v, "lam": 5e-324}),
+    "linear.loss_train": ("NaN, ValueError, ZeroDivisionError with subnormal eta0/gamma/lam or lam ~ 1e300",
+                          {"t": 2.2250738585072014e-308, "lam": 1e300, "eta0": 5e-324, "d_out": 10**6,
+                           "gamma": 2.2250738585072014e-308, "init_scale": 1e300, "wd_convention": "torch"}),
+    "linear.loss_gen": ("ValueError (math domain error) for subnormal lam, eta0, gamma; OverflowError for gamma ~ 1e300",
+                        {"t": 0.0, "lam": 5e-324, "eta0": 5e-324, "gamma": 2.2250738585072014e-308, "init_scale": 0.0}),
+    "linear.log_loss_train": ("OverflowError for gamma ~ 1e300 with d_out = 1e6",
+                              {"t": 833.0, "lam": 0.01, "eta0": 1e-4, "d_out": 10**6, "gamma": 1e300,
+                               "init_scale": -0.5}),
+    "linear.log_loss_gen": ("NaN for lam ~ 1e308 with subnormal eta0", {"t": 2.2250738585072014e-308, "lam": 1.7e308,
+                            "eta0": 5e-324, "gamma": 2.2250738585072014e-308, "init_scale": 1.7e308,
+                            "wd_convention": "torch"}),
+    "linear.loss_train_finite": ("NaN for t ~ 1e308 with discrete GD on a tiny eigenvalue",
+                                 {"eigvals": [8.69e-71], "proj_sq": [1 / 3], "t": 1.7e308, "eta0": 2.8e-4,
+                                  "d_out": 3, "discrete": True}),
+    "linear.loss_train_equal_proj": ("NaN for t ~ 1e308 on a zero eigenvalue (inf * 0)",
+                                     {"eigvals": [0.0], "t": 1.7e308, "eta0": 1.0, "D0_sq": 1e-7}),
+    "linear.loss_gen_equal_proj": ("NaN for eta0, D0_sq ~ 1e308 (inf * 0)", {"eigvals": [1.2], "t": 0.0,
+                                   "eta0": 1.7e308, "d_out": 10**6, "D0_sq": 1.7e308}),
+    "linear.loss_gen_finite": ("NaN for eta0 ~ 1e308 on a zero spectrum",
+                               {"eigvals": [0.0], "proj_sq": [0.0], "t": 0.0, "eta0": 1.7e308}),
+    "linear.accuracy_from_loss": ("NaN for L, eps ~ 1e308", {"L": 1.7e308, "eps": 1.7e308, "d_out": 10**6}),
+    "linear.loss_threshold": ("ZeroDivisionError for a subnormal level", {"eps": 5e-324, "level": 5e-324}),
+    "linear.t_star": ("ZeroDivisionError (level subnormal), OverflowError (gamma ~ 1e300), brentq sign error (lam "
+                      "subnormal)", {"which": "gen", "lam": 0.01, "eps": 0.004, "eta0": 1e-4, "d_out": 3,
+                                     "gamma": 1e300, "level": 0.0057}),
+    "linear.grok_time": ("ValueError, RuntimeError (no crossing below 1e301) for subnormal eta0",
+                         {"lam": 0.01, "eps": 1e-6, "eta0": 5e-324, "gamma": 1e-8, "level": 0.00256, "init_scale": 0.0}),
+    "linear.grok_time_grid": ("RuntimeError (Newton did not converge) for subnormal gamma",
+                              {"lam": 5.0, "gamma": 2.2250738585072014e-308, "eps": 0.5, "eta0": 1e-4}),
+    "linear.t_star_train_lambertw": ("NaN for lam, eta0 subnormal", {"lam": 1e-300, "eps": 1.7e308, "eta0": 5e-324,
+                                                                    "level": 0.368}),
+    "linear.t_star_gen_lambertw": ("NaN for subnormal arguments", {"lam": 5e-324, "eps": 1e-300, "eta0": 5e-324,
+                                                                  "level": 5e-324}),
+    "linear.grok_time_lambertw": ("NaN for subnormal arguments", {"lam": 5e-324, "eps": 1e300, "eta0": 5e-324,
+                                                                 "level": 2.2250738585072014e-308}),
+    "linear.t_star_gen_critical": ("ZeroDivisionError for a subnormal level", {"eps": 1.2e-4, "eta0": 0.05,
+                                                                              "level": 5e-324}),
+    "linear.dout_max": ("ZeroDivisionError for a subnormal level", {"lam": 2.2250738585072014e-308, "eps": 1e-300,
+                                                                   "eta0": 1.7e308, "level": 5e-324}),
+    "linear.wd_asymptotes": ("NaN (gamma ~ 1e300), ValueError (lam subnormal)", {"lam": 1e-300, "gamma": 1e300,
+                                                                                 "d_out": 10**6,
+                                                                                 "wd_convention": "torch"}),
+    "linear.wd_gamma_max": ("ZeroDivisionError (level subnormal), ValueError (lam, eps subnormal)",
+                            {"lam": 5e-324, "eps": 5e-324, "level": 0.9999999999999999}),
+    "linear.effective_eps": ("NaN for eps ~ 1e308, alpha ~ 1e300 (inf/inf)", {"eps": 1.7e308, "alpha": 1e300}),
+    "linear.loss_train_label_noise": ("NaN for a subnormal lam (fresh noise)", {"t": 1e6, "lam": 5e-324, "eta0": 0.0313,
+                                                                              "sigma2": 1.0, "mode": "fresh"}),
+    "linear.loss_gen_label_noise": ("NaN (lam subnormal), ValueError (lam ~ 1e308)",
+                                    {"t": 0.838, "lam": 1.7e308, "eta0": 1e-300, "sigma2": 1e-8, "d_out": 4}),
+    "linear.loss_two_layer": ("ValueError (math domain error) for t ~ 1e308", {"t": 1.7e308, "lam": 0.05,
+                              "eta0": 0.00104, "d_out": 10**6, "D0_sq": 2.26e-6, "which": "gen", "h": 0.36}),
+    "linear.fig1_table": ("ZeroDivisionError (level subnormal), OverflowError, ValueError",
+                          {"lams": (0.5, 1.2), "epss": (1e-3,), "eta0": 0.00166, "level": 5e-324}),
+    "linear.fig2_table": ("OverflowError, ValueError, ZeroDivisionError, RuntimeError at subnormal eps/eta0/level",
+                          {"d_outs": (1, 5), "lams": (0.5,), "eps": 5e-324, "eta0": 0.05, "level": 0.999}),
+    "linear.fig3_table": ("ZeroDivisionError, ValueError, RuntimeError, OverflowError at subnormal eps/eta0/level",
+                          {"gammas": (0.01,), "lams": (0.5,), "eps": 1e-4, "eta0": 1e-3, "level": 5e-324}),
+    "linear.fig5_table": ("ValueError (math domain error) for lam, eta0 ~ 1e300", {"eta0_t": (1.0, 10.0), "lam": 1e300,
+                                                                                  "eta0": 1e300}),
+    "linear.fig7_tables": ("ZeroDivisionError, RuntimeError, OverflowError, brentq NaN at extreme eps/eta0/level/lam_a",
+                           {"eps": 1e-4, "eta0": 5e-324, "level": 0.999, "lam_a": 1.5, "parts": ("a",)}),
+    "linear.wd_asymptotes_small_gamma": ("NaN for lam, gamma ~ 1e300", {"lam": 1e300, "gamma": 1e300}),
+    "_mpgrid.loss_threshold_grid": ("NaN for subnormal eps, d_out, level", {"eps": 5e-324, "d_out": 1e-300,
+                                                                           "level": 5e-324}),
+    "_mpgrid.wd_asymptote_grid": ("NaN for lam, gamma, d_out ~ 1e308", {"lam": 1.7e308, "gamma": 1.7e308,
+                                                                       "d_out": 1.7e308}),
+    "_mpgrid.wd_loss_grid": ("NaN for lam ~ 1e300", {"t": 1e6, "lam": 1e300, "gamma": 1e-8, "eta0": 0.00577,
+                                                    "d_out": 0.642, "which": "train"}),
+    "_mpgrid.log_wd_loss_grid": ("NaN at extreme t, lam, eta0, d_out", {"t": 1e300, "lam": 1.7e308, "gamma": 5e-324,
+                                                                       "eta0": 1e300, "d_out": 5e-324, "which": "train"}),
+    "_mpgrid.mp_decay_grid": ("NaN for s ~ 1e300, gamma ~ 1e308", {"s": 1e300, "lam": 2.2250738585072014e-308,
+                                                                  "gamma": 1.7e308}),
+    "_mpgrid.crossing_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
+                                   {"which": "gen", "lam": 1e300, "gamma": 1.7e308, "eps": 5e-324, "eta0": 5e-324,
+                                    "d_out": 5e-324, "level": 2.2250738585072014e-308}),
+    "_mpgrid.grok_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
+                               {"lam": 2.2250738585072014e-308, "gamma": 1e-300, "eps": 1.7e308, "eta0": 1.7e308,
+                                "d_out": 5e-324, "level": 2.2250738585072014e-308}),
+}
+def _near_one(what: str, example: dict) -> Known:
+    return Known(f"lam within ~1e-9 of 1 (not exactly 1): {what}",
+                 lambda lam, **k: bool(np.any((np.abs(np.asarray(lam, dtype=float) - 1.0) < 1e-9)
+                                              & (np.asarray(lam, dtype=float) != 1.0))), example)
+
+
+_NEAR_ONE = {
+    "rmt.mp_cdf": _near_one("ZeroDivisionError", {"x": 1.0, "lam": 1.0000000000000007}),
+    **{f"linear.{f}": _near_one("ZeroDivisionError with weight decay (the plateau's stieltjes branch)",
+                                 {"t": 0.01, "lam": 1.000000000001822, "eta0": 1e-4, "gamma": 1e-8, "init_scale": 0.0})
+       for f in ("loss_train", "loss_gen", "log_loss_train", "log_loss_gen")},
+}
+_OTHER = {
+    "rmt.mp_expect": Known("ZeroDivisionError for lam within ~1e-9 of 1 (outside the |lam - 1| < 1e-12 branch)",
+                           lambda lam, **k: 0 < abs(float(lam) - 1.0) < 1e-6,
+                           {"f": lambda v: v, "lam": 0.9999999995958723, "include_atom": False, "rtol": 4.8e-4}),
+    "rmt.mp_log_expect_exp": Known("ZeroDivisionError for lam within ~1e-9 of 1 (outside the |lam - 1| < 1e-12 "
+                                   "branch)", lambda lam, **k: 0 < abs(float(lam) - 1.0) < 1e-6,
+                                   {"g": lambda v: 1.0 + 0.0 * v, "s": 0.0, "lam": 1.0000000001,
+                                    "include_atom": False, "rtol": 1e-12}),
+}
+ENTRIES = [dataclasses.replace(e, known=e.known + ((extreme_numerics(*_EXTREME[e.name]),) if e.name in _EXTREME else ())
+                               + ((_OTHER[e.name],) if e.name in _OTHER else ())
+                               + ((_NEAR_ONE[e.name],) if e.name in _NEAR_ONE else ()))
+           for e in ENTRIES]
