@@ -4,7 +4,7 @@ This private module computes the exact large-size losses with weight decay (spec
 which is ``levi:eq8`` at :math:`\gamma=0`) and their threshold-crossing times (``levi:tstar``,
 ``levi:grok-def``) for whole grids of :math:`(\lambda,\gamma,\epsilon,\eta_0,d_{\rm out},\ell)` at
 once, without a Python loop over grid points.  It depends only on numpy/scipy; the public
-front-ends in :mod:`grokclocks.linear` may re-export :func:`grok_time_grid`.
+front-end :func:`grokclocks.linear.grok_time_grid` is built on ``_train_gen_crossings``.
 
 Decomposition (``levi:eq14``, ``levi:eq15``)
 --------------------------------------------
@@ -68,20 +68,17 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaincinv, roots_jacobi, roots_legendre
 
-from . import linear as _linear
 from . import rmt
+from ._constants import ERF_SQRT2
 from ._validate import choice, in_open_interval, nonnegative, positive, scalar_or_array
-from .linear import ERF_SQRT2
 
 __all__ = [
-    "ERF_SQRT2",
     "loss_threshold_grid",
     "wd_asymptote_grid",
     "wd_loss_grid",
     "log_wd_loss_grid",
     "mp_decay_grid",
     "crossing_time_grid",
-    "grok_time_grid",
 ]
 
 
@@ -425,47 +422,11 @@ def crossing_time_grid(which, lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2
     return scalar_or_array(_crossing((w,), lam, gamma, eps, eta0, d_out, level)[w])
 
 
-def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
-    r"""Exact crossing times and grokking time on a grid: ``(t_tr, t_gen, dt)``, numpy-broadcast.
+def _train_gen_crossings(lam, gamma, eps, eta0, d_out, level):
+    r"""Both exact crossing times, :math:`(t^*_{\rm tr}, t^*_{\rm gen})`, as arrays of the broadcast shape.
 
-    .. math::
-
-        \Delta t_{\rm grok}=t^*_{\rm gen}-t^*_{\rm tr},\qquad \mathcal L_{\rm tr/gen}(t^*)=\mathcal L^*
-        =\frac{d_{\rm out}\epsilon}{2P^{-1}(d_{\rm out}/2,\ell)},
-
-    with the exact weight-decay losses (eq. 14; eq. 8 at γ = 0).  Conventions (``levi:grok-def``):
-    :math:`t^*=0` if :math:`\mathcal L(0)\le\mathcal L^*`; :math:`t^*=\infty` if
-    :math:`\mathcal L(\infty)\ge\mathcal L^*`; :math:`\Delta t=\infty` if only the gen crossing is missing and
-    NaN if both are (otherwise the plain difference; a missing train crossing with a finite gen crossing,
-    which would give :math:`-\infty`, did not occur in 5·10⁴ random draws of λ, γ, ε).
-
-    Parameters
-    ----------
-    lam : array_like, > 0 (aspect ratio d_in/N_tr).  gamma : array_like, >= 0 (paper convention).
-    eps : array_like, > 0.  eta0 : array_like, > 0.  d_out : array_like, > 0.
-    level : array_like in (0, 1); default ``ERF_SQRT2`` (L* = ε/4 at d_out = 1); Fig. 7 uses 0.95.
-
-    Returns
-    -------
-    t_tr, t_gen, dt : floats for scalar input, else arrays of the broadcast shape.
-
-    References
-    ----------
-    ``levi:tstar``, ``levi:grok-def``, ``levi:eq14``, ``levi:eq15``, ``levi:lstar``, ``levi:fig7``.
+    The engine of :func:`grokclocks.linear.grok_time_grid` (the one public grokking-time grid, which
+    adds :math:`\Delta t` and its small-:math:`\lambda` branch); validation as in :func:`crossing_time_grid`.
     """
     res = _crossing(("tr", "gen"), lam, gamma, eps, eta0, d_out, level)
-    t_tr, t_gen = res["tr"], res["gen"]
-    with np.errstate(invalid="ignore"):
-        dt = np.where(np.isinf(t_tr) & np.isinf(t_gen), np.nan, t_gen - t_tr)
-    # lam <= 1/4, gamma = 0: the delay as its own root (linear._grok_delay_small_lam), not the difference of
-    # two crossing times that agree to ~lam relative (measured: 2e-8 relative error at lam = 1e-8 before)
-    lam_b, gamma_b, eta0_b, d_b = (np.broadcast_to(np.asarray(x, dtype=np.float64), dt.shape)
-                                   for x in (lam, gamma, eta0, d_out))
-    small = (lam_b <= _linear._SMALL_LAM) & (gamma_b == 0.0) & (t_tr > 0.0) & np.isfinite(t_gen)
-    if np.any(small):
-        dt = np.array(dt, dtype=np.float64).reshape(-1)
-        tt, lf, ef, df = (np.asarray(x).reshape(-1) for x in (t_tr, lam_b, eta0_b, d_b))
-        for i in np.flatnonzero(small):
-            dt[i] = _linear._grok_delay_small_lam(float(tt[i]), float(lf[i]), float(ef[i]), float(df[i]))
-        dt = dt.reshape(np.shape(t_tr))
-    return scalar_or_array(t_tr), scalar_or_array(t_gen), scalar_or_array(dt)
+    return res["tr"], res["gen"]

@@ -30,19 +30,18 @@ from scipy import integrate, special, stats
 
 from grokclocks import DomainError
 from grokclocks._mpgrid import (
-    ERF_SQRT2,
     _LADDER,
     _asymptote,
     _decay,
     _rule01,
     crossing_time_grid,
-    grok_time_grid,
     log_wd_loss_grid,
     loss_threshold_grid,
     mp_decay_grid,
     wd_asymptote_grid,
     wd_loss_grid,
 )
+from grokclocks.linear import ERF_SQRT2, grok_time_grid
 
 ETA0 = 0.01
 

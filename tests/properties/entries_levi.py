@@ -238,9 +238,6 @@ ENTRIES = [
     Entry("_mpgrid.crossing_time_grid", {"which": Choice("train", "gen"), "lam": LAM, "gamma": GAMMA, "eps": EPS,
                                          "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
           check=_nonneg, inf="inf where the loss never reaches L* (documented)"),
-    Entry("_mpgrid.grok_time_grid", {"lam": LAM, "gamma": GAMMA, "eps": EPS, "eta0": ETA0,
-                                     "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
-          inf="inf where a loss never reaches L* (documented)", nan="dt is NaN where neither does (documented)"),
 ]
 
 
@@ -328,9 +325,6 @@ _EXTREME = {
     "_mpgrid.crossing_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
                                    {"which": "gen", "lam": 1e300, "gamma": 1.7e308, "eps": 5e-324, "eta0": 5e-324,
                                     "d_out": 5e-324, "level": 2.2250738585072014e-308}),
-    "_mpgrid.grok_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
-                               {"lam": 2.2250738585072014e-308, "gamma": 1e-300, "eps": 1.7e308, "eta0": 1.7e308,
-                                "d_out": 5e-324, "level": 2.2250738585072014e-308}),
 }
 def _near_one(what: str, example: dict) -> Known:
     return Known(f"lam within ~1e-9 of 1 (not exactly 1): {what}",
