@@ -41,6 +41,7 @@ API_PAGES = {
     "grokclocks.compare": "api/compare.md",
     "grokclocks.logs": "api/logs.md",
     "grokclocks.task": "api/task.md",
+    "grokclocks.runfile": "api/runfile.md",
     "grokclocks.citations": "api/citations.md",
     "grokclocks.errata": "api/errata.md",
     "grokclocks.verification": "api/verification.md",

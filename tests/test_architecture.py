@@ -127,7 +127,7 @@ def test_cycle_detector_finds_a_planted_cycle(tmp_path):
 CORE_JAX_FREE = """
 import sys
 import grokclocks, grokclocks.linear, grokclocks.rmt, grokclocks.clocks, grokclocks.spectral
-import grokclocks.repulsion, grokclocks._mpgrid
+import grokclocks.repulsion, grokclocks._mpgrid, grokclocks.runfile
 bad = sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "jaxlib", "optax"))
 print(" ".join(bad))
 """

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from grokclocks import DomainError
+from grokclocks import DomainError, runfile
 from grokclocks.sim import DivergenceWarning, SimulationDiverged
 from grokclocks.sim import modular as smod
 from grokclocks.sim import train as st
@@ -279,7 +279,7 @@ def test_foreign_and_empty_files(tmp_path, grid_run):
         arrays = {k: f[k] for k in f.files if k != "sha256"}
     meta = json.loads(str(arrays["meta"][()]))
     arrays["meta"] = np.array(json.dumps(dict(meta, version=3), sort_keys=True))
-    arrays["sha256"] = np.array(st._checksum(arrays))
+    arrays["sha256"] = np.array(runfile._checksum(arrays))
     np.savez(tmp_path / "future.npz", **arrays)
     assert "format version 3" in str(_expect_run_file_error(tmp_path / "future.npz"))
 
