@@ -218,6 +218,14 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
     return deco
 
 
+def _rename_module(old: str, new: str) -> None:
+    """Record a function under ``new`` instead of ``old`` (its package face, see :mod:`grokclocks._facade`)."""
+    for names in _REGISTRY.values():
+        for k, name in enumerate(names):
+            if name == old:
+                names[k] = new
+
+
 def citations_of(obj: Any) -> tuple[str, ...]:
     """The spec IDs an object cites (empty tuple if none)."""
     target = obj

@@ -102,7 +102,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_graph_reads_the_package():
     g = import_graph()
     assert "grokclocks.linear" in g and "grokclocks.sim.train" in g
-    assert "grokclocks.rmt" in g["grokclocks.linear"]  # `from . import rmt`
+    assert "grokclocks.linear._crossing" in g["grokclocks.linear"]  # `from ._crossing import ...`
+    assert "grokclocks.rmt" in g["grokclocks.linear._crossing"]  # `from .. import rmt`
     assert "grokclocks._validate" in g["grokclocks.rmt"]  # `from . import _validate as V`
 
 

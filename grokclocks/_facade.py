@@ -1,0 +1,40 @@
+"""Package faces: a package that keeps one concept per private submodule presents its public names as its own.
+
+``set_home("grokclocks.linear", globals(), __all__)`` in ``grokclocks/linear/__init__.py`` sets
+``__module__`` of every function and class it re-exports from its private submodules (and of their
+methods) to the package, so that ``help()``, pickling, the API pages, the property registry and the
+``@cites`` registry (:func:`grokclocks.citations.coverage`) all name them by their documented path,
+``grokclocks.linear.grok_time``, not by the file that holds them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import citations
+
+__all__: list[str] = []
+
+
+def _move(obj: Any, old: str, new: str) -> None:
+    obj.__module__ = new
+    citations._rename_module(f"{old}.{obj.__qualname__}", f"{new}.{obj.__qualname__}")
+
+
+def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str]) -> None:
+    """Give the objects ``names`` of ``namespace`` defined in a private submodule of ``package`` the home ``package``."""
+    for name in names:
+        obj = namespace[name]
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        old = obj.__module__
+        if not old.startswith(package + "._"):
+            continue
+        _move(obj, old, package)
+        if inspect.isclass(obj):
+            for member in vars(obj).values():
+                func = getattr(member, "__func__", member)  # staticmethod / classmethod
+                if inspect.isfunction(func) and func.__module__ == old:
+                    _move(func, old, package)

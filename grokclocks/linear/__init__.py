@@ -1,0 +1,118 @@
+r"""Linear teacher–student theory of grokking (spec ``levi``: Levi, Beck, Bar-Sinai, ICLR 2024).
+
+A linear student :math:`S` learns a linear teacher :math:`T` from :math:`N_{\rm tr}` Gaussian inputs
+in :math:`d_{\rm in}` dimensions by full-batch gradient descent on the mean squared error.  With
+:math:`\lambda=d_{\rm in}/N_{\rm tr}` the spectrum of the training Gram matrix follows the
+Marchenko–Pastur law (:mod:`grokclocks.rmt`), and the train / generalisation losses are Laplace
+transforms of it.  A sample counts as correct when its squared error is below :math:`\epsilon`; the
+train accuracy reaches a level (default :math:`\mathrm{erf}\sqrt2\approx95.4\%`) before the
+generalisation accuracy does, and the difference of the two crossing times is the grokking time.
+
+Conventions (spec §0): ``t`` counts GD steps, ``eta0`` is the learning rate, the spectral variable is
+:math:`s=4\eta_0t/d_{\rm out}`; weight decay ``gamma`` is in the paper's convention unless
+``wd_convention="torch"`` (:math:`\gamma_{\rm paper}=d_{\rm out}\gamma_{\rm torch}`).
+
+Contents
+--------
+* losses: :func:`loss_train`, :func:`loss_gen` (+ ``log_`` variants; exact MP forms, weight decay,
+  discrete GD, init scale), finite-spectrum forms, late-time expansions;
+* accuracy and thresholds: :func:`accuracy_from_loss`, :func:`loss_threshold`;
+* times: :func:`t_star`, :func:`grok_time` (exact, by root finding) and the paper's approximations
+  (Lambert W, eq. 25, eq. 11, λ→1);
+* weight decay, initialisation scale, label noise, two-layer networks, modular addition;
+* figure reproductions ``fig*_table`` (pure math).
+
+Functions never import JAX; simulations live in :mod:`grokclocks.sim.linear`.
+
+The package keeps one concept per private file (``_conventions``: constants, argument checks, the
+weight-decay convention; ``_losses``; ``_finite``; ``_crossing``: accuracy, L*, crossing times;
+``_late``; ``_approx``: the paper's approximate times; ``_weight_decay``; ``_init_scale``;
+``_label_noise``; ``_two_layer``; ``_modular``; ``_tables``: figure tables and :func:`grok_time_grid`);
+every public name is imported here and documented as ``grokclocks.linear.<name>``.
+"""
+
+from __future__ import annotations
+
+from .._constants import ERF_SQRT2
+from .._facade import set_home
+from ._approx import (
+    dout_max,
+    grok_time_asymptotic,
+    grok_time_eq25,
+    grok_time_lambertw,
+    grok_time_near_one,
+    t_star_gen_critical,
+    t_star_gen_lambertw,
+    t_star_train_lambertw,
+)
+from ._conventions import gamma_paper_convention
+from ._crossing import (
+    accuracy_from_loss,
+    _grok_delay_small_lam,
+    grok_time,
+    grok_time_exact,
+    _grok_time_scalar,
+    loss_threshold,
+    _lstar,
+    _SMALL_LAM,
+    t_star,
+    _t_star_scalar,
+)
+from ._finite import loss_gen_equal_proj, loss_gen_finite, loss_train_equal_proj, loss_train_finite
+from ._init_scale import effective_eps, init_scale_factor
+from ._label_noise import loss_gen_label_noise, loss_train_label_noise
+from ._late import loss_gen_late, loss_gen_late_simple, loss_train_late
+from ._losses import log_loss_gen, log_loss_train, loss_gen, loss_train
+from ._modular import fit_inverse_square, modular_lambda
+from ._tables import fig1_table, fig2_table, fig3_table, fig5_table, fig7_tables, grok_time_grid
+from ._two_layer import loss_two_layer
+from ._weight_decay import grok_time_wd_paper, wd_asymptotes, wd_asymptotes_small_gamma, wd_gamma_max
+
+
+__all__ = [
+    "ERF_SQRT2",
+    "gamma_paper_convention",
+    "loss_train",
+    "loss_gen",
+    "log_loss_train",
+    "log_loss_gen",
+    "loss_train_finite",
+    "loss_gen_finite",
+    "loss_train_equal_proj",
+    "loss_gen_equal_proj",
+    "accuracy_from_loss",
+    "loss_threshold",
+    "t_star",
+    "grok_time",
+    "grok_time_exact",
+    "grok_time_grid",
+    "loss_train_late",
+    "loss_gen_late",
+    "loss_gen_late_simple",
+    "t_star_train_lambertw",
+    "t_star_gen_lambertw",
+    "grok_time_lambertw",
+    "grok_time_eq25",
+    "grok_time_asymptotic",
+    "grok_time_near_one",
+    "t_star_gen_critical",
+    "dout_max",
+    "wd_asymptotes",
+    "wd_asymptotes_small_gamma",
+    "wd_gamma_max",
+    "grok_time_wd_paper",
+    "init_scale_factor",
+    "effective_eps",
+    "loss_train_label_noise",
+    "loss_gen_label_noise",
+    "loss_two_layer",
+    "modular_lambda",
+    "fit_inverse_square",
+    "fig1_table",
+    "fig2_table",
+    "fig3_table",
+    "fig5_table",
+    "fig7_tables",
+]
+
+set_home(__name__, globals(), __all__)

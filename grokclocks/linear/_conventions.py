@@ -1,0 +1,128 @@
+"""Levi et al.: numerical constants, argument checks and the weight-decay convention."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import _validate as V
+from ..citations import cites
+
+
+_LOG_SQRT_PI = 0.5 * math.log(math.pi)
+# Crossing times are searched up to the largest double (and to where 4 eta0 t/d_out is still one);
+# beyond it t_star raises DomainError rather than return a wrong number.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+_T_MAX = 0.9 * _FLOAT_MAX
+# Relative tolerance of the crossing-time root (spec levi:tstar asks 1e-12; Brent reaches 1e-15 in a few
+# more steps, and below that the root is set by the accuracy of log L itself).
+_ROOT_RTOL = 1e-15
+# Relative tolerance of the MP quadratures used by the weight-decay / discrete / noise paths.
+_QUAD_RTOL = 1e-12
+
+
+# ============================================================================ argument checks
+
+
+def _lam(lam: Any) -> np.ndarray:
+    return V.positive(lam, "lam")
+
+
+def _lam_below_one(lam: Any, what: str) -> np.ndarray:
+    return V.in_open_interval(lam, "lam", 0.0, 1.0, context=f"({what} requires 0 < lam < 1)")
+
+
+def _lam_not_one(lam: Any, what: str) -> np.ndarray:
+    return V.not_equal(_lam(lam), "lam", 1.0, context=f"({what} diverges at lam = 1)")
+
+
+def _eta0(eta0: Any) -> np.ndarray:
+    return V.positive(eta0, "eta0")
+
+
+def _eps(eps: Any) -> np.ndarray:
+    return V.positive(eps, "eps")
+
+
+def _t(t: Any) -> np.ndarray:
+    return V.nonnegative(t, "t")
+
+
+def _t_late(t: Any) -> np.ndarray:
+    return V.positive(t, "t", context="for a late-time expansion")
+
+
+def _d_out(d_out: Any) -> int:
+    return V.integer_at_least(d_out, "d_out", 1)
+
+
+def _level(level: Any) -> np.ndarray:
+    return V.in_open_interval(level, "level", 0.0, 1.0)
+
+
+def _which(which: Any) -> str:
+    return V.choice(which, "which", {"train": "train", "tr": "train", "gen": "gen"})
+
+
+_flag = V.flag
+
+
+def _init_scale(alpha: Any) -> np.ndarray:
+    return V.finite(alpha, "init_scale")
+
+
+def _gamma_paper(gamma: Any, d_out: float, wd_convention: Any) -> np.ndarray:
+    """THE conversion of a weight decay to the paper convention (spec ``levi:conv-wd``)."""
+    conv = V.choice(wd_convention, "wd_convention", ("paper", "torch"))
+    g = V.nonnegative(gamma, "gamma")
+    return g * float(d_out) if conv == "torch" else g
+
+
+def _broadcast_apply(func: Callable[..., float], *arrays: np.ndarray) -> np.ndarray:
+    """Evaluate a scalar function element-wise over broadcast arrays (root finding, quadrature)."""
+    bs = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
+    out = np.empty(bs[0].shape, dtype=np.float64)
+    flat = [b.reshape(-1) for b in bs]
+    res = out.reshape(-1)
+    for i in range(res.size):
+        res[i] = func(*(float(f[i]) for f in flat))
+    return out
+
+
+# ============================================================================ conventions
+
+
+@cites("levi:conv-wd")
+def gamma_paper_convention(gamma, *, d_out=1, wd_convention="paper"):
+    r"""Weight decay converted to the paper's convention (the one used by every function here).
+
+    .. math:: \gamma_{\rm paper}=\begin{cases}\gamma & \text{wd\_convention="paper"}\\
+        d_{\rm out}\,\gamma & \text{wd\_convention="torch"}\end{cases}
+
+    Paper eq. (3) adds :math:`\eta\gamma S/d_{\rm out}` per step (the gradient of
+    :math:`\mathcal L_{\rm tr}+\frac{\gamma}{2d_{\rm out}}\|S\|_F^2`); PyTorch ``SGD(weight_decay=γ_t)``
+    on a mean-reduced MSE adds :math:`\eta\gamma_tS`.  The two agree for :math:`d_{\rm out}=1`.
+
+    Parameters
+    ----------
+    gamma : float or array_like
+        Weight decay, :math:`\gamma\ge0`, in the convention named by ``wd_convention``.
+    d_out : int
+        Output dimension, integer :math:`\ge1`.
+    wd_convention : {"paper", "torch"}
+        Convention of ``gamma``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\gamma` in the paper convention.
+
+    References
+    ----------
+    Levi et al., eq. (3); spec ``levi:conv-wd``.
+    """
+    d = _d_out(d_out)
+    return V.scalar_or_array(_gamma_paper(gamma, d, wd_convention))

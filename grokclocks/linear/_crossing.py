@@ -1,0 +1,382 @@
+"""Levi et al.: accuracy from loss, the loss threshold L*, exact crossing times and the grokking time."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import optimize, special
+
+from .. import _validate as V
+from .. import rmt
+from .._constants import ERF_SQRT2
+from ..citations import cites
+from ._conventions import (
+    _broadcast_apply,
+    _d_out,
+    _eps,
+    _eta0,
+    _flag,
+    _FLOAT_MAX,
+    _gamma_paper,
+    _init_scale,
+    _lam,
+    _level,
+    _ROOT_RTOL,
+    _T_MAX,
+    _which,
+)
+from ._losses import _log_loss_inf, _log_loss_kernel
+
+
+@cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
+def accuracy_from_loss(L, eps, d_out=1):
+    r"""Fraction of samples whose mean squared error is below :math:`\epsilon`, for Gaussian errors of loss :math:`\mathcal L`.
+
+    .. math::
+        \mathcal A=P\Big(\frac{d_{\rm out}}2,\frac{d_{\rm out}\epsilon}{2\mathcal L}\Big)
+        =1-\frac{\Gamma(\frac{d_{\rm out}}2,\frac{d_{\rm out}\epsilon}{2\mathcal L})}{\Gamma(\frac{d_{\rm out}}2)},
+        \qquad d_{\rm out}=1:\ \mathcal A=\mathrm{erf}\sqrt{\frac{\epsilon}{2\mathcal L}}
+
+    (:math:`P` = regularised lower incomplete gamma).  :math:`\mathcal L` is the *variance* of each
+    error component (the paper says "standard deviation"), and the map assumes isotropic errors.
+
+    Parameters
+    ----------
+    L : float or array_like
+        Loss :math:`\mathcal L\ge0` (:math:`\mathcal L=0` gives accuracy 1).
+    eps : float or array_like
+        Threshold :math:`\epsilon>0`.
+    d_out : int
+        Output dimension, integer :math:`\ge1`.
+
+    Returns
+    -------
+    float or ndarray
+        Accuracy in :math:`[0,1]`.
+
+    References
+    ----------
+    Levi et al., eqs. (9), (12) (with the argument order of :math:`\Gamma(a,z)` corrected).
+    """
+    LL = V.nonnegative(L, "L")
+    ee = _eps(eps)
+    d = _d_out(d_out)
+    LL, ee = np.broadcast_arrays(LL, ee)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        x = d * ee / (2.0 * LL)  # +inf where L = 0 or the ratio overflows: P(a, inf) = 1
+        acc = special.gammainc(0.5 * d, x)
+        # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
+        # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
+        # below ~1e-308 to 0 (3.6e-312 at d_out = 37, x = 1e-16).  Used where x < 1e-3 and P < 1e-280
+        # (30 terms: the omitted one is below 1e-90 relative) or x < 1e-300.
+        a = 0.5 * d
+        log_x = math.log(a) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
+        log_lead = a * log_x - special.gammaln(a + 1.0)
+        use = (LL > 0) & (log_x < math.log(1e-3)) & ((log_lead < math.log(1e-280)) | (log_x < -690.0))
+        xs = np.exp(np.where(use, log_x, -np.inf))
+        series, term = np.ones_like(xs), np.ones_like(xs)
+        for k in range(1, 31):
+            term = term * xs / (a + k)
+            series = series + term
+        acc = np.where(use, np.exp(log_lead - xs + np.log(series)), acc)
+    return V.scalar_or_array(acc)
+
+
+def _log_lstar(eps: float, d: float, level: float) -> float:
+    """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels)."""
+    if d == 1.0:
+        return math.log(eps) - math.log(2.0) - 2.0 * math.log(float(special.erfinv(level)))
+    return math.log(d) + math.log(eps) - math.log(2.0) - math.log(float(special.gammaincinv(0.5 * d, level)))
+
+
+def _lstar(eps: float, d: float, level: float) -> float:
+    if d == 1.0:
+        return eps / (2.0 * float(special.erfinv(level)) ** 2)
+    return d * eps / (2.0 * float(special.gammaincinv(0.5 * d, level)))
+
+
+@cites("levi:lstar", "levi:conv-acc")
+def loss_threshold(eps, d_out=1, level=ERF_SQRT2):
+    r"""Loss below which the accuracy of :func:`accuracy_from_loss` exceeds ``level``.
+
+    .. math::
+        \mathcal L^*=\frac{d_{\rm out}\,\epsilon}{2\,P^{-1}(d_{\rm out}/2,\ \ell)};\qquad
+        d_{\rm out}=1,\ \ell=\mathrm{erf}\sqrt2:\ \mathcal L^*=\epsilon/4
+
+    (:math:`d_{\rm out}=1` is evaluated as :math:`\epsilon/(2\,\mathrm{erfinv}(\ell)^2)`, exact to 1 ulp).
+
+    Parameters
+    ----------
+    eps : float or array_like
+        :math:`\epsilon>0`.
+    d_out : int
+        :math:`\ge1`.
+    level : float or array_like
+        Accuracy level in :math:`(0,1)`; default :data:`ERF_SQRT2`.
+
+    Returns
+    -------
+    float or ndarray
+
+    References
+    ----------
+    Spec ``levi:lstar`` (App. B of Levi et al.).
+    """
+    ee = _eps(eps)
+    d = _d_out(d_out)
+    lv = _level(level)
+    return V.scalar_or_array(_broadcast_apply(lambda e, l_: _lstar(e, float(d), l_), ee, lv))
+
+
+# ============================================================================ exact crossing times
+
+
+def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, gamma: float, level: float,
+                   alpha: float, discrete: bool) -> float:
+    log_lstar = _log_lstar(eps, d, level)
+    if _log_loss_inf(which, lam, d, gamma, alpha) >= log_lstar:  # asymptote first: never reached
+        return math.inf
+    if math.log(0.5 * (1.0 + alpha * alpha)) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
+        return 0.0
+
+    def f(t: float) -> float:
+        return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
+
+    # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
+    t_cap = min(_T_MAX, 0.9 * _FLOAT_MAX / (4.0 * eta0) * d)
+    lo, hi = _bracket_log2(f, t_cap)
+    if hi is None:
+        raise V.DomainError(
+            f"the crossing time t* of the {which} loss exceeds {t_cap:.3g} GD steps, where 4 eta0 t/d_out or t "
+            f"itself leaves the float64 range (lam={lam!r}, eps={eps!r}, eta0={eta0!r}, gamma={gamma!r})")
+    if lo == 0.0:
+        return 0.0  # t* < 5e-324: rounds to 0
+    # Brent in t on [2^k, 2^(k+1)]: relative tolerance 1e-15 (spec levi:tstar asks 1e-12; the crossing
+    # is then as accurate as log L itself, ~1e-16 |log L*| in s)
+    # Brent on t = lo u, u in [1, hi/lo] <= 2 (scaled: a subnormal lo gave xtol = 0 and stalled)
+    u = optimize.brentq(lambda u: f(lo * u), 1.0, hi / lo, xtol=1e-16, rtol=_ROOT_RTOL, maxiter=500)
+    return float(lo * u)
+
+
+def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
+    """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
+    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...),
+    then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
+    if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
+    tiny = 5e-324
+    e_cap = math.log2(t_cap)
+    if f(1.0) > 0.0:
+        e_lo, step = 0.0, 1.0
+        while True:
+            e_try = e_lo + step
+            if e_try >= e_cap:
+                if f(t_cap) > 0.0:
+                    return 2.0**e_lo, None
+                e_hi = e_cap
+                break
+            if f(2.0**e_try) <= 0.0:
+                e_hi = e_try
+                break
+            e_lo, step = e_try, 2.0 * step
+    else:
+        e_hi, step = 0.0, 1.0
+        while True:
+            e_try = e_hi - step
+            if e_try <= -1074.0:
+                if f(tiny) <= 0.0:
+                    return 0.0, tiny
+                e_lo = -1074.0
+                break
+            if f(2.0**e_try) > 0.0:
+                e_lo = e_try
+                break
+            e_hi, step = e_try, 2.0 * step
+    while e_hi - e_lo > 1.0:  # bisection on the exponent (integers; e_cap may be fractional)
+        mid = math.floor(0.5 * (e_lo + e_hi))
+        if mid <= e_lo:
+            mid = e_lo + 1.0
+        if f(2.0**mid) > 0.0:
+            e_lo = mid
+        else:
+            e_hi = mid
+    lo = 2.0**e_lo if e_lo > -1074.0 else tiny
+    return lo, (t_cap if e_hi == e_cap else 2.0**e_hi)
+
+
+def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention):
+    ll = _lam(lam)
+    ee = _eps(eps)
+    et = _eta0(eta0)
+    d = _d_out(d_out)
+    gg = _gamma_paper(gamma, d, wd_convention)
+    lv = _level(level)
+    aa = _init_scale(init_scale)
+    disc = _flag(discrete, "discrete")
+    return ll, ee, et, float(d), gg, lv, aa, disc
+
+
+@cites("levi:tstar", "levi:grok-def")
+def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
+           wd_convention="paper"):
+    r"""Exact time at which the train or generalisation accuracy reaches ``level`` (root finding).
+
+    .. math:: t^*:\quad \log\mathcal L(t^*)=\log\mathcal L^*(\epsilon,d_{\rm out},\ell)
+
+    Bracketed by galloping in the exponent of :math:`t` from 1 (1, 2, 4, 16, 256, ...; over the whole
+    float range, :math:`2^{-1074}` to :math:`1.6\cdot10^{308}`) and bisecting the exponent, then Brent's
+    method on the log-space loss in :math:`[2^k,2^{k+1}]` (relative tolerance :math:`10^{-15}`; the spec
+    asks :math:`10^{-12}`).  Returns ``math.inf`` if the asymptote
+    :math:`\mathcal L(\infty)\ge\mathcal L^*` (checked first; e.g. :math:`\lambda>1` with a plateau
+    above the threshold, or weight decay beyond :func:`wd_gamma_max`), and ``0.0`` if
+    :math:`\mathcal L(0)\le\mathcal L^*`.
+
+    Parameters
+    ----------
+    which : {"train", "tr", "gen"}
+        Which accuracy.
+    lam : float or array_like
+        :math:`\lambda>0`.
+    eps : float or array_like
+        :math:`\epsilon>0`.
+    eta0 : float or array_like
+        :math:`\eta_0>0`.
+    d_out : int
+        :math:`\ge1`.
+    gamma : float or array_like
+        Weight decay :math:`\ge0`.
+    level : float or array_like
+        Accuracy level in :math:`(0,1)`.
+    init_scale : float or array_like
+        Student init scale :math:`\alpha`.
+    discrete : bool
+        Exact GD losses (``levi:gd-exact``).
+    wd_convention : {"paper", "torch"}
+
+    Returns
+    -------
+    float or ndarray
+        :math:`t^*` in GD steps (real-valued), ``inf`` or ``0.0`` as above (also 0.0 where
+        :math:`t^*<5\cdot10^{-324}`, its correctly rounded value).
+
+    Raises
+    ------
+    DomainError
+        Where :math:`t^*` or :math:`4\eta_0t^*/d_{\rm out}` exceeds :math:`1.6\cdot10^{308}` (e.g.
+        :math:`\lambda=1`, :math:`\epsilon=10^{-300}`: :math:`t^*\sim10^{600}`), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``, :math:`\gamma=0`): relative error <= 1e-13, or an absolute error
+    <= 1e-15 max(1, |log L*|) d_out/(4 eta0) (the rounding of :math:`\log\mathcal L^*` itself, which
+    dominates only when :math:`t^*` is tiny), for :math:`\lambda\in[10^{-308},10^{300}]`,
+    :math:`\epsilon,\eta_0\in[10^{-308},10^{300}]`.
+
+    References
+    ----------
+    Spec ``levi:tstar``, ``levi:grok-def``.
+    """
+    w = _which(which)
+    ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
+                                                 wd_convention)
+    out = _broadcast_apply(lambda la, e, h, g, l_, a: _t_star_scalar(w, la, e, h, d, g, l_, a, disc),
+                           ll, ee, et, gg, lv, aa)
+    return V.scalar_or_array(out)
+
+
+def _grok_time_scalar(lam, eps, eta0, d, gamma, level, alpha, discrete) -> float:
+    tg = _t_star_scalar("gen", lam, eps, eta0, d, gamma, level, alpha, discrete)
+    tt = _t_star_scalar("train", lam, eps, eta0, d, gamma, level, alpha, discrete)
+    if math.isinf(tg) and math.isinf(tt):
+        return math.nan
+    if gamma == 0.0 and not discrete and lam <= _SMALL_LAM and 0.0 < tt <= tg < math.inf:
+        return _grok_delay_small_lam(tt, lam, eta0, d)
+    return tg - tt
+
+
+# Below lam = 1/4 the grokking time is computed as its own root (_grok_delay_small_lam), not as the
+# difference t_gen - t_train: Delta t / t ~ lam, so the difference of two crossing times, each good to
+# ~1e-16 |log L*| in s, kept no digit at lam = 1e-20 (Delta t = 0.0 instead of 2.07e-18) and 1e-4
+# relative at lam = 1e-12.  Measured at the switch (lam = 1/4, eps = 1e-2, 1e-3, 1e-6, eta0 = 0.01): the
+# two agree to 8e-16 (to 7e-15 at lam = 0.1, where the difference has lost a digit).
+_SMALL_LAM = 0.25
+
+
+def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> float:
+    r""":math:`\Delta t` for :math:`\gamma=0`, gradient flow, :math:`\lambda\le1/4`, from the train crossing.
+
+    With :math:`s_t=4\eta_0t^*_{\rm tr}/d_{\rm out}` and :math:`\Phi_0'=-\Phi_1`, the gen loss reaches the
+    train loss's level :math:`\Phi_1(s_t)` after a further :math:`\Delta s` that solves
+
+    .. math:: \int_0^{\Delta s}\frac{\Phi_1(s_t+u)}{\Phi_1(s_t)}\,du=\frac{\Phi_0(s_t)-\Phi_1(s_t)}{\Phi_1(s_t)},
+
+    both sides free of cancellation (:func:`grokclocks.rmt._phi0_excess`,
+    :func:`grokclocks.rmt._log_phi1_increment`).  The left side is concave in :math:`\Delta s`, so Newton
+    from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
+    to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
+    """
+    s_t = 4.0 * eta0 * t_train / d
+    q = rmt._phi0_excess(s_t, lam)
+
+    def ratio(u: float) -> float:
+        return math.exp(rmt._log_phi1_increment(s_t, u, lam))
+
+    ds = q
+    for _ in range(100):
+        integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
+        step = (q - integral) / ratio(ds)
+        ds += step
+        if abs(step) <= 1e-15 * ds:
+            break
+    else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
+        raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
+    return ds * d / (4.0 * eta0)
+
+
+@cites("levi:grok-def", "levi:tstar")
+def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
+              wd_convention="paper"):
+    r"""Exact grokking time: generalisation crossing minus train crossing.
+
+    .. math:: \Delta t_{\rm grok}=t^*_{\rm gen}-t^*_{\rm tr}
+
+    with both crossings from :func:`t_star`.  :math:`+\infty` when only the generalisation accuracy
+    never reaches the level, ``nan`` when neither does (both documented, spec ``levi:grok-def``).
+
+    For :math:`\gamma=0`, gradient flow and :math:`\lambda\le1/4` the delay is computed as its own root
+    (:math:`\int_0^{\Delta s}\Phi_1(s_t+u)du=\Phi_0(s_t)-\Phi_1(s_t)`, both sides free of cancellation),
+    not as :math:`t^*_{\rm gen}-t^*_{\rm tr}`: the two agree to ~:math:`\lambda` relative, and the
+    difference gave 0 at :math:`\lambda=10^{-20}` (exact: :math:`207.35\lambda` at :math:`\epsilon=10^{-3}`,
+    :math:`\eta_0=0.01`).  Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 1e-12
+    for every :math:`\lambda\in[10^{-308},1]`; :math:`\gamma>0` it is a difference of two crossing
+    times, relative error <= 1e-11 + 1e-13/λ.
+
+    Parameters
+    ----------
+    lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention
+        As in :func:`t_star`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\Delta t_{\rm grok}` in GD steps.
+
+    Raises
+    ------
+    DomainError
+        As :func:`t_star` (a crossing time beyond :math:`1.6\cdot10^{308}`).
+
+    References
+    ----------
+    Spec ``levi:grok-def``, ``levi:tstar``; Levi et al. Fig. 1.
+    """
+    ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
+                                                 wd_convention)
+    out = _broadcast_apply(lambda la, e, h, g, l_, a: _grok_time_scalar(la, e, h, d, g, l_, a, disc),
+                           ll, ee, et, gg, lv, aa)
+    return V.scalar_or_array(out)
+
+
+#: Alias of :func:`grok_time` named for what it is (the exact root-finding value).
+grok_time_exact = grok_time

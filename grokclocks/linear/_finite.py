@@ -1,0 +1,183 @@
+"""Levi et al.: losses of a finite spectrum (eqs. 4, 5, 7, 13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from .. import _validate as V
+from ..citations import cites
+from ._conventions import _d_out, _flag, _t
+
+
+def _spectrum(eigvals: Any) -> np.ndarray:
+    """1-d eigenvalues >= 0; round-off negatives (> -1e-10 max|nu|) are clipped to 0."""
+    nu = V.as_float_array(eigvals, "eigvals")
+    if nu.ndim != 1:
+        raise V.DomainError(f"eigvals must be a 1-d array (got shape {nu.shape})")
+    scale = float(np.max(np.abs(nu)))
+    tol = V.roundoff_tol(eigvals, nu.size, floor=1e-10) * scale  # float32 spectra at their own precision
+    bad = nu < -tol
+    if np.any(bad):
+        raise V.DomainError(f"eigvals must be >= 0 (eigenvalues of a Gram matrix) (got {float(nu[bad][0])!r})")
+    return np.maximum(nu, 0.0)
+
+
+def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
+    tt = _t(t)
+    nu = _spectrum(eigvals)
+    w = V.nonnegative(proj_sq, "proj_sq")
+    if w.shape != nu.shape:
+        raise V.DomainError(f"proj_sq must have the shape of eigvals {nu.shape} (got {w.shape})")
+    eta = float(np.asarray(V.positive(eta0, "eta0")).reshape(-1)[0]) if np.ndim(eta0) == 0 else None
+    if eta is None:
+        raise V.DomainError("eta0 must be a scalar for the finite-spectrum losses")
+    d = float(_d_out(d_out))
+    disc = _flag(discrete, "discrete")
+    q = nu if which == "train" else np.ones_like(nu)
+    b = 2.0 * eta / d
+    tf = tt.reshape(-1, 1)
+    if disc:
+        if np.any(b * nu >= 2.0):
+            raise V.DomainError(
+                f"eta0 must be < d_out/max(eigvals) = {d / float(nu.max())!r} for discrete=True "
+                f"(gradient descent diverges) (got {eta!r})")
+        a = np.abs(1.0 - b * nu)
+        with np.errstate(divide="ignore"):
+            la = np.log(a)
+        # 0^(2t): 1 at t = 0, 0 otherwise
+        expo = np.where(tf == 0.0, 0.0, 2.0 * tf * la)
+    else:
+        expo = -2.0 * b * tf * nu  # = -s nu with s = 4 eta0 t/d
+    weight = w * q
+    with np.errstate(divide="ignore"):
+        vals = special.logsumexp(expo, b=np.broadcast_to(weight, expo.shape), axis=1)
+    out = np.exp(vals) / d
+    return V.scalar_or_array(out.reshape(tt.shape))
+
+
+@cites("levi:eq5", "levi:eq4", "levi:eq1", "levi:gd-exact", "levi:eq3", "levi:eq13")
+def loss_train_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
+    r"""Exact training loss of one finite problem from the spectrum of :math:`\Sigma_{\rm tr}` and the projections of :math:`D_0`.
+
+    .. math::
+        \mathcal L_{\rm tr}(t)=\frac1{d_{\rm out}}\sum_iw_i\,\nu_i\,e^{-4\eta_0\nu_it/d_{\rm out}},\qquad
+        w_i=\|(V^\top D_0)_{i,:}\|^2
+
+    (gradient flow, eq. 5); ``discrete=True`` replaces :math:`e^{-s\nu_i}` by
+    :math:`(1-2\eta_0\nu_i/d_{\rm out})^{2t}`, which is exact for GD at integer ``t``.
+
+    Parameters
+    ----------
+    t : float or array_like
+        GD steps, :math:`t\ge0`.
+    eigvals : array_like, 1-d
+        Eigenvalues :math:`\nu_i\ge0` of :math:`\Sigma_{\rm tr}=X^\top X/N_{\rm tr}` (round-off
+        negatives down to :math:`-10^{-10}\max|\nu|` are set to 0).
+    proj_sq : array_like, 1-d
+        :math:`w_i\ge0`, same shape as ``eigvals``.
+    eta0 : float
+        Learning rate :math:`>0` (scalar).
+    d_out : int
+        Output dimension, :math:`\ge1`.
+    discrete : bool
+        GD instead of gradient flow (needs :math:`2\eta_0\max\nu/d_{\rm out}<2`).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``.
+
+    References
+    ----------
+    Levi et al., eqs. (4), (5); spec ``levi:eq5``, ``levi:gd-exact``.
+    """
+    return _finite_loss("train", t, eigvals, proj_sq, eta0, d_out, discrete)
+
+
+@cites("levi:eq5", "levi:eq4", "levi:eq2", "levi:gd-exact", "levi:eq3", "levi:eq13")
+def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
+    r"""Exact generalisation loss :math:`\|D_t\|_F^2/d_{\rm out}` of one finite problem.
+
+    .. math:: \mathcal L_{\rm gen}(t)=\frac1{d_{\rm out}}\sum_iw_i\,e^{-4\eta_0\nu_it/d_{\rm out}}
+
+    (``discrete=True``: :math:`(1-2\eta_0\nu_i/d_{\rm out})^{2t}`).  Zero modes never move.
+
+    Parameters
+    ----------
+    t, eigvals, proj_sq, eta0, d_out, discrete
+        As in :func:`loss_train_finite`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\mathcal L_{\rm gen}(t)`.
+
+    References
+    ----------
+    Levi et al., eqs. (4), (5); spec ``levi:eq5``.
+    """
+    return _finite_loss("gen", t, eigvals, proj_sq, eta0, d_out, discrete)
+
+
+def _equal_proj(which, t, eigvals, eta0, d_out, D0_sq):
+    nu = _spectrum(eigvals)
+    d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True) if np.ndim(D0_sq) == 0 else None
+    if d0 is None:
+        raise V.DomainError("D0_sq must be a scalar")
+    w = np.full(nu.shape, d0 / nu.size)
+    return _finite_loss(which, t, nu, w, eta0, d_out, False)
+
+
+@cites("levi:eq7")
+def loss_train_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
+    r"""Training loss of a finite spectrum with equal projections :math:`w_i=\|D_0\|_F^2/d_{\rm in}`.
+
+    .. math:: \mathcal L_{\rm tr}\approx\frac{\|D_0\|_F^2}{d_{\rm out}d_{\rm in}}\sum_i\nu_ie^{-4\eta_0\nu_it/d_{\rm out}}
+
+    Parameters
+    ----------
+    t : float or array_like
+        :math:`t\ge0`.
+    eigvals : array_like, 1-d
+        Eigenvalues :math:`\nu_i\ge0` (:math:`d_{\rm in}` = their number).
+    eta0 : float
+        :math:`\eta_0>0`.
+    d_out : int
+        :math:`\ge1`.
+    D0_sq : float
+        :math:`\|D_0\|_F^2\ge0` (1 in expectation at the paper's init).
+
+    Returns
+    -------
+    float or ndarray
+
+    References
+    ----------
+    Levi et al., eq. (7).
+    """
+    return _equal_proj("train", t, eigvals, eta0, d_out, D0_sq)
+
+
+@cites("levi:eq7")
+def loss_gen_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
+    r"""Generalisation loss of a finite spectrum with equal projections :math:`w_i=\|D_0\|_F^2/d_{\rm in}`.
+
+    .. math:: \mathcal L_{\rm gen}\approx\frac{\|D_0\|_F^2}{d_{\rm out}d_{\rm in}}\sum_ie^{-4\eta_0\nu_it/d_{\rm out}}
+
+    Parameters
+    ----------
+    t, eigvals, eta0, d_out, D0_sq
+        As in :func:`loss_train_equal_proj`.
+
+    Returns
+    -------
+    float or ndarray
+
+    References
+    ----------
+    Levi et al., eq. (7).
+    """
+    return _equal_proj("gen", t, eigvals, eta0, d_out, D0_sq)

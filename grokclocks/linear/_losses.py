@@ -1,0 +1,385 @@
+"""Levi et al.: exact train / generalisation losses of the MP limit (eqs. 8, 12, 14, 33; discrete GD, init scale)."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from scipy import special
+
+from .. import _validate as V
+from .. import rmt
+from ..citations import cites
+from ._conventions import _d_out, _eta0, _flag, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
+
+
+def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
+    """log E[q e^{-s nu}], q = nu (train) or 1 (gen, atom included): closed forms of rmt."""
+    if which == "train":
+        out = np.asarray(rmt.mp_log_laplace_nu(s, lam), dtype=np.float64)
+    else:
+        out = np.asarray(rmt.mp_log_laplace(s, lam), dtype=np.float64)
+    if np.any(np.isnan(out)):
+        bad = float(np.asarray(s, dtype=np.float64)[np.isnan(out)].flat[0])
+        raise FloatingPointError(
+            f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {bad!r}, lam = {lam!r} "
+            f"(which = {which!r}); this s is beyond the range rmt evaluates reliably")
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_wd_plateau(which: str, lam: float, g: float) -> float:
+    r""":math:`\log\big(g^2\,\mathbb E[q/(\nu+g)^2]\big)` (atom included for q=1), g = gamma/2 > 0.
+
+    gen: :math:`g^2m_2(g)`; train: :math:`g^2\,\mathbb E[\nu/(\nu+g)^2]`; both in log space from the
+    Stieltjes transform (:func:`grokclocks.rmt._log_wd_plateau`): no underflow of :math:`g^2` at
+    :math:`\gamma=10^{-200}` (was "math domain error") nor overflow at :math:`10^{200}` (was NaN).
+    """
+    return float(rmt._log_wd_plateau(np.float64(g), np.float64(lam), which == "gen"))
+
+
+def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
+    """log L(t -> infinity) (``-inf`` when the limit is 0); same for gradient flow and GD."""
+    if gamma == 0.0:
+        if which == "train" or lam <= 1.0:
+            return -math.inf
+        return math.log(0.5 * (1.0 + alpha * alpha)) + math.log((lam - 1.0) / lam) - math.log(d)
+    return _log_wd_plateau(which, lam, 0.5 * gamma) - math.log(2.0 * d)
+
+
+def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
+    lp = (1.0 + math.sqrt(lam)) ** 2
+    rate = 2.0 * eta * (lp + 0.5 * gamma) / d
+    if rate >= 2.0:
+        bound = d / (lp + 0.5 * gamma)
+        raise V.DomainError(
+            f"eta0 must be < d_out/(lam_plus + gamma/2) = {bound!r} for discrete=True "
+            f"(2 eta (lam_plus + gamma/2)/d_out = {rate!r} >= 2: gradient descent diverges) (got {eta!r})")
+
+
+def _log_loss_discrete_nowd(which: str, t: float, lam: float, eta: float, d: float, alpha: float) -> float:
+    r"""log of (c_α/d) E[q |1 - 2ην/d|^{2t}] (GD-exact, γ = 0), never underflowing."""
+    c = 0.5 * (1.0 + alpha * alpha)
+    if t == 0.0:
+        return math.log(c / d)
+    b = 2.0 * eta / d
+    r = math.sqrt(lam)
+    lm, lp = float(rmt._gap(lam)), (1.0 + r) ** 2
+    rho_m, rho_p = 1.0 - b * lm, 1.0 - b * lp
+    train = which == "train"
+    if rho_p >= 0.0 and rho_m > 0.0:
+        # |rho| = rho is decreasing and log(rho) concave: factor out the tangent at lam_-, so the
+        # remaining integrand g <= q and the exponential shift lets rmt truncate the range.
+        log_rho_m = math.log(rho_m)
+        shift = 2.0 * t * b / rho_m
+
+        def g(nu):
+            x = float(nu)
+            rho = 1.0 - b * x
+            q = x if train else 1.0
+            if rho <= 0.0:
+                return 0.0
+            return q * math.exp(2.0 * t * (math.log(rho) - log_rho_m) + shift * (x - lm))
+
+        cont = 2.0 * t * log_rho_m + shift * lm + rmt.mp_log_expect_exp(g, shift, lam, include_atom=False,
+                                                                           rtol=_QUAD_RTOL)
+    else:
+        # Oscillating top modes (1 < 2 eta nu/d < 2): normalise by the largest |rho| on the support.
+        log_m = math.log(max(abs(rho_m), abs(rho_p)))
+
+        def f(nu):
+            x = float(nu)
+            a = abs(1.0 - b * x)
+            q = x if train else 1.0
+            return 0.0 if a == 0.0 else q * math.exp(2.0 * t * (math.log(a) - log_m))
+
+        val = rmt.mp_expect(f, lam, include_atom=False, rtol=_QUAD_RTOL)
+        cont = 2.0 * t * log_m + math.log(val) if val > 0 else -math.inf
+    if not train and lam > 1.0:
+        cont = float(np.logaddexp(cont, math.log(1.0 - 1.0 / lam)))
+    return math.log(c / d) + cont
+
+
+def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float, gamma: float,
+                          alpha: float) -> float:
+    r"""log of (1/2d) E[q(α² ρ^{2t} + R²)], ρ = 1 - 2η(ν+g)/d, R = (ρ^t ν + g)/(ν+g) (GD-exact, γ > 0)."""
+    g = 0.5 * gamma
+    b = 2.0 * eta / d
+    lp = (1.0 + math.sqrt(lam)) ** 2
+    oscillating = 1.0 - b * (lp + g) < 0.0
+    if oscillating and not float(t).is_integer():
+        raise V.DomainError(
+            f"t must be an integer when discrete=True and 2 eta0 (lam_plus + gamma/2)/d_out > 1 "
+            f"(modes with 1 - 2 eta0 (nu + gamma/2)/d_out < 0 oscillate) (got {t!r})")
+    train = which == "train"
+    a2 = alpha * alpha
+    ti = int(t) if oscillating else 0
+
+    def f(nu):
+        x = float(nu)
+        rho = 1.0 - b * (x + g)
+        if t == 0.0:
+            pt = 1.0
+        elif rho == 0.0:
+            pt = 0.0
+        elif rho > 0.0:
+            pt = math.exp(t * math.log(rho))
+        else:
+            pt = (-1.0 if ti % 2 else 1.0) * math.exp(t * math.log(-rho))
+        ratio = (pt * x + g) / (x + g)
+        q = x if train else 1.0
+        return q * (a2 * pt * pt + ratio * ratio)
+
+    val = rmt.mp_expect(f, lam, include_atom=True, rtol=_QUAD_RTOL)
+    return math.log(val / (2.0 * d))
+
+
+def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha: float) -> float:
+    r"""log of eq. 14 (gradient flow, γ > 0) as a sum of three non-negative terms.
+
+    With :math:`g=\gamma/2`, :math:`R=(e^{-s(\nu+g)/2}\nu+g)/(\nu+g)` (the spec's
+    :math:`1-(1-e^{-\dots})\nu/(\nu+g)`, written without cancellation):
+
+    .. math::
+        2d\,\mathcal L=\alpha^2e^{-sg}\Phi_q(s)
+        +e^{-sg/2}\,\mathbb E\Big[e^{-s\nu/2}\,\frac{q\,\nu\,(\nu e^{-s(\nu+g)/2}+2g)}{(\nu+g)^2}\Big]
+        +g^2\,\mathbb E\Big[\frac{q}{(\nu+g)^2}\Big].
+    """
+    g = 0.5 * gamma
+    terms = [_log_wd_plateau(which, lam, g)]
+    if alpha != 0.0:
+        terms.append(2.0 * math.log(abs(alpha)) - s * g + float(_log_phi(which, np.asarray(s), lam)))
+    train = which == "train"
+    half = 0.5 * s
+
+    def h(nu):
+        x = float(nu)
+        q = x if train else 1.0
+        # q (x/(x+g)) ((x e^{-s(x+g)/2} + 2g)/(x+g)): no (x+g)^2, which overflows at gamma = 1e300
+        return q * (x / (x + g)) * ((x * math.exp(-half * (x + g)) + 2.0 * g) / (x + g))
+
+    lt = rmt.mp_log_expect_exp(h, half, lam, include_atom=False, rtol=_QUAD_RTOL)
+    terms.append(-half * g + lt)
+    return float(special.logsumexp(terms)) - math.log(2.0 * d)
+
+
+def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: float, gamma: float,
+                     alpha: float, discrete: bool) -> np.ndarray:
+    """log L(t) for a 1-d array t and scalar parameters (validated)."""
+    t = np.asarray(t, dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0 * t / d
+    if not np.all(np.isfinite(s)):
+        bad = float(t[~np.isfinite(s)][0])
+        raise V.DomainError(
+            f"4 eta0 t/d_out must be a finite float (<= 1.8e308) (got inf for t = {bad!r}, eta0 = {eta0!r}, "
+            f"d_out = {d:g})")
+    if discrete:
+        _check_gd_stable(lam, eta0, d, gamma)
+        if gamma == 0.0:
+            return np.array([_log_loss_discrete_nowd(which, float(ti), lam, eta0, d, alpha) for ti in t])
+        return np.array([_log_loss_discrete_wd(which, float(ti), lam, eta0, d, gamma, alpha) for ti in t])
+    if gamma == 0.0:
+        c = 0.5 * (1.0 + alpha * alpha)
+        return math.log(c / d) + _log_phi(which, s, lam)
+    return np.array([_log_loss_wd(which, float(si), lam, d, gamma, alpha) for si in s])
+
+
+def _log_loss_array(which: str, t: np.ndarray, lam: np.ndarray, eta0: np.ndarray, d: float,
+                    gamma: np.ndarray, alpha: np.ndarray, discrete: bool) -> np.ndarray:
+    """Broadcast, group equal parameter tuples and vectorise the kernel over t."""
+    shape = np.broadcast_shapes(t.shape, lam.shape, eta0.shape, gamma.shape, alpha.shape)
+    tb = np.broadcast_to(t, shape).reshape(-1)
+    params = [lam, eta0, gamma, alpha]
+    if all(p.size == 1 for p in params):
+        vals = _log_loss_kernel(which, tb, float(lam.flat[0]), float(eta0.flat[0]), d, float(gamma.flat[0]),
+                                float(alpha.flat[0]), discrete)
+        return vals.reshape(shape)
+    rows = np.stack([np.broadcast_to(p, shape).reshape(-1) for p in params], axis=1)
+    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    out = np.empty(tb.shape, dtype=np.float64)
+    for k, (la, et, ga, al) in enumerate(uniq):
+        sel = inv == k
+        out[sel] = _log_loss_kernel(which, tb[sel], float(la), float(et), d, float(ga), float(al), discrete)
+    return out.reshape(shape)
+
+
+def _loss_public(which, t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, log):
+    tt = _t(t)
+    ll = _lam(lam)
+    ee = _eta0(eta0)
+    d = _d_out(d_out)
+    gg = _gamma_paper(gamma, d, wd_convention)
+    aa = _init_scale(init_scale)
+    disc = _flag(discrete, "discrete")
+    out = _log_loss_array(which, tt, ll, ee, float(d), gg, aa, disc)
+    return V.scalar_or_array(out if log else np.exp(out))
+
+
+_LOSS_IDS = ("levi:eq8", "levi:eq12-loss", "levi:eq14", "levi:eq33", "levi:gd-exact", "levi:conv-time",
+             "levi:conv-wd", "levi:init-rescale")
+
+
+@cites("levi:eq1", "levi:eq19", *_LOSS_IDS)
+def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
+    r"""Training loss of the linear student in the large-size (Marchenko–Pastur) limit.
+
+    .. math::
+        \mathcal L_{\rm tr}(t)=\frac{1+\alpha^2}{2d_{\rm out}}\,\Phi_1\!\Big(\frac{4\eta_0t}{d_{\rm out}};\lambda\Big),
+        \qquad\Phi_1(s)=\mathbb E[\nu e^{-s\nu}]=e^{-s(1+\lambda)}\frac{I_1(2s\sqrt\lambda)}{s\sqrt\lambda}
+
+    (:math:`\gamma=0`, gradient flow).  With weight decay :math:`\gamma>0` (paper convention, eq. 14):
+
+    .. math::
+        \mathcal L_{\rm tr}=\frac1{2d_{\rm out}}\mathbb E\Big[\nu\Big(\alpha^2e^{-s(\nu+g)}
+        +\Big(\frac{e^{-s(\nu+g)/2}\nu+g}{\nu+g}\Big)^2\Big)\Big],\quad g=\frac\gamma2,\ s=\frac{4\eta_0t}{d_{\rm out}},
+
+    by QAWS quadrature (log space); the ratio is the spec's :math:`1-(1-e^{-\dots})\nu/(\nu+g)`
+    written without cancellation.  ``discrete=True`` gives the exact GD value (``eta0`` is the GD
+    step): :math:`e^{-s(\nu+g)/2}\to(1-2\eta_0(\nu+g)/d_{\rm out})^t`.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Number of GD steps, :math:`t\ge0` (real).
+    lam : float or array_like
+        :math:`\lambda=d_{\rm in}/N_{\rm tr}>0`.
+    eta0 : float or array_like
+        Learning rate :math:`\eta_0>0`.
+    d_out : int
+        Output dimension, integer :math:`\ge1`.
+    gamma : float or array_like
+        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``).
+    init_scale : float or array_like
+        Student init scale :math:`\alpha` (:math:`S_0\to\alpha S_0`; any real, 0 allowed).
+    discrete : bool
+        Exact discrete GD instead of gradient flow; needs
+        :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2` (else ``DomainError``).
+    wd_convention : {"paper", "torch"}
+        Convention of ``gamma`` (spec ``levi:conv-wd``).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\mathcal L_{\rm tr}(t)` (underflows to 0 at very late times: use :func:`log_loss_train`).
+
+    Raises
+    ------
+    DomainError
+        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``, :math:`t,\eta_0\in[10^{-308},10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`):
+    :math:`\gamma=0` relative error <= 1e-14 max(1, |log L|) (that of :func:`grokclocks.rmt.mp_log_laplace_nu`);
+    :math:`\gamma>0` and ``discrete=True`` (QAWS quadrature, ``rtol`` 1e-12) <= 1e-12.
+
+    References
+    ----------
+    Levi et al., eqs. (8), (12), (14), (19); spec ``levi:eq8``, ``levi:eq14``, ``levi:gd-exact``.
+    """
+    return _loss_public("train", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, False)
+
+
+@cites("levi:eq2", "levi:gen-closed", "levi:eq20", "levi:conv-data", *_LOSS_IDS)
+def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
+    r"""Generalisation loss of the linear student in the large-size (Marchenko–Pastur) limit.
+
+    .. math::
+        \mathcal L_{\rm gen}(t)=\frac{1+\alpha^2}{2d_{\rm out}}\,\Phi_0\!\Big(\frac{4\eta_0t}{d_{\rm out}};\lambda\Big),
+        \qquad\Phi_0(s)=\mathbb E[e^{-s\nu}]\ \text{(closed form with Marcum Q, atom included)}
+
+    (:math:`\gamma=0`).  :math:`\mathcal L_{\rm gen}(0)=(1+\alpha^2)/(2d_{\rm out})`,
+    :math:`\mathcal L_{\rm gen}(\infty)=(1+\alpha^2)(1-1/\lambda)^+/(2d_{\rm out})`, and
+    :math:`d\mathcal L_{\rm gen}/dt=-(4\eta_0/d_{\rm out})\mathcal L_{\rm tr}` (eq. 20, γ=0, gradient flow).
+    With weight decay, eq. 14 with :math:`q=1` (see :func:`loss_train`); ``discrete=True``: exact GD.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Number of GD steps, :math:`t\ge0`.
+    lam : float or array_like
+        :math:`\lambda>0`.
+    eta0 : float or array_like
+        Learning rate :math:`\eta_0>0`.
+    d_out : int
+        Output dimension, integer :math:`\ge1`.
+    gamma : float or array_like
+        Weight decay :math:`\gamma\ge0`.
+    init_scale : float or array_like
+        Student init scale :math:`\alpha` (real).
+    discrete : bool
+        Exact discrete GD (needs :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2`).
+    wd_convention : {"paper", "torch"}
+        Convention of ``gamma``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\mathcal L_{\rm gen}(t)`.
+
+    Raises
+    ------
+    DomainError
+        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+
+    Notes
+    -----
+    Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 2e-14 max(1, |log L|) (that of
+    :func:`grokclocks.rmt.mp_log_laplace`, every :math:`\lambda\in[10^{-308},10^{300}]`, including
+    :math:`\lambda\to0`, where the former closed form gave 512 for a loss below 1); :math:`\gamma>0` and
+    ``discrete=True`` <= 1e-12.
+
+    References
+    ----------
+    Levi et al., eqs. (8), (12), (14), (20); closed form: spec ``levi:gen-closed``.
+    """
+    return _loss_public("gen", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, False)
+
+
+@cites("levi:eq1", "levi:eq19", *_LOSS_IDS)
+def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
+    r"""Natural logarithm of :func:`loss_train` (never underflows).
+
+    .. math:: \log\mathcal L_{\rm tr}(t)=\log\frac{1+\alpha^2}{2d_{\rm out}}+\log\Phi_1(4\eta_0t/d_{\rm out};\lambda)\quad(\gamma=0)
+
+    Parameters
+    ----------
+    t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention
+        As in :func:`loss_train` (same domains).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\log\mathcal L_{\rm tr}(t)`.
+
+    References
+    ----------
+    Levi et al., eqs. (8), (14), (19).
+    """
+    return _loss_public("train", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, True)
+
+
+@cites("levi:eq2", "levi:gen-closed", *_LOSS_IDS)
+def log_loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
+    r"""Natural logarithm of :func:`loss_gen`, plateau included (never underflows).
+
+    .. math:: \log\mathcal L_{\rm gen}(t)=\log\frac{1+\alpha^2}{2d_{\rm out}}+\log\Phi_0(4\eta_0t/d_{\rm out};\lambda)\quad(\gamma=0)
+
+    Parameters
+    ----------
+    t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention
+        As in :func:`loss_gen`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\log\mathcal L_{\rm gen}(t)`.
+
+    References
+    ----------
+    Levi et al., eqs. (8), (14); spec ``levi:gen-closed``.
+    """
+    return _loss_public("gen", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, True)
