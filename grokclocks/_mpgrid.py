@@ -64,6 +64,7 @@ the final step is applied, so the residual error is set by the quadrature (:math
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaincinv, roots_jacobi, roots_legendre
@@ -78,6 +79,7 @@ __all__ = [
     "wd_loss_grid",
     "log_wd_loss_grid",
     "mp_decay_grid",
+    "DecayGrid",
     "crossing_time_grid",
 ]
 
@@ -270,12 +272,26 @@ def wd_asymptote_grid(lam, gamma, *, d_out=1, which="gen"):
     return scalar_or_array(_asymptote(lam, gamma / 2.0, which == "gen") / d_out)
 
 
+class DecayGrid(NamedTuple):
+    """Result of :func:`mp_decay_grid`."""
+
+    log_D: float | np.ndarray
+    r""":math:`\log D(s)`."""
+    dlogD_dlogs: float | np.ndarray
+    r""":math:`d\log D/d\log s`."""
+
+
 def mp_decay_grid(s, lam, gamma, *, which="gen"):
     r"""Decaying part :math:`D(s)` of eq. 14 (:math:`d_{\rm out}=1` units) and its log-slope.
 
     Returns ``(log_D, dlogD_dlogs)`` with
     :math:`D(s)=\tfrac12\mathbb E[q(e^{-s(\nu+g)}(1+r^2)+2gr\,e^{-s(\nu+g)/2}/(\nu+g))]`, the fixed
     quadrature rule of the module docstring; :math:`\log D` never underflows.
+
+    Returns
+    -------
+    DecayGrid
+        A :class:`DecayGrid` named tuple (``log_D``, ``dlogD_dlogs``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -287,7 +303,7 @@ def mp_decay_grid(s, lam, gamma, *, which="gen"):
     s, lam, gamma = np.broadcast_arrays(s, lam, gamma)
     shape = s.shape
     lD, sl = _decay(s.ravel(), lam.ravel(), gamma.ravel() / 2.0, which == "gen")
-    return scalar_or_array(lD.reshape(shape)), scalar_or_array(sl.reshape(shape))
+    return DecayGrid(scalar_or_array(lD.reshape(shape)), scalar_or_array(sl.reshape(shape)))
 
 
 def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):

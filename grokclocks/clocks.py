@@ -34,13 +34,14 @@ reached gives ``math.inf``, not an error.  No JAX here.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import integrate, optimize, special
 
 from . import _floats as FL
 from . import _validate as V
+from ._results import Bounds
 from .citations import cites
 
 __all__ = [
@@ -62,11 +63,13 @@ __all__ = [
     "zero_one_loss_threshold",
     # fast clock
     "fit_gap_growth",
+    "GapGrowthFit",
     "fast_clock_bound",
     "fast_clock_loss_bound",
     "contraction_clock_bound",
     # ReLU reduction
     "relu_active_affine_map",
+    "ActiveAffineMap",
     "head_embedding_gradient_norms",
     "gate_margin",
     "gates_certified_stable",
@@ -76,6 +79,7 @@ __all__ = [
     "kl_decay_exponent",
     "representation_clock_exponent",
     "kl_differential_bounds",
+    "Bounds",
     "kl_gap_solution",
     "log_kl_gap_solution",
     "kl_gap_solution_pl",
@@ -88,6 +92,7 @@ __all__ = [
     "kl_exponent_depth",
     "kl_rate_depth",
     "kl_constants_critical_weight_decay",
+    "KLConstants",
     "weight_decay_tail_rate",
     # mismatch
     "clock_mismatch_lower_bound",
@@ -549,6 +554,15 @@ def _records(times: Any, values: Any, vname: str = "values") -> tuple[np.ndarray
     return t, v
 
 
+class GapGrowthFit(NamedTuple):
+    """Result of :func:`fit_gap_growth` (Assumption 3.4)."""
+
+    gamma0: float
+    r""":math:`\gamma_0`."""
+    c: float
+    """the largest admissible rate :math:`c`."""
+
+
 @cites("clocks:asm3.4")
 def fit_gap_growth(times, min_gaps, t0):
     r"""Diagnose Assumption 3.4 on a record: :math:`\gamma_0` and the largest admissible rate.
@@ -570,6 +584,7 @@ def fit_gap_growth(times, min_gaps, t0):
     Returns
     -------
     (gamma0, c) : tuple of float
+        A :class:`GapGrowthFit` named tuple (``gamma0``, ``c``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -585,7 +600,7 @@ def fit_gap_growth(times, min_gaps, t0):
         raise V.DomainError(f"t0 must precede the last record time {t[-1]!r} (got {t0!r})")
     gamma0 = float(g[j])
     c = float(np.min((g[j + 1:] - gamma0) / (t[j + 1:] - t[j])))
-    return gamma0, c
+    return GapGrowthFit(gamma0, c)
 
 
 @cites("clocks:thm3.5", "clocks:eq2.1")
@@ -722,6 +737,17 @@ def _mat(x: Any, name: str) -> np.ndarray:
     return a
 
 
+class ActiveAffineMap(NamedTuple):
+    r"""Result of :func:`relu_active_affine_map`: :math:`x\mapsto Ax+c` on the active subsystem."""
+
+    A: np.ndarray
+    """linear part, ``(K, d0)`` or ``(n, K, d0)``."""
+    c: np.ndarray
+    """offset, ``(K,)`` or ``(n, K)``."""
+    masks: list
+    """boolean gate masks, one per hidden layer."""
+
+
 @cites("clocks:prop4.1", "clocks:cor5.7")
 def relu_active_affine_map(weights, biases, x):
     r"""The affine map of a ReLU network on its active subsystem (frozen gates).
@@ -746,6 +772,7 @@ def relu_active_affine_map(weights, biases, x):
     Returns
     -------
     (A, c, masks)
+        A :class:`ActiveAffineMap` named tuple (``A``, ``c``, ``masks``); it unpacks like a plain tuple.
         ``A`` of shape ``(K, d0)`` or ``(n, K, d0)``; ``c`` of shape ``(K,)`` or ``(n, K)``;
         ``masks`` = list of boolean arrays (one per hidden layer), ``(d_l,)`` or ``(n, d_l)``.
 
@@ -787,8 +814,8 @@ def relu_active_affine_map(weights, biases, x):
         else:
             h = pre
     if single:
-        return A[0], c[0], masks
-    return A, c, masks
+        return ActiveAffineMap(A[0], c[0], masks)
+    return ActiveAffineMap(A, c, masks)
 
 
 @cites("clocks:prop4.2")
@@ -988,6 +1015,7 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     Returns
     -------
     (lower, upper) : bounds on :math:`-\dot\Delta`.
+        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -997,7 +1025,7 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     c, C = _kl_consts(c_kl, C_kl)
     th = _theta(theta)
     # c^2 Delta^(2 theta) as one product: no inf * 0 when c^2 overflows and Delta^(2 theta) underflows
-    return (V.scalar_or_array(FL.power_product([c, d], [2, 2.0 * th])),
+    return Bounds(V.scalar_or_array(FL.power_product([c, d], [2, 2.0 * th])),
             V.scalar_or_array(FL.power_product([C, d], [2, 2.0 * th])))
 
 
@@ -1112,6 +1140,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     Returns
     -------
     (lower, upper)
+        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -1124,7 +1153,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     with np.errstate(under="ignore"):  # C^2 is never formed: C = 1e300 is a valid constant
         lower = np.exp(_log_kl_gap(tau, d0, [(C, 2)], e))
         upper = np.exp(_log_kl_gap(tau, d0, [(c, 2)], e))
-    return V.scalar_or_array(lower), V.scalar_or_array(upper)
+    return Bounds(V.scalar_or_array(lower), V.scalar_or_array(upper))
 
 
 def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
@@ -1191,6 +1220,7 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Returns
     -------
     (lower, upper)
+        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -1207,7 +1237,7 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
         raise V.DomainError(f"M_G must be >= m_G (got M_G={float(np.min(Mg))!r} < m_G={float(np.max(mg))!r})")
     lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
     hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
-    return V.scalar_or_array(lo), V.scalar_or_array(hi)
+    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
 
 
 @cites("clocks:lem4.6")
@@ -1302,6 +1332,15 @@ def kl_rate_depth(depth, n_directions=1):
     return 4.0 * L / m * (m / 2.0) ** (1.0 / L)
 
 
+class KLConstants(NamedTuple):
+    r"""KL constants of a Kurdyka–Łojasiewicz inequality :math:`|\nabla f|\ge a\,\Delta^{\theta}`."""
+
+    theta: float
+    r"""KL exponent :math:`\theta`."""
+    a: float
+    """KL constant :math:`a`."""
+
+
 @cites("clocks:appF2-kl-examples")
 def kl_constants_critical_weight_decay():
     r"""KL constants of critical weight decay at depth 2 (target :math:`s`, :math:`\mu=s`).
@@ -1312,12 +1351,13 @@ def kl_constants_critical_weight_decay():
     Returns
     -------
     (theta, a) = (0.75, 4 sqrt 2)
+        A :class:`KLConstants` named tuple (``theta``, ``a``); it unpacks like a plain tuple.
 
     References
     ----------
     Spec ``clocks:appF2-kl-examples`` (example 3).
     """
-    return 0.75, 4.0 * math.sqrt(2.0)
+    return KLConstants(0.75, 4.0 * math.sqrt(2.0))
 
 
 @cites("clocks:appF2-wd-rate")

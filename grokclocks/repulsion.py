@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import linalg
@@ -41,18 +41,24 @@ from .citations import cites
 __all__ = [
     "one_hot_pairs",
     "tian_forward",
+    "TianOutputs",
     "tian_mse_loss",
     "tian_loss_grad",
+    "TianLossGrad",
     "adam_l2_update",
+    "AdamState",
     "tian_setup",
     "tian_init_bounds",
+    "TianInitBounds",
     "center_features",
     "feature_gram_inverse",
     "feature_gram_inverse_paper_eq4",
     "top_similar_pairs",
+    "SimilarPairs",
     "leave_two_out_residual",
     "full_projector_residual",
     "sign_rule_terms",
+    "SignRuleTerms",
     "sign_match_fraction",
     "repulsion_fraction",
     "lagged_inner_products",
@@ -61,6 +67,7 @@ __all__ = [
     "window_gram_eigenvalues",
     "eigengap",
     "slope_detector",
+    "SlopeDetection",
     "late_median_gap",
     "late_stage_separation",
     "rho_tian",
@@ -69,6 +76,7 @@ __all__ = [
     "backprop_gradient_norm",
     "independence_proxy",
     "fit_power_law",
+    "PowerLawFit",
     "headline_table",
     "eta_sweep_table",
     "scaling_sweep_table",
@@ -168,8 +176,17 @@ def _activation(activation: str) -> str:
     return V.choice(activation, "activation", {"sqr": "sqr", "x2": "sqr", "relu": "relu"})
 
 
+class TianOutputs(NamedTuple):
+    """Result of :func:`tian_forward`."""
+
+    F: np.ndarray
+    """hidden features :math:`F`."""
+    Y_hat: np.ndarray
+    r"""outputs :math:`\hat Y=FV`."""
+
+
 @cites("repulsion:model")
-def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> tuple[np.ndarray, np.ndarray]:
+def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> TianOutputs:
     r"""Features and outputs of Tian's two-layer model (no biases).
 
     .. math::
@@ -186,6 +203,7 @@ def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> tuple[np
     Returns
     -------
     (F, Y_hat)
+        A :class:`TianOutputs` named tuple (``F``, ``Y_hat``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -202,7 +220,7 @@ def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> tuple[np
                           f"(got {Vo.shape})")
     H = X @ W
     F = H * H if act == "sqr" else np.maximum(H, 0.0)
-    return F, F @ Vo
+    return TianOutputs(F, F @ Vo)
 
 
 @cites("repulsion:loss")
@@ -248,8 +266,19 @@ def tian_mse_loss(Y_hat: Any, y: Any, M: int, form: str = "code") -> float:
     return float(0.5 * np.sum(R * R))
 
 
+class TianLossGrad(NamedTuple):
+    """Result of :func:`tian_loss_grad`."""
+
+    loss: float
+    """loss :math:`L`."""
+    dW: np.ndarray
+    r""":math:`\partial L/\partial W`."""
+    dV: np.ndarray
+    r""":math:`\partial L/\partial V`."""
+
+
 @cites("repulsion:loss", "repulsion:model")
-def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = "sqr") -> tuple[float, np.ndarray, np.ndarray]:
+def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = "sqr") -> TianLossGrad:
     r"""Code-form loss and its exact gradients :math:`(\partial L/\partial W,\partial L/\partial V)`.
 
     With :math:`H=XW`, :math:`F=\sigma(H)`, :math:`R=\widehat Y^{\rm zm}-T` (rows zero-mean),
@@ -265,6 +294,7 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
     Returns
     -------
     (loss, dW, dV)
+        A :class:`TianLossGrad` named tuple (``loss``, ``dW``, ``dV``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -291,7 +321,7 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
     dF = G @ Vo.T
     dH = dF * (2.0 * H) if act == "sqr" else dF * (H > 0)
     dW = X.T @ dH
-    return loss, dW, dV
+    return TianLossGrad(loss, dW, dV)
 
 
 def _one_minus_power(beta: float, s: int) -> float:
@@ -299,9 +329,20 @@ def _one_minus_power(beta: float, s: int) -> float:
     [1/2, 1]; 1 - 0.999**2 lost 3 digits to cancellation); beta = 0 gives 1."""
     return 1.0 if beta == 0.0 else -math.expm1(s * math.log1p(beta - 1.0))
 
+class AdamState(NamedTuple):
+    """Result of :func:`adam_l2_update`: parameter and Adam moments after the step."""
+
+    param: np.ndarray
+    """updated parameter."""
+    m: np.ndarray
+    """first moment :math:`m`."""
+    v: np.ndarray
+    """second moment :math:`v`."""
+
+
 @cites("repulsion:setup")
 def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float = 1e-3, eta: float = 0.0,
-                   b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> AdamState:
     r"""One ``torch.optim.Adam(lr, weight_decay=eta)`` step: **coupled** L2, then Adam.
 
     .. math::
@@ -316,6 +357,7 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
     Returns
     -------
     (param, m, v) after the step.
+        A :class:`AdamState` named tuple (``param``, ``m``, ``v``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -340,13 +382,27 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
     v = b2 * arrays["v"] + (1 - b2) * g * g
     mhat = m / _one_minus_power(b1, s)
     denom = np.sqrt(v) / math.sqrt(_one_minus_power(b2, s)) + eps
-    return p - lr * mhat / denom, m, v
+    return AdamState(p - lr * mhat / denom, m, v)
+
+
+class TianInitBounds(NamedTuple):
+    """Result of :func:`tian_init_bounds`: half-widths of the uniform initialisations."""
+
+    W: float
+    r""":math:`1/\sqrt{2M}` (first layer)."""
+    V: float
+    r""":math:`1/\sqrt K` (second layer)."""
 
 
 @cites("repulsion:setup")
-def tian_init_bounds(M: int, K: int) -> tuple[float, float]:
+def tian_init_bounds(M: int, K: int) -> TianInitBounds:
     r"""Half-widths of the PyTorch ``nn.Linear`` default init: :math:`W\sim\mathcal U(\pm1/\sqrt{2M})`,
     :math:`V\sim\mathcal U(\pm1/\sqrt K)` (fan-in :math:`2M` and :math:`K`).
+
+    Returns
+    -------
+    TianInitBounds
+        A :class:`TianInitBounds` named tuple (``W``, ``V``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -354,7 +410,7 @@ def tian_init_bounds(M: int, K: int) -> tuple[float, float]:
     """
     M = V.count(M, "M", 2)
     K = V.count(K, "K", 1)
-    return 1.0 / math.sqrt(2 * M), 1.0 / math.sqrt(K)
+    return TianInitBounds(1.0 / math.sqrt(2 * M), 1.0 / math.sqrt(K))
 
 
 @cites("repulsion:setup")
@@ -510,8 +566,19 @@ def feature_gram_inverse_paper_eq4(F_tilde: Any, eta: float) -> np.ndarray:
 # ----------------------------------------------------------------------------- the sign rule
 
 
+class SimilarPairs(NamedTuple):
+    r"""Result of :func:`top_similar_pairs`, sorted by :math:`|S_{j\ell}|` descending."""
+
+    j: np.ndarray
+    """first indices :math:`j`."""
+    l: np.ndarray
+    r"""second indices :math:`\ell>j`."""
+    cos: np.ndarray
+    r"""signed cosines :math:`S_{j\ell}`."""
+
+
 @cites("repulsion:sign-rule")
-def top_similar_pairs(F_tilde: Any, k: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def top_similar_pairs(F_tilde: Any, k: int = 200) -> SimilarPairs:
     r"""The ``k`` unordered pairs :math:`j<\ell` with the largest :math:`|S_{j\ell}|`.
 
     .. math::
@@ -527,6 +594,7 @@ def top_similar_pairs(F_tilde: Any, k: int = 200) -> tuple[np.ndarray, np.ndarra
     Returns
     -------
     (j, l, cos) : int arrays and the signed cosines.
+        A :class:`SimilarPairs` named tuple (``j``, ``l``, ``cos``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -542,7 +610,7 @@ def top_similar_pairs(F_tilde: Any, k: int = 200) -> tuple[np.ndarray, np.ndarra
     ju, lu = np.triu_indices(K, 1)
     s = S[ju, lu]
     order = np.lexsort((lu, ju, -np.abs(s)))[:k]
-    return ju[order], lu[order], s[order]
+    return SimilarPairs(ju[order], lu[order], s[order])
 
 
 def _solve_A(Ft: np.ndarray, eta: float) -> np.ndarray:
@@ -625,8 +693,21 @@ def full_projector_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float |
     return V.scalar_or_array(r.reshape(jj.shape))
 
 
+class SignRuleTerms(NamedTuple):
+    """Result of :func:`sign_rule_terms` (Theorem 6)."""
+
+    B_jl: float | np.ndarray
+    r""":math:`B_{j\ell}`."""
+    c: float | np.ndarray
+    """:math:`c`."""
+    alpha: float | np.ndarray
+    r""":math:`\alpha`."""
+    beta: float | np.ndarray
+    r""":math:`\beta`."""
+
+
 @cites("repulsion:sign-rule")
-def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> tuple[Any, Any, Any, Any]:
+def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> SignRuleTerms:
     r"""The terms of the Schur-complement form of Theorem 6: :math:`(B_{j\ell}, c, \alpha, \beta)`.
 
     .. math::
@@ -638,6 +719,11 @@ def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> tuple[Any, Any,
     :math:`B_{j\ell}` comes from :func:`feature_gram_inverse` (``"auto"``), independently of
     :math:`(c,\alpha,\beta)` (rank-2 downdate), so the identity can be checked.
 
+    Returns
+    -------
+    SignRuleTerms
+        A :class:`SignRuleTerms` named tuple (``B_jl``, ``c``, ``alpha``, ``beta``); it unpacks like a plain tuple.
+
     References
     ----------
     Spec ``repulsion:sign-rule`` (§5, the boxed identity).
@@ -648,7 +734,7 @@ def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> tuple[Any, Any,
     Bm = feature_gram_inverse(Ft, eta)
     c, al, be = _loo_terms(Ft, eta, jj, ll)
     f = V.scalar_or_array
-    return f(Bm[jj, ll]), f(c), f(al), f(be)
+    return SignRuleTerms(f(Bm[jj, ll]), f(c), f(al), f(be))
 
 
 @cites("repulsion:sign-rule", "repulsion:full-projector", "repulsion:woodbury")
@@ -877,9 +963,18 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
     return g if E.ndim == 2 else float(g[0])  # 1-D input = one row of eigenvalues
 
 
+class SlopeDetection(NamedTuple):
+    """Result of :func:`slope_detector` (eq. 6)."""
+
+    t_fire: int | None
+    """first index where the detector fires, None if it never does."""
+    s: np.ndarray
+    """the slope statistic :math:`s_t`."""
+
+
 @cites("repulsion:slope-detector")
 def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int = 100,
-                   floor: float = 1e-6) -> tuple[int | None, np.ndarray]:
+                   floor: float = 1e-6) -> SlopeDetection:
     r"""Slope detector on the log eigengap (eq. 6).
 
     .. math::
@@ -898,6 +993,7 @@ def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int 
     Returns
     -------
     (t_fire or None, s)
+        A :class:`SlopeDetection` named tuple (``t_fire``, ``s``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -916,7 +1012,7 @@ def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int 
     s[lag:] = (x[lag:] - x[:-lag]) / lag
     with np.errstate(invalid="ignore"):
         hit = np.nonzero((s > threshold) & (np.arange(g.size) >= t_min))[0]
-    return (int(hit[0]) if hit.size else None), s
+    return SlopeDetection((int(hit[0]) if hit.size else None), s)
 
 
 def _window(window: Any, T: int) -> tuple[int, int]:
@@ -1140,8 +1236,17 @@ def independence_proxy(F: Any, Vout: Any, y: Any, M: int, n_pairs: int = 500, se
 # -------------------------------------------------------------------- eta scaling and tables
 
 
+class PowerLawFit(NamedTuple):
+    r"""Result of :func:`fit_power_law`: :math:`t=A\,\eta^{-\gamma}`."""
+
+    gamma: float
+    r"""exponent :math:`\gamma`."""
+    A: float
+    """prefactor :math:`A`."""
+
+
 @cites("repulsion:eta-scaling")
-def fit_power_law(eta: Any, t: Any) -> tuple[float, float]:
+def fit_power_law(eta: Any, t: Any) -> PowerLawFit:
     r"""Least-squares fit :math:`t=A\,\eta^{-\gamma}` in log-log; returns :math:`(\gamma, A)`.
 
     The paper's "1/eta scaling" is :math:`\gamma=1`; its own sweep medians give :math:`\gamma=0.81`
@@ -1150,6 +1255,11 @@ def fit_power_law(eta: Any, t: Any) -> tuple[float, float]:
     Parameters
     ----------
     eta, t : 1-D arrays, same length >= 2, positive, at least two distinct eta.
+
+    Returns
+    -------
+    PowerLawFit
+        A :class:`PowerLawFit` named tuple (``gamma``, ``A``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -1169,7 +1279,7 @@ def fit_power_law(eta: Any, t: Any) -> tuple[float, float]:
     slope, icpt = np.polyfit(x, y, 1)
     gamma = -float(slope)
     log_A = float(icpt) + math.log(tt[0]) + gamma * math.log(e[0])
-    return gamma, FL.exp_or_inf(log_A)
+    return PowerLawFit(gamma, FL.exp_or_inf(log_A))
 
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from scipy import integrate, special
@@ -30,6 +31,7 @@ from .citations import cites
 
 __all__ = [
     "mp_edges",
+    "MPEdges",
     "mp_atom",
     "mp_density",
     "mp_cdf",
@@ -132,6 +134,15 @@ def _lam(lam) -> np.ndarray:
     return V.positive(lam, "lam")
 
 
+class MPEdges(NamedTuple):
+    r"""Result of :func:`mp_edges`: the support :math:`[\lambda_-,\lambda_+]` of the continuous part."""
+
+    lam_minus: float | np.ndarray
+    r""":math:`\lambda_-=(1-\sqrt\lambda)^2`."""
+    lam_plus: float | np.ndarray
+    r""":math:`\lambda_+=(1+\sqrt\lambda)^2`."""
+
+
 @cites("levi:eq6")
 def mp_edges(lam):
     r"""Edges of the continuous part of the Marchenko–Pastur law.
@@ -146,6 +157,7 @@ def mp_edges(lam):
     Returns
     -------
     (lam_minus, lam_plus) : tuple of float or ndarray
+        A :class:`MPEdges` named tuple (``lam_minus``, ``lam_plus``); it unpacks like a plain tuple.
         :math:`\lambda_-` is evaluated as :math:`((1-\lambda)/(1+\sqrt\lambda))^2` (no cancellation near
         :math:`\lambda=1`); both to a few ulps for every :math:`\lambda\in[10^{-308},10^{300}]`.
 
@@ -154,7 +166,7 @@ def mp_edges(lam):
     Levi et al., eq. (6).
     """
     a = _lam(lam)
-    return V.scalar_or_array(_gap(a)), V.scalar_or_array((1.0 + np.sqrt(a)) ** 2)
+    return MPEdges(V.scalar_or_array(_gap(a)), V.scalar_or_array((1.0 + np.sqrt(a)) ** 2))
 
 
 @cites("levi:eq6")

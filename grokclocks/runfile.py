@@ -24,7 +24,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +37,7 @@ __all__ = [
     "save_trajectory",
     "load_trajectory",
     "check_run_path",
+    "RunPaths",
     "RUN_FORMAT",
     "RUN_FORMAT_VERSION",
     "RunFileError",
@@ -191,13 +192,27 @@ def _flag(x: Any, name: str) -> bool:
     return bool(x)
 
 
+class RunPaths(NamedTuple):
+    """Result of :func:`check_run_path`: the two files of a run."""
+
+    npz: Path
+    """the ``.npz`` archive."""
+    json: Path
+    """the ``.json`` config file."""
+
+
 def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
-                   overwrite: bool = False) -> tuple[Path, Path] | None:
+                   overwrite: bool = False) -> RunPaths | None:
     """Check ``save_path`` / ``resume`` / ``overwrite`` before any work; the ``(.npz, .json)`` paths or None.
 
     Rules: ``resume=True`` continues the run saved at ``save_path`` (or starts it if there is none);
     ``overwrite=True`` replaces it; without either an existing file is an error
     (:class:`RunExistsError`), so a run is never replaced by accident.  The two are exclusive.
+
+    Returns
+    -------
+    RunPaths
+        A :class:`RunPaths` named tuple (``npz``, ``json``); it unpacks like a plain tuple.
     """
     resume = _flag(resume, "resume")
     overwrite = _flag(overwrite, "overwrite")
@@ -216,7 +231,7 @@ def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
             if f.exists():
                 raise RunExistsError(f"{f} already exists: pass resume=True to continue the run saved there "
                                      "(same config), overwrite=True to replace it, or another save_path")
-    return npz, js
+    return RunPaths(npz, js)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import _floats as FL
 from . import _validate as V
+from ._results import Bounds
 from ._validate import DomainError
 from .citations import cites
 
@@ -65,6 +66,7 @@ __all__ = [
     "best_rank_k",
     "principal_projection_error",
     "covering_number_ball_bounds",
+    "Bounds",
     "log_covering_number_ball_bounds",
     "robust_generalization_bound",
     "stable_rank_generalization_bound",
@@ -990,6 +992,7 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     Returns
     -------
     (lo, hi) : floats or ndarrays
+        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -1015,7 +1018,7 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
             hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
         # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
         hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
-    return V.scalar_or_array(lo), V.scalar_or_array(hi)
+    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
 
 
 
@@ -1026,13 +1029,18 @@ def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     ``exp`` of :func:`log_covering_number_ball_bounds` (same parameters); ``inf`` on overflow —
     prefer the log version.
 
+    Returns
+    -------
+    Bounds
+        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+
     References
     ----------
     Spec ``clocks:prop5.1``, ``clocks:prop5.3``.
     """
     lo, hi = log_covering_number_ball_bounds(R, r, k, upper=upper)
     with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308
-        return V.scalar_or_array(np.exp(lo)), V.scalar_or_array(np.exp(hi))
+        return Bounds(V.scalar_or_array(np.exp(lo)), V.scalar_or_array(np.exp(hi)))
 
 
 @cites("clocks:thm2.2", "clocks:def2.1")

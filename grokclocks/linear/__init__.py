@@ -36,6 +36,7 @@ from __future__ import annotations
 from .._constants import ERF_SQRT2
 from .._facade import set_home
 from ._approx import (
+    DoutMax,
     dout_max,
     grok_time_asymptotic,
     grok_time_eq25,
@@ -63,10 +64,10 @@ from ._init_scale import effective_eps, init_scale_factor
 from ._label_noise import loss_gen_label_noise, loss_train_label_noise
 from ._late import loss_gen_late, loss_gen_late_simple, loss_train_late
 from ._losses import log_loss_gen, log_loss_train, loss_gen, loss_train
-from ._modular import fit_inverse_square, modular_lambda
-from ._tables import fig1_table, fig2_table, fig3_table, fig5_table, fig7_tables, grok_time_grid
+from ._modular import fit_inverse_square, modular_lambda, InverseSquareFit
+from ._tables import fig1_table, fig2_table, fig3_table, fig5_table, fig7_tables, grok_time_grid, GrokTimes
 from ._two_layer import loss_two_layer
-from ._weight_decay import grok_time_wd_paper, wd_asymptotes, wd_asymptotes_small_gamma, wd_gamma_max
+from ._weight_decay import grok_time_wd_paper, wd_asymptotes, wd_asymptotes_small_gamma, wd_gamma_max, WDAsymptotes
 
 
 __all__ = [
@@ -86,6 +87,7 @@ __all__ = [
     "grok_time",
     "grok_time_exact",
     "grok_time_grid",
+    "GrokTimes",
     "loss_train_late",
     "loss_gen_late",
     "loss_gen_late_simple",
@@ -97,8 +99,10 @@ __all__ = [
     "grok_time_near_one",
     "t_star_gen_critical",
     "dout_max",
+    "DoutMax",
     "wd_asymptotes",
     "wd_asymptotes_small_gamma",
+    "WDAsymptotes",
     "wd_gamma_max",
     "grok_time_wd_paper",
     "init_scale_factor",
@@ -108,6 +112,7 @@ __all__ = [
     "loss_two_layer",
     "modular_lambda",
     "fit_inverse_square",
+    "InverseSquareFit",
     "fig1_table",
     "fig2_table",
     "fig3_table",

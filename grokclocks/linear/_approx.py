@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize, special
@@ -339,6 +340,15 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
         return V.scalar_or_array(np.exp(-math.log(4.0 * math.pi) - np.log(et) - 2.0 * log_ls))
 
 
+class DoutMax(NamedTuple):
+    """Result of :func:`dout_max`."""
+
+    d_out_star: float
+    r"""output dimension :math:`d_{\rm out}^*` that maximises :math:`\Delta t`."""
+    dt_max: float
+    r"""the maximal grokking time :math:`\Delta t(d_{\rm out}^*)`."""
+
+
 @cites("levi:dout-max", "levi:eq12-loss")
 def dout_max(lam, eps, eta0, *, level=0.95):
     r"""Output dimension that maximises the grokking time, and the maximum.
@@ -365,6 +375,7 @@ def dout_max(lam, eps, eta0, *, level=0.95):
     Returns
     -------
     (d_out_star, dt_max) : tuple of float
+        A :class:`DoutMax` named tuple (``d_out_star``, ``dt_max``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -382,7 +393,7 @@ def dout_max(lam, eps, eta0, *, level=0.95):
 
     hi = math.log(10.0 / e)
     if hi <= 0.0:
-        return 1.0, dt(0.0)
+        return DoutMax(1.0, dt(0.0))
     grid = np.linspace(0.0, hi, 25)
     vals = np.array([dt(u) for u in grid])
     k = int(np.argmax(vals))
@@ -390,5 +401,5 @@ def dout_max(lam, eps, eta0, *, level=0.95):
     res = optimize.minimize_scalar(lambda u: -dt(u), bounds=(lo_u, hi_u), method="bounded",
                                    options={"xatol": 1e-7})
     if -res.fun < vals[k]:  # pragma: no cover - the refinement never loses to the grid
-        return math.exp(grid[k]), float(vals[k])
-    return math.exp(float(res.x)), float(-res.fun)
+        return DoutMax(math.exp(grid[k]), float(vals[k]))
+    return DoutMax(math.exp(float(res.x)), float(-res.fun))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize
@@ -40,6 +41,15 @@ def modular_lambda(alpha, p):
     return V.scalar_or_array(2.0 / (a * pp))
 
 
+class InverseSquareFit(NamedTuple):
+    r"""Result of :func:`fit_inverse_square`: :math:`\Delta t=C(\lambda^*-\lambda)^{-2}`."""
+
+    C: float
+    """prefactor :math:`C`."""
+    lam_star: float
+    r"""critical aspect ratio :math:`\lambda^*`."""
+
+
 @cites("levi:appG", "levi:fig8")
 def fit_inverse_square(lams, dts, *, residuals="absolute"):
     r"""Fit :math:`\Delta t=C\,(\lambda^*-\lambda)^{-2}` to measured grokking times (App. G, Fig. 8).
@@ -66,6 +76,7 @@ def fit_inverse_square(lams, dts, *, residuals="absolute"):
     Returns
     -------
     (C, lam_star) : tuple of float
+        A :class:`InverseSquareFit` named tuple (``C``, ``lam_star``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -101,4 +112,4 @@ def fit_inverse_square(lams, dts, *, residuals="absolute"):
     else:
         bounds = ([-np.inf, -np.inf], [np.inf, x.min() - 1e-9 * span])
     res = optimize.least_squares(resid, [math.log(c0), lam0], bounds=bounds, xtol=1e-15, ftol=1e-15, gtol=1e-15)
-    return float(math.exp(res.x[0])), float(res.x[1])
+    return InverseSquareFit(float(math.exp(res.x[0])), float(res.x[1]))

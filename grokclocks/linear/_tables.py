@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import _mpgrid
@@ -259,6 +261,17 @@ def fig7_tables(eps=1e-3, eta0=0.01, *, level=0.95, lam_a=0.5, gammas=(0.0, 1e-3
     return out
 
 
+class GrokTimes(NamedTuple):
+    """Result of :func:`grok_time_grid`: the two crossing times and the grokking time."""
+
+    t_tr: float | np.ndarray
+    r"""train crossing time :math:`t^*_{\rm tr}`."""
+    t_gen: float | np.ndarray
+    r"""generalisation crossing time :math:`t^*_{\rm gen}`."""
+    dt: float | np.ndarray
+    r"""grokking time :math:`\Delta t=t^*_{\rm gen}-t^*_{\rm tr}`."""
+
+
 @cites("levi:tstar", "levi:grok-def", "levi:eq14", "levi:eq8", "levi:fig7")
 def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
     r"""Exact crossing and grokking times over a whole grid at once: ``(t_tr, t_gen, dt)``.
@@ -298,6 +311,7 @@ def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
     Returns
     -------
     t_tr, t_gen, dt : float or ndarray
+        A :class:`GrokTimes` named tuple (``t_tr``, ``t_gen``, ``dt``); it unpacks like a plain tuple.
         ``inf`` where a loss never reaches :math:`\mathcal L^*`; ``dt`` is NaN where neither does.
 
     References
@@ -318,4 +332,4 @@ def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
         for i in np.flatnonzero(small):
             dt[i] = _grok_delay_small_lam(float(tt[i]), float(lf[i]), float(ef[i]), float(df[i]))
         dt = dt.reshape(np.shape(t_tr))
-    return V.scalar_or_array(t_tr), V.scalar_or_array(t_gen), V.scalar_or_array(dt)
+    return GrokTimes(V.scalar_or_array(t_tr), V.scalar_or_array(t_gen), V.scalar_or_array(dt))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize
@@ -25,6 +26,15 @@ from ._conventions import (
 )
 from ._crossing import _lstar
 from ._losses import _log_loss_inf
+
+
+class WDAsymptotes(NamedTuple):
+    """Result of :func:`wd_asymptotes` and :func:`wd_asymptotes_small_gamma` (eq. 15)."""
+
+    L_tr_inf: float | np.ndarray
+    r"""train loss :math:`\mathcal L_{\rm tr}(t\to\infty)`."""
+    L_gen_inf: float | np.ndarray
+    r"""generalisation loss :math:`\mathcal L_{\rm gen}(t\to\infty)`."""
 
 
 @cites("levi:eq15", "levi:mp-stieltjes", "levi:conv-wd")
@@ -56,6 +66,7 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     Returns
     -------
     (L_tr_inf, L_gen_inf) : tuple of float or ndarray
+        A :class:`WDAsymptotes` named tuple (``L_tr_inf``, ``L_gen_inf``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -71,7 +82,7 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
 
     tr = _broadcast_apply(f("train"), ll, gg)
     ge = _broadcast_apply(f("gen"), ll, gg)
-    return V.scalar_or_array(tr), V.scalar_or_array(ge)
+    return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 
 @cites("levi:eq15")
@@ -97,6 +108,7 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     Returns
     -------
     (L_tr_inf, L_gen_inf) : tuple of float or ndarray
+        A :class:`WDAsymptotes` named tuple (``L_tr_inf``, ``L_gen_inf``); it unpacks like a plain tuple.
 
     References
     ----------
@@ -107,7 +119,7 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     if conv == "paper":
         ll = _lam_below_one(lam, "the paper's eq. 15")
         ll, g = np.broadcast_arrays(ll, g)
-        return V.scalar_or_array(g**2 / (4.0 * (1.0 - ll))), V.scalar_or_array(g**2 / (4.0 * (1.0 - ll) ** 3))
+        return WDAsymptotes(V.scalar_or_array(g**2 / (4.0 * (1.0 - ll))), V.scalar_or_array(g**2 / (4.0 * (1.0 - ll) ** 3)))
     ll = _lam_not_one(lam, "the small-gamma expansion of eq. 15")
     ll, g = np.broadcast_arrays(ll, g)
     below = ll < 1.0
@@ -115,7 +127,7 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     with np.errstate(over="ignore", under="ignore"):  # divide before multiplying: g^2 overflows at 1e155
         tr = np.where(below, (g / 8.0) * (g / dl), (g / (8.0 * ll)) * (g / dl))
         ge = np.where(below, 0.0, 0.5 * dl / ll) + ((g / dl) / (8.0 * dl)) * (g / dl)
-    return V.scalar_or_array(tr), V.scalar_or_array(ge)
+    return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 
 def _wd_gamma_max_scalar(lam: float, eps: float, d: float, level: float) -> float:

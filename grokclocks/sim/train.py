@@ -37,7 +37,7 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -52,6 +52,7 @@ from ..runfile import (
     RunFileError,
     RunFileNotFoundError,
     RunFileWarning,
+    RunPaths,
     Trajectory,
     _config_from_obj,
     _config_obj,
@@ -75,6 +76,7 @@ __all__ = [
     "optimizer_factory",
     "OPTIMIZERS",
     "shard_runs",
+    "ShardedRuns",
     "free_device_memory",
     "working_memory_estimate",
     "choose_run_chunk",
@@ -89,6 +91,7 @@ __all__ = [
     "load_trajectory",
     "check_run_path",
     "check_record_every",
+    "RecordPlan",
     "check_devices",
     "seed_tuple",
     "ON_DIVERGENCE",
@@ -98,6 +101,7 @@ __all__ = [
     "RunExistsError",
     "RunFileNotFoundError",
     "RunFileWarning",
+    "RunPaths",
 ]
 
 StepFn = Callable[[Any, Any], Any]
@@ -289,15 +293,30 @@ ON_DIVERGENCE: tuple[str, ...] = ("raise_if_all", "flag", "raise")
 """Values of ``on_divergence`` (:func:`simulate`); the first is the default."""
 
 
-def check_record_every(steps: Any, record_every: Any) -> tuple[int, int]:
-    """``(steps, record_every)`` as ints: both >= 1, ``record_every <= steps`` and dividing it."""
+class RecordPlan(NamedTuple):
+    """Result of :func:`check_record_every`: the checked step counts."""
+
+    steps: int
+    """total GD steps."""
+    record_every: int
+    """steps between records."""
+
+
+def check_record_every(steps: Any, record_every: Any) -> RecordPlan:
+    """``(steps, record_every)`` as ints: both >= 1, ``record_every <= steps`` and dividing it.
+
+    Returns
+    -------
+    RecordPlan
+        A :class:`RecordPlan` named tuple (``steps``, ``record_every``); it unpacks like a plain tuple.
+    """
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
     if record_every > steps:
         raise DomainError(f"record_every must be <= steps={steps} (got {record_every})")
     if steps % record_every:
         raise DomainError(f"steps must be a multiple of record_every={record_every} (got {steps})")
-    return steps, record_every
+    return RecordPlan(steps, record_every)
 
 
 def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tuple[int, ...]:
@@ -354,7 +373,18 @@ def check_devices(devices: Any, n_runs: int | None = None) -> list[Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> tuple[Any, Any, int]:
+class ShardedRuns(NamedTuple):
+    """Result of :func:`shard_runs`."""
+
+    state: Any
+    """the state, placed on the devices."""
+    inputs: Any
+    """the inputs, placed on the devices."""
+    n_devices: int
+    """number of devices used."""
+
+
+def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> ShardedRuns:
     """Shard the outermost batch axis of a sweep over local devices (``jax.sharding``, no scheduler).
 
     ``state`` leaves (batch axes in front) and the ``inputs`` leaves batched on the first batch axis
@@ -370,14 +400,19 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
     multiple of the number of devices, nothing is moved (one device); an explicit number of devices
     that does not divide it is a :class:`DomainError`.  With one device or no batch axis nothing is
     moved.  Returns ``(state, inputs, n_devices_used)``.
+
+    Returns
+    -------
+    ShardedRuns
+        A :class:`ShardedRuns` named tuple (``state``, ``inputs``, ``n_devices``); it unpacks like a plain tuple.
     """
     leaves = jax.tree_util.tree_leaves(state)
     n_runs = np.shape(leaves[0])[0] if leaves and batch_axes else None
     devs = check_devices(devices, n_runs)
     if len(devs) <= 1 or not batch_axes or not leaves:
-        return state, inputs, 1
+        return ShardedRuns(state, inputs, 1)
     if n_runs % len(devs):
-        return state, inputs, 1
+        return ShardedRuns(state, inputs, 1)
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
     mesh = Mesh(np.array(devs), ("runs",))
@@ -390,7 +425,7 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
 
     if inputs is not None:
         inputs = jax.tree_util.tree_map(place, batch_axes[0], inputs, is_leaf=lambda x: x is None)
-    return state, inputs, len(devs)
+    return ShardedRuns(state, inputs, len(devs))
 
 
 def _axes_key(batch_axes: Sequence[Any]) -> tuple:

@@ -67,6 +67,20 @@ EXEMPT: list[Exempt] = [
     Exempt("citations.cites", "decorator applied at import time to every cited function; covered by "
                               "tests/test_citations.py (citations.py is owned by the citations helper)"),
     Exempt("errata.Erratum", _RECORD + " (check_erratum)"),
+    *[Exempt(n, "named result (a NamedTuple returned by " + f + "; issue 17): a record with no logic of its own, "
+                "built from the checked arguments of that function, which the registry covers")
+      for n, f in (("_mpgrid.DecayGrid", "mp_decay_grid"), ("clocks.ActiveAffineMap", "relu_active_affine_map"),
+                   ("clocks.Bounds", "kl_gap_bounds & co., spectral.covering_number_ball_bounds"),
+                   ("clocks.GapGrowthFit", "fit_gap_growth"), ("clocks.KLConstants", "kl_constants_critical_weight_decay"),
+                   ("linear.DoutMax", "dout_max"), ("linear.GrokTimes", "grok_time_grid"),
+                   ("linear.InverseSquareFit", "fit_inverse_square"),
+                   ("linear.WDAsymptotes", "wd_asymptotes, wd_asymptotes_small_gamma"),
+                   ("repulsion.AdamState", "adam_l2_update"), ("repulsion.PowerLawFit", "fit_power_law"),
+                   ("repulsion.SignRuleTerms", "sign_rule_terms"), ("repulsion.SimilarPairs", "top_similar_pairs"),
+                   ("repulsion.SlopeDetection", "slope_detector"), ("repulsion.TianInitBounds", "tian_init_bounds"),
+                   ("repulsion.TianLossGrad", "tian_loss_grad"), ("repulsion.TianOutputs", "tian_forward"),
+                   ("rmt.MPEdges", "mp_edges"), ("runfile.RunPaths", "check_run_path"),
+                   ("sim.train.RecordPlan", "check_record_every"), ("sim.train.ShardedRuns", "shard_runs"))],
     Exempt("verification.Row", _RECORD + " (format_table, write_report)"),
     Exempt("verification.Report", "pytest-session collector used by verify/conftest.py; covered by "
                                   "tests/test_verification.py"),
