@@ -1,0 +1,129 @@
+r"""Feature repulsion, the Theorem-6 sign rule and spectral lock-in detectors (spec ``repulsion``).
+
+Xu (arXiv 2605.08119) tests Tian (2025, Theorem 6) on the two-layer model
+:math:`\widehat Y=\sigma(XW)V` trained on modular addition. With centred features
+:math:`\widetilde F=P_1^\perp\sigma(XW)` and weight decay :math:`\eta`, the matrix
+
+.. math::
+
+    B=(\widetilde F^\top\widetilde F+\eta I_K)^{-1}
+
+has off-diagonal entries whose sign is fixed by the leave-two-out residual similarity
+:math:`c=\tilde f_j^\top P_{\eta,-j\ell}\tilde f_\ell`. By the Schur complement
+:math:`B_{j\ell}=-c/(\alpha\beta-c^2)` with :math:`\alpha\beta-c^2>0`: the sign rule is an exact
+algebraic identity (spec §5), and with the full projector
+:math:`\tilde f_j^\top P_\eta\tilde f_\ell=-\eta^2B_{j\ell}` exactly. The paper's tabulated sub-1
+"sign-match" comes from the mis-scaled Woodbury form of its eq. 4 (errata ``repulsion-1/2``);
+:func:`sign_match_fraction` reproduces it with ``residual="legacy"``.
+
+The spectral side: rolling-window Gram eigenvalues :math:`\sigma_k(t)` of the last :math:`w` weight
+updates :math:`\Delta W` (eq. 5), the slope detector on :math:`\log(\sigma_2/\sigma_3)` (eq. 6), the
+late-stage separation, and the level metric :math:`\rho_{\rm tian}` (eq. 7, as the code computes it).
+
+Conventions (spec §1-3): :math:`M` modulus, :math:`K` hidden width, :math:`n` training pairs,
+:math:`\eta` the **weight decay** (not the learning rate). Everything is float64 numpy; the JAX
+training of the Tian setup lives in :mod:`grokclocks.sim`. This module never imports JAX.
+
+The package keeps one concept per private file (``_args``, ``_model``, ``_features``,
+``_sign_rule``, ``_detector``, ``_rho``, ``_logged``, ``_tables``); every public name is imported
+here
+and documented as ``grokclocks.repulsion.<name>``.
+"""
+
+from __future__ import annotations
+
+from .._facade import set_home
+from .._validate import DomainError
+from ._detector import (
+    eigengap,
+    lagged_inner_products,
+    late_median_gap,
+    late_stage_separation,
+    rolling_gram_eigenvalues,
+    rolling_gram_from_lagged,
+    slope_detector,
+    SlopeDetection,
+    window_gram_eigenvalues,
+)
+from ._features import center_features, feature_gram_inverse, feature_gram_inverse_paper_eq4
+from ._logged import backprop_gradient_norm, ftf_offdiag_ratio, independence_proxy
+from ._model import (
+    adam_l2_update,
+    AdamState,
+    one_hot_pairs,
+    tian_forward,
+    tian_init_bounds,
+    tian_loss_grad,
+    tian_mse_loss,
+    tian_setup,
+    TianInitBounds,
+    TianLossGrad,
+    TianOutputs,
+)
+from ._rho import first_crossing, rho_tian
+from ._sign_rule import (
+    full_projector_residual,
+    leave_two_out_residual,
+    repulsion_fraction,
+    sign_match_fraction,
+    sign_rule_terms,
+    SignRuleTerms,
+    SimilarPairs,
+    top_similar_pairs,
+)
+from ._tables import (
+    eta_sweep_table,
+    fit_power_law,
+    headline_table,
+    PowerLawFit,
+    reduced_replication_table,
+    scaling_sweep_table,
+)
+
+
+__all__ = [
+    "one_hot_pairs",
+    "tian_forward",
+    "TianOutputs",
+    "tian_mse_loss",
+    "tian_loss_grad",
+    "TianLossGrad",
+    "adam_l2_update",
+    "AdamState",
+    "tian_setup",
+    "tian_init_bounds",
+    "TianInitBounds",
+    "center_features",
+    "feature_gram_inverse",
+    "feature_gram_inverse_paper_eq4",
+    "top_similar_pairs",
+    "SimilarPairs",
+    "leave_two_out_residual",
+    "full_projector_residual",
+    "sign_rule_terms",
+    "SignRuleTerms",
+    "sign_match_fraction",
+    "repulsion_fraction",
+    "lagged_inner_products",
+    "rolling_gram_from_lagged",
+    "rolling_gram_eigenvalues",
+    "window_gram_eigenvalues",
+    "eigengap",
+    "slope_detector",
+    "SlopeDetection",
+    "late_median_gap",
+    "late_stage_separation",
+    "rho_tian",
+    "first_crossing",
+    "ftf_offdiag_ratio",
+    "backprop_gradient_norm",
+    "independence_proxy",
+    "fit_power_law",
+    "PowerLawFit",
+    "headline_table",
+    "eta_sweep_table",
+    "scaling_sweep_table",
+    "reduced_replication_table",
+]
+
+set_home(__name__, globals(), __all__)

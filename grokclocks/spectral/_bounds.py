@@ -1,0 +1,195 @@
+"""Spectral: covering numbers and robustness generalisation bounds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _floats as FL
+from .. import _validate as V
+from .._results import Bounds
+from .._validate import DomainError
+from ..citations import cites
+from ._drift import _scalar
+from ._tails import eckart_young_rank
+
+
+@cites("clocks:prop5.1", "clocks:prop5.3")
+def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
+    r"""Logarithm of the bounds on the covering number of a Euclidean ball :math:`B_R^k` by radius-:math:`r` balls.
+
+    .. math:: k\log\frac Rr\ \le\ \log N(B_R^k,r)\ \le\ k\log\Big(1+\frac{2R}{r}\Big)\ \le\ k\log\frac{3R}{r}
+
+    (external covers; Vershynin 2018, Cor. 4.2.13).  ``upper="vershynin"`` gives :math:`1+2R/r`
+    (any :math:`r>0`), ``upper="3R"`` the paper's form :math:`3R/r` (needs :math:`r\le R`).  The lower
+    bound is returned as :math:`\max(0,k\log(R/r))` (:math:`N\ge1`).  For covers with centres inside
+    the set use radius :math:`r/2`: :math:`N^{\rm int}(S,r)\le N^{\rm ext}(S,r/2)` (``clocks:prop5.3``,
+    cover of a projected representation :math:`P_{V_k}\mathcal H` with :math:`\lVert P_{V_k}h\rVert\le R`).
+
+    Parameters
+    ----------
+    R : float or array_like, > 0
+    r : float or array_like, > 0 (``<= R`` for ``upper="3R"``)
+    k : int >= 1
+    upper : {"vershynin", "3R"}
+
+    Returns
+    -------
+    (lo, hi) : floats or ndarrays
+        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+
+    References
+    ----------
+    Spec ``clocks:prop5.1``, ``clocks:prop5.3`` (paper Prop. 5.1, 5.3).
+    """
+    Ra = V.positive(R, "R")
+    ra = V.positive(r, "r")
+    kk = V.integer_at_least(k, "k", 1)
+    up = V.choice(upper, "upper", ("vershynin", "3R"))
+    Ra, ra = np.broadcast_arrays(Ra, ra)
+    if up == "3R" and np.any(ra > Ra):
+        bad = ra[ra > Ra].flat[0]
+        raise DomainError(f"r must be <= R for upper='3R' (got r={float(bad)!r})")
+    log_ratio = FL.log_quotient(Ra, ra)
+    lo = kk * np.maximum(0.0, log_ratio)
+    if up == "3R":
+        hi = kk * (math.log(3.0) + log_ratio)
+    else:
+        # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
+        # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
+        x = FL.power_product([Ra, ra], [1, -1]) * 2.0
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
+        # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
+        hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
+    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
+
+
+@cites("clocks:prop5.1", "clocks:prop5.3")
+def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
+    r"""Bounds :math:`((R/r)^k,\ (1+2R/r)^k\text{ or }(3R/r)^k)` on :math:`N(B_R^k,r)`.
+
+    ``exp`` of :func:`log_covering_number_ball_bounds` (same parameters); ``inf`` on overflow —
+    prefer the log version.
+
+    Returns
+    -------
+    Bounds
+        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+
+    References
+    ----------
+    Spec ``clocks:prop5.1``, ``clocks:prop5.3``.
+    """
+    lo, hi = log_covering_number_ball_bounds(R, r, k, upper=upper)
+    with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308
+        return Bounds(V.scalar_or_array(np.exp(lo)), V.scalar_or_array(np.exp(hi)))
+
+
+@cites("clocks:thm2.2", "clocks:def2.1")
+def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, log_n_cells=None):
+    r"""Xu–Mannor robustness bound on the generalization gap (holds with probability :math:`\ge1-\delta_f`).
+
+    For an :math:`(N,\epsilon(\cdot))`-robust algorithm (``clocks:def2.1``) and a loss in :math:`[0,M]`:
+
+    .. math:: \big|\mathcal L_{\rm pop}-\mathcal L_{\rm emp}\big|\le\epsilon
+        +M\sqrt{\frac{2N\ln2+2\ln(1/\delta_f)}{n}}
+
+    (Bretagnolle–Huber–Carol).  ``log_n_cells`` (:math:`\ln N`) replaces ``n_cells`` when :math:`N`
+    overflows; :math:`2N\ln2` is then :math:`2\ln2\,e^{\ln N}`.  Evaluated in log space where a term
+    leaves the double range: ``inf`` only where the bound itself exceeds :math:`1.8\times10^{308}`.
+
+    Parameters
+    ----------
+    eps_rob : float or array_like, >= 0
+    n_cells : float or array_like, >= 1 (``None`` when ``log_n_cells`` is given)
+    n : float or array_like, >= 1 (sample size)
+    loss_bound : float or array_like, > 0 (:math:`M`)
+    fail_prob : float or array_like in (0, 1) (:math:`\delta_f`)
+    log_n_cells : float or array_like, >= 0, optional
+
+    Returns
+    -------
+    float or ndarray
+
+    References
+    ----------
+    Spec ``clocks:thm2.2`` (paper Thm 2.2; Xu & Mannor 2012, Thm 3), ``clocks:def2.1``.
+    """
+    e = V.nonnegative(eps_rob, "eps_rob")
+    if log_n_cells is None:
+        if n_cells is None:
+            raise DomainError("n_cells must be given (>= 1) unless log_n_cells is")
+        N = V.as_float_array(n_cells, "n_cells")
+        if np.any(N < 1):
+            raise DomainError(f"n_cells must be >= 1 (got {float(N[N < 1].flat[0]) if N.ndim else float(N)!r})")
+        logN = np.log(N)
+    else:
+        logN = V.nonnegative(log_n_cells, "log_n_cells")
+        with np.errstate(over="ignore"):
+            N = np.exp(logN)
+    na = V.as_float_array(n, "n")
+    if np.any(na < 1):
+        raise DomainError(f"n must be >= 1 (got {float(na[na < 1].flat[0]) if na.ndim else float(na)!r})")
+    M = V.positive(loss_bound, "loss_bound")
+    d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0)
+    # direct where the terms are normal doubles (N itself, not exp(log N): 1e300 keeps its last digit);
+    # in log space where 2 N ln 2 or its quotient by n leaves the range (the bound is inf only beyond it)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        cover = 2.0 * math.log(2.0) * N
+        conf = -2.0 * np.log(d)  # > 0
+        arg = (cover + conf) / na
+        root = M * np.sqrt(arg)
+        direct = e + root
+        log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
+        far = e + np.exp(np.log(M) + 0.5 * log_arg)
+        ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)
+    return V.scalar_or_array(np.where(ok, direct, far))
+
+
+@cites("clocks:thm5.5", "clocks:def5.4")
+def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_radius, n, loss_bound, fail_prob, *,
+                                     upper="3R"):
+    r"""Generalization bound through the representation clock (Thm 5.5).
+
+    .. math:: \big|\mathcal L_{\rm pop}-\mathcal L_{\rm emp}\big|\le\epsilon_{\rm rob}+2L_\ell\,\eta\,\Omega R
+        +M\sqrt{\frac{2\,(3R/r)^{\lceil r_s/\eta^2\rceil}\ln2+2\ln(1/\delta_f)}{n}}
+
+    Builds :math:`k=\lceil r_s/\eta^2\rceil` (:func:`eckart_young_rank`), :math:`\ln N` from
+    :func:`log_covering_number_ball_bounds` (upper bound) and calls
+    :func:`robust_generalization_bound` with ``log_n_cells``.  Returns ``inf`` only where the bound
+    exceeds the largest double (the cover term :math:`(3R/r)^k` alone may overflow: log space).  The projection term :math:`2L_\ell\eta\Omega R`
+    dominates unless :math:`\eta\Omega R` is small.
+
+    Parameters
+    ----------
+    eps_rob : float >= 0 (projected robustness slack, ``clocks:def5.4``)
+    lip : float >= 0 (Lipschitz constant :math:`L_\ell` of the loss in the logits)
+    eta : float in (0, 1]
+    W_op : float > 0 (:math:`\Omega\ge\lVert W\rVert_2`)
+    R : float > 0 (embedding norm bound)
+    srank : float >= 1
+    cover_radius : float > 0 (:math:`r`; ``<= R`` for ``upper="3R"``)
+    n : float >= 1; loss_bound : float > 0; fail_prob : float in (0, 1)
+    upper : {"3R", "vershynin"}
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Spec ``clocks:thm5.5`` (paper Thm 5.5), ``clocks:def5.4``.
+    """
+    e = _scalar(eps_rob, "eps_rob", nonnegative=True)
+    li = _scalar(lip, "lip", nonnegative=True)
+    Om = _scalar(W_op, "W_op", positive=True)
+    Rr = _scalar(R, "R", positive=True)
+    r_cover = _scalar(cover_radius, "cover_radius", positive=True)
+    if upper == "3R" and r_cover > Rr:
+        raise DomainError(f"cover_radius must be <= R = {Rr!r} for upper='3R' (got {r_cover!r})")
+    k = eckart_young_rank(srank, eta)
+    _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
+    slack = e + 2.0 * li * float(eta) * Om * Rr
+    return float(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))

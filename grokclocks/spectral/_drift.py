@@ -1,0 +1,219 @@
+"""Spectral: penalty gradients and the singular-value drift."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _floats as FL
+from .. import _validate as V
+from .._validate import DomainError
+from ..citations import cites
+from ._helpers import _DEGENERATE_RTOL, _depth, _EPS, _matrix, _p, _rtol, SingularValueDrift, SpectralStratumWarning
+
+
+@cites("clocks:thmD.1")
+def schatten_penalty_grad(W, p, *, rtol=None) -> np.ndarray:
+    r"""Gradient of :math:`\lVert W\rVert_{S_p}^p` on a fixed-rank stratum.
+
+    .. math:: \nabla_W\lVert W\rVert_{S_p}^p=p\,U_r\Sigma_r^{\,p-1}V_r^\top
+        \qquad(\lVert W\rVert_{S_p}^p=\operatorname{tr}(W^\top W)^{p/2})
+
+    Well defined for repeated positive singular values.  Singular values :math:`\le`
+    ``rtol`` :math:`\sigma_1` are treated as exactly zero and their directions dropped (the
+    gradient is not defined there for :math:`p<1`; for :math:`p\ge1` this is the minimum-norm
+    subgradient).  The zero matrix returns zeros.
+
+    Parameters
+    ----------
+    W : array_like, shape (..., m, n)
+    p : float > 0
+    rtol : float >= 0, optional (default ``max(m, n) * eps``)
+
+    Returns
+    -------
+    ndarray, shape of ``W``
+
+    References
+    ----------
+    Spec ``clocks:thmD.1`` (paper App. D, Thm D.1).
+    """
+    a = _matrix(W)
+    pa = float(_scalar(p, "p", positive=True))
+    tol = _rtol(rtol, max(a.shape[-2:]) * _EPS)
+    U, s, Vt = np.linalg.svd(a, full_matrices=False)
+    s1 = s[..., :1]
+    keep = (s > tol * s1) & (s > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(keep, pa * np.power(np.where(keep, s, 1.0), pa - 1.0), 0.0)
+    return (U * w[..., None, :]) @ Vt
+
+
+def _scalar(x, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+    a = V.positive(x, name) if positive else (V.nonnegative(x, name) if nonnegative else V.finite(x, name))
+    if a.ndim != 0:
+        raise DomainError(f"{name} must be a scalar (got shape {a.shape})")
+    return float(a)
+
+
+def _drift_setup(W, grad_loss, rtol):
+    a = _matrix(W, stack=False)
+    g = _matrix(grad_loss, "grad_loss", stack=False)
+    if g.shape != a.shape:
+        raise DomainError(f"grad_loss must have the shape of W {a.shape} (got {g.shape})")
+    tol = _rtol(rtol, max(a.shape) * _EPS)
+    U, s, Vt = np.linalg.svd(a, full_matrices=False)
+    keep = s > tol * s[0] if s[0] > 0 else np.zeros(s.shape, bool)
+    r = int(np.sum(keep))
+    s, U, Vt = s[:r], U[:, :r], Vt[:r]
+    if r > 1 and np.any(np.diff(s) > -_DEGENERATE_RTOL * s[0]):
+        warnings.warn("two singular values are within 1e-8 * sigma_1: the drift of a repeated singular value is "
+                      "not defined; returning the drift of the symmetric function (u_i^T dW v_i with the SVD's vectors)",
+                      SpectralStratumWarning, stacklevel=3)
+    force = -np.einsum("ki,kl,il->i", U, g, Vt)
+    return s, force
+
+
+@cites("clocks:eq4.3", "clocks:prop4.3")
+def singular_value_drift_terms(W, grad_loss, lam, p, *, rtol=None) -> SingularValueDrift:
+    r"""Data force, shrinkage and drift of the positive singular values under the end-to-end flow.
+
+    For :math:`\dot W=-\nabla\mathcal E(W)`, :math:`\mathcal E=\mathcal L+\lambda\lVert W\rVert_{S_p}^p`,
+    on a stratum where :math:`\sigma_i>0` is simple with singular vectors :math:`u_i,v_i`:
+
+    .. math:: \dot\sigma_i=u_i^\top\dot Wv_i=F_i-\lambda p\,\sigma_i^{\,p-1},
+        \qquad F_i=-u_i^\top\nabla\mathcal L(W)\,v_i .
+
+    For :math:`p<1` the shrinkage blows up as :math:`\sigma_i\to0` (a stratum exit; see
+    :func:`free_direction_collapse_time`).  This is the end-to-end clock; a layer-trained network
+    follows :func:`balanced_singular_value_drift` instead.
+
+    Parameters
+    ----------
+    W : array_like, shape (m, n)
+    grad_loss : array_like, shape (m, n)
+        :math:`\nabla\mathcal L(W)` (loss only, without the penalty).
+    lam : float >= 0
+    p : float > 0
+    rtol : float >= 0, optional
+        Singular values :math:`\le` ``rtol`` :math:`\sigma_1` are not returned (default ``max(m, n) * eps``).
+
+    Returns
+    -------
+    SingularValueDrift
+        ``(sigma, data_force, shrinkage, drift)``, 1-D arrays over the numerically positive singular values.
+
+    Warns
+    -----
+    SpectralStratumWarning
+        Two kept singular values within ``1e-8 * sigma_1`` (the drift of a non-simple singular value
+        is not defined; the value returned is :math:`u_i^\top\dot Wv_i` for the SVD's vectors).
+
+    References
+    ----------
+    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (paper eq. 4.3, Prop. 4.3).
+    """
+    la = _scalar(lam, "lam", nonnegative=True)
+    pa = _scalar(p, "p", positive=True)
+    s, force = _drift_setup(W, grad_loss, rtol)
+    shrink = la * pa * np.power(s, pa - 1.0)
+    return SingularValueDrift(s, force, shrink, force - shrink)
+
+
+@cites("clocks:eq4.3", "clocks:prop4.3")
+def singular_value_drift(W, grad_loss, lam, p, *, rtol=None) -> np.ndarray:
+    r"""Drift :math:`\dot\sigma_i=F_i-\lambda p\sigma_i^{p-1}` of the positive singular values (end-to-end flow).
+
+    See :func:`singular_value_drift_terms` (same parameters); returns only the ``drift`` field.
+
+    References
+    ----------
+    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (paper eq. 4.3).
+    """
+    return singular_value_drift_terms(W, grad_loss, lam, p, rtol=rtol).drift
+
+
+@cites("clocks:appF2-balanced-drift")
+def balanced_singular_value_drift(W, grad_loss, mu, depth, *, rtol=None) -> np.ndarray:
+    r"""Singular-value drift of the end-to-end map of a *layer-trained* balanced network.
+
+    Gradient flow on :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2` from a
+    balanced start gives
+
+    .. math:: \dot\sigma_i=L\,\sigma_i^{\,2-2/L}F_i-\mu L\,\sigma_i
+        =L\sigma_i^{\,2-2/L}\big(F_i-\lambda p\,\sigma_i^{\,p-1}\big)\Big|_{\lambda=\mu L/2,\ p=2/L},
+
+    :math:`F_i=-u_i^\top\nabla\mathcal L(W)v_i`: the end-to-end flow (:func:`singular_value_drift`)
+    time-rescaled per direction by :math:`L\sigma_i^{2-2/L}`.  Same stationary points, different
+    clocks; the decay shrinkage is linear (exponential tails, no finite-time collapse).
+
+    Parameters
+    ----------
+    W : array_like, shape (m, n)
+        End-to-end map.
+    grad_loss : array_like, shape (m, n)
+        :math:`\nabla\mathcal L(W)` (loss only).
+    mu : float >= 0
+    depth : int >= 1
+    rtol : float >= 0, optional
+
+    Returns
+    -------
+    ndarray
+        :math:`\dot\sigma_i` for the numerically positive singular values (decreasing order).
+
+    Warns
+    -----
+    SpectralStratumWarning
+        Near-degenerate singular values (see :func:`singular_value_drift_terms`).
+
+    References
+    ----------
+    Spec ``clocks:appF2-balanced-drift`` (derived; paper App. F.2).
+    """
+    m = _scalar(mu, "mu", nonnegative=True)
+    L = _depth(depth)
+    s, force = _drift_setup(W, grad_loss, rtol)
+    return L * np.power(s, 2.0 - 2.0 / L) * force - m * L * s
+
+
+@cites("clocks:eq4.3", "clocks:prop4.3")
+def free_direction_collapse_time(sigma0, lam, p):
+    r"""Time at which a singular value with zero data force reaches 0 under the end-to-end flow.
+
+    With :math:`F_i=0`, :math:`\dot\sigma=-\lambda p\sigma^{p-1}` integrates to
+    :math:`\sigma^{2-p}(t)=\sigma_0^{2-p}-\lambda p(2-p)t`, so for :math:`0<p<2`
+
+    .. math:: t_0=\frac{\sigma_0^{2-p}}{\lambda p(2-p)} ;
+
+    ``inf`` for :math:`p\ge2` (shrinkage at most linear) or :math:`\lambda=0`.
+
+    Parameters
+    ----------
+    sigma0 : float or array_like, >= 0
+    lam : float or array_like, >= 0
+    p : float or array_like, > 0
+
+    Returns
+    -------
+    float or ndarray
+
+    References
+    ----------
+    Spec ``clocks:eq4.3`` (finite-time collapse for :math:`p<1`, paper §4.4).
+    """
+    s = V.nonnegative(sigma0, "sigma0")
+    la = V.nonnegative(lam, "lam")
+    pa = _p(p)
+    s, la, pa = np.broadcast_arrays(s, la, pa)
+    finite = (pa < 2) & (la > 0)
+    q = 2.0 - np.where(finite, pa, 1.0)
+    one = np.ones_like(s)
+    # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
+    # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = FL.power_product([np.where(s > 0, s, 1.0), np.where(finite, la, 1.0), np.where(finite, pa, 1.0), q],
+                             [q, -1, -1, -1])
+    t = np.where(s > 0, t, 0.0 * one)
+    return V.scalar_or_array(np.where(finite, t, np.inf))
