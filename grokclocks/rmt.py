@@ -451,10 +451,8 @@ def mp_stieltjes2(w, lam):
 
     Parameters
     ----------
-    w : float or array_like
-        Shift, :math:`w>0`.
-    lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+    w, lam
+        As in :func:`mp_stieltjes`.
     """
     m, D, a = _stieltjes_parts(w, lam)
     with np.errstate(over="ignore", under="ignore"):  # inf/0 only where m2 itself is beyond the float range
@@ -476,10 +474,8 @@ def mp_stieltjes_nu2(w, lam):
 
     Parameters
     ----------
-    w : float or array_like
-        Shift, :math:`w>0`.
-    lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+    w, lam
+        As in :func:`mp_stieltjes`.
     """
     ww = V.positive(w, "w")
     a = _lam(lam)
@@ -748,10 +744,8 @@ def mp_laplace(s, lam):
 
     Parameters
     ----------
-    s : float or array_like
-        :math:`s\ge0`.
-    lam : float or array_like
-        :math:`\lambda>0`.
+    s, lam
+        As in :func:`mp_log_laplace_nu`.
 
     References
     ----------
@@ -771,10 +765,8 @@ def mp_log_laplace(s, lam):
 
     Parameters
     ----------
-    s : float or array_like
-        :math:`s\ge0`.
-    lam : float or array_like
-        :math:`\lambda>0`.
+    s, lam
+        As in :func:`mp_log_laplace_nu`.
     """
     ss, a = _s_lam(s, lam)
     return V.scalar_or_array(_log_phi0(ss, a))

@@ -160,14 +160,8 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 
     Parameters
     ----------
-    lam : float or array_like
-        :math:`0<\lambda<1`.
-    eps : float or array_like
-        :math:`\epsilon>0`.
-    eta0 : float or array_like
-        :math:`\eta_0>0`.
-    level : float or array_like
-        Accuracy level in (0, 1).
+    lam, eps, eta0, level
+        As in :func:`t_star_gen_lambertw`.
 
     Returns
     -------
@@ -213,14 +207,8 @@ def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
 
     Parameters
     ----------
-    lam : float or array_like
-        :math:`0<\lambda<1`.
-    eps : float or array_like
-        :math:`\epsilon>0`.
-    eta0 : float or array_like
-        :math:`\eta_0>0`.
-    level : float or array_like
-        Accuracy level in (0, 1).
+    lam, eps, eta0, level
+        As in :func:`t_star_gen_lambertw`.
 
     Returns
     -------
@@ -286,10 +274,8 @@ def grok_time_near_one(lam, eta0):
 
     Parameters
     ----------
-    lam : float or array_like
-        :math:`0<\lambda<1`.
-    eta0 : float or array_like
-        :math:`\eta_0>0`.
+    lam, eta0
+        As in :func:`grok_time_asymptotic`.
 
     Returns
     -------

@@ -150,14 +150,8 @@ def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
 
     Parameters
     ----------
-    t : float or array_like
-        :math:`t>0`.
-    lam : float or array_like
-        :math:`\lambda>0`, :math:`\lambda\ne1`.
-    eta0 : float or array_like
-        :math:`\eta_0>0`.
-    d_out : int
-        :math:`\ge1`.
+    t, lam, eta0, d_out
+        As in :func:`loss_gen_late`.
 
     Returns
     -------
