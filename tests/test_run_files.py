@@ -95,10 +95,10 @@ def test_resume_after_a_crash_equals_the_uninterrupted_run(grid_run, tmp_path, m
             raise KeyboardInterrupt("simulated crash")
         return real(*a, **k)
 
-    monkeypatch.setattr(st, "_compiled_chunk", crash_on_third_chunk)
+    monkeypatch.setattr(st._engine, "_compiled_chunk", crash_on_third_chunk)
     with pytest.raises(KeyboardInterrupt):
         train_modular("embedding_mlp", save_path=path, **GRID)
-    monkeypatch.setattr(st, "_compiled_chunk", real)
+    monkeypatch.setattr(st._engine, "_compiled_chunk", real)
     with pytest.warns(RunFileWarning, match="partial run: steps 0..4 of 8"):
         part = load_trajectory(path)
     assert part["acc_test"].shape == (2, 2, 3)  # records 0, 2, 4 in the result's layout
@@ -140,7 +140,7 @@ def test_an_existing_run_is_never_replaced_without_overwrite(grid_run, tmp_path,
     def never(*a, **k):
         raise AssertionError("compiled before the save_path check")
 
-    monkeypatch.setattr(st, "_compiled_metrics", never)
+    monkeypatch.setattr(st._engine, "_compiled_metrics", never)
     with pytest.raises(RunExistsError) as info:
         train_modular("embedding_mlp", save_path=copy, **dict(GRID, lr=1e-2))
     err = info.value
@@ -407,7 +407,7 @@ def test_options_are_checked_before_anything_is_built(bad, message, monkeypatch)
         raise AssertionError("the model was built before the options were checked")
 
     monkeypatch.setitem(smod.MODULAR_MODELS, "embedding_mlp", smod.ModularModel(never, real.apply))
-    monkeypatch.setattr(st, "_compiled_metrics", never)
+    monkeypatch.setattr(st._engine, "_compiled_metrics", never)
     kw = dict(KW, seeds=(0,))
     kw.update(bad)
     with pytest.raises(DomainError, match=message):

@@ -78,7 +78,7 @@ def test_auto_run_chunk_when_memory_is_short(monkeypatch):
     kw = dict(seeds=(0, 1, 2), train_frac=0.5, **SMALL)
     full = train_modular("embedding_mlp", **kw)
     assert int(full["run_chunk"]) == 3  # plenty of memory: one program over every run
-    monkeypatch.setattr(train, "free_device_memory", lambda device=None: 1)
+    monkeypatch.setattr(train._engine, "free_device_memory", lambda device=None: 1)
     short = train_modular("embedding_mlp", **kw)
     assert int(short["run_chunk"]) == 1
     _assert_same_run(full, short)

@@ -177,10 +177,10 @@ def test_trackers_survive_save_and_resume(tmp_path, monkeypatch):
             raise KeyboardInterrupt("simulated crash")
         return real(*a, **k)
 
-    monkeypatch.setattr(train_mod, "_compiled_chunk", flaky)
+    monkeypatch.setattr(train_mod._engine, "_compiled_chunk", flaky)
     with pytest.raises(KeyboardInterrupt):
         _run("float32", save_path=path, **kw)
-    monkeypatch.setattr(train_mod, "_compiled_chunk", real)
+    monkeypatch.setattr(train_mod._engine, "_compiled_chunk", real)
     assert np.load(path)["metric:dW.gram"].shape[-1] == 11  # records 0..10 saved with the state
     again = _run("float32", save_path=path, resume=True, **kw)
     for k in ("dW.gram", "dW.count", "snap", "loss_train"):
