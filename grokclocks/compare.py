@@ -917,12 +917,7 @@ def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any
         f = fracs[index[axes.index("train_frac")]] if "train_frac" in axes else fracs[0]
         seeds = tuple(cfg.get("seeds") or (0,))
         split_seeds = [s if cfg.get("split_seed") is None else int(cfg["split_seed"]) for s in seeds]
-        try:
-            from .sim.data import random_split_mask
-        except ImportError:  # pragma: no cover - JAX missing
-            pass
-        else:
-            kw["train_mask"] = np.asarray(random_split_mask(int(p), split_seeds, frac=float(f))).reshape(len(seeds), -1)
+        kw["train_mask"] = _task.random_split_mask(int(p), split_seeds, frac=float(f)).reshape(len(seeds), -1)
     # a sweep over the training fraction gives the levi:appG fit of Delta t vs lambda
     axes = tuple(cfg.get("grid_axes") or ())
     if p is not None and n_grid == 1 and (axes == ("train_frac",) or ("alpha" in cfg and not axes)):

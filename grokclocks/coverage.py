@@ -2,7 +2,8 @@ r"""Training-set coverage, exact test-accuracy ceilings, split designs and MED (
 
 Gu, Chen, Zhang, Hu, Cao, *Beyond Progress Measures: Theoretical Insights into the Mechanism of
 Grokking* (arXiv:2504.03162).  The task is :math:`(a,b)\mapsto f(a,b)\bmod p` on
-:math:`D=\mathbb Z_p\times\mathbb Z_p`; a training set is a boolean ``(p, p)`` mask indexed ``[a, b]``.
+:math:`D=\mathbb Z_p\times\mathbb Z_p`; a training set is a boolean ``(p, p)`` mask indexed ``[a, b]``; every function taking a
+training set also accepts the flat ``(p*p,)`` and the index forms of :func:`grokclocks.task.as_mask`.
 
 Contents
 --------
@@ -16,7 +17,9 @@ Contents
   :func:`accuracy_ceiling_curve`, :func:`implied_radius`, :func:`coverage_fraction`;
 * Theorem 3.12: :func:`ball_size`, :func:`ball_size_torus`, :func:`coverer_counts`, :func:`expected_uncovered`,
   :func:`expected_uncovered_paper`, :func:`required_train_fraction`, :func:`full_coverage_probability_lower_bound`;
-* designs of Table 1: :func:`square_design`, :func:`strip_design`, :func:`random_design`, :func:`designed_split`;
+* designs of Table 1: :func:`square_design`, :func:`strip_design`, :func:`random_design`, :func:`designed_split`
+  (defined in :mod:`grokclocks.task`, with :func:`label_table`, :func:`code_labels`, :func:`token_ids` and
+  :data:`MAX_MODULUS`; importable from here as before);
 * progress measures: :func:`progress_measure_fit` (Def 4.1), :func:`main_embedding_diff`, :func:`med_trajectory`,
   :func:`med_code_mlp` (Def 4.2);
 * Table 1 and run analysis: :func:`table1`, :func:`table1_ceilings`, :func:`go_epoch`, :func:`u_acc_l_acc`,
@@ -34,10 +37,9 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-import random as _pyrandom
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import ndimage, special, stats
@@ -47,8 +49,70 @@ from . import _validate as V
 from . import task as _task
 from ._validate import DomainError
 from .citations import cites
+# the modular task's data conventions live in grokclocks.task; their old paths here keep working
+from .task import (MAX_MODULUS, OPERATIONS, _grid_size, _is_prime, _prime, code_labels, designed_split, label_table,  # noqa: F401
+                   random_design, square_design, strip_design, token_ids)
+
+#: The operations of :func:`label_table` by name (:data:`grokclocks.task.OPERATIONS`).
+OPS = OPERATIONS
+
+
+# ------------------------------------------------------------------------------------------ named results
+
+
+class OperatorNormBounds(NamedTuple):
+    r"""Lemma 3.4's sandwich :math:`\|A\|_2\le\|A\|_F\le\sqrt{\operatorname{rank}A}\,\|A\|_2` (:func:`operator_norm_bounds`)."""
+
+    op_norm: float
+    fro_norm: float
+    rank: int
+    sqrt_rank_op_norm: float
+
+
+class ClassResiduals(NamedTuple):
+    r"""Per-class residuals :math:`\varepsilon_r` of Lemma 3.2 (:func:`class_target_residuals`)."""
+
+    classes: np.ndarray
+    eps: np.ndarray
+    in_cone: np.ndarray
+
+
+class TokensSeen(NamedTuple):
+    """Whether each operand token occurs in a training pair (:func:`token_seen`)."""
+
+    seen_a: np.ndarray
+    seen_b: np.ndarray
+
+
+class ThresholdRule(NamedTuple):
+    r"""Best rule :math:`h(v)=\mathbb 1[v\ \mathrm{direction}\ \tau]` of Def. 4.1 and its agreement (:func:`progress_measure_fit`)."""
+
+    tau: float
+    direction: str
+    agreement: float
+
+
+class CodeMED(NamedTuple):
+    """MED of the authors' MLP code and the Frobenius norm beside it (:func:`med_code_mlp`)."""
+
+    med: float
+    fro: float
+
+
+class AccuracyExtremes(NamedTuple):
+    """Table 1's U-Acc, L-Acc and the record index of U-Acc (:func:`u_acc_l_acc`)."""
+
+    u_acc: float
+    l_acc: float
+    u_acc_index: int
 
 __all__ = [
+    "OperatorNormBounds",
+    "ClassResiduals",
+    "TokensSeen",
+    "ThresholdRule",
+    "CodeMED",
+    "AccuracyExtremes",
     "OPS",
     "MAX_MODULUS",
     "label_table",
@@ -96,65 +160,23 @@ __all__ = [
 
 METRICS = ("torus", "grid")
 
-# op name -> f(a, b) on int64 / Python ints (reduced mod p by the caller)
-OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "sq_sum": lambda a, b: a * a + b * b,
-    "xy": lambda a, b: a * a + a * b + b * b,
-    "sq_of_sum": lambda a, b: a * a + 2 * a * b + b * b,
-}
-
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def _is_prime(n: int) -> bool:
-    if n < 2:
-        return False
-    if n % 2 == 0:
-        return n == 2
-    if n > 10**10:  # trial division would take minutes (it hung on p ~ 1e18); sympy's test is exact for 64-bit n
-        from sympy import isprime
-
-        return bool(isprime(n))
-    r = math.isqrt(n)
-    return all(n % d for d in range(3, r + 1, 2))
-
-
-#: Largest modulus of the functions that build p x p tables (label tables, coverer counts, designs):
-#: their cost is O(p^2) memory and time (2.1 GB of int64 at the limit); beyond it a DomainError, not a
-#: MemoryError or an hours-long trial division (``_is_prime(10**18 + 9)`` is 5e8 divisions).
-MAX_MODULUS = 2 ** 14
-
-
-def _grid_size(p: Any, name: str = "p", minimum: int = 2) -> int:
-    p = V.integer_at_least(p, name, minimum)
-    if p > MAX_MODULUS:
-        raise DomainError(f"{name} must be <= {MAX_MODULUS} (MAX_MODULUS: the p x p tables cost O(p^2) memory; "
-                          f"got {p})")
-    return p
-
-
-def _prime(p: Any, name: str = "p") -> int:
-    p = _grid_size(p, name)
-    if not _is_prime(p):
-        raise DomainError(f"{name} must be prime for arithmetic over F_p (got {p})")
-    return p
 
 
 def _metric(metric: Any) -> str:
     return V.choice(metric, "metric", METRICS)
 
 
-def _mask(mask: Any, name: str = "train_mask") -> np.ndarray:
-    m = np.asarray(mask)
-    if m.dtype != np.bool_:
-        raise DomainError(f"{name} must be a boolean array (got dtype {m.dtype})")
-    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 1:
-        raise DomainError(f"{name} must be a square 2-D (p, p) boolean array (got shape {m.shape})")
-    return m
+def _mask(mask: Any, name: str = "train_mask", p: int | None = None) -> np.ndarray:
+    """A training set in any form of :func:`grokclocks.task.as_mask`, as bool ``(p, p)``."""
+    return _task.as_mask(mask, p, name=name)
+
+
+def _p_of(labels: Any) -> int | None:
+    """``p`` of a square label table (to read a mask given as pair indices), else None."""
+    shape = np.shape(labels)
+    return int(shape[0]) if len(shape) == 2 and shape[0] == shape[1] and shape[0] >= 2 else None
 
 
 def _labels(labels: Any, shape: tuple[int, int]) -> np.ndarray:
@@ -180,7 +202,7 @@ def _test_mask(train: np.ndarray, test_mask: Any) -> np.ndarray:
     if test_mask is None:
         s = ~train
     else:
-        s = _mask(test_mask, "test_mask")
+        s = _mask(test_mask, "test_mask", train.shape[0])
         if s.shape != train.shape:
             raise DomainError(f"test_mask must have the train mask's shape {train.shape} (got {s.shape})")
     if not s.any():
@@ -189,82 +211,6 @@ def _test_mask(train: np.ndarray, test_mask: Any) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ §0, §1
-
-
-@cites("uniformity:task")
-def label_table(p: int, op: str | Callable[[Any, Any], Any] = "add") -> np.ndarray:
-    r"""Label table :math:`L[a,b]=f(a,b)\bmod p` of the task.
-
-    .. math:: L[a, b] = f(a, b) \bmod p \in [0, p),\quad a, b \in \{0,\dots,p-1\}
-
-    Parameters
-    ----------
-    p : int
-        Modulus, a prime (arithmetic over :math:`\mathbb F_p`).
-    op : str or callable
-        ``"add"`` (:math:`a+b`), ``"sub"`` (:math:`a-b`), ``"mul"`` (:math:`ab`), ``"sq_sum"``
-        (:math:`a^2+b^2`), ``"xy"`` (:math:`a^2+ab+b^2`, base.py's 'xy'), ``"sq_of_sum"``
-        (:math:`(a+b)^2`, rec.py's 'xy'), or an integer-valued ``f(a, b)`` broadcasting over int64 arrays.
-
-    Returns
-    -------
-    ndarray of int64, shape ``(p, p)``, entry ``[a, b]`` (first operand = row).
-
-    References
-    ----------
-    Spec ``uniformity:task`` (§0).
-    """
-    p = _prime(p)
-    a = np.arange(p, dtype=np.int64)[:, None]
-    b = np.arange(p, dtype=np.int64)[None, :]
-    if callable(op):
-        try:
-            out = np.asarray(op(a, b))
-        except Exception as exc:  # noqa: BLE001
-            raise DomainError(f"op must broadcast over numpy int arrays (calling it raised {exc!r})") from exc
-        if out.shape != (p, p):
-            try:
-                out = np.broadcast_to(out, (p, p))
-            except ValueError as exc:
-                raise DomainError(f"op must return an array of shape ({p}, {p}) (got {out.shape})") from exc
-        if np.issubdtype(out.dtype, np.floating):
-            if not (np.all(np.isfinite(out)) and np.all(out == np.round(out))):
-                raise DomainError("op must return integer values")
-            out = out.astype(np.int64)
-        elif not np.issubdtype(out.dtype, np.integer):
-            if out.dtype == object:
-                try:
-                    out = np.array([[int(v) % p for v in row] for row in out], dtype=np.int64)
-                except (TypeError, ValueError) as exc:
-                    raise DomainError("op must return integer values") from exc
-            else:
-                raise DomainError(f"op must return integer values (got dtype {out.dtype})")
-        return np.mod(out.astype(np.int64), p)
-    name = V.choice(op, "op", tuple(OPS))
-    if p < 3_037_000_499:  # a^2 + ab + b^2 < 3 p^2 fits int64
-        return np.mod(OPS[name](a, b), p).astype(np.int64)
-    return np.array([[OPS[name](int(i), int(j)) % p for j in range(p)] for i in range(p)], dtype=np.int64)
-
-
-@cites("uniformity:task", "uniformity:setup")
-def code_labels(p: int, op: str = "add", d: int = 0) -> np.ndarray:
-    r"""Labels as the authors' code computes them: from the second operand's *token id* ``j + d``.
-
-    .. math:: L^{\rm code}[a,b]=f(a,\,b+d)\bmod p
-
-    With ``d = 0`` this equals :func:`label_table`; with ``d = 60`` (``str.py``) addition labels shift by
-    60 (erratum uniformity-8).  ``p`` prime, ``d >= 0``.
-
-    References
-    ----------
-    Spec ``uniformity:task`` (§0, code fact), ``uniformity:setup``.
-    """
-    p = _prime(p)
-    d = V.integer_at_least(d, "d", 0)
-    name = V.choice(op, "op", tuple(OPS))
-    a = np.arange(p, dtype=np.int64)[:, None]
-    b = np.arange(p, dtype=np.int64)[None, :] + d
-    return np.mod(OPS[name](a, b), p).astype(np.int64)
 
 
 @cites("uniformity:def3.1")
@@ -310,7 +256,7 @@ def class_sizes(p: int, op: str | Callable[[Any, Any], Any] = "add") -> np.ndarr
 
 
 @cites("uniformity:lemma3.4")
-def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, float, int, float]:
+def operator_norm_bounds(A: Any, rtol: float | None = None) -> OperatorNormBounds:
     r"""Lemma 3.4: the operator-norm / Frobenius-norm sandwich.
 
     .. math:: \|A\|_2\le\|A\|_F\le\sqrt{\operatorname{rank}A}\,\|A\|_2
@@ -324,7 +270,9 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, floa
 
     Returns
     -------
-    ``(op_norm, fro_norm, rank, sqrt(rank) * op_norm)``.
+    OperatorNormBounds
+        ``(op_norm, fro_norm, rank, sqrt_rank_op_norm)`` = :math:`(\|A\|_2, \|A\|_F, \operatorname{rank}A,
+        \sqrt{\operatorname{rank}A}\,\|A\|_2)`.
 
     References
     ----------
@@ -341,7 +289,7 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> tuple[float, floa
     else:
         tol = V.nonnegative(rtol, "rtol", scalar=True) * op
     rank = int(np.sum(s > tol))
-    return op, fro, rank, math.sqrt(rank) * op
+    return OperatorNormBounds(op, fro, rank, math.sqrt(rank) * op)
 
 
 @cites("uniformity:lemmaB.1")
@@ -396,7 +344,7 @@ def rank1_min_norm_map(c: Any, u: Any) -> np.ndarray:
 
 
 @cites("uniformity:lemma3.2", "uniformity:thm3.5")
-def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> ClassResiduals:
     r"""Measurable form of Lemma 3.2 / Theorem 3.5: how tightly each class's outputs sit at a class vector.
 
     .. math:: \varepsilon_r=\max_{x\in[r]}\|\mathrm{out}(x)-c_r\|,\qquad c_r=\text{class mean (default)}
@@ -412,7 +360,8 @@ def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> tu
 
     Returns
     -------
-    ``(classes, eps, in_cone)``: the distinct labels, :math:`\varepsilon_r` per class, and the fraction of
+    ClassResiduals
+        ``(classes, eps, in_cone)``: the distinct labels, :math:`\varepsilon_r` per class, and the fraction of
     each class whose output's argmax is its label (only meaningful when ``outputs`` are logits).
 
     References
@@ -443,7 +392,7 @@ def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> tu
         in_cone = np.bincount(inv, weights=hit, minlength=k) / np.bincount(inv, minlength=k)
     else:
         in_cone = np.zeros(k)
-    return classes, eps, in_cone
+    return ClassResiduals(classes, eps, in_cone)
 
 
 def _token_block(E: Any, p: int, b_offset: int, token_axis: int) -> tuple[np.ndarray, np.ndarray]:
@@ -546,7 +495,7 @@ def _cdt(mask: np.ndarray, metric: str) -> np.ndarray:
 
 
 @cites("uniformity:thm3.10")
-def distance_to_set(mask: Any, metric: str = "torus") -> np.ndarray:
+def distance_to_set(mask: Any, metric: str = "torus", *, p: int | None = None) -> np.ndarray:
     r"""Exact L1 distance transform: :math:`d(x,T)=\min_{t\in T}d(x,t)` for every :math:`x\in D`.
 
     Two-pass taxicab chamfer transform (``scipy.ndimage.distance_transform_cdt``), exact for the L1
@@ -556,8 +505,10 @@ def distance_to_set(mask: Any, metric: str = "torus") -> np.ndarray:
 
     Parameters
     ----------
-    mask : boolean ``(p, p)`` array (the set :math:`T`).
+    mask : the set :math:`T` in any form of :func:`grokclocks.task.as_mask` (bool or 0/1 ``(p, p)``, flat
+        ``(p*p,)``, or integer pair indices, which need ``p``).
     metric : ``"torus"`` (default) or ``"grid"``.
+    p : int >= 2, optional; the modulus, needed only for a mask given as pair indices.
 
     Returns
     -------
@@ -567,7 +518,7 @@ def distance_to_set(mask: Any, metric: str = "torus") -> np.ndarray:
     ----------
     Spec ``uniformity:thm3.10`` (§5).
     """
-    m = _mask(mask, "mask")
+    m = _mask(mask, "mask", p)
     return _cdt(m, _metric(metric))
 
 
@@ -581,7 +532,7 @@ def same_label_distance(train_mask: Any, labels: Any, metric: str = "torus") -> 
 
     Parameters
     ----------
-    train_mask : boolean ``(p, p)``; labels : integer ``(p, p)`` (e.g. :func:`label_table`);
+    train_mask : any form of :func:`grokclocks.task.as_mask`; labels : integer ``(p, p)`` (e.g. :func:`label_table`);
     metric : ``"torus"`` | ``"grid"``.
 
     Returns
@@ -592,7 +543,7 @@ def same_label_distance(train_mask: Any, labels: Any, metric: str = "torus") -> 
     ----------
     Spec ``uniformity:thm3.10`` (§5).
     """
-    t = _mask(train_mask)
+    t = _mask(train_mask, p=_p_of(labels))
     lab = _labels(labels, t.shape)
     metric = _metric(metric)
     out = np.full(t.shape, np.inf)
@@ -603,49 +554,50 @@ def same_label_distance(train_mask: Any, labels: Any, metric: str = "torus") -> 
 
 
 @cites("uniformity:thm3.10", "uniformity:setup")
-def token_seen(train_mask: Any, b_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def token_seen(train_mask: Any, b_offset: int = 0, *, p: int | None = None) -> TokensSeen:
     r"""Which operand tokens occur in some training pair, for a vocabulary layout.
 
     Token ids are :math:`a` (first operand) and :math:`b+d` (second operand, ``d = b_offset``); an id
     is *seen* if it occurs in any training pair in either position.  ``b_offset = 0`` is the shared
     vocabulary of ``base.py``/``rec.py``; ``b_offset = 60`` is ``str.py``.
 
+    ``train_mask`` takes any form of :func:`grokclocks.task.as_mask` (pair indices need ``p``).
+
     Returns
     -------
-    ``(seen_a, seen_b)``: boolean arrays ``(p,)``, whether the token of first-operand value ``a`` /
-    second-operand value ``b`` is trained.
+    TokensSeen
+        ``(seen_a, seen_b)``: boolean arrays ``(p,)``, whether the token of first-operand value ``a`` /
+        second-operand value ``b`` is trained.
 
     References
     ----------
     Spec ``uniformity:thm3.10`` (§5, token-coverage factor), ``uniformity:setup`` (§7 layout).
     """
-    t = _mask(train_mask)
+    t = _mask(train_mask, p=p)
     d = V.integer_at_least(b_offset, "b_offset", 0)
     p = t.shape[0]
     seen = np.zeros(p + d, dtype=bool)
     seen[:p] |= t.any(axis=1)
     seen[d:d + p] |= t.any(axis=0)
-    return seen[:p].copy(), seen[d:d + p].copy()
+    return TokensSeen(seen[:p].copy(), seen[d:d + p].copy())
 
 
 @cites("uniformity:thm3.10")
-def token_coverage_mask(train_mask: Any, b_offset: int = 0) -> np.ndarray:
+def token_coverage_mask(train_mask: Any, b_offset: int = 0, *, p: int | None = None) -> np.ndarray:
     r"""Pairs whose two operand tokens are both trained: :math:`\mathrm{seen}_a[a]\wedge\mathrm{seen}_b[b]`.
+
+    ``train_mask`` takes any form of :func:`grokclocks.task.as_mask` (pair indices need ``p``).
 
     References: spec ``uniformity:thm3.10`` (§5, token-coverage factor).
     """
-    sa, sb = token_seen(train_mask, b_offset)
+    sa, sb = token_seen(train_mask, b_offset, p=p)
     return sa[:, None] & sb[None, :]
 
 
 def _delta_on_test(train_mask, labels, metric, test_mask, b_offset):
     # the one mask convention of grokclocks.task: bool or 0/1 (p, p), flat (p*p,), or pair indices;
     # p comes from the label table
-    shape = np.shape(labels)
-    p = int(shape[0]) if len(shape) == 2 and shape[0] == shape[1] and shape[0] >= 2 else None
-    t = _task.as_mask(train_mask, p)
-    if test_mask is not None:
-        test_mask = _task.as_mask(test_mask, t.shape[0], name="test_mask")
+    t = _mask(train_mask, p=_p_of(labels))
     lab = _labels(labels, t.shape)
     metric = _metric(metric)
     s = _test_mask(t, test_mask)
@@ -728,18 +680,21 @@ def implied_radius(train_mask: Any, labels: Any, accuracy: float, metric: str = 
 
 
 @cites("uniformity:thm3.10", "uniformity:thm3.12")
-def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str = "all", test_mask: Any = None) -> float:
+def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str = "all", test_mask: Any = None, *,
+                      p: int | None = None) -> float:
     r"""The paper's *prop*: fraction of points within distance :math:`<n` of *some* training point.
 
     .. math:: \mathrm{prop}(n)=\frac{|\{x\in A: d(x,T)<n\}|}{|A|},\quad A=D\ (\texttt{over="all"})\ \text{or}\ S\ (\texttt{"test"})
 
     Labels are ignored; training points are covered for every ``n >= 1``.  Empty training set: 0.
+    ``train_mask`` and ``test_mask`` take any form of :func:`grokclocks.task.as_mask` (pair indices need ``p``
+    for ``train_mask``; ``test_mask`` takes ``p`` from it).
 
     References
     ----------
     Spec ``uniformity:thm3.10`` (§5), ``uniformity:thm3.12`` (§10).
     """
-    t = _mask(train_mask)
+    t = _mask(train_mask, p=p)
     n = _radius(n)
     over = V.choice(over, "over", ("all", "test"))
     d = _cdt(t, _metric(metric))
@@ -952,118 +907,11 @@ def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = 
 # ------------------------------------------------------------------------------------------ §7 designs
 
 
-def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle: str) -> tuple[np.ndarray, np.ndarray]:
-    remaining = [i for i in range(p * p) if not held.flat[i]]  # row-major, as the code's list comprehension
-    if shuffle == "python":
-        rng = _pyrandom.Random(seed)  # == random.seed(seed); random.shuffle(...)
-        rng.shuffle(remaining)
-        order = np.asarray(remaining, dtype=np.int64)
-    else:
-        order = np.random.default_rng(seed).permutation(np.asarray(remaining, dtype=np.int64))
-    train_size = int(frac * (p * p))  # the code: int(config.frac_train * len(pairs)), len(pairs) = p^2
-    if train_size > order.size:
-        warnings.warn(f"remainder ({order.size} points) is smaller than int(frac * p^2) = {train_size}; "
-                      "using all of it for training, as the authors' code does", stacklevel=3)
-    train = np.zeros(p * p, dtype=bool)
-    train[order[:train_size]] = True
-    train = train.reshape(p, p)
-    return train, ~train
-
-
-def _design_args(p, frac, seed, shuffle):
-    p = _grid_size(p)
-    f = V.as_float_array(frac, "frac", scalar=True)
-    if not 0.0 < f <= 1.0:
-        raise DomainError(f"frac must be in (0, 1] (got {f!r})")
-    seed = V.integer_at_least(seed, "seed", 0)
-    shuffle = V.choice(shuffle, "shuffle", ("python", "numpy"))
-    return p, f, seed, shuffle
-
-
-def _k(k, p):
-    k = V.integer_at_least(k, "k", 0)
-    if k > p - 1:
-        raise DomainError(f"k must be in [0, p-1] = [0, {p - 1}] (got {k})")
-    return k
-
-
-@cites("uniformity:designs")
-def square_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> tuple[np.ndarray, np.ndarray]:
-    r"""SQUARE split of Table 1 exactly as ``transformer/rec.py`` builds it.
-
-    Held out: :math:`\{0\le a\le k,\ 0\le b\le k\}` (:math:`(k+1)^2` points).  The remaining pairs (row-major)
-    are shuffled (``random.seed(seed); random.shuffle`` for ``shuffle="python"``, or
-    ``numpy.random.default_rng(seed).permutation``) and the first ``int(frac * p**2)`` are the training
-    set (30 % of the *full* grid; erratum uniformity-3); everything else is the test set.
-
-    Parameters: ``p >= 2``, ``k`` in ``[0, p-1]``, ``frac`` in ``(0, 1]``, ``seed >= 0``.
-
-    Returns
-    -------
-    ``(train_mask, test_mask)`` boolean ``(p, p)``, complementary.
-
-    References
-    ----------
-    Spec ``uniformity:designs`` (§7).
-    """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    k = _k(k, p)
-    held = np.zeros((p, p), dtype=bool)
-    held[:k + 1, :k + 1] = True
-    return _split_from_order(p, held, f, seed, shuffle)
-
-
-@cites("uniformity:designs")
-def strip_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> tuple[np.ndarray, np.ndarray]:
-    r"""STRIP split of Table 1 exactly as ``transformer/str.py`` builds it.
-
-    Held out: :math:`\{0\le a\le k,\ 0\le b<p\}` (:math:`k+1` full rows of the first operand); then as
-    :func:`square_design`.  If the remainder is smaller than ``int(frac p^2)`` all of it is used and a
-    warning is issued (STRIP k=67 at p=97: 2813 training points).
-
-    References
-    ----------
-    Spec ``uniformity:designs`` (§7).
-    """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    k = _k(k, p)
-    held = np.zeros((p, p), dtype=bool)
-    held[:k + 1, :] = True
-    return _split_from_order(p, held, f, seed, shuffle)
-
-
-@cites("uniformity:designs")
-def random_design(p: int, frac: float, seed: int = 0, shuffle: str = "python") -> tuple[np.ndarray, np.ndarray]:
-    r"""Random split of ``base.py``: shuffle all :math:`p^2` pairs, the first ``int(frac p^2)`` are training.
-
-    References: spec ``uniformity:designs`` (§7).
-    """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    return _split_from_order(p, np.zeros((p, p), dtype=bool), f, seed, shuffle)
-
-
-@cites("uniformity:designs")
-def designed_split(p: int, design: str, k: int | None = None, frac: float = 0.3, seed: int = 0,
-                   shuffle: str = "python") -> tuple[np.ndarray, np.ndarray]:
-    r"""Dispatch: ``design`` in ``"square"``, ``"strip"`` (need ``k``) or ``"random"``; returns ``(train, test)`` masks.
-
-    References: spec ``uniformity:designs`` (§7).
-    """
-    design = V.choice(design, "design", {"square": "square", "SQUARE": "square", "strip": "strip",
-                                          "STRIP": "strip", "random": "random"})
-    if design == "random":
-        return random_design(p, frac, seed, shuffle)
-    if k is None:
-        raise DomainError(f"k must be given for design {design!r} (got None)")
-    fn = square_design if design == "square" else strip_design
-    return fn(p, k, frac, seed, shuffle)
-
-
 # ------------------------------------------------------------------------------------------ §6 progress measures
 
 
 @cites("uniformity:def4.1")
-def progress_measure_fit(values: Any, indicator: Any) -> tuple[float, str, float]:
+def progress_measure_fit(values: Any, indicator: Any) -> ThresholdRule:
     r"""Best threshold rule :math:`h(v)=\mathbb 1[v\ge\tau]` or :math:`\mathbb 1[v\le\tau]` for an indicator (Def. 4.1).
 
     .. math:: \mathrm{agreement}=\frac1T\sum_t\mathbb 1\big[h(g(\theta_t))=\mathbb 1[\Phi_t]\big]
@@ -1079,7 +927,8 @@ def progress_measure_fit(values: Any, indicator: Any) -> tuple[float, str, float
 
     Returns
     -------
-    ``(tau, direction, agreement)``.
+    ThresholdRule
+        ``(tau, direction, agreement)``: :math:`\tau`, ``">="`` or ``"<="``, and the agreement in [0, 1].
 
     References
     ----------
@@ -1107,7 +956,7 @@ def progress_measure_fit(values: Any, indicator: Any) -> tuple[float, str, float
     best = max(ge.max(), le.max())
     cands = [(taus[j], 0) for j in np.nonzero(ge == best)[0]] + [(taus[j], 1) for j in np.nonzero(le == best)[0]]
     tau, d = min(cands)
-    return float(tau), (">=" if d == 0 else "<="), float(best) / T
+    return ThresholdRule(float(tau), (">=" if d == 0 else "<="), float(best) / T)
 
 
 MED_VARIANTS = ("paper", "cyclic", "code_base", "code_rec", "code_str")
@@ -1189,16 +1038,18 @@ def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", 
 
 
 @cites("uniformity:def4.2")
-def med_code_mlp(E: Any, p: int, b_offset: int = 0, token_axis: int = 1) -> tuple[float, float]:
+def med_code_mlp(E: Any, p: int, b_offset: int = 0, token_axis: int = 1) -> CodeMED:
     r"""MED as ``MLP/base.py`` / ``MLP/rec.py`` compute it: the pair
     :math:`\big(\tfrac12(\bar m_1+\bar m_2),\ \|W_E[:,0{:}p-1]-W_E[:,d{:}d+p-1]\|_F\big)`.
+
+    Returns :class:`CodeMED` ``(med, fro)``.
 
     References: spec ``uniformity:def4.2`` (§6.2).
     """
     t1, t2 = _token_block(E, p, b_offset, token_axis)
     med = float(_med_core(t1, t2, int(p), int(b_offset), "code_base"))
     fro = float(FL.scaled_norm(t1[:p - 1] - t2[:p - 1]))
-    return med, fro
+    return CodeMED(med, fro)
 
 
 # ------------------------------------------------------------------------------------------ §8 Table 1, run analysis
@@ -1290,13 +1141,13 @@ def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float
 
 
 @cites("uniformity:table1")
-def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> tuple[float, float, int]:
+def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> AccuracyExtremes:
     r"""Table 1's U-Acc and L-Acc of one run.
 
     U-Acc = highest test accuracy after train accuracy first reaches 1 (whole run if ``train_acc`` is
     ``None`` or never reaches 1); L-Acc = lowest test accuracy after the epoch where U-Acc is reached.
 
-    Returns ``(u_acc, l_acc, index_of_u_acc)``.  References: spec ``uniformity:table1`` (§8).
+    Returns :class:`AccuracyExtremes` ``(u_acc, l_acc, u_acc_index)``.  References: spec ``uniformity:table1`` (§8).
     """
     acc = _series(test_acc, "test_acc")
     start = 0
@@ -1308,7 +1159,7 @@ def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> tuple[float, float, int
         if hit.size:
             start = int(hit[0])
     i = start + int(np.argmax(acc[start:]))
-    return float(acc[i]), float(acc[i:].min()), i
+    return AccuracyExtremes(float(acc[i]), float(acc[i:].min()), i)
 
 
 @cites("uniformity:def4.2")
@@ -1361,7 +1212,7 @@ def analyse_run(test_acc: Any, train_mask: Any, labels: Any, *, train_acc: Any =
     grok_start_threshold = V.in_closed_interval(grok_start_threshold, "grok_start_threshold", 0.0, 1.0, scalar=True)
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
-    t = _mask(train_mask)
+    t = _mask(train_mask, p=_p_of(labels))
     ceil = accuracy_ceiling(t, labels, math.inf, metric, test_mask, b_offset)
     u, l_, iu = u_acc_l_acc(acc, train_acc)
     mem = None
@@ -1409,19 +1260,3 @@ def experimental_setup(script: str = "rec") -> dict[str, Any]:
     return cfg
 
 
-@cites("uniformity:setup", "uniformity:designs")
-def token_ids(p: int, b_offset: int = 0, d_vocab: int | None = None) -> tuple[np.ndarray, np.ndarray, int, int]:
-    r"""Vocabulary layout: token ids of the first operand (:math:`a`), the second (:math:`b+d`), the ``=`` id and ``d_vocab``.
-
-    ``=`` is always ``d_vocab - 1`` (the code's ``config.d_vocab - 1``).  Default ``d_vocab = p + d + 1``:
-    ``b_offset = 0`` gives the shared layout of rec/base (``d_vocab = p + 1``, ``=`` is ``p``);
-    ``str.py`` uses ``d = 60`` with ``d_vocab = 170`` (ids ``d+p .. 168`` unused).  ``d_vocab`` must be
-    at least ``p + d + 1``.
-
-    References: spec ``uniformity:setup`` (§9), ``uniformity:designs`` (§7).
-    """
-    p = V.integer_at_least(p, "p", 2)
-    d = V.integer_at_least(b_offset, "b_offset", 0)
-    d_vocab = p + d + 1 if d_vocab is None else V.integer_at_least(d_vocab, "d_vocab", p + d + 1)
-    V.max_size(2.0 * p, "p", p)
-    return np.arange(p), np.arange(p) + d, d_vocab - 1, d_vocab

@@ -48,6 +48,7 @@ from scipy.sparse import linalg as splinalg
 from . import _floats as FL
 from . import _validate as V
 from .task import TEST_LEVEL, TRAIN_LEVEL
+from .task import modadd_inputs, modadd_split  # noqa: F401  (their home is grokclocks.task)
 from ._validate import DomainError
 from .citations import cites
 
@@ -259,45 +260,6 @@ def n_train(p: int, rho: float) -> int:
     if not 1 <= n <= p * p - 1:
         raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
     return n
-
-
-@cites("kramers:task")
-def modadd_inputs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    r"""All :math:`p^2` modular-addition pairs as concatenated one-hots.
-
-    Pair index :math:`i=a\,p+b`, input :math:`x_i=[e_a;e_b]\in\{0,1\}^{2p}`, label :math:`(a+b)\bmod p`.
-
-    Returns
-    -------
-    (X, a, b, y) : X (p², 2p) float64; a, b, y (p²,) int.
-
-    References
-    ----------
-    ``kramers:task``.
-    """
-    p = V.integer_at_least(p, "p", 2)
-    V.max_size(2.0 * p**3, "p", p)
-    idx = np.arange(p * p)
-    a, b = idx // p, idx % p
-    X = np.zeros((p * p, 2 * p))
-    X[idx, a] = 1.0
-    X[idx, p + b] = 1.0
-    return X, a, b, (a + b) % p
-
-
-@cites("kramers:task")
-def modadd_split(p: int, rho: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""Train / test pair indices: ``perm = default_rng(seed).permutation(p*p)``; train = ``perm[:n_train]``.
-
-    References
-    ----------
-    ``kramers:task``.
-    """
-    n = n_train(p, rho)
-    V.max_size(float(p) ** 2, "p", p)
-    seed = V.integer_at_least(seed, "seed", 0)
-    perm = np.random.default_rng(seed).permutation(p * p)
-    return perm[:n], perm[n:]
 
 
 @cites("kramers:milestones")

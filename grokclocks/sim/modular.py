@@ -35,7 +35,8 @@ from ..citations import cites
 from ._runtime import enable_x64
 from . import models
 from .trackers import check_trackers
-from .data import make_modular_addition, modular_table, random_split_mask, token_inputs
+from ..task import modular_table, random_split_mask, token_inputs
+from .data import make_modular_addition
 from .models import mean_field_quadratic_init, mse
 from .train import (
     ON_DIVERGENCE,
