@@ -36,14 +36,14 @@ This module never imports JAX; simulations live in :mod:`grokclocks.sim.langevin
 from __future__ import annotations
 
 from ._conventions import HEADLINE, LOSS_NORMS, PENALTIES, decay_rate, kernel_rate_factor
-from ._model import _alpha, _net_arrays, milestones, n_train, param_count, two_layer_forward
-from ._ntk import (modadd_nngp_spectrum, nngp_kernel_matrix, ntk_decomposition, relu_feature_kernel_modadd,
-                   relu_nngp_modadd, two_layer_jacobian)
+from ._model import Milestones, _alpha, _net_arrays, milestones, n_train, param_count, two_layer_forward
+from ._ntk import (NTKParts, OneHotKernel, TwoLayerJacobian, modadd_nngp_spectrum, nngp_kernel_matrix,
+                   ntk_decomposition, relu_feature_kernel_modadd, relu_nngp_modadd, two_layer_jacobian)
 from ._readout import feature_kernel_norm, readout_kernel_norm, readout_residual, readout_timescale
 from ._separation import (feature_timescale_estimate, implicit_bias_time, implicit_bias_time_estimate,
                           initial_timescales, separation_exponent)
-from ._ridge import (_ridge_setup, rf_interpolant_norm, ridge_delay, ridge_gd, ridge_gf, ridge_grok_time_asymptotic,
-                     ridge_losses, ridge_timescales)
+from ._ridge import (RidgeTimescales, _ridge_setup, rf_interpolant_norm, ridge_delay, ridge_gd, ridge_gf,
+                     ridge_grok_time_asymptotic, ridge_losses, ridge_timescales)
 from ._escape import (eyring_kramers_rate, eyring_kramers_time, kramers_ratio_first_order_estimate, kramers_time_1d,
                       log_eyring_kramers_time, log_kramers_time_1d)
 from ._mfpt import (arrhenius_barrier, continuity_correction_shift, log_mfpt_1d_exact, mfpt_1d_exact, mfpt_2d_exact,
@@ -55,6 +55,11 @@ from ..task import modadd_inputs, modadd_split
 from .._package import adopt as _adopt
 
 __all__ = [
+    "Milestones",
+    "TwoLayerJacobian",
+    "NTKParts",
+    "OneHotKernel",
+    "RidgeTimescales",
     "HEADLINE",
     "PENALTIES",
     "LOSS_NORMS",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -12,7 +12,14 @@ from ..task import TEST_LEVEL, TRAIN_LEVEL
 from .._validate import DomainError
 from ..citations import cites
 
-__all__ = ["milestones", "n_train", "param_count", "two_layer_forward"]
+__all__ = ["Milestones", "milestones", "n_train", "param_count", "two_layer_forward"]
+
+
+class Milestones(NamedTuple):
+    r"""Memorisation and grokking times :math:`(t_{\rm mem}, t_{\rm grok})` of :func:`milestones` (``None``: never)."""
+
+    t_mem: float | None
+    t_grok: float | None
 
 
 def _alpha(alpha: Any) -> float:
@@ -94,7 +101,7 @@ def n_train(p: int, rho: float) -> int:
 
 @cites("kramers:milestones")
 def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN_LEVEL,
-               q_test: float = TEST_LEVEL) -> tuple[float | None, float | None]:
+               q_test: float = TEST_LEVEL) -> Milestones:
     r"""Memorisation and grokking times on an evaluation grid (derived here; §1.4 of the paper is empty).
 
     .. math:: t_{\rm mem}=\min\{t:\ \text{train acc}\ge q_{\rm tr}\},\qquad t_{\rm grok}=\min\{t:\ \text{test acc}\ge q_{\rm te}\}.
@@ -111,7 +118,8 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN
 
     Returns
     -------
-    (t_mem, t_grok) : the first grid step reaching the threshold, ``None`` where it is never reached.
+    Milestones
+        ``(t_mem, t_grok)``: the first grid step reaching the threshold, ``None`` where it is never reached.
 
     References
     ----------
@@ -137,4 +145,4 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN
         hit = np.nonzero(acc >= q)[0]
         return float(s[hit[0]]) if hit.size else None
 
-    return first(tr, q_train), first(te, q_test)
+    return Milestones(first(tr, q_train), first(te, q_test))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -13,12 +13,37 @@ from ..citations import cites
 from ._conventions import _S0, _S1, _SQ3
 from ._model import _alpha, _net_arrays
 
-__all__ = ["modadd_nngp_spectrum", "nngp_kernel_matrix", "ntk_decomposition", "relu_feature_kernel_modadd",
-           "relu_nngp_modadd", "two_layer_jacobian"]
+__all__ = ["TwoLayerJacobian", "NTKParts", "OneHotKernel", "modadd_nngp_spectrum", "nngp_kernel_matrix",
+           "ntk_decomposition", "relu_feature_kernel_modadd", "relu_nngp_modadd", "two_layer_jacobian"]
+
+
+class TwoLayerJacobian(NamedTuple):
+    r"""Jacobian of the two-layer net (:func:`two_layer_jacobian`).
+
+    ``J_a`` = :math:`\partial f/\partial a` ``(n, N)``, ``J_W`` = :math:`\partial f/\partial W` ``(n, N, d)``.
+    """
+
+    J_a: np.ndarray
+    J_W: np.ndarray
+
+
+class NTKParts(NamedTuple):
+    r"""The NTK's readout and feature parts :math:`(K^{(a)}, K^{(w)})` of eq. (4) (:func:`ntk_decomposition`)."""
+
+    K_a: np.ndarray
+    K_w: np.ndarray
+
+
+class OneHotKernel(NamedTuple):
+    r"""A kernel on one-hot pairs of :math:`\mathbb Z_p^2` by the number of shared operands: both, one, none."""
+
+    k_both: float
+    k_one: float
+    k_none: float
 
 
 @cites("kramers:jacobian")
-def two_layer_jacobian(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def two_layer_jacobian(X: Any, W: Any, a: Any, alpha: float) -> TwoLayerJacobian:
     r"""Explicit Jacobian of the scalar-output net (no autodiff).
 
     .. math::
@@ -27,7 +52,8 @@ def two_layer_jacobian(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray
 
     Returns
     -------
-    (J_a, J_W) : shapes (n, N) and (n, N, d).
+    TwoLayerJacobian
+        ``(J_a, J_W)``: shapes (n, N) and (n, N, d).
 
     References
     ----------
@@ -42,7 +68,7 @@ def two_layer_jacobian(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray
     J_a = N ** (-al) * np.maximum(Z, 0.0)
     D = (Z > 0).astype(np.float64)
     J_W = N ** (-al) * (D * a)[:, :, None] * X[:, None, :]
-    return J_a, J_W
+    return TwoLayerJacobian(J_a, J_W)
 
 
 def _abt(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -51,7 +77,7 @@ def _abt(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 @cites("kramers:eq4")
-def ntk_decomposition(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def ntk_decomposition(X: Any, W: Any, a: Any, alpha: float) -> NTKParts:
     r"""NTK split into readout and feature parts (eq. 4), exact.
 
     .. math::
@@ -63,7 +89,8 @@ def ntk_decomposition(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray,
 
     Returns
     -------
-    (K_a, K_w) : (n, n) and (n, n) [scalar output] or (C, C, n, n) [vector output].
+    NTKParts
+        ``(K_a, K_w)``: (n, n) and (n, n) [scalar output] or (C, C, n, n) [vector output].
 
     References
     ----------
@@ -82,11 +109,11 @@ def ntk_decomposition(X: Any, W: Any, a: Any, alpha: float) -> tuple[np.ndarray,
         K_w = c * _abt(D * a**2, D) * G
     else:
         K_w = c * np.einsum("ij,jc,jd,kj->cdik", D, a, a, D) * G
-    return K_a, K_w
+    return NTKParts(K_a, K_w)
 
 
 @cites("kramers:nngp")
-def relu_nngp_modadd(p: int) -> tuple[float, float, float]:
+def relu_nngp_modadd(p: int) -> OneHotKernel:
     r"""Infinite-width readout kernel on one-hot pairs (derived here; arc-cosine kernel of degree 1).
 
     With :math:`w\sim\mathcal N(0,I/d)`, :math:`d=2p`, and :math:`\cos\vartheta=(x\cdot x')/2`:
@@ -96,29 +123,31 @@ def relu_nngp_modadd(p: int) -> tuple[float, float, float]:
 
     The finite-width readout kernel is :math:`K^{(a)}\to N^{1-2\alpha}\kappa`.
 
+    Returns :class:`OneHotKernel` ``(k_both, k_one, k_none)``.
+
     References
     ----------
     ``kramers:nngp``; Cho & Saul (2009).
     """
     p = V.count(p, "p", 2)
     c = 2.0 * math.pi * p
-    return 1.0 / (2.0 * p), (_SQ3 / 2.0 + math.pi / 3.0) / c, 1.0 / c
+    return OneHotKernel(1.0 / (2.0 * p), (_SQ3 / 2.0 + math.pi / 3.0) / c, 1.0 / c)
 
 
 @cites("kramers:nngp")
-def relu_feature_kernel_modadd(p: int) -> tuple[float, float, float]:
+def relu_feature_kernel_modadd(p: int) -> OneHotKernel:
     r"""Infinite-width :math:`\kappa_1=\mathbb E[\sigma'\sigma']\,(x\cdot x')`: (1, 1/3, 0) for both / one / none shared.
 
     :math:`\mathbb E[\sigma'(u)\sigma'(u')]=(\pi-\vartheta)/(2\pi)`; the feature kernel tends to
     :math:`K^{(w)}\to N^{-2\alpha}(N\sigma_a^2)\kappa_1` (factor :math:`N^{-2\alpha}` with the paper's
-    :math:`\sigma_a^2=1/N`).  Independent of p.
+    :math:`\sigma_a^2=1/N`).  Independent of p.  Returns :class:`OneHotKernel` ``(k_both, k_one, k_none)``.
 
     References
     ----------
     ``kramers:nngp``.
     """
     V.count(p, "p", 2)
-    return 1.0, 1.0 / 3.0, 0.0
+    return OneHotKernel(1.0, 1.0 / 3.0, 0.0)
 
 
 @cites("kramers:nngp")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import linalg, optimize
@@ -16,8 +16,15 @@ from ..citations import cites
 from ._conventions import decay_rate
 from ._readout import _sym, _times
 
-__all__ = ["rf_interpolant_norm", "ridge_delay", "ridge_gd", "ridge_gf", "ridge_grok_time_asymptotic", "ridge_losses",
-           "ridge_timescales"]
+__all__ = ["RidgeTimescales", "rf_interpolant_norm", "ridge_delay", "ridge_gd", "ridge_gf",
+           "ridge_grok_time_asymptotic", "ridge_losses", "ridge_timescales"]
+
+
+class RidgeTimescales(NamedTuple):
+    r"""The two ridge timescales :math:`(\tau_\parallel, \tau_\perp)` (:func:`ridge_timescales`)."""
+
+    tau_par: float
+    tau_perp: float
 
 
 def _ridge_setup(Phi: Any, lam: Any, penalty: str) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
@@ -152,17 +159,18 @@ def ridge_losses(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, Phi_test: An
 
 
 @cites("kramers:ridge-rates")
-def ridge_timescales(Phi: Any, lam: float, penalty: str = "eq2") -> tuple[float, float]:
+def ridge_timescales(Phi: Any, lam: float, penalty: str = "eq2") -> RidgeTimescales:
     r"""The two ridge timescales :math:`\tau_\parallel=1/(\mu^+_{\min}+\gamma)` and :math:`\tau_\perp=1/\gamma`.
 
-    :math:`\mu^+_{\min}=\lambda^+_{\min}(\Phi^\top\Phi)/n`.
+    :math:`\mu^+_{\min}=\lambda^+_{\min}(\Phi^\top\Phi)/n`.  Returns :class:`RidgeTimescales`
+    ``(tau_par, tau_perp)``.
 
     References
     ----------
     ``kramers:ridge-rates``.
     """
     _, g, mu, _ = _ridge_setup(Phi, lam, penalty)
-    return 1.0 / (float(mu.min()) + g), 1.0 / g
+    return RidgeTimescales(1.0 / (float(mu.min()) + g), 1.0 / g)
 
 
 @cites("kramers:ridge-delay")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -36,6 +36,7 @@ __all__ = [
     "make_teacher_student",
     "make_two_layer_teacher_student",
     "n_train_from_lambda",
+    "ModularAdditionTable",
     "modular_addition_table",
     "make_modular_addition",
     "OPERATIONS",
@@ -331,10 +332,19 @@ def make_two_layer_teacher_student(key: Any, d_in: int, lam: float, d_h: int, d_
 # --------------------------------------------------------------------------------------------
 
 
-def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array, jax.Array, jax.Array]:
+class ModularAdditionTable(NamedTuple):
+    """All :math:`p^2` pairs of :func:`modular_addition_table`: inputs ``X``, one-hot targets ``Y``, ``labels``."""
+
+    X: jax.Array
+    Y: jax.Array
+    labels: jax.Array
+
+
+def modular_addition_table(p: int, dtype: Any = jnp.float64) -> ModularAdditionTable:
     """All p^2 pairs (n, m): inputs = concat(onehot(n), onehot(m)) (length 2p), labels (n + m) mod p.
 
-    Returns ``(X, Y, labels)`` with X of shape (p^2, 2p), Y = one-hot labels (p^2, p), labels (p^2,).
+    Returns :class:`ModularAdditionTable` ``(X, Y, labels)`` with X of shape (p^2, 2p), Y = one-hot labels
+    (p^2, p), labels (p^2,).
     Row ``n * p + m`` holds the pair (n, m).
     """
     p = integer_at_least(p, "p", 2)
@@ -343,7 +353,7 @@ def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array,
     labels = (n + m) % p
     X = jnp.concatenate([jax.nn.one_hot(n, p, dtype=dtype), jax.nn.one_hot(m, p, dtype=dtype)], axis=1)
     Y = jax.nn.one_hot(labels, p, dtype=dtype)
-    return X, Y, labels
+    return ModularAdditionTable(X, Y, labels)
 
 
 @cites("levi:appG")
