@@ -317,7 +317,10 @@ def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any
         f = fracs[index[axes.index("train_frac")]] if "train_frac" in axes else fracs[0]
         seeds = tuple(cfg.get("seeds") or (0,))
         split_seeds = [s if cfg.get("split_seed") is None else int(cfg["split_seed"]) for s in seeds]
-        kw["train_mask"] = _task.random_split_mask(int(p), split_seeds, frac=float(f)).reshape(len(seeds), -1)
+        # the split's size: int(frac p^2), or round(frac p^2) for n_train_rule "round" (run_modular_addition)
+        size = ({"n_train": int(round(float(f) * int(p) ** 2))} if cfg.get("n_train_rule") == "round"
+                else {"frac": float(f)})
+        kw["train_mask"] = _task.random_split_mask(int(p), split_seeds, **size).reshape(len(seeds), -1)
     # a sweep over the training fraction gives the levi:appG fit of Delta t vs lambda
     axes = tuple(cfg.get("grid_axes") or ())
     if p is not None and n_grid == 1 and (axes == ("train_frac",) or ("alpha" in cfg and not axes)):
