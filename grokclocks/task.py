@@ -639,7 +639,7 @@ def _split_from_order(p: int, held: np.ndarray, frac: float, seed: int, shuffle:
     train_size = int(frac * (p * p))  # the code: int(config.frac_train * len(pairs)), len(pairs) = p^2
     if train_size > order.size:
         warnings.warn(f"remainder ({order.size} points) is smaller than int(frac * p^2) = {train_size}; "
-                      "using all of it for training, as the authors' code does", stacklevel=3)
+                      "using all of it for training, as the authors' code does", stacklevel=4)
     train = np.zeros(p * p, dtype=bool)
     train[order[:train_size]] = True
     train = train.reshape(p, p)
@@ -654,6 +654,16 @@ def _design_args(p, frac, seed, shuffle):
     seed = V.integer_at_least(seed, "seed", 0)
     shuffle = V.choice(shuffle, "shuffle", ("python", "numpy"))
     return p, f, seed, shuffle
+
+
+def _design(p: Any, k: Any, frac: Any, seed: Any, shuffle: Any, region: str) -> Split:
+    """Hold out ``region`` (square :math:`a, b \\le k`; strip :math:`a \\le k`; random: nothing), split the rest."""
+    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
+    held = np.zeros((p, p), dtype=bool)
+    if region != "random":
+        k = _k(k, p)
+        held[:k + 1, :k + 1 if region == "square" else p] = True
+    return _split_from_order(p, held, f, seed, shuffle)
 
 
 def _k(k, p):
@@ -683,11 +693,7 @@ def square_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str
     ----------
     Spec ``uniformity:designs`` (§7).
     """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    k = _k(k, p)
-    held = np.zeros((p, p), dtype=bool)
-    held[:k + 1, :k + 1] = True
-    return _split_from_order(p, held, f, seed, shuffle)
+    return _design(p, k, frac, seed, shuffle, "square")
 
 
 @cites("uniformity:designs")
@@ -702,11 +708,7 @@ def strip_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str 
     ----------
     Spec ``uniformity:designs`` (§7).
     """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    k = _k(k, p)
-    held = np.zeros((p, p), dtype=bool)
-    held[:k + 1, :] = True
-    return _split_from_order(p, held, f, seed, shuffle)
+    return _design(p, k, frac, seed, shuffle, "strip")
 
 
 @cites("uniformity:designs")
@@ -715,8 +717,7 @@ def random_design(p: int, frac: float, seed: int = 0, shuffle: str = "python") -
 
     References: spec ``uniformity:designs`` (§7).
     """
-    p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
-    return _split_from_order(p, np.zeros((p, p), dtype=bool), f, seed, shuffle)
+    return _design(p, None, frac, seed, shuffle, "random")
 
 
 @cites("uniformity:designs")

@@ -67,13 +67,17 @@ def class_target_residuals(outputs: Any, labels: Any, targets: Any = None) -> Cl
     return ClassResiduals(classes, eps, in_cone)
 
 
+def _token_args(p: Any, b_offset: Any, token_axis: Any) -> tuple[int, int, int]:
+    """The embedding layout's ``(p >= 3, b_offset >= 0, token_axis in {0, 1})``."""
+    return (V.integer_at_least(p, "p", 3), V.integer_at_least(b_offset, "b_offset", 0),
+            V.integer_at_least(token_axis, "token_axis", 0, maximum=1))
+
+
 def _token_block(E: Any, p: int, b_offset: int, token_axis: int) -> tuple[np.ndarray, np.ndarray]:
     e = V.as_float_array(E, "E")
     if e.ndim != 2:
         raise DomainError(f"E must be a 2-D embedding matrix (got ndim {e.ndim})")
-    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
-    p = V.integer_at_least(p, "p", 3)
-    b_offset = V.integer_at_least(b_offset, "b_offset", 0)
+    p, b_offset, token_axis = _token_args(p, b_offset, token_axis)
     n_tok = e.shape[token_axis]
     if n_tok < b_offset + p:
         raise DomainError(f"E must have at least b_offset + p = {b_offset + p} tokens along axis {token_axis} "

@@ -11,7 +11,7 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._results import CodeMED, ThresholdRule
-from ._lemmas import _token_block
+from ._lemmas import _token_args, _token_block
 
 __all__ = ["main_embedding_diff", "med_code_mlp", "med_trajectory", "progress_measure_fit"]
 
@@ -134,9 +134,7 @@ def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", 
     e = V.as_float_array(E_t, "E_t")
     if e.ndim != 3:
         raise DomainError(f"E_t must be a 3-D stack (T, ...) of 2-D embeddings (got ndim {e.ndim})")
-    token_axis = V.integer_at_least(token_axis, "token_axis", 0, maximum=1)
-    p = V.integer_at_least(p, "p", 3)
-    b_offset = V.integer_at_least(b_offset, "b_offset", 0)
+    p, b_offset, token_axis = _token_args(p, b_offset, token_axis)
     t = np.swapaxes(e, 1, 2) if token_axis == 1 else e  # (T, tokens, d)
     if t.shape[1] < b_offset + p:
         raise DomainError(f"E_t must have at least b_offset + p = {b_offset + p} tokens (got {t.shape[1]})")
