@@ -71,6 +71,10 @@ Examples
 >>> c = compare_run(steps=steps, train_acc=train, test_acc=test, train_level=0.99, test_level=0.99)
 >>> c.value("t_train"), c.value("t_test"), c.value("delay_ratio")
 (450.0, 3200.0, 7.111111111111111)
+
+One concept per file, all re-exported here: ``_records`` (RunData, Entry, Verdict, quantity IDs, verdict rules),
+``_result`` (Comparison), ``_input`` (run_data, load_run), ``_theories`` (each theory's entries), ``_verdicts``,
+``_api`` (compare_run).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@ r"""Training-set coverage, exact test-accuracy ceilings, split designs and MED (
 
 Gu, Chen, Zhang, Hu, Cao, *Beyond Progress Measures: Theoretical Insights into the Mechanism of
 Grokking* (arXiv:2504.03162).  The task is :math:`(a,b)\mapsto f(a,b)\bmod p` on
-:math:`D=\mathbb Z_p\times\mathbb Z_p`; a training set is a boolean ``(p, p)`` mask indexed ``[a, b]``; every function taking a
-training set also accepts the flat ``(p*p,)`` and the index forms of :func:`grokclocks.task.as_mask`.
+:math:`D=\mathbb Z_p\times\mathbb Z_p`; a training set is a boolean ``(p, p)`` mask
+indexed ``[a, b]``; every function taking a training set also accepts the flat ``(p*p,)`` and the index forms of
+:func:`grokclocks.task.as_mask`.
 
 Contents
 --------
@@ -29,7 +30,9 @@ Functions that build :math:`p\times p` tables from an integer ``p`` (labels, cla
 :math:`\mathbb E[U]`, designs) accept ``p <=`` :data:`MAX_MODULUS` (:math:`2^{14}`) and raise
 ``DomainError`` beyond it: their cost is :math:`O(p^2)` memory and time.
 
-Pure numpy/scipy; never imports JAX.
+Pure numpy/scipy; never imports JAX.  One concept per file, all re-exported here: ``_results`` (named
+results), ``_common`` (argument checks), ``_classes`` (§0-1), ``_norms`` (§2-3), ``_lemmas`` (§4), ``_ceiling``
+(§5, Thm 3.10), ``_coverage_bound`` (§10, Thm 3.12), ``_progress`` (§6), ``_table1`` (§8), ``_setup`` (§9).
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ Conventions (spec §0): time is gradient-flow time unless ``eta`` is given (then
 ``alpha`` is the width exponent (∈ [0, 1/2]) and ``init_scale`` Lyu et al.'s initialisation scale.
 
 This module never imports JAX; simulations live in :mod:`grokclocks.sim.langevin` and
-:mod:`grokclocks.sim.kramers`.
+:mod:`grokclocks.sim.kramers`.  One concept per file, all re-exported here: ``_conventions``, ``_model``,
+``_ntk``, ``_readout``, ``_separation``, ``_ridge``, ``_escape``, ``_mfpt``, ``_temperatures``, ``_headline``.
 """
 
 from __future__ import annotations
