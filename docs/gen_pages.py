@@ -239,6 +239,21 @@ def traceability_markdown() -> str:
     return "\n".join(lines)
 
 
+def _selection(meta: dict) -> str | None:
+    """What a certificate's pytest run selected short of the whole tier (``-k``, ``-m``, a file or test),
+    or None for a whole run: a partial certificate must not replace the committed one."""
+    args = [str(a) for a in meta.get("pytest_args", [])]
+    if meta.get("shard"):
+        return f"slice {meta['shard'][0]} of {meta['shard'][1]}"
+    for i, a in enumerate(args):
+        if a in ("-k", "-m", "--deselect", "--lf", "--last-failed") or a.startswith(("-k", "-m", "--deselect=")):
+            return " ".join(args[i:i + 2])
+        if not a.startswith("-") and ("/" in a or a.endswith(".py")) and a.rstrip("/") not in ("verify", "tests"):
+            if i == 0 or args[i - 1] not in ("-p", "--report-dir", "--scale", "--hypothesis-profile"):
+                return a
+    return None
+
+
 def copy_certificate(scale: str) -> None:
     src_md = ROOT / ".verify" / f"verify-{scale}.md"
     dst_md = DOCS / "verification" / f"{scale}.md"
@@ -252,6 +267,10 @@ def copy_certificate(scale: str) -> None:
         return
     text = src_md.read_text()
     src_js = ROOT / ".verify" / f"verify-{scale}.json"
+    partial = _selection(json.loads(src_js.read_text()).get("meta", {})) if src_js.exists() else None
+    if partial and dst_md.exists():
+        print(f"  .verify/verify-{scale}.md is from a partial run ({partial}); keeping {dst_md.relative_to(ROOT)}")
+        return
     if src_js.exists():
         shutil.copyfile(src_js, DOCS / "verification" / f"verify-{scale}.json")
         text = text.rstrip("\n") + (f"\n\nThe same table with every number and the environment as JSON: "
