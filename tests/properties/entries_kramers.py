@@ -233,7 +233,8 @@ ENTRIES = [
       for f in ("eyring_kramers_time", "log_eyring_kramers_time", "eyring_kramers_rate")],
     *[Entry(f"kramers.{f}", {"curv_min": Pos(typ=(0.1, 10.0), vec=False), "curv_saddle": Real(-INF, 0.0, typ=(-10.0, -0.1), vec=False),
                              "delta_F": Pos(typ=(0.1, 5.0), vec=False), "T": Pos(typ=(0.1, 5.0), vec=False)},
-            check=None if f.startswith("log") else nonneg)
+            check=None if f.startswith("log") else nonneg,
+            inf=None if f == "kramers_time_1d" else "overflow: delta_F / T beyond 1.8e308 (the log of the time)")
       for f in ("kramers_time_1d", "log_kramers_time_1d")],
     Entry("kramers.kramers_ratio_first_order_estimate",
           {"derivs_min": Fixed((8.0, 24.0, 24.0), bad=((-1.0, 0.0, 0.0), ("a",), (), None, (np.nan, 1.0, 1.0))),

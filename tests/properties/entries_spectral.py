@@ -140,7 +140,7 @@ ENTRIES = [
     Entry("spectral.robust_generalization_bound", {"eps_rob": NonNeg(typ=(0.0, 1.0)), "n_cells": Real(1.0, INF, lo_closed=True, typ=(1.0, 1e6)),
                                                    "n": Real(1.0, INF, lo_closed=True, typ=(1.0, 1e6)),
                                                    "loss_bound": Pos(typ=(0.1, 10.0)), "fail_prob": Unit()},
-          vec=True, check=nonneg),
+          vec=True, check=nonneg, inf="overflow: loss_bound sqrt((2 log 2 N + 2 log(1/delta)) / n) beyond 1.8e308"),
     Entry("spectral.stable_rank_generalization_bound",
           {"eps_rob": NonNeg(typ=(0.0, 1.0)), "lip": NonNeg(typ=(0.0, 10.0)),
            "eta": Real(0.0, 1.0, hi_closed=True, typ=(0.1, 1.0)), "W_op": Pos(typ=(0.1, 10.0)),
