@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _validate as V
-from ._validate import DomainError, integer_at_least
+from ._validate import DomainError, flag, integer_at_least, max_size
 from .citations import cites
 
 __all__ = ["TRAIN_LEVEL", "TEST_LEVEL", "as_mask", "as_mask_stack", "flat_mask", "mask_indices",
@@ -121,6 +121,7 @@ def mask_from_indices(indices: Any, p: int, *, name: str = "train_mask") -> np.n
     ``uniformity:task`` (pairs :math:`(a, b)\\in\\mathbb Z_p^2`).
     """
     p = _p(p)
+    max_size(float(p) * p, "p", p)  # a (p, p) mask is allocated
     idx = _integral(np.asarray(indices), name)
     if idx.ndim == 2 and idx.shape[1] == 2:
         bad = (idx < 0) | (idx >= p)
@@ -259,6 +260,7 @@ def mask_indices(mask: Any, p: int | None = None, *, pairs: bool = False) -> np.
     ----------
     ``uniformity:task``.
     """
+    pairs = flag(pairs, "pairs")
     m = as_mask(mask, p)
     flat = np.flatnonzero(m).astype(np.int64)
     if pairs:

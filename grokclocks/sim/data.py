@@ -190,7 +190,7 @@ def n_train_from_lambda(d_in: int, lam: float) -> int:
     lam = positive(lam, "lam", scalar=True)
     if not d_in / lam >= 0.5:
         raise DomainError(f"lam must be <= 2 d_in = {2 * d_in} so that N_tr = round(d_in / lam) >= 1 (got {lam!r})")
-    V.max_size(d_in / lam * d_in, "lam", lam)  # the inputs X are (N_tr, d_in)
+    V.max_size(d_in / lam * d_in, "d_in (with lam)", (d_in, lam))  # the inputs X are (N_tr, d_in), N_tr = d_in / lam
     return int(round(d_in / lam))
 
 

@@ -35,7 +35,8 @@ def _split():
 def _mask_bad(name):
     def bad(n, kw):
         m = kw[name]
-        return st.sampled_from([m.astype(float), m[:, :-1], m[None], "m", None, m.astype(int)])
+        # 0/1 integers (or integral floats) are a mask too (grokclocks.task.as_mask): non-integral and 0/2 are not
+        return st.sampled_from([m + 0.5, m[:, :-1], m[None], "m", None, m.astype(int) * 2])
     return bad
 
 
