@@ -64,6 +64,18 @@ EXEMPT: list[Exempt] = [
                                 "sim.train.RunExistsError", "sim.train.RunFileError", "sim.train.RunFileNotFoundError",
                                 "sim.train.RunFileWarning", "verification.CertificateError")],
     Exempt("compare.Verdict", _RECORD + " (compare_run)"),
+    # named results (issue 17): NamedTuples built by the function named beside each from its checked arguments
+    *[Exempt(f"task.{n}", _RECORD + f" ({f})") for n, f in (
+        ("Split", "designs, modadd_split"), ("TokenLayout", "token_ids"), ("PairTable", "modular_table"),
+        ("OneHotTable", "modadd_inputs"))],
+    *[Exempt(f"coverage.{n}", _RECORD + f" ({f})") for n, f in (
+        ("OperatorNormBounds", "operator_norm_bounds"), ("ClassResiduals", "class_target_residuals"),
+        ("TokensSeen", "token_seen"), ("ThresholdRule", "progress_measure_fit"), ("CodeMED", "med_code_mlp"),
+        ("AccuracyExtremes", "u_acc_l_acc"))],
+    *[Exempt(f"kramers.{n}", _RECORD + f" ({f})") for n, f in (
+        ("Milestones", "milestones"), ("TwoLayerJacobian", "two_layer_jacobian"), ("NTKParts", "ntk_decomposition"),
+        ("OneHotKernel", "relu_nngp_modadd, relu_feature_kernel_modadd"), ("RidgeTimescales", "ridge_timescales"))],
+    Exempt("sim.data.ModularAdditionTable", _RECORD + " (modular_addition_table)"),
     Exempt("logs.RunLog", _RECORD + " (read_log builds it; merge_seeds, compare.run_data)"),
     Exempt("sim.linear.SpectralDraws", _RECORD + " (spectral_draws)"),
     Exempt("verification.BudgetItem", _RECORD + " (verify/budget.py)"),
