@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from test_mpgrid import mp_asymptote, mp_log_decay  # noqa: E402  (the test-suite's mpmath references)
 
-from grokclocks._mpgrid import ERF_SQRT2, _decay, grok_time_grid, loss_threshold_grid, mp_decay_grid  # noqa: E402
+from grokclocks._mpgrid import _decay, loss_threshold_grid, mp_decay_grid  # noqa: E402
+from grokclocks.linear import ERF_SQRT2, grok_time_grid  # noqa: E402  (the public grid front-end)
 
 LAM_GRID = np.linspace(0.05, 1.2, 100)
 GAM_GRID = np.linspace(0.0, 0.03, 100)

@@ -3,7 +3,7 @@
 Builds the 100 x 100 grid Delta t(lambda, gamma) = t*_gen - t*_tr of the exact weight-decay losses
 (levi:eq14, levi:tstar, levi:grok-def; eps = 1e-3, eta0 = 0.01, d_out = 1, level 0.95) twice:
 
-* fast   -- ``grokclocks._mpgrid.grok_time_grid`` on the whole grid in one vectorised call;
+* fast   -- ``grokclocks.linear.grok_time_grid`` on the whole grid in one vectorised call;
 * naive  -- ``naive_reference.grok_time`` one point at a time (scipy QAWS quadrature of eq. 14 for
             every loss value, doubling bracket + brentq for every crossing), timed on a random
             subsample of grid points and EXTRAPOLATED to the full grid (the full naive grid would
@@ -37,7 +37,8 @@ sys.path.insert(0, str(HERE))
 
 import naive_reference  # noqa: E402
 
-from grokclocks._mpgrid import grok_time_grid, loss_threshold_grid, wd_asymptote_grid  # noqa: E402
+from grokclocks._mpgrid import loss_threshold_grid, wd_asymptote_grid  # noqa: E402
+from grokclocks.linear import grok_time_grid  # noqa: E402
 
 EPS, ETA0, D_OUT, LEVEL = 1e-3, 0.01, 1, 0.95
 LAM = np.linspace(0.05, 1.2, 100)

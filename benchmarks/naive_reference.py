@@ -5,7 +5,7 @@ losses of ``levi:eq14``: every loss value is one ``scipy.integrate.quad`` of the
 the algebraic end-point weight (QAWS, ``weight='alg'``, the method recommended by ``levi:mp-quad``),
 and every crossing time is bracketed by doubling t from 1 and refined by ``scipy.optimize.brentq``
 on the log-loss (``rtol=1e-12``).  Nothing is vectorised and nothing is shared between points.
-It is the yardstick for ``grokclocks._mpgrid.grok_time_grid`` (speed and agreement).
+It is the yardstick for ``grokclocks.linear.grok_time_grid`` (speed and agreement).
 """
 
 from __future__ import annotations

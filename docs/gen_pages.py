@@ -7,6 +7,9 @@ Run from anywhere (``python docs/gen_pages.py``); it writes
                                 :func:`grokclocks.citations.coverage` and :data:`grokclocks.citations.SPEC`;
 * ``docs/traceability.md``      every spec ID -> implementing function -> unit tests that call it -> the
                                 ``pytest verify`` rows that check it (from the committed certificates);
+* ``docs/architecture.md``      its module table (between the ``modules:`` markers): every module of the
+                                package, its size and the grokclocks modules it imports at load, from
+                                :func:`module_imports` (the graph ``tests/test_architecture.py`` checks);
 * ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
                                 (and ``verify-cpu.json`` beside it), if there is one; the GPU
                                 certificate likewise if ``.verify/verify-gpu.md`` exists; the comparison
@@ -237,6 +240,21 @@ def traceability_markdown() -> str:
     return "\n".join(lines)
 
 
+def _selection(meta: dict) -> str | None:
+    """What a certificate's pytest run selected short of the whole tier (``-k``, ``-m``, a file or test),
+    or None for a whole run: a partial certificate must not replace the committed one."""
+    args = [str(a) for a in meta.get("pytest_args", [])]
+    if meta.get("shard"):
+        return f"slice {meta['shard'][0]} of {meta['shard'][1]}"
+    for i, a in enumerate(args):
+        if a in ("-k", "-m", "--deselect", "--lf", "--last-failed") or a.startswith(("-k", "-m", "--deselect=")):
+            return " ".join(args[i:i + 2])
+        if not a.startswith("-") and ("/" in a or a.endswith(".py")) and a.rstrip("/") not in ("verify", "tests"):
+            if i == 0 or args[i - 1] not in ("-p", "--report-dir", "--scale", "--hypothesis-profile"):
+                return a
+    return None
+
+
 def copy_certificate(scale: str) -> None:
     src_md = ROOT / ".verify" / f"verify-{scale}.md"
     dst_md = DOCS / "verification" / f"{scale}.md"
@@ -250,6 +268,10 @@ def copy_certificate(scale: str) -> None:
         return
     text = src_md.read_text()
     src_js = ROOT / ".verify" / f"verify-{scale}.json"
+    partial = _selection(json.loads(src_js.read_text()).get("meta", {})) if src_js.exists() else None
+    if partial and dst_md.exists():
+        print(f"  .verify/verify-{scale}.md is from a partial run ({partial}); keeping {dst_md.relative_to(ROOT)}")
+        return
     if src_js.exists():
         shutil.copyfile(src_js, DOCS / "verification" / f"verify-{scale}.json")
         text = text.rstrip("\n") + (f"\n\nThe same table with every number and the environment as JSON: "
@@ -262,8 +284,117 @@ def copy_certificate(scale: str) -> None:
                f"next to the certificate of the same session.\n\n" + src.read_text())
 
 
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def module_imports(package: Path = ROOT / "grokclocks", *, load_time_only: bool = True) -> dict[str, set[str]]:
+    """``{module: grokclocks modules it imports}`` from the source (``ast``; nothing is imported).
+
+    With ``load_time_only`` an import inside a function body (deferred until the function runs) is
+    left out: that is the graph a cycle at import time would live in.  ``from . import x`` counts as
+    an import of the submodule ``x`` when it is one, else of the package.
+    """
+    files = sorted(package.rglob("*.py"))
+    names = {_module_name(f): f for f in files}
+    graph: dict[str, set[str]] = {}
+    for name, f in names.items():
+        tree = ast.parse(f.read_text(), filename=str(f))
+        is_pkg = f.name == "__init__.py"
+        base = name.split(".") if is_pkg else name.split(".")[:-1]
+        deps: set[str] = set()
+        nodes = tree.body if load_time_only else list(ast.walk(tree))
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if load_time_only and isinstance(node, (ast.If, ast.Try)):  # guarded imports still run at load
+                stack += node.body + node.orelse + getattr(node, "finalbody", []) + \
+                    [n for h in getattr(node, "handlers", []) for n in h.body]
+                continue
+            if isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name.split(".")[0] == "grokclocks"}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    mod = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                if mod.split(".")[0] != "grokclocks":
+                    continue
+                for a in node.names:
+                    sub = f"{mod}.{a.name}"
+                    deps.add(sub if sub in names else mod)
+        deps.discard(name)
+        graph[name] = {d for d in deps if d in names}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (or a self-import): the cycles."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph.get(v, ()):
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def architecture_modules_markdown() -> str:
+    """The module table of docs/architecture.md: module, lines, what it imports from grokclocks."""
+    graph = module_imports()
+    files = {_module_name(f): f for f in sorted((ROOT / "grokclocks").rglob("*.py"))}
+    full = module_imports(load_time_only=False)
+    lines = ["| module | lines | imports from grokclocks (*italic*: inside a function, when it runs) |", "|---|---|---|"]
+    for name in sorted(graph):
+        n = len(files[name].read_text().splitlines())
+        deps = [f"`{d.removeprefix('grokclocks.')}`" for d in sorted(graph[name])]
+        deps += [f"*`{d.removeprefix('grokclocks.')}`*" for d in sorted(full[name] - graph[name])]
+        lines.append(f"| `{name}` | {n} | {', '.join(deps) or '-'} |")
+    cycles = import_cycles(full)
+    total = sum(len(f.read_text().splitlines()) for f in files.values())
+    lines += ["", f"{len(files)} files, {total} lines; the largest file has "
+              f"{max(len(f.read_text().splitlines()) for f in files.values())} lines. Import cycles (deferred "
+              "imports included): "
+              + ("none." if not cycles else "; ".join(" -> ".join(c) for c in cycles) + ".")]
+    return "\n".join(lines)
+
+
+def _write_between_markers(path: Path, begin: str, end: str, body: str) -> None:
+    text = path.read_text()
+    i, j = text.index(begin), text.index(end)
+    _write(path, text[: text.index("\n", i) + 1] + body + "\n" + text[j:])
+
+
 def main() -> None:
     print("generating documentation pages")
+    _write_between_markers(DOCS / "architecture.md", "<!-- modules:begin", "<!-- modules:end",
+                           architecture_modules_markdown())
     _write(DOCS / "errata.md", to_markdown())
     _write(DOCS / "coverage.md", coverage_markdown())
     copy_certificate("cpu")

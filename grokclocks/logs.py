@@ -111,6 +111,8 @@ def canonical_name(column: str) -> str | None:
     >>> [canonical_name(c) for c in ("val/acc", "eval_accuracy", "loss", "_step", "lr")]
     ['test_acc', 'test_acc', 'train_loss', 'steps', None]
     """
+    if not isinstance(column, str):
+        raise DomainError(f"column must be a column name, a str (got {_short(column)})")
     low = column.strip().lower()
     if low in STEP_NAMES:
         return "steps"
@@ -137,8 +139,11 @@ def _role_steps(column: str) -> str | None:
 
 def parse_columns(text: str | None) -> dict[str, str]:
     """``"test_acc=val/accuracy,steps=_step"`` -> ``{"test_acc": "val/accuracy", "steps": "_step"}`` (the CLI's ``--columns``)."""
-    if not text:
+    if text is None:
         return {}
+    if not isinstance(text, str):
+        raise DomainError(f"columns must be a str of NAME=COLUMN pairs separated by commas, e.g. "
+                          f"test_acc=val/accuracy (got {_short(text)})")
     out: dict[str, str] = {}
     for part in text.split(","):
         if not part.strip():
@@ -153,6 +158,9 @@ def parse_columns(text: str | None) -> dict[str, str]:
 
 
 def _check_columns(columns: Mapping[str, str] | None) -> dict[str, str]:
+    if columns is not None and not isinstance(columns, Mapping):
+        raise DomainError(f"columns must be a mapping series -> column name, e.g. {{'test_acc': 'val/accuracy'}} "
+                          f"(got {_short(columns)})")
     cols = dict(columns or {})
     bad = sorted(set(cols) - set(SERIES) - {"steps"})
     if bad:
@@ -692,6 +700,8 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         Columns that match no series (listed once) and skipped records.
     """
     cols_map = _check_columns(columns)
+    if format is not None and (not isinstance(format, str) or format not in FORMATS):
+        raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
     tab = _read_table(source, format)
     chosen, step_col, role_steps, ignored = _resolve(tab, cols_map)
     if not chosen:
@@ -747,8 +757,10 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     Every log must hold the same series; settings (``p``, ``operation``, ...) must agree; training masks
     are stacked.
     """
+    if not isinstance(logs, (list, tuple)) or not all(isinstance(lg, RunLog) for lg in logs):
+        raise DomainError(f"logs must be a list of RunLog (from read_log) (got {_short(logs)})")
     if not logs:
-        raise DomainError("merge_seeds needs at least one log")
+        raise DomainError("logs must hold at least one RunLog (got an empty list)")
     if len(logs) == 1:
         return logs[0]
     keys = [tuple(sorted(k for k in lg.arrays if k in SERIES)) for lg in logs]

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validate import DomainError, OutputExistsError, file_path, writable_file
+from ._validate import DomainError, OutputExistsError, file_path, flag, writable_file
 
 __all__ = [
     "Trajectory",
@@ -186,12 +186,6 @@ def _paths(path: str | os.PathLike) -> tuple[Path, Path]:
     return p, p.with_suffix(".json")
 
 
-def _flag(x: Any, name: str) -> bool:
-    if not isinstance(x, (bool, np.bool_)):
-        raise DomainError(f"{name} must be True or False (got {x!r})")
-    return bool(x)
-
-
 class RunPaths(NamedTuple):
     """Result of :func:`check_run_path`: the two files of a run."""
 
@@ -214,8 +208,8 @@ def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
     RunPaths
         A :class:`RunPaths` named tuple (``npz``, ``json``); it unpacks like a plain tuple.
     """
-    resume = _flag(resume, "resume")
-    overwrite = _flag(overwrite, "overwrite")
+    resume = flag(resume, "resume")
+    overwrite = flag(overwrite, "overwrite")
     if save_path is None:
         if resume or overwrite:
             raise DomainError(f"resume={resume} and overwrite={overwrite} need a save_path (got save_path=None)")
@@ -307,7 +301,7 @@ def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any =
     replaced only with ``overwrite=True``; otherwise :class:`RunExistsError`.
     """
     npz, js = _paths(path)
-    if not _flag(overwrite, "overwrite"):
+    if not flag(overwrite, "overwrite"):
         check_run_path(path)
     arrays = _run_arrays(result, state)
     from . import __version__

@@ -230,19 +230,22 @@ _LEGEND = ("`agree` rows: prediction vs measurement within the stated tolerance.
            "counted as passes.\n\n")
 
 
-class CertificateError(ValueError):
-    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices)."""
+class CertificateError(V.DomainError):
+    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices).
+
+    A :class:`~grokclocks.DomainError` (so a ``ValueError``)."""
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """``"K/N"`` -> ``(K, N)`` with ``1 <= K <= N``; a :class:`ValueError` naming the expected form otherwise."""
+    """``"K/N"`` -> ``(K, N)`` with ``1 <= K <= N``; a :class:`~grokclocks.DomainError` (a ``ValueError``) naming
+    the expected form otherwise."""
     try:
         k_s, n_s = str(text).split("/")
         k, n = int(k_s), int(n_s)
     except ValueError:
-        raise ValueError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})") from None
+        raise V.DomainError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})") from None
     if not 1 <= k <= n:
-        raise ValueError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})")
+        raise V.DomainError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})")
     return k, n
 
 
@@ -252,11 +255,15 @@ def shard_plan(weights: dict[str, float], n: int) -> dict[str, int]:
     Longest-processing-time greedy: groups by decreasing weight (ties by a stable hash of the name, then
     the name) each go to the least loaded slice (ties: the lowest index).  The same weights give the same
     plan in every process, so ``--shard 1/n`` ... ``--shard n/n`` together run every group exactly once.
+    ``weights``: test group (str) -> weight >= 0; ``n``: an integer in [1, 10**4].
     """
     import hashlib
 
-    if n < 1:
-        raise ValueError(f"n must be >= 1 (got {n})")
+    n = V.integer_at_least(n, "n", 1, maximum=10**4)  # slices of one verify run (each group scans all n)
+    if not isinstance(weights, dict) or not all(isinstance(g, str) for g in weights):
+        raise V.DomainError(f"weights must be a dict test group (str) -> weight (got {V.show(weights)})")
+    if weights:
+        V.nonnegative(list(weights.values()), "weights")
 
     def key(g: str) -> tuple:
         return (-float(weights[g]), hashlib.sha1(g.encode()).hexdigest(), g)
@@ -273,6 +280,8 @@ def shard_plan(weights: dict[str, float], n: int) -> dict[str, int]:
 def budget_warnings(tests: list[dict[str, Any]], scale: str) -> list[str]:
     """At GPU scale: tests over :data:`GPU_TEST_LIMIT_S` of wall time or with one XLA compile over
     :data:`GPU_COMPILE_LIMIT_S` (the tier's budget: 20 minutes on one H100, no test over 3 minutes)."""
+    scale = V.choice(scale, "scale", ("cpu", "gpu"))
+    tests = _check_tests(tests)
     if scale != "gpu":
         return []
     out = []
@@ -283,6 +292,19 @@ def budget_warnings(tests: list[dict[str, Any]], scale: str) -> list[str]:
             out.append(f"{t['test']}: one XLA compile took {t['compile_max_s']:.0f} s > {GPU_COMPILE_LIMIT_S:.0f} s "
                        f"({t.get('compile_max_fun', '?')})")
     return out
+
+
+def _check_tests(tests: Any) -> list[dict[str, Any]]:
+    """The per-test records of a certificate: a list of dicts, each with a ``"test"`` name and, where
+    present, ``wall_s`` / ``compile_max_s`` None or a finite number >= 0."""
+    items = V.sequence(tests, "tests", min_len=0, what="a list of per-test dicts")
+    for i, t in enumerate(items):
+        if not isinstance(t, dict) or not isinstance(t.get("test"), str):
+            raise V.DomainError(f"tests[{i}] must be a dict with a 'test' name (got {V.show(t)})")
+        for key in ("wall_s", "compile_max_s"):
+            if t.get(key) is not None:
+                V.nonnegative(t[key], f"tests[{i}][{key!r}]", scalar=True)
+    return items
 
 
 def _row_dict(r: Row) -> dict[str, Any]:
@@ -304,7 +326,9 @@ def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
     scale = V.choice(scale, "scale", ("cpu", "gpu"))  # part of the file names: nothing else may reach the path
     if duration_s is not None:
         duration_s = V.nonnegative(duration_s, "duration_s", scalar=True)
-    tests = list(tests or [])
+    tests = [] if tests is None else _check_tests(tests)
+    if meta is not None and not isinstance(meta, dict):
+        raise V.DomainError(f"meta must be None or a dict (got {V.show(meta)})")
     m = {"grokclocks": __version__, "scale": scale,
          "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "environment": _environment(),
          "duration_s": duration_s, "n_rows": len(rows), "n_failed": sum(not r.passed for r in rows),
@@ -335,6 +359,12 @@ def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | N
     """Write a certificate dict as ``<stem>.json`` and ``<stem>.md`` (default stem ``verify-<scale>``)."""
     if not isinstance(directory, (str, Path)):
         raise V.DomainError(f"directory must be a path (str or pathlib.Path) (got {V.show(directory)})")
+    if (not isinstance(cert, dict) or not isinstance(cert.get("meta"), dict) or not isinstance(cert.get("rows"), list)
+            or not {"scale", "n_rows", "n_failed", "n_reported"} <= set(cert["meta"])):
+        raise V.DomainError("cert must be a certificate dict (from certificate() or merge_certificates()) with "
+                            f"'meta' (scale, n_rows, n_failed, n_reported) and 'rows' (got {V.show(cert)})")
+    if stem is not None and (not isinstance(stem, str) or not stem or Path(stem).name != stem or stem in (".", "..")):
+        raise V.DomainError(f"stem must be None or a file name without a directory (got {V.show(stem)})")
     meta = cert["meta"]
     scale = V.choice(meta["scale"], "scale", ("cpu", "gpu"))  # part of the file names
     d = Path(directory)
@@ -385,6 +415,11 @@ def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s:
 
 def partial_certificates(paths: list[str | Path]) -> list[Path]:
     """The partial certificates ``verify-<scale>-shard-K-of-N.json`` in each directory (or the files given)."""
+    if not isinstance(paths, (list, tuple)) or not paths:
+        raise CertificateError(f"paths must be a non-empty list of partial certificates or directories "
+                               f"(got {V.show(paths)})")
+    if not all(isinstance(p, (str, Path)) for p in paths):
+        raise CertificateError(f"paths must hold file or directory names, str or pathlib.Path (got {V.show(paths)})")
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():

@@ -106,3 +106,10 @@ def test_docs_page_is_generated_from_the_records():
     assert page.is_file(), "docs/errata.md missing: run `python docs/gen_pages.py`"
     assert page.read_text().rstrip("\n") == to_markdown().rstrip("\n"), (
         "docs/errata.md is out of date: run `python docs/gen_pages.py`")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_pages_quote_the_number_of_errata(page):
+    """The count of corrected statements quoted on the front pages is the number of records."""
+    quoted = re.findall(r"(\d+) statements of (?:these|the five) papers are corrected", (ROOT / page).read_text())
+    assert quoted and all(int(q) == len(ERRATA) for q in quoted), (page, quoted, len(ERRATA))

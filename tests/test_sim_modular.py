@@ -310,3 +310,20 @@ def test_designed_split_mask_is_the_coverage_design():
     train, test = designed_split(23, "square", 5)
     assert m.shape == (529,) and m.dtype == bool
     assert np.array_equal(m, np.asarray(train).reshape(-1))
+
+
+def test_run_modular_addition_is_a_configuration_of_train_modular():
+    """Levi App. G through the one front-end: the same Trajectory as the train_modular call its docstring names."""
+    from grokclocks.sim.modular import run_modular_addition, train_modular
+
+    p, alphas = 7, [0.5, 0.8]
+    res = run_modular_addition(p, alphas, 8, 20.0, 40, seeds=(0, 1), record_every=10, threshold=0.9)
+    ref = train_modular("mean_field_quadratic", p, train_frac=alphas, n_train_rule="round", seeds=(0, 1),
+                        model_kwargs={"d_h": 8}, optimizer="sgd", lr=20.0, weight_decay=0.0, loss="mse_sum", steps=40,
+                        record_every=10, train_level=0.9, test_level=0.9, dtype="float64")
+    for k in ref.metrics:
+        np.testing.assert_array_equal(res[k], ref[k])
+    assert res["n_train"].tolist() == [round(0.5 * 49), round(0.8 * 49)]  # round(alpha p^2), not int()
+    np.testing.assert_array_equal(res["grok_time"], ref["t_test"] - ref["t_train"])
+    np.testing.assert_allclose(res["lam"], [2 / (0.5 * p), 2 / (0.8 * p)])
+    assert res.config.n_train_rule == "round" and res.config.model == "mean_field_quadratic"

@@ -1,5 +1,9 @@
 """Data for the simulations: Gaussian teacher-student draws and modular-arithmetic tables.
 
+The numpy tables, encodings and splits of the modular task (:func:`modular_table`, :func:`token_inputs`,
+:func:`onehot_inputs`, :func:`random_split_mask`, :func:`designed_split_mask`, :data:`OPERATIONS`) are defined
+in :mod:`grokclocks.task` and re-exported here; this module keeps the JAX-side tables and draws.
+
 Randomness only through explicit ``jax.random`` keys.  The teacher-student draws of spec ``levi``
 use ``jax.random.PRNGKey(1000 * d_in + seed)`` (:func:`teacher_student_keys`), so a seed names the
 same draw on every device.
@@ -9,17 +13,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _validate as V
-from .._validate import DomainError, choice, finite, integer_at_least, nonnegative, positive
+from .._validate import DomainError, finite, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
 from .train import seed_tuple
+# the modular task's numpy tables, encodings and splits live in grokclocks.task; their old paths here keep working
+from ..task import (OPERATIONS, designed_split_mask, modular_table, onehot_inputs, random_split_mask,  # noqa: F401
+                    token_inputs)
 
 __all__ = [
     "TeacherStudentData",
@@ -29,6 +36,7 @@ __all__ = [
     "make_teacher_student",
     "make_two_layer_teacher_student",
     "n_train_from_lambda",
+    "ModularAdditionTable",
     "modular_addition_table",
     "make_modular_addition",
     "OPERATIONS",
@@ -182,7 +190,7 @@ def n_train_from_lambda(d_in: int, lam: float) -> int:
     lam = positive(lam, "lam", scalar=True)
     if not d_in / lam >= 0.5:
         raise DomainError(f"lam must be <= 2 d_in = {2 * d_in} so that N_tr = round(d_in / lam) >= 1 (got {lam!r})")
-    V.max_size(d_in / lam * d_in, "lam", lam)  # the inputs X are (N_tr, d_in)
+    V.max_size(d_in / lam * d_in, "d_in (with lam)", (d_in, lam))  # the inputs X are (N_tr, d_in), N_tr = d_in / lam
     return int(round(d_in / lam))
 
 
@@ -324,10 +332,19 @@ def make_two_layer_teacher_student(key: Any, d_in: int, lam: float, d_h: int, d_
 # --------------------------------------------------------------------------------------------
 
 
-def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array, jax.Array, jax.Array]:
+class ModularAdditionTable(NamedTuple):
+    """All :math:`p^2` pairs of :func:`modular_addition_table`: inputs ``X``, one-hot targets ``Y``, ``labels``."""
+
+    X: jax.Array
+    Y: jax.Array
+    labels: jax.Array
+
+
+def modular_addition_table(p: int, dtype: Any = jnp.float64) -> ModularAdditionTable:
     """All p^2 pairs (n, m): inputs = concat(onehot(n), onehot(m)) (length 2p), labels (n + m) mod p.
 
-    Returns ``(X, Y, labels)`` with X of shape (p^2, 2p), Y = one-hot labels (p^2, p), labels (p^2,).
+    Returns :class:`ModularAdditionTable` ``(X, Y, labels)`` with X of shape (p^2, 2p), Y = one-hot labels
+    (p^2, p), labels (p^2,).
     Row ``n * p + m`` holds the pair (n, m).
     """
     p = integer_at_least(p, "p", 2)
@@ -336,7 +353,7 @@ def modular_addition_table(p: int, dtype: Any = jnp.float64) -> tuple[jax.Array,
     labels = (n + m) % p
     X = jnp.concatenate([jax.nn.one_hot(n, p, dtype=dtype), jax.nn.one_hot(m, p, dtype=dtype)], axis=1)
     Y = jax.nn.one_hot(labels, p, dtype=dtype)
-    return X, Y, labels
+    return ModularAdditionTable(X, Y, labels)
 
 
 @cites("levi:appG")
@@ -381,108 +398,3 @@ def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.fl
 
     mask = _vmap_keys(split, key, batch)
     return ModularData(X=X, Y=Y, labels=labels, train_mask=mask, p=p, alpha=alpha, n_train=n_train)
-
-
-# --------------------------------------------------------------------------------------------
-# Modular arithmetic: tables, inputs and splits (numpy; shared by every modular-task model)
-# --------------------------------------------------------------------------------------------
-
-#: Binary operations on Z_p by name; a user function ``f(a, b) -> int array`` works too (reduced mod p).
-OPERATIONS: dict[str, Any] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "sq_sum": lambda a, b: a * a + b * b,
-}
-
-
-def modular_table(p: int, operation: Any = "add") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """All p^2 ordered pairs and their labels: ``(a, b, op(a, b) mod p)``, each int64 of shape (p^2,).
-
-    Row ``a * p + b`` holds the pair (a, b) (the order of :func:`modular_addition_table` and of the
-    papers' code, ``itertools.product(range(p), range(p))``).
-
-    Parameters
-    ----------
-    p : int >= 2
-    operation : {"add", "sub", "mul", "sq_sum"} or callable
-        ``a + b``, ``a - b``, ``a * b``, ``a^2 + b^2``, or ``f(a, b)`` on int64 arrays.
-    """
-    p = integer_at_least(p, "p", 2)
-    V.max_size(3.0 * p * p, "p", p)
-    if callable(operation):
-        fn = operation
-    else:
-        fn = OPERATIONS[choice(operation, "operation", tuple(OPERATIONS))]
-    a, b = np.divmod(np.arange(p * p, dtype=np.int64), p)
-    labels = np.asarray(fn(a, b))
-    if labels.shape != a.shape or not np.issubdtype(labels.dtype, np.integer):
-        raise DomainError(f"operation must map two int arrays of shape {a.shape} to one int array "
-                          f"(got dtype {labels.dtype}, shape {labels.shape})")
-    return a, b, np.mod(labels, p).astype(np.int64)
-
-
-def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) -> np.ndarray:
-    """Token-index inputs (N, 2), or (N, 3) ``[a, b, =]`` with ``=`` the token ``p`` (transformer)."""
-    p = integer_at_least(p, "p", 2)
-    a, b = V.integer_array(a, "a", what="integer tokens"), V.integer_array(b, "b", what="integer tokens")
-    equals = V.flag(equals, "equals")
-    if a.shape != b.shape or a.ndim != 1:
-        raise DomainError(f"a and b must be 1-D of equal length (got {a.shape}, {b.shape})")
-    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= p):
-        raise DomainError(f"tokens a, b must lie in [0, {p}) (got a in [{a.min()}, {a.max()}], b in [{b.min()}, {b.max()}])")
-    cols = [a, b] + ([np.full_like(a, p)] if equals else [])
-    return np.stack(cols, axis=1)
-
-
-def onehot_inputs(a: np.ndarray, b: np.ndarray, p: int, dtype: Any = np.float32) -> np.ndarray:
-    """Concatenated one-hot inputs ``[e_a; e_b]`` (N, 2p)."""
-    tok = token_inputs(a, b, p)
-    X = np.zeros((tok.shape[0], 2 * p), dtype=dtype)
-    rows = np.arange(tok.shape[0])
-    X[rows, tok[:, 0]] = 1
-    X[rows, p + tok[:, 1]] = 1
-    return X
-
-
-def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None = None,
-                      n_train: int | None = None) -> np.ndarray:
-    """Random train masks over the p^2 pairs: ``np.random.default_rng(seed).permutation(p*p)``, first n_train.
-
-    Give ``frac`` (``n_train = int(frac * p^2)``, the papers' code) or ``n_train``.  A sequence of
-    seeds gives one mask per seed, shape (n_seeds, p^2); an int seed gives shape (p^2,).
-    """
-    p = integer_at_least(p, "p", 2)
-    V.max_size(float(p) ** 2, "p", p)
-    if (frac is None) == (n_train is None):
-        raise DomainError("give exactly one of frac and n_train")
-    if frac is not None:
-        frac = positive(frac, "frac", scalar=True)
-        if frac >= 1:
-            raise DomainError(f"frac must be in (0, 1) (got {frac})")
-        n_train = int(frac * p * p)
-    n_train = integer_at_least(n_train, "n_train", 1)
-    if n_train >= p * p:
-        raise DomainError(f"n_train must be in [1, p^2 - 1] = [1, {p * p - 1}] (got {n_train})")
-    scalar = np.ndim(seeds) == 0
-    if not scalar and np.size(seeds) == 0:
-        raise DomainError("seeds must not be empty")
-    out = []
-    for s in np.atleast_1d(seeds).tolist():
-        perm = np.random.default_rng(integer_at_least(s, "seeds", 0)).permutation(p * p)
-        m = np.zeros(p * p, dtype=bool)
-        m[perm[:n_train]] = True
-        out.append(m)
-    return out[0] if scalar else np.stack(out)
-
-
-def designed_split_mask(p: int, design: str, k: int) -> np.ndarray:
-    """Designed train mask (p^2,) of spec ``uniformity`` (SQUARE / STRIP held-out region), flattened.
-
-    Delegates to :func:`grokclocks.coverage.designed_split` (the exact construction of the
-    authors' code); row ``a * p + b`` as in :func:`modular_table`.
-    """
-    from ..coverage import designed_split
-
-    train, _ = designed_split(p, design, k)
-    return np.asarray(train, dtype=bool).reshape(p * p)

@@ -99,8 +99,11 @@ def alpha_two_layer_apply(params: dict[str, jax.Array], X: jax.Array, alpha: flo
 
 
 @cites("kramers:eq4", "kramers:jacobian")
-def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Readout and feature parts of the empirical NTK by autodiff: :math:`J_aJ_a^\top`, :math:`J_WJ_W^\top` (scalar output)."""
+def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> K.NTKParts:
+    r"""Readout and feature parts of the empirical NTK by autodiff: :math:`J_aJ_a^\top`, :math:`J_WJ_W^\top` (scalar output).
+
+    Returns :class:`grokclocks.kramers.NTKParts` ``(K_a, K_w)``, as :func:`grokclocks.kramers.ntk_decomposition`.
+    """
     prm, Xa = _params_net(params, X)
     if prm["a"].ndim != 1:
         raise DomainError(f"params['a'] must be (N,) (scalar output) for the empirical NTK (got {prm['a'].shape})")
@@ -110,7 +113,7 @@ def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> t
     J = jax.jacobian(lambda p: alpha_two_layer_apply(p, X, alpha))(params)
     Ja = J["a"].reshape(X.shape[0], -1)
     JW = J["W"].reshape(X.shape[0], -1)
-    return np.asarray(Ja @ Ja.T), np.asarray(JW @ JW.T)
+    return K.NTKParts(np.asarray(Ja @ Ja.T), np.asarray(JW @ JW.T))
 
 
 @cites("kramers:task")

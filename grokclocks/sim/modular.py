@@ -1,11 +1,14 @@
-"""Modular addition with the mean-field quadratic MLP of Levi et al., appendix G (spec ``levi:appG``).
+"""Every paper's modular-arithmetic model through one front-end, :func:`train_modular`.
 
-The network (paper eq. 43) ``h = W1 x / sqrt(d_in)``, ``z = h^2``, ``f = W2 z / d_h`` with
-``W1, W2 ~ N(0, 1)`` is trained by full-batch GD (optax SGD) on an MSE to the one-hot labels of
-``(n + m) mod p``; inputs are the concatenated one-hots of ``(n, m)`` (``d_in = 2p``).  All ``p^2``
-pairs are kept with a 0/1 training mask, so splits of different fractions ``alpha`` share shapes
-and are vmapped together with the seeds through the one engine
-(:func:`grokclocks.sim.train.simulate`).
+:func:`train_modular` trains any model of :data:`MODULAR_MODELS` on ``op(a, b) mod p``: all ``p^2`` pairs are
+kept with a 0/1 training mask (the task's data come from :mod:`grokclocks.task`), so splits of different
+fractions share shapes and are vmapped together with the seeds and a hyperparameter grid through the one
+engine (:func:`grokclocks.sim.train.simulate`).
+
+Levi et al.'s appendix G (spec ``levi:appG``) is one configuration of it, :func:`run_modular_addition`: the
+mean-field quadratic MLP (paper eq. 43) ``h = W1 x / sqrt(d_in)``, ``z = h^2``, ``f = W2 z / d_h`` with
+``W1, W2 ~ N(0, 1)``, trained by full-batch GD (optax SGD) on an MSE to the one-hot labels of
+``(n + m) mod p``; inputs are the concatenated one-hots of ``(n, m)`` (``d_in = 2p``).
 
 Because the inputs are one-hot, ``W1 x = W1[:, n] + W1[:, p + m]``: the first layer is evaluated
 as a gather (identical to the matrix product, far cheaper).
@@ -35,8 +38,8 @@ from ..citations import cites
 from ._runtime import enable_x64
 from . import models
 from .trackers import check_trackers
-from .data import make_modular_addition, modular_table, random_split_mask, token_inputs
-from .models import mean_field_quadratic_init, mse
+from ..task import modular_table, random_split_mask, token_inputs
+from .models import mean_field_quadratic_init
 from .train import (
     ON_DIVERGENCE,
     OPTIMIZERS,
@@ -46,10 +49,7 @@ from .train import (
     check_run_path,
     first_crossing_step,
     optimizer_factory,
-    optax_init,
-    optax_step,
     seed_tuple,
-    sgd_weight_decay,
     simulate,
 )
 
@@ -69,7 +69,9 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class ModularConfig:
-    """Configuration of :func:`run_modular_addition`."""
+    """Configuration of the runs :func:`run_modular_addition` wrote before it became a configuration of
+    :func:`train_modular` (issue 17); kept so that their saved files still load (:func:`grokclocks.compare.load_run`
+    reads their ``threshold``)."""
 
     p: int
     alpha: float | tuple[float, ...]
@@ -98,38 +100,6 @@ def quadratic_mlp_onehot_apply(params: dict[str, jax.Array], hot: jax.Array) -> 
     return jnp.square(h) @ W2.T / W2.shape[1]
 
 
-def _make_loss(reduction: str) -> Any:
-    def loss(params: dict[str, jax.Array], inp: dict[str, jax.Array]) -> jax.Array:
-        pred = quadratic_mlp_onehot_apply(params, inp["hot"])
-        return mse(pred, inp["Y"], reduction=reduction, weights=inp["mask"])
-
-    return loss
-
-
-_LOSSES = {r: _make_loss(r) for r in ("sum", "mean")}
-_STEPS = {r: optax_step(jax.grad(f), sgd_weight_decay) for r, f in _LOSSES.items()}
-
-
-def _make_metrics(reduction: str) -> Any:
-    def metrics(state: Any, inp: dict[str, jax.Array]) -> dict[str, jax.Array]:
-        params = state[0]
-        pred = quadratic_mlp_onehot_apply(params, inp["hot"])
-        correct = (jnp.argmax(pred, axis=-1) == inp["labels"]).astype(pred.dtype)
-        train = inp["mask"]
-        test = 1.0 - train
-        return {
-            "loss_train": mse(pred, inp["Y"], reduction=reduction, weights=train),
-            "loss_test": mse(pred, inp["Y"], reduction=reduction, weights=test),
-            "acc_train": jnp.sum(correct * train) / jnp.sum(train),
-            "acc_test": jnp.sum(correct * test) / jnp.sum(test),
-        }
-
-    return metrics
-
-
-_METRICS = {r: _make_metrics(r) for r in ("sum", "mean")}
-
-
 @cites("levi:appG", "levi:fig8")
 def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: float, steps: int, *,
                          seeds: Sequence[int] = (0,), loss: str = "sum", record_every: int = 10,
@@ -137,7 +107,8 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
                          progress: bool = False, save_path: str | os.PathLike | None = None,
                          resume: bool = False, overwrite: bool = False,
                          on_divergence: str = "raise_if_all") -> Trajectory:
-    """Full-batch GD of the mean-field quadratic MLP on (n + m) mod p; records accuracies and the grokking delay.
+    """Levi et al.'s appendix G as one configuration of :func:`train_modular`: full-batch GD of the mean-field
+    quadratic MLP on (n + m) mod p, with the grokking delay.
 
     .. math::
         f(x) = \\frac{1}{d_h} W_2 \\Big(\\frac{W_1 x}{\\sqrt{2p}}\\Big)^{2},\\quad
@@ -145,29 +116,37 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
 
         \\Delta t = t_{\\rm test}(\\text{acc} \\ge 0.95) - t_{\\rm train}(\\text{acc} \\ge 0.95)
 
-    (accuracy = argmax; the times are the first *recorded* steps, resolution ``record_every``).
+    (accuracy = argmax; the times are the first *recorded* steps, resolution ``record_every``).  The call is ::
+
+        train_modular("mean_field_quadratic", p, train_frac=alpha, n_train_rule="round", seeds=seeds,
+                      model_kwargs={"d_h": d_h}, optimizer="sgd", lr=eta, weight_decay=weight_decay,
+                      loss="mse_" + loss, steps=steps, record_every=record_every, train_level=threshold,
+                      test_level=threshold, dtype=dtype, ...)
+
+    plus the extras ``grok_time`` and ``lam``.
 
     Parameters
     ----------
     p : int >= 2
         Modulus; inputs have ``d_in = 2p``, outputs ``p``.
-    alpha : float in (0, 1] or sequence of them
-        Training fraction(s); a sequence adds a leading batch axis (vmapped).  For one seed the
-        training sets of different ``alpha`` are nested (same permutation).
+    alpha : float in (0, 1) or sequence of them
+        Training fraction(s), :math:`N_{\\rm tr} = \\mathrm{round}(\\alpha p^2)`; a sequence adds a leading grid
+        axis.  For one seed the training sets of different ``alpha`` are nested (same permutation,
+        :func:`grokclocks.task.random_split_mask`).
     d_h : int >= 1
         Hidden width.
     eta : float > 0
         Learning rate (the paper uses 500 with the summed loss).
     steps : int >= 1 (multiple of ``record_every``)
     seeds : sequence of int >= 0
-        Key ``PRNGKey(seed)`` split into (split key, init key).
+        Split seed and initialisation key ``PRNGKey(seed)`` (as :func:`train_modular`).
     loss : {"sum", "mean"}
         MSE summed over the p classes (default; spec erratum 20) or averaged over them.
     record_every : int >= 1
     weight_decay : float >= 0
         Coefficient ``c`` of ``c * W`` added to the gradient (PyTorch convention); 0 in the paper.
     threshold : float in (0, 1)
-        Accuracy level of the grokking delay (0.95 in the paper).
+        Accuracy level of both clocks of the grokking delay (0.95 in the paper).
     dtype : {"float64", "float32"}
     progress, save_path, resume, overwrite, on_divergence
         As in :func:`grokclocks.sim.train.simulate`.
@@ -175,80 +154,32 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     Returns
     -------
     Trajectory
-        metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test`` of shape
-        ``([n_alpha,] n_seeds, n_records)``; extras ``t_train``, ``t_test`` (first recorded step at
-        which the accuracy reaches ``threshold``; NaN if never within ``steps``), ``grok_time``
-        (= t_test - t_train), ``lam`` (= 2/(alpha p)), ``n_train``, and ``diverged``,
-        ``diverged_step``, ``n_devices`` (:func:`~grokclocks.sim.train.simulate`); config
-        :class:`ModularConfig`.
+        :func:`train_modular`'s result: metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test``,
+        ``param_norm`` of shape ``([n_alpha,] n_seeds, n_records)``; extras ``t_train``, ``t_test`` (first
+        recorded step at which the accuracy reaches ``threshold``; NaN if never within ``steps``), ``n_train``
+        (one per alpha: ``()`` or ``(n_alpha,)``), and added here ``grok_time`` (= t_test - t_train) and ``lam`` (= 2/(alpha p)); config
+        :class:`TrainConfig`.  A file written with ``save_path`` holds :func:`train_modular`'s result (the two
+        added extras follow from it).
 
     References
     ----------
     Spec ``levi:appG`` (paper appendix G, eq. 43, Fig. 8 = ``levi:fig8``).
     """
-    p = integer_at_least(p, "p", 2)
-    d_h = integer_at_least(d_h, "d_h", 1)
-    eta = float(positive(eta, "eta"))
-    steps, record_every = check_record_every(steps, record_every)
     loss = choice(loss, "loss", ("sum", "mean"))
-    weight_decay = float(nonnegative(weight_decay, "weight_decay"))
     threshold = float(in_open_interval(threshold, "threshold", 0.0, 1.0))
-    dtype = choice(dtype, "dtype", ("float64", "float32"))
-    if dtype == "float64":
-        enable_x64()
-    fdt = jnp.float64 if dtype == "float64" else jnp.float32
     alphas = np.atleast_1d(positive(alpha, "alpha"))
-    if alphas.ndim != 1:
-        raise DomainError(f"alpha must be a scalar or a 1-D sequence (got shape {alphas.shape})")
-    seeds = seed_tuple(seeds)
-    on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
-    check_run_path(save_path, resume=resume, overwrite=overwrite)
-
-    keys = jnp.stack([jax.random.PRNGKey(s) for s in seeds])
-    split_keys, init_keys = jax.vmap(jax.random.split, out_axes=1)(keys)
-    datas = [make_modular_addition(split_keys, p, float(a), dtype=fdt) for a in alphas]
-    scalar_alpha = np.ndim(alpha) == 0
-    mask = jnp.stack([d.train_mask for d in datas]).astype(fdt)  # (n_alpha, n_seeds, p^2)
-    if scalar_alpha:
-        mask = mask[0]
-    n_train = np.array([d.n_train for d in datas])
-    X0 = datas[0]
-    n_idx, m_idx = jnp.divmod(jnp.arange(p * p), p)
-    inputs = {
-        "hot": jnp.stack([n_idx, p + m_idx], axis=1),
-        "Y": X0.Y,
-        "labels": X0.labels,
-        "mask": mask,
-        "eta": jnp.asarray(eta, fdt),
-        "decay": jnp.asarray(weight_decay, fdt),
-    }
-    shared = {k: None for k in inputs}
-    axes = [dict(shared, mask=0)] * (1 if scalar_alpha else 2)
-
-    def init(k: jax.Array) -> dict[str, jax.Array]:
-        k1, k2 = jax.random.split(k)
-        return {"W1": jax.random.normal(k1, (d_h, 2 * p), dtype=fdt),
-                "W2": jax.random.normal(k2, (p, d_h), dtype=fdt)}
-
-    params = jax.vmap(init)(init_keys)
-    if not scalar_alpha:
-        params = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (len(alphas),) + x.shape), params)
-    state0 = optax_init(sgd_weight_decay, params, inputs, axes)
-    config = ModularConfig(p=p, alpha=float(alphas[0]) if scalar_alpha else tuple(float(a) for a in alphas), d_h=d_h,
-                           eta=eta, steps=steps, record_every=record_every, seeds=seeds, loss=loss,
-                           weight_decay=weight_decay, threshold=threshold, dtype=dtype)
-    lam = 2.0 / (alphas * p)
-
-    def derived(traj: Trajectory) -> dict[str, np.ndarray]:
-        t_train = first_crossing_step(traj.times, traj.metrics["acc_train"], threshold)
-        t_test = first_crossing_step(traj.times, traj.metrics["acc_test"], threshold)
-        return {"t_train": t_train, "t_test": t_test, "grok_time": t_test - t_train,
-                "lam": lam[0] if scalar_alpha else lam, "n_train": n_train[0] if scalar_alpha else n_train}
-
-    return simulate(_STEPS[loss], _METRICS[loss], state0, inputs, steps=steps, record_every=record_every,
-                    batch_axes=axes, config=config, progress=progress, save_path=save_path, resume=resume,
-                    overwrite=overwrite, on_divergence=on_divergence, extras_fn=derived,
-                    divergence_hint=f"eta={eta} too large for loss={loss!r}")
+    if alphas.ndim != 1 or np.any(alphas >= 1):
+        raise DomainError(f"alpha must be in (0, 1) (a test set is needed), a scalar or a 1-D sequence (got {alpha!r})")
+    traj = train_modular("mean_field_quadratic", p, train_frac=alpha, n_train_rule="round", seeds=seeds,
+                         model_kwargs={"d_h": d_h}, optimizer="sgd", lr=eta, weight_decay=weight_decay,
+                         loss="mse_" + loss, steps=steps, record_every=record_every, train_level=threshold,
+                         test_level=threshold, dtype=dtype, progress=progress, save_path=save_path, resume=resume,
+                         overwrite=overwrite, on_divergence=on_divergence)
+    lam = 2.0 / (alphas * integer_at_least(p, "p", 2))
+    extras = dict(traj.extras, grok_time=traj.extras["t_test"] - traj.extras["t_train"],
+                  lam=lam[0] if np.ndim(alpha) == 0 else lam,
+                  n_train=np.asarray(traj.extras["n_train"])[..., 0])  # one size per alpha (every seed has it)
+    return dataclasses.replace(traj, extras=extras)
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,6 +267,7 @@ class TrainConfig:
     trackers: tuple[tuple[str, str], ...] = ()
     hooks: tuple[tuple[str, str], ...] = ()
     compute_dtype: str | None = None
+    n_train_rule: str = "floor"
 
 
 @functools.lru_cache(maxsize=None)
@@ -490,6 +422,19 @@ def _model_kwargs(spec: ModularModel, model: str, model_kwargs: Any) -> dict[str
     return kwargs
 
 
+#: How a random split's size follows from its fraction (:func:`train_modular`'s ``n_train_rule``).
+N_TRAIN_RULES: tuple[str, ...] = ("floor", "round")
+
+
+def _split_size(p: int, frac: float, rule: str) -> dict[str, Any]:
+    """Keyword of :func:`grokclocks.task.random_split_mask` for ``rule``: ``frac`` (int(frac p^2)) or ``n_train``."""
+    if rule == "floor":
+        return {"frac": frac}
+    if not 0.0 < frac < 1.0:
+        raise DomainError(f"train_frac must be in (0, 1) (got {frac})")
+    return {"n_train": int(round(frac * p * p))}
+
+
 def _grid_values(value: Any, name: str, check: Any) -> tuple[float, ...]:
     arr = np.atleast_1d(np.asarray(value, dtype=float))
     if arr.ndim != 1 or arr.size == 0:
@@ -509,7 +454,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                   dtype: str = "float32", progress: bool = False, n_chunks: int | None = None,
                   save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
                   devices: Any = None, on_divergence: str = "raise_if_all", compute_dtype: str | None = None,
-                  run_chunk: int | str | None = "auto") -> Trajectory:
+                  run_chunk: int | str | None = "auto", n_train_rule: str = "floor") -> Trajectory:
     """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
 
     One compiled program runs every combination of ``seeds`` x ``train_frac`` x ``weight_decay`` x
@@ -575,6 +520,9 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         the parameters; the outputs are cast back before the loss), while the parameters, their
         gradients, the optimiser state and the recorded metrics stay in ``dtype``.  ``None``
         (default): everything in ``dtype``.
+    n_train_rule : {"floor", "round"}
+        Size of a random split: ``int(frac p^2)`` (default; the papers' code) or ``round(frac p^2)``
+        (Levi et al. App. G, :func:`run_modular_addition`).
     run_chunk : int, "auto" or None
         At most this many runs at a time inside the one program (:func:`~grokclocks.sim.train.simulate`);
         ``"auto"`` (default) chunks only when the program's memory estimate exceeds the free device
@@ -615,6 +563,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
     if compute_dtype is not None:
         compute_dtype = choice(compute_dtype, "compute_dtype", ("bfloat16",))
+    n_train_rule = choice(n_train_rule, "n_train_rule", N_TRAIN_RULES)
     check_run_path(save_path, resume=resume, overwrite=overwrite)
     per_run_masks = train_mask is not None and np.ndim(train_mask) == 2
     seeds = seed_tuple(seeds, distinct=not per_run_masks)
@@ -653,7 +602,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
             raise DomainError("give train_frac or train_mask")
         fracs = _grid_values(train_frac, "train_frac", positive)
         split_seeds = [s if split_seed is None else integer_at_least(split_seed, "split_seed", 0) for s in seeds]
-        masks = np.stack([random_split_mask(p, split_seeds, frac=f) for f in fracs])  # (n_frac, n_seeds, p^2)
+        masks = np.stack([random_split_mask(p, split_seeds, **_split_size(p, f, n_train_rule))
+                          for f in fracs])  # (n_frac, n_seeds, p^2)
         split = "random"
     if (~masks).all(axis=-1).any() or masks.all(axis=-1).any():
         raise DomainError("every split needs at least one training and one test pair")
@@ -714,7 +664,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                          lr=lrs, weight_decay=wds, betas=(b1, b2), eps=eps, warmup_steps=warmup_steps, loss=loss,
                          batch_size=batch_size, steps=steps, record_every=record_every, grid_axes=grid_axes,
                          dtype=dtype, trackers=tuple((n, _describe(tr)) for n, tr in tracker_items),
-                         hooks=tuple((n, _describe(fn)) for n, fn in hook_items), compute_dtype=compute_dtype)
+                         hooks=tuple((n, _describe(fn)) for n, fn in hook_items), compute_dtype=compute_dtype,
+                         n_train_rule=n_train_rule)
     shape = tuple(len(x) for x, name in ((fracs or (0,), "train_frac"), (wds, "weight_decay"), (lrs, "lr"))
                   if name in grid_axes) + (n_s,)
     n_train = masks[F, S].sum(-1).reshape(shape)

@@ -62,5 +62,5 @@ def end_to_end_energy_from_weight_decay(loss_value, W, mu, depth, *, rtol=None):
     """
     L = _depth(depth)
     lv = V.finite(loss_value, "loss_value")
-    m = V.nonnegative(mu, "mu")
+    m = V.nonnegative(mu, "mu", scalar=True)
     return V.scalar_or_array(_energy(lv, W, [m, L / 2.0], 2.0 / L, rtol))  # lambda = mu L / 2, never formed

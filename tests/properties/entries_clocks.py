@@ -217,10 +217,7 @@ ENTRIES = [
           inf="overflow: log(1 + (K-1) e^-gamma) for gamma -> -inf is finite; never inf"),
     Entry("clocks.ce_tail_bound_linear", {"gamma": Real(typ=(-20.0, 50.0)), "n_classes": KCLS}, vec=True,
           check=nonneg, inf="overflow: (K-1) e^-gamma for gamma < -709"),
-    Entry("clocks.gap_for_loss_level", {"eps": Pos(typ=(1e-10, 10.0)), "n_classes": KCLS, "sharp": Flag()}, vec=True,
-          known=(Known("sharp=True: log(expm1(eps)) overflows for eps > 709 and returns -inf (true value "
-                       "log(K-1) - eps - log1p(-exp(-eps)) is finite)",
-                       lambda eps, sharp, **k: sharp and np.max(eps) > 709, {"eps": 800.0, "n_classes": 2, "sharp": True}),)),
+    Entry("clocks.gap_for_loss_level", {"eps": Pos(typ=(1e-10, 10.0)), "n_classes": KCLS, "sharp": Flag()}, vec=True),
     Entry("clocks.ce_smoothness_constant", {"B": NonNeg()}, vec=True, check=nonneg, inf="overflow: B^2/2 for B > 1.9e154"),
     Entry("clocks.softmax_logit_hessian", build=lambda n: _probs(),
           bad={"probs": lambda n, kw: st.sampled_from(
@@ -244,9 +241,7 @@ ENTRIES = [
                                              "loss0": NonNeg(typ=(0.0, 100.0), vec=False),
                                              "rho": Unit(vec=False), "k0": Int(0, typ=(0, 100), ext=(10**15,)),
                                              "exact": Flag()},
-          known=(Known("OverflowError: log(loss0 / eps) overflows when loss0/eps > 1.8e308 (log(loss0) - log(eps) "
-                       "does not)", lambda eps, loss0, rho, **k: loss0 / eps == INF or rho < 1e-300,
-                       {"eps": 5e-324, "loss0": 1e-6, "rho": 0.001}),)),
+          inf="overflow: a step index beyond the largest double (rho <~ 1e-306), documented as math.inf"),
     Entry("clocks.relu_active_affine_map", build=lambda n: _relu_net(),
           bad={"weights": _list_bad("weights"), "biases": _list_bad("biases"),
                "x": lambda n, kw: st.sampled_from(array_bad(kw["x"], ndim_fixed=False)[:5] + [np.zeros((1, 1, 1)), "x"])},
@@ -277,42 +272,24 @@ ENTRIES = [
     Entry("clocks.kl_differential_bounds", {"gap": NonNeg(typ=(0.0, 10.0)), "c_kl": Pos(typ=(0.1, 1.0)),
                                             "C_kl": Pos(typ=(1.0, 10.0)), "theta": THETA}, vec=True, check=nonneg,
           raises=lambda c_kl, C_kl, **k: np.any(np.asarray(c_kl) > np.asarray(C_kl)),
-          inf="overflow: C^2 gap^{2 theta} for gap > 1e154",
-          known=(Known("NaN = inf * 0: C_kl^2 overflows while gap^{2 theta} is 0", lambda gap, C_kl, **k:
-                       np.any(np.asarray(C_kl) > 1e154) or np.any(np.asarray(gap) == 0) or np.any(np.asarray(k["c_kl"]) < 1e-154),
-                       {"gap": 0.0, "c_kl": 0.5, "C_kl": 1e300, "theta": 0.55}),)),
+          inf="overflow: C^2 gap^{2 theta} for gap > 1e154"),
     *[Entry(f"clocks.{f}", {"t": NonNeg(typ=(0.0, 1e4)), "gap0": Pos(typ=(1e-3, 10.0)), "a": Pos(typ=(1e-3, 10.0)),
                             "theta": THETA, "t0": Fixed(0.0, bad=(NAN, INF, "0", None))},
-            vec=True, check=None if f.startswith("log") else nonneg,
-            known=(Known("at t = t0 with (2 theta - 1) log(gap0) > 37, log1p(expm1(-e log gap0)) cancels to log(0): "
-                         "returns +inf instead of gap0; and a (2 theta - 1) t overflowing returns -inf for the log",
-                         lambda gap0, theta, a, t, **k: np.any(
-                             np.abs((2 * np.asarray(theta) - 1) * np.log(np.asarray(gap0))) > 36)
-                         or np.any(np.asarray(a) * np.asarray(t) > 1e300),
-                         {"t": 0.0, "gap0": 1e200, "a": 1e-3, "theta": 0.55}),))
+            vec=True, check=None if f.startswith("log") else nonneg)
       for f in ("kl_gap_solution", "log_kl_gap_solution")],
     Entry("clocks.kl_gap_solution_pl", {"t": NonNeg(typ=(0.0, 1e4)), "gap0": Pos(typ=(1e-3, 10.0)),
                                         "a": Pos(typ=(1e-3, 10.0)), "t0": Fixed(0.0)}, vec=True, check=nonneg),
     Entry("clocks.kl_gap_bounds", {"t": NonNeg(typ=(0.0, 1e4)), "gap0": Pos(typ=(1e-3, 10.0)), "c_kl": Pos(typ=(0.1, 1.0)),
                                    "C_kl": Pos(typ=(1.0, 10.0)), "theta": THETA, "t0": Fixed(0.0)}, vec=True,
-          check=ordered, known=(Known("+inf instead of gap0 at t = t0 when |(2 theta - 1) log gap0| > 36 "
-                                      "(the cancellation of kl_gap_solution)", lambda gap0, theta, **k: np.any(
-                                          np.abs((2 * np.asarray(theta) - 1) * np.log(np.asarray(gap0))) > 36),
-                                      {"t": 0.0, "gap0": 1e300, "c_kl": 0.1, "C_kl": 1.0, "theta": 0.55}),)),
+          check=ordered),
     Entry("clocks.kl_clock_time", {"delta": Pos(typ=(1e-6, 1e-3)), "gap0": Pos(typ=(1e-2, 10.0)), "a": Pos(typ=(1e-3, 10.0)),
                                    "theta": THETA, "t0": Real(typ=(0.0, 10.0))}, vec=True,
-          inf="overflow: (delta^{1-2theta} - gap0^{1-2theta})/(a(2theta-1)) for delta -> 0",
-          known=(Known("NaN (0/0) for a subnormal a, gap0 or delta", lambda a, gap0, delta, **k: min(
-                           np.min(a), np.min(gap0), np.min(delta)) < 1e-300,
-                       {"delta": 1e-6, "gap0": 5e-324, "a": 5e-324, "theta": 0.55}),)),
+          inf="overflow: (delta^{1-2theta} - gap0^{1-2theta})/(a(2theta-1)) for delta -> 0"),
     Entry("clocks.representation_clock_bounds", {"delta": Pos(typ=(1e-6, 1e-3)), "gap0": Pos(typ=(1e-2, 10.0)),
                                                  "c_kl": Pos(typ=(0.1, 1.0)), "C_kl": Pos(typ=(1.0, 10.0)),
                                                  "theta": THETA, "T": Real(typ=(0.0, 10.0)),
                                                  "m_G": Pos(typ=(0.1, 1.0)), "M_G": Pos(typ=(1.0, 10.0))}, vec=True,
-          inf="overflow: delta^{1-2theta} for delta -> 0", check=ordered,
-          known=(Known("NaN (inf * 0 or 0/0) for a subnormal c_kl, m_G or gap0", lambda c_kl, m_G, gap0, **k:
-                       min(np.min(c_kl), np.min(m_G), np.min(gap0)) < 1e-150,
-                       {"delta": 1e-6, "gap0": 5e-324, "c_kl": 5e-324, "C_kl": 1.0, "theta": 0.55}),)),
+          inf="overflow: delta^{1-2theta} for delta -> 0", check=ordered),
     Entry("clocks.energy_dissipation_residual", build=lambda n: _records("energy").flatmap(
         lambda d: seeded_array((d["times"].size,), "positive").map(lambda g: {**d, "grad_sq_norm": g})),
         bad={"times": _times_bad, "energy": _values_bad("energy", [np.full(1, NAN)]),
@@ -328,12 +305,7 @@ ENTRIES = [
                                             "f_perp_norm": NonNeg(typ=(0.0, 0.05))}, vec=True, check=nonneg,
           inf="overflow: 2 mu L for mu near the double maximum"),
     Entry("clocks.clock_mismatch_lower_bound", dict(_MISMATCH), vec=True,
-          inf="overflow: delta^{1-2theta} for delta -> 0; -inf: the fast-clock term for rate -> 0",
-          known=(Known("NaN (inf - inf) when both clocks overflow, e.g. C_kl and eps subnormal",
-                       lambda **k: min(np.min(k[n]) for n in ("eps", "delta", "rate", "C_kl", "gap0")) < 1e-150
-                       or max(np.max(k[n]) for n in ("delta", "gap0", "C_kl")) > 1e150,
-                       {"eps": 5e-324, "delta": 1e300, "n_classes": 2, "rate": 0.01, "t0": 1e-7, "gamma0": 0.0,
-                        "C_kl": 5e-324, "theta": 0.55, "gap0": 0.01, "T": 1e-7}),)),
+          inf="overflow: delta^{1-2theta} for delta -> 0; -inf: the fast-clock term for rate -> 0"),
     Entry("clocks.coupled_mismatch_lower_bound", {**{k: v for k, v in _MISMATCH.items() if k != "delta"},
                                                   "kappa": Pos(typ=(0.1, 3.0))}, vec=True,
           inf="overflow: eps^{kappa(1-2theta)} for eps -> 0",
@@ -350,9 +322,6 @@ ENTRIES = [
                                     Real(typ=(-5.0, 5.0), vec=False))
                                    for k in ("kappa", "n_classes", "rate", "t0", "gamma0", "C_kl", "theta", "gap0", "T")},
           cost=600, check=in_unit, filter_invalid=False,  # 1.7 s a call (3001 bound evaluations)
-          known=(Known("brentq ValueError (NaN bound) for a subnormal C_kl", lambda C_kl, **k: C_kl < 1e-150,
-                       {"kappa": 0.5, "n_classes": 2, "rate": 0.1, "t0": 1e-7, "gamma0": 0.0, "C_kl": 5e-324,
-                        "theta": 0.55, "gap0": 0.1, "T": 0.0}),),
           raises=lambda **k: True),  # documented: no sign change in [1e-300, 1) is a DomainError
     Entry("clocks.first_hitting_time", {"threshold": Real(typ=(0.0, 2.0), vec=False), "window": Int(1, typ=(1, 4), ext=(10**18,)),
                                         "direction": Choice("below", "above")},

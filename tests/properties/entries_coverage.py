@@ -35,7 +35,8 @@ def _split():
 def _mask_bad(name):
     def bad(n, kw):
         m = kw[name]
-        return st.sampled_from([m.astype(float), m[:, :-1], m[None], "m", None, m.astype(int)])
+        # 0/1 integers (or integral floats) are a mask too (grokclocks.task.as_mask): non-integral and 0/2 are not
+        return st.sampled_from([m + 0.5, m[:, :-1], m[None], "m", None, m.astype(int) * 2])
     return bad
 
 
@@ -86,8 +87,8 @@ def _ser_bad(name):
 
 
 ENTRIES = [
-    Entry("coverage.label_table", {"p": PRIME, "op": OP}),
-    Entry("coverage.code_labels", {"p": PRIME, "op": OP, "d": Int(0, typ=(0, 20), ext=(10**6,))}),
+    Entry("task.label_table", {"p": PRIME, "op": OP}),
+    Entry("task.code_labels", {"p": PRIME, "op": OP, "d": Int(0, typ=(0, 20), ext=(10**6,))}),
     Entry("coverage.equivalence_classes", {"p": PRIME, "op": OP}),
     Entry("coverage.class_sizes", {"p": PRIME, "op": OP}, check=nonneg),
     Entry("coverage.operator_norm_bounds", {"rtol": NonNeg(typ=(0.0, 1e-6), vec=False, optional=True)},
@@ -168,15 +169,15 @@ ENTRIES = [
                                                              "metric": METRIC},
           build=lambda n: st.integers(0, 25).map(lambda m: {"m": m}), raises=lambda p, m, **k: m > p * p,
           bad={"m": lambda n, kw: st.sampled_from([-1, 10**6, 1.5, "m", True, None])}, names={"m": ("p",)}, check=in_unit),
-    *[Entry(f"coverage.{f}", {"p": Fixed(5, 7, 11, bad=(1, 2.5, "p", None, 10**12 + 39)), "k": Int(0, typ=(0, 4)),
+    *[Entry(f"task.{f}", {"p": Fixed(5, 7, 11, bad=(1, 2.5, "p", None, 10**12 + 39)), "k": Int(0, typ=(0, 4)),
                               "frac": Real(0.0, 1.0, hi_closed=True, typ=(0.2, 0.9), vec=False),
                               "seed": Int(0, typ=(0, 2**31), ext=(2**63 - 1,)), "shuffle": SHUFFLE},
             names={"k": ("p",)})
       for f in ("square_design", "strip_design")],
-    Entry("coverage.random_design", {"p": Fixed(5, 7, 11, bad=(1, 2.5, "p", None, 10**12 + 39)),
+    Entry("task.random_design", {"p": Fixed(5, 7, 11, bad=(1, 2.5, "p", None, 10**12 + 39)),
                                      "frac": Real(0.0, 1.0, hi_closed=True, typ=(0.2, 0.9), vec=False),
                                      "seed": Int(0, typ=(0, 2**31), ext=(2**63 - 1,)), "shuffle": SHUFFLE}),
-    Entry("coverage.designed_split", {"p": Fixed(5, 7, bad=(1, 2.5, "p", None)),
+    Entry("task.designed_split", {"p": Fixed(5, 7, bad=(1, 2.5, "p", None)),
                                       "design": Choice("square", "strip"), "k": Fixed(2, 3, bad=(-1, 99, 1.5, "k")),
                                       "frac": Real(0.0, 1.0, hi_closed=True, typ=(0.2, 0.9), vec=False),
                                       "seed": Int(0, typ=(0, 100)), "shuffle": SHUFFLE}, names={"k": ("p", "design")}),
@@ -226,6 +227,6 @@ ENTRIES = [
           names={"train_mask": ("labels", "test"), "labels": ("train_mask", "mask")}, cost=2,
           nan="documented NaN markers in the record (e.g. no test loss given)"),
     Entry("coverage.experimental_setup", {"script": Choice("rec", "str", "base")}),
-    Entry("coverage.token_ids", {"p": Int(2, typ=(2, 100), capped=True), "b_offset": Int(0, typ=(0, 100)),
+    Entry("task.token_ids", {"p": Int(2, typ=(2, 100), capped=True), "b_offset": Int(0, typ=(0, 100)),
                                  "d_vocab": Fixed(None)}),
 ]

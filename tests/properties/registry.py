@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from .entries_clocks import ENTRIES as _CLOCKS
 from .entries_coverage import ENTRIES as _COVERAGE
+from .entries_io import ENTRIES as _IO
 from .entries_kramers import ENTRIES as _KRAMERS
 from .entries_levi import ENTRIES as _LEVI
 from .entries_repulsion import ENTRIES as _REPULSION
@@ -49,7 +50,7 @@ _OTHER = [
     Entry("citations.coverage", {"paper": Fixed(None, "levi")}, cost=20),
 ]
 
-ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION, *_SIM, *_OTHER]
+ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION, *_SIM, *_IO, *_OTHER]
 
 _ENGINE = "engine (owned by the engine helper): covered by tests/test_sim*.py and verify/"
 _RECORD = "record type (frozen dataclass / NamedTuple): its fields are checked by the function that consumes it"
@@ -59,6 +60,25 @@ _EXC = "exception or warning class"
 
 EXEMPT: list[Exempt] = [
     Exempt("grokclocks.DomainError", _EXC),
+    *[Exempt(n, _EXC) for n in ("citations.CitationWarning", "logs.LogError", "logs.LogWarning", "sim.DivergenceWarning",
+                                "runfile.RunExistsError", "runfile.RunFileError", "runfile.RunFileNotFoundError",
+                                "runfile.RunFileWarning", "verification.CertificateError")],
+    Exempt("compare.Verdict", _RECORD + " (compare_run)"),
+    # named results (issue 17): NamedTuples built by the function named beside each from its checked arguments
+    *[Exempt(f"task.{n}", _RECORD + f" ({f})") for n, f in (
+        ("Split", "designs, modadd_split"), ("TokenLayout", "token_ids"), ("PairTable", "modular_table"),
+        ("OneHotTable", "modadd_inputs"))],
+    *[Exempt(f"coverage.{n}", _RECORD + f" ({f})") for n, f in (
+        ("OperatorNormBounds", "operator_norm_bounds"), ("ClassResiduals", "class_target_residuals"),
+        ("TokensSeen", "token_seen"), ("ThresholdRule", "progress_measure_fit"), ("CodeMED", "med_code_mlp"),
+        ("AccuracyExtremes", "u_acc_l_acc"))],
+    *[Exempt(f"kramers.{n}", _RECORD + f" ({f})") for n, f in (
+        ("Milestones", "milestones"), ("TwoLayerJacobian", "two_layer_jacobian"), ("NTKParts", "ntk_decomposition"),
+        ("OneHotKernel", "relu_nngp_modadd, relu_feature_kernel_modadd"), ("RidgeTimescales", "ridge_timescales"))],
+    Exempt("sim.data.ModularAdditionTable", _RECORD + " (modular_addition_table)"),
+    Exempt("logs.RunLog", _RECORD + " (read_log builds it; merge_seeds, compare.run_data)"),
+    Exempt("sim.linear.SpectralDraws", _RECORD + " (spectral_draws)"),
+    Exempt("verification.BudgetItem", _RECORD + " (verify/budget.py)"),
     Exempt("sim.SimulationDiverged", _EXC),
     Exempt("spectral.SpectralStratumWarning", _EXC),
     Exempt("spectral.SingularValueDrift", _RECORD + " (returned by singular_value_drift_terms)"),

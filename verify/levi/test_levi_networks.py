@@ -89,13 +89,15 @@ CONFIG = {
         "tanh": dict(d_in=200, d_h=100, steps=5000, seeds=(0, 1), tol=_TOL_CPU, src=_SRC_CPU),
         "tanh_side": None,
         "appG": dict(p=23, d_h=100, alphas=(0.7, 0.8, 0.9), eta=500.0, seeds=(0, 1),
-                     # last test-accuracy crossing over seeds 0..11: step 7730 (mean MSE), 330 (summed MSE)
+                     # last test-accuracy crossing over seeds 0..11: step 8280 (mean MSE), 347 (summed MSE)
+                     # (run_modular_addition through train_modular: numpy splits, init key PRNGKey(seed))
                      steps_mean=9000, steps_sum=400,
                      # spec 7.3 smoke test, mean-over-classes MSE, "seed 0" of the spec's own RNG
                      spec_dt=(3350.0, 1900.0, 1150.0),
-                     # per-seed sd of log(dt), our engine, mean MSE, seeds 0..11 (1.2e4 steps): dt = 2720..4520 /
-                     # 1730..2270 / 1280..1560, geometric means 3381 / 1950 / 1398
-                     sd_log_dt=(0.166, 0.088, 0.071)),
+                     # per-seed sd of log(dt), our engine, mean MSE, seeds 0..11 (1.2e4 steps): dt = 2550..4990 /
+                     # 1640..2670 / 1120..2280, geometric means 3327 / 1888 / 1403 (the engine's earlier jax
+                     # splits gave sd 0.166 / 0.088 / 0.071, geometric means 3381 / 1950 / 1398)
+                     sd_log_dt=(0.185, 0.140, 0.181)),
     },
     "gpu": {
         "eq17": dict(d_in=1000, d_h=50, seeds=tuple(range(8))),  # the spec's own measurement used d_in=1000
@@ -406,11 +408,11 @@ def test_appG_modular_addition(report, scale):
     # Erratum levi-20 explained: the mean-over-classes loss is the summed one divided by p, so GD on it
     # with eta is GD on the summed loss with eta/p -- the same gradient flow run p times slower:
     # dt(mean) = p dt(sum) up to the discretisation difference of the two step sizes.
-    src = ("measured, seeds 0..11 x 3 alphas: dt_mean/(p dt_sum) = 0.932..1.057, mean log -0.015, sd 0.017 "
-           "(max |log| 0.071); recorded every 10 / 1 steps")
-    report.check("levi:appG", predicted=p * dt_sum, measured=dt_mean, logtol=0.1, source=src,
+    src = ("measured, seeds 0..11 x 3 alphas: dt_mean/(p dt_sum) = 0.897..1.074, mean log -0.018, sd 0.030 "
+           "(max |log| 0.109); tolerance 0.11 = 3 sd + |mean log|; recorded every 10 / 1 steps")
+    report.check("levi:appG", predicted=p * dt_sum, measured=dt_mean, logtol=0.11, source=src,
                  what=f"dt(mean MSE) = p dt(summed MSE), p={p}: eta -> eta/p rescales time by p")
-    report.reject("levi:appG", wrong=dt_sum, measured=dt_mean, logtol=0.1, source=src,
+    report.reject("levi:appG", wrong=dt_sum, measured=dt_mean, logtol=0.11, source=src,
                   what="the normalisation does not rescale time: dt(mean) = dt(summed)")
 
 

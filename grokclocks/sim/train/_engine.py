@@ -224,6 +224,9 @@ def free_device_memory(device: Any = None) -> int | None:
     Accelerators: ``bytes_limit - bytes_in_use`` of ``device.memory_stats()``; the CPU backend:
     ``MemAvailable`` of ``/proc/meminfo`` (host memory is the CPU device's memory).
     """
+    if device is not None and device not in jax.devices():
+        raise DomainError(f"device must be None or a jax device of this process, one of {jax.devices()} "
+                          f"(got {device!r})")
     device = jax.local_devices()[0] if device is None else device
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     if stats and "bytes_limit" in stats:
@@ -255,6 +258,11 @@ def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs
     XLA reuses buffers, so the true peak is lower (typically 2-4x for the modular models).  The
     working memory grows linearly with the number of runs ``n_runs`` (the outermost batch axis).
     """
+    for f, name in ((step, "step"), (metrics, "metrics")):
+        if not callable(f):
+            raise DomainError(f"{name} must be callable (got {f!r})")
+    record_every = integer_at_least(record_every, "record_every", 1)
+    n_records = integer_at_least(n_records, "n_records", 1)
     n_runs = _n_runs(state, batch_axes)
     sig = tuple((tuple(np.shape(x)), str(jnp.result_type(x))) for x in jax.tree_util.tree_leaves((state, inputs)))
     key = (step, metrics, record_every, n_records, _axes_key(batch_axes),
@@ -273,11 +281,19 @@ def choose_run_chunk(estimate: Mapping[str, int], free_bytes: int | None, n_devi
     chunk (a multiple of ``n_devices``, at least ``n_devices``) with ``resident + working * chunk /
     n_runs <= MEMORY_FRACTION * free_bytes`` per device.
     """
+    if not isinstance(estimate, Mapping) or not {"resident", "working", "n_runs"} <= set(estimate):
+        raise DomainError("estimate must be the mapping of working_memory_estimate (resident, working, n_runs) "
+                          f"(got {estimate!r})")
+    for key in ("resident", "working"):
+        integer_at_least(estimate[key], f"estimate[{key!r}]", 0)
+    integer_at_least(estimate["n_runs"], "estimate['n_runs']", 1)
+    n_devices = integer_at_least(n_devices, "n_devices", 1)
     if free_bytes is None:
         return None
+    free_bytes = integer_at_least(free_bytes, "free_bytes", 0)
     n = estimate["n_runs"]
     budget = MEMORY_FRACTION * free_bytes * n_devices - estimate["resident"]
-    if estimate["working"] <= budget:
+    if estimate["working"] <= budget or estimate["working"] == 0:  # fits, or nothing shrinks with the chunk
         return None
     per_run = estimate["working"] / n
     chunk = int(max(budget, 0.0) // per_run) // n_devices * n_devices

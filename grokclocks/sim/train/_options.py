@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from ..._validate import DomainError, integer_at_least
+from ..._validate import DomainError, flag, integer_at_least
 
 
 ON_DIVERGENCE: tuple[str, ...] = ("raise_if_all", "flag", "raise")
@@ -48,6 +48,9 @@ def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tup
     callers whose runs differ in something besides the seed (a per-run train mask) and which check
     that the runs are distinct themselves.
     """
+    if not isinstance(name, str):
+        raise DomainError(f"name must be the parameter's name, a str (got {name!r})")
+    distinct = flag(distinct, "distinct")
     items = [seeds] if np.ndim(seeds) == 0 else list(np.asarray(list(seeds), dtype=object).reshape(-1))
     out = tuple(integer_at_least(s, f"every entry of {name}", 0) for s in items)
     if not out:
@@ -65,6 +68,8 @@ def check_devices(devices: Any, n_runs: int | None = None) -> list[Any]:
     or non-local device list, and (when ``n_runs`` is given) an explicit number of devices > 1 that
     does not divide the ``n_runs`` runs.
     """
+    if n_runs is not None:
+        n_runs = integer_at_least(n_runs, "n_runs", 1)
     local = jax.local_devices()
     if devices is None:
         return local

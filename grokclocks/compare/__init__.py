@@ -1,0 +1,101 @@
+r"""One logged training run against the five theories: what each predicts or measures, and a verdict.
+
+:func:`compare_run` takes a training run -- a :class:`grokclocks.sim.train.Trajectory` from
+:func:`grokclocks.sim.modular.train_modular`, a log file in any format of :mod:`grokclocks.logs` (CSV,
+JSON lines / W&B, TensorBoard, Lightning, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``), a
+pandas DataFrame, a mapping of arrays, or several files (one per seed) -- and returns a :class:`Comparison`:
+one :class:`Entry` per quantity, each with a stable short ID (``t_test``, ``t_cls``, ``delay_ratio``, ...;
+:data:`QUANTITY_IDS`), the theory, the spec ID, the value and a status:
+
+``measured``
+    read off the run with the theory's estimator (a clock, a delay, a barrier inverted from a delay);
+``predicted``
+    what the theory says the run should do (the exact accuracy ceiling of the split, the linear
+    estimator's grokking delay);
+``n/a: <reason>``
+    the theory does not apply, or the run lacks what it needs.  No number is made up.
+
+Under the entries, one :class:`Verdict` per theory: ``consistent``, ``inconsistent`` or ``cannot tell``,
+with the one number that decides it, the band the theory allows and its spec ID (the rules are in
+:func:`compare_run`).
+
+Every number comes from the library's own functions (:mod:`grokclocks.linear`, :mod:`grokclocks.clocks`,
+:mod:`grokclocks.spectral`, :mod:`grokclocks.kramers`, :mod:`grokclocks.coverage`,
+:mod:`grokclocks.repulsion`); this module only routes the run's arrays to them.  Pure numpy/scipy: JAX
+is imported only to rebuild the engine's random split of a :func:`~grokclocks.sim.modular.train_modular`
+run, matplotlib only by :meth:`Comparison.plot`, pandas only by :meth:`Comparison.to_dataframe`.
+
+Series may be logged at different steps (train metrics every step, evaluation every 100, embedding
+snapshots every 1000): the run's step grid is the union, a series is ``NaN`` where it was not logged, and
+each clock is read on the records of its own series.  Nothing is interpolated; the table's header says
+which series was logged where.
+
+The keys of a run (:data:`USER_KEYS`; one run, or several seeds along a leading axis; a log's column names
+are matched to them by :func:`grokclocks.logs.canonical_name`):
+
+``steps``
+    (n_records,) strictly increasing step (or epoch) of each record.  Required.
+``train_acc``, ``test_acc``
+    ([n_runs,] n_records) accuracies in [0, 1], ``NaN`` = not logged at that record.  At least one of the
+    two is required.
+``train_loss``, ``test_loss``
+    ([n_runs,] n_records) losses (>= 0, ``NaN`` = not logged).
+``weight_norm``
+    ([n_runs,] n_records) global parameter norm.
+``embeddings``, ``embedding_steps``
+    ([n_runs,] n_snapshots, n_tokens, d) token-embedding snapshots, token ``t`` = row ``t`` (the first ``p``
+    rows are the operand tokens ``0..p-1``), taken at ``embedding_steps`` (default: ``steps``).
+``weights``, ``weights_steps``
+    ([n_runs,] n_snapshots, ...) parameter snapshots (flattened per record); the update Gram of
+    ``repulsion:rolling-gram`` needs them at consecutive steps.
+``gap``
+    ([n_runs,] n_epochs) eigengap series ``sigma_2/sigma_3`` indexed by epoch, row 0 = init
+    (``repulsion:rolling-gram``).
+``train_mask``
+    the training set in any form of :func:`grokclocks.task.as_mask` (bool ``(p, p)``, flat ``(p*p,)``,
+    pair indices), one per run or shared.
+``p``, ``operation``, ``b_offset``
+    modulus, task (``"add"``, ``"sub"``, ``"mul"``, ``"sq_sum"``, ...; :func:`grokclocks.coverage.label_table`)
+    and vocabulary offset of the second operand (0 = shared tokens).
+``lam``, ``n_train``
+    the linear estimator's aspect ratio :math:`\lambda=d_{\rm in}/N_{\rm tr}`, or the training-set size
+    (then :math:`\lambda=2p/N_{\rm tr}`, one-hot pair inputs).
+
+Examples
+--------
+>>> import numpy as np
+>>> from grokclocks.compare import compare_run
+>>> steps = np.arange(0, 5001, 50)
+>>> train = 1 / (1 + np.exp(-(steps - 300) / 30))
+>>> test = 1 / (1 + np.exp(-(steps - 2500) / 150))
+>>> c = compare_run(steps=steps, train_acc=train, test_acc=test, train_level=0.99, test_level=0.99)
+>>> c.value("t_train"), c.value("t_test"), c.value("delay_ratio")
+(450.0, 3200.0, 7.111111111111111)
+
+One concept per file, all re-exported here: ``_records`` (RunData, Entry, Verdict, quantity IDs, verdict rules),
+``_result`` (Comparison), ``_input`` (run_data, load_run), ``_theories`` (each theory's entries), ``_verdicts``,
+``_api`` (compare_run).
+"""
+
+from __future__ import annotations
+
+from ._records import Entry, QUANTITY_IDS, RunData, THEORIES, USER_KEYS, VERDICT_RULES, Verdict
+from ._result import Comparison
+from ._input import load_run, run_data
+from ._api import compare_run
+from .._package import adopt as _adopt
+
+__all__ = [
+    "Entry",
+    "Verdict",
+    "RunData",
+    "Comparison",
+    "USER_KEYS",
+    "QUANTITY_IDS",
+    "VERDICT_RULES",
+    "compare_run",
+    "load_run",
+    "run_data",
+]
+
+_adopt(__name__, __all__, globals())

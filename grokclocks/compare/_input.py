@@ -1,0 +1,475 @@
+"""A run's data from arrays (:func:`run_data`) or from a file of the engine or a logger (:func:`load_run`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import _validate as V
+from .. import clocks as _clocks
+from .. import linear as _linear
+from .. import logs as _logs
+from .. import task as _task
+from .._validate import DomainError
+from ._records import RunData, _ENGINE_METRICS, _fmt_num
+
+__all__ = ["load_run", "run_data"]
+
+
+def _series2d(x: Any, name: str, n_rec: int) -> np.ndarray:
+    """([n_runs,] n_records) float64; NaN = not logged, inf rejected, every run logged at least once."""
+    if isinstance(x, (str, bytes)):
+        raise DomainError(f"{name} must be an array of numbers (got {_logs._short(x)})")
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DomainError(f"{name} must be an array of numbers (got {_logs._short(x)})") from None
+    if a.ndim == 1:
+        a = a[None]
+    if a.ndim != 2 or a.shape[1] != n_rec:
+        raise DomainError(f"{name} must have shape (n_records,) or (n_runs, n_records) with n_records={n_rec} "
+                          f"(got {np.shape(x)})")
+    if np.isinf(a).any():
+        run, rec = np.argwhere(np.isinf(a))[0]
+        raise DomainError(f"{name} must be finite (got {a[run, rec]} at record {rec}"
+                          + (f" of run {run}" if a.shape[0] > 1 else "") + "; NaN marks a record where it was not logged)")
+    empty = np.isnan(a).all(axis=1)
+    if empty.any():
+        raise DomainError(f"{name} holds no value" + (f" in run {int(np.argmax(empty))}" if a.shape[0] > 1 else "")
+                          + " (every record NaN)")
+    return a
+
+
+def _snapshot_steps(x: Any, name: str, n_snap: int, steps: np.ndarray, what: str) -> np.ndarray:
+    if x is None:
+        if n_snap != steps.size:
+            raise DomainError(f"{what} has {n_snap} snapshots but steps has {steps.size} records; give their "
+                              f"steps as {name}=")
+        return steps
+    t = V.as_float_array(x, name)
+    if t.ndim != 1 or t.size != n_snap:
+        raise DomainError(f"{name} must be 1-D with one step per snapshot ({n_snap}) (got shape {t.shape})")
+    if np.any(np.diff(t) <= 0):
+        i = int(np.argmax(np.diff(t) <= 0)) + 1
+        raise DomainError(f"{name} must be strictly increasing (entry {i} = {t[i]:g} after {t[i - 1]:g})")
+    return t
+
+
+def _cadence(t: np.ndarray) -> str:
+    if t.size < 2:
+        return f"1 record (step {_fmt_num(t[0])})"
+    d = np.diff(t)
+    every = f"every {_fmt_num(d[0])}" if np.all(d == d[0]) else f"spacing {_fmt_num(d.min())}..{_fmt_num(d.max())}"
+    return f"{t.size} records, {every}, steps {_fmt_num(t[0])}..{_fmt_num(t[-1])}"
+
+
+def _alignment_notes(t: np.ndarray, ser: Mapping[str, np.ndarray | None], emb_steps: np.ndarray | None) -> list[str]:
+    given = {k: a for k, a in ser.items() if a is not None}
+    full = [k for k, a in given.items() if not np.isnan(a).any()]
+    notes = []
+    if len(full) == len(given) and (emb_steps is None or emb_steps is t):
+        return notes
+    notes.append(f"aligned on the union of the series' steps ({t.size} records); each clock is read on its own "
+                 "series' records, nothing is interpolated:")
+    for k, a in given.items():
+        per = [_cadence(t[~np.isnan(row)]) for row in a]
+        desc = per[0] if len(set(per)) == 1 else f"{per[0]} (run 0; runs differ)"
+        notes.append(f"  {k}: {desc}")
+    if emb_steps is not None and emb_steps is not t:
+        notes.append(f"  embeddings: {_cadence(emb_steps)}")
+    return notes
+
+
+def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_loss: Any = None,
+             test_loss: Any = None, weight_norm: Any = None, embeddings: Any = None, weights: Any = None,
+             gap: Any = None, train_mask: Any = None, p: Any = None, operation: str = "add", b_offset: Any = 0,
+             lam: Any = None, n_train: Any = None, lam_sweep: Any = None, train_level: float = _task.TRAIN_LEVEL,
+             test_level: float = _task.TEST_LEVEL, source: str = "arrays", embedding_steps: Any = None,
+             weights_steps: Any = None, run_names: Sequence[str] = (), input_notes: Sequence[str] = ()) -> RunData:
+    """Validate user arrays into a :class:`RunData` (every argument as in the module docstring).
+
+    Parameters
+    ----------
+    steps : 1-D strictly increasing finite array
+    train_acc, test_acc : arrays ([n_runs,] n_records) in [0, 1] (NaN = not logged); at least one is required
+    train_loss, test_loss, weight_norm : arrays ([n_runs,] n_records), >= 0 (NaN = not logged)
+    embeddings : array ([n_runs,] n_snapshots, n_tokens, d), optional
+    embedding_steps : 1-D array (n_snapshots,), optional (default ``steps``)
+    weights : array ([n_runs,] n_snapshots, ...), optional (flattened per record)
+    weights_steps : 1-D array (n_snapshots,), optional (default ``steps``)
+    gap : array ([n_runs,] n_epochs), optional (NaN allowed: undefined rows)
+    train_mask : any form of :func:`grokclocks.task.as_mask_stack`, optional
+    p : int >= 2, optional (taken from ``train_mask`` if absent)
+    operation : str
+        Task of :func:`grokclocks.coverage.label_table`.
+    b_offset : int >= 0
+    lam : float > 0, optional; n_train : int or ([n_runs],) ints, optional
+    lam_sweep : (lams, delays), optional
+        Grokking delays measured at >= 3 aspect ratios (for the ``levi:appG`` fit).
+    train_level, test_level : float in (0, 1] (defaults :data:`grokclocks.task.TRAIN_LEVEL`, ``TEST_LEVEL``)
+    source : str
+    run_names : sequence of str, optional (one per run)
+    input_notes : sequence of str, optional (how the input was read; the alignment is added)
+
+    Returns
+    -------
+    RunData
+
+    Raises
+    ------
+    DomainError
+        Wrong shapes, inf values, a series with no value, accuracies outside [0, 1], negative losses,
+        inconsistent ``p``.
+    """
+    p, b_offset, lam, operation = (x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
+                                   for x in (p, b_offset, lam, operation))
+    t = V.as_float_array(steps, "steps")
+    if t.ndim != 1 or t.size < 2:
+        raise DomainError(f"steps must be 1-D with at least 2 records (got shape {t.shape})")
+    if np.any(np.diff(t) <= 0):
+        i = int(np.argmax(np.diff(t) <= 0)) + 1
+        raise DomainError(f"steps must be strictly increasing (record {i} = {t[i]:g} after {t[i - 1]:g})")
+    n = t.size
+    if train_acc is None and test_acc is None:
+        raise DomainError("give at least one of train_acc, test_acc")
+    ser: dict[str, np.ndarray | None] = {}
+    for name, val in (("train_acc", train_acc), ("test_acc", test_acc), ("train_loss", train_loss),
+                      ("test_loss", test_loss), ("weight_norm", weight_norm)):
+        if val is None:
+            ser[name] = None
+            continue
+        a = _series2d(val, name, n)
+        lo, hi = float(np.nanmin(a)), float(np.nanmax(a))
+        if name.endswith("acc") and (lo < 0 or hi > 1):
+            raise DomainError(f"{name} must lie in [0, 1] (got range [{lo:g}, {hi:g}])")
+        if lo < 0:
+            raise DomainError(f"{name} must be >= 0 (got {lo:g})")
+        ser[name] = a
+    n_runs = {a.shape[0] for a in ser.values() if a is not None}
+    if len(n_runs) > 1:
+        raise DomainError(f"the series disagree on the number of runs: {sorted(n_runs)}")
+    nr = n_runs.pop()
+    if p is not None:
+        p = V.integer_at_least(p, "p", 2)
+    mask = None
+    if train_mask is not None:
+        mask = _task.as_mask_stack(train_mask, p, name="train_mask")
+        p = int(mask.shape[1])
+        if mask.shape[0] == 1 and nr > 1:
+            mask = np.broadcast_to(mask, (nr,) + mask.shape[1:])
+        if mask.shape[0] != nr:
+            raise DomainError(f"train_mask has {mask.shape[0]} runs, the series {nr}")
+        if (~mask).all(axis=(1, 2)).any() or mask.all(axis=(1, 2)).any():
+            raise DomainError("every train_mask needs at least one training and one test pair")
+    emb = emb_t = None
+    if embeddings is not None:
+        emb = V.as_float_array(embeddings, "embeddings")
+        if emb.ndim == 3:
+            emb = emb[None]
+        if emb.ndim != 4 or emb.shape[0] != nr:
+            raise DomainError(f"embeddings must have shape ([n_runs,] n_snapshots, n_tokens, d) with n_runs={nr} "
+                              f"(got {np.shape(embeddings)})")
+        emb_t = _snapshot_steps(embedding_steps, "embedding_steps", emb.shape[1], t, "embeddings")
+    wts = wts_t = None
+    if weights is not None:
+        wts = V.as_float_array(weights, "weights")
+        n_snap = n if weights_steps is None else np.size(weights_steps)
+        if nr == 1 and wts.shape[0] == n_snap:
+            wts = wts[None]
+        if wts.ndim < 2 or wts.shape[0] != nr:
+            raise DomainError(f"weights must have shape ([n_runs,] n_snapshots, ...) with n_runs={nr} "
+                              f"(got {np.shape(weights)})")
+        wts_t = _snapshot_steps(weights_steps, "weights_steps", wts.shape[1], t, "weights")
+        wts = wts.reshape(nr, wts.shape[1], -1)
+    g = None
+    if gap is not None:
+        g = np.asarray(gap, dtype=np.float64)
+        if g.ndim == 1:
+            g = g[None]
+        if g.ndim != 2 or g.shape[0] != nr or g.shape[1] < 2:
+            raise DomainError(f"gap must have shape ([n_runs,] n_epochs) with n_runs={nr} (got {np.shape(gap)})")
+        if np.isinf(g).any():
+            raise DomainError("gap must not contain inf (NaN marks undefined rows)")
+    b_offset = V.integer_at_least(b_offset, "b_offset", 0)
+    if lam is not None:
+        lam = float(V.positive(lam, "lam"))
+    ntr = None
+    if n_train is not None:
+        ntr = np.atleast_1d(V.as_float_array(n_train, "n_train"))
+        if np.any(ntr < 1) or np.any(ntr != np.round(ntr)):
+            raise DomainError(f"n_train must be integers >= 1 (got {n_train!r})")
+        ntr = np.broadcast_to(ntr, (nr,)).copy() if ntr.size in (1, nr) else None
+        if ntr is None:
+            raise DomainError(f"n_train must have one entry or one per run ({nr})")
+    elif mask is not None:
+        ntr = mask.sum(axis=(1, 2)).astype(float)
+    sweep = None
+    if lam_sweep is not None:
+        try:
+            lams, dts = lam_sweep
+        except (TypeError, ValueError) as exc:
+            raise DomainError("lam_sweep must be a pair (lams, delays)") from exc
+        lams, dts = V.positive(lams, "lam_sweep lams"), V.positive(dts, "lam_sweep delays")
+        if lams.shape != dts.shape or lams.ndim != 1:
+            raise DomainError("lam_sweep lams and delays must be 1-D of equal length")
+        sweep = (lams, dts)
+    train_level = _level(train_level, "train_level")
+    test_level = _level(test_level, "test_level")
+    if not isinstance(operation, str):
+        raise DomainError(f"operation must be a string (got {operation!r})")
+    names = tuple(str(x) for x in run_names)
+    if names and len(names) != nr:
+        raise DomainError(f"run_names must have one name per run ({nr}) (got {len(names)})")
+    notes = tuple(input_notes) + tuple(_alignment_notes(t, ser, emb_t))
+    return RunData(steps=t, embeddings=emb, weights=wts, gap=g, train_mask=mask, p=p, operation=operation,
+                   b_offset=b_offset, lam=lam, n_train=ntr, lam_sweep=sweep, train_level=train_level,
+                   test_level=test_level, source=source, embedding_steps=emb_t, weights_steps=wts_t,
+                   run_names=names, input_notes=notes, **ser)
+
+
+def _level(x: Any, name: str) -> float:
+    v = float(V.as_float_array(x, name))
+    if not 0.0 < v <= 1.0:
+        raise DomainError(f"{name} must be in (0, 1] (got {v!r})")
+    return v
+
+
+def _config_dict(config: Any) -> dict[str, Any]:
+    if config is None:
+        return {}
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    if isinstance(config, Mapping):
+        return dict(config)
+    return {}
+
+
+def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarray:
+    """Grid point ``index`` of an engine metric ``(*grid, n_seeds, *value, n_rec)`` -> ``(n_seeds, n_rec, *value)``."""
+    a = np.asarray(metric)
+    if n_grid:
+        a = a[index]
+    return np.moveaxis(a, -1, 1) if a.ndim > 2 else a
+
+
+def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any], config: Any,
+                index: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Arguments of :func:`run_data` (and defaults) from an engine trajectory's parts."""
+    cfg = _config_dict(config)
+    if "acc_test" not in metrics and "acc_train" not in metrics:
+        raise DomainError(f"the trajectory records no accuracy (metrics: {sorted(metrics)})")
+    ref = np.asarray(metrics.get("acc_test", metrics.get("acc_train")))
+    if ref.ndim == 1:  # a single unbatched run
+        metrics = {k: np.asarray(v)[None] for k, v in metrics.items()}
+        ref = ref[None]
+    n_grid = ref.ndim - 2
+    grid_shape = ref.shape[:n_grid]
+    if n_grid:
+        if index is None:
+            if int(np.prod(grid_shape)) != 1:
+                axes = cfg.get("grid_axes") or ("alpha",)
+                raise DomainError(f"the run holds a grid of shape {grid_shape} over {tuple(axes)}; pick one point with "
+                                  f"index=(...) (e.g. index={(0,) * n_grid})")
+            index = (0,) * n_grid
+        index = tuple(int(i) for i in np.atleast_1d(index))
+        if len(index) != n_grid or any(not 0 <= i < s for i, s in zip(index, grid_shape)):
+            raise DomainError(f"index must be {n_grid} integer(s) within the grid shape {grid_shape} (got {index})")
+    elif index not in (None, (), 0):
+        raise DomainError(f"the run holds no grid; index must be None (got {index!r})")
+    else:
+        index = ()
+    kw: dict[str, Any] = {"steps": np.asarray(times, dtype=np.float64), "source": source}
+    for name, key in _ENGINE_METRICS.items():
+        if name in metrics and key not in kw:
+            kw[key] = _select(metrics[name], n_grid, index)
+    if "embeddings" in kw and kw["embeddings"].ndim != 4:
+        del kw["embeddings"]
+    p = cfg.get("p")
+    if p is not None:
+        kw["p"] = int(p)
+    op = cfg.get("operation")
+    if isinstance(op, str) and op != "user":
+        kw["operation"] = op
+    defaults: dict[str, Any] = {}
+    if "threshold" in cfg:  # run_modular_addition: one accuracy level for both clocks
+        defaults.update(train_level=float(cfg["threshold"]), test_level=float(cfg["threshold"]))
+    n_train = extras.get("n_train")
+    if n_train is not None:
+        nt = np.asarray(n_train, dtype=float)
+        if nt.ndim == 0:
+            nt = np.full(ref.shape[n_grid], float(nt))
+        elif n_grid and nt.ndim > 1:
+            nt = nt[index]
+        elif n_grid and nt.ndim == 1 and nt.shape[0] == grid_shape[0] and len(grid_shape) == 1 and "alpha" in cfg:
+            nt = np.full(ref.shape[n_grid], nt[index[0]])
+        kw["n_train"] = nt
+    # the engine's random split (train_modular, split="random") can be rebuilt exactly
+    if cfg.get("split") == "random" and p is not None and cfg.get("train_frac"):
+        fracs = tuple(cfg["train_frac"])
+        axes = tuple(cfg.get("grid_axes") or ())
+        f = fracs[index[axes.index("train_frac")]] if "train_frac" in axes else fracs[0]
+        seeds = tuple(cfg.get("seeds") or (0,))
+        split_seeds = [s if cfg.get("split_seed") is None else int(cfg["split_seed"]) for s in seeds]
+        # the split's size: int(frac p^2), or round(frac p^2) for n_train_rule "round" (run_modular_addition)
+        size = ({"n_train": int(round(float(f) * int(p) ** 2))} if cfg.get("n_train_rule") == "round"
+                else {"frac": float(f)})
+        kw["train_mask"] = _task.random_split_mask(int(p), split_seeds, **size).reshape(len(seeds), -1)
+    # a sweep over the training fraction gives the levi:appG fit of Delta t vs lambda
+    axes = tuple(cfg.get("grid_axes") or ())
+    if p is not None and n_grid == 1 and (axes == ("train_frac",) or ("alpha" in cfg and not axes)):
+        defaults["_sweep"] = (metrics, n_train)
+    return kw, defaults
+
+
+def _sweep_from_engine(metrics: Mapping[str, Any], n_train: Any, p: int, steps: np.ndarray, train_level: float,
+                       test_level: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """(lambda, median grokking delay) per training fraction of an engine grid (grid axis 0)."""
+    if n_train is None or "acc_train" not in metrics or "acc_test" not in metrics:
+        return None
+    acc_tr, acc_te = np.asarray(metrics["acc_train"]), np.asarray(metrics["acc_test"])
+    nt = np.asarray(n_train, dtype=float)
+    lams, dts = [], []
+    for g in range(acc_te.shape[0]):
+        d = []
+        for s in range(acc_te.shape[1]):
+            t_tr = _clocks.accuracy_clock(steps, acc_tr[g, s], target=train_level)
+            t_te = _clocks.first_hitting_time(steps, acc_te[g, s], test_level, direction="above")
+            if math.isfinite(t_te) and math.isfinite(t_tr) and t_te > t_tr:
+                d.append(t_te - t_tr)
+        ntr = float(np.median(nt[g])) if nt.ndim else float(nt)
+        if d and ntr <= p * p:
+            lams.append(float(_linear.modular_lambda(ntr / (p * p), p)))
+            dts.append(float(np.median(d)))
+    return (np.asarray(lams), np.asarray(dts)) if len(lams) else None
+
+
+def _is_engine_npz(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            files = f.files
+    except Exception:  # noqa: BLE001 - not an npz: the log readers say what it is
+        return False
+    return "times" in files and any(k.startswith("metric:") for k in files)
+
+
+def _engine_file(p: Path, index: Any) -> RunData:
+    with np.load(p, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    metrics = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("metric:")}
+    extras = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("extra:")}
+    js = p.with_suffix(".json")
+    config = None
+    if js.exists():
+        obj = json.loads(js.read_text())
+        config = obj.get("fields") if isinstance(obj, dict) else None
+    kw, defaults = _engine_run(arrays["times"], metrics, extras, config, index, f"engine run {p.name}")
+    return _finish(kw, defaults, {})
+
+
+def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
+    kw = dict(log.arrays)
+    for k in ("operation",):
+        if k in kw:
+            kw[k] = str(kw[k])
+    for k in ("p", "b_offset"):
+        if k in kw:
+            kw[k] = int(np.asarray(kw[k]))
+    if "lam" in kw:
+        kw["lam"] = float(np.asarray(kw["lam"]))
+    used = ", ".join(f"{s} <- {c!r}" for s, c in log.columns.items())
+    notes = [f"read as {log.format}: {used}"] + list(log.notes)
+    if log.ignored:
+        notes.append(f"ignored columns: {_logs._short(list(log.ignored), 160)}")
+    kw["source"] = log.source
+    kw["input_notes"] = notes
+    return kw
+
+
+def _resolve_path(path: str | os.PathLike) -> Path:
+    p = Path(path)
+    if not p.exists() and p.with_name(p.name + ".npz").exists():
+        p = p.with_name(p.name + ".npz")
+    if not p.exists():
+        raise DomainError(f"path must be an existing log file or run directory (got {str(path)!r})")
+    return p
+
+
+def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
+             format: str | None = None) -> RunData:  # noqa: A002 - as grokclocks.logs.read_log
+    """Read a run: an engine ``.npz`` (``Trajectory.save``), any log of :mod:`grokclocks.logs`, or several (seeds).
+
+    An engine file has the keys ``times``, ``metric:<name>`` and ``extra:<name>`` and a ``.json`` config next
+    to it (read as plain JSON: no JAX needed, except to rebuild a random split's training mask).  Every other
+    file or directory goes to :func:`grokclocks.logs.read_log` (CSV, TSV, JSON lines / W&B, TensorBoard,
+    Lightning ``metrics.csv``, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``, ``.npy``).
+    A list or tuple of paths is one run with one seed per file (:func:`grokclocks.logs.merge_seeds`).
+
+    Parameters
+    ----------
+    path : path, or a sequence of paths (one per seed)
+    index : tuple of int, optional
+        Grid point of an engine sweep (``config.grid_axes``); required when the file holds a grid.
+    columns : mapping, optional
+        Series -> column name, overriding the name matching of :func:`grokclocks.logs.canonical_name`.
+    format : str, optional
+        Force a reader (:data:`grokclocks.logs.FORMATS`).
+
+    Returns
+    -------
+    RunData
+
+    Raises
+    ------
+    DomainError
+        Missing file, a log that cannot be read (:class:`grokclocks.logs.LogError`: the file, the column,
+        the row and its step), or invalid arrays.
+    """
+    if isinstance(path, (list, tuple)):
+        if not path:
+            raise DomainError("give at least one path")
+        if len(path) == 1:
+            return load_run(path[0], index=index, columns=columns, format=format)
+        logs = []
+        for q in path:
+            p = _resolve_path(q)
+            if _is_engine_npz(p):
+                raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
+            logs.append(_logs.read_log(p, columns=columns, format=format))
+        merged = _logs.merge_seeds(logs)
+        kw = _log_kwargs(merged)
+        kw["run_names"] = [_seed_name(Path(q), path) for q in path]
+        names = ", ".join(kw["run_names"])
+        kw["source"] = f"{len(path)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
+        return run_data(**kw)
+    p = _resolve_path(path)
+    if format is None and _is_engine_npz(p):
+        return _engine_file(p, index)
+    return run_data(**_log_kwargs(_logs.read_log(p, columns=columns, format=format)))
+
+
+def _seed_name(p: Path, all_paths: Sequence[Any]) -> str:
+    """The shortest distinguishing name of a seed's file (``seed1/metrics.csv`` -> ``seed1``)."""
+    names = [Path(q).name for q in all_paths]
+    if len(set(names)) == len(names):
+        return p.name
+    return p.parent.name if len({Path(q).parent.name for q in all_paths}) == len(names) else str(p)
+
+
+def _finish(kw: dict[str, Any], defaults: dict[str, Any], overrides: dict[str, Any]) -> RunData:
+    sweep_src = defaults.pop("_sweep", None)
+    args = {**defaults, **kw, **{k: v for k, v in overrides.items() if v is not None}}
+    rd = run_data(**args)
+    if sweep_src is not None and rd.lam_sweep is None and rd.p is not None:
+        sw = _sweep_from_engine(sweep_src[0], sweep_src[1], rd.p, rd.steps, rd.train_level, rd.test_level)
+        if sw is not None:
+            rd = dataclasses.replace(rd, lam_sweep=sw)
+    return rd

@@ -1,0 +1,68 @@
+"""Argument checks shared by the coverage functions (metric, labels, radius, masks via grokclocks.task)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _validate as V
+from .. import task as _task
+from .._validate import DomainError
+from ..task import OPERATIONS
+
+__all__ = ["OPS"]
+
+
+#: The operations of :func:`label_table` by name (:data:`grokclocks.task.OPERATIONS`).
+OPS = OPERATIONS
+
+
+METRICS = ("torus", "grid")
+
+
+def _metric(metric: Any) -> str:
+    return V.choice(metric, "metric", METRICS)
+
+
+def _mask(mask: Any, name: str = "train_mask", p: int | None = None) -> np.ndarray:
+    """A training set in any form of :func:`grokclocks.task.as_mask`, as bool ``(p, p)``."""
+    return _task.as_mask(mask, p, name=name)
+
+
+def _p_of(labels: Any) -> int | None:
+    """``p`` of a square label table (to read a mask given as pair indices), else None."""
+    shape = np.shape(labels)
+    return int(shape[0]) if len(shape) == 2 and shape[0] == shape[1] and shape[0] >= 2 else None
+
+
+def _labels(labels: Any, shape: tuple[int, int]) -> np.ndarray:
+    lab = np.asarray(labels)
+    if lab.shape != shape:
+        raise DomainError(f"labels must have the mask's shape {shape} (got {lab.shape})")
+    if not np.issubdtype(lab.dtype, np.integer):
+        if np.issubdtype(lab.dtype, np.floating) and np.all(np.isfinite(lab)) and np.all(lab == np.round(lab)):
+            lab = lab.astype(np.int64)
+        else:
+            raise DomainError(f"labels must be integers (got dtype {lab.dtype})")
+    return lab.astype(np.int64)
+
+
+def _radius(n: Any, name: str = "n") -> float:
+    """An integer >= 1 or math.inf (returned as float)."""
+    if isinstance(n, (float, np.floating)) and math.isinf(n) and n > 0:
+        return math.inf
+    return float(V.integer_at_least(n, name, 1))
+
+
+def _test_mask(train: np.ndarray, test_mask: Any) -> np.ndarray:
+    if test_mask is None:
+        s = ~train
+    else:
+        s = _mask(test_mask, "test_mask", train.shape[0])
+        if s.shape != train.shape:
+            raise DomainError(f"test_mask must have the train mask's shape {train.shape} (got {s.shape})")
+    if not s.any():
+        raise DomainError("test set must not be empty (no test points)")
+    return s

@@ -1,0 +1,215 @@
+"""Theorem 3.12: coverers, the expected uncovered count and the required training fraction (§10)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from scipy import special
+
+from .. import _validate as V
+from .._validate import DomainError
+from ..citations import cites
+from ..task import _grid_size
+from ._common import _metric
+
+__all__ = ["ball_size", "ball_size_torus", "coverer_counts", "expected_uncovered", "expected_uncovered_paper",
+           "full_coverage_probability_lower_bound", "required_train_fraction"]
+
+
+@cites("uniformity:thm3.12")
+def ball_size(n: int) -> int:
+    r"""Coverers of a point on the unbounded lattice: :math:`C(n)=|\{z\in\mathbb Z^2:|z_1|+|z_2|<n\}|=2n^2-2n+1`.
+
+    ``n`` integer >= 1.  References: spec ``uniformity:thm3.12`` (§10).
+    """
+    n = V.count(n, "n", 1)
+    return 2 * n * n - 2 * n + 1
+
+
+def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
+    """h[a, j] = #{a' in Z_p: dist(a, a') = j}, j = 0..n-1 (shape (p, n))."""
+    n = min(n, 2 * p)  # no 1-D distance reaches p: larger n only add zero columns (n = 1e15 used to be allocated)
+    a = np.arange(p)
+    diff = np.abs(a[:, None] - a[None, :])
+    if metric == "torus":
+        diff = np.minimum(diff, p - diff)
+    h = np.zeros((p, n), dtype=np.int64)
+    rows = np.repeat(a, p)
+    dd = diff.ravel()
+    keep = dd < n
+    np.add.at(h, (rows[keep], dd[keep]), 1)
+    return h
+
+
+@cites("uniformity:thm3.12")
+def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
+    r"""Number :math:`s_x` of grid points within distance :math:`<n` of each :math:`x` (its possible coverers).
+
+    .. math:: s_x=|\{y\in D: d(x,y)<n\}|
+
+    On the torus :math:`s_x=C_T(p,n)` for all :math:`x` (:math:`=C(n)` iff :math:`n\le(p+1)/2`); on the
+    bounded grid it shrinks at the border (a corner has :math:`n(n+1)/2` for :math:`n\le p`).
+
+    Returns int64 ``(p, p)``.  ``p >= 2``, ``n >= 1`` integers.  References: spec ``uniformity:thm3.12`` (§10).
+    """
+    p = _grid_size(p)
+    n = V.integer_at_least(n, "n", 1)
+    metric = _metric(metric)
+    n = min(n, 2 * p - 1)  # every distance is <= 2(p - 1): radii beyond give the same counts (exact)
+    h = _coord_counts(p, n, metric)
+    cum = np.cumsum(h, axis=1)  # H[b, c] = #{b': dist <= c}
+    # s[a, b] = sum_{j=0}^{n-1} h[a, j] * H[b, n-1-j]
+    return h @ cum[:, ::-1].T
+
+
+@cites("uniformity:thm3.12")
+def ball_size_torus(p: int, n: int) -> int:
+    r"""Exact number of points of :math:`\mathbb Z_p^2` at torus distance :math:`<n` from a point, :math:`C_T(p,n)`.
+
+    Equals :math:`C(n)=2n^2-2n+1` iff :math:`n\le(p+1)/2`; :math:`p^2` for large ``n``.
+    References: spec ``uniformity:thm3.12`` (§10).
+    """
+    return int(coverer_counts(p, n, "torus")[0, 0])
+
+
+def _log_binom(N: np.ndarray, k: float) -> np.ndarray:
+    return special.gammaln(N + 1.0) - special.gammaln(k + 1.0) - special.gammaln(N - k + 1.0)
+
+
+@cites("uniformity:thm3.12")
+def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
+    r"""Exact expected number of uncovered points for :math:`m` training points drawn without replacement.
+
+    .. math:: \mathbb E[U]=\sum_{x\in D}\binom{p^2-s_x}{m}\Big/\binom{p^2}{m}
+
+    (:math:`s_x` from :func:`coverer_counts`; log-binomials via ``scipy.special.gammaln``).
+
+    Parameters: ``p >= 2``, ``n >= 1``, ``m`` integer in ``[0, p^2]``, ``metric`` ``"torus"`` | ``"grid"``.
+
+    References
+    ----------
+    Spec ``uniformity:thm3.12`` (§10, exact version; erratum uniformity-2).
+    """
+    p = _grid_size(p)
+    N = p * p
+    m = V.integer_at_least(m, "m", 0)
+    if m > N:
+        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {m})")
+    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
+    return float(np.sum(mult * np.exp(_log_binom_ratio(N, vals, m))))
+
+
+#: Work limit of the product form in :func:`_log_binom_ratio` (number of log1p terms).
+_PRODUCT_TERMS = 2 * 10 ** 7
+
+
+def _log_binom_ratio(N: int, s: np.ndarray, m: int) -> np.ndarray:
+    r"""log C(N - s, m) / C(N, m) for integers s (array) and m, -inf where N - s < m.
+
+    By the product :math:`\prod_{j<r}(1-o/(N-j))`, r = min(s, m), o = max(s, m) (symmetric in s and m),
+    summed as ``log1p`` terms: relative error of the ratio ~ eps |log ratio| (measured <= 3e-15 against
+    exact rationals for p <= 31).  Beyond _PRODUCT_TERMS terms in all, the log-gamma form, whose
+    absolute error in the log is ~ eps N log N (1.3e-12 at p = 29, 1e-6 at p = 2^14).
+    """
+    s = np.asarray(s, dtype=np.int64)
+    r = np.minimum(s, m)
+    o = np.maximum(s, m)
+    out = np.full(s.shape, -np.inf)
+    ok = N - s >= m
+    if int(np.sum(r[ok])) <= _PRODUCT_TERMS:
+        for i in np.nonzero(ok)[0]:
+            j = np.arange(int(r[i]), dtype=np.float64)
+            out[i] = float(np.sum(np.log1p(-float(o[i]) / (N - j))))
+        return out
+    rem = (N - s[ok]).astype(np.float64)
+    out[ok] = _log_binom(rem, m) - _log_binom(np.float64(N), m)
+    return out
+
+
+@cites("uniformity:thm3.12")
+def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> float:
+    r"""The proof's expressions for :math:`\mathbb E[U]` (with replacement, unbounded-lattice :math:`C(n)`).
+
+    .. math:: \texttt{"binomial"}:\ p^2\Big(1-\frac{C(n)}{p^2}\Big)^m,\qquad \texttt{"exp"}:\ p^2e^{-mC(n)/p^2}
+
+    An upper bound of the exact torus value (:func:`expected_uncovered`) when :math:`C(n)\le p^2`, and a
+    loose one (p=97, n=5, m=2100: 0.979 vs 0.292); *not* an upper bound on the bounded grid (1.264).
+    ``C(n) > p^2`` gives 0 for the binomial form.
+
+    References
+    ----------
+    Spec ``uniformity:thm3.12`` (§10).
+    """
+    p = _grid_size(p)
+    N = p * p
+    m = V.integer_at_least(m, "m", 0)
+    if m > N:
+        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {m})")
+    C = ball_size(n)
+    form = V.choice(form, "form", ("binomial", "exp"))
+    if form == "exp":
+        if m * C > 800 * N:  # exact int comparison: e^{-800} p^2 < 1e-340 (m C / N overflowed for n > 1e154)
+            return 0.0
+        return float(N * math.exp(-m * C / N))
+    if C >= N:
+        return 0.0 if m > 0 else float(N)
+    return float(N * math.exp(m * math.log1p(-C / N)))
+
+
+@cites("uniformity:thm3.12")
+def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
+    r"""Training fraction :math:`r` needed for :math:`\mathbb E[U]<1` (Theorem 3.12).
+
+    .. math:: \texttt{"paper"}: r=\frac{\ln p^2}{C(n)},\qquad \texttt{"paper\_nolog"}: r=-\frac{\ln p^2}{p^2\ln(1-C/p^2)}
+
+    ``"torus_exact"`` / ``"grid_exact"``: the smallest :math:`m/p^2` with :math:`\mathbb E[U]<1` from
+    :func:`expected_uncovered` (bisection on integer :math:`m`).  The paper's value may exceed 1 (then the
+    criterion cannot be met); it is returned unclipped.  The paper's :math:`r` is sufficient on the torus,
+    not on the grid (erratum uniformity-2).
+
+    Parameters: ``p >= 2``, ``n >= 1`` integers; ``method`` as above.
+
+    References
+    ----------
+    Spec ``uniformity:thm3.12`` (§10).
+    """
+    p = _grid_size(p)
+    n = V.count(n, "n", 1)
+    method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
+    N = p * p
+    C = ball_size(n)
+    if method == "paper":
+        return float(Fraction(math.log(N)) / C)  # C is an exact int: no OverflowError for n > 1e154
+    if method == "paper_nolog":
+        if C >= N:
+            raise DomainError(f"n must satisfy C(n) = 2n^2-2n+1 < p^2 for the 'paper_nolog' form (got n={n}, p={p})")
+        return -math.log(N) / (N * math.log1p(-C / N))
+    metric = "torus" if method == "torus_exact" else "grid"
+    lo, hi = 0, N  # E[U](N) = 0 < 1 <= E[U](0) = N
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _expected_uncovered_below_one(p, n, mid, metric):
+            hi = mid
+        else:
+            lo = mid
+    return hi / N
+
+
+def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
+    """E[U] < 1, decided exactly: the float value where it is clear of 1 by 1e-8 (its error is <= 1e-12
+    below the product-form limit), else integer arithmetic sum_x C(N - s_x, m) < C(N, m) (p = 2, n = 1:
+    E[U](3) = 4 C(3,3)/C(4,3) = 1 exactly, which the log-gamma form gave as 0.9999999999999998)."""
+    e = expected_uncovered(p, n, m, metric)
+    if abs(e - 1.0) > 1e-8:
+        return e < 1.0
+    N = p * p
+    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
+    return sum(int(k) * math.comb(N - int(v), m) for v, k in zip(vals, mult)) < math.comb(N, m)
+
+
+@cites("uniformity:thm3.12")
+def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = "torus") -> float:
+    r"""Markov bound :math:`\Pr[U=0]\ge\max(0,1-\mathbb E[U])`.  References: spec ``uniformity:thm3.12`` (§10)."""
+    return max(0.0, 1.0 - expected_uncovered(p, n, m, metric))

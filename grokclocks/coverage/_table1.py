@@ -1,0 +1,205 @@
+"""Table 1 and run analysis: ceilings of the designed splits, U-Acc / L-Acc, GO-epoch, MED vs loss (§8)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .. import _validate as V
+from .._validate import DomainError
+from ..citations import cites
+from ..task import designed_split, label_table
+from ._results import AccuracyExtremes
+from ._common import _mask, _p_of, _radius
+from ._ceiling import _delta_on_test, accuracy_ceiling, implied_radius
+
+__all__ = ["analyse_run", "go_epoch", "med_loss_spearman", "table1", "table1_ceilings", "u_acc_l_acc"]
+
+
+# ------------------------------------------------------------------------------------------ §8 Table 1, run analysis
+
+_TABLE1 = (
+    ("square", 30, 99.04, 91.27, 1500, 100),
+    ("square", 35, 91.07, 80.73, 1500, 100),
+    ("square", 40, 84.50, 81.68, 1700, 100),
+    ("square", 45, 79.03, 76.07, 1900, 100),
+    ("square", 50, 77.39, 66.02, 3400, 200),
+    ("square", 55, 62.09, 57.69, 2600, 100),
+    ("square", 60, 57.31, 55.18, 2200, 100),
+    ("strip", 67, 7.56, 3.58, None, None),
+    ("strip", 60, 33.25, 17.05, 900, 100),
+    ("strip", 50, 80.10, 73.61, 1600, 100),
+    ("strip", 40, 89.89, 84.80, 1300, 100),
+)
+
+
+@cites("uniformity:table1")
+def table1() -> list[dict[str, Any]]:
+    r"""The paper's Table 1 (p = 97, 1-layer transformer, frac 0.3, weight decay 1, AdamW), as data.
+
+    Rows: ``design`` (``"square"``/``"strip"``), ``k``, ``u_acc`` and ``l_acc`` (percent), ``go_epoch`` and
+    ``go_pm`` (``None`` for STRIP 67: "disappear").
+
+    References: spec ``uniformity:table1`` (§8).
+    """
+    return [dict(design=d, k=k, u_acc=u, l_acc=l_, go_epoch=g, go_pm=pm) for d, k, u, l_, g, pm in _TABLE1]
+
+
+@cites("uniformity:table1", "uniformity:thm3.10")
+def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "torus", b_offset: int | None = None,
+                    p: int = 97, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> list[dict[str, Any]]:
+    r"""Ceilings of the authors' exact Table 1 splits next to the paper's U-Acc.
+
+    For each row: ``ceilings`` (percent, :func:`accuracy_ceiling` at each ``n`` of ``ns``), ``ceiling_inf``,
+    ``implied_radius`` (smallest ``n`` with ceiling >= U-Acc, or ``None``), ``n_train``, ``n_test`` and the
+    paper's numbers.  Labels: ``add`` of the operands.
+
+    References: spec ``uniformity:table1`` (§8), ``uniformity:thm3.10``.
+    """
+    ns = V.sequence(ns, "ns", what="a non-empty sequence of radii (integers >= 1 or inf)")
+    for n in ns:
+        _radius(n, "ns")
+    lab = label_table(p, "add")
+    out = []
+    for row in table1():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tr, te = designed_split(p, row["design"], row["k"], frac, seed, shuffle)
+        d, ns_ = _delta_on_test(tr, lab, metric, te, b_offset)
+        ceil = [100.0 * float(np.count_nonzero(d < _radius(n))) / ns_ for n in ns]
+        out.append(dict(row, ceilings=ceil, ns=tuple(ns), metric=metric,
+                        ceiling_inf=100.0 * float(np.count_nonzero(np.isfinite(d))) / ns_,
+                        implied_radius=implied_radius(tr, lab, row["u_acc"] / 100.0, metric, te, b_offset),
+                        n_train=int(tr.sum()), n_test=int(te.sum())))
+    return out
+
+
+def _series(x: Any, name: str) -> np.ndarray:
+    a = V.as_float_array(x, name)
+    if a.ndim != 1:
+        raise DomainError(f"{name} must be 1-D (got shape {a.shape})")
+    return a
+
+
+def _epochs(epochs: Any, n: int) -> np.ndarray:
+    if epochs is None:
+        return np.arange(n, dtype=np.float64)
+    e = _series(epochs, "epochs")
+    if e.size != n:
+        raise DomainError(f"epochs must have length {n} (got {e.size})")
+    return e
+
+
+@cites("uniformity:table1")
+def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float | None:
+    r"""Grokking epoch: the first logged epoch at which test accuracy reaches ``threshold`` (default 0.5).
+
+    (Convention of the spec's runs, "test >= 0.5 at epoch ..."; Table 1 does not define GO-Epoch.)
+    Returns ``None`` if never reached.  References: spec ``uniformity:table1`` (§8).
+    """
+    acc = _series(test_acc, "test_acc")
+    ep = _epochs(epochs, acc.size)
+    thr = V.as_float_array(threshold, "threshold", scalar=True)
+    hit = np.nonzero(acc >= thr)[0]
+    return None if hit.size == 0 else float(ep[hit[0]])
+
+
+@cites("uniformity:table1")
+def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> AccuracyExtremes:
+    r"""Table 1's U-Acc and L-Acc of one run.
+
+    U-Acc = highest test accuracy after train accuracy first reaches 1 (whole run if ``train_acc`` is
+    ``None`` or never reaches 1); L-Acc = lowest test accuracy after the epoch where U-Acc is reached.
+
+    Returns :class:`AccuracyExtremes` ``(u_acc, l_acc, u_acc_index)``.  References: spec ``uniformity:table1`` (§8).
+    """
+    acc = _series(test_acc, "test_acc")
+    start = 0
+    if train_acc is not None:
+        tr = _series(train_acc, "train_acc")
+        if tr.size != acc.size:
+            raise DomainError(f"train_acc must have length {acc.size} (got {tr.size})")
+        hit = np.nonzero(tr >= 1.0)[0]
+        if hit.size:
+            start = int(hit[0])
+    i = start + int(np.argmax(acc[start:]))
+    return AccuracyExtremes(float(acc[i]), float(acc[i:].min()), i)
+
+
+@cites("uniformity:def4.2")
+def med_loss_spearman(med: Any, test_loss: Any, windows: Sequence[tuple[int, int]]) -> list[float | None]:
+    r"""Spearman rank correlation of MED with test loss in index windows ``[start, stop)``.
+
+    ``None`` for windows with fewer than 3 points or a constant series.  References: spec ``uniformity:def4.2``
+    (§6.2, Remark 4.3).
+    """
+    m = _series(med, "med")
+    tl = _series(test_loss, "test_loss")
+    if m.size != tl.size:
+        raise DomainError(f"test_loss must have the length of med {m.size} (got {tl.size})")
+    spans = []
+    for w in V.sequence(windows, "windows", min_len=0, what="a sequence of (start, stop) index pairs"):
+        if isinstance(w, (str, bytes)) or not np.iterable(w) or len(w) != 2:
+            raise DomainError(f"windows must hold (start, stop) index pairs (got {V.show(w)})")
+        # integers >= 0 with slice semantics: an empty or short window gives None (analyse_run relies on it)
+        spans.append((V.integer_at_least(w[0], "windows start", 0), V.integer_at_least(w[1], "windows stop", 0)))
+    out: list[float | None] = []
+    for a, b in spans:
+        x, y = m[a:b], tl[a:b]
+        if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+            out.append(None)
+        else:
+            out.append(float(stats.spearmanr(x, y).statistic))
+    return out
+
+
+@cites("uniformity:thm3.10", "uniformity:table1", "uniformity:def4.2")
+def analyse_run(test_acc: Any, train_mask: Any, labels: Any, *, train_acc: Any = None, epochs: Any = None,
+                test_loss: Any = None, med: Any = None, test_mask: Any = None, b_offset: int | None = 0,
+                metric: str = "torus", go_threshold: float = 0.5, grok_start_threshold: float = 0.2) -> dict[str, Any]:
+    r"""Everything a training verify needs from one run, in pure numpy.
+
+    * ``ceiling`` = combined ceiling at :math:`n=\infty` (:func:`accuracy_ceiling` with the token factor of
+      ``b_offset``; ``None`` skips it); ``max_test_acc``, ``excess = max_test_acc - ceiling`` (the theorem
+      says ``<= 0`` for a model that only imitates same-label training points; an actual network can still
+      hit uncovered points at chance level, about ``(1 - ceiling)/p``, so report ``excess`` and judge it
+      against that chance term); ``implied_radius`` of U-Acc;
+    * ``u_acc``, ``l_acc`` (:func:`u_acc_l_acc`), ``go_epoch`` (:func:`go_epoch`), ``memorised_epoch``
+      (train accuracy first 1);
+    * if ``med`` and ``test_loss`` are given: Spearman(MED, test loss) over the post-memorisation window,
+      before grokking (memorised .. test acc first > ``grok_start_threshold``) and during grokking (from then
+      to the end) (:func:`med_loss_spearman`).
+
+    References: spec ``uniformity:thm3.10``, ``uniformity:table1``, ``uniformity:def4.2`` (verification V2/V3).
+    """
+    go_threshold = V.in_closed_interval(go_threshold, "go_threshold", 0.0, 1.0, scalar=True)
+    grok_start_threshold = V.in_closed_interval(grok_start_threshold, "grok_start_threshold", 0.0, 1.0, scalar=True)
+    acc = _series(test_acc, "test_acc")
+    ep = _epochs(epochs, acc.size)
+    t = _mask(train_mask, p=_p_of(labels))
+    ceil = accuracy_ceiling(t, labels, math.inf, metric, test_mask, b_offset)
+    u, l_, iu = u_acc_l_acc(acc, train_acc)
+    mem = None
+    start = 0
+    if train_acc is not None:
+        hit = np.nonzero(_series(train_acc, "train_acc") >= 1.0)[0]
+        if hit.size:
+            start = int(hit[0])
+            mem = float(ep[start])
+    res: dict[str, Any] = dict(ceiling=ceil, max_test_acc=float(acc.max()), excess=float(acc.max()) - ceil,
+                               within_ceiling=bool(acc.max() <= ceil), u_acc=u, l_acc=l_, u_acc_epoch=float(ep[iu]),
+                               go_epoch=go_epoch(acc, ep, go_threshold), memorised_epoch=mem,
+                               implied_radius=implied_radius(t, labels, min(u, 1.0), metric, test_mask, b_offset))
+    if med is not None and test_loss is not None:
+        g = np.nonzero(acc > grok_start_threshold)[0]
+        gs = int(g[0]) if g.size else acc.size
+        gs = max(gs, start)
+        rho = med_loss_spearman(med, test_loss, [(start, acc.size), (start, gs), (gs, acc.size)])
+        res.update(spearman_post_memorisation=rho[0], spearman_before_grokking=rho[1], spearman_grokking=rho[2],
+                   grok_start_epoch=float(ep[gs]) if gs < acc.size else None)
+    return res

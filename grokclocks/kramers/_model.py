@@ -1,0 +1,148 @@
+"""The α-parameterised two-layer net and the modular-addition task of spec ``kramers`` (task data: grokclocks.task)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import _validate as V
+from ..task import TEST_LEVEL, TRAIN_LEVEL
+from .._validate import DomainError
+from ..citations import cites
+
+__all__ = ["Milestones", "milestones", "n_train", "param_count", "two_layer_forward"]
+
+
+class Milestones(NamedTuple):
+    r"""Memorisation and grokking times :math:`(t_{\rm mem}, t_{\rm grok})` of :func:`milestones` (``None``: never)."""
+
+    t_mem: float | None
+    t_grok: float | None
+
+
+def _alpha(alpha: Any) -> float:
+    a = V.as_float_array(alpha, "alpha", scalar=True)
+    if not 0.0 <= a <= 0.5:
+        raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {a!r})")
+    return a
+
+
+def _net_arrays(X: Any, W: Any, a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    X = V.as_float_array(X, "X")
+    W = V.as_float_array(W, "W")
+    a = V.as_float_array(a, "a")
+    if X.ndim != 2 or W.ndim != 2 or a.ndim not in (1, 2):
+        raise DomainError(f"X must be (n, d), W (N, d), a (N,) or (N, C) (got shapes {X.shape}, {W.shape}, {a.shape})")
+    if X.shape[1] != W.shape[1] or a.shape[0] != W.shape[0]:
+        raise DomainError(f"shapes inconsistent: X {X.shape}, W {W.shape}, a {a.shape}")
+    return X, W, a
+
+
+@cites("kramers:eq1")
+def two_layer_forward(X: Any, W: Any, a: Any, alpha: float) -> np.ndarray:
+    r"""α-parameterised two-layer ReLU network (eq. 1).
+
+    .. math:: f(x)=N^{-\alpha}\sum_{j=1}^N a_j\,\sigma(w_j\cdot x),\qquad \sigma(u)=\max(u,0).
+
+    Parameters
+    ----------
+    X : (n, d) inputs; W : (N, d) features; a : (N,) or (N, C) readout
+    alpha : float in [0, 1/2]
+
+    Returns
+    -------
+    ndarray, shape (n,) or (n, C), float64.
+
+    References
+    ----------
+    ``kramers:eq1``.
+    """
+    X, W, a = _net_arrays(X, W, a)
+    al = _alpha(alpha)
+    N = W.shape[0]
+    return N ** (-al) * (np.maximum(X @ W.T, 0.0) @ a)
+
+
+@cites("kramers:params")
+def param_count(N: int, p: int, n_out: int = 1) -> int:
+    r"""Number of trained parameters, no biases: :math:`P=N(2p+C)` (:math:`C=1`: the paper's :math:`N(d+1)`).
+
+    Headline: N = 512, p = 97 gives 99 840 (scalar, the paper) or 148 992 (p-way readout, erratum E1).
+
+    References
+    ----------
+    ``kramers:params``.
+    """
+    N = V.integer_at_least(N, "N", 1)
+    p = V.integer_at_least(p, "p", 2)
+    n_out = V.integer_at_least(n_out, "n_out", 1)
+    return N * (2 * p + n_out)
+
+
+@cites("kramers:task")
+def n_train(p: int, rho: float) -> int:
+    r"""Training-set size :math:`n_{\rm train}=\lfloor\rho p^2\rfloor` (p = 97, ρ = 0.3 → 2822).
+
+    Domain: p >= 2 integer, 0 < ρ < 1, and :math:`1\le\lfloor\rho p^2\rfloor\le p^2-1`.
+
+    References
+    ----------
+    ``kramers:task``.
+    """
+    p = V.integer_at_least(p, "p", 2)
+    rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
+    n = int(math.floor(rho * p * p))
+    if not 1 <= n <= p * p - 1:
+        raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
+    return n
+
+
+@cites("kramers:milestones")
+def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN_LEVEL,
+               q_test: float = TEST_LEVEL) -> Milestones:
+    r"""Memorisation and grokking times on an evaluation grid (derived here; §1.4 of the paper is empty).
+
+    .. math:: t_{\rm mem}=\min\{t:\ \text{train acc}\ge q_{\rm tr}\},\qquad t_{\rm grok}=\min\{t:\ \text{test acc}\ge q_{\rm te}\}.
+
+    Parameters
+    ----------
+    steps : 1-D increasing array of evaluation steps (the grid; report it with the result)
+    train_acc, test_acc : 1-D arrays, same length, in [0, 1]
+    q_train, q_test : thresholds in (0, 1]
+        Defaults :data:`grokclocks.task.TRAIN_LEVEL` = 1.0 (every training pair right: the zero-one clock
+        of ``clocks:appF4-acc-clock``, the ``t_train`` of :func:`grokclocks.compare.compare_run`) and
+        :data:`grokclocks.task.TEST_LEVEL` = 0.99.  The spec's text gives 0.99 for both; pass
+        ``q_train=0.99`` for that reading.
+
+    Returns
+    -------
+    Milestones
+        ``(t_mem, t_grok)``: the first grid step reaching the threshold, ``None`` where it is never reached.
+
+    References
+    ----------
+    ``kramers:milestones``.
+    """
+    s = V.as_float_array(steps, "steps")
+    tr = V.as_float_array(train_acc, "train_acc")
+    te = V.as_float_array(test_acc, "test_acc")
+    if s.ndim != 1 or tr.shape != s.shape or te.shape != s.shape:
+        raise DomainError(f"steps, train_acc, test_acc must be 1-D of equal length (got {s.shape}, {tr.shape}, {te.shape})")
+    if np.any(np.diff(s) <= 0):
+        raise DomainError(f"steps must be strictly increasing (got {V.show(s)})")
+    for acc, name in ((tr, "train_acc"), (te, "test_acc")):
+        if np.any((acc < 0) | (acc > 1)):
+            raise DomainError(f"{name} must be accuracies in [0, 1] (fractions, not percent) (got "
+                              f"{float(acc[(acc < 0) | (acc > 1)][0])!r})")
+    for q, name in ((q_train, "q_train"), (q_test, "q_test")):
+        qq = V.as_float_array(q, name, scalar=True)
+        if not 0.0 < qq <= 1.0:
+            raise DomainError(f"{name} must be in (0, 1] (got {qq!r})")
+
+    def first(acc: np.ndarray, q: float) -> float | None:
+        hit = np.nonzero(acc >= q)[0]
+        return float(s[hit[0]]) if hit.size else None
+
+    return Milestones(first(tr, q_train), first(te, q_test))

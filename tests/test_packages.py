@@ -1,0 +1,44 @@
+"""The packages kramers, coverage and compare keep the faces they had as modules (issue 17)."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import grokclocks
+from grokclocks import citations
+
+PACKAGES = ("grokclocks.kramers", "grokclocks.coverage", "grokclocks.compare")
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_public_objects_belong_to_the_package(name):
+    mod = importlib.import_module(name)
+    for attr in mod.__all__:
+        obj = getattr(mod, attr)
+        home = getattr(obj, "__module__", None)
+        if callable(obj) and isinstance(home, str) and home.startswith("grokclocks."):
+            assert not home.startswith(name + "._"), f"{name}.{attr} reports module {home}"
+            if home == name:
+                assert pickle.loads(pickle.dumps(obj)) is obj
+
+
+def test_submodules_are_private_and_citations_name_the_package():
+    for name in PACKAGES:
+        subs = [m.name for m in pkgutil.iter_modules(importlib.import_module(name).__path__)]
+        assert subs and all(s.startswith("_") for s in subs), (name, subs)
+    importlib.import_module("grokclocks.compare")
+    recorded = [n for ids in citations._REGISTRY.values() for n in ids]
+    assert not [n for n in recorded if any(n.startswith(p + "._") for p in PACKAGES)]
+    assert "grokclocks.kramers.eyring_kramers_time" in recorded
+
+
+def test_no_jax_at_import():
+    code = ("import grokclocks, grokclocks.task, grokclocks.kramers, grokclocks.coverage, grokclocks.compare, sys; "
+            "assert 'jax' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(grokclocks.__path__[0] + "/.."))
