@@ -133,9 +133,9 @@ def to_markdown(meta: dict, results: list[dict]) -> str:
     lines = [
         "# Accuracy",
         "",
-        "The accuracy contract of the pure-math core, measured. Every public function of",
-        "`grokclocks.rmt`, `grokclocks.linear` and the grid engine `grokclocks._mpgrid` (behind",
-        "`linear.grok_time_grid`) has one case or more in `tests/accuracy/cases_<module>.py`: the domain of",
+        "The accuracy contract of the pure-math core, measured: the closed forms of `grokclocks.rmt`, `linear`",
+        "(with its grid engine `_mpgrid`), `clocks`, `spectral`, `kramers`, `coverage` and `repulsion`, each",
+        "function with one case or more in `tests/accuracy/cases_<module>.py` (the tables below): the domain of",
         "each argument, an independent reference at 30+ significant digits (mpmath quadrature, Bessel and",
         "Lambert functions, exact formulas in multiple precision; crossing times as mpmath roots) and the",
         "error the function promises there. Inside the domain a function returns a value within the",

@@ -349,6 +349,21 @@ def test_engine_npz_random_split_and_grid(tmp_path):
     assert [e.formatted() for e in via.entries] == [e.formatted() for e in c.entries]
     with pytest.raises(DomainError, match="index"):
         load_run(tmp_path / "engine.npz", index=(5,))
+    # a damaged engine file is a RunFileError naming the file (was zipfile.BadZipFile, or read as a foreign log)
+    from grokclocks.runfile import RunFileError
+
+    data = (tmp_path / "engine.npz").read_bytes()
+    for cut, what in ((len(data) // 2, "truncated|damaged"), (len(data) - 1, "truncated|damaged"), (0, "empty")):
+        (tmp_path / "cut.npz").write_bytes(data[:cut])
+        (tmp_path / "cut.json").write_bytes((tmp_path / "engine.json").read_bytes())
+        with pytest.raises(RunFileError, match=what) as exc:
+            compare_run(str(tmp_path / "cut.npz"), index=(0,))
+        assert "cut.npz" in str(exc.value)
+    flipped = bytearray(data)
+    flipped[len(data) // 3] ^= 0xFF
+    (tmp_path / "cut.npz").write_bytes(bytes(flipped))
+    with pytest.raises(RunFileError):
+        load_run(tmp_path / "cut.npz", index=(0,))
 
 
 def test_core_import_does_not_load_jax():

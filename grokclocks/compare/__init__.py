@@ -83,7 +83,7 @@ from ._records import Entry, QUANTITY_IDS, RunData, THEORIES, USER_KEYS, VERDICT
 from ._result import Comparison
 from ._input import load_run, run_data
 from ._api import compare_run
-from .._package import adopt as _adopt
+from .._facade import set_home
 
 __all__ = [
     "Entry",
@@ -98,4 +98,4 @@ __all__ = [
     "run_data",
 ]
 
-_adopt(__name__, __all__, globals())
+set_home(__name__, globals(), __all__)

@@ -16,6 +16,7 @@ from .. import _validate as V
 from .. import clocks as _clocks
 from .. import linear as _linear
 from .. import logs as _logs
+from .. import runfile as _runfile
 from .. import task as _task
 from .._validate import DomainError
 from ._records import RunData, _ENGINE_METRICS, _fmt_num
@@ -351,27 +352,28 @@ def _sweep_from_engine(metrics: Mapping[str, Any], n_train: Any, p: int, steps: 
 
 
 def _is_engine_npz(path: Path) -> bool:
+    """An engine run file (``Trajectory.save``): its keys, or, when the archive cannot be read, the run
+    file's config beside it (a truncated engine file is a damaged run file, not a foreign log)."""
     if not path.is_file():
         return False
     try:
         with np.load(path, allow_pickle=False) as f:
             files = f.files
-    except Exception:  # noqa: BLE001 - not an npz: the log readers say what it is
-        return False
-    return "times" in files and any(k.startswith("metric:") for k in files)
+    except Exception:  # noqa: BLE001 - unreadable: a run file only if its config says so
+        js = path.with_suffix(".json")
+        try:
+            obj = json.loads(js.read_text()) if js.is_file() else None
+        except (OSError, ValueError):
+            return False
+        return isinstance(obj, dict) and {"class", "fields"} <= set(obj)
+    return "meta" in files or ("times" in files and any(k.startswith("metric:") for k in files))
 
 
 def _engine_file(p: Path, index: Any) -> RunData:
-    with np.load(p, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
-    metrics = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("metric:")}
-    extras = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("extra:")}
-    js = p.with_suffix(".json")
-    config = None
-    if js.exists():
-        obj = json.loads(js.read_text())
-        config = obj.get("fields") if isinstance(obj, dict) else None
-    kw, defaults = _engine_run(arrays["times"], metrics, extras, config, index, f"engine run {p.name}")
+    run = _runfile._read_run(p)  # format, version, sha256 and structure checked: RunFileError otherwise
+    config = run.config.get("fields")
+    kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
+                               f"engine run {p.name}")
     return _finish(kw, defaults, {})
 
 

@@ -52,7 +52,7 @@ from ._setup import experimental_setup
 from ..task import _is_prime  # noqa: F401  (tests read it here)
 from ..task import (MAX_MODULUS, code_labels, designed_split, label_table, random_design, square_design, strip_design,
                     token_ids)
-from .._package import adopt as _adopt
+from .._facade import set_home
 
 __all__ = [
     "OperatorNormBounds",
@@ -106,4 +106,4 @@ __all__ = [
     "token_ids",
 ]
 
-_adopt(__name__, __all__, globals())
+set_home(__name__, globals(), __all__)

@@ -53,7 +53,7 @@ from ._temperatures import (sgd_stationary_temperature_1d, spectral_delay_ratio,
                             t_eff_sgd_direction)
 from ._headline import delay_scaling, delay_scaling_estimate, headline_record
 from ..task import modadd_inputs, modadd_split
-from .._package import adopt as _adopt
+from .._facade import set_home
 
 __all__ = [
     "Milestones",
@@ -116,4 +116,4 @@ __all__ = [
     "headline_record",
 ]
 
-_adopt(__name__, __all__, globals())
+set_home(__name__, globals(), __all__)

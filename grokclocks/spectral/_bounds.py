@@ -190,6 +190,8 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
     if upper == "3R" and r_cover > Rr:
         raise DomainError(f"cover_radius must be <= R = {Rr!r} for upper='3R' (got {r_cover!r})")
     k = eckart_young_rank(srank, eta)
+    if not math.isfinite(k):  # r_s / eta^2 beyond the double range: the cover term (3R/r)^k is too
+        return math.inf
     _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
     slack = e + 2.0 * li * float(eta) * Om * Rr
     return float(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))
