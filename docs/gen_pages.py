@@ -365,22 +365,40 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def _unit(module: str) -> str:
+    """The documented unit a module belongs to: a package's private files belong to the package."""
+    parts = module.split(".")
+    for k in range(2, len(parts)):
+        if parts[k].startswith("_"):
+            return ".".join(parts[:k])
+    return module
+
+
 def architecture_modules_markdown() -> str:
-    """The module table of docs/architecture.md: module, lines, what it imports from grokclocks."""
+    """The module table of docs/architecture.md: each documented module or package, its files and
+    lines, and the grokclocks units it imports (a package's private files counted as the package)."""
     graph = module_imports()
-    files = {_module_name(f): f for f in sorted((ROOT / "grokclocks").rglob("*.py"))}
     full = module_imports(load_time_only=False)
-    lines = ["| module | lines | imports from grokclocks (*italic*: inside a function, when it runs) |", "|---|---|---|"]
-    for name in sorted(graph):
-        n = len(files[name].read_text().splitlines())
-        deps = [f"`{d.removeprefix('grokclocks.')}`" for d in sorted(graph[name])]
-        deps += [f"*`{d.removeprefix('grokclocks.')}`*" for d in sorted(full[name] - graph[name])]
-        lines.append(f"| `{name}` | {n} | {', '.join(deps) or '-'} |")
+    files = {_module_name(f): f for f in sorted((ROOT / "grokclocks").rglob("*.py"))}
+    size = {m: len(f.read_text().splitlines()) for m, f in files.items()}
+    units: dict[str, list[str]] = {}
+    for m in sorted(files):
+        units.setdefault(_unit(m), []).append(m)
+
+    def deps_of(g: dict[str, set[str]], members: list[str], unit: str) -> set[str]:
+        return {_unit(d) for m in members for d in g[m]} - {unit}
+
+    lines = ["| module | files | lines (largest file) | imports from grokclocks (*italic*: only inside functions) |",
+             "|---|---|---|---|"]
+    for unit, members in units.items():
+        load, deferred = deps_of(graph, members, unit), deps_of(full, members, unit)
+        deps = [f"`{d.removeprefix('grokclocks.')}`" for d in sorted(load)]
+        deps += [f"*`{d.removeprefix('grokclocks.')}`*" for d in sorted(deferred - load)]
+        n = sum(size[m] for m in members)
+        lines.append(f"| `{unit}` | {len(members)} | {n} ({max(size[m] for m in members)}) | {', '.join(deps) or '-'} |")
     cycles = import_cycles(full)
-    total = sum(len(f.read_text().splitlines()) for f in files.values())
-    lines += ["", f"{len(files)} files, {total} lines; the largest file has "
-              f"{max(len(f.read_text().splitlines()) for f in files.values())} lines. Import cycles (deferred "
-              "imports included): "
+    lines += ["", f"{len(files)} files, {sum(size.values())} lines; the largest file has {max(size.values())} lines. "
+              "Import cycles between files (deferred imports included): "
               + ("none." if not cycles else "; ".join(" -> ".join(c) for c in cycles) + ".")]
     return "\n".join(lines)
 

@@ -65,6 +65,43 @@ def test_cycle_detector_finds_a_planted_cycle(tmp_path, monkeypatch):
     assert G.import_cycles(G.module_imports(pkg)) == []  # at load time only: the deferred import hides it
 
 
+# the layers of docs/architecture.md; a unit (a module, or a package with its private files) may import
+# only from its own layer or the layers below
+LAYERS = [
+    {"grokclocks._validate", "grokclocks._floats", "grokclocks._constants", "grokclocks._results",
+     "grokclocks._papers", "grokclocks._papers.clocks", "grokclocks._papers.kramers", "grokclocks._papers.levi",
+     "grokclocks._papers.repulsion", "grokclocks._papers.uniformity", "grokclocks.citations", "grokclocks._facade",
+     "grokclocks.errata", "grokclocks.runfile"},
+    {"grokclocks.task"},
+    {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
+     "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},
+    "grokclocks.sim",  # every unit under grokclocks.sim
+    {"grokclocks.logs", "grokclocks.compare", "grokclocks.verification", "grokclocks.cli", "grokclocks",
+     "grokclocks.__main__"},
+]
+
+
+def _layer(unit: str) -> int:
+    for k, layer in enumerate(LAYERS):
+        if (unit == layer or unit.startswith(layer + ".")) if isinstance(layer, str) else unit in layer:
+            return k
+    raise AssertionError(f"{unit} is in no layer of docs/architecture.md: add it to LAYERS and to the page")
+
+
+def test_layers_import_only_downwards():
+    """No theory module imports the simulation layer or the tools, no foundation imports a theory, etc.
+    (imports inside functions included; `grokclocks.runfile` and `verification` read the version from the
+    package root lazily, which the root's own layer allows)."""
+    bad = []
+    for module, deps in import_graph().items():
+        unit = G._unit(module)
+        for d in deps:
+            du = G._unit(d)
+            if du != unit and _layer(du) > _layer(unit) and du != "grokclocks":
+                bad.append(f"{unit} (layer {_layer(unit)}) imports {du} (layer {_layer(du)})")
+    assert not bad, "imports against the layering:\n" + "\n".join(sorted(set(bad)))
+
+
 CORE_JAX_FREE = """
 import sys
 import grokclocks, grokclocks.linear, grokclocks.rmt, grokclocks.clocks, grokclocks.spectral
