@@ -540,15 +540,9 @@ def device_name() -> str:
 
     d = jax.devices()[0]
     if d.platform == "cpu":
-        cpu = platform.processor() or platform.machine()
-        try:
-            for line in Path("/proc/cpuinfo").read_text().splitlines():
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-        except OSError:
-            pass
-        return f"CPU: {cpu}, {os.cpu_count()} cores"
+        from grokclocks.verification import _cpu_model
+
+        return f"CPU: {_cpu_model()}, {os.cpu_count()} cores"
     return f"{d.platform.upper()}: {d.device_kind}"
 
 

@@ -47,19 +47,9 @@ GAMMA = np.linspace(0.0, 0.03, 100)
 
 def machine() -> dict:
     """CPU model (from /proc/cpuinfo), core count and library versions."""
-    info = {"cpu_model": platform.processor() or "unknown", "logical_cores": os.cpu_count()}
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-        fields = {}
-        for line in text.splitlines():
-            if ":" in line:
-                k, v = (p.strip() for p in line.split(":", 1))
-                fields.setdefault(k, v)
-        info["cpu_model"] = fields.get("model name", info["cpu_model"])
-        info["cpu_family_model"] = f"family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
-        info["cpu_mhz"] = fields.get("cpu MHz")
-    except OSError:
-        pass
+    from grokclocks.verification import _cpu_model
+
+    info = {"cpu_model": _cpu_model(), "logical_cores": os.cpu_count()}
     info.update(python=platform.python_version(), numpy=np.__version__, scipy=scipy.__version__,
                 platform=platform.platform())
     return info

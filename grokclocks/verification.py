@@ -198,9 +198,22 @@ def format_table(rows: list[Row], *, markdown: bool = False) -> str:
     return "\n".join([line(head[:8]), line(["-" * w for w in widths])] + [line(b) for b in short])
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; ``platform.processor()`` where there is none): the machine
+    a certificate, a benchmark or the accuracy page names."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def _environment() -> dict[str, Any]:
     env: dict[str, Any] = {"python": platform.python_version(), "machine": platform.machine(),
-                           "processor": platform.processor() or platform.machine(), "numpy": np.__version__}
+                           "processor": platform.processor() or platform.machine(), "cpu_model": _cpu_model(),
+                           "numpy": np.__version__}
     try:
         import os
 
