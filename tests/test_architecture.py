@@ -88,18 +88,31 @@ def _layer(unit: str) -> int:
     raise AssertionError(f"{unit} is in no layer of docs/architecture.md: add it to LAYERS and to the page")
 
 
-def test_layers_import_only_downwards():
-    """No theory module imports the simulation layer or the tools, no foundation imports a theory, etc.
-    (imports inside functions included; `grokclocks.runfile` and `verification` read the version from the
-    package root lazily, which the root's own layer allows)."""
-    bad = []
-    for module, deps in import_graph().items():
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of a higher layer (the package root excepted: `runfile` and `verification` read its
+    version lazily)."""
+    bad = set()
+    for module, deps in graph.items():
         unit = G._unit(module)
         for d in deps:
             du = G._unit(d)
             if du != unit and _layer(du) > _layer(unit) and du != "grokclocks":
-                bad.append(f"{unit} (layer {_layer(unit)}) imports {du} (layer {_layer(du)})")
-    assert not bad, "imports against the layering:\n" + "\n".join(sorted(set(bad)))
+                bad.add(f"{unit} (layer {_layer(unit)}) imports {du} (layer {_layer(du)})")
+    return sorted(bad)
+
+
+def test_layers_import_only_downwards():
+    """No theory module imports the simulation layer or the tools, no foundation imports a theory, etc.
+    (imports inside functions included)."""
+    bad = layer_violations(import_graph())
+    assert not bad, "imports against the layering:\n" + "\n".join(bad)
+
+
+def test_layer_check_finds_a_planted_upward_import():
+    """The check can fail: a theory file importing the engine, even inside a function, is reported."""
+    graph = import_graph()
+    graph["grokclocks.linear._losses"] = graph["grokclocks.linear._losses"] | {"grokclocks.sim.train._engine"}
+    assert layer_violations(graph) == ["grokclocks.linear (layer 2) imports grokclocks.sim.train (layer 3)"]
 
 
 CORE_JAX_FREE = """
