@@ -241,18 +241,12 @@ def traceability_markdown() -> str:
 
 
 def _selection(meta: dict) -> str | None:
-    """What a certificate's pytest run selected short of the whole tier (``-k``, ``-m``, a file or test),
-    or None for a whole run: a partial certificate must not replace the committed one."""
-    args = [str(a) for a in meta.get("pytest_args", [])]
+    """What a certificate's pytest session ran short of the whole tier (recorded by ``verify/conftest.py``:
+    deselected tests, a file or suite named, a stop after a failure; or a slice), None for a whole run:
+    a partial certificate must not replace the committed one."""
     if meta.get("shard"):
         return f"slice {meta['shard'][0]} of {meta['shard'][1]}"
-    for i, a in enumerate(args):
-        if a in ("-k", "-m", "--deselect", "--lf", "--last-failed") or a.startswith(("-k", "-m", "--deselect=")):
-            return " ".join(args[i:i + 2])
-        if not a.startswith("-") and ("/" in a or a.endswith(".py")) and a.rstrip("/") not in ("verify", "tests"):
-            if i == 0 or args[i - 1] not in ("-p", "--report-dir", "--scale", "--hypothesis-profile"):
-                return a
-    return None
+    return meta.get("partial")
 
 
 def copy_certificate(scale: str) -> None:

@@ -231,6 +231,28 @@ def report(request) -> Report:
     return rep
 
 
+def pytest_sessionfinish(session, exitstatus):
+    _STATE["stopped_early"] = bool(session.shouldstop or session.shouldfail)  # -x / --maxfail
+
+
+def _partial_run(config, terminalreporter) -> str | None:
+    """Why this session ran less than the whole tier (tests deselected by -k / -m / --deselect / --lf, a
+    file, test or suite named instead of verify/, a stop after a failure), or None: a partial
+    certificate must not replace the committed one (``docs/gen_pages.py`` reads this)."""
+    reasons = []
+    n_desel = len(terminalreporter.stats.get("deselected", ()))
+    if n_desel and not _STATE.get("shard"):
+        reasons.append(f"{n_desel} tests deselected")
+    here = Path(__file__).resolve().parent
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0]).resolve()
+        if "::" in arg or here in path.parents:
+            reasons.append(f"ran {arg}")
+    if _STATE.get("stopped_early"):
+        reasons.append("stopped early")
+    return "; ".join(reasons) or None
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     rep: Report | None = _STATE.get("report")
     tests = _STATE.get("tests", [])
@@ -244,7 +266,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.write_line(format_table(rep.rows))
     commit = _git("rev-parse", "HEAD")
     meta = {"commit": commit, "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else None,
-            "pytest_args": list(config.invocation_params.args)}
+            "pytest_args": list(config.invocation_params.args), "partial": _partial_run(config, terminalreporter)}
     stem = None
     if shard:
         meta.update(shard=list(shard), plan=_STATE.get("plan", {}), plan_weights=_STATE.get("plan_weights", {}),
