@@ -136,7 +136,7 @@ EXEMPT: list[Exempt] = [
       ("DeepLinearConfig", "DeepLinearData", "EndToEndFlowConfig")],
     Exempt("sim.models.Model", _RECORD + " (init, apply) pair"),
     *[Exempt(f"sim.models.{n}", _TRACED) for n in (
-        "centred_mse", "cross_entropy", "embedding_mlp_apply", "linear_apply", "mean_field_quadratic_apply", "mse",
+        "centred_mse", "cross_entropy", "dense", "embedding_mlp_apply", "linear_apply", "mean_field_quadratic_apply", "mse",
         "param_norm", "tian_features", "tian_mlp_apply", "transformer_apply", "two_layer_apply")],
     Exempt("sim.landscapes.end_to_end", _TRACED),
     Exempt("sim.landscapes.gap_form_cross_entropy", _TRACED),
