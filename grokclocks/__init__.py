@@ -15,13 +15,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import citations, errata, linear, rmt
-from ._validate import DomainError
+from ._validate import DomainError, OutputExistsError
 from .citations import cite
 from .linear import ERF_SQRT2, grok_time, grok_time_grid, loss_gen, loss_train, t_star
 
 __all__ = [
     "__version__",
     "DomainError",
+    "OutputExistsError",
     "cite",
     "citations",
     "errata",

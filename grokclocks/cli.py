@@ -156,7 +156,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     out = _report_dir(args.report_dir or ".verify")
     scale = cert["meta"]["scale"]
     _check_certificate_files(_certificate_files(str(out), scale, Path.cwd()), args.overwrite)
-    js, md = write_certificate(cert, out)
+    js, md = write_certificate(cert, out, overwrite=args.overwrite)  # checked before the merge above
     m = cert["meta"]
     print(f"merged {len(m['merged_from'])} slices: {m['n_rows']} rows, {m['n_failed']} failed, "
           f"{len(cert['tests'])} tests, {m['duration_s']:.0f} s; certificate written to {md} and {js}")

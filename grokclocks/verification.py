@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import _validate as V
+from .runfile import _atomic_write
 
 __all__ = ["Row", "Report", "format_table", "write_report", "certificate", "write_certificate", "merge_certificates",
            "partial_certificates", "shard_plan", "parse_shard", "budget_warnings", "CertificateError", "BudgetItem",
@@ -368,8 +369,17 @@ def _tests_table(tests: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | None = None) -> tuple[Path, Path]:
-    """Write a certificate dict as ``<stem>.json`` and ``<stem>.md`` (default stem ``verify-<scale>``)."""
+def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | None = None, *,
+                      overwrite: bool = False) -> tuple[Path, Path]:
+    """Write a certificate dict as ``<stem>.json`` and ``<stem>.md`` (default stem ``verify-<scale>``).
+
+    An existing ``<stem>.json`` or ``<stem>.md`` is replaced only with ``overwrite=True``; otherwise
+    :class:`grokclocks.OutputExistsError` names it and nothing is written.  Each file is written
+    atomically (a temporary file in ``directory``, then ``os.replace``), so an interrupted write leaves
+    the previous file whole.
+    """
+    if not isinstance(overwrite, bool):
+        raise V.DomainError(f"overwrite must be True or False (got {V.show(overwrite)})")
     if not isinstance(directory, (str, Path)):
         raise V.DomainError(f"directory must be a path (str or pathlib.Path) (got {V.show(directory)})")
     if (not isinstance(cert, dict) or not isinstance(cert.get("meta"), dict) or not isinstance(cert.get("rows"), list)
@@ -381,10 +391,12 @@ def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | N
     meta = cert["meta"]
     scale = V.choice(meta["scale"], "scale", ("cpu", "gpu"))  # part of the file names
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     stem = stem or f"verify-{scale}"
-    js = d / f"{stem}.json"
-    js.write_text(json.dumps(cert, indent=1, default=float))
+    js, md = d / f"{stem}.json", d / f"{stem}.md"
+    for f in (js, md):  # both checked before either is written
+        V.writable_file(f, "certificate file", overwrite=overwrite)
+    d.mkdir(parents=True, exist_ok=True)
+    js_text = json.dumps(cert, indent=1, default=float)
     env = meta.get("environment", {})
     rows = [_row_from_dict(r) for r in cert["rows"]]
     dev = ", ".join(env.get("jax_devices", [])) or env.get("processor", "?")
@@ -414,16 +426,18 @@ def write_certificate(cert: dict[str, Any], directory: str | Path, stem: str | N
         body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
                  "the backend compiles during the test (jax.monitoring) and its longest single compile. Memory: "
                  f"{kind}; '(raised)' marks a test that raised the process peak.\n\n" + _tests_table(cert["tests"]) + "\n")
-    md = d / f"{stem}.md"
-    md.write_text(body)
+    _atomic_write(js, lambda fh: fh.write(js_text.encode()))
+    _atomic_write(md, lambda fh: fh.write(body.encode()))
     return js, md
 
 
 def write_report(rows: list[Row], directory: str | Path, scale: str, duration_s: float | None = None, *,
                  tests: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-                 stem: str | None = None) -> tuple[Path, Path]:
-    """Write ``verify-<scale>.json`` and ``verify-<scale>.md`` (or ``<stem>.*``) into ``directory``."""
-    return write_certificate(certificate(rows, scale, duration_s, tests=tests, meta=meta), directory, stem)
+                 stem: str | None = None, overwrite: bool = False) -> tuple[Path, Path]:
+    """Write ``verify-<scale>.json`` and ``verify-<scale>.md`` (or ``<stem>.*``) into ``directory``
+    (an existing pair is replaced only with ``overwrite=True``, as :func:`write_certificate`)."""
+    return write_certificate(certificate(rows, scale, duration_s, tests=tests, meta=meta), directory, stem,
+                             overwrite=overwrite)
 
 
 def partial_certificates(paths: list[str | Path]) -> list[Path]:

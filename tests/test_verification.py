@@ -328,6 +328,29 @@ def test_merge_combines_the_slices_in_order(tmp_path):
     assert json.loads(js.read_text())["rows"] == cert["rows"]
 
 
+def test_write_certificate_replaces_a_certificate_only_when_told(tmp_path):
+    """A second write names the existing file and leaves both files as they were; overwrite=True replaces
+    them; an existing .md alone also blocks the pair (checked before either file is written)."""
+    from grokclocks import OutputExistsError
+
+    rep = Report()
+    rep.check("levi:eq1", predicted=1.0, measured=1.0, rtol=0.1, source=SRC, what="first")
+    js, md = write_report(rep.rows, tmp_path, "cpu")
+    before = (js.read_bytes(), md.read_bytes())
+    rep2 = Report()
+    rep2.check("levi:eq2", predicted=2.0, measured=2.0, rtol=0.1, source=SRC, what="second")
+    with pytest.raises(OutputExistsError, match="verify-cpu.json"):
+        write_report(rep2.rows, tmp_path, "cpu")
+    assert (js.read_bytes(), md.read_bytes()) == before
+    write_report(rep2.rows, tmp_path, "cpu", overwrite=True)
+    assert "levi:eq2" in js.read_text() and "levi:eq2" in md.read_text() and "levi:eq1" not in md.read_text()
+    js.unlink()
+    with pytest.raises(OutputExistsError, match="verify-cpu.md"):
+        write_report(rep.rows, tmp_path, "cpu")
+    assert not js.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["verify-cpu.md"]  # no temporary file left
+
+
 def test_merge_names_the_missing_slices(tmp_path):
     _partial(tmp_path, 2, 4)
     with pytest.raises(CertificateError, match=r"missing slice\(s\) 1, 3, 4 of 4"):

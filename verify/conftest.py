@@ -272,7 +272,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         meta.update(shard=list(shard), plan=_STATE.get("plan", {}), plan_weights=_STATE.get("plan_weights", {}),
                     plan_digest=hashlib.sha1(repr(sorted(_STATE.get("plan", {}).items())).encode()).hexdigest()[:12])
         stem = f"verify-{rep.scale}-shard-{shard[0]}-of-{shard[1]}"
-    js, md = write_report(rep.rows, _STATE["report_dir"], rep.scale, dt, tests=tests, meta=meta, stem=stem)
+    # each `pytest verify` run replaces the report directory's verify-<scale>.* (README); `grokclocks verify`
+    # asks for --overwrite before it starts the run
+    js, md = write_report(rep.rows, _STATE["report_dir"], rep.scale, dt, tests=tests, meta=meta, stem=stem,
+                          overwrite=True)
     from grokclocks.verification import budget_warnings
 
     for w in budget_warnings(tests, rep.scale):

@@ -60,6 +60,7 @@ _EXC = "exception or warning class"
 
 EXEMPT: list[Exempt] = [
     Exempt("grokclocks.DomainError", _EXC),
+    Exempt("grokclocks.OutputExistsError", _EXC),
     *[Exempt(n, _EXC) for n in ("citations.CitationWarning", "logs.LogError", "logs.LogWarning", "sim.DivergenceWarning",
                                 "runfile.RunExistsError", "runfile.RunFileError", "runfile.RunFileNotFoundError",
                                 "runfile.RunFileWarning", "verification.CertificateError")],
