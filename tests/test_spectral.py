@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from scipy import integrate, optimize
 
 from grokclocks import DomainError
+from grokclocks._validate import ResultOverflow
 from grokclocks import spectral as S
 
 mp.mp.dps = 30
@@ -665,3 +666,23 @@ def test_citations_cover_module():
         obj = getattr(S, name)
         if callable(obj) and not isinstance(obj, type) and name != "SingularValueDrift":
             assert c.citations_of(obj), name
+
+
+def test_extreme_arguments_give_the_limit_not_nan():
+    """The former Known records of the property suite (issue 15): each example's exact answer."""
+    assert S.schatten_penalty([[125.73022109]], 1.7e308, rtol=1e300) == 0.0  # rtol >= 1 keeps nothing
+    assert S.end_to_end_energy(10.0, [[125.7, -132.1], [640.4, 1.0]], 0.0, 1.7e308, rtol=0.0) == 10.0  # lam = 0
+    assert S.imbalance_decay(-1e300, 1.7e308, 0.0) == -1e300  # e^{-2 mu t} = 1 at t = 0
+    assert S.imbalance_decay(-1e300, 1.7e308, 1.0) == 0.0
+    W, g = [[0.08, 0.63], [0.10, 0.5], [1.0, 2.0]], [[-0.6, -0.5], [1.07, 0.2], [0.3, 0.1]]
+    t = S.singular_value_drift_terms(W, g, 1e300, 1.7e308)
+    # shrinkage 1e300 * 1.7e308 * sigma^(p-1): beyond the range for sigma_1 = 2.37, 0 for sigma_2 = 0.236
+    assert t.shrinkage[0] == math.inf and t.shrinkage[1] == 0.0 and t.drift[1] == t.data_force[1]
+    assert np.all(S.schatten_penalty_grad(np.array(W) / 10, 1.7e308) == 0.0)  # sigma < 1: p sigma^(p-1) -> 0
+    with pytest.raises(ResultOverflow, match="p = 1.7e"):
+        S.schatten_penalty_grad(W, 1.7e308)
+    assert S.eckart_young_rank(1.0, 2.2250738585072014e-308) == 2**2044  # eta = 2^-1022: exact, beyond 1.8e308
+    assert S.eckart_young_rank(2.7, 0.3) == 30
+    # k = 1e320 dimensions of a ball with R / r = 5e-324 / 1e300: ln N = 1e320 * 1e-623, so N = 1
+    b = S.stable_rank_generalization_bound(0.0, 0.0, 1e-160, 0.1, 5e-324, 1.0, 1e300, 10.0, 0.1, 0.001, upper="vershynin")
+    assert b == pytest.approx(0.1 * math.sqrt((2 * math.log(2) + 2 * math.log(1000)) / 10), rel=1e-14)

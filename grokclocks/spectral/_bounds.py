@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -189,9 +190,28 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
     r_cover = _scalar(cover_radius, "cover_radius", positive=True)
     if upper == "3R" and r_cover > Rr:
         raise DomainError(f"cover_radius must be <= R = {Rr!r} for upper='3R' (got {r_cover!r})")
-    k = eckart_young_rank(srank, eta)
-    if not math.isfinite(k):  # r_s / eta^2 beyond the double range: the cover term (3R/r)^k is too
-        return math.inf
-    _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
+    k = eckart_young_rank(srank, eta)  # an exact int, possibly beyond the double range (eta = 1e-200)
+    if k <= 2**53:
+        _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
+    else:
+        logN = _log_cover_upper_huge_k(Rr, r_cover, k, upper)
+        if not math.isfinite(logN):  # ln N > 1.8e308: N, and with it the bound, is beyond the double range
+            return math.inf
     slack = e + 2.0 * li * float(eta) * Om * Rr
     return float(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))
+
+
+def _log_cover_upper_huge_k(R: float, r: float, k: int, upper: str) -> float:
+    """Upper bound on ln N(B_R^k, r) for an integer k > 2^53 (possibly beyond the double range): k times
+    the one-dimensional bound, multiplied exactly (Fraction); inf where the product exceeds 1.8e308.
+    Where 2R/r < 2^-54 the one-dimensional bound log1p(2R/r) is 2R/r itself (relative error < 2^-55),
+    taken exactly so that a subnormal 2R/r loses no digits."""
+    _, h = log_covering_number_ball_bounds(R, r, 1, upper=upper)
+    if upper == "vershynin" and FL.power_product([R, r], [1, -1]) * 2.0 < 2.0 ** -54:
+        per_dim = 2 * Fraction(R) / Fraction(r)
+    else:
+        per_dim = Fraction(float(h))
+    try:
+        return float(k * per_dim)
+    except OverflowError:
+        return math.inf

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _floats as FL
 from .. import _validate as V
-from .._validate import DomainError
+from .._validate import DomainError, ResultOverflow
 from ..citations import cites
 from ._helpers import _DEGENERATE_RTOL, _depth, _EPS, _matrix, _p, _rtol, SingularValueDrift, SpectralStratumWarning
 
@@ -35,6 +35,12 @@ def schatten_penalty_grad(W, p, *, rtol=None) -> np.ndarray:
     -------
     ndarray, shape of ``W``
 
+    Raises
+    ------
+    ResultOverflow
+        A weight :math:`p\sigma_i^{p-1}` of a kept singular value beyond the double range (a huge
+        :math:`p` with :math:`\sigma_1>1`, or :math:`p<1` with a tiny kept :math:`\sigma_i`).
+
     References
     ----------
     Spec ``clocks:thmD.1`` (paper App. D, Thm D.1).
@@ -45,9 +51,23 @@ def schatten_penalty_grad(W, p, *, rtol=None) -> np.ndarray:
     U, s, Vt = np.linalg.svd(a, full_matrices=False)
     s1 = s[..., :1]
     keep = (s > tol * s1) & (s > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(keep, pa * np.power(np.where(keep, s, 1.0), pa - 1.0), 0.0)
+    w = np.where(keep, _shrinkage(1.0, pa, np.where(keep, s, 1.0)), 0.0)
+    if np.any(np.isinf(w)):
+        i = np.unravel_index(np.argmax(np.where(np.isinf(w), s, -1.0)), s.shape)
+        raise ResultOverflow(f"the gradient p sigma^(p-1) with p = {pa!r} and sigma = {float(s[i])!r} is beyond the "
+                             "double range (1.8e308): the gradient's entries are not representable")
     return (U * w[..., None, :]) @ Vt
+
+
+def _shrinkage(lam: float, p: float, s: np.ndarray) -> np.ndarray:
+    """lam p s^(p-1) for s > 0 as one power product: no inf * 0 where lam p overflows while s^(p-1)
+    underflows (lam = 1e300, p = 1e308, s = 0.5 gives 0, not NaN); 0 for lam = 0; inf only where the
+    true value is beyond the double range."""
+    s = np.asarray(s, dtype=np.float64)
+    if lam == 0:
+        return np.zeros(s.shape)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        return FL.power_product([lam, p, s], [1.0, 1.0, p - 1.0])
 
 
 def _scalar(x, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
@@ -117,7 +137,7 @@ def singular_value_drift_terms(W, grad_loss, lam, p, *, rtol=None) -> SingularVa
     la = _scalar(lam, "lam", nonnegative=True)
     pa = _scalar(p, "p", positive=True)
     s, force = _drift_setup(W, grad_loss, rtol)
-    shrink = la * pa * np.power(s, pa - 1.0)
+    shrink = _shrinkage(la, pa, s)
     return SingularValueDrift(s, force, shrink, force - shrink)
 
 

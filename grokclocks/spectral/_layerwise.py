@@ -229,7 +229,7 @@ def imbalance_decay(D0, mu, t):
     # D0 e^{-2 mu t} where e^{-2 mu t} is a normal double; sign(D0) exp(log|D0| - 2 mu t) elsewhere
     # (1e300 e^{-1000} = 5e-135, not 0); 0 only where the true value is below the double range
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        x = 2.0 * m * tt
+        x = 2.0 * (m * tt)  # not (2 mu) t: 2 mu overflows for mu > 9e307 and inf * 0 is NaN at t = 0
         e = np.exp(-x)
         far = np.sign(d) * np.exp(np.log(np.abs(d)) - x)
     return V.scalar_or_array(np.where(e >= FL.TINY, d * e, far))

@@ -47,7 +47,8 @@ def _scaled_penalty(pa: np.ndarray, s: np.ndarray, s1: np.ndarray, r: np.ndarray
     Direct sum of the powers sigma_i^p (each correctly rounded, <= 2 ulp in all; no ratio sigma_i /
     sigma_1 whose rounding p would amplify) where sigma_1^p and the result are normal doubles; elsewhere
     exp(log coef + p log sigma_1 + log sum_i r_i^p) -- the result is then inf or 0 only if the true value
-    is beyond the double range; relative error ~ eps (|log coef| + p |log sigma_1|) there.
+    is beyond the double range; relative error ~ eps (|log coef| + p |log sigma_1|) there.  Exactly 0
+    where coef = 0 or no singular value is kept (whatever sigma_1^p is).
     """
     pe = np.asarray(pa)[..., None]
     c = np.asarray(coef[0], dtype=np.float64)
@@ -58,8 +59,12 @@ def _scaled_penalty(pa: np.ndarray, s: np.ndarray, s1: np.ndarray, r: np.ndarray
         s1p = np.power(s1, pa)
         ok = (s1p >= FL.TINY) & np.isfinite(s1p) & np.isfinite(direct) & ((direct >= FL.TINY) | (c == 0))
         log_c = sum(np.log(np.asarray(f, dtype=np.float64)) for f in coef)
-        far = np.exp(log_c + pa * np.log(s1) + np.log(_ratio_power_sum(s, s1, r, pa)))
-    return np.where(s1 > 0, np.where(ok, direct, far), 0.0)
+        ratio_sum = _ratio_power_sum(s, s1, r, pa)
+        far = np.exp(log_c + pa * np.log(s1) + np.log(ratio_sum))
+    # exactly 0 where coef = 0 (lam = 0: 0 times a finite penalty, though sigma_1^p may overflow) or no
+    # singular value is kept (rtol >= 1); the log form would meet inf - inf there
+    zero = (s1 <= 0) | (c == 0) | (ratio_sum == 0)
+    return np.where(zero, 0.0, np.where(ok, direct, far))
 
 
 def _ratio_power_sum(s: np.ndarray, s1: np.ndarray, keep: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -80,7 +81,8 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     Returns
     -------
     int
-        ``math.inf`` (without ``max_rank``) where :math:`r_s/\eta^2` exceeds the largest double.
+        Exact (a Python ``int``, computed in rational arithmetic), also where :math:`r_s/\eta^2`
+        exceeds the largest double (``eta = 1e-200`` gives :math:`10^{400}`).
 
     References
     ----------
@@ -93,13 +95,11 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     if not 0 < e <= 1:
         raise DomainError(f"eta must be in (0, 1] (got {e!r})")
     cap = None if max_rank is None else V.integer_at_least(max_rank, "max_rank", 0)
-    x = (rs / e) / e  # not rs / (e * e): e * e underflows to 0 for eta < 1.5e-154
-    if not math.isfinite(x):  # r_s / eta^2 > 1.8e308
-        return math.inf if cap is None else cap
+    x = Fraction(rs) / Fraction(e) ** 2  # exact: r_s / eta^2 may exceed 1.8e308 (eta = 1e-200 gives 1e400)
     xr = round(x)
-    if abs(x - xr) <= 1e-12 * x:
-        x = float(xr)
-    k = int(math.ceil(x))
+    if abs(x - xr) <= Fraction(1e-12) * x:
+        x = Fraction(xr)
+    k = math.ceil(x)
     return k if cap is None else min(k, cap)
 
 

@@ -149,30 +149,3 @@ ENTRIES = [
            "loss_bound": Pos(typ=(0.1, 10.0)), "fail_prob": Unit(), "upper": Choice("3R", "vershynin")},
           vec=False, check=nonneg, inf="overflow: the covering number of a high-dimensional ball"),
 ]
-
-
-_EXTREME = {
-    "spectral.schatten_penalty": ("NaN for p ~ 1e308 when rtol drops every singular value (0 * inf)",
-                                  {"W": [[125.73022109]], "p": 1.7e308, "rtol": 1e300}),
-    "spectral.singular_value_drift_terms": ("NaN for lam ~ 1e300, p ~ 1e308 (inf * 0)",
-                                            {"W": [[0.08, 0.63], [0.10, 0.5], [1.0, 2.0]],
-                                             "grad_loss": [[-0.6, -0.5], [1.07, 0.2], [0.3, 0.1]],
-                                             "lam": 1e300, "p": 1.7e308, "rtol": 1e-6}),
-    "spectral.singular_value_drift": ("NaN for lam ~ 1e300, p ~ 1e308 (inf * 0)",
-                                      {"W": [[0.08, 0.63], [0.10, 0.5], [1.0, 2.0]],
-                                       "grad_loss": [[-0.6, -0.5], [1.07, 0.2], [0.3, 0.1]],
-                                       "lam": 1e300, "p": 1.7e308, "rtol": 1e-6}),
-    "spectral.imbalance_decay": ("NaN for |D0| ~ 1e300 with mu ~ 1e308 at t = 0 (inf * 0 in exp(-2 mu t))",
-                                 {"D0": -1e300, "mu": 1.7e308, "t": 0.0}),
-    "spectral.schatten_penalty_grad": ("NaN for p ~ 1e300 (p sigma^(p-1): inf * 0)",
-                                       {"W": [[1.3492138721838862, 0.10976160600977922], [-0.1531690362454337, 0.9510560220071477],
-                                              [-0.5678575363788354, 0.7091986897132201], [-1.0745777462403527, 1.6705574830357828]],
-                                        "p": 1.7e308, "rtol": 1e-6}),
-    "spectral.end_to_end_energy": ("NaN for lam = 0, p ~ 1e308 (0 * inf)", {"W": [[125.7, -132.1], [640.4, 1.0]],
-                                                                           "loss_value": 10.0, "lam": 0.0, "p": 1.7e308,
-                                                                           "rtol": 0.0}),
-    "spectral.eckart_young_rank": ("ZeroDivisionError / OverflowError: ceil(srank / eta^2) is not an int",
-                                   {"srank": 1.0, "eta": 2.2250738585072014e-308}),
-}
-ENTRIES = [dataclasses.replace(e, known=e.known + (extreme_numerics(*_EXTREME[e.name]),)) if e.name in _EXTREME else e
-           for e in ENTRIES]
