@@ -716,3 +716,26 @@ def test_overflow_is_a_domain_error_at_the_double_limit():
         K.kramers_time_1d(1.0, -1.0, 710.0, 1.0)
     assert K.log_kramers_time_1d(1e-300, -1e-300, 1.0, 1.0) == pytest.approx(math.log(2 * math.pi) + 300 * math.log(10)
                                                                             + 1.0, rel=1e-15)  # was ValueError
+
+
+def test_extreme_arguments_former_known_records():
+    """Issue 15: the former Known records of the property suite, each at its exact limit."""
+    import grokclocks.kramers as KR
+    from grokclocks._validate import ResultOverflow
+
+    out = KR.initial_timescales(X=[[1.0, 1.0]], W=[[-1.0, -1.0]], a=[1.0], y=[1.0], alpha=0.0)  # all units off
+    assert out["tau_r"] == out["tau_W"] == out["tau_K"] == math.inf and out["feature_speed_median"] == 0.0
+    # gamma = 3.4e308 overflows: r(t) = -y once gamma t >> 1, r0 at t = 0, r* + e^{-gamma t}(r0 - r*) between
+    r = KR.readout_residual(K_a=[[0.116]], y=[0.126], r0=[0.126], lam=1.7e308, t=[0.0, 1e-310, 1e-6])
+    assert r[0, 0] == 0.126 and r[2, 0] == -0.126
+    assert r[1, 0] == pytest.approx(-0.126 + math.exp(-0.116e-310 - 3.4e-2) * 0.252, rel=1e-14)
+    th = KR.ridge_gf(Phi=[[0.126]], y=[0.126], theta0=[0.126], lam=1.7e308, t=[0.0, 1e-6])
+    assert th[0, 0] == 0.126 and th[1, 0] == pytest.approx(0.126**2 / 3.4e308, rel=1e-10)  # subnormal theta_gamma
+    kw = dict(Phi=[[0.126]], y=[0.126], theta0=[0.126], theta_teacher=[0.126], eps_train=1e-4, eps_test=1e-4)
+    with pytest.raises(DomainError, match="t_max"):
+        KR.ridge_delay(lam=5e-324, **kw)  # 50 / gamma overflows
+    a, b = KR.ridge_delay(lam=5e-324, t_max=1e300, **kw), KR.ridge_delay(lam=1e-300, **kw)
+    assert a["t_mem"] == pytest.approx(b["t_mem"], rel=1e-12) and a["t_grok"] == 0.0
+    F = lambda x, y: (x * x - 1) ** 2 + y * y  # noqa: E731
+    with pytest.raises(ResultOverflow):
+        KR.mfpt_2d_exact(F, (-1.0, 0.0), 0.0, 5e-324, h=0.1, richardson=False)

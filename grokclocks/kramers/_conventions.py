@@ -61,6 +61,16 @@ def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> f
     return V.scalar_or_array(lam * (2.0 if penalty == "eq2" else 1.0))
 
 
+def _decay_parts(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> tuple[float, float]:
+    r"""``(lam, c)`` with :math:`\gamma=c\lambda` (``c`` = 2 for ``"eq2"``, 1 for ``"half"``), lam a scalar:
+    for products :math:`\gamma t` formed as ``c * (lam * t)``, finite (0 at t = 0) where ``2 lam``
+    overflows (lam > 9e307)."""
+    with np.errstate(over="ignore"):
+        g = V.scalar(decay_rate(lam, penalty, allow_zero=allow_zero), "lam")  # validates lam and penalty
+    c = 2.0 if penalty == "eq2" else 1.0
+    return (g / c if math.isfinite(g) else float(V.scalar(np.asarray(lam, dtype=np.float64), "lam"))), c
+
+
 @cites("kramers:eq4", "kramers:eq5")
 def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
     r"""Factor multiplying every kernel rate for the loss normalisation (spec C2).

@@ -156,12 +156,14 @@ def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.in
 # -------------------------------------------------------------------------------- exact 2-D MFPT
 
 
-def _bernoulli(z: np.ndarray) -> np.ndarray:
-    """Bernoulli function z/(e^z - 1) (Scharfetter-Gummel weight), stable near 0 and for large |z|."""
-    z = np.asarray(z, dtype=np.float64)
-    small = np.abs(z) < 1e-6
-    zz = np.where(small, 1.0, z)
-    return np.where(small, 1.0 - z / 2.0, zz / np.expm1(zz))
+def _face_weight(dF: np.ndarray, T: float) -> np.ndarray:
+    """T B(dF / T) = dF / expm1(dF / T) (T (1 - z / 2) for |z| < 1e-6): finite for every T > 0 -- 0 for
+    dF / T -> +inf (an uphill face at T -> 0), -dF for dF / T -> -inf (the downhill drift)."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        z = dF / T
+        small = np.abs(z) < 1e-6
+        far = dF / np.expm1(np.where(small, 1.0, z))
+        return np.where(small, T * (1.0 - z / 2.0), far)
 
 
 @cites("kramers:eyring", "kramers:test-potentials")
@@ -180,6 +182,11 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     h = 0.04, 0.02, 0.01 on ``saddle_2d(1, 1, 3)``, T = 1/4); with ``richardson=True`` (default) the solves at
     h and 2h are extrapolated: this reproduces the spec's table to ≤ 2.3e-5 for ΔF/T = 3…10 and, with c = 0,
     the 1-D quadrature to 1e-6.
+
+    Exponential face weights :math:`TB(\Delta F/T)=\Delta F/(e^{\Delta F/T}-1)` keep the system finite for
+    every :math:`T>0` (subnormal or ~1e308).  The solve's condition number grows like :math:`e^{\Delta F/T}`:
+    where rates over the barrier underflow to 0 the MFPT is beyond the double range (``ResultOverflow``);
+    where the solve returns a non-positive time it has lost every digit (``DomainError``: raise T).
 
     Parameters
     ----------
@@ -219,24 +226,25 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     xs = b - h * np.arange(nx, -1, -1)  # last node exactly on b
     ys = y_lo + h * np.arange(ny + 1)
     Xg, Yg = np.meshgrid(xs, ys, indexing="ij")
-    Fg = np.asarray(F(Xg, Yg), dtype=np.float64) / T
+    Fg = np.asarray(F(Xg, Yg), dtype=np.float64)
     nxp, nyp = Fg.shape
     unk = nx  # nodes with i < nx are unknown; i = nx is the absorbing line
     idx = -np.ones((nxp, nyp), dtype=np.int64)
     idx[:unk] = np.arange(unk * nyp).reshape(unk, nyp)
-    rows, cols, vals = [], [], []
-    diag = np.zeros(unk * nyp)
-    c = T / h**2
+    rows, cols, vals, weights = [], [], [], []
     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         I, J = np.meshgrid(np.arange(unk), np.arange(nyp), indexing="ij")
         I2, J2 = I + di, J + dj
         ok = (I2 >= 0) & (I2 < nxp) & (J2 >= 0) & (J2 < nyp)
         I, J, I2, J2 = I[ok], J[ok], I2[ok], J2[ok]
-        z = Fg[I2, J2] - Fg[I, J]
-        r = c * _bernoulli(z)
-        src = idx[I, J]
+        weights.append((idx[I, J], idx[I2, J2], _face_weight(Fg[I2, J2] - Fg[I, J], T)))
+    # rates r = w / h^2 with w = T B(dF / T); the system is solved with w / s (s = max w): no overflow of
+    # T / h^2 or of a diagonal sum for T ~ 1e308, none of dF / T (inf - inf) for a subnormal T
+    scale = max(float(np.max(w)) for _, _, w in weights)
+    diag = np.zeros(unk * nyp)
+    for src, dst, w in weights:
+        r = w / scale if scale > 0 else w
         np.add.at(diag, src, -r)
-        dst = idx[I2, J2]
         inside = dst >= 0
         rows.append(src[inside])
         cols.append(dst[inside])
@@ -244,7 +252,20 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     A = sparse.csr_matrix((np.concatenate(vals + [diag]),
                            (np.concatenate(rows + [np.arange(unk * nyp)]), np.concatenate(cols + [np.arange(unk * nyp)]))),
                           shape=(unk * nyp, unk * nyp))
-    tau = splinalg.spsolve(A.tocsc(), -np.ones(unk * nyp))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", splinalg.MatrixRankWarning)
+        tau_scaled = splinalg.spsolve(A.tocsc(), -np.ones(unk * nyp)) if scale > 0 else np.full(unk * nyp, np.inf)
+    with np.errstate(over="ignore", under="ignore"):
+        tau = (tau_scaled * h**2) / scale if scale > 0 else tau_scaled
+    if not np.all(np.isfinite(tau)):
+        # a singular system: every rate out of a set of nodes underflowed to 0 (each < 5e-324), so the
+        # escape time from it exceeds 1 / (n_nodes 5e-324) > 1e308
+        raise V.ResultOverflow(f"the MFPT at T = {T!r} exceeds the largest double (rates over the barrier "
+                               "underflow to 0): use the log-space 1-D form or a larger T")
+    if np.any(tau <= 0):  # the exact discrete solution is > 0 at every node (M-matrix, rhs < 0)
+        raise DomainError(f"T = {T!r} is too small for a float64 solve on this landscape: the system's condition "
+                          "number ~ exp(barrier / T) exceeds 1 / eps and the solve returned a non-positive MFPT; "
+                          "use a larger T (the table of the spec covers barrier / T <= 10)")
     full = np.zeros((nxp, nyp))
     full[:unk] = tau.reshape(unk, nyp)
     from scipy.interpolate import RegularGridInterpolator

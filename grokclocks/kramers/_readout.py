@@ -10,7 +10,7 @@ from .. import _floats as FL
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._conventions import decay_rate, kernel_rate_factor
+from ._conventions import _decay_parts, decay_rate, kernel_rate_factor
 from ._model import _alpha
 from ._ntk import modadd_nngp_spectrum
 
@@ -71,16 +71,19 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
     r0 = V.as_float_array(r0, "r0")
     if y.shape != (n,) or r0.shape != (n,):
         raise DomainError(f"y and r0 must have shape ({n},) (got {y.shape}, {r0.shape})")
-    g = V.scalar(decay_rate(lam, penalty, allow_zero=True), "lam")
+    lam_v, c = _decay_parts(lam, penalty, allow_zero=True)
+    g = c * lam_v  # inf for lam > 9e307 ("eq2"): used only where that is the right limit
     K = K * kernel_rate_factor(n, loss_norm)
     tt = _times(t)
-    mu, U = np.linalg.eigh(K)
-    mu = np.maximum(mu, 0.0) + g
+    mu_k, U = np.linalg.eigh(K)
+    mu_k = np.maximum(mu_k, 0.0)
     yb = U.T @ y
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rs_b = np.where(mu > 0, -g * yb / np.where(mu > 0, mu, 1.0), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        # r_star = -gamma / (mu_k + gamma) y_b = -y_b / (1 + mu_k / gamma): no inf / inf for gamma = inf
+        rs_b = np.where(g > 0, -yb / (1.0 + mu_k / g), 0.0)
     with np.errstate(over="ignore", under="ignore"):
-        x = np.multiply.outer(np.atleast_1d(tt), mu)
+        T1 = np.atleast_1d(tt)
+        x = np.multiply.outer(T1, mu_k) + (c * (lam_v * T1))[:, None]  # gamma t as c (lam t): 0 at t = 0
         # r0 e^{-x} + r_star (1 - e^{-x}) with -expm1: r_star + e^{-x}(r0 - r_star) cancels for x << 1
         # (relative error eps / x at t -> 0)
         out = ((U.T @ r0) * np.exp(-x) + rs_b * -np.expm1(-x)) @ U.T

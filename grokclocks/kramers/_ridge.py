@@ -13,8 +13,10 @@ from .. import _floats as FL
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._conventions import decay_rate
+from ._conventions import _decay_parts, decay_rate
 from ._readout import _sym, _times
+
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 __all__ = ["RidgeTimescales", "rf_interpolant_norm", "ridge_delay", "ridge_gd", "ridge_gf",
            "ridge_grok_time_asymptotic", "ridge_losses", "ridge_timescales"]
@@ -32,7 +34,8 @@ def _ridge_setup(Phi: Any, lam: Any, penalty: str) -> tuple[np.ndarray, float, n
     if Phi.ndim != 2:
         raise DomainError(f"Phi must be (n, D) (got shape {Phi.shape})")
     n, D = Phi.shape
-    g = V.scalar(decay_rate(lam, penalty), "lam")
+    with np.errstate(over="ignore"):  # gamma = 2 lam is inf for lam > 9e307: see _decay_parts
+        g = V.scalar(decay_rate(lam, penalty), "lam")
     # thin SVD: Phi = U s V^T; A = Phi^T Phi / n has eigenvalues s^2/n on the row space
     _, s, Vt = np.linalg.svd(Phi, full_matrices=False)
     keep = s > 1e-12 * (s[0] if s.size else 1.0)
@@ -49,7 +52,10 @@ def _ridge_parts(Phi, y, lam, theta0, penalty):
     if y.shape != (n,) or theta0.shape != (D,):
         raise DomainError(f"y must be ({n},) and theta0 ({D},) (got {y.shape}, {theta0.shape})")
     b = Phi.T @ y / n
-    c_g = (Vr.T @ b) / (mu + g)  # theta_gamma = Vr c_g
+    lam_v, c = _decay_parts(lam, penalty)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        # theta_gamma = Vr c_g; c_g = b_r / (mu + gamma), as (b_r / lam) / (mu / lam + c) where gamma overflows
+        c_g = np.where(np.isfinite(g), (Vr.T @ b) / (mu + g), ((Vr.T @ b) / lam_v) / (mu / lam_v + c))
     c0 = Vr.T @ theta0
     perp0 = theta0 - Vr @ c0
     return Phi, g, mu, Vr, c_g, c0, perp0
@@ -73,12 +79,14 @@ def ridge_gf(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, penalty: str = "
     ``kramers:ridge-gf``.
     """
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
+    lam_v, cg = _decay_parts(lam, penalty)
     tt = _times(t)
     T1 = np.atleast_1d(tt)
     with np.errstate(over="ignore", under="ignore"):
-        x = np.multiply.outer(T1, mu + g)
+        gt = cg * (lam_v * T1)  # gamma t, 0 at t = 0 also where gamma = 2 lam overflows
+        x = np.multiply.outer(T1, mu) + gt[:, None]
         c = c0 * np.exp(-x) + c_g * -np.expm1(-x)  # not c_g + e^{-x}(c0 - c_g): cancels for x << 1
-        out = c @ Vr.T + np.exp(-g * T1)[:, None] * perp0
+        out = c @ Vr.T + np.exp(-gt)[:, None] * perp0
     return out[0] if tt.ndim == 0 else out
 
 
@@ -193,11 +201,14 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
 
 
 
-def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float) -> float:
+def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float, t_fast: float) -> float:
     """First t in [0, t_max] with f(t) <= level: log grid scan then brentq."""
     if f(np.array([0.0]))[0] <= level:
         return 0.0
-    grid = np.concatenate([[0.0], np.geomspace(1e-6 * t_max, t_max, 4000)])
+    # from 1e-6 of the fast time (not of t_max: with t_max = 50 / gamma ~ 1e300 the first bracket would
+    # span 300 decades and brentq would not converge), 8 points per decade at least
+    t_lo = 1e-6 * min(t_fast, t_max)
+    grid = np.concatenate([[0.0], np.geomspace(t_lo, t_max, max(4000, int(8 * math.log10(t_max / t_lo))))])
     vals = f(grid) - level
     hit = np.nonzero(vals <= 0)[0]
     if not hit.size:
@@ -223,6 +234,12 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     dict(t_mem, t_grok, ratio, ratio_asymptotic) — ``inf`` where a threshold is not reached by ``t_max``
     (default :math:`50/\gamma`).
 
+    Raises
+    ------
+    DomainError
+        ``t_max`` not given and :math:`50/\gamma` beyond the double range (:math:`\lambda<1.4\times10^{-307}`
+        for ``"eq2"``): pass a finite ``t_max``.
+
     References
     ----------
     ``kramers:ridge-delay``.
@@ -231,19 +248,26 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     e_te = V.positive(eps_test, "eps_test", scalar=True)
     Phi_a = V.as_float_array(Phi, "Phi")
     _test_spec(Phi_test, y_test, theta_teacher, Phi_a.shape[1] if Phi_a.ndim == 2 else -1)
-    tau_par, tau_perp = ridge_timescales(Phi, lam, penalty)
-    g = 1.0 / tau_perp
-    mu_min = 1.0 / tau_par - g
-    tm = 50.0 / g if t_max is None else V.positive(t_max, "t_max", scalar=True)
+    _, g, mu, _ = _ridge_setup(Phi, lam, penalty)
+    lam_v, c = _decay_parts(lam, penalty)
+    mu_min = float(mu.min())
+    if t_max is None:
+        tm = (50.0 / c) / lam_v
+        if not math.isfinite(tm):
+            raise DomainError(f"lam must be >= {50.0 / c / _DBL_MAX:.3g} for the default t_max = 50/gamma (got {lam_v!r}: "
+                              "50/gamma overflows); pass a finite t_max")
+    else:
+        tm = V.positive(t_max, "t_max", scalar=True)
+    t_fast = 1.0 / (mu_min + g) if math.isfinite(mu_min + g) else (1.0 / c) / lam_v  # tau_par (1/gamma if gamma overflows)
 
     def losses(tt):
         return ridge_losses(Phi, y, lam, theta0, np.asarray(tt, dtype=np.float64), Phi_test, y_test, theta_teacher,
                             penalty)
 
-    t_mem = _first_passage(lambda s: np.atleast_1d(losses(s)[0]), e_tr, tm)
-    t_grok = _first_passage(lambda s: np.atleast_1d(losses(s)[1]), e_te, tm)
+    t_mem = _first_passage(lambda s: np.atleast_1d(losses(s)[0]), e_tr, tm, t_fast)
+    t_grok = _first_passage(lambda s: np.atleast_1d(losses(s)[1]), e_te, tm, t_fast)
     ratio = t_grok / t_mem if t_mem > 0 else math.inf
-    return dict(t_mem=t_mem, t_grok=t_grok, ratio=ratio, ratio_asymptotic=mu_min / g)
+    return dict(t_mem=t_mem, t_grok=t_grok, ratio=ratio, ratio_asymptotic=(mu_min / lam_v) / c)
 
 
 @cites("kramers:rf-norm")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,8 @@ def initial_timescales(X: Any, y: Any, W: Any, a: Any, alpha: float) -> dict[str
     Returns
     -------
     dict(tau_r, tau_W, tau_K, feature_speed_median)
+        A timescale is ``inf`` where its speed is 0 (:math:`\lambda_{\max}(K_0^{(a)})=0` or a zero
+        velocity: e.g. every ReLU unit inactive on ``X``, when nothing moves).
 
     References
     ----------
@@ -57,10 +60,16 @@ def initial_timescales(X: Any, y: Any, W: Any, a: Any, alpha: float) -> dict[str
     Ka = c * c * _abt(S, S)
     M = c * c * _abt(Sdot, S)
     Kdot = M + M.T
-    return dict(tau_r=1.0 / float(np.linalg.eigvalsh(Ka)[-1]),
-                tau_W=float(np.linalg.norm(W) / np.linalg.norm(Wdot)),
-                tau_K=float(np.linalg.norm(Ka) / np.linalg.norm(Kdot)),
+    return dict(tau_r=_timescale(1.0, float(np.linalg.eigvalsh(Ka)[-1])),
+                tau_W=_timescale(float(np.linalg.norm(W)), float(np.linalg.norm(Wdot))),
+                tau_K=_timescale(float(np.linalg.norm(Ka)), float(np.linalg.norm(Kdot))),
                 feature_speed_median=float(np.median(np.linalg.norm(Wdot, axis=1))))
+
+
+def _timescale(size: float, speed: float) -> float:
+    """size / speed, inf where the speed is 0 (no motion at t = 0: every ReLU unit inactive on X makes
+    K_a = 0, W' = 0 and K' = 0, so the residual never relaxes and nothing moves, whatever the size)."""
+    return math.inf if speed == 0.0 else size / speed
 
 
 @cites("kramers:feature-speed")

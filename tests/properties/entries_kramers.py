@@ -174,10 +174,7 @@ ENTRIES = [
     Entry("kramers.initial_timescales", {"alpha": ALPHA},
           build=lambda n: _net().flatmap(lambda d: seeded_array((d["X"].shape[0],)).map(lambda y: {**d, "y": y})),
           bad={"X": _net_bad("X", 1), "W": _net_bad("W"), "a": _net_bad("a"), "y": _vec_bad("y")},
-          names={**NET_NAMES, "y": ("X",)}, inf="inf: a zero initial velocity (documented: no motion)",
-          known=(Known("ZeroDivisionError when every ReLU unit is inactive on X (K_a = 0: tau_r should be inf)",
-                       lambda X, W, **k: bool(np.all(np.asarray(X) @ np.asarray(W).T <= 0)),
-                       {"X": [[1.0, 1.0]], "W": [[-1.0, -1.0]], "a": [1.0], "y": [1.0], "alpha": 0.0}),)),
+          names={**NET_NAMES, "y": ("X",)}, inf="inf: a zero initial velocity (documented: no motion)"),
     Entry("kramers.feature_timescale_estimate", {"N": Int(1, typ=(1, 10**4), ext=(10**18,)), "alpha": ALPHA,
                                                  "a_std": Pos(typ=(0.01, 10.0), vec=False, optional=True)}, check=nonneg,
           inf="overflow: N^{2 alpha} / (N sigma_a^2) for a subnormal a_std"),
@@ -292,17 +289,3 @@ ENTRIES = [
     Entry("kramers.headline_record"),
 ]
 
-
-_EXTREME = {
-    "kramers.ridge_delay": ("ZeroDivisionError for a subnormal lam; brentq RuntimeError (no convergence)",
-                            {"Phi": [[0.126]], "y": [0.126], "theta0": [0.126], "theta_teacher": [0.126], "lam": 5e-324,
-                             "eps_train": 1e-4, "eps_test": 1e-4}),
-    "kramers.readout_residual": ("NaN for lam ~ 1e308 (inf * 0)", {"K_a": [[0.116]], "y": [0.126], "r0": [0.126],
-                                                                   "lam": 1.7e308, "t": 1e-6}),
-    "kramers.ridge_gf": ("NaN for lam ~ 1e308 at t = 0 (inf * 0)", {"Phi": [[0.126]], "y": [0.126], "theta0": [0.126],
-                                                                   "lam": 1.7e308, "t": 0.0}),
-    "kramers.mfpt_2d_exact": ("NaN for a subnormal T", {"F": lambda x, y: (x * x - 1) ** 2 + y * y, "x0": (-1.0, 0.0),
-                                                       "b": 0.0, "T": 5e-324, "h": 0.1, "richardson": False}),
-}
-ENTRIES = [dataclasses.replace(e, known=e.known + (extreme_numerics(*_EXTREME[e.name]),)) if e.name in _EXTREME else e
-           for e in ENTRIES]
