@@ -622,3 +622,21 @@ def test_domain_errors_model():
         R.fit_power_law([1e-4, 1e-4], [1, 2])
     with pytest.raises(DomainError, match="length"):
         R.fit_power_law([1e-4], [1])
+
+
+def test_extreme_arguments_former_known_records():
+    """Issue 15: eta below the Gram's rounding is a DomainError naming eta; Adam's overflow a ResultOverflow."""
+    import grokclocks.repulsion as RP
+    from grokclocks._validate import ResultOverflow
+
+    with pytest.raises(DomainError, match="eta = 5e-324 is below the rounding level"):
+        RP.feature_gram_inverse([[1.0, -1.0], [-1.0, 1.0]], 5e-324)  # rank 1: the Gram + eta I is singular in floats
+    with pytest.raises(DomainError, match="eta"):
+        RP.feature_gram_inverse_paper_eq4([[1.0, -1.0], [-1.0, 1.0]], 5e-324)
+    B = RP.feature_gram_inverse_paper_eq4([[0.5], [-0.5]], 1e300)  # / eta / eta: no OverflowError
+    assert np.all(np.isfinite(B)) and B[0, 0] == pytest.approx(1e-300, rel=1e-12)
+    with pytest.raises(ResultOverflow, match="v exceeds"):  # g^2 = 5.8e598
+        RP.adam_l2_update([0.24], [0.43], [-0.57], [0.17], 1, lr=1e300, eta=1e300, b1=2.2e-308, b2=1e-300, eps=1e300)
+    st = RP.adam_l2_update([0.24], [0.43], [-0.57], [0.17], 1, lr=1.0, b1=2.2e-308, b2=0.0, eps=1e300)
+    # b1 = 2.2e-308: 1 - b1 = 1 (was a math domain error); step lr m / (|g| + eps) = 0.43 / 1e300
+    assert st.param[0] == pytest.approx(0.24 - 0.43 / (0.43 + 1e300), rel=1e-15) and st.m[0] == pytest.approx(0.43)

@@ -57,5 +57,17 @@ def _pair_indices(j: Any, l: Any, K: int) -> tuple[np.ndarray, np.ndarray]:
     return jj, ll
 
 
-def _chol(A: np.ndarray) -> tuple[np.ndarray, bool]:
-    return linalg.cho_factor(A, lower=True, check_finite=False)
+def _chol(A: np.ndarray, eta: float) -> tuple[np.ndarray, bool]:
+    """Cholesky factor of A = Gram + eta I; ``DomainError`` naming eta where eta is below the rounding of
+    the Gram (n eps max diag A): there A is numerically singular (a centred F~ has rank <= n - 1) and
+    Cholesky either fails or returns pivots made of rounding, so no float64 solve is accurate."""
+    level = A.shape[0] * float(np.finfo(np.float64).eps) * float(np.max(np.abs(np.diag(A))))
+    msg = (f"eta = {eta!r} is below the rounding level of the Gram matrix + eta I (~{level:.3g} = n eps "
+           f"max diag): eta must be >= about {level:.3g} for an accurate float64 solve")
+    try:
+        c = linalg.cho_factor(A, lower=True, check_finite=False)
+    except linalg.LinAlgError as exc:
+        raise DomainError(msg) from exc
+    if eta < level and float(np.min(np.abs(np.diag(c[0])))) ** 2 < level:
+        raise DomainError(msg)
+    return c

@@ -30,7 +30,7 @@ def _woodbury(Ft: np.ndarray, eta: float) -> np.ndarray:
     n, K = Ft.shape
     A = Ft @ Ft.T
     A[np.diag_indices(n)] += eta
-    Z = linalg.cho_solve(_chol(A), Ft, check_finite=False)  # A^{-1} F~  (n x K)
+    Z = linalg.cho_solve(_chol(A, eta), Ft, check_finite=False)  # A^{-1} F~  (n x K)
     Bm = -(Ft.T @ Z)
     Bm[np.diag_indices(K)] += 1.0
     Bm /= eta
@@ -41,7 +41,7 @@ def _direct(Ft: np.ndarray, eta: float) -> np.ndarray:
     K = Ft.shape[1]
     A = Ft.T @ Ft
     A[np.diag_indices(K)] += eta
-    Bm = linalg.cho_solve(_chol(A), np.eye(K), check_finite=False)
+    Bm = linalg.cho_solve(_chol(A, eta), np.eye(K), check_finite=False)
     return 0.5 * (Bm + Bm.T)
 
 
@@ -111,7 +111,7 @@ def feature_gram_inverse_paper_eq4(F_tilde: Any, eta: float) -> np.ndarray:
     n, K = Ft.shape
     A = Ft @ Ft.T
     A[np.diag_indices(n)] += eta
-    Z = linalg.cho_solve(_chol(A), Ft, check_finite=False)
-    Bm = -(Ft.T @ Z) / eta**2
+    Z = linalg.cho_solve(_chol(A, eta), Ft, check_finite=False)
+    Bm = -(Ft.T @ Z) / eta / eta  # not / eta**2: that overflows (OverflowError) for eta > 1.3e154
     Bm[np.diag_indices(K)] += 1.0 / eta
     return 0.5 * (Bm + Bm.T)

@@ -203,7 +203,9 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
 def _one_minus_power(beta: float, s: int) -> float:
     """1 - beta^s for beta in [0, 1), s >= 1, as -expm1(s log1p(beta - 1)) (beta - 1 exact for beta in
     [1/2, 1]; 1 - 0.999**2 lost 3 digits to cancellation); beta = 0 gives 1."""
-    return 1.0 if beta == 0.0 else -math.expm1(s * math.log1p(beta - 1.0))
+    if beta < 0.5:  # beta^s <= 1/2: no cancellation (and log1p(beta - 1) is log 0 for beta < 1.1e-16)
+        return 1.0 - beta ** s
+    return -math.expm1(s * math.log1p(beta - 1.0))
 
 class AdamState(NamedTuple):
     """Result of :func:`adam_l2_update`: parameter and Adam moments after the step."""
@@ -253,12 +255,21 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
               "v": V.nonnegative(v, "v", context="(a second-moment estimate)")}
     for name, a in arrays.items():
         V.same_shape(a, name, p.shape, "param")
-    g = arrays["grad"] + eta * p
-    m = b1 * arrays["m"] + (1 - b1) * g
-    v = b2 * arrays["v"] + (1 - b2) * g * g
-    mhat = m / _one_minus_power(b1, s)
-    denom = np.sqrt(v) / math.sqrt(_one_minus_power(b2, s)) + eps
-    return AdamState(p - lr * mhat / denom, m, v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = arrays["grad"] + eta * p
+        m = b1 * arrays["m"] + (1 - b1) * g
+        v = b2 * arrays["v"] + (1 - b2) * g * g
+        # sqrt(v) as a hypot (g^2 may overflow where sqrt(v) does not); numerator and denominator halved
+        # so that sqrt(v_hat) + eps does not overflow for eps ~ 1e308
+        root_v = np.hypot(np.sqrt(b2 * arrays["v"]), math.sqrt(1 - b2) * np.abs(g))
+        half_denom = 0.5 * root_v / math.sqrt(_one_minus_power(b2, s)) + 0.5 * eps
+        step_ = lr * ((0.5 * m / _one_minus_power(b1, s)) / half_denom)
+        new = p - step_
+    for name, a in (("grad + eta param", g), ("m", m), ("v", v), ("param", new)):
+        if not np.all(np.isfinite(a)):
+            raise V.ResultOverflow(f"adam_l2_update: {name} exceeds the largest double (lr={lr!r}, eta={eta!r}, "
+                                   f"eps={eps!r}): the step is not representable")
+    return AdamState(new, m, v)
 
 
 class TianInitBounds(NamedTuple):

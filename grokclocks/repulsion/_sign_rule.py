@@ -64,7 +64,7 @@ def _solve_A(Ft: np.ndarray, eta: float) -> np.ndarray:
     """A^{-1} F~ with A = F~ F~^T + eta I_n (Cholesky)."""
     A = Ft @ Ft.T
     A[np.diag_indices(Ft.shape[0])] += eta
-    return linalg.cho_solve(_chol(A), Ft, check_finite=False)
+    return linalg.cho_solve(_chol(A, eta), Ft, check_finite=False)
 
 
 def _loo_terms(Ft: np.ndarray, eta: float, jj: np.ndarray, ll: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
