@@ -579,3 +579,14 @@ def test_fourier_basis_and_characters(p):
 def test_domain_errors(call, match):
     with pytest.raises(DomainError, match=match):
         call()
+
+
+def test_mismatch_when_both_clocks_overflow():
+    """Issue 15: both clock terms beyond 1.8e308 are compared in log space (was inf - inf = NaN)."""
+    from grokclocks import clocks as CL
+
+    kw = dict(eps=5e-324, n_classes=2, t0=1e-7, gamma0=0.0, theta=0.55, gap0=0.01, T=1e-7, kappa=0.1)
+    assert CL.coupled_mismatch_lower_bound(rate=5e-324, C_kl=5e-324, **kw) == math.inf  # t_KL ~ 1e650 >> t_fast
+    # t_KL = 3.0e308, t_fast = 2.0e308 (both overflow): the difference 9.99928e307 (mpmath, 50 digits)
+    d = CL.coupled_mismatch_lower_bound(rate=3.7222e-306, C_kl=7.547e-153, **kw)
+    assert d == pytest.approx(9.9992763996309967021e307, rel=3e-13)  # eps * ln(3e308) = 1.6e-13

@@ -10,7 +10,9 @@ from scipy import optimize
 from .. import _validate as V
 from ..citations import cites
 from ._fast_clock import fast_clock_bound
-from ._kl_clock import representation_clock_bounds
+from ._args import _theta
+from ._gaps import gap_for_loss_level
+from ._kl_clock import _log_kl_time, representation_clock_bounds
 
 
 @cites("clocks:thm5.6")
@@ -34,7 +36,31 @@ def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, th
     tc = fast_clock_bound(eps, n_classes, rate, t0, gamma0)
     C = V.positive(C_kl, "C_kl")
     lo, _ = representation_clock_bounds(delta, gap0, C, C, theta, T)
-    return V.scalar_or_array(np.asarray(lo) - np.asarray(tc))
+    with np.errstate(invalid="ignore"):
+        out = np.asarray(lo) - np.asarray(tc)
+    both = np.isnan(out)  # both clocks beyond 1.8e308 (inf - inf): compare them in log space
+    if np.any(both):
+        out = np.where(both, _difference_of_overflowing_clocks(eps, delta, n_classes, rate, t0, gamma0, C, theta,
+                                                                 gap0, T), out)
+    return V.scalar_or_array(out)
+
+
+def _difference_of_overflowing_clocks(eps, delta, n_classes, rate, t0, gamma0, C, theta, gap0, T) -> np.ndarray:
+    """T - t0 + t_KL - t_fast where both times exceed the double range, from their logarithms:
+    e^M (e^{l_KL - M} - e^{l_fast - M}), M = max (relative error ~ eps M in the difference); inf only
+    where the difference itself is beyond the range.  ``ResultOverflow`` where the two agree to rounding
+    (their difference is then not resolved in float64)."""
+    need = np.asarray(gap_for_loss_level(eps, n_classes), dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_fast = np.log(np.maximum(need - V.finite(gamma0, "gamma0"), 0.0)) - np.log(V.positive(rate, "rate"))
+        log_kl = _log_kl_time(V.positive(delta, "delta"), V.positive(gap0, "gap0"), [(C, 2)], _theta(theta))
+        M = np.maximum(log_kl, log_fast)
+        diff = np.exp(log_kl - M) - np.exp(log_fast - M)
+        out = (V.finite(T, "T") - V.nonnegative(t0, "t0")) + np.sign(diff) * np.exp(M + np.log(np.abs(diff)))
+    if np.any(np.isnan(out) | (diff == 0)):
+        raise V.ResultOverflow("both clock bounds exceed 1.8e308 and agree to rounding: their difference is not "
+                               "resolved in float64")
+    return out
 
 
 @cites("clocks:thm5.6")

@@ -308,12 +308,7 @@ ENTRIES = [
           inf="overflow: delta^{1-2theta} for delta -> 0; -inf: the fast-clock term for rate -> 0"),
     Entry("clocks.coupled_mismatch_lower_bound", {**{k: v for k, v in _MISMATCH.items() if k != "delta"},
                                                   "kappa": Pos(typ=(0.1, 3.0))}, vec=True,
-          inf="overflow: eps^{kappa(1-2theta)} for eps -> 0",
-          known=(Known("NaN (inf - inf) when both clocks overflow (subnormal eps, rate, C_kl)",
-                       lambda **k: min(np.min(k[n]) for n in ("eps", "rate", "C_kl", "gap0", "kappa")) < 1e-150
-                       or max(np.max(k[n]) for n in ("gap0", "C_kl", "kappa")) > 1e150,
-                       {"eps": 5e-324, "n_classes": 2, "rate": 5e-324, "t0": 1e-7, "gamma0": 0.0, "C_kl": 5e-324,
-                        "theta": 0.55, "gap0": 0.01, "T": 1e-7, "kappa": 0.1}),)),
+          inf="overflow: eps^{kappa(1-2theta)} for eps -> 0"),
     Entry("clocks.crossover_eps", {k: Pos(typ=(0.5, 3.0), vec=False) if k == "kappa" else
                                    (Int(2, typ=(2, 10)) if k == "n_classes" else
                                     Real(0.5, 1.0, typ=(0.55, 0.95), vec=False) if k == "theta" else
