@@ -590,3 +590,13 @@ def test_mismatch_when_both_clocks_overflow():
     # t_KL = 3.0e308, t_fast = 2.0e308 (both overflow): the difference 9.99928e307 (mpmath, 50 digits)
     d = CL.coupled_mismatch_lower_bound(rate=3.7222e-306, C_kl=7.547e-153, **kw)
     assert d == pytest.approx(9.9992763996309967021e307, rel=3e-13)  # eps * ln(3e308) = 1.6e-13
+
+
+def test_deep_linear_energy_floor_at_extreme_decay():
+    """Issue 15: mu L overflowed (inf * 0 = NaN at sigma = 0); the floor is sum s^2 / 2 for mu ~ 1e308 and
+    L mu sum s^{2/L} / 2 to O(mu^2) for a subnormal mu."""
+    from grokclocks.sim.landscapes import deep_linear_energy_floor
+
+    assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 1.7e308) == 5.0
+    assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 5e-324) == pytest.approx(1.5 * 5e-324 * (3 ** (2 / 3) + 1),
+                                                                                 abs=5e-324)

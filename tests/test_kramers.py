@@ -739,3 +739,16 @@ def test_extreme_arguments_former_known_records():
     F = lambda x, y: (x * x - 1) ** 2 + y * y  # noqa: E731
     with pytest.raises(ResultOverflow):
         KR.mfpt_2d_exact(F, (-1.0, 0.0), 0.0, 5e-324, h=0.1, richardson=False)
+
+
+def test_diagonal_net_gf_rejects_rates_beyond_a_float64_solve():
+    """Issue 15: init_scale or lam ~ 1e308 made the first right-hand side inf - inf (scipy ValueError)."""
+    from grokclocks.sim.kramers import diagonal_net_gf
+
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((6, 3)), rng.standard_normal(6)
+    kw = dict(X=X, y=y, Sigma_test=np.eye(3), beta_star=np.array([1.0, 0.0, 0.0]), t_max=5.0)
+    with pytest.raises(DomainError, match="init_scale must be <="):
+        diagonal_net_gf(init_scale=1.7e308, lam=0.01, **kw)
+    with pytest.raises(DomainError, match="lam must give a decay rate"):
+        diagonal_net_gf(init_scale=0.1, lam=1.7e308, **kw)

@@ -364,7 +364,11 @@ def _diag_setup(X, y, lam, penalty, Sigma_test=None, beta_star=None, rel_level=0
     if bs.shape != (D,):
         raise DomainError(f"beta_star must have shape ({D},) (got {bs.shape})")
     V.in_open_interval(rel_level, "rel_level", 0.0, 1.0, scalar=True)
-    return X.T @ X / n, X.T @ y / n, V.scalar(K.decay_rate(lam, penalty), "lam")
+    with np.errstate(over="ignore"):  # gamma = 2 lam is inf for lam > 9e307 (rejected by the callers' rate checks)
+        return X.T @ X / n, X.T @ y / n, V.scalar(K.decay_rate(lam, penalty), "lam")
+
+
+_MAX_ODE_RATE = 1e300  # largest rate (Jacobian entry) given to the float64 Radau solve
 
 
 @cites("kramers:lyu")
@@ -376,6 +380,10 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     Loss :math:`\frac1{2n}\|X\beta-y\|^2+\frac\gamma2(\|u\|^2+\|v\|^2)` (``"eq2"``: :math:`\lambda(\|u\|^2+\|v\|^2)`),
     init :math:`u=v=s\mathbf 1` (β = 0).  Test loss :math:`\tfrac12(\beta-\beta^\star)^\top\Sigma_{\rm te}(\beta-\beta^\star)`.
     Returns dict(t_grok = first time test loss < ``rel_level`` × initial, t_mem = first time train loss < 1e-3 × initial).
+
+    ``DomainError`` where a rate of the ODE leaves the range of a float64 solve: :math:`4s^2\max|A|` or
+    :math:`\gamma` above 1e300 (``init_scale`` ~ 1e150 and beyond, ``lam`` ~ 1e300 and beyond; at 1e308
+    the first right-hand side was inf - inf).
     """
     from scipy.integrate import solve_ivp
 
@@ -388,6 +396,15 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     bs = np.asarray(beta_star, np.float64)
     s = positive(init_scale, "init_scale", scalar=True)
     yy = float(np.mean(np.asarray(y, np.float64) ** 2))
+    a_max = max(float(np.max(np.abs(A))), float(np.max(np.abs(bvec))), 1e-300)
+    with np.errstate(over="ignore"):
+        jac_scale = 4.0 * s * s * a_max  # the Jacobian's u u^T A entries at the start
+    if not jac_scale <= _MAX_ODE_RATE:
+        raise DomainError(f"init_scale must be <= {math.sqrt(_MAX_ODE_RATE / (4.0 * a_max)):.3g} for the float64 Radau "
+                          f"solve (got {s!r}: the Jacobian's entries 4 s^2 |A| exceed {_MAX_ODE_RATE:g})")
+    if not g <= _MAX_ODE_RATE:
+        raise DomainError(f"lam must give a decay rate gamma <= {_MAX_ODE_RATE:g} for the float64 Radau solve "
+                          f"(got lam = {float(lam)!r}, gamma = {g!r})")
 
     def rhs(t, z):
         u, v = z[:D], z[D:]

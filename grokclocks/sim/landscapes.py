@@ -211,12 +211,16 @@ def deep_linear_energy_floor(target: Any, depth: int, mu: float) -> float:
             sig = max(s - mu, 0.0)  # soft threshold
             tot += 0.5 * (s - sig) ** 2 + mu * sig
             continue
-        f = lambda sig, s=s: 0.5 * (s - sig) ** 2 + 0.5 * mu * depth * abs(sig) ** (2.0 / depth)  # noqa: E731
-        best = f(0.0)
-        if s > 0:
-            r = optimize.minimize_scalar(f, bounds=(0.0, float(s)), method="bounded",
-                                         options={"xatol": 1e-14})
-            best = min(best, float(r.fun))
+        # (L / 2) (mu sigma^{2/L}), not (mu L / 2) sigma^{2/L}: mu L overflows for mu ~ 1e308 and inf * 0 is
+        # NaN at sigma = 0; an overflowing penalty at sigma > 0 is inf there (never the minimum)
+        f = lambda sig, s=s: 0.5 * (s - sig) ** 2 + 0.5 * depth * (mu * abs(sig) ** (2.0 / depth))  # noqa: E731
+        with np.errstate(over="ignore", invalid="ignore"):
+            best = min(f(0.0), f(s))  # sigma = s: the minimum to O(mu^2) for small mu (the optimiser's xatol is 1e-14)
+            if s > 0:
+                r = optimize.minimize_scalar(f, bounds=(0.0, float(s)), method="bounded",
+                                             options={"xatol": 1e-14})
+                if math.isfinite(float(r.fun)):
+                    best = min(best, float(r.fun))
         tot += best
     return tot
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, Known, NonNeg, Param, Pos, Real, Unit, array_bad,
-                    in_unit, nonneg, ordered, seeded_array)
+from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, NonNeg, Param, Pos, Real, Unit, array_bad, in_unit,
+                    nonneg, ordered, seeded_array)
 
 KCLS = Int(2, typ=(2, 10), ext=(10**9,))
 THETA = Real(0.5, 1.0, typ=(0.55, 0.95))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from hypothesis import strategies as st
 
-from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Func, Int, Known, NonNeg, Pos, Real, Unit, array_bad,
-                    extreme_numerics, in_unit, nonneg, seeded_array)
+from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Func, Int, NonNeg, Pos, Real, Unit, array_bad, in_unit,
+                    nonneg, seeded_array)
 
 PEN = Choice("eq2", "half")
 NORM = Choice("sum", "mean")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from hypothesis import strategies as st
 
-from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, Known, NonNeg, Pos, Real, Unit, array_bad,
-                    extreme_numerics, in_unit, nonneg, seeded_array)
+from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, NonNeg, Pos, Real, Unit, array_bad, in_unit, nonneg,
+                    seeded_array)
 
 ETA = Pos(typ=(1e-4, 10.0), vec=False)
 

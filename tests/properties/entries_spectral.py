@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from hypothesis import strategies as st
 
-from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, Known, NonNeg, Pos, Real, Unit, array_bad,
-                    extreme_numerics, nonneg, seeded_array)
+from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, NonNeg, Pos, Real, Unit, array_bad, nonneg, seeded_array)
 
 P = Pos(typ=(0.1, 3.0))
 RTOL = NonNeg(typ=(0.0, 1e-6), vec=False, optional=True)

@@ -303,7 +303,9 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
     Returns
     -------
     CrossingTimes
-        ``t_train``, ``t_gen``, ``grok_time`` of shape ``data.batch_shape``.
+        ``t_train``, ``t_gen``, ``grok_time`` of shape ``data.batch_shape``; ``grok_time`` is NaN where
+        both times are ``inf`` (neither loss reaches ``loss_star``: no grokking time, as in
+        :func:`grokclocks.linear.grok_time_grid`).
 
     References
     ----------
