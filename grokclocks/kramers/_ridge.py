@@ -208,7 +208,8 @@ def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: f
     # from 1e-6 of the fast time (not of t_max: with t_max = 50 / gamma ~ 1e300 the first bracket would
     # span 300 decades and brentq would not converge), 8 points per decade at least
     t_lo = 1e-6 * min(t_fast, t_max)
-    grid = np.concatenate([[0.0], np.geomspace(t_lo, t_max, max(4000, int(8 * math.log10(t_max / t_lo))))])
+    n_grid = max(4000, int(8 * (math.log10(t_max) - math.log10(t_lo))))  # t_max / t_lo may overflow
+    grid = np.concatenate([[0.0], np.geomspace(t_lo, t_max, n_grid)])
     vals = f(grid) - level
     hit = np.nonzero(vals <= 0)[0]
     if not hit.size:
