@@ -741,6 +741,19 @@ def test_extreme_arguments_former_known_records():
         KR.mfpt_2d_exact(F, (-1.0, 0.0), 0.0, 5e-324, h=0.1, richardson=False)
 
 
+def test_mfpt_2d_exact_refuses_a_solve_that_has_lost_its_digits():
+    """The refinement step's error estimate grows like exp(barrier / T) eps: at barrier / T = 20 the solve is
+    kept (estimate 4e-7), at 25 and 30 (9e-5 and 1.3e-3, positive but wrong in the 4th-3rd digit) it raises.
+    The kept value is half the Eyring-Kramers time to O(T) (absorption on the saddle line, T = 1/20)."""
+    sd = K.test_potential("saddle_2d", h=1.0, k=1.0, c=3.0)
+    t20 = K.mfpt_2d_exact(sd["F_xy"], (-1.0, 0.0), 0.0, 1 / 20, richardson=False)
+    ek = K.eyring_kramers_time(sd["hess_min"], sd["hess_saddle"], sd["delta_F"], 1 / 20)
+    assert 0.45 < t20 / ek < 0.6  # absorbed on the saddle line: half the Eyring-Kramers time (0.525: 1.41e8 / 2.69e8)
+    for ratio in (25, 30):
+        with pytest.raises(DomainError, match="relative error of"):
+            K.mfpt_2d_exact(sd["F_xy"], (-1.0, 0.0), 0.0, 1 / ratio, richardson=False)
+
+
 def test_diagonal_net_gf_rejects_rates_beyond_a_float64_solve():
     """Issue 15: init_scale or lam ~ 1e308 made the first right-hand side inf - inf (scipy ValueError)."""
     from grokclocks.sim.kramers import diagonal_net_gf
