@@ -362,16 +362,23 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
     r"""``(m, D, M)`` for validated broadcast arrays: :math:`m(w)`, :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
     and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow.
 
-    :math:`D` = ``hypot(b, 2 sqrt(lam) sqrt(w))`` (the squares overflow beyond 1e154);
-    :math:`m=2/(b+D)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
-    :math:`m=((D-b)/2\lambda)/w` otherwise (:math:`D-b=D+|b|`).
+    Every intermediate is halved, so none overflows where the result itself does not:
+    :math:`D/2` = ``hypot(b/2, sqrt(lam) sqrt(w))`` (the squares overflow beyond 1e154);
+    :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
+    :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
+    was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
+    exceeds 1.8e308 (:math:`\lambda w>8\cdot10^{615}`).
     """
     b = 1.0 - a + ww
-    D = np.hypot(b, 2.0 * np.sqrt(a) * np.sqrt(ww))
+    hb = 0.5 * b
+    Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = b > 0
-        m = np.where(pos, 2.0 / (b + D), ((D - b) / (2.0 * a)) / ww)
-        M = np.where(pos, 2.0 * ww / (b + D), (D - b) / (2.0 * a))
+        den = hb + Dh
+        M_neg = (Dh - hb) / a
+        m = np.where(pos, 1.0 / den, M_neg / ww)
+        M = np.where(pos, ww / den, M_neg)
+        D = 2.0 * Dh
     return m, D, M
 
 
@@ -446,7 +453,7 @@ def mp_stieltjes2(w, lam):
 
     .. math:: m_2(w)=\frac{m(w)\,(1+\lambda m(w))}{\sqrt{(1-\lambda+w)^2+4\lambda w}} .
 
-    Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},10^{300}]` (0 / ``inf`` only where the
+    Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]` (0 / ``inf`` only where the
     value itself under/overflows).
 
     Parameters
@@ -470,7 +477,7 @@ def mp_stieltjes_nu2(w, lam):
     with :math:`D-c=4w/(D+c)` when :math:`c>0`.  For :math:`\lambda>1` the atom makes :math:`m` and
     :math:`w\,m_2` both :math:`\approx(1-1/\lambda)/w`, so the difference :math:`m-w\,m_2` would cancel
     catastrophically at small :math:`w`; this form does not.  (It is the train-loss plateau of
-    weight decay, spec ``levi:eq15``.)  Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},10^{300}]`.
+    weight decay, spec ``levi:eq15``.)  Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]`.
 
     Parameters
     ----------
@@ -481,8 +488,8 @@ def mp_stieltjes_nu2(w, lam):
     a = _lam(lam)
     ww, a = np.broadcast_arrays(ww, a)
     m, D, M = _resolvent(ww, a)
-    c = a - 1.0 + ww
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        c = a - 1.0 + ww  # inf only for lam + w > 1.8e308, where the moment (< 1/(lam w)) underflows to 0
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)
         mk = np.where(c > 0, 4.0 * M / (D + np.where(c > 0, c, 0.0)), m * (D - c))

@@ -241,9 +241,6 @@ ENTRIES = [
 # Defects at extreme arguments found by this suite; the numerics of these modules belong to the accuracy
 # work (tests/accuracy).  Each example reproduces one (tests/test_properties.py::test_known_defects_...).
 _EXTREME = {
-    "rmt.mp_stieltjes": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
-    "rmt.mp_stieltjes2": ("NaN for lam >= 1e300", {"w": 1e-3, "lam": 1.7e308}),
-    "rmt.mp_stieltjes_nu2": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
     "linear.log_loss_gen": ("NaN for lam ~ 1e308 with subnormal eta0", {"t": 2.2250738585072014e-308, "lam": 1.7e308,
                             "eta0": 5e-324, "gamma": 2.2250738585072014e-308, "init_scale": 1.7e308,
                             "wd_convention": "torch"}),
