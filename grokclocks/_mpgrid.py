@@ -67,7 +67,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaincinv, roots_jacobi, roots_legendre
+from scipy.special import gammaincinv, gammaln, roots_jacobi, roots_legendre
 
 from . import rmt
 from ._constants import ERF_SQRT2
@@ -89,6 +89,7 @@ _LADDER = (32, 48, 64, 80, 96, 128, 160, 192, 256)
 _NEWTON_TOL = 1e-11  # in log s
 _MAX_ITER = 200
 _MAX_STEP = 10.0  # largest step in log s (10 e-folds)
+_TINY = float(np.finfo(np.float64).tiny)  # smallest normal double, 2.2e-308
 
 
 # ----------------------------------------------------------------------------------- reference rules
@@ -248,8 +249,17 @@ def loss_threshold_grid(eps, *, d_out=1, level=ERF_SQRT2):
     eps = positive(eps, "eps")
     d_out = positive(d_out, "d_out")
     level = in_open_interval(level, "level", 0.0, 1.0)
-    with np.errstate(over="ignore"):  # inf = L* beyond 1.8e308 (eps near 1e300 at a low level)
-        return scalar_or_array(d_out * eps / (2.0 * gammaincinv(d_out / 2.0, level)))
+    a = 0.5 * d_out
+    x = gammaincinv(a, level)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):  # inf = L* beyond 1.8e308
+        direct = eps * (a / x)  # no d_out eps (overflows for eps > 1e302)
+        # x = P^{-1}(a, level) below 1e-300 (subnormal or 0: level = 5e-324 at d_out = 1e-300 gave
+        # 0 / 0 = NaN): log x = (log level + log Gamma(a+1))/a + O(x), from P(a, x) = x^a/Gamma(a+1) (1 + O(x))
+        small = ~(x > 1e-300)
+        log_x = np.where(small, (np.log(level) + gammaln(a + 1.0)) / a, np.log(np.where(small, 1.0, x)))
+        via_log = np.exp(np.log(a) + np.log(eps) - log_x)
+        ok = ~small & np.isfinite(direct) & (direct >= _TINY)
+        return scalar_or_array(np.where(ok, direct, via_log))
 
 
 def wd_asymptote_grid(lam, gamma, *, d_out=1, which="gen"):

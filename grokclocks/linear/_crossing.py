@@ -92,9 +92,24 @@ def _log_lstar(eps: float, d: float, level: float) -> float:
 
 
 def _lstar(eps: float, d: float, level: float) -> float:
-    if d == 1.0:
-        return eps / (2.0 * float(special.erfinv(level)) ** 2)
-    return d * eps / (2.0 * float(special.gammaincinv(0.5 * d, level)))
+    r"""L* as a double; ``ResultOverflow`` where it exceeds 1.8e308.
+
+    No intermediate under/overflows where L* is a normal double: :math:`\mathrm{erfinv}(\ell)^2`
+    underflows for :math:`\ell<10^{-154}` (``ZeroDivisionError`` at :math:`\ell=5\cdot10^{-324}`), so
+    there :math:`(\epsilon/e)/e/2`; :math:`d\,\epsilon` overflows for :math:`\epsilon>10^{302}`, so
+    :math:`\epsilon\,(a/x)`, :math:`a=d/2`, :math:`x=P^{-1}(a,\ell)`.
+    """
+    with np.errstate(over="ignore", divide="ignore"):
+        if d == 1.0:
+            e = float(special.erfinv(level))
+            val = eps / (2.0 * e * e) if e > 1e-150 else 0.5 * ((eps / e) / e)
+        else:
+            a, x = 0.5 * d, float(special.gammaincinv(0.5 * d, level))
+            val = eps * (a / x) if x > 1e-300 else (eps / x) * a  # a >= 1: (eps/x) = inf means L* = inf
+    if not math.isfinite(val):
+        raise V.ResultOverflow(f"L* = exp({_log_lstar(eps, d, level):.6g}) exceeds the largest double "
+                               f"(eps={eps!r}, d_out={d:g}, level={level!r}; L* ~ eps d_out/(2 P^-1(d_out/2, level)))")
+    return val
 
 
 @cites("levi:lstar", "levi:conv-acc")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import mpmath as mp
+from scipy import special
 
 from cases_rmt import (LAM, NEAR1, _pm1, ref_gap, ref_log_expect_exp, ref_log_phi0, ref_log_phi1,
                        ref_stieltjes)
@@ -52,10 +53,15 @@ def ref_lstar(eps, d_out=1, level=ERF_SQRT2):
     if d_out == 1:
         return eps / (2 * mp.erfinv(level) ** 2)
     a = mp.mpf(d_out) / 2
-    x0 = mp.mpf(float(L._lstar(1.0, float(d_out), float(level))))  # only a starting point
-    x0 = d_out / (2 * x0)
-    x = mp.findroot(lambda x: mp.gammainc(a, 0, x, regularized=True) - level, x0, tol=mp.mpf(10) ** (-mp.mp.dps + 5))
-    return d_out * eps / (2 * x)
+    # only a starting point: the leading term of P(a, x) = x^a/Gamma(a+1) (1 + O(x)), or scipy's root;
+    # then the root in log x and log P (levels down to 1e-308)
+    x0 = float(special.gammaincinv(float(a), float(level)))
+    y0 = mp.log(x0) if x0 > 1e-300 else (mp.log(level) + mp.loggamma(a + 1)) / a
+    if y0 < -1000:  # x < e^-1000: log P = a log x - log Gamma(a+1) + O(x) (tiny d_out), the root to 1e-434
+        return mp.exp(mp.log(a) + mp.log(eps) - (mp.log(level) + mp.loggamma(a + 1)) / a)
+    y = mp.findroot(lambda y: mp.log(mp.gammainc(a, 0, mp.exp(y), regularized=True)) - mp.log(level), y0,
+                    tol=mp.mpf(10) ** (-mp.mp.dps + 5))
+    return d_out * eps / (2 * mp.exp(y))
 
 
 def ref_log_loss(which, t, lam, eta0, d_out=1, alpha=1.0):
@@ -421,7 +427,15 @@ CASES = [
     AccuracyCase("grokclocks.linear.loss_threshold",
                  lambda eps, d_out, level: L.loss_threshold(eps, int(d_out), level),
                  lambda eps, d_out, level: ref_lstar(eps, int(d_out), level),
-                 {"eps": EPS, "d_out": DOUT, "level": LEVEL}, rtol=1e-13),
+                 {"eps": EPS, "d_out": DOUT, "level": LEVEL}, rtol=1e-13,
+                 raises=lambda eps, d_out, level: ref_lstar(eps, int(d_out), level) > HUGE,
+                 raises_doc="L* beyond 1.8e308 (ResultOverflow)"),
+    AccuracyCase("grokclocks.linear.loss_threshold [tiny level, eps to 1.8e308]",
+                 lambda eps, d_out, level: L.loss_threshold(eps, int(d_out), level),
+                 lambda eps, d_out, level: ref_lstar(eps, int(d_out), level),
+                 {"eps": Arg(TINY, HUGE), "d_out": DOUT, "level": Arg(TINY, 1e-6)}, rtol=1e-13,
+                 raises=lambda eps, d_out, level: ref_lstar(eps, int(d_out), level) > HUGE,
+                 raises_doc="L* beyond 1.8e308 (ResultOverflow)"),
     # ---------------------------------------------------------------- exact crossing times
     AccuracyCase("grokclocks.linear.t_star [train]",
                  lambda lam, eps, eta0: L.t_star("train", lam, eps, eta0),
