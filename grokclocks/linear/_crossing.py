@@ -65,7 +65,9 @@ def accuracy_from_loss(L, eps, d_out=1):
     d = _d_out(d_out)
     LL, ee = np.broadcast_arrays(LL, ee)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        x = d * ee / (2.0 * LL)  # +inf where L = 0 or the ratio overflows: P(a, inf) = 1
+        # +inf where L = 0 or the ratio overflows: P(a, inf) = 1.  (d/2)(eps/L), not d eps/(2 L): that was
+        # inf/inf = NaN at L = eps = 1.7e308, d_out = 10^6
+        x = (0.5 * d) * (ee / LL)
         acc = special.gammainc(0.5 * d, x)
         # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
         # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results

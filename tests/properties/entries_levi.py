@@ -266,7 +266,6 @@ _EXTREME = {
                                    "eta0": 1.7e308, "d_out": 10**6, "D0_sq": 1.7e308}),
     "linear.loss_gen_finite": ("NaN for eta0 ~ 1e308 on a zero spectrum",
                                {"eigvals": [0.0], "proj_sq": [0.0], "t": 0.0, "eta0": 1.7e308}),
-    "linear.accuracy_from_loss": ("NaN for L, eps ~ 1e308", {"L": 1.7e308, "eps": 1.7e308, "d_out": 10**6}),
     "linear.dout_max": ("ZeroDivisionError for a subnormal level", {"lam": 2.2250738585072014e-308, "eps": 1e-300,
                                                                    "eta0": 1.7e308, "level": 5e-324}),
     "linear.wd_gamma_max": ("ZeroDivisionError (level subnormal), ValueError (lam, eps subnormal)",
