@@ -19,6 +19,8 @@ from ._conventions import (
     _eta0,
     _flag,
     _FLOAT_MAX,
+    _flow_time,
+    _gd_time,
     _gamma_paper,
     _init_scale,
     _lam,
@@ -162,7 +164,7 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
         return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
 
     # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
-    t_cap = min(_T_MAX, 0.9 * _FLOAT_MAX / (4.0 * eta0) * d)
+    t_cap = min(_T_MAX, (0.225 * _FLOAT_MAX / eta0) * d)  # not / (4 eta0): 4 eta0 = inf gave t_cap = 0
     lo, hi = _bracket_log2(f, t_cap)
     if hi is None:
         raise V.DomainError(
@@ -179,13 +181,15 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
 
 def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
     """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
-    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...),
+    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...; from the
+    power of 2 below ``t_cap`` if that is below 1),
     then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
     if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
     tiny = 5e-324
     e_cap = math.log2(t_cap)
-    if f(1.0) > 0.0:
-        e_lo, step = 0.0, 1.0
+    e0 = min(0.0, math.floor(e_cap))  # t = 1, or the power of 2 below t_cap < 1 (eta0 ~ 1e308: t_cap = 0.24)
+    if f(2.0**e0) > 0.0:
+        e_lo, step = e0, 1.0
         while True:
             e_try = e_lo + step
             if e_try >= e_cap:
@@ -198,7 +202,7 @@ def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, flo
                 break
             e_lo, step = e_try, 2.0 * step
     else:
-        e_hi, step = 0.0, 1.0
+        e_hi, step = e0, 1.0
         while True:
             e_try = e_hi - step
             if e_try <= -1074.0:
@@ -333,7 +337,7 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
     from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
     to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
     """
-    s_t = 4.0 * eta0 * t_train / d
+    s_t = float(_flow_time(eta0, t_train, d))
     q = rmt._phi0_excess(s_t, lam)
 
     def ratio(u: float) -> float:
@@ -348,7 +352,7 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
             break
     else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
         raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
-    return ds * d / (4.0 * eta0)
+    return float(_gd_time(ds, eta0, d))
 
 
 @cites("levi:grok-def", "levi:tstar")

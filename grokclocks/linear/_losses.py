@@ -11,7 +11,7 @@ from scipy import special
 from .. import _validate as V
 from .. import rmt
 from ..citations import cites
-from ._conventions import _d_out, _eta0, _flag, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
+from ._conventions import _d_out, _eta0, _flag, _flow_time, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
 
 
 def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
@@ -168,8 +168,7 @@ def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: floa
                      alpha: float, discrete: bool) -> np.ndarray:
     """log L(t) for a 1-d array t and scalar parameters (validated)."""
     t = np.asarray(t, dtype=np.float64).reshape(-1)
-    with np.errstate(over="ignore"):
-        s = 4.0 * eta0 * t / d
+    s = _flow_time(eta0, t, d)
     if not np.all(np.isfinite(s)):
         bad = float(t[~np.isfinite(s)][0])
         raise V.DomainError(
