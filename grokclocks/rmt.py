@@ -103,6 +103,22 @@ def _ive1_hankel(z: float) -> float:
     return total / math.sqrt(2.0 * math.pi * z)
 
 
+def _log_ive_2sr(n, s, r):
+    r""":math:`\log\mathrm{ive}(n,2sr)` for arrays :math:`s,r\ge0`, also where :math:`2sr` overflows.
+
+    Beyond :math:`sr=10^{300}` the Hankel expansion's leading term :math:`-\tfrac12(\log4\pi+\log s+\log r)`
+    (the next is :math:`(4n^2-1)/(16sr)<10^{-296}` relative for :math:`n\le64`): ``2 s sqrt(lam)`` was
+    ``inf`` at :math:`s=1.7\cdot10^{308}` and the log-Laplace transforms returned ``-inf`` for a finite value.
+    """
+    s, r = np.asarray(s, dtype=np.float64), np.asarray(r, dtype=np.float64)
+    with np.errstate(over="ignore", divide="ignore"):
+        x = s * r
+        big = ~(x <= 1e300)
+        return np.where(big, -0.5 * (math.log(4.0 * math.pi) + np.log(np.where(big, s, 1.0))
+                                     + np.log(np.where(big, r, 1.0))),
+                        np.log(_ive(n, 2.0 * np.where(big, 1.0, x))))
+
+
 def _gap(a):
     r""":math:`\lambda_-=(1-\sqrt\lambda)^2` as :math:`((1-\lambda)/(1+\sqrt\lambda))^2`: no cancellation near 1."""
     return ((1.0 - a) / (1.0 + np.sqrt(a))) ** 2
@@ -511,12 +527,11 @@ def _log_phi1(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     scipy's ive(1, z) is off by up to 6e-14 below z = 1e-10).
     """
     r = np.sqrt(a)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # overflow: log Phi1 = -inf, exact
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # -s lam_- = -inf: below -1.8e308, exact
         z = 2.0 * s * r
         small = z < 1e-3
-        zs = np.where(small, 1.0, z)
         ss = np.where(small, 1.0, s)
-        val = -ss * _gap(a) + np.log(_ive(1, zs)) - np.log(ss) - np.log(r)
+        val = -ss * _gap(a) + _log_ive_2sr(1, ss, r) - np.log(ss) - np.log(r)
         y = 0.25 * z * z
         series = -s * (1.0 + a) + np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0)))
     return np.where(small, series, val)
@@ -546,7 +561,8 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray)
     :math:`e^{-z}I_m(z)` (:math:`r\le1/2`: omitted weight < 7e-18).  ``r`` = :math:`\sqrt\lambda` and
     ``c`` = :math:`\lambda_-` are passed in, computed from the user's :math:`\lambda` (see :func:`_log_phi0`).
     """
-    z = 2.0 * s * r
+    with np.errstate(over="ignore"):
+        z = 2.0 * (s * r)  # inf beyond 1.8e308: the big branch's Hankel limit
     out = np.empty(s.shape)
     small = z <= 1.0
     if np.any(small):
@@ -559,8 +575,12 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray)
     if np.any(big):
         sb, rb, zb = s[big], r[big], z[big]
         m = np.arange(1, _SERIES_TERMS + 1, dtype=np.float64)[None, :]
-        S = (m * rb[:, None] ** (m - 1.0) * _ive(m, zb[:, None])).sum(axis=1)
-        out[big] = -sb * c[big] + np.log(S) - np.log(sb) - np.log(rb)
+        # z beyond 1e300 (or inf): ive(m, z) = ive(1, z) (1 + O(m^2/z)), so S = ive(1, z) sum m r^(m-1)
+        huge = ~(zb <= 1e300)
+        S = (m * rb[:, None] ** (m - 1.0) * _ive(m, np.where(huge, 1.0, zb)[:, None])).sum(axis=1)
+        log_S = np.where(huge, _log_ive_2sr(1, sb, rb) + np.log((m * rb[:, None] ** (m - 1.0)).sum(axis=1)),
+                         np.log(S))
+        out[big] = -sb * c[big] + log_S - np.log(sb) - np.log(rb)
     return out
 
 
@@ -611,15 +631,21 @@ def _log_phi0_tail(s: float, r: float, c: float) -> float:
     \frac{\mathrm{ive}(1,z e^x)}{\mathrm{ive}(1,z)}\,dx`, :math:`c=\lambda_-`, :math:`z=2rs`: a smooth
     integrand that decays at least like :math:`e^{-x/2}` (:math:`z\ge1`); the range ends where
     :math:`cs\,\mathrm{expm1}(x)=45` or at :math:`x=90` (omitted part < :math:`e^{-45}` relative).
-    Used only for :math:`z\ge2\cdot10^{2}` (see :func:`_log_phi0`).
+    Used only for :math:`z\ge2\cdot10^{2}` (see :func:`_log_phi0`).  Beyond :math:`z=10^{300}` (where
+    :math:`z e^x` may overflow: ``2 s r`` was ``inf`` at :math:`s=1.7\cdot10^{308}`, a ``ZeroDivisionError``)
+    the ratio is :math:`e^{-x/2}(1+O(1/z))` and :math:`\log\mathrm{ive}(1,z)=-\tfrac12\log(4\pi sr)+O(1/z)`.
     """
-    z = 2.0 * s * r
     cs = c * s
-    i1 = float(_ive(1, z))
+    z = 2.0 * (s * r)
+    huge = not z <= 1e300
+    i1 = 1.0 if huge else float(_ive(1, z))
+    log_i1 = -0.5 * (math.log(4.0 * math.pi) + math.log(s) + math.log(r)) if huge else math.log(i1)
     upper = 90.0 if cs <= 0.0 else min(90.0, math.log1p(45.0 / cs))
     ive1 = special.ive
 
     def f(x: float) -> float:
+        if huge:
+            return math.exp(-cs * math.expm1(x) - 0.5 * x)
         zx = z * math.exp(x)
         i = ive1(1, zx) if zx <= _HANKEL_Z else _ive1_hankel(zx)  # scalar fast paths
         return math.exp(-cs * math.expm1(x)) * i / i1
@@ -627,19 +653,21 @@ def _log_phi0_tail(s: float, r: float, c: float) -> float:
     # break points where the factor exp(-cs expm1(x)) falls to e^-1 and e^-10
     pts = [x for x in (math.log1p(1.0 / cs), math.log1p(10.0 / cs)) if 0.0 < x < upper] if cs > 0 else []
     val = _quad(f, 0.0, upper, epsabs=0.0, epsrel=2e-14, limit=200, points=pts or None)
-    return -cs + math.log(i1) - math.log(r) + math.log(val)
+    return -cs + log_i1 - math.log(r) + math.log(val)
 
 
 def _log_phi0_le1(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """log E[exp(-s nu)] for 1-d arrays, 0 < a <= 1 (no atom): the branch of the module constants."""
     out = np.empty(s.shape)
-    series = (r <= _SERIES_MAX_R) | (2.0 * s * r <= 1.0)
+    series = (r <= _SERIES_MAX_R) | (s * r <= 0.5)
     one = ~series & (c == 0.0)
     if np.any(series):
         out[series] = _log_phi0_series(s[series], a[series], r[series], c[series])
     if np.any(one):  # lam = 1: e^{-2s}[I0(2s) + I1(2s)], a sum of positive terms
-        z = 2.0 * s[one]
-        out[one] = np.log(_ive(0, z) + _ive(1, z))
+        so = s[one]
+        huge = so > 1e300  # ive(0, 2s) = ive(1, 2s) (1 + O(1/s)): log 2 + log ive(1, 2s)
+        z = 2.0 * np.where(huge, 1.0, so)
+        out[one] = np.where(huge, math.log(2.0) + _log_ive_2sr(1, so, 1.0), np.log(_ive(0, z) + _ive(1, z)))
     for i in np.flatnonzero(~series & ~one):
         out[i] = _log_phi0_tail(float(s[i]), float(r[i]), float(c[i]))
     return out
@@ -688,7 +716,7 @@ def mp_laplace_nu(s, lam):
     Valid for every :math:`\lambda>0` (the atom contributes 0), not only :math:`\lambda<1` as the
     paper states (erratum levi-8).  Underflows for :math:`s(1-\sqrt\lambda)^2\gtrsim700`; use
     :func:`mp_log_laplace_nu` there.  Accuracy (``docs/accuracy.md``): relative error
-    <= 4e-15 max(1, |log value|) for :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`
+    <= 4e-15 max(1, |log value|) for :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`
     (power series below :math:`z=2s\sqrt\lambda=10^{-3}`, Hankel expansion above :math:`10^8`).
 
     Parameters
@@ -710,7 +738,7 @@ def mp_laplace_nu(s, lam):
 def mp_log_laplace_nu(s, lam):
     r"""Logarithm of :func:`mp_laplace_nu`, :math:`\log\mathbb E[\nu e^{-s\nu}]` (never underflows).
 
-    Absolute error <= 4e-15 max(1, |value|) for :math:`s\in[0,10^{300}]`,
+    Absolute error <= 4e-15 max(1, |value|) for :math:`s\in[0,1.8\cdot10^{308}]`,
     :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is below -1.8e308.
 
     Parameters
@@ -746,7 +774,7 @@ def mp_laplace(s, lam):
     :math:`e^{-2s}[I_0(2s)+I_1(2s)]`; otherwise the tail integral
     :math:`\int_s^\infty\Phi_1(u)\,du` (spec ``levi:gen-closed``, in the variable :math:`\log u`).
     Accuracy (``docs/accuracy.md``): relative error <= 2e-14 max(1, |log value|) for
-    :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`; underflows to 0 (use
+    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; underflows to 0 (use
     :func:`mp_log_laplace`).
 
     Parameters
@@ -767,7 +795,7 @@ def mp_log_laplace(s, lam):
     r"""Logarithm of :func:`mp_laplace`, :math:`\log\mathbb E[e^{-s\nu}]`, atom included (never underflows).
 
     Same branches as :func:`mp_laplace`; absolute error <= 2e-14 max(1, |value|) for
-    :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is
+    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is
     below -1.8e308.
 
     Parameters
@@ -830,8 +858,17 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
     w = 4.0 * r
     opts = dict(epsabs=0.0, epsrel=rtol, limit=500)
     rate = shift * w  # exponential decay rate in y
-    y_T = 1.0 if rate * 0.5 <= _TRUNC else _TRUNC / rate
-    if y_T == 0.0:  # shift * 4 sqrt(lam) overflows: only for lam_- > 1900, where e^{-shift lam_-} = 0 anyway
+    if math.isfinite(rate):
+        y_T = 1.0 if rate * 0.5 <= _TRUNC else _TRUNC / rate
+
+        def decay(y: float) -> float:
+            return rate * y
+    else:  # shift 4 sqrt(lam) beyond 1.8e308 (shift = 1.8e308 gave y_T = 0 and -inf for a finite log)
+        y_T = (_TRUNC / w) / shift
+
+        def decay(y: float) -> float:
+            return shift * (w * y)
+    if y_T == 0.0:  # shift w > 1e325 needs w > 6.7e16: lam_- ~ w^2/16, shift lam_- > 1.8e308, the part is exp(-inf)
         return 0.0, -math.inf
     trunc = y_T < 1.0
     beta = 0.0 if trunc else 0.5
@@ -846,7 +883,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
     if delta == 0.0:  # lam = 1: (8/pi) sqrt(y(1-y))/(4y) = (2/pi) y^{-1/2} (1-y)^{1/2}
         def g0(y: float) -> float:
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, w * y) * math.exp(-rate * y) * edge
+            return _call(f, w * y) * math.exp(-decay(y)) * edge
 
         val, lsc = scaled(g0, y_T, -0.5)
         return 2.0 / math.pi * val, lsc
@@ -856,7 +893,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
         def gy(y: float) -> float:
             nu = lm + w * y
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, nu) * math.exp(-rate * y) * edge * (scale / nu)
+            return _call(f, nu) * math.exp(-decay(y)) * edge * (scale / nu)
 
         val, lsc = scaled(gy, y_T, 0.5)
         return 8.0 / (math.pi * scale) * val, lsc
@@ -873,7 +910,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
             hi = math.sqrt(delta * (1.0 + em) * math.expm1(tau_T - t) / (tau_T - t))
         else:
             hi = math.sqrt(delta * (1.0 + em))
-        return _call(f, lm + w * y) * math.exp(-rate * y) * lo * hi
+        return _call(f, lm + w * y) * math.exp(-decay(y)) * lo * hi
 
     val, lsc = scaled(gt, tau_T, 0.5)
     return 2.0 / (math.pi * r) * val, lsc
