@@ -420,15 +420,24 @@ def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
     ``math.log(g*g*m2)`` raised "math domain error" at :math:`\gamma=10^{-200}`) and overflows above
     :math:`10^{154}` (NaN at :math:`\gamma=10^{200}`).
     """
+    # g = inf (a weight decay converted to the paper's convention beyond 1.8e308): the limit g -> inf of
+    # both, E[(1 + nu/g)^-2] and E[nu (1 + nu/g)^-2], is E[1] = E[nu] = 1, i.e. log = 0 (1 - O(1/g) = 1 in float
+    # already for g > 1e17, as long as nu <= (1 + sqrt(lam))^2 << g: lam <= 1e290); the formulas gave inf/inf = NaN
+    big = np.isinf(g)
+    if np.any(big & (a > 1e290)):
+        raise V.DomainError("the weight-decay plateau needs g = gamma/2 below 1.8e308 (after the conversion to the "
+                            "paper's convention) where lam > 1e290: nu ~ lam is then not small against g "
+                            f"(got g = inf, lam = {float(np.max(np.where(big, a, 0.0)))!r})")
+    g = np.where(big, 1.0, g)
     _, D, M = _resolvent(g, a)
     with np.errstate(divide="ignore"):
         if gen:
-            return np.log(M) + _log_ratio(a * M + g, D)
+            return np.where(big, 0.0, np.log(M) + _log_ratio(a * M + g, D))
         c = a - 1.0 + g
         pos = c > 0
         cc = np.where(pos, c, 0.0)
-        return np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(g, D) + _log_ratio(g, D + cc),
-                        np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, c) / D))
+        return np.where(big, 0.0, np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(g, D) + _log_ratio(g, D + cc),
+                                           np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, c) / D)))
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
