@@ -375,7 +375,7 @@ def mp_inverse_moment(k, lam):
 
 
 def _resolvent(ww: np.ndarray, a: np.ndarray):
-    r"""``(m, D, M)`` for validated broadcast arrays: :math:`m(w)`, :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
+    r"""``(m, D/2, M)`` for validated broadcast arrays: :math:`m(w)`, half of :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
     and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow.
 
     Every intermediate is halved, so none overflows where the result itself does not:
@@ -383,7 +383,7 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
     :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
     :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
     was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
-    exceeds 1.8e308 (:math:`\lambda w>8\cdot10^{615}`).
+    would exceed 1.8e308 (:math:`\lambda w>8\cdot10^{615}`), so :math:`D/2` is returned.
     """
     b = 1.0 - a + ww
     hb = 0.5 * b
@@ -394,16 +394,16 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
         M_neg = (Dh - hb) / a
         m = np.where(pos, 1.0 / den, M_neg / ww)
         M = np.where(pos, ww / den, M_neg)
-        D = 2.0 * Dh
-    return m, D, M
+    return m, Dh, M
 
 
 def _stieltjes_parts(w, lam):
     ww = V.positive(w, "w")
     a = _lam(lam)
     ww, a = np.broadcast_arrays(ww, a)
-    m, D, _ = _resolvent(ww, a)
-    return m, D, a
+    m, Dh, _ = _resolvent(ww, a)
+    with np.errstate(over="ignore"):
+        return m, 2.0 * Dh, a  # D = inf only where m2 underflows (lam w > 8e615)
 
 
 def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
@@ -429,15 +429,18 @@ def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
                             "paper's convention) where lam > 1e290: nu ~ lam is then not small against g "
                             f"(got g = inf, lam = {float(np.max(np.where(big, a, 0.0)))!r})")
     g = np.where(big, 1.0, g)
-    _, D, M = _resolvent(g, a)
+    _, Dh, M = _resolvent(g, a)
+    # in quarters: lam M + g, D and D + c each overflowed near lam = g = 1e308 (NaN at lam = 1.7e308, g = 0.85e308)
+    qD = 0.5 * Dh
     with np.errstate(divide="ignore"):
         if gen:
-            return np.where(big, 0.0, np.log(M) + _log_ratio(a * M + g, D))
-        c = a - 1.0 + g
-        pos = c > 0
-        cc = np.where(pos, c, 0.0)
-        return np.where(big, 0.0, np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(g, D) + _log_ratio(g, D + cc),
-                                           np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, c) / D)))
+            return np.where(big, 0.0, np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD))
+        qc = (0.25 * a - 0.25) + 0.25 * g
+        pos = qc > 0
+        qcc = np.where(pos, qc, 0.0)
+        return np.where(big, 0.0, np.where(
+            pos, math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc),
+            np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, qc) / qD)))
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -512,8 +515,9 @@ def mp_stieltjes_nu2(w, lam):
     ww = V.positive(w, "w")
     a = _lam(lam)
     ww, a = np.broadcast_arrays(ww, a)
-    m, D, M = _resolvent(ww, a)
+    m, Dh, M = _resolvent(ww, a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        D = 2.0 * Dh  # inf only where the moment (< m/D) underflows
         c = a - 1.0 + ww  # inf only for lam + w > 1.8e308, where the moment (< 1/(lam w)) underflows to 0
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)

@@ -261,8 +261,6 @@ _EXTREME = {
                                    "eta0": 1.7e308, "d_out": 10**6, "D0_sq": 1.7e308}),
     "linear.loss_gen_finite": ("NaN for eta0 ~ 1e308 on a zero spectrum",
                                {"eigvals": [0.0], "proj_sq": [0.0], "t": 0.0, "eta0": 1.7e308}),
-    "_mpgrid.wd_asymptote_grid": ("NaN for lam, gamma, d_out ~ 1e308", {"lam": 1.7e308, "gamma": 1.7e308,
-                                                                       "d_out": 1.7e308}),
     "_mpgrid.wd_loss_grid": ("NaN for lam ~ 1e300", {"t": 1e6, "lam": 1e300, "gamma": 1e-8, "eta0": 0.00577,
                                                     "d_out": 0.642, "which": "train"}),
     "_mpgrid.log_wd_loss_grid": ("NaN at extreme t, lam, eta0, d_out", {"t": 1e300, "lam": 1.7e308, "gamma": 5e-324,
