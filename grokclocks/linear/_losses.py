@@ -116,7 +116,7 @@ def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float
     a2 = alpha * alpha
     ti = int(t) if oscillating else 0
 
-    def f(nu):
+    def parts(nu):
         x = float(nu)
         rho = 1.0 - b * (x + g)
         if t == 0.0:
@@ -129,10 +129,23 @@ def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float
             pt = (-1.0 if ti % 2 else 1.0) * math.exp(t * math.log(-rho))
         ratio = (pt * x + g) / (x + g)
         q = x if train else 1.0
-        return q * (a2 * pt * pt + ratio * ratio)
+        return q * pt * pt, q * ratio * ratio
 
-    val = rmt.mp_expect(f, lam, include_atom=True, rtol=_QUAD_RTOL)
-    return math.log(val / (2.0 * d))
+    if a2 <= 1e300:
+        def f(nu):
+            init, rest = parts(nu)
+            return a2 * init + rest
+
+        val = rmt.mp_expect(f, lam, include_atom=True, rtol=_QUAD_RTOL)
+        return math.log(val) - math.log(2.0 * d)
+    # |alpha| > 1e150: alpha^2 E[q rho^2t] apart, in logs (alpha^2 = inf times a zero mode gave NaN at
+    # init_scale = -1e300); the loss itself then overflows, its log does not
+    init = rmt.mp_expect(lambda nu: parts(nu)[0], lam, include_atom=True, rtol=_QUAD_RTOL)
+    rest = rmt.mp_expect(lambda nu: parts(nu)[1], lam, include_atom=True, rtol=_QUAD_RTOL)
+    with np.errstate(divide="ignore"):
+        log_init = 2.0 * math.log(abs(alpha)) + (math.log(init) if init > 0.0 else -math.inf)
+        log_rest = math.log(rest) if rest > 0.0 else -math.inf
+    return float(np.logaddexp(log_init, log_rest)) - math.log(2.0 * d)
 
 
 def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha: float) -> float:

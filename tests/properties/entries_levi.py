@@ -241,15 +241,6 @@ ENTRIES = [
 # Defects at extreme arguments found by this suite; the numerics of these modules belong to the accuracy
 # work (tests/accuracy).  Each example reproduces one (tests/test_properties.py::test_known_defects_...).
 _EXTREME = {
-    "linear.loss_train": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay (the flow gives inf)",
-                          {"t": 0.0, "lam": 0.5, "eta0": 0.01, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                           "discrete": True, "wd_convention": "paper"}),
-    "linear.loss_gen": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay (the flow gives inf)",
-                        {"t": 1.0, "lam": 0.5, "eta0": 0.01, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                         "discrete": True, "wd_convention": "paper"}),
-    "linear.log_loss_train": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay",
-                              {"t": 0.01, "lam": 0.01, "eta0": 1e-4, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                               "discrete": True, "wd_convention": "paper"}),
     "linear.grok_time_grid": ("RuntimeError (Newton did not converge) for a subnormal d_out",
                               {"lam": 0.01, "gamma": 1e-8, "eps": 1e-6, "eta0": 1e-4, "d_out": 5e-324, "level": 0.001}),
     "_mpgrid.wd_loss_grid": ("NaN for lam ~ 1e300", {"t": 1e6, "lam": 1e300, "gamma": 1e-8, "eta0": 0.00577,
