@@ -63,6 +63,7 @@ the final step is applied, so the residual error is set by the quadrature (:math
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -71,7 +72,7 @@ from scipy.special import gammaincinv, gammaln, roots_jacobi, roots_legendre
 
 from . import rmt
 from ._constants import ERF_SQRT2
-from ._validate import choice, in_open_interval, nonnegative, positive, scalar_or_array
+from ._validate import DomainError, choice, in_open_interval, nonnegative, positive, scalar_or_array
 
 __all__ = [
     "loss_threshold_grid",
@@ -145,10 +146,18 @@ def _asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
     free of cancellation and of the over/underflow of :math:`g^2`); at :math:`g=0` the limit is the
     atom's :math:`(1-1/\lambda)^+` (gen) or 0.
     """
+    return np.exp(_log_asymptote(lam, g, gen))
+
+
+def _log_asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
+    r""":math:`\log\mathcal L_1^\infty` (``-inf`` where it is 0): the plateau below 1e-308 (the train
+    plateau is ~ :math:`g^2/(2\lambda^2)` for large :math:`\lambda`) must not underflow before the log
+    (``log_wd_loss_grid`` returned the decay's -1.8e304 for the plateau's -1419 at :math:`\lambda=10^{300}`)."""
     pos = g > 0
     gp = np.where(pos, g, 1.0)
-    val = np.exp(rmt._log_wd_plateau(gp, lam, gen)) / 2.0
-    limit = np.where(lam > 1.0, (lam - 1.0) / lam, 0.0) if gen else 0.0
+    with np.errstate(divide="ignore"):
+        val = rmt._log_wd_plateau(gp, lam, gen) - math.log(2.0)
+        limit = np.log(np.where(lam > 1.0, (lam - 1.0) / lam, 0.0)) if gen else -np.inf
     return np.where(pos, val, limit)
 
 
@@ -168,9 +177,18 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
     IB = np.zeros(s.shape)
     JA = np.zeros(s.shape)
     JB = np.zeros(s.shape)
+    # log of the factor tau_T^(1 + alpha + beta)/lam of the rule, kept apart: at s = 1e300 the truncated
+    # range tau_T ~ 4e-299 made tau_T^1.5 (hence IA) underflow to 0 and log D = -inf + inf = NaN
+    log_scale = np.zeros(s.shape)
+    log_a = np.zeros(s.shape)
+    log_b = np.zeros(s.shape)
     inner = lm > 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        # s (lam_- + g) beyond 1.8e308: both continuous terms are below exp(-1.8e308 + O(log)), i.e. -inf in log;
+        # not integrated (tau_T underflowed to 0 and u/tau = 0/0 gave NaN at s = lam = 1e300)
+        dead = ~(s * (lm + g) < np.inf)
     for alpha in (0.5, -0.5):
-        sa = inner if alpha > 0 else ~inner
+        sa = (inner if alpha > 0 else ~inner) & ~dead
         for beta in (0.0, 0.5):
             sb = sa & (trunc if beta == 0.0 else ~trunc)
             if not sb.any():
@@ -193,36 +211,58 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                     edge = 1.0
                 # integrand in tau: sqrt(u (w-u)) (u + delta)/(lm + u) dtau; divide by the Jacobi weight
                 if alpha > 0:  # lm > 0, delta = lm: (u + delta)/(lm + u) = 1
-                    fac = np.sqrt(u * wmu / tau) / edge
+                    fac = np.sqrt(u / tau) * np.sqrt(wmu) / edge
                 else:
-                    fac = np.sqrt(u * wmu * tau) / edge * (u + d) / nu
-                W = (wt / (2.0 * np.pi)) * (tT ** (1.0 + alpha + beta) / lam[sel, None]) * fac
+                    # sqrt(u) sqrt(wmu tau) and ((u + delta)/nu) apart: u ~ delta ~ 4e-299 at s = 1e300 (lam = 1)
+                    # made u wmu tau and sqrt(..) (u + delta) underflow to 0 (log D = -inf for -345.96)
+                    fac = np.sqrt(u) * np.sqrt(wmu * tau) / edge * ((u + d) / nu)
+                W = (wt / (2.0 * np.pi)) * fac
+                log_scale[sel] = (1.0 + alpha + beta) * np.log(tau_T[sel]) - np.log(lam[sel])
                 gs = g[sel, None]
                 ss = s[sel, None]
-                if not gen:
-                    W = W * nu
+                if not gen:  # q = nu, divided by the row's largest nu (W nu overflowed at lam = 1e300)
+                    nu_ref = nu.max(axis=1, keepdims=True)
+                    W = W * (nu / nu_ref)
+                    log_scale[sel] += np.log(nu_ref[:, 0])
                 eB = np.exp(-0.5 * ss * u)
                 nug = nu + gs
                 r = nu / nug
                 a_ = W * (1.0 + r * r) * (eB * eB)
                 b_ = W * (2.0 * gs * r / nug) * eB
+                # each row divided by its largest term (logs kept in log_a, log_b): W ~ 1e-149 and
+                # nu + g ~ 1e-299 at s = 1e300 made the sums J underflow (log-slope 0 for -1/2)
+                amax = a_.max(axis=1, keepdims=True)
+                bmax = b_.max(axis=1, keepdims=True)
+                amax = np.where(amax > 0, amax, 1.0)
+                bmax = np.where(bmax > 0, bmax, 1.0)
+                a_, b_ = a_ / amax, b_ / bmax
+                log_a[sel] = np.log(amax[:, 0])
+                log_b[sel] = np.log(bmax[:, 0])
                 IA[sel] = a_.sum(axis=1)
                 IB[sel] = b_.sum(axis=1)
                 JA[sel] = (a_ * nug).sum(axis=1)
                 JB[sel] = (b_ * nug).sum(axis=1) / 2.0
     atom = np.where((lam > 1.0) & pos & gen, 1.0 - 1.0 / lam, 0.0)
-    with np.errstate(divide="ignore"):
-        la = -s * (lm + g) + np.log(IA)
-        lb = np.where(pos & (IB > 0), -s * (lm + g) / 2.0 + np.log(np.where(IB > 0, IB, 1.0)), -np.inf)
+    with np.errstate(divide="ignore", over="ignore"):
+        la = -s * (lm + g) + log_scale + log_a + np.log(IA)
+        lb = np.where(pos & (IB > 0), -s * (lm + g) / 2.0 + log_scale + log_b + np.log(np.where(IB > 0, IB, 1.0)),
+                      -np.inf)
         lc = np.where(atom > 0, np.log(np.where(atom > 0, atom, 1.0)) - s * g, -np.inf)
     top = np.maximum(np.maximum(la, lb), lc)
-    ea = np.exp(la - top)
-    eb = np.exp(lb - top)
-    ec = np.exp(lc - top)
-    den = ea + eb + ec
-    with np.errstate(invalid="ignore", divide="ignore"):
-        num = ea * (JA / IA) + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0) + ec * g
-    return top + np.log(den) - np.log(2.0), -s * num / den
+    # top = -inf: every term is below exp(-1.8e308) (s (lam_- + g) beyond the float range): log D = -inf
+    # and its log-slope -s (lam_- + g) = -inf, exactly (they were NaN)
+    vanish = np.isneginf(top)
+    topf = np.where(vanish, 0.0, top)
+    with np.errstate(invalid="ignore"):
+        ea = np.exp(la - topf)
+        eb = np.exp(lb - topf)
+        ec = np.exp(lc - topf)
+    den = np.where(vanish, 1.0, ea + eb + ec)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        num = (np.where(ea > 0, ea * JA / np.where(IA > 0, IA, 1.0), 0.0)
+               + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0) + ec * g)
+        slope = np.where(vanish, -np.inf, -s * num / den)
+    return np.where(vanish, -np.inf, top + np.log(den) - np.log(2.0)), slope
 
 
 # ----------------------------------------------------------------------------------- public API
@@ -296,7 +336,8 @@ def mp_decay_grid(s, lam, gamma, *, which="gen"):
 
     Returns ``(log_D, dlogD_dlogs)`` with
     :math:`D(s)=\tfrac12\mathbb E[q(e^{-s(\nu+g)}(1+r^2)+2gr\,e^{-s(\nu+g)/2}/(\nu+g))]`, the fixed
-    quadrature rule of the module docstring; :math:`\log D` never underflows.
+    quadrature rule of the module docstring; :math:`\log D` never underflows.  ``(-inf, -inf)`` where
+    :math:`\log D` itself is below -1.8e308 (:math:`s(\lambda_-+g)` beyond the double range).
 
     Returns
     -------
@@ -339,11 +380,17 @@ def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
     t, lam, gamma, eta0, d_out = np.broadcast_arrays(t, lam, gamma, eta0, d_out)
     shape = t.shape
     lam_, g_, d_ = lam.ravel(), gamma.ravel() / 2.0, d_out.ravel()
-    s = 4.0 * eta0.ravel() * t.ravel() / d_
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0.ravel() * t.ravel() / d_
+        s = np.where(np.isfinite(s), s, 4.0 * ((eta0.ravel() / d_) * t.ravel()))  # no spurious 4 eta0 = inf
+    if not np.all(np.isfinite(s)):
+        k = int(np.argmax(~np.isfinite(s)))
+        raise DomainError(  # as linear.log_loss_*: the decay at such s is not resolved in float64
+            f"4 eta0 t/d_out must be a finite float (<= 1.8e308) (got inf for t = {float(t.ravel()[k])!r}, "
+            f"eta0 = {float(eta0.ravel()[k])!r}, d_out = {float(d_[k])!r})")
     gen = which == "gen"
     lD, _ = _decay(s, lam_, g_, gen)
-    with np.errstate(divide="ignore"):
-        out = np.logaddexp(np.log(_asymptote(lam_, g_, gen)), lD) - np.log(d_)
+    out = np.logaddexp(_log_asymptote(lam_, g_, gen), lD) - np.log(d_)
     return scalar_or_array(out.reshape(shape))
 
 

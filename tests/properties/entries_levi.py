@@ -231,7 +231,9 @@ ENTRIES = [
                                    "which": Choice("gen", "train")}, vec=True, check=_nonneg),
     Entry("_mpgrid.log_wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0,
                                        "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True),
-    Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True),
+    Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True,
+          inf="overflow: log D = -inf (and its log-slope) where log D is below -1.8e308 (s (lam_- + gamma/2) "
+              "beyond the double range)"),
     Entry("_mpgrid.crossing_time_grid", {"which": Choice("train", "gen"), "lam": LAM, "gamma": GAMMA, "eps": EPS,
                                          "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
           check=_nonneg, inf="inf where the loss never reaches L* (documented)"),
@@ -243,12 +245,6 @@ ENTRIES = [
 _EXTREME = {
     "linear.grok_time_grid": ("RuntimeError (Newton did not converge) for a subnormal d_out",
                               {"lam": 0.01, "gamma": 1e-8, "eps": 1e-6, "eta0": 1e-4, "d_out": 5e-324, "level": 0.001}),
-    "_mpgrid.wd_loss_grid": ("NaN for lam ~ 1e300", {"t": 1e6, "lam": 1e300, "gamma": 1e-8, "eta0": 0.00577,
-                                                    "d_out": 0.642, "which": "train"}),
-    "_mpgrid.log_wd_loss_grid": ("NaN at extreme t, lam, eta0, d_out", {"t": 1e300, "lam": 1.7e308, "gamma": 5e-324,
-                                                                       "eta0": 1e300, "d_out": 5e-324, "which": "train"}),
-    "_mpgrid.mp_decay_grid": ("NaN for s ~ 1e300, gamma ~ 1e308", {"s": 1e300, "lam": 2.2250738585072014e-308,
-                                                                  "gamma": 1.7e308}),
     "_mpgrid.crossing_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
                                    {"which": "gen", "lam": 1e300, "gamma": 1.7e308, "eps": 5e-324, "eta0": 5e-324,
                                     "d_out": 5e-324, "level": 2.2250738585072014e-308}),
