@@ -182,6 +182,7 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
     log_scale = np.zeros(s.shape)
     log_a = np.zeros(s.shape)
     log_b = np.zeros(s.shape)
+    ref = np.ones(s.shape)
     inner = lm > 0
     with np.errstate(over="ignore", invalid="ignore"):
         # s (lam_- + g) beyond 1.8e308: both continuous terms are below exp(-1.8e308 + O(log)), i.e. -inf in log;
@@ -238,10 +239,13 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 a_, b_ = a_ / amax, b_ / bmax
                 log_a[sel] = np.log(amax[:, 0])
                 log_b[sel] = np.log(bmax[:, 0])
+                # J in units of the row's largest nu + g (the sums overflowed at lam = 1.7e308: slope NaN)
+                nug_ref = nug.max(axis=1, keepdims=True)
+                ref[sel] = nug_ref[:, 0]
                 IA[sel] = a_.sum(axis=1)
                 IB[sel] = b_.sum(axis=1)
-                JA[sel] = (a_ * nug).sum(axis=1)
-                JB[sel] = (b_ * nug).sum(axis=1) / 2.0
+                JA[sel] = (a_ * (nug / nug_ref)).sum(axis=1)
+                JB[sel] = (b_ * (nug / nug_ref)).sum(axis=1) / 2.0
     atom = np.where((lam > 1.0) & pos & gen, 1.0 - 1.0 / lam, 0.0)
     with np.errstate(divide="ignore", over="ignore"):
         la = -s * (lm + g) + log_scale + log_a + np.log(IA)
@@ -260,8 +264,9 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
     den = np.where(vanish, 1.0, ea + eb + ec)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         num = (np.where(ea > 0, ea * JA / np.where(IA > 0, IA, 1.0), 0.0)
-               + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0) + ec * g)
-        slope = np.where(vanish, -np.inf, -s * num / den)
+               + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0))  # in units of ref
+        # -s (ref num + ec g)/den without forming ref num (s = 0 at lam = 1.7e308: 0 * inf)
+        slope = np.where(vanish, -np.inf, -((s * ref) * num + s * (ec * g)) / den)
     return np.where(vanish, -np.inf, top + np.log(den) - np.log(2.0)), slope
 
 
@@ -295,9 +300,10 @@ def loss_threshold_grid(eps, *, d_out=1, level=ERF_SQRT2):
         direct = eps * (a / x)  # no d_out eps (overflows for eps > 1e302)
         # x = P^{-1}(a, level) below 1e-300 (subnormal or 0: level = 5e-324 at d_out = 1e-300 gave
         # 0 / 0 = NaN): log x = (log level + log Gamma(a+1))/a + O(x), from P(a, x) = x^a/Gamma(a+1) (1 + O(x))
+        # (in d_out, not a = d_out/2: 0.5 * 5e-324 rounds to 0, and log a - log x was -inf + inf = NaN)
         small = ~(x > 1e-300)
-        log_x = np.where(small, (np.log(level) + gammaln(a + 1.0)) / a, np.log(np.where(small, 1.0, x)))
-        via_log = np.exp(np.log(a) + np.log(eps) - log_x)
+        log_x = np.where(small, 2.0 * (np.log(level) + gammaln(a + 1.0)) / d_out, np.log(np.where(small, 1.0, x)))
+        via_log = np.exp(np.log(d_out) - math.log(2.0) + np.log(eps) - log_x)
         ok = ~small & np.isfinite(direct) & (direct >= _TINY)
         return scalar_or_array(np.where(ok, direct, via_log))
 

@@ -266,7 +266,7 @@ def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_s
     d_out : int
         :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\ge0`.
+        Weight decay :math:`\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     level : float or array_like
         Accuracy level in :math:`(0,1)`.
     init_scale : float or array_like

@@ -93,7 +93,8 @@ def loss_train_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``.
+        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``; ``inf`` only where the loss exceeds 1.8e308
+        (weights near 1e308).
 
     References
     ----------
@@ -118,7 +119,7 @@ def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm gen}(t)`.
+        :math:`\mathcal L_{\rm gen}(t)`; ``inf`` only where the loss exceeds 1.8e308 (weights near 1e308).
 
     References
     ----------
@@ -158,6 +159,7 @@ def loss_train_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
     Returns
     -------
     float or ndarray
+        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
 
     References
     ----------
@@ -180,6 +182,7 @@ def loss_gen_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
     Returns
     -------
     float or ndarray
+        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
 
     References
     ----------

@@ -39,13 +39,23 @@ def _log_wd_plateau(which: str, lam: float, g: float) -> float:
     return float(rmt._log_wd_plateau(np.float64(g), np.float64(lam), which == "gen"))
 
 
+def _half_gamma(gamma: float) -> float:
+    """g = gamma/2; ``DomainError`` for gamma = 5e-324, whose half is not a double (it rounded to 0, and the
+    plateau log(g^2 m_2(g)) of a positive weight decay became log 0: NaN)."""
+    g = 0.5 * gamma
+    if gamma > 0.0 and g == 0.0:
+        raise V.DomainError(f"gamma must be 0 or >= 1e-323 (paper convention): gamma/2 of gamma = {gamma!r} "
+                            "rounds to 0 in float64")
+    return g
+
+
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
     """log L(t -> infinity) (``-inf`` when the limit is 0); same for gradient flow and GD."""
     if gamma == 0.0:
         if which == "train" or lam <= 1.0:
             return -math.inf
         return math.log(0.5 * (1.0 + alpha * alpha)) + math.log((lam - 1.0) / lam) - math.log(d)
-    return _log_wd_plateau(which, lam, 0.5 * gamma) - math.log(2.0 * d)
+    return _log_wd_plateau(which, lam, _half_gamma(gamma)) - math.log(2.0 * d)
 
 
 def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
@@ -104,7 +114,7 @@ def _log_loss_discrete_nowd(which: str, t: float, lam: float, eta: float, d: flo
 def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float, gamma: float,
                           alpha: float) -> float:
     r"""log of (1/2d) E[q(α² ρ^{2t} + R²)], ρ = 1 - 2η(ν+g)/d, R = (ρ^t ν + g)/(ν+g) (GD-exact, γ > 0)."""
-    g = 0.5 * gamma
+    g = _half_gamma(gamma)
     b = 2.0 * eta / d
     lp = (1.0 + math.sqrt(lam)) ** 2
     oscillating = 1.0 - b * (lp + g) < 0.0
@@ -159,7 +169,7 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
         +e^{-sg/2}\,\mathbb E\Big[e^{-s\nu/2}\,\frac{q\,\nu\,(\nu e^{-s(\nu+g)/2}+2g)}{(\nu+g)^2}\Big]
         +g^2\,\mathbb E\Big[\frac{q}{(\nu+g)^2}\Big].
     """
-    g = 0.5 * gamma
+    g = _half_gamma(gamma)
     terms = [_log_wd_plateau(which, lam, g)]
     if alpha != 0.0:
         terms.append(2.0 * math.log(abs(alpha)) - s * g + float(_log_phi(which, np.asarray(s), lam)))
@@ -263,7 +273,7 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
     d_out : int
         Output dimension, integer :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``).
+        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``) (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     init_scale : float or array_like
         Student init scale :math:`\alpha` (:math:`S_0\to\alpha S_0`; any real, 0 allowed).
     discrete : bool
@@ -319,7 +329,7 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
     d_out : int
         Output dimension, integer :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0`.
+        Weight decay :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     init_scale : float or array_like
         Student init scale :math:`\alpha` (real).
     discrete : bool

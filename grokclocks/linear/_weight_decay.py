@@ -57,7 +57,7 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     lam : float or array_like
         :math:`\lambda>0`.
     gamma : float or array_like
-        :math:`\gamma\ge0`.
+        :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     d_out : int
         :math:`\ge1`.
     wd_convention : {"paper", "torch"}

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from hypothesis import strategies as st
 
 from .kinds import (INF, Arr, Choice, Entry, Fixed, Flag, Func, Int, NonNeg, Param, Pos, Real, Unit,
-                    array_bad, extreme_numerics, floats_array, seeded_array)
+                    array_bad, floats_array, seeded_array)
 
 LAM = Pos(typ=(0.01, 5.0))
 LAM1 = Real(0.0, 1.0, typ=(0.01, 0.97))          # 0 < lam < 1
@@ -121,13 +119,14 @@ ENTRIES = [
                             "d_out": DOUT, "discrete": Flag()},
             build=lambda n: _spectrum(n), bad={"eigvals": _spectrum_bad("eigvals"), "proj_sq": _spectrum_bad("proj_sq")},
             names={"eigvals": ("proj_sq",), "proj_sq": ("eigvals",)}, check=_nonneg,
+            inf="overflow: sum_i w_i q_i / d_out beyond 1.8e308 (weights near 1e308)",
             raises=lambda discrete, eta0, eigvals, d_out, **k: discrete and 2 * eta0 * float(np.max(eigvals)) / d_out >= 2)
       for f in ("loss_train_finite", "loss_gen_finite")],
     *[Entry(f"linear.{f}", {"t": T, "eta0": Pos(typ=(1e-4, 1.0), vec=False), "d_out": DOUT,
                             "D0_sq": NonNeg(typ=(0.0, 10.0), vec=False)},
             build=lambda n: _spectrum(n).map(lambda d: {"eigvals": d["eigvals"]}),
             bad={"eigvals": lambda n, kw: st.sampled_from(array_bad(kw["eigvals"]) + [-1.0 - kw["eigvals"]])},
-            check=_nonneg)
+            check=_nonneg, inf="overflow: D0_sq mean(q) / d_out beyond 1.8e308 (D0_sq near 1e308)")
       for f in ("loss_train_equal_proj", "loss_gen_equal_proj")],
     Entry("linear.accuracy_from_loss", {"L": NonNeg(typ=(0.0, 10.0)), "eps": EPS, "d_out": DOUT}, vec=True, check=_prob),
     Entry("linear.loss_threshold", {"eps": EPS, "d_out": DOUT, "level": LEVEL}, vec=True, check=_nonneg),
@@ -239,17 +238,3 @@ ENTRIES = [
           check=_nonneg, inf="inf where the loss never reaches L* (documented)"),
 ]
 
-
-# Defects at extreme arguments found by this suite; the numerics of these modules belong to the accuracy
-# work (tests/accuracy).  Each example reproduces one (tests/test_properties.py::test_known_defects_...).
-_EXTREME = {
-    "linear.grok_time_grid": ("RuntimeError (Newton did not converge) for a subnormal d_out",
-                              {"lam": 0.01, "gamma": 1e-8, "eps": 1e-6, "eta0": 1e-4, "d_out": 5e-324, "level": 0.001}),
-    "_mpgrid.crossing_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
-                                   {"which": "gen", "lam": 1e300, "gamma": 1.7e308, "eps": 5e-324, "eta0": 5e-324,
-                                    "d_out": 5e-324, "level": 2.2250738585072014e-308}),
-}
-
-
-ENTRIES = [dataclasses.replace(e, known=e.known + (extreme_numerics(*_EXTREME[e.name]),)) if e.name in _EXTREME else e
-           for e in ENTRIES]
