@@ -162,8 +162,16 @@ def _log_asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
 
 
 def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units)."""
+    r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units).
+
+    ``DomainError`` where :math:`\lambda_++g` exceeds 1.8e308 (:math:`\nu+g` is then not a double)."""
     lm, w = _edges(lam)
+    with np.errstate(over="ignore"):
+        top_nu = lm + w + g
+    if not np.all(np.isfinite(top_nu)):
+        k = int(np.argmax(~np.isfinite(top_nu)))
+        raise DomainError(f"lam_+ + gamma/2 must be below 1.8e308 for the MP quadrature (got lam = {float(lam[k])!r}, "
+                          f"gamma = {float(2.0 * g[k])!r})")
     pos = g > 0
     seff = np.where(pos, s / 2.0, s)
     with np.errstate(divide="ignore"):
@@ -171,7 +179,10 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
     trunc = Tc < w / 2.0
     T = np.where(trunc, Tc, w)
     delta = np.where(lm > 0, lm, np.where(pos, g, T))
-    tau_T = np.log1p(T / delta)
+    with np.errstate(over="ignore"):
+        ratio = T / delta
+    # T/delta beyond 1.8e308 (delta = g = 1e-308 at lam = 1): log T - log delta (log1p(x) = log x there)
+    tau_T = np.where(np.isfinite(ratio), np.log1p(np.where(np.isfinite(ratio), ratio, 0.0)), np.log(T) - np.log(delta))
     nn = _n_nodes(tau_T)
     IA = np.zeros(s.shape)
     IB = np.zeros(s.shape)
@@ -201,11 +212,17 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 d = delta[sel, None]
                 lms = lm[sel, None]
                 tau = tT * x
-                em = np.expm1(tau)
-                u = d * em
+                # delta e^tau for tau > 700 (tau_T reaches log(4/g) = 710 at lam = 1, g = 1e-308: e^tau = inf)
+                big = tau > 700.0
+                em = np.expm1(np.where(big, 0.0, tau))
+                d_etau = np.where(big, np.exp(np.where(big, tau, 0.0) + np.log(d)), d * (1.0 + em))
+                u = np.where(big, d_etau, d * em)
                 nu = lms + u
                 if beta > 0:  # w - u = delta e^tau (e^{tau_T - tau} - 1), exact near the edge
-                    wmu = d * (1.0 + em) * np.expm1(tT * xm)
+                    txm = tT * xm
+                    bigm = txm > 700.0  # delta e^tau e^(tau_T - tau) - ..., both factors beyond the range
+                    wmu = np.where(bigm, np.exp(np.log(d_etau) + np.where(bigm, txm, 0.0)),
+                                   d_etau * np.expm1(np.where(bigm, 0.0, txm)))
                     edge = np.sqrt(tT * xm)
                 else:
                     wmu = w[sel, None] - u
@@ -216,9 +233,17 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 else:
                     # sqrt(u) sqrt(wmu tau) and ((u + delta)/nu) apart: u ~ delta ~ 4e-299 at s = 1e300 (lam = 1)
                     # made u wmu tau and sqrt(..) (u + delta) underflow to 0 (log D = -inf for -345.96)
-                    fac = np.sqrt(u) * np.sqrt(wmu * tau) / edge * ((u + d) / nu)
+                    # (u + delta)/c with c = max(delta, max u) to the log scale: (u + delta)/nu = inf at lam = 1,
+                    # g = 8.5e307 (delta = g, u ~ 1)
+                    # (lam_- = 0 here, so nu = u and sqrt(u) (u + delta)/nu = sqrt(u) + delta/sqrt(u): no 1/u,
+                    # which overflowed at s = 1.7e308, g = 5e-9, u ~ 1e-310)
+                    c = np.maximum(d, u.max(axis=1, keepdims=True))
+                    su = np.sqrt(u)
+                    fac = np.sqrt(wmu) * np.sqrt(tau) / edge * (su / c + (d / c) / su)
                 W = (wt / (2.0 * np.pi)) * fac
                 log_scale[sel] = (1.0 + alpha + beta) * np.log(tau_T[sel]) - np.log(lam[sel])
+                if alpha < 0:
+                    log_scale[sel] += np.log(c[:, 0])
                 gs = g[sel, None]
                 ss = s[sel, None]
                 if not gen:  # q = nu, divided by the row's largest nu (W nu overflowed at lam = 1e300)
@@ -373,7 +398,9 @@ def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
         \quad \eta_0'=\eta_0/d_{\rm out},
 
     :math:`q=\nu` (``which="train"``) or 1 (``"gen"``); computed as
-    :math:`\log[\mathcal L_1^\infty+D(s)]-\log d_{\rm out}` with :math:`s=4\eta_0t/d_{\rm out}`.
+    :math:`\log[\mathcal L_1^\infty+D(s)]-\log d_{\rm out}` with :math:`s=4\eta_0t/d_{\rm out}`; ``-inf``
+    where the log is below -1.8e308 (no plateau and :math:`s\lambda_-` beyond the double range);
+    ``DomainError`` where :math:`s` or :math:`\lambda_++\gamma/2` exceeds 1.8e308.
 
     References
     ----------
@@ -401,7 +428,8 @@ def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
 
 
 def wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
-    r"""Exact MP loss with weight decay (``exp`` of :func:`log_wd_loss_grid`).
+    r"""Exact MP loss with weight decay (``exp`` of :func:`log_wd_loss_grid`; ``inf`` only where the loss
+    exceeds 1.8e308, e.g. :math:`\sim1/d_{\rm out}` for a subnormal :math:`d_{\rm out}`).
 
     References
     ----------
@@ -415,7 +443,7 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
     Linf = _asymptote(lam, g, gen)
     D0 = 1.0 - Linf
     mu = ((2.0 + g) if gen else (2.0 * (1.0 + lam) + g)) / (2.0 * D0)
-    s0 = np.log(D0 / target) / mu
+    s0 = (np.log(D0) - np.log(target)) / mu  # not log(D0/target): the ratio overflowed for a subnormal target
     x = np.log(np.maximum(s0, 1e-300))
     lo = np.full(x.shape, -np.inf)
     hi = np.full(x.shape, np.inf)
@@ -476,7 +504,13 @@ def _crossing(which, lam, gamma, eps, eta0, d_out, level):
         solve = ~zero & ~never
         if solve.any():
             s[solve] = _solve(lam[solve], g[solve], Lam[solve] - Linf[solve], gen)
-        out[w] = (s * d / (4.0 * eta0)).reshape(shape)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            # t = s d_out/(4 eta0); (s/4)(d_out/eta0) where that overflows spuriously (4 eta0 = inf at
+            # eta0 = 1.7e308 gave inf/inf = NaN for a never-reached level); inf stays inf
+            t = s * d / (4.0 * eta0)
+            alt = (0.25 * s) * (d / eta0)
+            t = np.where(np.isinf(s), np.inf, np.where(np.isfinite(t) & ((t > 0) | (s == 0)), t, alt))
+        out[w] = t.reshape(shape)
     return out
 
 

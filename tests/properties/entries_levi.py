@@ -227,9 +227,11 @@ ENTRIES = [
                                         "which": Choice("gen", "train")}, vec=True, check=_nonneg,
           inf="overflow: L(inf) / d_out for a subnormal d_out"),
     Entry("_mpgrid.wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)),
-                                   "which": Choice("gen", "train")}, vec=True, check=_nonneg),
+                                   "which": Choice("gen", "train")}, vec=True, check=_nonneg,
+          inf="overflow: L ~ 1/d_out beyond 1.8e308 for a subnormal d_out"),
     Entry("_mpgrid.log_wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0,
-                                       "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True),
+                                       "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True,
+          inf="overflow: -inf where log L is below -1.8e308 (no plateau and s lam_- beyond the double range)"),
     Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True,
           inf="overflow: log D = -inf (and its log-slope) where log D is below -1.8e308 (s (lam_- + gamma/2) "
               "beyond the double range)"),
