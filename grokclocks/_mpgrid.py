@@ -320,17 +320,28 @@ def loss_threshold_grid(eps, *, d_out=1, level=ERF_SQRT2):
     d_out = positive(d_out, "d_out")
     level = in_open_interval(level, "level", 0.0, 1.0)
     a = 0.5 * d_out
-    x = gammaincinv(a, level)
+    x, log_x = _p_inverse(d_out, level)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):  # inf = L* beyond 1.8e308
         direct = eps * (a / x)  # no d_out eps (overflows for eps > 1e302)
-        # x = P^{-1}(a, level) below 1e-300 (subnormal or 0: level = 5e-324 at d_out = 1e-300 gave
-        # 0 / 0 = NaN): log x = (log level + log Gamma(a+1))/a + O(x), from P(a, x) = x^a/Gamma(a+1) (1 + O(x))
-        # (in d_out, not a = d_out/2: 0.5 * 5e-324 rounds to 0, and log a - log x was -inf + inf = NaN)
-        small = ~(x > 1e-300)
-        log_x = np.where(small, 2.0 * (np.log(level) + gammaln(a + 1.0)) / d_out, np.log(np.where(small, 1.0, x)))
         via_log = np.exp(np.log(d_out) - math.log(2.0) + np.log(eps) - log_x)
-        ok = ~small & np.isfinite(direct) & (direct >= _TINY)
+        ok = (x > 1e-300) & np.isfinite(direct) & (direct >= _TINY)
         return scalar_or_array(np.where(ok, direct, via_log))
+
+
+def _p_inverse(d_out, level):
+    r"""``(x, log x)``, :math:`x=P^{-1}(d_{\rm out}/2,\ell)` (regularised lower incomplete gamma).
+
+    Below :math:`x=10^{-300}` (subnormal or 0: :math:`\ell=5\cdot10^{-324}`) ``log x`` comes from
+    :math:`P(a,x)=x^a/\Gamma(a+1)\,(1+O(x))`: :math:`\log x=2(\log\ell+\log\Gamma(a+1))/d_{\rm out}`, in
+    :math:`d_{\rm out}` (:math:`a=d_{\rm out}/2` rounds to 0 at :math:`d_{\rm out}=5\cdot10^{-324}`)."""
+    d_out = np.asarray(d_out, dtype=np.float64)
+    level = np.asarray(level, dtype=np.float64)
+    a = 0.5 * d_out
+    x = gammaincinv(a, level)
+    small = ~(x > 1e-300)
+    with np.errstate(divide="ignore"):
+        log_x = np.where(small, 2.0 * (np.log(level) + gammaln(a + 1.0)) / d_out, np.log(np.where(small, 1.0, x)))
+    return x, log_x
 
 
 def wd_asymptote_grid(lam, gamma, *, d_out=1, which="gen"):

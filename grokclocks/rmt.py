@@ -829,7 +829,7 @@ def _scalar_lam(lam) -> float:
 
 def _rtol(rtol) -> float:
     """QUADPACK's relative tolerance: in [1.2e-14, 1) (it refuses requests below 50 machine epsilons)."""
-    t = float(V.in_open_interval(rtol, "rtol", 0.0, 1.0))
+    t = float(V.scalar(V.in_open_interval(rtol, "rtol", 0.0, 1.0), "rtol"))  # an array: DomainError, not TypeError
     if t < 1.2e-14:
         raise V.DomainError(f"rtol must be in [1.2e-14, 1) (QUADPACK's smallest relative tolerance) (got {t!r})")
     return t
@@ -902,14 +902,18 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
         return 2.0 / math.pi * val, lsc
     if delta >= 1.0:
         scale = 1.0 + lam  # (1 + lam)/nu in [~1/2, ~2]: keeps QUADPACK's integrand O(f)
+        # and f itself in units of its size at the centre: f(nu) = nu ~ 1.7e308 at lam = 1.7e308 overflowed
+        # QUADPACK's sums (NaN for E[nu] = 1)
+        f_mid = abs(_call(f, lm + 0.5 * w))
+        unit = f_mid if math.isfinite(f_mid) and f_mid > 1.0 else 1.0
 
         def gy(y: float) -> float:
             nu = lm + w * y
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, nu) * math.exp(-decay(y)) * edge * (scale / nu)
+            return _call(f, nu) / unit * math.exp(-decay(y)) * edge * (scale / nu)
 
         val, lsc = scaled(gy, y_T, 0.5)
-        return 8.0 / (math.pi * scale) * val, lsc
+        return 8.0 / math.pi * val * (unit / scale), lsc
     tau_T = math.log1p(y_T / delta)
 
     def gt(t: float) -> float:

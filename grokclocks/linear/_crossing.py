@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special
 
+from .. import _mpgrid, rmt
 from .. import _validate as V
-from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
 from ._conventions import (
@@ -92,7 +92,8 @@ def _log_lstar(eps: float, d: float, level: float) -> float:
     """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels)."""
     if d == 1.0:
         return math.log(eps) - math.log(2.0) - 2.0 * math.log(float(special.erfinv(level)))
-    return math.log(d) + math.log(eps) - math.log(2.0) - math.log(float(special.gammaincinv(0.5 * d, level)))
+    # log P^-1 also where P^-1 underflows (level = 5e-324: log 0 raised "math domain error")
+    return math.log(d) + math.log(eps) - math.log(2.0) - float(_mpgrid._p_inverse(d, level)[1])
 
 
 def _lstar(eps: float, d: float, level: float) -> float:
@@ -108,8 +109,11 @@ def _lstar(eps: float, d: float, level: float) -> float:
             e = float(special.erfinv(level))
             val = eps / (2.0 * e * e) if e > 1e-150 else 0.5 * ((eps / e) / e)
         else:
-            a, x = 0.5 * d, float(special.gammaincinv(0.5 * d, level))
-            val = eps * (a / x) if x > 1e-300 else (eps / x) * a  # a >= 1: (eps/x) = inf means L* = inf
+            a = 0.5 * d
+            x, log_x = (float(v) for v in _mpgrid._p_inverse(d, level))
+            # below x = 1e-300 (0 at level 5e-324) from log x; overflow there means L* > 1.8e308
+            log_val = math.log(a) + math.log(eps) - log_x
+            val = eps * (a / x) if x > 1e-300 else (math.exp(log_val) if log_val < 709.78 else math.inf)
     if not math.isfinite(val):
         raise V.ResultOverflow(f"L* = exp({_log_lstar(eps, d, level):.6g}) exceeds the largest double "
                                f"(eps={eps!r}, d_out={d:g}, level={level!r}; L* ~ eps d_out/(2 P^-1(d_out/2, level)))")
@@ -344,6 +348,8 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
         return math.exp(rmt._log_phi1_increment(s_t, u, lam))
 
     ds = q
+    if q < 1e-200:  # the ratio is 1 - O(u) on [0, q]: Delta s = q (1 + O(q)); Newton's 1e-15 q test underflows
+        return float(_gd_time(ds, eta0, d))  # for a subnormal q (no convergence at lam = 5e-324)
     for _ in range(100):
         integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
         step = (q - integral) / ratio(ds)
