@@ -91,6 +91,7 @@ _NEWTON_TOL = 1e-11  # in log s
 _MAX_ITER = 200
 _MAX_STEP = 10.0  # largest step in log s (10 e-folds)
 _TINY = float(np.finfo(np.float64).tiny)  # smallest normal double, 2.2e-308
+_LOG_S_MAX = 709.0  # log of the largest s searched, 1.6e308
 
 
 # ----------------------------------------------------------------------------------- reference rules
@@ -460,12 +461,22 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
     hi = np.full(x.shape, np.inf)
     ltarget = np.log(target)
     act = np.arange(x.size)
+    beyond = np.zeros(x.size, dtype=bool)
     for _ in range(_MAX_ITER):
         if act.size == 0:
             break
-        xa = x[act]
+        xa = np.minimum(x[act], _LOG_S_MAX)
         lD, slope = _decay(np.exp(xa), lam[act], g[act], gen)
         G = lD - ltarget[act]
+        # D still above the target at s = 1.6e308: the crossing is beyond the double range (lam = 1, a
+        # subnormal L*: D ~ s^-1/2 reaches e^-717 at s = e^1434; Newton never converged)
+        out_of_range = (xa >= _LOG_S_MAX) & (G > 0)
+        if np.any(out_of_range):
+            beyond[act[out_of_range]] = True
+            keep = ~out_of_range
+            act, xa, lD, slope, G = act[keep], xa[keep], lD[keep], slope[keep], G[keep]
+            if act.size == 0:
+                break
         lo_a = np.where(G >= 0, np.maximum(lo[act], xa), lo[act])
         hi_a = np.where(G <= 0, np.minimum(hi[act], xa), hi[act])
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -487,6 +498,11 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
         lo[act] = lo_a
         hi[act] = hi_a
         act = act[~done]
+    if np.any(beyond):
+        k = int(np.argmax(beyond))
+        raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(lam[k])!r}, "
+                          f"gamma={float(2 * g[k])!r}, target L* d_out - L(inf) = {float(target[k])!r}): t* is beyond the "
+                          "double range")
     if act.size:
         raise RuntimeError(  # pragma: no cover - never observed; loud rather than silent
             f"crossing-time Newton iteration did not converge for {act.size} points "

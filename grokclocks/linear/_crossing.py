@@ -29,7 +29,7 @@ from ._conventions import (
     _T_MAX,
     _which,
 )
-from ._losses import _log_loss_inf, _log_loss_kernel
+from ._losses import _log_c, _log_loss_inf, _log_loss_kernel
 
 
 @cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
@@ -161,7 +161,7 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
     log_lstar = _log_lstar(eps, d, level)
     if _log_loss_inf(which, lam, d, gamma, alpha) >= log_lstar:  # asymptote first: never reached
         return math.inf
-    if math.log(0.5 * (1.0 + alpha * alpha)) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
+    if _log_c(alpha) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
         return 0.0
 
     def f(t: float) -> float:
