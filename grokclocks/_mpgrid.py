@@ -63,15 +63,16 @@ the final step is applied, so the residual error is set by the quadrature (:math
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaincinv, roots_jacobi, roots_legendre
+from scipy.special import gammaincinv, gammaln, roots_jacobi, roots_legendre
 
 from . import rmt
 from ._constants import ERF_SQRT2
-from ._validate import choice, in_open_interval, nonnegative, positive, scalar_or_array
+from ._validate import DomainError, choice, in_open_interval, nonnegative, positive, scalar_or_array
 
 __all__ = [
     "loss_threshold_grid",
@@ -89,6 +90,8 @@ _LADDER = (32, 48, 64, 80, 96, 128, 160, 192, 256)
 _NEWTON_TOL = 1e-11  # in log s
 _MAX_ITER = 200
 _MAX_STEP = 10.0  # largest step in log s (10 e-folds)
+_TINY = float(np.finfo(np.float64).tiny)  # smallest normal double, 2.2e-308
+_LOG_S_MAX = 709.0  # log of the largest s searched, 1.6e308
 
 
 # ----------------------------------------------------------------------------------- reference rules
@@ -144,16 +147,32 @@ def _asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
     free of cancellation and of the over/underflow of :math:`g^2`); at :math:`g=0` the limit is the
     atom's :math:`(1-1/\lambda)^+` (gen) or 0.
     """
+    return np.exp(_log_asymptote(lam, g, gen))
+
+
+def _log_asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
+    r""":math:`\log\mathcal L_1^\infty` (``-inf`` where it is 0): the plateau below 1e-308 (the train
+    plateau is ~ :math:`g^2/(2\lambda^2)` for large :math:`\lambda`) must not underflow before the log
+    (``log_wd_loss_grid`` returned the decay's -1.8e304 for the plateau's -1419 at :math:`\lambda=10^{300}`)."""
     pos = g > 0
     gp = np.where(pos, g, 1.0)
-    val = np.exp(rmt._log_wd_plateau(gp, lam, gen)) / 2.0
-    limit = np.where(lam > 1.0, (lam - 1.0) / lam, 0.0) if gen else 0.0
+    with np.errstate(divide="ignore"):
+        val = rmt._log_wd_plateau(gp, lam, gen) - math.log(2.0)
+        limit = np.log(np.where(lam > 1.0, (lam - 1.0) / lam, 0.0)) if gen else -np.inf
     return np.where(pos, val, limit)
 
 
 def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units)."""
+    r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units).
+
+    ``DomainError`` where :math:`\lambda_++g` exceeds 1.8e308 (:math:`\nu+g` is then not a double)."""
     lm, w = _edges(lam)
+    with np.errstate(over="ignore"):
+        top_nu = lm + w + g
+    if not np.all(np.isfinite(top_nu)):
+        k = int(np.argmax(~np.isfinite(top_nu)))
+        raise DomainError(f"lam_+ + gamma/2 must be below 1.8e308 for the MP quadrature (got lam = {float(lam[k])!r}, "
+                          f"gamma = {float(2.0 * g[k])!r})")
     pos = g > 0
     seff = np.where(pos, s / 2.0, s)
     with np.errstate(divide="ignore"):
@@ -161,15 +180,28 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
     trunc = Tc < w / 2.0
     T = np.where(trunc, Tc, w)
     delta = np.where(lm > 0, lm, np.where(pos, g, T))
-    tau_T = np.log1p(T / delta)
+    with np.errstate(over="ignore"):
+        ratio = T / delta
+    # T/delta beyond 1.8e308 (delta = g = 1e-308 at lam = 1): log T - log delta (log1p(x) = log x there)
+    tau_T = np.where(np.isfinite(ratio), np.log1p(np.where(np.isfinite(ratio), ratio, 0.0)), np.log(T) - np.log(delta))
     nn = _n_nodes(tau_T)
     IA = np.zeros(s.shape)
     IB = np.zeros(s.shape)
     JA = np.zeros(s.shape)
     JB = np.zeros(s.shape)
+    # log of the factor tau_T^(1 + alpha + beta)/lam of the rule, kept apart: at s = 1e300 the truncated
+    # range tau_T ~ 4e-299 made tau_T^1.5 (hence IA) underflow to 0 and log D = -inf + inf = NaN
+    log_scale = np.zeros(s.shape)
+    log_a = np.zeros(s.shape)
+    log_b = np.zeros(s.shape)
+    ref = np.ones(s.shape)
     inner = lm > 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        # s (lam_- + g) beyond 1.8e308: both continuous terms are below exp(-1.8e308 + O(log)), i.e. -inf in log;
+        # not integrated (tau_T underflowed to 0 and u/tau = 0/0 gave NaN at s = lam = 1e300)
+        dead = ~(s * (lm + g) < np.inf)
     for alpha in (0.5, -0.5):
-        sa = inner if alpha > 0 else ~inner
+        sa = (inner if alpha > 0 else ~inner) & ~dead
         for beta in (0.0, 0.5):
             sb = sa & (trunc if beta == 0.0 else ~trunc)
             if not sb.any():
@@ -181,47 +213,87 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 d = delta[sel, None]
                 lms = lm[sel, None]
                 tau = tT * x
-                em = np.expm1(tau)
-                u = d * em
+                # delta e^tau for tau > 700 (tau_T reaches log(4/g) = 710 at lam = 1, g = 1e-308: e^tau = inf)
+                big = tau > 700.0
+                em = np.expm1(np.where(big, 0.0, tau))
+                d_etau = np.where(big, np.exp(np.where(big, tau, 0.0) + np.log(d)), d * (1.0 + em))
+                u = np.where(big, d_etau, d * em)
                 nu = lms + u
                 if beta > 0:  # w - u = delta e^tau (e^{tau_T - tau} - 1), exact near the edge
-                    wmu = d * (1.0 + em) * np.expm1(tT * xm)
+                    txm = tT * xm
+                    bigm = txm > 700.0  # delta e^tau e^(tau_T - tau) - ..., both factors beyond the range
+                    wmu = np.where(bigm, np.exp(np.log(d_etau) + np.where(bigm, txm, 0.0)),
+                                   d_etau * np.expm1(np.where(bigm, 0.0, txm)))
                     edge = np.sqrt(tT * xm)
                 else:
                     wmu = w[sel, None] - u
                     edge = 1.0
                 # integrand in tau: sqrt(u (w-u)) (u + delta)/(lm + u) dtau; divide by the Jacobi weight
                 if alpha > 0:  # lm > 0, delta = lm: (u + delta)/(lm + u) = 1
-                    fac = np.sqrt(u * wmu / tau) / edge
+                    fac = np.sqrt(u / tau) * np.sqrt(wmu) / edge
                 else:
-                    fac = np.sqrt(u * wmu * tau) / edge * (u + d) / nu
-                W = (wt / (2.0 * np.pi)) * (tT ** (1.0 + alpha + beta) / lam[sel, None]) * fac
+                    # sqrt(u) sqrt(wmu tau) and ((u + delta)/nu) apart: u ~ delta ~ 4e-299 at s = 1e300 (lam = 1)
+                    # made u wmu tau and sqrt(..) (u + delta) underflow to 0 (log D = -inf for -345.96)
+                    # (u + delta)/c with c = max(delta, max u) to the log scale: (u + delta)/nu = inf at lam = 1,
+                    # g = 8.5e307 (delta = g, u ~ 1)
+                    # (lam_- = 0 here, so nu = u and sqrt(u) (u + delta)/nu = sqrt(u) + delta/sqrt(u): no 1/u,
+                    # which overflowed at s = 1.7e308, g = 5e-9, u ~ 1e-310)
+                    c = np.maximum(d, u.max(axis=1, keepdims=True))
+                    su = np.sqrt(u)
+                    fac = np.sqrt(wmu) * np.sqrt(tau) / edge * (su / c + (d / c) / su)
+                W = (wt / (2.0 * np.pi)) * fac
+                log_scale[sel] = (1.0 + alpha + beta) * np.log(tau_T[sel]) - np.log(lam[sel])
+                if alpha < 0:
+                    log_scale[sel] += np.log(c[:, 0])
                 gs = g[sel, None]
                 ss = s[sel, None]
-                if not gen:
-                    W = W * nu
+                if not gen:  # q = nu, divided by the row's largest nu (W nu overflowed at lam = 1e300)
+                    nu_ref = nu.max(axis=1, keepdims=True)
+                    W = W * (nu / nu_ref)
+                    log_scale[sel] += np.log(nu_ref[:, 0])
                 eB = np.exp(-0.5 * ss * u)
                 nug = nu + gs
                 r = nu / nug
                 a_ = W * (1.0 + r * r) * (eB * eB)
                 b_ = W * (2.0 * gs * r / nug) * eB
+                # each row divided by its largest term (logs kept in log_a, log_b): W ~ 1e-149 and
+                # nu + g ~ 1e-299 at s = 1e300 made the sums J underflow (log-slope 0 for -1/2)
+                amax = a_.max(axis=1, keepdims=True)
+                bmax = b_.max(axis=1, keepdims=True)
+                amax = np.where(amax > 0, amax, 1.0)
+                bmax = np.where(bmax > 0, bmax, 1.0)
+                a_, b_ = a_ / amax, b_ / bmax
+                log_a[sel] = np.log(amax[:, 0])
+                log_b[sel] = np.log(bmax[:, 0])
+                # J in units of the row's largest nu + g (the sums overflowed at lam = 1.7e308: slope NaN)
+                nug_ref = nug.max(axis=1, keepdims=True)
+                ref[sel] = nug_ref[:, 0]
                 IA[sel] = a_.sum(axis=1)
                 IB[sel] = b_.sum(axis=1)
-                JA[sel] = (a_ * nug).sum(axis=1)
-                JB[sel] = (b_ * nug).sum(axis=1) / 2.0
+                JA[sel] = (a_ * (nug / nug_ref)).sum(axis=1)
+                JB[sel] = (b_ * (nug / nug_ref)).sum(axis=1) / 2.0
     atom = np.where((lam > 1.0) & pos & gen, 1.0 - 1.0 / lam, 0.0)
-    with np.errstate(divide="ignore"):
-        la = -s * (lm + g) + np.log(IA)
-        lb = np.where(pos & (IB > 0), -s * (lm + g) / 2.0 + np.log(np.where(IB > 0, IB, 1.0)), -np.inf)
+    with np.errstate(divide="ignore", over="ignore"):
+        la = -s * (lm + g) + log_scale + log_a + np.log(IA)
+        lb = np.where(pos & (IB > 0), -s * (lm + g) / 2.0 + log_scale + log_b + np.log(np.where(IB > 0, IB, 1.0)),
+                      -np.inf)
         lc = np.where(atom > 0, np.log(np.where(atom > 0, atom, 1.0)) - s * g, -np.inf)
     top = np.maximum(np.maximum(la, lb), lc)
-    ea = np.exp(la - top)
-    eb = np.exp(lb - top)
-    ec = np.exp(lc - top)
-    den = ea + eb + ec
-    with np.errstate(invalid="ignore", divide="ignore"):
-        num = ea * (JA / IA) + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0) + ec * g
-    return top + np.log(den) - np.log(2.0), -s * num / den
+    # top = -inf: every term is below exp(-1.8e308) (s (lam_- + g) beyond the float range): log D = -inf
+    # and its log-slope -s (lam_- + g) = -inf, exactly (they were NaN)
+    vanish = np.isneginf(top)
+    topf = np.where(vanish, 0.0, top)
+    with np.errstate(invalid="ignore"):
+        ea = np.exp(la - topf)
+        eb = np.exp(lb - topf)
+        ec = np.exp(lc - topf)
+    den = np.where(vanish, 1.0, ea + eb + ec)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        num = (np.where(ea > 0, ea * JA / np.where(IA > 0, IA, 1.0), 0.0)
+               + np.where(eb > 0, eb * JB / np.where(IB > 0, IB, 1.0), 0.0))  # in units of ref
+        # -s (ref num + ec g)/den without forming ref num (s = 0 at lam = 1.7e308: 0 * inf)
+        slope = np.where(vanish, -np.inf, -((s * ref) * num + s * (ec * g)) / den)
+    return np.where(vanish, -np.inf, top + np.log(den) - np.log(2.0)), slope
 
 
 # ----------------------------------------------------------------------------------- public API
@@ -248,8 +320,29 @@ def loss_threshold_grid(eps, *, d_out=1, level=ERF_SQRT2):
     eps = positive(eps, "eps")
     d_out = positive(d_out, "d_out")
     level = in_open_interval(level, "level", 0.0, 1.0)
-    with np.errstate(over="ignore"):  # inf = L* beyond 1.8e308 (eps near 1e300 at a low level)
-        return scalar_or_array(d_out * eps / (2.0 * gammaincinv(d_out / 2.0, level)))
+    a = 0.5 * d_out
+    x, log_x = _p_inverse(d_out, level)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):  # inf = L* beyond 1.8e308
+        direct = eps * (a / x)  # no d_out eps (overflows for eps > 1e302)
+        via_log = np.exp(np.log(d_out) - math.log(2.0) + np.log(eps) - log_x)
+        ok = (x > 1e-300) & np.isfinite(direct) & (direct >= _TINY)
+        return scalar_or_array(np.where(ok, direct, via_log))
+
+
+def _p_inverse(d_out, level):
+    r"""``(x, log x)``, :math:`x=P^{-1}(d_{\rm out}/2,\ell)` (regularised lower incomplete gamma).
+
+    Below :math:`x=10^{-300}` (subnormal or 0: :math:`\ell=5\cdot10^{-324}`) ``log x`` comes from
+    :math:`P(a,x)=x^a/\Gamma(a+1)\,(1+O(x))`: :math:`\log x=2(\log\ell+\log\Gamma(a+1))/d_{\rm out}`, in
+    :math:`d_{\rm out}` (:math:`a=d_{\rm out}/2` rounds to 0 at :math:`d_{\rm out}=5\cdot10^{-324}`)."""
+    d_out = np.asarray(d_out, dtype=np.float64)
+    level = np.asarray(level, dtype=np.float64)
+    a = 0.5 * d_out
+    x = gammaincinv(a, level)
+    small = ~(x > 1e-300)
+    with np.errstate(divide="ignore"):
+        log_x = np.where(small, 2.0 * (np.log(level) + gammaln(a + 1.0)) / d_out, np.log(np.where(small, 1.0, x)))
+    return x, log_x
 
 
 def wd_asymptote_grid(lam, gamma, *, d_out=1, which="gen"):
@@ -286,7 +379,8 @@ def mp_decay_grid(s, lam, gamma, *, which="gen"):
 
     Returns ``(log_D, dlogD_dlogs)`` with
     :math:`D(s)=\tfrac12\mathbb E[q(e^{-s(\nu+g)}(1+r^2)+2gr\,e^{-s(\nu+g)/2}/(\nu+g))]`, the fixed
-    quadrature rule of the module docstring; :math:`\log D` never underflows.
+    quadrature rule of the module docstring; :math:`\log D` never underflows.  ``(-inf, -inf)`` where
+    :math:`\log D` itself is below -1.8e308 (:math:`s(\lambda_-+g)` beyond the double range).
 
     Returns
     -------
@@ -316,7 +410,9 @@ def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
         \quad \eta_0'=\eta_0/d_{\rm out},
 
     :math:`q=\nu` (``which="train"``) or 1 (``"gen"``); computed as
-    :math:`\log[\mathcal L_1^\infty+D(s)]-\log d_{\rm out}` with :math:`s=4\eta_0t/d_{\rm out}`.
+    :math:`\log[\mathcal L_1^\infty+D(s)]-\log d_{\rm out}` with :math:`s=4\eta_0t/d_{\rm out}`; ``-inf``
+    where the log is below -1.8e308 (no plateau and :math:`s\lambda_-` beyond the double range);
+    ``DomainError`` where :math:`s` or :math:`\lambda_++\gamma/2` exceeds 1.8e308.
 
     References
     ----------
@@ -329,16 +425,23 @@ def log_wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
     t, lam, gamma, eta0, d_out = np.broadcast_arrays(t, lam, gamma, eta0, d_out)
     shape = t.shape
     lam_, g_, d_ = lam.ravel(), gamma.ravel() / 2.0, d_out.ravel()
-    s = 4.0 * eta0.ravel() * t.ravel() / d_
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0.ravel() * t.ravel() / d_
+        s = np.where(np.isfinite(s), s, 4.0 * ((eta0.ravel() / d_) * t.ravel()))  # no spurious 4 eta0 = inf
+    if not np.all(np.isfinite(s)):
+        k = int(np.argmax(~np.isfinite(s)))
+        raise DomainError(  # as linear.log_loss_*: the decay at such s is not resolved in float64
+            f"4 eta0 t/d_out must be a finite float (<= 1.8e308) (got inf for t = {float(t.ravel()[k])!r}, "
+            f"eta0 = {float(eta0.ravel()[k])!r}, d_out = {float(d_[k])!r})")
     gen = which == "gen"
     lD, _ = _decay(s, lam_, g_, gen)
-    with np.errstate(divide="ignore"):
-        out = np.logaddexp(np.log(_asymptote(lam_, g_, gen)), lD) - np.log(d_)
+    out = np.logaddexp(_log_asymptote(lam_, g_, gen), lD) - np.log(d_)
     return scalar_or_array(out.reshape(shape))
 
 
 def wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
-    r"""Exact MP loss with weight decay (``exp`` of :func:`log_wd_loss_grid`).
+    r"""Exact MP loss with weight decay (``exp`` of :func:`log_wd_loss_grid`; ``inf`` only where the loss
+    exceeds 1.8e308, e.g. :math:`\sim1/d_{\rm out}` for a subnormal :math:`d_{\rm out}`).
 
     References
     ----------
@@ -352,18 +455,28 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
     Linf = _asymptote(lam, g, gen)
     D0 = 1.0 - Linf
     mu = ((2.0 + g) if gen else (2.0 * (1.0 + lam) + g)) / (2.0 * D0)
-    s0 = np.log(D0 / target) / mu
+    s0 = (np.log(D0) - np.log(target)) / mu  # not log(D0/target): the ratio overflowed for a subnormal target
     x = np.log(np.maximum(s0, 1e-300))
     lo = np.full(x.shape, -np.inf)
     hi = np.full(x.shape, np.inf)
     ltarget = np.log(target)
     act = np.arange(x.size)
+    beyond = np.zeros(x.size, dtype=bool)
     for _ in range(_MAX_ITER):
         if act.size == 0:
             break
-        xa = x[act]
+        xa = np.minimum(x[act], _LOG_S_MAX)
         lD, slope = _decay(np.exp(xa), lam[act], g[act], gen)
         G = lD - ltarget[act]
+        # D still above the target at s = 1.6e308: the crossing is beyond the double range (lam = 1, a
+        # subnormal L*: D ~ s^-1/2 reaches e^-717 at s = e^1434; Newton never converged)
+        out_of_range = (xa >= _LOG_S_MAX) & (G > 0)
+        if np.any(out_of_range):
+            beyond[act[out_of_range]] = True
+            keep = ~out_of_range
+            act, xa, lD, slope, G = act[keep], xa[keep], lD[keep], slope[keep], G[keep]
+            if act.size == 0:
+                break
         lo_a = np.where(G >= 0, np.maximum(lo[act], xa), lo[act])
         hi_a = np.where(G <= 0, np.minimum(hi[act], xa), hi[act])
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -385,6 +498,11 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
         lo[act] = lo_a
         hi[act] = hi_a
         act = act[~done]
+    if np.any(beyond):
+        k = int(np.argmax(beyond))
+        raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(lam[k])!r}, "
+                          f"gamma={float(2 * g[k])!r}, target L* d_out - L(inf) = {float(target[k])!r}): t* is beyond the "
+                          "double range")
     if act.size:
         raise RuntimeError(  # pragma: no cover - never observed; loud rather than silent
             f"crossing-time Newton iteration did not converge for {act.size} points "
@@ -413,7 +531,13 @@ def _crossing(which, lam, gamma, eps, eta0, d_out, level):
         solve = ~zero & ~never
         if solve.any():
             s[solve] = _solve(lam[solve], g[solve], Lam[solve] - Linf[solve], gen)
-        out[w] = (s * d / (4.0 * eta0)).reshape(shape)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            # t = s d_out/(4 eta0); (s/4)(d_out/eta0) where that overflows spuriously (4 eta0 = inf at
+            # eta0 = 1.7e308 gave inf/inf = NaN for a never-reached level); inf stays inf
+            t = s * d / (4.0 * eta0)
+            alt = (0.25 * s) * (d / eta0)
+            t = np.where(np.isinf(s), np.inf, np.where(np.isfinite(t) & ((t > 0) | (s == 0)), t, alt))
+        out[w] = t.reshape(shape)
     return out
 
 

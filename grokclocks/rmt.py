@@ -103,6 +103,22 @@ def _ive1_hankel(z: float) -> float:
     return total / math.sqrt(2.0 * math.pi * z)
 
 
+def _log_ive_2sr(n, s, r):
+    r""":math:`\log\mathrm{ive}(n,2sr)` for arrays :math:`s,r\ge0`, also where :math:`2sr` overflows.
+
+    Beyond :math:`sr=10^{300}` the Hankel expansion's leading term :math:`-\tfrac12(\log4\pi+\log s+\log r)`
+    (the next is :math:`(4n^2-1)/(16sr)<10^{-296}` relative for :math:`n\le64`): ``2 s sqrt(lam)`` was
+    ``inf`` at :math:`s=1.7\cdot10^{308}` and the log-Laplace transforms returned ``-inf`` for a finite value.
+    """
+    s, r = np.asarray(s, dtype=np.float64), np.asarray(r, dtype=np.float64)
+    with np.errstate(over="ignore", divide="ignore"):
+        x = s * r
+        big = ~(x <= 1e300)
+        return np.where(big, -0.5 * (math.log(4.0 * math.pi) + np.log(np.where(big, s, 1.0))
+                                     + np.log(np.where(big, r, 1.0))),
+                        np.log(_ive(n, 2.0 * np.where(big, 1.0, x))))
+
+
 def _gap(a):
     r""":math:`\lambda_-=(1-\sqrt\lambda)^2` as :math:`((1-\lambda)/(1+\sqrt\lambda))^2`: no cancellation near 1."""
     return ((1.0 - a) / (1.0 + np.sqrt(a))) ** 2
@@ -359,28 +375,35 @@ def mp_inverse_moment(k, lam):
 
 
 def _resolvent(ww: np.ndarray, a: np.ndarray):
-    r"""``(m, D, M)`` for validated broadcast arrays: :math:`m(w)`, :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
+    r"""``(m, D/2, M)`` for validated broadcast arrays: :math:`m(w)`, half of :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
     and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow.
 
-    :math:`D` = ``hypot(b, 2 sqrt(lam) sqrt(w))`` (the squares overflow beyond 1e154);
-    :math:`m=2/(b+D)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
-    :math:`m=((D-b)/2\lambda)/w` otherwise (:math:`D-b=D+|b|`).
+    Every intermediate is halved, so none overflows where the result itself does not:
+    :math:`D/2` = ``hypot(b/2, sqrt(lam) sqrt(w))`` (the squares overflow beyond 1e154);
+    :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
+    :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
+    was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
+    would exceed 1.8e308 (:math:`\lambda w>8\cdot10^{615}`), so :math:`D/2` is returned.
     """
     b = 1.0 - a + ww
-    D = np.hypot(b, 2.0 * np.sqrt(a) * np.sqrt(ww))
+    hb = 0.5 * b
+    Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = b > 0
-        m = np.where(pos, 2.0 / (b + D), ((D - b) / (2.0 * a)) / ww)
-        M = np.where(pos, 2.0 * ww / (b + D), (D - b) / (2.0 * a))
-    return m, D, M
+        den = hb + Dh
+        M_neg = (Dh - hb) / a
+        m = np.where(pos, 1.0 / den, M_neg / ww)
+        M = np.where(pos, ww / den, M_neg)
+    return m, Dh, M
 
 
 def _stieltjes_parts(w, lam):
     ww = V.positive(w, "w")
     a = _lam(lam)
     ww, a = np.broadcast_arrays(ww, a)
-    m, D, _ = _resolvent(ww, a)
-    return m, D, a
+    m, Dh, _ = _resolvent(ww, a)
+    with np.errstate(over="ignore"):
+        return m, 2.0 * Dh, a  # D = inf only where m2 underflows (lam w > 8e615)
 
 
 def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
@@ -397,15 +420,27 @@ def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
     ``math.log(g*g*m2)`` raised "math domain error" at :math:`\gamma=10^{-200}`) and overflows above
     :math:`10^{154}` (NaN at :math:`\gamma=10^{200}`).
     """
-    _, D, M = _resolvent(g, a)
+    # g = inf (a weight decay converted to the paper's convention beyond 1.8e308): the limit g -> inf of
+    # both, E[(1 + nu/g)^-2] and E[nu (1 + nu/g)^-2], is E[1] = E[nu] = 1, i.e. log = 0 (1 - O(1/g) = 1 in float
+    # already for g > 1e17, as long as nu <= (1 + sqrt(lam))^2 << g: lam <= 1e290); the formulas gave inf/inf = NaN
+    big = np.isinf(g)
+    if np.any(big & (a > 1e290)):
+        raise V.DomainError("the weight-decay plateau needs g = gamma/2 below 1.8e308 (after the conversion to the "
+                            "paper's convention) where lam > 1e290: nu ~ lam is then not small against g "
+                            f"(got g = inf, lam = {float(np.max(np.where(big, a, 0.0)))!r})")
+    g = np.where(big, 1.0, g)
+    _, Dh, M = _resolvent(g, a)
+    # in quarters: lam M + g, D and D + c each overflowed near lam = g = 1e308 (NaN at lam = 1.7e308, g = 0.85e308)
+    qD = 0.5 * Dh
     with np.errstate(divide="ignore"):
         if gen:
-            return np.log(M) + _log_ratio(a * M + g, D)
-        c = a - 1.0 + g
-        pos = c > 0
-        cc = np.where(pos, c, 0.0)
-        return np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(g, D) + _log_ratio(g, D + cc),
-                        np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, c) / D))
+            return np.where(big, 0.0, np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD))
+        qc = (0.25 * a - 0.25) + 0.25 * g
+        pos = qc > 0
+        qcc = np.where(pos, qc, 0.0)
+        return np.where(big, 0.0, np.where(
+            pos, math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc),
+            np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, qc) / qD)))
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -446,7 +481,7 @@ def mp_stieltjes2(w, lam):
 
     .. math:: m_2(w)=\frac{m(w)\,(1+\lambda m(w))}{\sqrt{(1-\lambda+w)^2+4\lambda w}} .
 
-    Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},10^{300}]` (0 / ``inf`` only where the
+    Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]` (0 / ``inf`` only where the
     value itself under/overflows).
 
     Parameters
@@ -470,7 +505,7 @@ def mp_stieltjes_nu2(w, lam):
     with :math:`D-c=4w/(D+c)` when :math:`c>0`.  For :math:`\lambda>1` the atom makes :math:`m` and
     :math:`w\,m_2` both :math:`\approx(1-1/\lambda)/w`, so the difference :math:`m-w\,m_2` would cancel
     catastrophically at small :math:`w`; this form does not.  (It is the train-loss plateau of
-    weight decay, spec ``levi:eq15``.)  Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},10^{300}]`.
+    weight decay, spec ``levi:eq15``.)  Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]`.
 
     Parameters
     ----------
@@ -480,9 +515,10 @@ def mp_stieltjes_nu2(w, lam):
     ww = V.positive(w, "w")
     a = _lam(lam)
     ww, a = np.broadcast_arrays(ww, a)
-    m, D, M = _resolvent(ww, a)
-    c = a - 1.0 + ww
+    m, Dh, M = _resolvent(ww, a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        D = 2.0 * Dh  # inf only where the moment (< m/D) underflows
+        c = a - 1.0 + ww  # inf only for lam + w > 1.8e308, where the moment (< 1/(lam w)) underflows to 0
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)
         mk = np.where(c > 0, 4.0 * M / (D + np.where(c > 0, c, 0.0)), m * (D - c))
@@ -504,12 +540,11 @@ def _log_phi1(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     scipy's ive(1, z) is off by up to 6e-14 below z = 1e-10).
     """
     r = np.sqrt(a)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # overflow: log Phi1 = -inf, exact
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # -s lam_- = -inf: below -1.8e308, exact
         z = 2.0 * s * r
         small = z < 1e-3
-        zs = np.where(small, 1.0, z)
         ss = np.where(small, 1.0, s)
-        val = -ss * _gap(a) + np.log(_ive(1, zs)) - np.log(ss) - np.log(r)
+        val = -ss * _gap(a) + _log_ive_2sr(1, ss, r) - np.log(ss) - np.log(r)
         y = 0.25 * z * z
         series = -s * (1.0 + a) + np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0)))
     return np.where(small, series, val)
@@ -539,7 +574,8 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray)
     :math:`e^{-z}I_m(z)` (:math:`r\le1/2`: omitted weight < 7e-18).  ``r`` = :math:`\sqrt\lambda` and
     ``c`` = :math:`\lambda_-` are passed in, computed from the user's :math:`\lambda` (see :func:`_log_phi0`).
     """
-    z = 2.0 * s * r
+    with np.errstate(over="ignore"):
+        z = 2.0 * (s * r)  # inf beyond 1.8e308: the big branch's Hankel limit
     out = np.empty(s.shape)
     small = z <= 1.0
     if np.any(small):
@@ -552,8 +588,12 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray)
     if np.any(big):
         sb, rb, zb = s[big], r[big], z[big]
         m = np.arange(1, _SERIES_TERMS + 1, dtype=np.float64)[None, :]
-        S = (m * rb[:, None] ** (m - 1.0) * _ive(m, zb[:, None])).sum(axis=1)
-        out[big] = -sb * c[big] + np.log(S) - np.log(sb) - np.log(rb)
+        # z beyond 1e300 (or inf): ive(m, z) = ive(1, z) (1 + O(m^2/z)), so S = ive(1, z) sum m r^(m-1)
+        huge = ~(zb <= 1e300)
+        S = (m * rb[:, None] ** (m - 1.0) * _ive(m, np.where(huge, 1.0, zb)[:, None])).sum(axis=1)
+        log_S = np.where(huge, _log_ive_2sr(1, sb, rb) + np.log((m * rb[:, None] ** (m - 1.0)).sum(axis=1)),
+                         np.log(S))
+        out[big] = -sb * c[big] + log_S - np.log(sb) - np.log(rb)
     return out
 
 
@@ -604,15 +644,21 @@ def _log_phi0_tail(s: float, r: float, c: float) -> float:
     \frac{\mathrm{ive}(1,z e^x)}{\mathrm{ive}(1,z)}\,dx`, :math:`c=\lambda_-`, :math:`z=2rs`: a smooth
     integrand that decays at least like :math:`e^{-x/2}` (:math:`z\ge1`); the range ends where
     :math:`cs\,\mathrm{expm1}(x)=45` or at :math:`x=90` (omitted part < :math:`e^{-45}` relative).
-    Used only for :math:`z\ge2\cdot10^{2}` (see :func:`_log_phi0`).
+    Used only for :math:`z\ge2\cdot10^{2}` (see :func:`_log_phi0`).  Beyond :math:`z=10^{300}` (where
+    :math:`z e^x` may overflow: ``2 s r`` was ``inf`` at :math:`s=1.7\cdot10^{308}`, a ``ZeroDivisionError``)
+    the ratio is :math:`e^{-x/2}(1+O(1/z))` and :math:`\log\mathrm{ive}(1,z)=-\tfrac12\log(4\pi sr)+O(1/z)`.
     """
-    z = 2.0 * s * r
     cs = c * s
-    i1 = float(_ive(1, z))
+    z = 2.0 * (s * r)
+    huge = not z <= 1e300
+    i1 = 1.0 if huge else float(_ive(1, z))
+    log_i1 = -0.5 * (math.log(4.0 * math.pi) + math.log(s) + math.log(r)) if huge else math.log(i1)
     upper = 90.0 if cs <= 0.0 else min(90.0, math.log1p(45.0 / cs))
     ive1 = special.ive
 
     def f(x: float) -> float:
+        if huge:
+            return math.exp(-cs * math.expm1(x) - 0.5 * x)
         zx = z * math.exp(x)
         i = ive1(1, zx) if zx <= _HANKEL_Z else _ive1_hankel(zx)  # scalar fast paths
         return math.exp(-cs * math.expm1(x)) * i / i1
@@ -620,19 +666,21 @@ def _log_phi0_tail(s: float, r: float, c: float) -> float:
     # break points where the factor exp(-cs expm1(x)) falls to e^-1 and e^-10
     pts = [x for x in (math.log1p(1.0 / cs), math.log1p(10.0 / cs)) if 0.0 < x < upper] if cs > 0 else []
     val = _quad(f, 0.0, upper, epsabs=0.0, epsrel=2e-14, limit=200, points=pts or None)
-    return -cs + math.log(i1) - math.log(r) + math.log(val)
+    return -cs + log_i1 - math.log(r) + math.log(val)
 
 
 def _log_phi0_le1(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """log E[exp(-s nu)] for 1-d arrays, 0 < a <= 1 (no atom): the branch of the module constants."""
     out = np.empty(s.shape)
-    series = (r <= _SERIES_MAX_R) | (2.0 * s * r <= 1.0)
+    series = (r <= _SERIES_MAX_R) | (s * r <= 0.5)
     one = ~series & (c == 0.0)
     if np.any(series):
         out[series] = _log_phi0_series(s[series], a[series], r[series], c[series])
     if np.any(one):  # lam = 1: e^{-2s}[I0(2s) + I1(2s)], a sum of positive terms
-        z = 2.0 * s[one]
-        out[one] = np.log(_ive(0, z) + _ive(1, z))
+        so = s[one]
+        huge = so > 1e300  # ive(0, 2s) = ive(1, 2s) (1 + O(1/s)): log 2 + log ive(1, 2s)
+        z = 2.0 * np.where(huge, 1.0, so)
+        out[one] = np.where(huge, math.log(2.0) + _log_ive_2sr(1, so, 1.0), np.log(_ive(0, z) + _ive(1, z)))
     for i in np.flatnonzero(~series & ~one):
         out[i] = _log_phi0_tail(float(s[i]), float(r[i]), float(c[i]))
     return out
@@ -681,7 +729,7 @@ def mp_laplace_nu(s, lam):
     Valid for every :math:`\lambda>0` (the atom contributes 0), not only :math:`\lambda<1` as the
     paper states (erratum levi-8).  Underflows for :math:`s(1-\sqrt\lambda)^2\gtrsim700`; use
     :func:`mp_log_laplace_nu` there.  Accuracy (``docs/accuracy.md``): relative error
-    <= 4e-15 max(1, |log value|) for :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`
+    <= 4e-15 max(1, |log value|) for :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`
     (power series below :math:`z=2s\sqrt\lambda=10^{-3}`, Hankel expansion above :math:`10^8`).
 
     Parameters
@@ -703,7 +751,7 @@ def mp_laplace_nu(s, lam):
 def mp_log_laplace_nu(s, lam):
     r"""Logarithm of :func:`mp_laplace_nu`, :math:`\log\mathbb E[\nu e^{-s\nu}]` (never underflows).
 
-    Absolute error <= 4e-15 max(1, |value|) for :math:`s\in[0,10^{300}]`,
+    Absolute error <= 4e-15 max(1, |value|) for :math:`s\in[0,1.8\cdot10^{308}]`,
     :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is below -1.8e308.
 
     Parameters
@@ -739,7 +787,7 @@ def mp_laplace(s, lam):
     :math:`e^{-2s}[I_0(2s)+I_1(2s)]`; otherwise the tail integral
     :math:`\int_s^\infty\Phi_1(u)\,du` (spec ``levi:gen-closed``, in the variable :math:`\log u`).
     Accuracy (``docs/accuracy.md``): relative error <= 2e-14 max(1, |log value|) for
-    :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`; underflows to 0 (use
+    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; underflows to 0 (use
     :func:`mp_log_laplace`).
 
     Parameters
@@ -760,7 +808,7 @@ def mp_log_laplace(s, lam):
     r"""Logarithm of :func:`mp_laplace`, :math:`\log\mathbb E[e^{-s\nu}]`, atom included (never underflows).
 
     Same branches as :func:`mp_laplace`; absolute error <= 2e-14 max(1, |value|) for
-    :math:`s\in[0,10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is
+    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is
     below -1.8e308.
 
     Parameters
@@ -781,7 +829,7 @@ def _scalar_lam(lam) -> float:
 
 def _rtol(rtol) -> float:
     """QUADPACK's relative tolerance: in [1.2e-14, 1) (it refuses requests below 50 machine epsilons)."""
-    t = float(V.in_open_interval(rtol, "rtol", 0.0, 1.0))
+    t = float(V.scalar(V.in_open_interval(rtol, "rtol", 0.0, 1.0), "rtol"))  # an array: DomainError, not TypeError
     if t < 1.2e-14:
         raise V.DomainError(f"rtol must be in [1.2e-14, 1) (QUADPACK's smallest relative tolerance) (got {t!r})")
     return t
@@ -823,8 +871,17 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
     w = 4.0 * r
     opts = dict(epsabs=0.0, epsrel=rtol, limit=500)
     rate = shift * w  # exponential decay rate in y
-    y_T = 1.0 if rate * 0.5 <= _TRUNC else _TRUNC / rate
-    if y_T == 0.0:  # shift * 4 sqrt(lam) overflows: only for lam_- > 1900, where e^{-shift lam_-} = 0 anyway
+    if math.isfinite(rate):
+        y_T = 1.0 if rate * 0.5 <= _TRUNC else _TRUNC / rate
+
+        def decay(y: float) -> float:
+            return rate * y
+    else:  # shift 4 sqrt(lam) beyond 1.8e308 (shift = 1.8e308 gave y_T = 0 and -inf for a finite log)
+        y_T = (_TRUNC / w) / shift
+
+        def decay(y: float) -> float:
+            return shift * (w * y)
+    if y_T == 0.0:  # shift w > 1e325 needs w > 6.7e16: lam_- ~ w^2/16, shift lam_- > 1.8e308, the part is exp(-inf)
         return 0.0, -math.inf
     trunc = y_T < 1.0
     beta = 0.0 if trunc else 0.5
@@ -839,20 +896,24 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
     if delta == 0.0:  # lam = 1: (8/pi) sqrt(y(1-y))/(4y) = (2/pi) y^{-1/2} (1-y)^{1/2}
         def g0(y: float) -> float:
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, w * y) * math.exp(-rate * y) * edge
+            return _call(f, w * y) * math.exp(-decay(y)) * edge
 
         val, lsc = scaled(g0, y_T, -0.5)
         return 2.0 / math.pi * val, lsc
     if delta >= 1.0:
         scale = 1.0 + lam  # (1 + lam)/nu in [~1/2, ~2]: keeps QUADPACK's integrand O(f)
+        # and f itself in units of its size at the centre: f(nu) = nu ~ 1.7e308 at lam = 1.7e308 overflowed
+        # QUADPACK's sums (NaN for E[nu] = 1)
+        f_mid = abs(_call(f, lm + 0.5 * w))
+        unit = f_mid if math.isfinite(f_mid) and f_mid > 1.0 else 1.0
 
         def gy(y: float) -> float:
             nu = lm + w * y
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, nu) * math.exp(-rate * y) * edge * (scale / nu)
+            return _call(f, nu) / unit * math.exp(-decay(y)) * edge * (scale / nu)
 
         val, lsc = scaled(gy, y_T, 0.5)
-        return 8.0 / (math.pi * scale) * val, lsc
+        return 8.0 / math.pi * val * (unit / scale), lsc
     tau_T = math.log1p(y_T / delta)
 
     def gt(t: float) -> float:
@@ -866,7 +927,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
             hi = math.sqrt(delta * (1.0 + em) * math.expm1(tau_T - t) / (tau_T - t))
         else:
             hi = math.sqrt(delta * (1.0 + em))
-        return _call(f, lm + w * y) * math.exp(-rate * y) * lo * hi
+        return _call(f, lm + w * y) * math.exp(-decay(y)) * lo * hi
 
     val, lsc = scaled(gt, tau_T, 0.5)
     return 2.0 / (math.pi * r) * val, lsc

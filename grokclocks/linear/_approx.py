@@ -24,7 +24,7 @@ def _lambertw_args(lam, eps, eta0, level, what):
     et = _eta0(eta0)
     lv = _level(level)
     ll, ee, et, lv = np.broadcast_arrays(ll, ee, et, lv)
-    log_eps_eff = np.log(2.0 * ee) - 2.0 * np.log(special.erfinv(lv))
+    log_eps_eff = math.log(2.0) + np.log(ee) - 2.0 * np.log(special.erfinv(lv))  # 2 eps: inf at 1.7e308
     log_eps_eff = np.where(lv == ERF_SQRT2, np.log(ee), log_eps_eff)
     return ll, log_eps_eff, et, 2.0 * _log1m_sqrt(ll)
 

@@ -24,6 +24,27 @@ _ROOT_RTOL = 1e-15
 _QUAD_RTOL = 1e-12
 
 
+def _flow_time(eta0: Any, t: Any, d: float) -> Any:
+    r""":math:`s=4\eta_0t/d_{\rm out}`, the gradient-flow time (spec ``levi:conv-time``), without the
+    spurious overflow of :math:`4\eta_0` (``inf`` for :math:`\eta_0>4.5\cdot10^{307}` where :math:`s`
+    itself is finite): ``inf`` only where :math:`s` exceeds 1.8e308.  Same rounding as ``4 eta0 t / d``
+    wherever that is finite."""
+    with np.errstate(over="ignore"):
+        s = 4.0 * eta0 * t / d
+        return np.where(np.isfinite(s), s, 4.0 * ((eta0 / d) * t)) if np.ndim(s) else (
+            s if math.isfinite(s) else 4.0 * ((eta0 / d) * t))
+
+
+def _gd_time(s: Any, eta0: Any, d: float) -> Any:
+    r""":math:`t=s\,d_{\rm out}/(4\eta_0)`, the inverse of :func:`_flow_time`, without the spurious
+    overflow of :math:`s\,d_{\rm out}` or :math:`4\eta_0`."""
+    with np.errstate(over="ignore"):
+        t = s * d / (4.0 * eta0)
+        ok = np.isfinite(t) & (t > 0) | (s == 0)
+        alt = 0.25 * s * (d / eta0)
+        return np.where(ok, t, alt) if np.ndim(t) else (t if bool(ok) else float(alt))
+
+
 # ============================================================================ argument checks
 
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special
 
+from .. import _mpgrid, rmt
 from .. import _validate as V
-from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
 from ._conventions import (
@@ -19,6 +19,8 @@ from ._conventions import (
     _eta0,
     _flag,
     _FLOAT_MAX,
+    _flow_time,
+    _gd_time,
     _gamma_paper,
     _init_scale,
     _lam,
@@ -27,7 +29,7 @@ from ._conventions import (
     _T_MAX,
     _which,
 )
-from ._losses import _log_loss_inf, _log_loss_kernel
+from ._losses import _log_c, _log_loss_inf, _log_loss_kernel
 
 
 @cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
@@ -65,7 +67,9 @@ def accuracy_from_loss(L, eps, d_out=1):
     d = _d_out(d_out)
     LL, ee = np.broadcast_arrays(LL, ee)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        x = d * ee / (2.0 * LL)  # +inf where L = 0 or the ratio overflows: P(a, inf) = 1
+        # +inf where L = 0 or the ratio overflows: P(a, inf) = 1.  (d/2)(eps/L), not d eps/(2 L): that was
+        # inf/inf = NaN at L = eps = 1.7e308, d_out = 10^6
+        x = (0.5 * d) * (ee / LL)
         acc = special.gammainc(0.5 * d, x)
         # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
         # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
@@ -88,13 +92,32 @@ def _log_lstar(eps: float, d: float, level: float) -> float:
     """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels)."""
     if d == 1.0:
         return math.log(eps) - math.log(2.0) - 2.0 * math.log(float(special.erfinv(level)))
-    return math.log(d) + math.log(eps) - math.log(2.0) - math.log(float(special.gammaincinv(0.5 * d, level)))
+    # log P^-1 also where P^-1 underflows (level = 5e-324: log 0 raised "math domain error")
+    return math.log(d) + math.log(eps) - math.log(2.0) - float(_mpgrid._p_inverse(d, level)[1])
 
 
 def _lstar(eps: float, d: float, level: float) -> float:
-    if d == 1.0:
-        return eps / (2.0 * float(special.erfinv(level)) ** 2)
-    return d * eps / (2.0 * float(special.gammaincinv(0.5 * d, level)))
+    r"""L* as a double; ``ResultOverflow`` where it exceeds 1.8e308.
+
+    No intermediate under/overflows where L* is a normal double: :math:`\mathrm{erfinv}(\ell)^2`
+    underflows for :math:`\ell<10^{-154}` (``ZeroDivisionError`` at :math:`\ell=5\cdot10^{-324}`), so
+    there :math:`(\epsilon/e)/e/2`; :math:`d\,\epsilon` overflows for :math:`\epsilon>10^{302}`, so
+    :math:`\epsilon\,(a/x)`, :math:`a=d/2`, :math:`x=P^{-1}(a,\ell)`.
+    """
+    with np.errstate(over="ignore", divide="ignore"):
+        if d == 1.0:
+            e = float(special.erfinv(level))
+            val = eps / (2.0 * e * e) if e > 1e-150 else 0.5 * ((eps / e) / e)
+        else:
+            a = 0.5 * d
+            x, log_x = (float(v) for v in _mpgrid._p_inverse(d, level))
+            # below x = 1e-300 (0 at level 5e-324) from log x; overflow there means L* > 1.8e308
+            log_val = math.log(a) + math.log(eps) - log_x
+            val = eps * (a / x) if x > 1e-300 else (math.exp(log_val) if log_val < 709.78 else math.inf)
+    if not math.isfinite(val):
+        raise V.ResultOverflow(f"L* = exp({_log_lstar(eps, d, level):.6g}) exceeds the largest double "
+                               f"(eps={eps!r}, d_out={d:g}, level={level!r}; L* ~ eps d_out/(2 P^-1(d_out/2, level)))")
+    return val
 
 
 @cites("levi:lstar", "levi:conv-acc")
@@ -138,14 +161,14 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
     log_lstar = _log_lstar(eps, d, level)
     if _log_loss_inf(which, lam, d, gamma, alpha) >= log_lstar:  # asymptote first: never reached
         return math.inf
-    if math.log(0.5 * (1.0 + alpha * alpha)) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
+    if _log_c(alpha) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
         return 0.0
 
     def f(t: float) -> float:
         return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
 
     # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
-    t_cap = min(_T_MAX, 0.9 * _FLOAT_MAX / (4.0 * eta0) * d)
+    t_cap = min(_T_MAX, (0.225 * _FLOAT_MAX / eta0) * d)  # not / (4 eta0): 4 eta0 = inf gave t_cap = 0
     lo, hi = _bracket_log2(f, t_cap)
     if hi is None:
         raise V.DomainError(
@@ -162,13 +185,15 @@ def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, ga
 
 def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
     """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
-    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...),
+    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...; from the
+    power of 2 below ``t_cap`` if that is below 1),
     then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
     if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
     tiny = 5e-324
     e_cap = math.log2(t_cap)
-    if f(1.0) > 0.0:
-        e_lo, step = 0.0, 1.0
+    e0 = min(0.0, math.floor(e_cap))  # t = 1, or the power of 2 below t_cap < 1 (eta0 ~ 1e308: t_cap = 0.24)
+    if f(2.0**e0) > 0.0:
+        e_lo, step = e0, 1.0
         while True:
             e_try = e_lo + step
             if e_try >= e_cap:
@@ -181,7 +206,7 @@ def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, flo
                 break
             e_lo, step = e_try, 2.0 * step
     else:
-        e_hi, step = 0.0, 1.0
+        e_hi, step = e0, 1.0
         while True:
             e_try = e_hi - step
             if e_try <= -1074.0:
@@ -245,7 +270,7 @@ def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_s
     d_out : int
         :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\ge0`.
+        Weight decay :math:`\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     level : float or array_like
         Accuracy level in :math:`(0,1)`.
     init_scale : float or array_like
@@ -316,13 +341,15 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
     from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
     to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
     """
-    s_t = 4.0 * eta0 * t_train / d
+    s_t = float(_flow_time(eta0, t_train, d))
     q = rmt._phi0_excess(s_t, lam)
 
     def ratio(u: float) -> float:
         return math.exp(rmt._log_phi1_increment(s_t, u, lam))
 
     ds = q
+    if q < 1e-200:  # the ratio is 1 - O(u) on [0, q]: Delta s = q (1 + O(q)); Newton's 1e-15 q test underflows
+        return float(_gd_time(ds, eta0, d))  # for a subnormal q (no convergence at lam = 5e-324)
     for _ in range(100):
         integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
         step = (q - integral) / ratio(ds)
@@ -331,7 +358,7 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
             break
     else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
         raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
-    return ds * d / (4.0 * eta0)
+    return float(_gd_time(ds, eta0, d))
 
 
 @cites("levi:grok-def", "levi:tstar")

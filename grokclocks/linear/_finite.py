@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -9,7 +10,7 @@ from scipy import special
 
 from .. import _validate as V
 from ..citations import cites
-from ._conventions import _d_out, _flag, _t
+from ._conventions import _d_out, _flag, _flow_time, _t
 
 
 def _spectrum(eigvals: Any) -> np.ndarray:
@@ -37,24 +38,28 @@ def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
     d = float(_d_out(d_out))
     disc = _flag(discrete, "discrete")
     q = nu if which == "train" else np.ones_like(nu)
-    b = 2.0 * eta / d
+    # b nu = 2 eta0 nu/d_out as 2 ((eta0/d_out) nu): 2 eta0 = inf at eta0 = 1.7e308 gave inf * 0 = NaN on a zero
+    # eigenvalue (the mode does not move: factor 1)
     tf = tt.reshape(-1, 1)
-    if disc:
-        if np.any(b * nu >= 2.0):
-            raise V.DomainError(
-                f"eta0 must be < d_out/max(eigvals) = {d / float(nu.max())!r} for discrete=True "
-                f"(gradient descent diverges) (got {eta!r})")
-        a = np.abs(1.0 - b * nu)
-        with np.errstate(divide="ignore"):
-            la = np.log(a)
-        # 0^(2t): 1 at t = 0, 0 otherwise
-        expo = np.where(tf == 0.0, 0.0, 2.0 * tf * la)
-    else:
-        expo = -2.0 * b * tf * nu  # = -s nu with s = 4 eta0 t/d
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        bnu = 2.0 * ((eta / d) * nu)  # inf only where b nu > 1.8e308: GD diverges
+        if disc:
+            if np.any(bnu >= 2.0):
+                raise V.DomainError(
+                    f"eta0 must be < d_out/max(eigvals) = {d / float(nu.max())!r} for discrete=True "
+                    f"(gradient descent diverges) (got {eta!r})")
+            # log|1 - b nu| (log1p below b nu = 1: log(1 - 1e-74) = 0 lost the decay at t = 1.7e308)
+            la = np.where(bnu < 1.0, np.log1p(-np.minimum(bnu, 1.0)), np.log(np.abs(1.0 - bnu)))
+            # 0^(2t): 1 at t = 0, 0 otherwise; t (2 log|1 - b nu|): 2 t overflowed at t = 1.7e308 (inf * 0 = NaN)
+            expo = np.where((tf == 0.0) | (la == 0.0), 0.0, tf * (2.0 * la))
+        else:
+            # -s nu, s = 4 eta0 t/d_out (_flow_time: inf only beyond 1.8e308); a zero mode never decays
+            expo = np.where(nu == 0.0, 0.0, -(_flow_time(eta, tf, d) * nu))
     weight = w * q
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         vals = special.logsumexp(expo, b=np.broadcast_to(weight, expo.shape), axis=1)
-    out = np.exp(vals) / d
+        out = np.exp(vals) / d
+        out = np.where(np.isfinite(out), out, np.exp(vals - math.log(d)))  # exp(vals) beyond 1.8e308, not the loss
     return V.scalar_or_array(out.reshape(tt.shape))
 
 
@@ -88,7 +93,8 @@ def loss_train_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``.
+        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``; ``inf`` only where the loss exceeds 1.8e308
+        (weights near 1e308).
 
     References
     ----------
@@ -113,7 +119,7 @@ def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm gen}(t)`.
+        :math:`\mathcal L_{\rm gen}(t)`; ``inf`` only where the loss exceeds 1.8e308 (weights near 1e308).
 
     References
     ----------
@@ -153,6 +159,7 @@ def loss_train_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
     Returns
     -------
     float or ndarray
+        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
 
     References
     ----------
@@ -175,6 +182,7 @@ def loss_gen_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
     Returns
     -------
     float or ndarray
+        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
 
     References
     ----------

@@ -56,9 +56,13 @@ def _noise_fresh(t: float, lam: float, eta: float, d: float, q: str) -> float:
 
     def f(nu):
         x = float(nu)
-        a = abs(1.0 - 2.0 * b * x)
-        p = 0.0 if a == 0.0 else math.exp(2.0 * t * math.log(a))
-        return (x if q == "nu" else 1.0) * (1.0 - p) / (1.0 - b * x)
+        bx2 = 2.0 * b * x
+        if bx2 < 1.0:  # 1 - rho^{2t} = -expm1(t (2 log1p(-2 b nu))): 2 t log(1 - 1e-323) was inf * 0 = NaN
+            one_m_p = -math.expm1(t * (2.0 * math.log1p(-bx2)))
+        else:
+            a = abs(1.0 - bx2)
+            one_m_p = 1.0 if a == 0.0 else -math.expm1(t * (2.0 * math.log(a)))
+        return (x if q == "nu" else 1.0) * one_m_p / (1.0 - b * x)
 
     return b * lam * rmt.mp_expect(f, lam, include_atom=False, rtol=_QUAD_RTOL)
 

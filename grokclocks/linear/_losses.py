@@ -11,7 +11,7 @@ from scipy import special
 from .. import _validate as V
 from .. import rmt
 from ..citations import cites
-from ._conventions import _d_out, _eta0, _flag, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
+from ._conventions import _d_out, _eta0, _flag, _flow_time, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
 
 
 def _log_phi(which: str, s: np.ndarray, lam: float) -> np.ndarray:
@@ -39,13 +39,31 @@ def _log_wd_plateau(which: str, lam: float, g: float) -> float:
     return float(rmt._log_wd_plateau(np.float64(g), np.float64(lam), which == "gen"))
 
 
+def _log_c(alpha: float) -> float:
+    """log c_alpha = log((1 + alpha^2)/2), the prefactor of the loss, also where alpha^2 overflows (|alpha| > 1.3e154:
+    log(inf) + log Phi = inf - inf was NaN at init_scale = -1e300 with a vanishing Phi)."""
+    if abs(alpha) < 1e150:
+        return math.log(0.5 * (1.0 + alpha * alpha))
+    return 2.0 * math.log(abs(alpha)) - math.log(2.0)  # 1/alpha^2 < 1e-300 below an ulp
+
+
+def _half_gamma(gamma: float) -> float:
+    """g = gamma/2; ``DomainError`` for gamma = 5e-324, whose half is not a double (it rounded to 0, and the
+    plateau log(g^2 m_2(g)) of a positive weight decay became log 0: NaN)."""
+    g = 0.5 * gamma
+    if gamma > 0.0 and g == 0.0:
+        raise V.DomainError(f"gamma must be 0 or >= 1e-323 (paper convention): gamma/2 of gamma = {gamma!r} "
+                            "rounds to 0 in float64")
+    return g
+
+
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
     """log L(t -> infinity) (``-inf`` when the limit is 0); same for gradient flow and GD."""
     if gamma == 0.0:
         if which == "train" or lam <= 1.0:
             return -math.inf
-        return math.log(0.5 * (1.0 + alpha * alpha)) + math.log((lam - 1.0) / lam) - math.log(d)
-    return _log_wd_plateau(which, lam, 0.5 * gamma) - math.log(2.0 * d)
+        return _log_c(alpha) + math.log((lam - 1.0) / lam) - math.log(d)
+    return _log_wd_plateau(which, lam, _half_gamma(gamma)) - math.log(2.0 * d)
 
 
 def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
@@ -60,9 +78,9 @@ def _check_gd_stable(lam: float, eta: float, d: float, gamma: float) -> None:
 
 def _log_loss_discrete_nowd(which: str, t: float, lam: float, eta: float, d: float, alpha: float) -> float:
     r"""log of (c_α/d) E[q |1 - 2ην/d|^{2t}] (GD-exact, γ = 0), never underflowing."""
-    c = 0.5 * (1.0 + alpha * alpha)
+    log_c = _log_c(alpha) - math.log(d)
     if t == 0.0:
-        return math.log(c / d)
+        return log_c
     b = 2.0 * eta / d
     r = math.sqrt(lam)
     lm, lp = float(rmt._gap(lam)), (1.0 + r) ** 2
@@ -98,13 +116,23 @@ def _log_loss_discrete_nowd(which: str, t: float, lam: float, eta: float, d: flo
         cont = 2.0 * t * log_m + math.log(val) if val > 0 else -math.inf
     if not train and lam > 1.0:
         cont = float(np.logaddexp(cont, math.log(1.0 - 1.0 / lam)))
-    return math.log(c / d) + cont
+    return log_c + cont
+
+
+def _check_discrete_wd_resolved(val: float, t: float, lam: float, gamma: float) -> None:
+    """The GD + weight-decay expectation is one quadrature of values that underflow below ~1e-300 (e.g. the
+    plateau g^2 E[q/(nu+g)^2] ~ 1e-616 at gamma = 2.2e-308 and t = 1e300: ``log(0)`` raised "math domain
+    error"): a ``DomainError`` there rather than a wrong logarithm (gradient flow resolves it in logs)."""
+    if not val > 1e-290:
+        raise V.DomainError(
+            f"the discrete (GD) loss with weight decay is below 1e-290 here (t={t!r}, lam={lam!r}, gamma={gamma!r}), "
+            "where its quadrature underflows; valid where the loss is above 1e-290 (discrete=False works in logs)")
 
 
 def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float, gamma: float,
                           alpha: float) -> float:
     r"""log of (1/2d) E[q(α² ρ^{2t} + R²)], ρ = 1 - 2η(ν+g)/d, R = (ρ^t ν + g)/(ν+g) (GD-exact, γ > 0)."""
-    g = 0.5 * gamma
+    g = _half_gamma(gamma)
     b = 2.0 * eta / d
     lp = (1.0 + math.sqrt(lam)) ** 2
     oscillating = 1.0 - b * (lp + g) < 0.0
@@ -116,7 +144,7 @@ def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float
     a2 = alpha * alpha
     ti = int(t) if oscillating else 0
 
-    def f(nu):
+    def parts(nu):
         x = float(nu)
         rho = 1.0 - b * (x + g)
         if t == 0.0:
@@ -129,10 +157,25 @@ def _log_loss_discrete_wd(which: str, t: float, lam: float, eta: float, d: float
             pt = (-1.0 if ti % 2 else 1.0) * math.exp(t * math.log(-rho))
         ratio = (pt * x + g) / (x + g)
         q = x if train else 1.0
-        return q * (a2 * pt * pt + ratio * ratio)
+        return q * pt * pt, q * ratio * ratio
 
-    val = rmt.mp_expect(f, lam, include_atom=True, rtol=_QUAD_RTOL)
-    return math.log(val / (2.0 * d))
+    if a2 <= 1e300:
+        def f(nu):
+            init, rest = parts(nu)
+            return a2 * init + rest
+
+        val = rmt.mp_expect(f, lam, include_atom=True, rtol=_QUAD_RTOL)
+        _check_discrete_wd_resolved(val, t, lam, gamma)
+        return math.log(val) - math.log(2.0 * d)
+    # |alpha| > 1e150: alpha^2 E[q rho^2t] apart, in logs (alpha^2 = inf times a zero mode gave NaN at
+    # init_scale = -1e300); the loss itself then overflows, its log does not
+    init = rmt.mp_expect(lambda nu: parts(nu)[0], lam, include_atom=True, rtol=_QUAD_RTOL)
+    rest = rmt.mp_expect(lambda nu: parts(nu)[1], lam, include_atom=True, rtol=_QUAD_RTOL)
+    _check_discrete_wd_resolved(rest, t, lam, gamma)
+    with np.errstate(divide="ignore"):
+        log_init = 2.0 * math.log(abs(alpha)) + (math.log(init) if init > 0.0 else -math.inf)
+        log_rest = math.log(rest)
+    return float(np.logaddexp(log_init, log_rest)) - math.log(2.0 * d)
 
 
 def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha: float) -> float:
@@ -146,7 +189,10 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
         +e^{-sg/2}\,\mathbb E\Big[e^{-s\nu/2}\,\frac{q\,\nu\,(\nu e^{-s(\nu+g)/2}+2g)}{(\nu+g)^2}\Big]
         +g^2\,\mathbb E\Big[\frac{q}{(\nu+g)^2}\Big].
     """
-    g = 0.5 * gamma
+    g = _half_gamma(gamma)
+    if math.isinf(g):  # gamma beyond 1.8e308 (torch convention x d_out): R = 1 at s = 0, else 0 and L = plateau
+        log_c = float(np.logaddexp(0.0, 2.0 * math.log(abs(alpha)))) if alpha != 0.0 else 0.0  # log(1 + alpha^2)
+        return (log_c if s == 0.0 else _log_wd_plateau(which, lam, g)) - math.log(2.0 * d)
     terms = [_log_wd_plateau(which, lam, g)]
     if alpha != 0.0:
         terms.append(2.0 * math.log(abs(alpha)) - s * g + float(_log_phi(which, np.asarray(s), lam)))
@@ -168,8 +214,7 @@ def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: floa
                      alpha: float, discrete: bool) -> np.ndarray:
     """log L(t) for a 1-d array t and scalar parameters (validated)."""
     t = np.asarray(t, dtype=np.float64).reshape(-1)
-    with np.errstate(over="ignore"):
-        s = 4.0 * eta0 * t / d
+    s = _flow_time(eta0, t, d)
     if not np.all(np.isfinite(s)):
         bad = float(t[~np.isfinite(s)][0])
         raise V.DomainError(
@@ -181,8 +226,7 @@ def _log_loss_kernel(which: str, t: np.ndarray, lam: float, eta0: float, d: floa
             return np.array([_log_loss_discrete_nowd(which, float(ti), lam, eta0, d, alpha) for ti in t])
         return np.array([_log_loss_discrete_wd(which, float(ti), lam, eta0, d, gamma, alpha) for ti in t])
     if gamma == 0.0:
-        c = 0.5 * (1.0 + alpha * alpha)
-        return math.log(c / d) + _log_phi(which, s, lam)
+        return _log_c(alpha) - math.log(d) + _log_phi(which, s, lam)
     return np.array([_log_loss_wd(which, float(si), lam, d, gamma, alpha) for si in s])
 
 
@@ -251,12 +295,13 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
     d_out : int
         Output dimension, integer :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``).
+        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``) (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     init_scale : float or array_like
         Student init scale :math:`\alpha` (:math:`S_0\to\alpha S_0`; any real, 0 allowed).
     discrete : bool
         Exact discrete GD instead of gradient flow; needs
-        :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2` (else ``DomainError``).
+        :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2` (else ``DomainError``); with :math:`\gamma>0`
+        also a ``DomainError`` where the loss is below 1e-290 (its one quadrature underflows there).
     wd_convention : {"paper", "torch"}
         Convention of ``gamma`` (spec ``levi:conv-wd``).
 
@@ -307,11 +352,12 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
     d_out : int
         Output dimension, integer :math:`\ge1`.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0`.
+        Weight decay :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     init_scale : float or array_like
         Student init scale :math:`\alpha` (real).
     discrete : bool
-        Exact discrete GD (needs :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2`).
+        Exact discrete GD (needs :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2`; with :math:`\gamma>0`
+        a ``DomainError`` where the loss is below 1e-290).
     wd_convention : {"paper", "torch"}
         Convention of ``gamma``.
 

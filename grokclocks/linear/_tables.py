@@ -16,6 +16,8 @@ from ._crossing import _grok_delay_small_lam, _SMALL_LAM, _t_star_scalar
 from ._late import loss_gen_late, loss_gen_late_simple, loss_train_late
 from ._losses import loss_gen, loss_train
 
+_TINY = float(np.finfo(np.float64).tiny)  # smallest normal double, 2.2e-308
+
 
 _T1_LAMS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 _T3_DOUTS = (1, 5, 20, 50, 100, 200, 500, 700, 1000, 1500)
@@ -185,6 +187,13 @@ def fig5_table(eta0_t=(1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), lam=0.9, eta
         ``t``, ``train_exact``, ``gen_exact``, ``train_eq21``, ``gen_eq22``, ``gen_eq10`` and the
         relative errors ``err_eq21``, ``err_eq22``, ``err_eq10``.
 
+    Raises
+    ------
+    DomainError
+        Where an exact loss is below the smallest normal double (2.2e-308), e.g.
+        :math:`4\eta_0t\,(1-\sqrt\lambda)^2\gtrsim700`: the relative error is then not defined in float64
+        (it was NaN = 0/0 at :math:`\lambda=\eta_0=10^{300}`).
+
     References
     ----------
     Levi et al., Fig. 5, eqs. (10), (21), (22).
@@ -198,6 +207,13 @@ def fig5_table(eta0_t=(1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), lam=0.9, eta
     a21 = np.asarray(loss_train_late(t, la, et))
     a22 = np.asarray(loss_gen_late(t, la, et))
     a10 = np.asarray(loss_gen_late_simple(t, la, et))
+    for name, exact in (("train", tr), ("gen", ge)):
+        if np.any(exact < _TINY):
+            k = int(np.argmax(exact < _TINY))
+            raise V.DomainError(
+                f"fig5_table: the exact {name} loss {float(exact[k])!r} at eta0_t={float(x[k])!r}, lam={float(la)!r} is below the smallest "
+                "normal double (2.2e-308), so the relative errors of the late-time forms are not defined in float64; "
+                "valid where 4 eta0_t (1 - sqrt(lam))^2 is below ~700")
     return {"t": t, "train_exact": tr, "gen_exact": ge, "train_eq21": a21, "gen_eq22": a22, "gen_eq10": a10,
             "err_eq21": a21 / tr - 1.0, "err_eq22": a22 / ge - 1.0, "err_eq10": a10 / ge - 1.0}
 

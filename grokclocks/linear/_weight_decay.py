@@ -24,7 +24,7 @@ from ._conventions import (
     _level,
     _ROOT_RTOL,
 )
-from ._crossing import _lstar
+from ._crossing import _log_lstar
 from ._losses import _log_loss_inf
 
 
@@ -57,7 +57,7 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     lam : float or array_like
         :math:`\lambda>0`.
     gamma : float or array_like
-        :math:`\gamma\ge0`.
+        :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
     d_out : int
         :math:`\ge1`.
     wd_convention : {"paper", "torch"}
@@ -131,12 +131,11 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
 
 
 def _wd_gamma_max_scalar(lam: float, eps: float, d: float, level: float) -> float:
-    lstar = _lstar(eps, d, level)
-    if lstar * d >= 0.5:  # L_gen(inf) < 1/(2 d_out) for every gamma
+    log_target = _log_lstar(eps, d, level)  # in logs: L* may exceed 1.8e308 (tiny level)
+    if log_target + math.log(d) >= math.log(0.5):  # L_gen(inf) < 1/(2 d_out) for every gamma
         return math.inf
-    if lam > 1.0 and 0.5 * (1.0 - 1.0 / lam) >= lstar * d:
+    if lam > 1.0 and math.log(0.5 * ((lam - 1.0) / lam)) >= log_target + math.log(d):
         return 0.0  # even gamma -> 0+ leaves the plateau above L*
-    log_target = math.log(lstar)
 
     def f(u: float) -> float:
         return _log_loss_inf("gen", lam, d, math.exp(u), 1.0) - log_target

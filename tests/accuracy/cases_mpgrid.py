@@ -17,7 +17,7 @@ from cases_linear import (_lam_t_atol, bracketed_root, ref_grok_time, ref_log_lo
 from cases_rmt import NEAR1, _pm1, ref_log_expect_exp
 from grokclocks import _mpgrid as G
 from grokclocks import linear as L
-from harness import TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg
 
 GAMMA = Arg(1e-12, 10.0)
 
@@ -56,14 +56,19 @@ CASES = [
                  lambda eps, d_out, level: ref_lstar(eps, d_out, level),
                  {"eps": Arg(TINY, 1e300), "d_out": Arg(values=(1, 2.5, 37, 1000)),
                   "level": Arg(1e-6, 1 - 1e-6, "lin")}, rtol=1e-13),
+    AccuracyCase("grokclocks._mpgrid.loss_threshold_grid [tiny level, tiny d_out, eps to 1.8e308]",
+                 lambda eps, d_out, level: G.loss_threshold_grid(eps, d_out=d_out, level=level),
+                 lambda eps, d_out, level: ref_lstar(eps, d_out, level),
+                 {"eps": Arg(TINY, HUGE), "d_out": Arg(values=(1e-300, 0.01, 1, 2.5, 37)),
+                  "level": Arg(TINY, 1e-6)}, rtol=1e-13),
     AccuracyCase("grokclocks._mpgrid.wd_asymptote_grid [gen]",
                  lambda lam, gamma: G.wd_asymptote_grid(lam, gamma),
                  lambda lam, gamma: ref_stieltjes_plateau("gen", lam, gamma),
-                 {"lam": Arg(TINY, 1e300), "gamma": Arg(TINY, 1e300)}, rtol=1e-14, kind="exp"),
+                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp"),
     AccuracyCase("grokclocks._mpgrid.wd_asymptote_grid [train]",
                  lambda lam, gamma: G.wd_asymptote_grid(lam, gamma, which="train"),
                  lambda lam, gamma: ref_stieltjes_plateau("train", lam, gamma),
-                 {"lam": Arg(TINY, 1e300), "gamma": Arg(TINY, 1e300)}, rtol=1e-14, kind="exp"),
+                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp"),
     AccuracyCase("grokclocks._mpgrid.mp_decay_grid [gen]",
                  lambda s, lam, gamma: G.mp_decay_grid(s, lam, gamma)[0],
                  lambda s, lam, gamma: ref_log_decay("gen", s, lam, gamma),

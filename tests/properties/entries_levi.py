@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from hypothesis import strategies as st
 
 from .kinds import (INF, Arr, Choice, Entry, Fixed, Flag, Func, Int, NonNeg, Param, Pos, Real, Unit,
-                    array_bad, extreme_numerics, floats_array, seeded_array)
+                    array_bad, floats_array, seeded_array)
 
 LAM = Pos(typ=(0.01, 5.0))
 LAM1 = Real(0.0, 1.0, typ=(0.01, 0.97))          # 0 < lam < 1
@@ -121,13 +119,14 @@ ENTRIES = [
                             "d_out": DOUT, "discrete": Flag()},
             build=lambda n: _spectrum(n), bad={"eigvals": _spectrum_bad("eigvals"), "proj_sq": _spectrum_bad("proj_sq")},
             names={"eigvals": ("proj_sq",), "proj_sq": ("eigvals",)}, check=_nonneg,
+            inf="overflow: sum_i w_i q_i / d_out beyond 1.8e308 (weights near 1e308)",
             raises=lambda discrete, eta0, eigvals, d_out, **k: discrete and 2 * eta0 * float(np.max(eigvals)) / d_out >= 2)
       for f in ("loss_train_finite", "loss_gen_finite")],
     *[Entry(f"linear.{f}", {"t": T, "eta0": Pos(typ=(1e-4, 1.0), vec=False), "d_out": DOUT,
                             "D0_sq": NonNeg(typ=(0.0, 10.0), vec=False)},
             build=lambda n: _spectrum(n).map(lambda d: {"eigvals": d["eigvals"]}),
             bad={"eigvals": lambda n, kw: st.sampled_from(array_bad(kw["eigvals"]) + [-1.0 - kw["eigvals"]])},
-            check=_nonneg)
+            check=_nonneg, inf="overflow: D0_sq mean(q) / d_out beyond 1.8e308 (D0_sq near 1e308)")
       for f in ("loss_train_equal_proj", "loss_gen_equal_proj")],
     Entry("linear.accuracy_from_loss", {"L": NonNeg(typ=(0.0, 10.0)), "eps": EPS, "d_out": DOUT}, vec=True, check=_prob),
     Entry("linear.loss_threshold", {"eps": EPS, "d_out": DOUT, "level": LEVEL}, vec=True, check=_nonneg),
@@ -228,72 +227,16 @@ ENTRIES = [
                                         "which": Choice("gen", "train")}, vec=True, check=_nonneg,
           inf="overflow: L(inf) / d_out for a subnormal d_out"),
     Entry("_mpgrid.wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)),
-                                   "which": Choice("gen", "train")}, vec=True, check=_nonneg),
+                                   "which": Choice("gen", "train")}, vec=True, check=_nonneg,
+          inf="overflow: L ~ 1/d_out beyond 1.8e308 for a subnormal d_out"),
     Entry("_mpgrid.log_wd_loss_grid", {"t": T, "lam": LAM, "gamma": GAMMA, "eta0": ETA0,
-                                       "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True),
-    Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True),
+                                       "d_out": Pos(typ=(0.5, 5.0)), "which": Choice("gen", "train")}, vec=True,
+          inf="overflow: -inf where log L is below -1.8e308 (no plateau and s lam_- beyond the double range)"),
+    Entry("_mpgrid.mp_decay_grid", {"s": S, "lam": LAM, "gamma": GAMMA, "which": Choice("gen", "train")}, vec=True,
+          inf="overflow: log D = -inf (and its log-slope) where log D is below -1.8e308 (s (lam_- + gamma/2) "
+              "beyond the double range)"),
     Entry("_mpgrid.crossing_time_grid", {"which": Choice("train", "gen"), "lam": LAM, "gamma": GAMMA, "eps": EPS,
                                          "eta0": ETA0, "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True,
           check=_nonneg, inf="inf where the loss never reaches L* (documented)"),
 ]
 
-
-# Defects at extreme arguments found by this suite; the numerics of these modules belong to the accuracy
-# work (tests/accuracy).  Each example reproduces one (tests/test_properties.py::test_known_defects_...).
-_EXTREME = {
-    "rmt.mp_stieltjes": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
-    "rmt.mp_stieltjes2": ("NaN for lam >= 1e300", {"w": 1e-3, "lam": 1.7e308}),
-    "rmt.mp_stieltjes_nu2": ("NaN for lam >= 1e300", {"w": 5e-324, "lam": 1.7e308}),
-    "linear.log_loss_gen": ("NaN for lam ~ 1e308 with subnormal eta0", {"t": 2.2250738585072014e-308, "lam": 1.7e308,
-                            "eta0": 5e-324, "gamma": 2.2250738585072014e-308, "init_scale": 1.7e308,
-                            "wd_convention": "torch"}),
-    "linear.loss_train": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay (the flow gives inf)",
-                          {"t": 0.0, "lam": 0.5, "eta0": 0.01, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                           "discrete": True, "wd_convention": "paper"}),
-    "linear.loss_gen": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay (the flow gives inf)",
-                        {"t": 1.0, "lam": 0.5, "eta0": 0.01, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                         "discrete": True, "wd_convention": "paper"}),
-    "linear.log_loss_train": ("NaN for init_scale ~ -1e300 with discrete GD and weight decay",
-                              {"t": 0.01, "lam": 0.01, "eta0": 1e-4, "d_out": 1, "gamma": 1e-8, "init_scale": -1e300,
-                               "discrete": True, "wd_convention": "paper"}),
-    "linear.grok_time_grid": ("RuntimeError (Newton did not converge) for a subnormal d_out",
-                              {"lam": 0.01, "gamma": 1e-8, "eps": 1e-6, "eta0": 1e-4, "d_out": 5e-324, "level": 0.001}),
-    "linear.grok_time_lambertw": ("NaN for eps ~ 1e308", {"lam": 0.01, "eps": 1.7e308, "eta0": 1e-4, "level": 0.001}),
-    "linear.wd_asymptotes": ("NaN for lam ~ 1e308", {"lam": 1.7e308, "gamma": 1e-8, "d_out": 1, "wd_convention": "paper"}),
-    "linear.loss_train_finite": ("NaN for t ~ 1e308 with discrete GD on a tiny eigenvalue",
-                                 {"eigvals": [8.69e-71], "proj_sq": [1 / 3], "t": 1.7e308, "eta0": 2.8e-4,
-                                  "d_out": 3, "discrete": True}),
-    "linear.loss_train_equal_proj": ("NaN for t ~ 1e308 on a zero eigenvalue (inf * 0)",
-                                     {"eigvals": [0.0], "t": 1.7e308, "eta0": 1.0, "D0_sq": 1e-7}),
-    "linear.loss_gen_equal_proj": ("NaN for eta0, D0_sq ~ 1e308 (inf * 0)", {"eigvals": [1.2], "t": 0.0,
-                                   "eta0": 1.7e308, "d_out": 10**6, "D0_sq": 1.7e308}),
-    "linear.loss_gen_finite": ("NaN for eta0 ~ 1e308 on a zero spectrum",
-                               {"eigvals": [0.0], "proj_sq": [0.0], "t": 0.0, "eta0": 1.7e308}),
-    "linear.accuracy_from_loss": ("NaN for L, eps ~ 1e308", {"L": 1.7e308, "eps": 1.7e308, "d_out": 10**6}),
-    "linear.loss_threshold": ("ZeroDivisionError for a subnormal level", {"eps": 5e-324, "level": 5e-324}),
-    "linear.dout_max": ("ZeroDivisionError for a subnormal level", {"lam": 2.2250738585072014e-308, "eps": 1e-300,
-                                                                   "eta0": 1.7e308, "level": 5e-324}),
-    "linear.wd_gamma_max": ("ZeroDivisionError (level subnormal), ValueError (lam, eps subnormal)",
-                            {"lam": 5e-324, "eps": 5e-324, "level": 0.9999999999999999}),
-    "linear.fig1_table": ("ZeroDivisionError (level subnormal), OverflowError, ValueError",
-                          {"lams": (0.5, 1.2), "epss": (1e-3,), "eta0": 0.00166, "level": 5e-324}),
-    "linear.fig5_table": ("ValueError (math domain error) for lam, eta0 ~ 1e300", {"eta0_t": (1.0, 10.0), "lam": 1e300,
-                                                                                  "eta0": 1e300}),
-    "_mpgrid.loss_threshold_grid": ("NaN for subnormal eps, d_out, level", {"eps": 5e-324, "d_out": 1e-300,
-                                                                           "level": 5e-324}),
-    "_mpgrid.wd_asymptote_grid": ("NaN for lam, gamma, d_out ~ 1e308", {"lam": 1.7e308, "gamma": 1.7e308,
-                                                                       "d_out": 1.7e308}),
-    "_mpgrid.wd_loss_grid": ("NaN for lam ~ 1e300", {"t": 1e6, "lam": 1e300, "gamma": 1e-8, "eta0": 0.00577,
-                                                    "d_out": 0.642, "which": "train"}),
-    "_mpgrid.log_wd_loss_grid": ("NaN at extreme t, lam, eta0, d_out", {"t": 1e300, "lam": 1.7e308, "gamma": 5e-324,
-                                                                       "eta0": 1e300, "d_out": 5e-324, "which": "train"}),
-    "_mpgrid.mp_decay_grid": ("NaN for s ~ 1e300, gamma ~ 1e308", {"s": 1e300, "lam": 2.2250738585072014e-308,
-                                                                  "gamma": 1.7e308}),
-    "_mpgrid.crossing_time_grid": ("RuntimeError (Newton did not converge) at extreme arguments",
-                                   {"which": "gen", "lam": 1e300, "gamma": 1.7e308, "eps": 5e-324, "eta0": 5e-324,
-                                    "d_out": 5e-324, "level": 2.2250738585072014e-308}),
-}
-
-
-ENTRIES = [dataclasses.replace(e, known=e.known + (extreme_numerics(*_EXTREME[e.name]),)) if e.name in _EXTREME else e
-           for e in ENTRIES]
