@@ -528,7 +528,9 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
                 except Exception as exc:
                     ts[f"torch_{mode}_timing_config"] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
         out["torch"] = ts
-        ref = ts.get("torch_eager_timing_config", ts.get("torch_eager", {})).get("epochs_per_s")
+        # the ratio only where PyTorch ran the timing config itself (not the reduced grokking config)
+        ref_run = ts.get("torch_eager_timing_config") or (ts.get("torch_eager", {}) if gname == tname else {})
+        ref = ref_run.get("epochs_per_s")
         if ref:
             for row in out["timing"]:
                 if "engine" in row and "seed_epochs_per_s" in row["engine"]:

@@ -48,6 +48,7 @@ def _torch_rate(res: dict) -> tuple[float | None, str]:
 def speed_table(tag: str, data: dict) -> str:
     cmds = data["command"] if isinstance(data["command"], list) else [data["command"]]
     rows = [f"**{data['device']}** ({'; '.join(f'`{c}`' for c in cmds)}; jax {data['jax']})", "",
+            *([data["notes"], ""] if data.get("notes") else []),
             "| config | seeds | engine (seed-epochs/s) | plain scan | engine / plain | engine / PyTorch eager |",
             "|---|---|---|---|---|---|"]
     for name, res in data["results"].items():
