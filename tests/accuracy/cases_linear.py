@@ -44,7 +44,9 @@ def _log_zgen(lam, eps):
 
 
 def _s_overflows(t, eta0, d_out=1, **_):
-    return 4.0 * eta0 * t / d_out > HUGE if math.isfinite(4.0 * eta0) else True
+    """s = 4 eta0 t / d_out beyond the double range, in exact arithmetic (the library forms s without
+    overflowing on 4 eta0 or eta0 t: linear._conventions._flow_time)."""
+    return mp.mpf(4) * mp.mpf(eta0) * mp.mpf(t) / mp.mpf(d_out) > HUGE
 
 
 def ref_lstar(eps, d_out=1, level=ERF_SQRT2):
