@@ -932,3 +932,13 @@ def test_issue15_small_lam_large_gamma_regressions(capsys):
     with pytest.raises(DomainError, match="exceeds"):
         L.t_star("gen", 1.0, 1e-300, 0.01)
     assert main(["time", "--lam", "1", "--eps", "1e-300"]) == 2
+
+
+def test_small_lam_delay_newton_stops_at_the_quadrature_accuracy():
+    """The grid's train crossing (t_train = 1703.8123...) made the small-lam Newton jitter at 5e-15 ds, above
+    its old 1e-15 stop, and raise RuntimeError (found by docs/gen_accuracy.py at 2000 draws)."""
+    from grokclocks import linear as L
+
+    lam, eps = 0.23802325045949022, 1.0105214476334062e-10
+    dt_grid = L.grok_time_grid(lam, 0.0, eps, 0.01)[2]
+    assert dt_grid == pytest.approx(L.grok_time(lam, eps, 0.01), rel=1e-10)
