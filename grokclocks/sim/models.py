@@ -242,9 +242,11 @@ def dense(x: jax.Array, w: jax.Array) -> jax.Array:
     (k, m) result, about 2.5x slower than ``G^T x`` for Tian's net (N = 2016 rows, k = 2048, m = 71:
     9 against 3.5 ms on a 2-core EPYC), and its algebraic simplifier turns a plain ``(G^T x)^T`` back
     into the slow form; the ``optimization_barrier`` on the (m, k) weight tangent keeps it.  Training
-    steps of Tian's net are 19-20 % faster at 2 and 4 vmapped seeds (``tests/test_sim_engine_speed.py``,
-    ``benchmarks/bench_modular_engine.py``).  On other platforms the tangent is the plain ``x @ dw``
-    (``jax.lax.platform_dependent``), so GPU programs are unchanged.
+    steps of Tian's net are 19-20 % faster at 2 and 4 vmapped seeds (25.3 -> 20.4 ms per seed-step at 4,
+    30-step Adam scans on a 2-core EPYC; engine timings in ``benchmarks/results/modular_engine_cpu.json``);
+    ``tests/test_sim_engine_speed.py`` checks the derivatives and the compiled orientation.  On other
+    platforms the tangent is the plain ``x @ dw`` (``jax.lax.platform_dependent``), so GPU programs are
+    unchanged.
     """
     return x @ w
 
@@ -254,7 +256,7 @@ def _dense_jvp(primals: tuple[jax.Array, jax.Array], tangents: tuple[jax.Array, 
     x, w = primals
     dx, dw = tangents
     dw_term = jax.lax.platform_dependent(dw, x, cpu=_weight_tangent_cpu, default=lambda dw, x: x @ dw)
-    return dense(x, w), dx @ w + dw_term
+    return x @ w, dx @ w + dw_term
 
 
 # --------------------------------------------------------------------------------------------

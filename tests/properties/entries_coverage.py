@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 from hypothesis import strategies as st
 
-from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, Known, NonNeg, Param, Pos, Real, Unit, array_bad,
-                    extreme_numerics, in_unit, nonneg, seeded_array)
+from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Int, NonNeg, Param, Pos, Real, Unit, array_bad,
+                    in_unit, nonneg, seeded_array)
 
 PRIMES = (2, 3, 5, 7, 11, 13)
 PRIME = Fixed(*PRIMES, bad=(4, 1, 0, 2.5, "7", True, None, 10**12 + 40, 2**61 - 1))

@@ -380,24 +380,3 @@ def ordered(out: Any, kw: Mapping[str, Any]) -> str | None:
     lo, hi = (np.asarray(x, float) for x in out[:2])
     ok = np.all((lo <= hi) | (np.abs(lo - hi) <= 1e-12 * np.abs(hi)))
     return None if ok else f"lower bound above upper bound: {lo} > {hi}"
-
-
-def at_extreme(kw: Mapping[str, Any], names: tuple[str, ...] | None = None) -> bool:
-    """Whether a numeric argument (among ``names``) is extreme: |x| > 1e150, 0 < |x| < 1e-150, or
-    within 1e-12 below 1 (a level or fraction at its upper end)."""
-    for k, v in kw.items():
-        if names is not None and k not in names:
-            continue
-        try:
-            a = np.abs(np.asarray(v, dtype=float))
-        except (TypeError, ValueError):
-            continue
-        a = a[np.isfinite(a)]
-        if np.any(a > 1e150) or np.any((a > 0) & (a < 1e-150)) or np.any((a < 1) & (1 - a < 1e-12)):
-            return True
-    return False
-
-
-def extreme_numerics(what: str, example: Mapping[str, Any], names: tuple[str, ...] | None = None) -> Known:
-    """A :class:`Known` for defects at extreme arguments (numerics owned by the module's authors)."""
-    return Known(f"extreme arguments: {what}", lambda **kw: at_extreme(kw, names), example)
