@@ -454,6 +454,7 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
             row[k]["model_flop_per_s"] = row[k]["seed_epochs_per_s"] * out["model_flops_per_seed_epoch"]
         if "engine" in secs and "plain_scan" in secs:
             row["engine_over_plain_scan"] = row["engine"]["seed_epochs_per_s"] / row["plain_scan"]["seed_epochs_per_s"]
+            row["paired_ratios"] = paired_ratios(secs["plain_scan"], secs["engine"])
         out["timing"].append(row)
         save(out)
         msg = f"{key}: {n:5d} seeds"
@@ -537,6 +538,11 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
                     row["engine_over_torch_eager"] = row["engine"]["seed_epochs_per_s"] / ref
     out["grokking"] = grok
     return out
+
+
+def paired_ratios(plain_seconds: list[float], engine_seconds: list[float]) -> list[float]:
+    """Engine / plain throughput of each repeat (the two calls of a repeat run back to back)."""
+    return [p / e for p, e in zip(plain_seconds, engine_seconds)]
 
 
 def device_name() -> str:

@@ -133,3 +133,29 @@ def test_core_loads_without_jax():
 
 if __name__ == "__main__":  # pragma: no cover - `python tests/test_architecture.py`: print the graph's cycles
     print(G.import_cycles(import_graph()) or "no cycle")
+
+
+def _docstrings_with_control_characters(package: pathlib.Path) -> list[str]:
+    """Docstrings holding a control character: a LaTeX ``\\frac`` / ``\\big`` / ``\\top`` in a string that is
+    not raw becomes a form feed / backspace / tab, and the rendered equation loses its command."""
+    import ast
+
+    bad = []
+    for f in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc and any(c in doc for c in "\a\b\t\v\f\r"):
+                    bad.append(f"{f.relative_to(package.parent)}:{getattr(node, 'name', '<module>')}")
+    return bad
+
+
+def test_docstrings_hold_no_control_characters():
+    assert _docstrings_with_control_characters(ROOT / "grokclocks") == []
+
+
+def test_control_character_check_finds_a_planted_escape(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "m.py").write_text('def f():\n    """x = \\frac{1}{2}"""\n')
+    assert _docstrings_with_control_characters(pkg) == ["pkg/m.py:f"]
