@@ -839,6 +839,17 @@ def _call(f: Callable, x: float) -> float:
     return float(np.asarray(f(np.asarray(x, dtype=np.float64)), dtype=np.float64))
 
 
+def _integrand_call(f: Callable, x: float, name: str, nonnegative: bool = False) -> float:
+    """``f(x)`` for a quadrature node or the atom: a value that is not finite (or negative, where the integrand
+    must be non-negative) raises, naming the integrand and the point, instead of turning the sum into NaN."""
+    v = _call(f, x)
+    if not math.isfinite(v) or (nonnegative and v < 0.0):
+        need = "finite and non-negative" if nonnegative else "finite"
+        raise V.DomainError(f"{name} must be {need} on the Marchenko-Pastur support (and at 0 with the atom); "
+                            f"{name}({x!r}) = {v!r}")
+    return v
+
+
 def _quad(g: Callable, lo: float, hi: float, **kw) -> float:
     """``scipy.integrate.quad`` that warns only when the error estimate exceeds 100x the request."""
     val, err, *info = integrate.quad(g, lo, hi, full_output=1, **kw)
@@ -848,7 +859,8 @@ def _quad(g: Callable, lo: float, hi: float, **kw) -> float:
     return val
 
 
-def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> tuple[float, float]:
+def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, name: str = "f",
+                         nonnegative: bool = False) -> tuple[float, float]:
     r"""Scaled continuous part :math:`\int p_c(\nu) f(\nu) e^{-shift(\nu-\lambda_-)} d\nu` by QAWS,
     returned as ``(value, log_scale)`` (the integral is ``value * exp(log_scale)``).
 
@@ -896,7 +908,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
     if delta == 0.0:  # lam = 1: (8/pi) sqrt(y(1-y))/(4y) = (2/pi) y^{-1/2} (1-y)^{1/2}
         def g0(y: float) -> float:
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, w * y) * math.exp(-decay(y)) * edge
+            return _integrand_call(f, w * y, name, nonnegative) * math.exp(-decay(y)) * edge
 
         val, lsc = scaled(g0, y_T, -0.5)
         return 2.0 / math.pi * val, lsc
@@ -910,7 +922,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
         def gy(y: float) -> float:
             nu = lm + w * y
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _call(f, nu) / unit * math.exp(-decay(y)) * edge * (scale / nu)
+            return _integrand_call(f, nu, name, nonnegative) / unit * math.exp(-decay(y)) * edge * (scale / nu)
 
         val, lsc = scaled(gy, y_T, 0.5)
         return 8.0 / math.pi * val * (unit / scale), lsc
@@ -927,7 +939,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float) -> 
             hi = math.sqrt(delta * (1.0 + em) * math.expm1(tau_T - t) / (tau_T - t))
         else:
             hi = math.sqrt(delta * (1.0 + em))
-        return _call(f, lm + w * y) * math.exp(-decay(y)) * lo * hi
+        return _integrand_call(f, lm + w * y, name, nonnegative) * math.exp(-decay(y)) * lo * hi
 
     val, lsc = scaled(gt, tau_T, 0.5)
     return 2.0 / (math.pi * r) * val, lsc
@@ -975,7 +987,7 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
     val, lsc = _continuous_integral(f, a, 0.0, rtol)
     val *= math.exp(lsc)  # lsc = log of the mapped interval's length: |lsc| < 400 here
     if include_atom and a > 1.0:
-        val += (a - 1.0) / a * _call(f, 0.0)
+        val += (a - 1.0) / a * _integrand_call(f, 0.0, "f")
     return val
 
 
@@ -1016,11 +1028,11 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     s_ = float(ss)
     rtol = _rtol(rtol)
     lm = float(_gap(a))
-    cont, lsc = _continuous_integral(g, a, s_, rtol)
+    cont, lsc = _continuous_integral(g, a, s_, rtol, "g", nonnegative=True)
     with np.errstate(divide="ignore", over="ignore"):
         out = float(-s_ * lm + lsc + math.log(cont)) if cont > 0 else -math.inf
     if include_atom and a > 1.0:
-        g0 = _call(g, 0.0)
+        g0 = _integrand_call(g, 0.0, "g", nonnegative=True)
         if g0 > 0:
             out = float(np.logaddexp(out, math.log(a - 1.0) - math.log(a) + math.log(g0)))
     return out

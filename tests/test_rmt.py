@@ -177,6 +177,27 @@ def test_log_expect_exp_matches_closed_forms(lam, s):
         rmt.mp_log_laplace(s, lam), abs=1e-11)
 
 
+@pytest.mark.parametrize("lam", [0.5, 1.0, 1.0 + 1e-9, 4.0])
+def test_expectations_refuse_integrands_that_are_not_finite_on_the_support(lam):
+    """An integrand that overflows or is infinite on the support made the quadrature NaN or inf (returned
+    silently before); now DomainError names the integrand and the point.  Same for a negative g in
+    mp_log_expect_exp (its logarithm needs g >= 0) and for the atom's f(0), g(0)."""
+    with pytest.raises(DomainError, match=r"f must be finite .* f\("):
+        rmt.mp_expect(lambda x: np.exp(800.0 * x), lam)  # exp(800 nu) overflows where nu > 0.887
+    with pytest.raises(DomainError, match="f must be finite"):
+        rmt.mp_expect(lambda x: np.full_like(x, np.nan), lam)
+    with pytest.raises(DomainError, match="g must be finite and non-negative"):
+        rmt.mp_log_expect_exp(lambda x: x - 1.0, 1.0, lam)  # negative on the lower part of the support
+    with pytest.raises(DomainError, match="g must be finite and non-negative"):
+        rmt.mp_log_expect_exp(lambda x: np.full_like(x, np.inf), 1.0, lam)
+    if lam > 1.0:  # the atom at 0
+        with np.errstate(divide="ignore"):
+            with pytest.raises(DomainError, match=r"f\(0.0\) = -inf"):
+                rmt.mp_expect(lambda x: np.log(x), lam)
+            assert math.isfinite(rmt.mp_expect(lambda x: np.log(x), lam, include_atom=False))  # finite on the support
+    assert rmt.mp_expect(lambda x: np.exp(x), lam) > 0.0  # a finite, large integrand is fine
+
+
 def test_vectorised_shapes_and_scalars():
     s = np.linspace(0, 60, 7)[:, None]
     lam = np.array([0.3, 1.0, 2.0])[None, :]
