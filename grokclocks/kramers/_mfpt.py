@@ -251,6 +251,11 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
     ys = y_lo + h * np.arange(ny + 1)
     Xg, Yg = np.meshgrid(xs, ys, indexing="ij")
     Fg = np.asarray(F(Xg, Yg), dtype=np.float64)
+    if Fg.shape != Xg.shape:
+        raise DomainError(f"F must be vectorised: F(X, Y) on the grid of shape {Xg.shape} returned shape {Fg.shape}")
+    if not np.all(np.isfinite(Fg)):
+        i, j = np.argwhere(~np.isfinite(Fg))[0]
+        raise DomainError(f"F must be finite on the box up to x = b: F({float(xs[i])!r}, {float(ys[j])!r}) = {float(Fg[i, j])!r}")
     nxp, nyp = Fg.shape
     unk = nx  # nodes with i < nx are unknown; i = nx is the absorbing line
     idx = -np.ones((nxp, nyp), dtype=np.int64)
