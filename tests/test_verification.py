@@ -24,7 +24,8 @@ from grokclocks.verification import (
 
 pytest_plugins = ["pytester"]
 
-VERIFY_CONFTEST = Path(__file__).resolve().parents[1] / "verify" / "conftest.py"
+ROOT = Path(__file__).resolve().parents[1]
+VERIFY_CONFTEST = ROOT / "verify" / "conftest.py"
 SRC = "8 seeds at d=500, spec 7.2"
 
 
@@ -237,6 +238,37 @@ def test_verify_session_writes_the_certificate(pytester, tmp_path):
         ("levi:eq8", "pass"), ("levi:eq15", "rejected"), ("levi:tstar", "FAIL")]
     assert data["rows"][2]["test"].endswith("test_demo.py::test_bad")
     assert (out / "verify-cpu.md").is_file()
+
+
+def test_verify_session_records_a_partial_run(pytester, tmp_path):
+    """A session that ran less than the whole tier says why in ``meta.partial`` (docs/gen_pages.py keeps the
+    committed certificate then): tests deselected, a file named, a stop after a failure; None for all."""
+    pytester.makeconftest(VERIFY_CONFTEST.read_text())
+    pytester.makepyfile(
+        test_demo="""
+        def test_a(report):
+            report.check("levi:eq8", predicted=1.0, measured=2.0, rtol=0.05, source="demo")
+
+        def test_b(report):
+            report.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.05, source="demo")
+        """
+    )
+    partial = {}
+    for name, args in {"all": (), "k": ("-k", "test_b"), "file": ("test_demo.py",), "x": ("-x",)}.items():
+        out = tmp_path / name
+        pytester.runpytest_subprocess(f"--report-dir={out}", "-p", "no:cacheprovider", *args)
+        partial[name] = json.loads((out / "verify-cpu.json").read_text())["meta"]["partial"]
+    assert partial["all"] is None
+    assert partial["k"] == "1 tests deselected"
+    assert partial["file"] == "ran test_demo.py"
+    assert partial["x"] == "stopped early"
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_pages_for_test", ROOT / "docs" / "gen_pages.py")
+    gp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gp)
+    assert gp._selection({"partial": partial["k"]}) == "1 tests deselected"
+    assert gp._selection({"partial": None}) is None
 
 
 def test_verify_session_gpu_scale_from_environment(pytester, tmp_path, monkeypatch):
