@@ -206,6 +206,10 @@ def _alpha_two_layer() -> tuple[Any, Any]:
 class ModularModel:
     """A modular-task model for :func:`train_modular`: ``init(key, p, **kwargs)``, ``apply(params, tokens)``.
 
+    ``apply`` is what the engine differentiates (reverse mode).  The Tian entries use
+    ``models._tian_hidden``, a ``jax.custom_vjp`` (faster backward pass), which has no forward mode: for
+    ``jax.jvp`` / ``jax.hessian`` of Tian's net use :func:`grokclocks.sim.models.tian_mlp_apply`.
+
     ``equals``: the inputs are ``[a, b, =]`` (3 tokens, ``=`` = token ``p``) instead of ``[a, b]``.
     """
 
