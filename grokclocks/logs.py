@@ -31,9 +31,10 @@ Column names
 ------------
 A column is matched to a series by its words (split at ``/ _ - . :`` and spaces, case ignored):
 
-* **steps**: ``steps``, ``step``, ``_step``, ``global_step``, ``trainer/global_step``, ``iteration``,
-  ``iter``, ``epoch`` (the first present in this order; ``val_step``, ``train_steps``, ... give the steps
-  of one role, ``<column>_steps`` those of one column);
+* **steps**: ``steps``, ``step``, ``global_step``, ``trainer/global_step``, ``train/global_step``, ``_step``,
+  ``iteration``, ``iter``, ``epoch`` (the first present in this order: W&B's ``_step`` counts log calls, so
+  the training step that Lightning's and Hugging Face's W&B loggers write beside it is preferred;
+  ``val_step``, ``train_steps``, ... give the steps of one role, ``<column>_steps`` those of one column);
 * **role**: ``train`` / ``training`` (also the default without a role word); ``val``, ``valid``,
   ``validation``, ``eval``, ``evaluation``, ``test``, ``dev``, ``holdout`` -> test;
 * **metric**: ``acc``, ``accuracy``, ``top1`` -> accuracy; ``loss``, ``nll``, ``xent`` -> loss;
@@ -73,8 +74,11 @@ __all__ = ["FORMATS", "SERIES", "STEP_NAMES", "ROLE_WORDS", "METRIC_WORDS", "Log
 
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy")
 SERIES: tuple[str, ...] = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
-STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "_step", "trainer/global_step", "iteration",
-                               "iter", "epoch", "epochs")
+# W&B's ``_step`` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
+# ``trainer/global_step`` and the Hugging Face WandbCallback as ``train/global_step`` (each log call, train or
+# eval, advances ``_step``), so those two come first when present.
+STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "trainer/global_step", "train/global_step", "_step",
+                               "iteration", "iter", "epoch", "epochs")
 ROLE_WORDS: dict[str, str] = {"train": "train", "training": "train", "val": "test", "valid": "test",
                               "validation": "test", "eval": "test", "evaluation": "test", "test": "test",
                               "dev": "test", "holdout": "test"}

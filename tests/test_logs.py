@@ -92,6 +92,24 @@ def test_hugging_face_trainer_state(reference):
     _same_as_reference(_quiet_load(FIX / "hf"), reference, drop=("train_acc",), missing_first=("train_loss",))
 
 
+@pytest.mark.parametrize("step_key", ["trainer/global_step", "train/global_step"])
+def test_wandb_history_uses_the_logged_training_step_not_the_log_call_counter(step_key, tmp_path, reference):
+    # Lightning's WandbLogger (trainer/global_step) and the Hugging Face WandbCallback (train/global_step) log the
+    # training step beside W&B's _step, which counts wandb.log calls: train and val logs get _step 0, 1, 2, ...
+    out, calls = [], 0
+    for rec in map(json.loads, (FIX / "wandb_history.jsonl").read_text().splitlines()):
+        for split in ("train/", "val/"):
+            part = {k: v for k, v in rec.items() if k.startswith(split)}
+            if part:
+                out.append({"_step": calls, step_key: rec["_step"], **part})
+                calls += 1
+    p = tmp_path / "history.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in out))
+    log = read_log(p)
+    assert any(n.startswith(f"steps from {step_key!r} (also present: '_step')") for n in log.notes)
+    _same_as_reference(_quiet_load(p), reference)
+
+
 def test_tensorboard_event_file_and_run_directory(reference):
     pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'grokclocks[logs]')")
     event = next((FIX / "tb").glob("events.out.tfevents.*"))
@@ -140,6 +158,7 @@ def test_npy_structured_and_plain(tmp_path, reference):
 
 @pytest.mark.parametrize("name, want", [
     ("step", "steps"), ("_step", "steps"), ("global_step", "steps"), ("trainer/global_step", "steps"),
+    ("train/global_step", "steps"),
     ("epoch", "steps"), ("Step", "steps"), ("val/acc", "test_acc"), ("eval_accuracy", "test_acc"),
     ("valid_acc", "test_acc"), ("test_loss", "test_loss"), ("validation/epoch_accuracy", "test_acc"),
     ("train/acc", "train_acc"), ("accuracy", "train_acc"), ("loss", "train_loss"), ("train_loss_epoch", "train_loss"),
