@@ -612,19 +612,47 @@ def _series_steps(tab: _Table, col: _Col, series: str, step_col: str | None,
     own = tab.cols.get(f"{col.name}_steps")
     if own is not None:
         return own.values, own.name
+    n = _n_records(col)  # a 2-D column (n_runs, n_records) is matched on its records, not its runs
     role = series.split("_")[0] if series != "weight_norm" else "train"
     rs = role_steps.get(role)
-    if rs is not None and len(tab.cols[rs].values) == len(col.values):
+    if rs is not None and len(tab.cols[rs].values) == n:
         return tab.cols[rs].values, rs
-    if step_col is not None and len(tab.cols[step_col].values) == len(col.values):
+    if step_col is not None and len(tab.cols[step_col].values) == n:
         return tab.cols[step_col].values, step_col
     if step_col is None:
         raise LogError(f"{tab.source}: no step column for {col.name!r} (looked for {', '.join(STEP_NAMES)}); name "
                        f"it with columns={{'steps': ...}} (CLI: --columns steps=COLUMN)")
     n_step = len(tab.cols[step_col].values) if step_col else None
-    raise LogError(f"{tab.source}: column {col.name!r} ({series}) has {len(col.values)} entries but the steps "
+    raise LogError(f"{tab.source}: column {col.name!r} ({series}) has {n} entries but the steps "
                    f"{step_col!r} have {n_step}; give its steps as {col.name}_steps or a "
                    f"{'val' if role == 'test' else 'train'}_step list")
+
+
+def _n_records(col: _Col) -> int:
+    v = col.values
+    return int(v.shape[-1]) if isinstance(v, np.ndarray) and v.ndim == 2 else len(v)
+
+
+def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
+    """Validated steps of a 2-D column (n_runs, n_records): 1-D, finite, strictly increasing, one per record."""
+    try:
+        t = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} are not numbers "
+                       f"({_short(raw)})") from None
+    if t.ndim != 1 or t.size != _n_records(col):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} must be 1-D with one step per "
+                       f"record ({_n_records(col)}) (got shape {t.shape})")
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise LogError(f"{tab.source}: {where!r} entry {bad[0]} is {t[bad[0]]} (steps must be finite)")
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        i = int(back[0]) + 1
+        what = "repeats" if t[i] == t[i - 1] else "goes back from"
+        raise LogError(f"{tab.source}: {where!r} entry {i}: step {t[i]:g} {what} step {t[i - 1]:g} of entry {i - 1} "
+                       "(steps must increase: a resumed or concatenated run? keep one segment)")
+    return t
 
 
 def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -717,13 +745,18 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
         notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    wide: dict[str, np.ndarray] = {}
+    wide: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for series, name in chosen.items():
         col = tab.cols[name]
-        if isinstance(col.values, np.ndarray) and col.values.ndim == 2:
-            wide[series] = col.values
-            continue
         raw, where = _series_steps(tab, col, series, step_col, role_steps)
+        if isinstance(col.values, np.ndarray) and col.values.ndim == 2:
+            try:
+                vals = np.asarray(col.values, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise LogError(f"{tab.source}: column {name!r} ({series}) is not an array of numbers "
+                               f"(dtype {col.values.dtype})") from None
+            wide[series] = (_wide_steps(tab, col, raw, where), vals)
+            continue
         t, v = _one_series(tab, col, series, raw, where)
         if t.size == 0:
             raise LogError(f"{tab.source}: column {name!r} ({series}) holds no value")
@@ -732,10 +765,13 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     if wide:
         if per:
             raise LogError(f"{tab.source}: mixes 2-D series (several runs: {sorted(wide)}) with 1-D ones ({sorted(per)})")
-        if step_col is None:
-            raise LogError(f"{tab.source}: 2-D series need a steps array (looked for {', '.join(STEP_NAMES)})")
-        arrays["steps"] = np.asarray(tab.cols[step_col].values)
-        arrays.update(wide)
+        # each 2-D series on its own steps (a <column>_steps or val_step array), placed on their union, NaN between
+        grid = np.unique(np.concatenate([t for t, _ in wide.values()]))
+        arrays["steps"] = grid
+        for series, (t, v) in wide.items():
+            full = np.full(v.shape[:1] + grid.shape, np.nan)
+            full[:, np.searchsorted(grid, t)] = v
+            arrays[series] = full
     else:
         grid = np.unique(np.concatenate([t for t, _ in per.values()]))
         arrays["steps"] = grid

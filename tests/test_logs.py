@@ -196,6 +196,23 @@ def test_own_steps_per_series_in_a_mapping():
         read_log({"step": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "val_acc": [0.1, 0.9]})
 
 
+
+def test_own_steps_of_a_two_d_series(tmp_path):
+    # several seeds (n_runs, n_records) with evaluation on its own steps: train every 10 from 0, eval every 10 from 5,
+    # the same count; before, the 2-D test_acc was put on the training steps (t_test read 5 steps early)
+    train = np.array([[0.1, 0.5, 1.0, 1.0], [0.2, 0.6, 1.0, 1.0]])
+    test = np.array([[0.0, 0.2, 0.995, 1.0], [0.0, 0.1, 0.3, 0.999]])
+    for key, val_key in (("test_acc_steps", "test_acc"), ("val_step", "val_acc")):
+        np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=train, **{val_key: test, key: [5.0, 15, 25, 35]})
+        rd = load_run(tmp_path / "run.npz")
+        assert rd.steps.tolist() == [0, 5, 10, 15, 20, 25, 30, 35]
+        np.testing.assert_array_equal(rd.test_acc[:, 1::2], test)
+        np.testing.assert_array_equal(rd.train_acc[:, ::2], train)
+        assert np.isnan(rd.test_acc[:, ::2]).all() and np.isnan(rd.train_acc[:, 1::2]).all()
+        assert compare_run(rd)["t_test"].per_run == (25.0, 35.0)
+    with pytest.raises(LogError, match=r"'val_step' entry 2: step 15 repeats step 15 of entry 1"):
+        read_log({"step": [0.0, 10, 20], "train_acc": train[:, :3], "val_acc": test[:, :3], "val_step": [5.0, 15, 15]})
+
 # ------------------------------------------------------------------------------------------ bad variants
 
 
