@@ -128,7 +128,10 @@ def canonical_name(column: str) -> str | None:
     role = roles[0] if roles else "train"
     if len(rest) == 1 and rest[0] in METRIC_WORDS:
         return f"{role}_{METRIC_WORDS[rest[0]]}"
-    if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS and len(rest) >= 2:
+    # a weight or parameter word is required: a bare ``global_norm`` / ``total_norm`` / ``l2_norm`` is what
+    # optax.global_norm(grads) and torch.nn.utils.clip_grad_norm_ return, a gradient norm
+    if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS \
+            and set(rest) & _NORM_WORDS:
         return "weight_norm"
     return None
 

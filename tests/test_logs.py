@@ -163,6 +163,9 @@ def test_npy_structured_and_plain(tmp_path, reference):
     ("valid_acc", "test_acc"), ("test_loss", "test_loss"), ("validation/epoch_accuracy", "test_acc"),
     ("train/acc", "train_acc"), ("accuracy", "train_acc"), ("loss", "train_loss"), ("train_loss_epoch", "train_loss"),
     ("param_norm", "weight_norm"), ("lr", None), ("grad_norm", None), ("train/acc_top5", None), ("val_step", None),
+    ("weights/l2_norm", "weight_norm"), ("global_param_norm", "weight_norm"),
+    # gradient norms by their usual names (optax.global_norm(grads), torch clip_grad_norm_'s total_norm): not weights
+    ("global_norm", None), ("total_norm", None), ("l2_norm", None), ("global_l2_norm", None),
 ])
 def test_alias_table(name, want):
     assert canonical_name(name) == want
