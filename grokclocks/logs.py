@@ -452,18 +452,23 @@ def _read_tensorboard(path: Path) -> _Table:
     return _Table(path.name, "tensorboard", cols, text=False)
 
 
+def _one_in_dir(path: Path, name: str) -> Path | None:
+    """The one file called ``name`` under the directory ``path``, None if there is none; several are an error."""
+    found = sorted(path.rglob(name))
+    if len(found) > 1:
+        raise LogError(f"{path.name}: the directory holds several {name} files "
+                       f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
+    return found[0] if found else None
+
+
 def _sniff(path: Path) -> str:
     """The format of a file or directory, from its content first and its name second."""
     if path.is_dir():
         if any(path.rglob("events.out.tfevents.*")):
             return "tensorboard"
         for name, fmt in (("trainer_state.json", "json"), ("metrics.csv", "csv")):
-            found = sorted(path.rglob(name))
-            if len(found) == 1:
+            if _one_in_dir(path, name) is not None:
                 return fmt
-            if len(found) > 1:
-                raise LogError(f"{path.name}: the directory holds several {name} files "
-                               f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
         raise LogError(f"{path.name}: a directory without a TensorBoard event file, trainer_state.json or metrics.csv")
     name = path.name.lower()
     if name.startswith("events.out.tfevents"):
@@ -514,7 +519,10 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
             raise DomainError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
         if path.is_dir() and fmt != "tensorboard":
             target = "trainer_state.json" if fmt == "json" else "metrics.csv"
-            path = next(iter(sorted(path.rglob(target))), path)
+            found = _one_in_dir(path, target)
+            if found is None:
+                raise LogError(f"{path.name}: a directory without a {target} (format={fmt!r} reads one file; pass it)")
+            path = found
         readers: dict[str, Callable[[Path], _Table]] = {
             "csv": lambda p: _read_delimited(p, None), "tsv": lambda p: _read_delimited(p, "\t"),
             "jsonl": _read_jsonl, "json": _read_json, "tensorboard": _read_tensorboard, "torch": _read_torch,

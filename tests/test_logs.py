@@ -419,6 +419,11 @@ def test_other_files(tmp_path):
         shutil.copy(FIX / "metrics.csv", two / v / "metrics.csv")
     with pytest.raises(LogError, match="several metrics.csv files"):
         load_run(two)
+    # a forced format picks no run either (before, format="csv" read version_0 without a word)
+    with pytest.raises(LogError, match=r"several metrics.csv files \(version_0/metrics.csv, version_1/metrics.csv\)"):
+        load_run(two, format="csv")
+    with pytest.raises(LogError, match=r"two: a directory without a trainer_state.json"):
+        load_run(two, format="json")
     with pytest.raises(DomainError, match="existing log file or run directory"):
         load_run(tmp_path / "missing.csv")
 
