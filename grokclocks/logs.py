@@ -751,15 +751,13 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         raise LogError(f"{tab.source}: no column reads as a series ({', '.join(SERIES)}); columns: "
                        f"{_short(list(tab.cols), 200)}. Map them with columns= (CLI: --columns "
                        "test_acc=COLUMN,...)")
-    notes = list(tab.notes)
-    if step_col is not None:
-        others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
-        notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     wide: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    step_from: dict[str, str] = {}
     for series, name in chosen.items():
         col = tab.cols[name]
         raw, where = _series_steps(tab, col, series, step_col, role_steps)
+        step_from[series] = where
         if isinstance(col.values, np.ndarray) and col.values.ndim == 2:
             try:
                 vals = np.asarray(col.values, dtype=np.float64)
@@ -772,6 +770,12 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         if t.size == 0:
             raise LogError(f"{tab.source}: column {name!r} ({series}) holds no value")
         per[series] = (t, v)
+    notes = list(tab.notes)
+    if step_col in step_from.values():  # not when every series has its own steps (TensorBoard's 'epoch' tag)
+        others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
+        notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
+    notes += [f"{series} steps from {where!r}" for series, where in step_from.items()
+              if where not in (step_col, "its own steps")]
     arrays: dict[str, Any] = {}
     if wide:
         if per:

@@ -192,6 +192,7 @@ def test_own_steps_per_series_in_a_mapping():
     log = read_log({"step": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "val_step": [0, 2], "val_acc": [0.1, 0.9]})
     assert log.arrays["steps"].tolist() == [0, 1, 2, 3]
     assert np.isnan(log.arrays["test_acc"][[1, 3]]).all() and log.arrays["test_acc"][2] == 0.9
+    assert log.notes == ("steps from 'step'", "test_acc steps from 'val_step'")
     log2 = read_log({"steps": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "test_acc": [0.1, 0.9],
                      "test_acc_steps": [1, 3]})
     assert log2.arrays["test_acc"][3] == 0.9
@@ -404,6 +405,23 @@ def test_bad_tensorboard(tmp_path, monkeypatch):
     with pytest.raises(LogError, match=r'needs the tensorboard package: pip install "grokclocks\[logs\]"') as exc:
         load_run(tmp_path / "tb")
     _one_line(exc)
+
+
+def test_tensorboard_epoch_tag_is_not_called_the_step_column(tmp_path):
+    # Lightning's TensorBoardLogger writes an 'epoch' scalar; every tag has its own steps, so none is read from it
+    pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'grokclocks[logs]')")
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    w = EventFileWriter(str(tmp_path / "tb"))
+    for s in (0, 10, 20):
+        w.add_event(Event(wall_time=1.0 + s, step=s, summary=Summary(value=[
+            Summary.Value(tag="val_acc", simple_value=s / 20), Summary.Value(tag="epoch", simple_value=s // 20)])))
+    w.close()
+    log = read_log(tmp_path / "tb")
+    assert log.arrays["steps"].tolist() == [0, 10, 20] and log.arrays["test_acc"].tolist() == [0, 0.5, 1]
+    assert not any("steps from" in n for n in log.notes), log.notes
 
 
 def test_other_files(tmp_path):
