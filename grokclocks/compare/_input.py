@@ -382,9 +382,13 @@ def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
     for k in ("operation",):
         if k in kw:
             kw[k] = str(kw[k])
-    for k in ("p", "b_offset"):
+    for k in ("p", "b_offset"):  # run_data checks the integer: int() would read p = 31.5 as 31
         if k in kw:
-            kw[k] = int(np.asarray(kw[k]))
+            v = np.asarray(kw[k])
+            v = v.reshape(()).item() if v.size == 1 else kw[k]
+            if isinstance(v, str) and v.strip().isdigit():
+                v = int(v)
+            kw[k] = v
     if "lam" in kw:
         kw["lam"] = float(np.asarray(kw["lam"]))
     used = ", ".join(f"{s} <- {c!r}" for s, c in log.columns.items())
