@@ -533,6 +533,10 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
         index_name = getattr(df.index, "name", None)
         if index_name is not None and index_name not in df.columns:
             df = df.reset_index()
+        names = [str(c) for c in df.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup:  # df[c] would be a 2-D block, read as several runs
+            raise LogError(f"DataFrame: the columns repeat the name(s) {dup}")
         labels = [f"row {i} (index {_short(ix, 20)})" for i, ix in enumerate(source.index)]
         cols = {str(c): _Col(str(c), df[c].to_numpy(), None, labels) for c in df.columns}
         return _Table("DataFrame", "dataframe", cols, text=False)

@@ -136,6 +136,11 @@ def test_dataframe_and_to_dict_list(reference):
     _same_as_reference(compare_run(df.to_dict("list")).run, reference)
     indexed = pd.read_csv(FIX / "metrics.csv").set_index("step")
     _same_as_reference(compare_run(indexed).run, reference)
+    # two val_acc columns side by side (pd.concat(axis=1)): df["val_acc"] is a (rows, 2) block, which was read as
+    # 2 runs with rows and columns swapped when there were 2 rows
+    twice = pd.DataFrame([[0, 0.1, 0.9], [10, 0.2, 0.95]], columns=["step", "val_acc", "val_acc"])
+    with pytest.raises(LogError, match=r"DataFrame: the columns repeat the name\(s\) \['val_acc'\]"):
+        read_log(twice)
 
 
 def test_npy_structured_and_plain(tmp_path, reference):
