@@ -803,6 +803,21 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
             arrays[k] = v
         else:
             ignored.append(k)
+    for k, k_steps in (("embeddings", "embedding_steps"), ("weights", "weights_steps")):
+        # snapshots without their own steps are at the log's step array (USER_KEYS); when the series' union
+        # grid differs from it (records where no series was logged are dropped), say so, or run_data would
+        # put the snapshots on the grid's first records
+        if k in arrays and k_steps not in arrays and step_col is not None:
+            t_file = tab.cols[step_col].values
+            if np.shape(t_file) != arrays["steps"].shape or np.any(np.asarray(t_file) != arrays["steps"]):
+                n_snap = np.shape(arrays[k])[-3] if k == "embeddings" and np.ndim(arrays[k]) >= 3 else None
+                if n_snap is not None and n_snap != np.size(t_file):
+                    raise LogError(f"{tab.source}: {k} holds {n_snap} snapshots but {step_col!r} {np.size(t_file)} "
+                                   f"steps, and the series were logged at {arrays['steps'].size} of them; give the "
+                                   f"snapshots' steps as {k_steps}")
+                arrays[k_steps] = t_file
+                notes.append(f"{k} on the steps of {step_col!r} ({np.size(t_file)} records; the series' "
+                             f"union grid has {arrays['steps'].size})")
     if ignored:
         warnings.warn(f"{tab.source}: ignored columns that match no series: {_short(ignored, 300)} (map one with "
                       "columns={'test_acc': ...}, CLI --columns)", LogWarning, stacklevel=2)

@@ -222,6 +222,23 @@ def test_own_steps_of_a_two_d_series(tmp_path):
     with pytest.raises(LogError, match=r"'val_step' entry 2: step 15 repeats step 15 of entry 1"):
         read_log({"step": [0.0, 10, 20], "train_acc": train[:, :3], "val_acc": test[:, :3], "val_step": [5.0, 15, 15]})
 
+def test_snapshots_stay_on_the_log_steps_when_the_series_skip_a_record(tmp_path):
+    # embeddings are at the .npz's steps (USER_KEYS); the series' grid drops records where no series was logged
+    emb = np.random.default_rng(0).normal(size=(4, 5, 2))
+    nan = np.nan
+    np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=[nan, 0.5, 1, 1], val_acc=[nan, 0.2, 0.9, 1],
+             embeddings=emb)
+    rd = load_run(tmp_path / "run.npz")  # was: DomainError, 4 snapshots on a 3-record grid
+    assert rd.steps.tolist() == [10, 20, 30] and rd.embedding_steps.tolist() == [0, 10, 20, 30]
+    np.testing.assert_array_equal(rd.embeddings[0], emb)
+    # 3 snapshots for 4 steps, the series at 3 of them: which 3 is not said (was: put on the grid's 3 records)
+    np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=[0.1, 0.5, 1, nan], val_acc=[0, 0.2, 0.9, nan],
+             embeddings=emb[:3])
+    with pytest.raises(LogError, match=r"run.npz: embeddings holds 3 snapshots but 'step' 4 steps, and the series "
+                                       r"were logged at 3 of them; give the snapshots' steps as embedding_steps"):
+        load_run(tmp_path / "run.npz")
+
+
 # ------------------------------------------------------------------------------------------ bad variants
 
 
