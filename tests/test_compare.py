@@ -592,3 +592,9 @@ def test_load_run_settings_of_a_log_are_checked_not_truncated(tmp_path):
     np.savez(tmp_path / "run.npz", b_offset=1.5, **base)
     with pytest.raises(DomainError, match=r"b_offset must be an integer >= 0 \(got 1\.5\)"):
         load_run(tmp_path / "run.npz")
+    for lam, want in ((0.5, 0.5), ("0.5", 0.5), (np.array([0.5]), 0.5)):
+        (tmp_path / "run.json").write_text(json.dumps(dict(base, lam=lam if not isinstance(lam, np.ndarray) else [0.5])))
+        assert load_run(tmp_path / "run.json").lam == want
+    np.savez(tmp_path / "run.npz", lam=True, **base)  # was float(True) = 1.0
+    with pytest.raises(DomainError, match=r"lam must be a real number"):
+        load_run(tmp_path / "run.npz")
