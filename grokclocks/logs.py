@@ -31,9 +31,10 @@ Column names
 ------------
 A column is matched to a series by its words (split at ``/ _ - . :`` and spaces, case ignored):
 
-* **steps**: ``steps``, ``step``, ``_step``, ``global_step``, ``trainer/global_step``, ``iteration``,
-  ``iter``, ``epoch`` (the first present in this order; ``val_step``, ``train_steps``, ... give the steps
-  of one role, ``<column>_steps`` those of one column);
+* **steps**: ``steps``, ``step``, ``global_step``, ``trainer/global_step``, ``train/global_step``, ``_step``,
+  ``iteration``, ``iter``, ``epoch`` (the first present in this order: W&B's ``_step`` counts log calls, so
+  the training step that Lightning's and Hugging Face's W&B loggers write beside it is preferred;
+  ``val_step``, ``train_steps``, ... give the steps of one role, ``<column>_steps`` those of one column);
 * **role**: ``train`` / ``training`` (also the default without a role word); ``val``, ``valid``,
   ``validation``, ``eval``, ``evaluation``, ``test``, ``dev``, ``holdout`` -> test;
 * **metric**: ``acc``, ``accuracy``, ``top1`` -> accuracy; ``loss``, ``nll``, ``xent`` -> loss;
@@ -73,8 +74,11 @@ __all__ = ["FORMATS", "SERIES", "STEP_NAMES", "ROLE_WORDS", "METRIC_WORDS", "Log
 
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy")
 SERIES: tuple[str, ...] = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
-STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "_step", "trainer/global_step", "iteration",
-                               "iter", "epoch", "epochs")
+# W&B's ``_step`` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
+# ``trainer/global_step`` and the Hugging Face WandbCallback as ``train/global_step`` (each log call, train or
+# eval, advances ``_step``), so those two come first when present.
+STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "trainer/global_step", "train/global_step", "_step",
+                               "iteration", "iter", "epoch", "epochs")
 ROLE_WORDS: dict[str, str] = {"train": "train", "training": "train", "val": "test", "valid": "test",
                               "validation": "test", "eval": "test", "evaluation": "test", "test": "test",
                               "dev": "test", "holdout": "test"}
@@ -124,7 +128,10 @@ def canonical_name(column: str) -> str | None:
     role = roles[0] if roles else "train"
     if len(rest) == 1 and rest[0] in METRIC_WORDS:
         return f"{role}_{METRIC_WORDS[rest[0]]}"
-    if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS and len(rest) >= 2:
+    # a weight or parameter word is required: a bare ``global_norm`` / ``total_norm`` / ``l2_norm`` is what
+    # optax.global_norm(grads) and torch.nn.utils.clip_grad_norm_ return, a gradient norm
+    if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS \
+            and set(rest) & _NORM_WORDS:
         return "weight_norm"
     return None
 
@@ -445,18 +452,23 @@ def _read_tensorboard(path: Path) -> _Table:
     return _Table(path.name, "tensorboard", cols, text=False)
 
 
+def _one_in_dir(path: Path, name: str) -> Path | None:
+    """The one file called ``name`` under the directory ``path``, None if there is none; several are an error."""
+    found = sorted(path.rglob(name))
+    if len(found) > 1:
+        raise LogError(f"{path.name}: the directory holds several {name} files "
+                       f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
+    return found[0] if found else None
+
+
 def _sniff(path: Path) -> str:
     """The format of a file or directory, from its content first and its name second."""
     if path.is_dir():
         if any(path.rglob("events.out.tfevents.*")):
             return "tensorboard"
         for name, fmt in (("trainer_state.json", "json"), ("metrics.csv", "csv")):
-            found = sorted(path.rglob(name))
-            if len(found) == 1:
+            if _one_in_dir(path, name) is not None:
                 return fmt
-            if len(found) > 1:
-                raise LogError(f"{path.name}: the directory holds several {name} files "
-                               f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
         raise LogError(f"{path.name}: a directory without a TensorBoard event file, trainer_state.json or metrics.csv")
     name = path.name.lower()
     if name.startswith("events.out.tfevents"):
@@ -507,7 +519,10 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
             raise DomainError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
         if path.is_dir() and fmt != "tensorboard":
             target = "trainer_state.json" if fmt == "json" else "metrics.csv"
-            path = next(iter(sorted(path.rglob(target))), path)
+            found = _one_in_dir(path, target)
+            if found is None:
+                raise LogError(f"{path.name}: a directory without a {target} (format={fmt!r} reads one file; pass it)")
+            path = found
         readers: dict[str, Callable[[Path], _Table]] = {
             "csv": lambda p: _read_delimited(p, None), "tsv": lambda p: _read_delimited(p, "\t"),
             "jsonl": _read_jsonl, "json": _read_json, "tensorboard": _read_tensorboard, "torch": _read_torch,
@@ -518,6 +533,10 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
         index_name = getattr(df.index, "name", None)
         if index_name is not None and index_name not in df.columns:
             df = df.reset_index()
+        names = [str(c) for c in df.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup:  # df[c] would be a 2-D block, read as several runs
+            raise LogError(f"DataFrame: the columns repeat the name(s) {dup}")
         labels = [f"row {i} (index {_short(ix, 20)})" for i, ix in enumerate(source.index)]
         cols = {str(c): _Col(str(c), df[c].to_numpy(), None, labels) for c in df.columns}
         return _Table("DataFrame", "dataframe", cols, text=False)
@@ -608,19 +627,47 @@ def _series_steps(tab: _Table, col: _Col, series: str, step_col: str | None,
     own = tab.cols.get(f"{col.name}_steps")
     if own is not None:
         return own.values, own.name
+    n = _n_records(col)  # a 2-D column (n_runs, n_records) is matched on its records, not its runs
     role = series.split("_")[0] if series != "weight_norm" else "train"
     rs = role_steps.get(role)
-    if rs is not None and len(tab.cols[rs].values) == len(col.values):
+    if rs is not None and len(tab.cols[rs].values) == n:
         return tab.cols[rs].values, rs
-    if step_col is not None and len(tab.cols[step_col].values) == len(col.values):
+    if step_col is not None and len(tab.cols[step_col].values) == n:
         return tab.cols[step_col].values, step_col
     if step_col is None:
         raise LogError(f"{tab.source}: no step column for {col.name!r} (looked for {', '.join(STEP_NAMES)}); name "
                        f"it with columns={{'steps': ...}} (CLI: --columns steps=COLUMN)")
     n_step = len(tab.cols[step_col].values) if step_col else None
-    raise LogError(f"{tab.source}: column {col.name!r} ({series}) has {len(col.values)} entries but the steps "
+    raise LogError(f"{tab.source}: column {col.name!r} ({series}) has {n} entries but the steps "
                    f"{step_col!r} have {n_step}; give its steps as {col.name}_steps or a "
                    f"{'val' if role == 'test' else 'train'}_step list")
+
+
+def _n_records(col: _Col) -> int:
+    v = col.values
+    return int(v.shape[-1]) if isinstance(v, np.ndarray) and v.ndim == 2 else len(v)
+
+
+def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
+    """Validated steps of a 2-D column (n_runs, n_records): 1-D, finite, strictly increasing, one per record."""
+    try:
+        t = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} are not numbers "
+                       f"({_short(raw)})") from None
+    if t.ndim != 1 or t.size != _n_records(col):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} must be 1-D with one step per "
+                       f"record ({_n_records(col)}) (got shape {t.shape})")
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise LogError(f"{tab.source}: {where!r} entry {bad[0]} is {t[bad[0]]} (steps must be finite)")
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        i = int(back[0]) + 1
+        what = "repeats" if t[i] == t[i - 1] else "goes back from"
+        raise LogError(f"{tab.source}: {where!r} entry {i}: step {t[i]:g} {what} step {t[i - 1]:g} of entry {i - 1} "
+                       "(steps must increase: a resumed or concatenated run? keep one segment)")
+    return t
 
 
 def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -708,30 +755,42 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         raise LogError(f"{tab.source}: no column reads as a series ({', '.join(SERIES)}); columns: "
                        f"{_short(list(tab.cols), 200)}. Map them with columns= (CLI: --columns "
                        "test_acc=COLUMN,...)")
-    notes = list(tab.notes)
-    if step_col is not None:
-        others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
-        notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    wide: dict[str, np.ndarray] = {}
+    wide: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    step_from: dict[str, str] = {}
     for series, name in chosen.items():
         col = tab.cols[name]
-        if isinstance(col.values, np.ndarray) and col.values.ndim == 2:
-            wide[series] = col.values
-            continue
         raw, where = _series_steps(tab, col, series, step_col, role_steps)
+        step_from[series] = where
+        if isinstance(col.values, np.ndarray) and col.values.ndim == 2:
+            try:
+                vals = np.asarray(col.values, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise LogError(f"{tab.source}: column {name!r} ({series}) is not an array of numbers "
+                               f"(dtype {col.values.dtype})") from None
+            wide[series] = (_wide_steps(tab, col, raw, where), vals)
+            continue
         t, v = _one_series(tab, col, series, raw, where)
         if t.size == 0:
             raise LogError(f"{tab.source}: column {name!r} ({series}) holds no value")
         per[series] = (t, v)
+    notes = list(tab.notes)
+    if step_col in step_from.values():  # not when every series has its own steps (TensorBoard's 'epoch' tag)
+        others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
+        notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
+    notes += [f"{series} steps from {where!r}" for series, where in step_from.items()
+              if where not in (step_col, "its own steps")]
     arrays: dict[str, Any] = {}
     if wide:
         if per:
             raise LogError(f"{tab.source}: mixes 2-D series (several runs: {sorted(wide)}) with 1-D ones ({sorted(per)})")
-        if step_col is None:
-            raise LogError(f"{tab.source}: 2-D series need a steps array (looked for {', '.join(STEP_NAMES)})")
-        arrays["steps"] = np.asarray(tab.cols[step_col].values)
-        arrays.update(wide)
+        # each 2-D series on its own steps (a <column>_steps or val_step array), placed on their union, NaN between
+        grid = np.unique(np.concatenate([t for t, _ in wide.values()]))
+        arrays["steps"] = grid
+        for series, (t, v) in wide.items():
+            full = np.full(v.shape[:1] + grid.shape, np.nan)
+            full[:, np.searchsorted(grid, t)] = v
+            arrays[series] = full
     else:
         grid = np.unique(np.concatenate([t for t, _ in per.values()]))
         arrays["steps"] = grid
@@ -744,6 +803,21 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
             arrays[k] = v
         else:
             ignored.append(k)
+    for k, k_steps in (("embeddings", "embedding_steps"), ("weights", "weights_steps")):
+        # snapshots without their own steps are at the log's step array (USER_KEYS); when the series' union
+        # grid differs from it (records where no series was logged are dropped), say so, or run_data would
+        # put the snapshots on the grid's first records
+        if k in arrays and k_steps not in arrays and step_col is not None:
+            t_file = tab.cols[step_col].values
+            if np.shape(t_file) != arrays["steps"].shape or np.any(np.asarray(t_file) != arrays["steps"]):
+                n_snap = np.shape(arrays[k])[-3] if k == "embeddings" and np.ndim(arrays[k]) >= 3 else None
+                if n_snap is not None and n_snap != np.size(t_file):
+                    raise LogError(f"{tab.source}: {k} holds {n_snap} snapshots but {step_col!r} {np.size(t_file)} "
+                                   f"steps, and the series were logged at {arrays['steps'].size} of them; give the "
+                                   f"snapshots' steps as {k_steps}")
+                arrays[k_steps] = t_file
+                notes.append(f"{k} on the steps of {step_col!r} ({np.size(t_file)} records; the series' "
+                             f"union grid has {arrays['steps'].size})")
     if ignored:
         warnings.warn(f"{tab.source}: ignored columns that match no series: {_short(ignored, 300)} (map one with "
                       "columns={'test_acc': ...}, CLI --columns)", LogWarning, stacklevel=2)

@@ -575,3 +575,26 @@ def test_plot_gives_each_seed_its_own_colour(tmp_path):
     fig = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss).plot()
     colours = {ln.get_color() for ln in fig.axes[0].get_lines() if ln.get_linestyle() in ("-", "--")}
     assert len(colours) == 3
+
+
+def test_load_run_settings_of_a_log_are_checked_not_truncated(tmp_path):
+    # a log's p / b_offset go through run_data's integer check; before, int() read p = 31.5 as 31
+    base = {"step": [0.0, 10, 20], "train_acc": [0.1, 0.5, 1.0], "val_acc": [0.0, 0.2, 0.9]}
+    for p, want in ((31, 31), (31.0, 31), (np.array([31]), 31)):
+        np.savez(tmp_path / "run.npz", p=p, **base)
+        assert load_run(tmp_path / "run.npz").p == want
+    (tmp_path / "run.json").write_text(json.dumps(dict(base, p="31")))
+    assert load_run(tmp_path / "run.json").p == 31
+    for bad in (31.5, [31, 37]):
+        np.savez(tmp_path / "run.npz", p=bad, **base)
+        with pytest.raises(DomainError, match=r"p must be an integer >= 2"):
+            load_run(tmp_path / "run.npz")
+    np.savez(tmp_path / "run.npz", b_offset=1.5, **base)
+    with pytest.raises(DomainError, match=r"b_offset must be an integer >= 0 \(got 1\.5\)"):
+        load_run(tmp_path / "run.npz")
+    for lam, want in ((0.5, 0.5), ("0.5", 0.5), (np.array([0.5]), 0.5)):
+        (tmp_path / "run.json").write_text(json.dumps(dict(base, lam=lam if not isinstance(lam, np.ndarray) else [0.5])))
+        assert load_run(tmp_path / "run.json").lam == want
+    np.savez(tmp_path / "run.npz", lam=True, **base)  # was float(True) = 1.0
+    with pytest.raises(DomainError, match=r"lam must be a real number"):
+        load_run(tmp_path / "run.npz")

@@ -92,6 +92,24 @@ def test_hugging_face_trainer_state(reference):
     _same_as_reference(_quiet_load(FIX / "hf"), reference, drop=("train_acc",), missing_first=("train_loss",))
 
 
+@pytest.mark.parametrize("step_key", ["trainer/global_step", "train/global_step"])
+def test_wandb_history_uses_the_logged_training_step_not_the_log_call_counter(step_key, tmp_path, reference):
+    # Lightning's WandbLogger (trainer/global_step) and the Hugging Face WandbCallback (train/global_step) log the
+    # training step beside W&B's _step, which counts wandb.log calls: train and val logs get _step 0, 1, 2, ...
+    out, calls = [], 0
+    for rec in map(json.loads, (FIX / "wandb_history.jsonl").read_text().splitlines()):
+        for split in ("train/", "val/"):
+            part = {k: v for k, v in rec.items() if k.startswith(split)}
+            if part:
+                out.append({"_step": calls, step_key: rec["_step"], **part})
+                calls += 1
+    p = tmp_path / "history.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in out))
+    log = read_log(p)
+    assert any(n.startswith(f"steps from {step_key!r} (also present: '_step')") for n in log.notes)
+    _same_as_reference(_quiet_load(p), reference)
+
+
 def test_tensorboard_event_file_and_run_directory(reference):
     pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'grokclocks[logs]')")
     event = next((FIX / "tb").glob("events.out.tfevents.*"))
@@ -118,6 +136,11 @@ def test_dataframe_and_to_dict_list(reference):
     _same_as_reference(compare_run(df.to_dict("list")).run, reference)
     indexed = pd.read_csv(FIX / "metrics.csv").set_index("step")
     _same_as_reference(compare_run(indexed).run, reference)
+    # two val_acc columns side by side (pd.concat(axis=1)): df["val_acc"] is a (rows, 2) block, which was read as
+    # 2 runs with rows and columns swapped when there were 2 rows
+    twice = pd.DataFrame([[0, 0.1, 0.9], [10, 0.2, 0.95]], columns=["step", "val_acc", "val_acc"])
+    with pytest.raises(LogError, match=r"DataFrame: the columns repeat the name\(s\) \['val_acc'\]"):
+        read_log(twice)
 
 
 def test_npy_structured_and_plain(tmp_path, reference):
@@ -140,10 +163,14 @@ def test_npy_structured_and_plain(tmp_path, reference):
 
 @pytest.mark.parametrize("name, want", [
     ("step", "steps"), ("_step", "steps"), ("global_step", "steps"), ("trainer/global_step", "steps"),
+    ("train/global_step", "steps"),
     ("epoch", "steps"), ("Step", "steps"), ("val/acc", "test_acc"), ("eval_accuracy", "test_acc"),
     ("valid_acc", "test_acc"), ("test_loss", "test_loss"), ("validation/epoch_accuracy", "test_acc"),
     ("train/acc", "train_acc"), ("accuracy", "train_acc"), ("loss", "train_loss"), ("train_loss_epoch", "train_loss"),
     ("param_norm", "weight_norm"), ("lr", None), ("grad_norm", None), ("train/acc_top5", None), ("val_step", None),
+    ("weights/l2_norm", "weight_norm"), ("global_param_norm", "weight_norm"),
+    # gradient norms by their usual names (optax.global_norm(grads), torch clip_grad_norm_'s total_norm): not weights
+    ("global_norm", None), ("total_norm", None), ("l2_norm", None), ("global_l2_norm", None),
 ])
 def test_alias_table(name, want):
     assert canonical_name(name) == want
@@ -170,11 +197,46 @@ def test_own_steps_per_series_in_a_mapping():
     log = read_log({"step": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "val_step": [0, 2], "val_acc": [0.1, 0.9]})
     assert log.arrays["steps"].tolist() == [0, 1, 2, 3]
     assert np.isnan(log.arrays["test_acc"][[1, 3]]).all() and log.arrays["test_acc"][2] == 0.9
+    assert log.notes == ("steps from 'step'", "test_acc steps from 'val_step'")
     log2 = read_log({"steps": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "test_acc": [0.1, 0.9],
                      "test_acc_steps": [1, 3]})
     assert log2.arrays["test_acc"][3] == 0.9
     with pytest.raises(LogError, match="has 2 entries but the steps 'step' have 4"):
         read_log({"step": [0, 1, 2, 3], "train_acc": [0, 0.5, 1, 1], "val_acc": [0.1, 0.9]})
+
+
+
+def test_own_steps_of_a_two_d_series(tmp_path):
+    # several seeds (n_runs, n_records) with evaluation on its own steps: train every 10 from 0, eval every 10 from 5,
+    # the same count; before, the 2-D test_acc was put on the training steps (t_test read 5 steps early)
+    train = np.array([[0.1, 0.5, 1.0, 1.0], [0.2, 0.6, 1.0, 1.0]])
+    test = np.array([[0.0, 0.2, 0.995, 1.0], [0.0, 0.1, 0.3, 0.999]])
+    for key, val_key in (("test_acc_steps", "test_acc"), ("val_step", "val_acc")):
+        np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=train, **{val_key: test, key: [5.0, 15, 25, 35]})
+        rd = load_run(tmp_path / "run.npz")
+        assert rd.steps.tolist() == [0, 5, 10, 15, 20, 25, 30, 35]
+        np.testing.assert_array_equal(rd.test_acc[:, 1::2], test)
+        np.testing.assert_array_equal(rd.train_acc[:, ::2], train)
+        assert np.isnan(rd.test_acc[:, ::2]).all() and np.isnan(rd.train_acc[:, 1::2]).all()
+        assert compare_run(rd)["t_test"].per_run == (25.0, 35.0)
+    with pytest.raises(LogError, match=r"'val_step' entry 2: step 15 repeats step 15 of entry 1"):
+        read_log({"step": [0.0, 10, 20], "train_acc": train[:, :3], "val_acc": test[:, :3], "val_step": [5.0, 15, 15]})
+
+def test_snapshots_stay_on_the_log_steps_when_the_series_skip_a_record(tmp_path):
+    # embeddings are at the .npz's steps (USER_KEYS); the series' grid drops records where no series was logged
+    emb = np.random.default_rng(0).normal(size=(4, 5, 2))
+    nan = np.nan
+    np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=[nan, 0.5, 1, 1], val_acc=[nan, 0.2, 0.9, 1],
+             embeddings=emb)
+    rd = load_run(tmp_path / "run.npz")  # was: DomainError, 4 snapshots on a 3-record grid
+    assert rd.steps.tolist() == [10, 20, 30] and rd.embedding_steps.tolist() == [0, 10, 20, 30]
+    np.testing.assert_array_equal(rd.embeddings[0], emb)
+    # 3 snapshots for 4 steps, the series at 3 of them: which 3 is not said (was: put on the grid's 3 records)
+    np.savez(tmp_path / "run.npz", step=[0.0, 10, 20, 30], train_acc=[0.1, 0.5, 1, nan], val_acc=[0, 0.2, 0.9, nan],
+             embeddings=emb[:3])
+    with pytest.raises(LogError, match=r"run.npz: embeddings holds 3 snapshots but 'step' 4 steps, and the series "
+                                       r"were logged at 3 of them; give the snapshots' steps as embedding_steps"):
+        load_run(tmp_path / "run.npz")
 
 
 # ------------------------------------------------------------------------------------------ bad variants
@@ -367,6 +429,23 @@ def test_bad_tensorboard(tmp_path, monkeypatch):
     _one_line(exc)
 
 
+def test_tensorboard_epoch_tag_is_not_called_the_step_column(tmp_path):
+    # Lightning's TensorBoardLogger writes an 'epoch' scalar; every tag has its own steps, so none is read from it
+    pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'grokclocks[logs]')")
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    w = EventFileWriter(str(tmp_path / "tb"))
+    for s in (0, 10, 20):
+        w.add_event(Event(wall_time=1.0 + s, step=s, summary=Summary(value=[
+            Summary.Value(tag="val_acc", simple_value=s / 20), Summary.Value(tag="epoch", simple_value=s // 20)])))
+    w.close()
+    log = read_log(tmp_path / "tb")
+    assert log.arrays["steps"].tolist() == [0, 10, 20] and log.arrays["test_acc"].tolist() == [0, 0.5, 1]
+    assert not any("steps from" in n for n in log.notes), log.notes
+
+
 def test_other_files(tmp_path):
     (tmp_path / "log.pkl").write_bytes(b"\x80\x04}\x94.")
     with pytest.raises(LogError, match="pickle files are not read"):
@@ -380,6 +459,11 @@ def test_other_files(tmp_path):
         shutil.copy(FIX / "metrics.csv", two / v / "metrics.csv")
     with pytest.raises(LogError, match="several metrics.csv files"):
         load_run(two)
+    # a forced format picks no run either (before, format="csv" read version_0 without a word)
+    with pytest.raises(LogError, match=r"several metrics.csv files \(version_0/metrics.csv, version_1/metrics.csv\)"):
+        load_run(two, format="csv")
+    with pytest.raises(LogError, match=r"two: a directory without a trainer_state.json"):
+        load_run(two, format="json")
     with pytest.raises(DomainError, match="existing log file or run directory"):
         load_run(tmp_path / "missing.csv")
 

@@ -382,11 +382,16 @@ def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
     for k in ("operation",):
         if k in kw:
             kw[k] = str(kw[k])
-    for k in ("p", "b_offset"):
+    for k in ("p", "b_offset", "lam"):  # run_data checks them: int() would read p = 31.5 as 31, float() True as 1
         if k in kw:
-            kw[k] = int(np.asarray(kw[k]))
-    if "lam" in kw:
-        kw["lam"] = float(np.asarray(kw["lam"]))
+            v = np.asarray(kw[k])
+            v = v.reshape(()).item() if v.size == 1 else kw[k]
+            if isinstance(v, str):  # a text log's setting
+                try:
+                    v = int(v) if v.strip().isdigit() else float(v)
+                except ValueError:
+                    pass
+            kw[k] = v
     used = ", ".join(f"{s} <- {c!r}" for s, c in log.columns.items())
     notes = [f"read as {log.format}: {used}"] + list(log.notes)
     if log.ignored:
