@@ -372,6 +372,29 @@ def test_kl_bounds_and_representation_clock_bounds():
     assert C.kl_clock_time(2.0, 1.0, 1.0, 0.75, 3.0) == 3.0
 
 
+@pytest.mark.parametrize("func, args, c_at, C_at", [
+    (C.kl_differential_bounds, (np.array([[1.0], [2.0], [3.0]]), None, None, 0.75), 1, 2),
+    (C.kl_gap_bounds, (np.array([[0.0], [1.0], [7.0]]), 1.0, None, None, 0.8), 2, 3),
+    (C.representation_clock_bounds, (np.array([[1e-3], [1e-2], [0.5]]), 1.0, None, None, 0.8), 2, 3),
+])
+def test_kl_bounds_both_sides_broadcast_over_every_input(func, args, c_at, C_at):
+    # lower depends on C_kl only and upper on c_kl only: an array c_kl with a scalar C_kl gave a (3, 4)
+    # lower beside a (3, 1) upper (and the reverse), so lower[i, j] <= upper[i, j] could not be indexed
+    c_row, C_row = np.array([[0.5, 0.8, 1.0, 1.2]]), np.array([[1.5, 2.0, 3.0, 4.0]])
+    for c_kl, C_kl in ((c_row, 1.5), (0.5, C_row), (c_row, C_row)):
+        a = list(args)
+        a[c_at], a[C_at] = c_kl, C_kl
+        lo, hi = func(*a)
+        assert lo.shape == hi.shape == (3, 4)
+        for i in range(3):
+            for j in range(4):
+                s = [x[i, 0] if k == 0 else (np.broadcast_to(x, (1, 4))[0, j] if k in (c_at, C_at) else x)
+                     for k, x in enumerate(a)]
+                assert (lo[i, j], hi[i, j]) == func(*s)
+    with pytest.raises(DomainError, match=r"C_kl=3.0 < c_kl=5.0"):  # the offending pair, not min / max
+        C.kl_gap_bounds(1.0, 1.0, np.array([1.0, 5.0]), np.array([2.0, 3.0]), 0.75)
+
+
 def test_kl_example_landscapes_vs_ode():
     # power bottom in 1-D: x' = -q x^{q-1}, f = x^q obeys f' = -q^2 f^{2 theta}
     for q in (3.0, 4.0, 6.0):

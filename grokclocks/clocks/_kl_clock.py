@@ -63,16 +63,31 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     c, C = _kl_consts(c_kl, C_kl)
     th = _theta(theta)
     # c^2 Delta^(2 theta) as one product: no inf * 0 when c^2 overflows and Delta^(2 theta) underflows
-    return Bounds(V.scalar_or_array(FL.power_product([c, d], [2, 2.0 * th])),
-            V.scalar_or_array(FL.power_product([C, d], [2, 2.0 * th])))
+    return _bounds(FL.power_product([c, d], [2, 2.0 * th]), FL.power_product([C, d], [2, 2.0 * th]))
+
+
+def _bounds(lower: np.ndarray, upper: np.ndarray) -> Bounds:
+    """``Bounds`` with both sides at the broadcast shape of every input: ``lower`` depends on ``C_kl``
+    only and ``upper`` on ``c_kl`` only, so each alone misses the other constant's shape."""
+    shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    return Bounds(*(V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
 
 
 def _kl_consts(c_kl: Any, C_kl: Any) -> tuple[np.ndarray, np.ndarray]:
     c = V.positive(c_kl, "c_kl")
     C = V.positive(C_kl, "C_kl")
-    if np.any(C < c):
-        raise V.DomainError(f"C_kl must be >= c_kl (got C_kl={float(np.min(C))!r} < c_kl={float(np.max(c))!r})")
+    _ordered(c, C, "c_kl", "C_kl")
     return c, C
+
+
+def _ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
+    """Raise naming the first broadcast element where ``big < small`` (the pair itself, not min / max)."""
+    s, b = np.broadcast_arrays(small, big)
+    bad = b < s
+    if np.any(bad):
+        i = np.flatnonzero(bad)[0]
+        raise V.DomainError(f"{big_name} must be >= {small_name} (got {big_name}={float(b.flat[i])!r} < "
+                            f"{small_name}={float(s.flat[i])!r})")
 
 
 def _elapsed(t: Any, t0: Any) -> np.ndarray:
@@ -191,7 +206,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     with np.errstate(under="ignore"):  # C^2 is never formed: C = 1e300 is a valid constant
         lower = np.exp(_log_kl_gap(tau, d0, [(C, 2)], e))
         upper = np.exp(_log_kl_gap(tau, d0, [(c, 2)], e))
-    return Bounds(V.scalar_or_array(lower), V.scalar_or_array(upper))
+    return _bounds(lower, upper)
 
 
 def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
@@ -286,11 +301,10 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Ta = V.finite(T, "T")
     mg = V.positive(m_G, "m_G")
     Mg = V.positive(M_G, "M_G")
-    if np.any(Mg < mg):
-        raise V.DomainError(f"M_G must be >= m_G (got M_G={float(np.min(Mg))!r} < m_G={float(np.max(mg))!r})")
+    _ordered(mg, Mg, "m_G", "M_G")
     lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
     hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
-    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
+    return _bounds(lo, hi)
 
 
 @cites("clocks:lem4.6")
