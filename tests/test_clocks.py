@@ -324,6 +324,10 @@ def test_gate_functions():
     # the bound holds
     dW, db, x = rng.normal(size=(5, 4)), rng.normal(size=5), rng.normal(size=4)
     assert np.max(np.abs(dW @ x + db)) <= C.first_layer_preact_change_bound(dW, db, np.linalg.norm(x)) + 1e-12
+    # a bias of another layer's width was accepted and its max-norm added (3.40 for a (3, 2) W1 with 4 biases)
+    for bad_db in (rng.normal(size=4), rng.normal(size=(5, 1)), 0.1):
+        with pytest.raises(DomainError, match=r"delta_b1 must have shape \(5,\)"):
+            C.first_layer_preact_change_bound(dW, bad_db, 1.0)
 
 
 # ============================================================================ KL clock
