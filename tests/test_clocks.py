@@ -627,3 +627,25 @@ def test_deep_linear_energy_floor_at_extreme_decay():
     assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 1.7e308) == 5.0
     assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 5e-324) == pytest.approx(1.5 * 5e-324 * (3 ** (2 / 3) + 1),
                                                                                  abs=5e-324)
+
+
+@pytest.mark.parametrize("func, args", [
+    (C.fast_clock_bound, (1e-3, 10, 1.0, 0.5, 0.1)), (C.fast_clock_loss_bound, (5.0, 10, 1.0, 0.5, 0.1)),
+    (C.kl_differential_bounds, (1.0, 0.5, 2.0, 0.75)), (C.kl_gap_solution, (2.0, 1.0, 1.0, 0.75, 0.5)),
+    (C.log_kl_gap_solution, (2.0, 1.0, 1.0, 0.75, 0.5)), (C.kl_gap_solution_pl, (2.0, 1.0, 1.0, 0.5)),
+    (C.kl_gap_bounds, (2.0, 1.0, 0.5, 2.0, 0.75, 0.5)), (C.kl_clock_time, (1e-3, 1.0, 1.0, 0.75, 0.5)),
+    (C.representation_clock_bounds, (1e-3, 1.0, 0.5, 2.0, 0.75, 0.5, 0.5, 2.0)),
+    (C.weight_decay_tail_rate, (0.1, 3, 0.5)), (C.separation_ratio, (10.0, 2.0)),
+    (C.clock_mismatch_lower_bound, (1e-3, 1e-2, 10, 1.0, 0.0, 0.1, 2.0, 0.75, 1.0, 0.5)),
+    (C.coupled_mismatch_lower_bound, (1e-3, 0.5, 10, 1.0, 0.0, 0.1, 2.0, 0.75, 1.0, 0.5)),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_shapes_that_do_not_broadcast_raise_domain_error(func, args):
+    # (3,) against (4,) reached NumPy's bare "operands could not be broadcast" ValueError
+    func(*args)
+    for k in range(1, len(args)):
+        if isinstance(args[k], int):  # n_classes, depth: scalar integers
+            continue
+        a = list(args)
+        a[0], a[k] = np.full(3, args[0]), np.full(4, args[k])
+        with pytest.raises(DomainError, match=r"must broadcast against each other \(got shapes \w+ \(3,\), \w+ \(4,\)\)"):
+            func(*a)

@@ -45,6 +45,7 @@ def representation_clock_exponent(theta):
 
 
 @cites("clocks:thm4.8", "clocks:asm4.5")
+@V.broadcasting()
 def kl_differential_bounds(gap, c_kl, C_kl, theta):
     r"""Two-sided bound on the dissipation rate of the energy gap (Theorem 4.8).
 
@@ -99,6 +100,7 @@ def _elapsed(t: Any, t0: Any) -> np.ndarray:
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
     r"""Log of the solution of :math:`\dot\Delta=-a\Delta^{2\theta}`, stable as :math:`\theta\downarrow\frac12`.
 
@@ -146,6 +148,7 @@ def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def kl_gap_solution(t, gap0, a, theta, t0=0.0):
     r"""Solution of the KL equality :math:`\dot\Delta=-a\Delta^{2\theta}`.
 
@@ -163,6 +166,7 @@ def kl_gap_solution(t, gap0, a, theta, t0=0.0):
 
 
 @cites("clocks:thm4.9")
+@V.broadcasting()
 def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     r"""The PL (:math:`\theta=\frac12`) limit: :math:`\Delta(t)=\Delta_0e^{-a(t-t_0)}` (exponential clock).
 
@@ -182,6 +186,7 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     r"""Two-sided bounds on the energy gap under the sharp KL inequality.
 
@@ -253,6 +258,7 @@ def _log_kl_time(delta, d0, a_factors: list, th) -> np.ndarray:
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
+@V.broadcasting()
 def kl_clock_time(delta, gap0, a, theta, t0=0.0):
     r"""First time the KL solution reaches :math:`\delta`.
 
@@ -273,6 +279,7 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
+@V.broadcasting()
 def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, M_G=1.0):
     r"""Two-sided bounds on the representation clock (Theorem 4.9).
 
@@ -428,6 +435,7 @@ def kl_constants_critical_weight_decay():
 
 
 @cites("clocks:appF2-wd-rate")
+@V.broadcasting()
 def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
     r"""Exponential rate of the normalized spectral tail under weight decay in a factorized network.
 
