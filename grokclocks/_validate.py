@@ -17,11 +17,13 @@ Conventions (docs/reliability.md):
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -54,6 +56,7 @@ __all__ = [
     "sequence",
     "max_size",
     "scalar_or_array",
+    "broadcasting",
     "file_path",
     "writable_file",
 ]
@@ -394,6 +397,43 @@ def scalar_or_array(a: np.ndarray) -> float | np.ndarray:
     """Return a Python float for 0-d results, the array otherwise (scalars in -> floats out)."""
     a = np.asarray(a)
     return float(a) if a.ndim == 0 else a
+
+
+def broadcasting(*names: str) -> Callable:
+    """Decorator: the array arguments ``names`` (default: every parameter) must broadcast together.
+
+    Shapes that do not broadcast raise :class:`DomainError` naming each parameter and its shape, in
+    place of NumPy's "operands could not be broadcast" from deep inside the formula.  Scalars and
+    ``None`` take no part; a ragged list is left to the parameter's own check.
+    """
+    def deco(func: Callable) -> Callable:
+        params = list(inspect.signature(func).parameters)
+        checked = set(names or params)
+        unknown = checked.difference(params)
+        if unknown:
+            raise TypeError(f"broadcasting: {func.__qualname__} has no parameter {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            shapes = []
+            for name, value in [*zip(params, args), *kwargs.items()]:
+                if name in checked and isinstance(value, (np.ndarray, list, tuple)):
+                    try:
+                        shapes.append((name, np.shape(value)))
+                    except ValueError:  # ragged
+                        continue
+            if len(shapes) > 1:
+                try:
+                    np.broadcast_shapes(*(shape for _, shape in shapes))
+                except ValueError:
+                    got = ", ".join(f"{n} {shape}" for n, shape in shapes)
+                    raise DomainError(f"{', '.join(n for n, _ in shapes)} must broadcast against each "
+                                      f"other (got shapes {got})") from None
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return deco
 
 
 def file_path(path: Any, name: str) -> Path:

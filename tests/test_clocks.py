@@ -324,6 +324,10 @@ def test_gate_functions():
     # the bound holds
     dW, db, x = rng.normal(size=(5, 4)), rng.normal(size=5), rng.normal(size=4)
     assert np.max(np.abs(dW @ x + db)) <= C.first_layer_preact_change_bound(dW, db, np.linalg.norm(x)) + 1e-12
+    # a bias of another layer's width was accepted and its max-norm added (3.40 for a (3, 2) W1 with 4 biases)
+    for bad_db in (rng.normal(size=4), rng.normal(size=(5, 1)), 0.1):
+        with pytest.raises(DomainError, match=r"delta_b1 must have shape \(5,\)"):
+            C.first_layer_preact_change_bound(dW, bad_db, 1.0)
 
 
 # ============================================================================ KL clock
@@ -370,6 +374,29 @@ def test_kl_bounds_and_representation_clock_bounds():
     assert rlo2 <= rlo and rhi2 >= rhi
     assert C.representation_clock_bounds(5.0, 1.0, 0.8, 1.5, 0.8, T=2.0) == (2.0, 2.0)
     assert C.kl_clock_time(2.0, 1.0, 1.0, 0.75, 3.0) == 3.0
+
+
+@pytest.mark.parametrize("func, args, c_at, C_at", [
+    (C.kl_differential_bounds, (np.array([[1.0], [2.0], [3.0]]), None, None, 0.75), 1, 2),
+    (C.kl_gap_bounds, (np.array([[0.0], [1.0], [7.0]]), 1.0, None, None, 0.8), 2, 3),
+    (C.representation_clock_bounds, (np.array([[1e-3], [1e-2], [0.5]]), 1.0, None, None, 0.8), 2, 3),
+])
+def test_kl_bounds_both_sides_broadcast_over_every_input(func, args, c_at, C_at):
+    # lower depends on C_kl only and upper on c_kl only: an array c_kl with a scalar C_kl gave a (3, 4)
+    # lower beside a (3, 1) upper (and the reverse), so lower[i, j] <= upper[i, j] could not be indexed
+    c_row, C_row = np.array([[0.5, 0.8, 1.0, 1.2]]), np.array([[1.5, 2.0, 3.0, 4.0]])
+    for c_kl, C_kl in ((c_row, 1.5), (0.5, C_row), (c_row, C_row)):
+        a = list(args)
+        a[c_at], a[C_at] = c_kl, C_kl
+        lo, hi = func(*a)
+        assert lo.shape == hi.shape == (3, 4)
+        for i in range(3):
+            for j in range(4):
+                s = [x[i, 0] if k == 0 else (np.broadcast_to(x, (1, 4))[0, j] if k in (c_at, C_at) else x)
+                     for k, x in enumerate(a)]
+                assert (lo[i, j], hi[i, j]) == func(*s)
+    with pytest.raises(DomainError, match=r"C_kl=3.0 < c_kl=5.0"):  # the offending pair, not min / max
+        C.kl_gap_bounds(1.0, 1.0, np.array([1.0, 5.0]), np.array([2.0, 3.0]), 0.75)
 
 
 def test_kl_example_landscapes_vs_ode():
@@ -600,3 +627,25 @@ def test_deep_linear_energy_floor_at_extreme_decay():
     assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 1.7e308) == 5.0
     assert deep_linear_energy_floor((3.0, 1.0, 0.0), 3, 5e-324) == pytest.approx(1.5 * 5e-324 * (3 ** (2 / 3) + 1),
                                                                                  abs=5e-324)
+
+
+@pytest.mark.parametrize("func, args", [
+    (C.fast_clock_bound, (1e-3, 10, 1.0, 0.5, 0.1)), (C.fast_clock_loss_bound, (5.0, 10, 1.0, 0.5, 0.1)),
+    (C.kl_differential_bounds, (1.0, 0.5, 2.0, 0.75)), (C.kl_gap_solution, (2.0, 1.0, 1.0, 0.75, 0.5)),
+    (C.log_kl_gap_solution, (2.0, 1.0, 1.0, 0.75, 0.5)), (C.kl_gap_solution_pl, (2.0, 1.0, 1.0, 0.5)),
+    (C.kl_gap_bounds, (2.0, 1.0, 0.5, 2.0, 0.75, 0.5)), (C.kl_clock_time, (1e-3, 1.0, 1.0, 0.75, 0.5)),
+    (C.representation_clock_bounds, (1e-3, 1.0, 0.5, 2.0, 0.75, 0.5, 0.5, 2.0)),
+    (C.weight_decay_tail_rate, (0.1, 3, 0.5)), (C.separation_ratio, (10.0, 2.0)),
+    (C.clock_mismatch_lower_bound, (1e-3, 1e-2, 10, 1.0, 0.0, 0.1, 2.0, 0.75, 1.0, 0.5)),
+    (C.coupled_mismatch_lower_bound, (1e-3, 0.5, 10, 1.0, 0.0, 0.1, 2.0, 0.75, 1.0, 0.5)),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_shapes_that_do_not_broadcast_raise_domain_error(func, args):
+    # (3,) against (4,) reached NumPy's bare "operands could not be broadcast" ValueError
+    func(*args)
+    for k in range(1, len(args)):
+        if isinstance(args[k], int):  # n_classes, depth: scalar integers
+            continue
+        a = list(args)
+        a[0], a[k] = np.full(3, args[0]), np.full(4, args[k])
+        with pytest.raises(DomainError, match=r"must broadcast against each other \(got shapes \w+ \(3,\), \w+ \(4,\)\)"):
+            func(*a)

@@ -942,3 +942,55 @@ def test_small_lam_delay_newton_stops_at_the_quadrature_accuracy():
     lam, eps = 0.23802325045949022, 1.0105214476334062e-10
     dt_grid = L.grok_time_grid(lam, 0.0, eps, 0.01)[2]
     assert dt_grid == pytest.approx(L.grok_time(lam, eps, 0.01), rel=1e-10)
+
+
+# every array argument of the element-wise formulas, against the first: shapes (3,) and (4,) used to
+# reach NumPy's "operands could not be broadcast" (a bare ValueError) from inside the formula
+_BROADCAST_CASES = [
+    (L.loss_train, (10.0, 0.5, 0.01), {}), (L.loss_gen, (10.0, 0.5, 0.01), {}),
+    (L.log_loss_train, (10.0, 0.5, 0.01), {}), (L.log_loss_gen, (10.0, 0.5, 0.01), {}),
+    (L.loss_train, (10.0,), {"lam": 0.5, "eta0": 0.01, "gamma": 1e-3, "init_scale": 2.0}),
+    (L.accuracy_from_loss, (1e-4, 1e-3), {}), (L.loss_threshold, (1e-3,), {"level": 0.9}),
+    (L.grok_time, (0.5, 1e-3, 0.01), {"gamma": 1e-4, "level": 0.9, "init_scale": 2.0}),
+    (L.t_star, ("gen", 0.5, 1e-3, 0.01), {}), (L.grok_time_grid, (0.5, 1e-4, 1e-3, 0.01), {}),
+    (L.loss_train_late, (1e4, 0.5, 0.01), {}), (L.loss_gen_late, (1e4, 0.5, 0.01), {}),
+    (L.loss_gen_late_simple, (1e4, 0.5, 0.01), {}), (L.t_star_train_lambertw, (0.5, 1e-3, 0.01), {}),
+    (L.t_star_gen_lambertw, (0.5, 1e-3, 0.01), {}), (L.grok_time_lambertw, (0.5, 1e-3, 0.01), {}),
+    (L.grok_time_eq25, (0.5, 1e-6, 0.01), {}), (L.grok_time_asymptotic, (0.5, 0.01), {}),
+    (L.grok_time_near_one, (0.99, 0.01), {}), (L.t_star_gen_critical, (1e-3, 0.01), {}),
+    (L.wd_asymptotes, (0.5, 1e-3), {}), (L.wd_asymptotes_small_gamma, (0.5, 1e-3), {}),
+    (L.wd_gamma_max, (0.5, 1e-3), {"level": 0.9}), (L.grok_time_wd_paper, (0.5, 0.01), {}),
+    (L.effective_eps, (1e-3, 2.0), {}), (L.loss_train_label_noise, (10.0, 0.5, 0.01, 0.1), {}),
+    (L.loss_gen_label_noise, (10.0, 0.5, 0.01, 0.1), {}),
+]
+
+
+@pytest.mark.parametrize("func, args, kwargs", _BROADCAST_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_shapes_that_do_not_broadcast_raise_domain_error_naming_both(func, args, kwargs):
+    import inspect
+    names = list(inspect.signature(func).parameters)
+    numeric = [k for k, a in enumerate(args) if not isinstance(a, str)]
+    first, others = numeric[0], [*numeric[1:], *kwargs]
+    assert others
+    for other in others:
+        a, kw = list(args), dict(kwargs)
+        a[first] = np.full(3, args[first])
+        if isinstance(other, str):
+            kw[other] = np.full(4, kwargs[other])
+        else:
+            a[other] = np.full(4, args[other])
+        other_name = other if isinstance(other, str) else names[other]
+        with pytest.raises(DomainError, match=rf"{names[first]}, {other_name} must broadcast against each other "
+                                              rf"\(got shapes {names[first]} \(3,\), {other_name} \(4,\)\)"):
+            func(*a, **kw)
+    # shapes (3, 1) and (1, 4) still broadcast, element by element equal to the scalar calls
+    a, kw, last = list(args), dict(kwargs), others[-1]
+    a[first] = np.full((3, 1), args[first])
+    if isinstance(last, str):
+        kw[last] = np.full((1, 4), kwargs[last])
+    else:
+        a[last] = np.full((1, 4), args[last])
+    got = func(*a, **kw)
+    want = func(*args, **kwargs)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert np.shape(g) == (3, 4) and np.all(np.asarray(g) == w)

@@ -640,3 +640,13 @@ def test_extreme_arguments_former_known_records():
     st = RP.adam_l2_update([0.24], [0.43], [-0.57], [0.17], 1, lr=1.0, b1=2.2e-308, b2=0.0, eps=1e300)
     # b1 = 2.2e-308: 1 - b1 = 1 (was a math domain error); step lr m / (|g| + eps) = 0.43 / 1e300
     assert st.param[0] == pytest.approx(0.24 - 0.43 / (0.43 + 1e300), rel=1e-15) and st.m[0] == pytest.approx(0.43)
+
+
+@pytest.mark.parametrize("func", [R.leave_two_out_residual, R.full_projector_residual, R.sign_rule_terms])
+def test_pair_indices_that_do_not_broadcast_raise_domain_error(func):
+    # j of shape (3,) against l of shape (2,) reached NumPy's bare "shape mismatch" ValueError
+    F = np.random.default_rng(3).normal(size=(8, 6))
+    F -= F.mean(axis=0)
+    with pytest.raises(DomainError, match=r"j, l must broadcast against each other \(got shapes j \(3,\), l \(2,\)\)"):
+        func(F, 0.1, np.array([0, 1, 2]), np.array([3, 4]))
+    func(F, 0.1, np.array([[0], [1], [2]]), np.array([3, 4]))  # (3, 1) with (2,) broadcasts

@@ -686,3 +686,21 @@ def test_extreme_arguments_give_the_limit_not_nan():
     # k = 1e320 dimensions of a ball with R / r = 5e-324 / 1e300: ln N = 1e320 * 1e-623, so N = 1
     b = S.stable_rank_generalization_bound(0.0, 0.0, 1e-160, 0.1, 5e-324, 1.0, 1e300, 10.0, 0.1, 0.001, upper="vershynin")
     assert b == pytest.approx(0.1 * math.sqrt((2 * math.log(2) + 2 * math.log(1000)) / 10), rel=1e-14)
+
+
+@pytest.mark.parametrize("func, args", [
+    (S.imbalance_decay, (1.0, 0.1, 2.0)), (S.free_direction_collapse_time, (1.0, 0.1, 0.5)),
+    (S.covering_number_ball_bounds, (2.0, 0.5, 3)), (S.log_covering_number_ball_bounds, (2.0, 0.5, 3)),
+    (S.robust_generalization_bound, (0.1, 100, 1000, 1.0, 0.05)),
+    (S.stable_rank_generalization_bound, (0.1, 1.0, 0.1, 1.0, 1.0, 2.0, 0.5, 1000, 1.0, 0.05)),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_shapes_that_do_not_broadcast_raise_domain_error(func, args):
+    # (3,) against (4,) reached NumPy's bare "operands could not be broadcast" ValueError
+    func(*args)
+    for k in range(1, len(args)):
+        if func in (S.covering_number_ball_bounds, S.log_covering_number_ball_bounds) and k == 2:
+            continue  # k: a scalar integer
+        a = list(args)
+        a[0], a[k] = np.full(3, args[0]), np.full(4, args[k])
+        with pytest.raises(DomainError, match=r"must broadcast against each other \(got shapes \w+ \(3,\), \w+ \(4,\)\)"):
+            func(*a)

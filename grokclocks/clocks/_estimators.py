@@ -135,6 +135,7 @@ def accumulated_time(lrs):
 
 
 @cites("clocks:appF4-sep-ratio")
+@V.broadcasting()
 def separation_ratio(t_rep, t_cls):
     r"""Separation ratio :math:`R_{\rm sep}=\hat t_{\rm rep}(\delta)/\hat t_{\rm cls}(\varepsilon)` (descriptive).
 

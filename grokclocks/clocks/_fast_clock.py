@@ -77,6 +77,7 @@ def fit_gap_growth(times, min_gaps, t0):
 
 
 @cites("clocks:thm3.5", "clocks:eq2.1")
+@V.broadcasting()
 def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
     r"""Upper bound on the classifier clock under linear gap growth (Theorem 3.5).
 
@@ -114,6 +115,7 @@ def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
 
 
 @cites("clocks:thm3.5")
+@V.broadcasting()
 def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True):
     r"""Loss bound for :math:`t\ge t_0` under (3.4).
 

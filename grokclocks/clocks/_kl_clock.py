@@ -45,6 +45,7 @@ def representation_clock_exponent(theta):
 
 
 @cites("clocks:thm4.8", "clocks:asm4.5")
+@V.broadcasting()
 def kl_differential_bounds(gap, c_kl, C_kl, theta):
     r"""Two-sided bound on the dissipation rate of the energy gap (Theorem 4.8).
 
@@ -63,16 +64,31 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     c, C = _kl_consts(c_kl, C_kl)
     th = _theta(theta)
     # c^2 Delta^(2 theta) as one product: no inf * 0 when c^2 overflows and Delta^(2 theta) underflows
-    return Bounds(V.scalar_or_array(FL.power_product([c, d], [2, 2.0 * th])),
-            V.scalar_or_array(FL.power_product([C, d], [2, 2.0 * th])))
+    return _bounds(FL.power_product([c, d], [2, 2.0 * th]), FL.power_product([C, d], [2, 2.0 * th]))
+
+
+def _bounds(lower: np.ndarray, upper: np.ndarray) -> Bounds:
+    """``Bounds`` with both sides at the broadcast shape of every input: ``lower`` depends on ``C_kl``
+    only and ``upper`` on ``c_kl`` only, so each alone misses the other constant's shape."""
+    shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    return Bounds(*(V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
 
 
 def _kl_consts(c_kl: Any, C_kl: Any) -> tuple[np.ndarray, np.ndarray]:
     c = V.positive(c_kl, "c_kl")
     C = V.positive(C_kl, "C_kl")
-    if np.any(C < c):
-        raise V.DomainError(f"C_kl must be >= c_kl (got C_kl={float(np.min(C))!r} < c_kl={float(np.max(c))!r})")
+    _ordered(c, C, "c_kl", "C_kl")
     return c, C
+
+
+def _ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
+    """Raise naming the first broadcast element where ``big < small`` (the pair itself, not min / max)."""
+    s, b = np.broadcast_arrays(small, big)
+    bad = b < s
+    if np.any(bad):
+        i = np.flatnonzero(bad)[0]
+        raise V.DomainError(f"{big_name} must be >= {small_name} (got {big_name}={float(b.flat[i])!r} < "
+                            f"{small_name}={float(s.flat[i])!r})")
 
 
 def _elapsed(t: Any, t0: Any) -> np.ndarray:
@@ -84,6 +100,7 @@ def _elapsed(t: Any, t0: Any) -> np.ndarray:
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
     r"""Log of the solution of :math:`\dot\Delta=-a\Delta^{2\theta}`, stable as :math:`\theta\downarrow\frac12`.
 
@@ -131,6 +148,7 @@ def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def kl_gap_solution(t, gap0, a, theta, t0=0.0):
     r"""Solution of the KL equality :math:`\dot\Delta=-a\Delta^{2\theta}`.
 
@@ -148,6 +166,7 @@ def kl_gap_solution(t, gap0, a, theta, t0=0.0):
 
 
 @cites("clocks:thm4.9")
+@V.broadcasting()
 def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     r"""The PL (:math:`\theta=\frac12`) limit: :math:`\Delta(t)=\Delta_0e^{-a(t-t_0)}` (exponential clock).
 
@@ -167,6 +186,7 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
+@V.broadcasting()
 def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     r"""Two-sided bounds on the energy gap under the sharp KL inequality.
 
@@ -191,7 +211,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     with np.errstate(under="ignore"):  # C^2 is never formed: C = 1e300 is a valid constant
         lower = np.exp(_log_kl_gap(tau, d0, [(C, 2)], e))
         upper = np.exp(_log_kl_gap(tau, d0, [(c, 2)], e))
-    return Bounds(V.scalar_or_array(lower), V.scalar_or_array(upper))
+    return _bounds(lower, upper)
 
 
 def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
@@ -238,6 +258,7 @@ def _log_kl_time(delta, d0, a_factors: list, th) -> np.ndarray:
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
+@V.broadcasting()
 def kl_clock_time(delta, gap0, a, theta, t0=0.0):
     r"""First time the KL solution reaches :math:`\delta`.
 
@@ -258,6 +279,7 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
+@V.broadcasting()
 def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, M_G=1.0):
     r"""Two-sided bounds on the representation clock (Theorem 4.9).
 
@@ -286,11 +308,10 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Ta = V.finite(T, "T")
     mg = V.positive(m_G, "m_G")
     Mg = V.positive(M_G, "M_G")
-    if np.any(Mg < mg):
-        raise V.DomainError(f"M_G must be >= m_G (got M_G={float(np.min(Mg))!r} < m_G={float(np.max(mg))!r})")
+    _ordered(mg, Mg, "m_G", "M_G")
     lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
     hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
-    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
+    return _bounds(lo, hi)
 
 
 @cites("clocks:lem4.6")
@@ -414,6 +435,7 @@ def kl_constants_critical_weight_decay():
 
 
 @cites("clocks:appF2-wd-rate")
+@V.broadcasting()
 def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
     r"""Exponential rate of the normalized spectral tail under weight decay in a factorized network.
 

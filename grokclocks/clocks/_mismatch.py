@@ -16,6 +16,7 @@ from ._kl_clock import _log_kl_time, representation_clock_bounds
 
 
 @cites("clocks:thm5.6")
+@V.broadcasting()
 def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     r"""Lower bound on the plateau :math:`t_{\rm rep}(\delta)-t_{\rm cls}(\varepsilon)` (Theorem 5.6).
 
@@ -64,6 +65,7 @@ def _difference_of_overflowing_clocks(eps, delta, n_classes, rate, t0, gamma0, C
 
 
 @cites("clocks:thm5.6")
+@V.broadcasting()
 def coupled_mismatch_lower_bound(eps, kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     r"""The mismatch bound with coupled tolerances :math:`\delta=\varepsilon^\kappa`, :math:`\kappa>0`.
 

@@ -247,11 +247,16 @@ def first_layer_preact_change_bound(delta_W1, delta_b1, x_norm):
 
     .. math:: |\Delta h_{1,j}(x)|\le\lVert\Delta W_1\rVert_2\lVert x\rVert+\lVert\Delta b_1\rVert_\infty
 
+    ``delta_W1`` has shape ``(d1, d0)`` and ``delta_b1`` shape ``(d1,)``; ``x_norm`` (>= 0) may be an array.
+
     References
     ----------
     Spec ``clocks:appF3-gate-margin``.
     """
     dW = _mat(delta_W1, "delta_W1")
     db = V.as_float_array(delta_b1, "delta_b1")
+    if db.shape != dW.shape[:1]:  # one bias per hidden unit (a row of W1, shape (d1, d0))
+        raise V.DomainError(f"delta_b1 must have shape ({dW.shape[0]},), one entry per row of delta_W1 "
+                            f"{dW.shape} (got {db.shape})")
     xn = V.nonnegative(x_norm, "x_norm")
     return V.scalar_or_array(np.linalg.norm(dW, 2) * xn + float(np.max(np.abs(db))))

@@ -83,6 +83,7 @@ def _log_pre(et, log_a):
 
 
 @cites("levi:eq23")
+@V.broadcasting()
 def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Train crossing time from eq. 21 solved exactly with the Lambert W function (paper eq. 23).
 
@@ -117,6 +118,7 @@ def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 
 
 @cites("levi:eq24")
+@V.broadcasting()
 def t_star_gen_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Generalisation crossing time from eq. 10 solved with the Lambert W function (paper eq. 24, :math:`\eta\to\eta_0`).
 
@@ -150,6 +152,7 @@ def t_star_gen_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 
 
 @cites("levi:eq23", "levi:eq24")
+@V.broadcasting()
 def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Grokking time as the difference of the two Lambert-W crossing times (eqs. 23, 24).
 
@@ -193,6 +196,7 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 
 
 @cites("levi:eq25")
+@V.broadcasting()
 def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Small-:math:`\epsilon` expansion of the Lambert-W difference (paper eq. 25); NaN where undefined.
 
@@ -233,6 +237,7 @@ def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
 
 
 @cites("levi:eq11")
+@V.broadcasting()
 def grok_time_asymptotic(lam, eta0):
     r"""The :math:`\epsilon\to0` limit of the grokking time (paper eq. 11).
 
@@ -264,6 +269,7 @@ def grok_time_asymptotic(lam, eta0):
 
 
 @cites("levi:eq11-lim")
+@V.broadcasting()
 def grok_time_near_one(lam, eta0):
     r"""The paper's :math:`\lambda\to1^-` form of eq. 11 (valid only with :math:`\epsilon\to0` taken first).
 
@@ -292,6 +298,7 @@ def grok_time_near_one(lam, eta0):
 
 
 @cites("levi:eq11-lim")
+@V.broadcasting()
 def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
     r"""Generalisation crossing time at :math:`\lambda=1` (finite at fixed :math:`\epsilon`; erratum levi-15).
 

@@ -33,6 +33,7 @@ from ._losses import _log_c, _log_loss_inf, _log_loss_kernel
 
 
 @cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
+@V.broadcasting()
 def accuracy_from_loss(L, eps, d_out=1):
     r"""Fraction of samples whose mean squared error is below :math:`\epsilon`, for Gaussian errors of loss :math:`\mathcal L`.
 
@@ -121,6 +122,7 @@ def _lstar(eps: float, d: float, level: float) -> float:
 
 
 @cites("levi:lstar", "levi:conv-acc")
+@V.broadcasting()
 def loss_threshold(eps, d_out=1, level=ERF_SQRT2):
     r"""Loss below which the accuracy of :func:`accuracy_from_loss` exceeds ``level``.
 
@@ -243,6 +245,7 @@ def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_con
 
 
 @cites("levi:tstar", "levi:grok-def")
+@V.broadcasting()
 def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
            wd_convention="paper"):
     r"""Exact time at which the train or generalisation accuracy reaches ``level`` (root finding).
@@ -362,6 +365,7 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
 
 
 @cites("levi:grok-def", "levi:tstar")
+@V.broadcasting()
 def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
               wd_convention="paper"):
     r"""Exact grokking time: generalisation crossing minus train crossing.

@@ -34,6 +34,7 @@ def init_scale_factor(alpha):
 
 
 @cites("levi:init-rescale")
+@V.broadcasting()
 def effective_eps(eps, alpha):
     r"""Threshold that gives the :math:`\alpha=1` losses the accuracies of init scale :math:`\alpha` (γ = 0).
 

@@ -68,6 +68,7 @@ def _noise_fresh(t: float, lam: float, eta: float, d: float, q: str) -> float:
 
 
 @cites("levi:eq26", "levi:eq28", "levi:noise-fresh", "levi:fig6")
+@V.broadcasting()
 def loss_train_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
     r"""Training loss with noisy training labels :math:`y=T^\top x+\delta`, :math:`\delta\sim\mathcal N(0,\sigma^2I)`.
 
@@ -125,6 +126,7 @@ def loss_train_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
 
 
 @cites("levi:eq27", "levi:eq28", "levi:noise-fresh", "levi:fig6")
+@V.broadcasting()
 def loss_gen_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
     r"""Generalisation loss with noisy training labels.
 

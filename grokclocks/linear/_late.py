@@ -38,6 +38,7 @@ def _log_train_late0(log_s, x, lam):
 
 
 @cites("levi:eq21", "levi:fig5")
+@V.broadcasting()
 def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
     r"""Late-time expansion of the training loss (paper eq. 21, plus its first correction).
 
@@ -99,6 +100,7 @@ def _erfc_bracket(x: np.ndarray) -> np.ndarray:
 
 
 @cites("levi:eq22", "levi:fig5")
+@V.broadcasting()
 def loss_gen_late(t, lam, eta0, *, d_out=1):
     r"""Late-time generalisation loss: eq. 21 integrated in time (paper eq. 22).
 
@@ -138,6 +140,7 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
 
 
 @cites("levi:eq10", "levi:fig5")
+@V.broadcasting()
 def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
     r"""The paper's simplest late-time generalisation loss: eq. 21 divided by :math:`(1-\sqrt\lambda)^2` (eq. 10).
 

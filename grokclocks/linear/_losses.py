@@ -267,6 +267,7 @@ _LOSS_IDS = ("levi:eq8", "levi:eq12-loss", "levi:eq14", "levi:eq33", "levi:gd-ex
 
 
 @cites("levi:eq1", "levi:eq19", *_LOSS_IDS)
+@V.broadcasting()
 def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
     r"""Training loss of the linear student in the large-size (Marchenko–Pastur) limit.
 
@@ -329,6 +330,7 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
 
 
 @cites("levi:eq2", "levi:gen-closed", "levi:eq20", "levi:conv-data", *_LOSS_IDS)
+@V.broadcasting()
 def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
     r"""Generalisation loss of the linear student in the large-size (Marchenko–Pastur) limit.
 
@@ -386,6 +388,7 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
 
 
 @cites("levi:eq1", "levi:eq19", *_LOSS_IDS)
+@V.broadcasting()
 def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
     r"""Natural logarithm of :func:`loss_train` (never underflows).
 
@@ -409,6 +412,7 @@ def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete
 
 
 @cites("levi:eq2", "levi:gen-closed", *_LOSS_IDS)
+@V.broadcasting()
 def log_loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
     r"""Natural logarithm of :func:`loss_gen`, plateau included (never underflows).
 

@@ -289,6 +289,7 @@ class GrokTimes(NamedTuple):
 
 
 @cites("levi:tstar", "levi:grok-def", "levi:eq14", "levi:eq8", "levi:fig7")
+@V.broadcasting()
 def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
     r"""Exact crossing and grokking times over a whole grid at once: ``(t_tr, t_gen, dt)``.
 

@@ -38,6 +38,7 @@ class WDAsymptotes(NamedTuple):
 
 
 @cites("levi:eq15", "levi:mp-stieltjes", "levi:conv-wd")
+@V.broadcasting()
 def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     r"""Exact :math:`t\to\infty` train and generalisation losses with weight decay (eq. 15, corrected).
 
@@ -86,6 +87,7 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
 
 
 @cites("levi:eq15")
+@V.broadcasting()
 def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     r"""Small-:math:`\gamma` forms of the weight-decay asymptotes (:math:`d_{\rm out}=1`).
 
@@ -151,6 +153,7 @@ def _wd_gamma_max_scalar(lam: float, eps: float, d: float, level: float) -> floa
 
 
 @cites("levi:eq15", "levi:eq14", "levi:fig3")
+@V.broadcasting()
 def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
     r"""Largest weight decay for which the generalisation accuracy still reaches ``level`` (edge of Fig. 3's gray region).
 
@@ -195,6 +198,7 @@ def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
 
 
 @cites("levi:eq15-dt")
+@V.broadcasting()
 def grok_time_wd_paper(lam, eta0):
     r"""The paper's grokking time with weight decay — a paper claim, contradicted by exact eq. 14.
 

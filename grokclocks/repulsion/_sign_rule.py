@@ -89,6 +89,7 @@ def _loo_terms(Ft: np.ndarray, eta: float, jj: np.ndarray, ll: np.ndarray) -> tu
 
 
 @cites("repulsion:sign-rule")
+@V.broadcasting("j", "l")
 def leave_two_out_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | np.ndarray:
     r"""Exact leave-two-out residual similarity :math:`c=\tilde f_j^\top P_{\eta,-j\ell}\tilde f_\ell`.
 
@@ -122,6 +123,7 @@ def leave_two_out_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | 
 
 
 @cites("repulsion:full-projector")
+@V.broadcasting("j", "l")
 def full_projector_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | np.ndarray:
     r"""Full-projector residual :math:`\tilde f_j^\top P_\eta\tilde f_\ell=\eta\,\tilde f_j^\top(\widetilde F\widetilde F^\top+\eta I)^{-1}\tilde f_\ell`.
 
@@ -154,6 +156,7 @@ class SignRuleTerms(NamedTuple):
 
 
 @cites("repulsion:sign-rule")
+@V.broadcasting("j", "l")
 def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> SignRuleTerms:
     r"""The terms of the Schur-complement form of Theorem 6: :math:`(B_{j\ell}, c, \alpha, \beta)`.
 

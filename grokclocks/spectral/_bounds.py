@@ -17,6 +17,7 @@ from ._tails import eckart_young_rank
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
+@V.broadcasting()
 def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     r"""Logarithm of the bounds on the covering number of a Euclidean ball :math:`B_R^k` by radius-:math:`r` balls.
 
@@ -68,6 +69,7 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
+@V.broadcasting()
 def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     r"""Bounds :math:`((R/r)^k,\ (1+2R/r)^k\text{ or }(3R/r)^k)` on :math:`N(B_R^k,r)`.
 
@@ -89,6 +91,7 @@ def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
 
 
 @cites("clocks:thm2.2", "clocks:def2.1")
+@V.broadcasting()
 def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, log_n_cells=None):
     r"""Xu–Mannor robustness bound on the generalization gap (holds with probability :math:`\ge1-\delta_f`).
 
@@ -150,6 +153,7 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
 
 
 @cites("clocks:thm5.5", "clocks:def5.4")
+@V.broadcasting()
 def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_radius, n, loss_bound, fail_prob, *,
                                      upper="3R"):
     r"""Generalization bound through the representation clock (Thm 5.5).

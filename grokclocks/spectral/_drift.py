@@ -199,6 +199,7 @@ def balanced_singular_value_drift(W, grad_loss, mu, depth, *, rtol=None) -> np.n
 
 
 @cites("clocks:eq4.3", "clocks:prop4.3")
+@V.broadcasting()
 def free_direction_collapse_time(sigma0, lam, p):
     r"""Time at which a singular value with zero data force reaches 0 under the end-to-end flow.
 

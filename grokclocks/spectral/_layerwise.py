@@ -202,6 +202,7 @@ def layer_imbalance(factors):
 
 
 @cites("clocks:appF2-balance")
+@V.broadcasting()
 def imbalance_decay(D0, mu, t):
     r"""Layer imbalance at time :math:`t` of gradient flow with layerwise decay: :math:`D(t)=D_0e^{-2\mu t}`.
 
