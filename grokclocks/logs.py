@@ -824,12 +824,22 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     return RunLog(tab.source, tab.fmt, arrays, {s: chosen[s] for s in chosen}, tuple(ignored), tuple(notes))
 
 
+def _step_source(log: RunLog) -> str | None:
+    """The column a log's steps were read from (its ``steps from '...'`` note), None where it names none."""
+    for n in log.notes:
+        m = re.match(r"steps from '([^']*)'", n)
+        if m:
+            return m.group(1)
+    return None
+
+
 def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     """Several logs of the same configuration as one run with seeds on the leading axis.
 
     The step grid is the union of the logs' grids; a seed's series is ``NaN`` at the steps it did not log.
-    Every log must hold the same series; settings (``p``, ``operation``, ...) must agree; training masks
-    are stacked.
+    Every log must hold the same series, counted in the same unit (steps from an ``epoch`` column in one
+    seed and from a ``step`` column in another raise :class:`LogError`); settings (``p``, ``operation``, ...) must agree; training masks
+    are stacked; snapshots (``embeddings``, ``weights``) must have the same shape.
     """
     if not isinstance(logs, (list, tuple)) or not all(isinstance(lg, RunLog) for lg in logs):
         raise DomainError(f"logs must be a list of RunLog (from read_log) (got {_short(logs)})")
@@ -841,6 +851,11 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     if len(set(keys)) > 1:
         detail = "; ".join(f"{lg.source}: {', '.join(k)}" for lg, k in zip(logs, keys))
         raise LogError(f"the logs hold different series ({detail}); every seed needs the same ones")
+    cols = [_step_source(lg) for lg in logs]
+    if len({"epoch" in c.lower() for c in cols if c is not None}) > 1:  # epochs in one seed, steps in another
+        detail = "; ".join(f"{lg.source}: {c!r}" for lg, c in zip(logs, cols) if c is not None)
+        raise LogError(f"the logs count steps in different columns ({detail}): one union grid would mix epochs "
+                       "and steps; give every seed the same step column (columns={'steps': ...})")
     grid = np.unique(np.concatenate([np.asarray(lg.arrays["steps"], dtype=float) for lg in logs]))
     arrays: dict[str, Any] = {"steps": grid}
     for s in keys[0]:
@@ -862,6 +877,10 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
         if k == "train_mask":
             arrays[k] = [np.asarray(v) for v in vals]
         elif k in ("embeddings", "weights", "gap", "n_train"):
+            shapes = [np.shape(v) for v in vals]
+            if len(set(shapes)) > 1:
+                detail = "; ".join(f"{lg.source}: {sh}" for lg, sh in zip(logs, shapes))
+                raise LogError(f"the logs hold {k} of different shapes ({detail}); every seed needs the same")
             arrays[k] = np.stack([np.asarray(v) for v in vals])
         else:
             if any(np.asarray(v).tolist() != np.asarray(given[0]).tolist() for v in given):

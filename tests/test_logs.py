@@ -477,6 +477,26 @@ def test_merge_seeds_rejects_different_series(tmp_path):
     assert m.arrays["steps"].tolist() == [0, 1, 2] and np.isnan(m.arrays["train_acc"][0, 2])
 
 
+def test_merge_seeds_refuses_mixed_step_units_snapshot_shapes_and_a_file_twice(tmp_path):
+    """Seeds logged on different step columns (step / epoch) were put on one union grid, mixing units;
+    snapshots of different shapes raised numpy's bare ValueError; the same file given twice counted as two
+    seeds.  Each now raises, naming the files."""
+    a = read_log({"step": [0, 100], "train_acc": [0.5, 1.0]})
+    b = read_log({"epoch": [0, 1], "train_acc": [0.5, 1.0]})
+    with pytest.raises(LogError, match=r"different columns .*'step'.*'epoch'"):
+        merge_seeds([a, b])
+    assert merge_seeds([a, read_log({"step": [0, 50], "train_acc": [0.2, 1.0]})]).arrays["steps"].tolist() == [0, 50, 100]
+    assert merge_seeds([a, read_log({"global_step": [0, 50], "train_acc": [0.2, 1.0]})]).arrays["steps"].tolist() == [
+        0, 50, 100]  # two names of the same unit
+    e1 = read_log({"step": [0, 1], "train_acc": [0.5, 1.0], "embeddings": np.zeros((2, 5, 3))})
+    e2 = read_log({"step": [0, 1], "train_acc": [0.5, 1.0], "embeddings": np.zeros((2, 5, 4))})
+    with pytest.raises(LogError, match=r"embeddings of different shapes .*\(2, 5, 3\).*\(2, 5, 4\)"):
+        merge_seeds([e1, e2])
+    shutil.copy(FIX / "metrics.csv", tmp_path / "s0.csv")
+    with pytest.raises(DomainError, match="the same file twice"):
+        load_run([tmp_path / "s0.csv", tmp_path / "." / "s0.csv"])
+
+
 def test_notebook_example_runs(capsys):
     """docs/examples/bring_your_own_run.py: from the PyTorch log to the verdicts and the BibTeX."""
     import runpy

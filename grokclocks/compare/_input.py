@@ -446,8 +446,13 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         if len(path) == 1:
             return load_run(path[0], index=index, columns=columns, format=format)
         logs = []
+        seen: dict[Path, Any] = {}
         for q in path:
             p = _resolve_path(q)
+            if p.resolve() in seen:
+                raise DomainError(f"path lists the same file twice ({str(seen[p.resolve()])!r} and {str(q)!r}): "
+                                  "each file is one seed")
+            seen[p.resolve()] = q
             if _is_engine_npz(p):
                 raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
             logs.append(_logs.read_log(p, columns=columns, format=format))
