@@ -246,6 +246,8 @@ def integer_at_least(x: Any, name: str, minimum: int = 1, maximum: int | None = 
     hi = INT64_MAX if maximum is None else int(maximum)
     hi_text = f"{float(hi):.3g}" if hi > 10**18 and hi != INT64_MAX else str(hi)
     domain = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {hi_text}]"
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # np.asarray(3) is the scalar 3, as np.int64(3) is
+        x = x[()]
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
         if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
             x = int(x)

@@ -121,7 +121,7 @@ def test_conversion_to_float64():
 # ---------------------------------------------------------------- integers
 
 
-@pytest.mark.parametrize("value", [1, 7, np.int64(3), np.int32(2), 4.0, np.float64(5.0)])
+@pytest.mark.parametrize("value", [1, 7, np.int64(3), np.int32(2), 4.0, np.float64(5.0), np.asarray(3), np.asarray(6.0)])
 def test_integer_accepted(value):
     out = integer_at_least(value, "d_out")
     assert type(out) is int and out == int(value)
@@ -133,7 +133,8 @@ def test_bool_is_not_an_integer(value):
         integer_at_least(value, "d_out")
 
 
-@pytest.mark.parametrize("value", [2.5, math.nan, math.inf, "3", None, [1], -1, 0, np.int64(0)])
+@pytest.mark.parametrize("value", [2.5, math.nan, math.inf, "3", None, [1], -1, 0, np.int64(0), np.asarray([3]),
+                                   np.asarray(True), np.asarray(2.5), np.asarray(0)])
 def test_integer_rejected(value):
     with pytest.raises(DomainError, match=r"^d_out must be an integer >= 1 \(got "):
         integer_at_least(value, "d_out")
