@@ -203,6 +203,7 @@ def mp_atom(lam):
 
 
 @cites("levi:eq6")
+@V.broadcasting()
 def mp_density(nu, lam):
     r"""Density of the continuous part of the Marchenko–Pastur law (0 outside the support).
 
@@ -453,6 +454,7 @@ def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @cites("levi:mp-stieltjes")
+@V.broadcasting()
 def mp_stieltjes(w, lam):
     r"""Resolvent moment :math:`m(w)=\mathbb E[1/(\nu+w)]` of the MP law, atom included.
 
@@ -474,6 +476,7 @@ def mp_stieltjes(w, lam):
 
 
 @cites("levi:mp-stieltjes")
+@V.broadcasting()
 def mp_stieltjes2(w, lam):
     r"""Second resolvent moment :math:`m_2(w)=\mathbb E[1/(\nu+w)^2]=-m'(w)`, atom included.
 
@@ -495,6 +498,7 @@ def mp_stieltjes2(w, lam):
 
 
 @cites("levi:mp-stieltjes", "levi:eq15")
+@V.broadcasting()
 def mp_stieltjes_nu2(w, lam):
     r"""Moment :math:`\mathbb E[\nu/(\nu+w)^2]=m(w)-w\,m_2(w)` of the MP law, without cancellation.
 
@@ -719,6 +723,7 @@ def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 @cites("levi:eq19")
+@V.broadcasting()
 def mp_laplace_nu(s, lam):
     r"""Closed form of :math:`\Phi_1(s;\lambda)=\mathbb E_{\rm MP(\lambda)}[\nu e^{-s\nu}]` (the train-loss integral).
 
@@ -748,6 +753,7 @@ def mp_laplace_nu(s, lam):
 
 
 @cites("levi:eq19")
+@V.broadcasting()
 def mp_log_laplace_nu(s, lam):
     r"""Logarithm of :func:`mp_laplace_nu`, :math:`\log\mathbb E[\nu e^{-s\nu}]` (never underflows).
 
@@ -766,6 +772,7 @@ def mp_log_laplace_nu(s, lam):
 
 
 @cites("levi:gen-closed", "levi:eq8")
+@V.broadcasting()
 def mp_laplace(s, lam):
     r"""Closed form of :math:`\Phi_0(s;\lambda)=\mathbb E_{\rm MP(\lambda)}[e^{-s\nu}]` (the generalisation-loss integral).
 
@@ -804,6 +811,7 @@ def mp_laplace(s, lam):
 
 
 @cites("levi:gen-closed", "levi:eq8")
+@V.broadcasting()
 def mp_log_laplace(s, lam):
     r"""Logarithm of :func:`mp_laplace`, :math:`\log\mathbb E[e^{-s\nu}]`, atom included (never underflows).
 

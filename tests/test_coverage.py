@@ -746,3 +746,24 @@ def test_modulus_cap_is_a_domain_error_not_a_hang():
 def test_required_train_fraction_exact_at_the_boundary():
     # p = 2, n = 1: E[U](m) = 4 - m, so E[U] < 1 first at m = 4 (the log-gamma form gave 0.99999... at m = 3)
     assert C.required_train_fraction(2, 1, "torus_exact") == 1.0
+
+
+_PTS = np.array([[0, 0], [1, 5], [6, 2], [3, 3]])
+
+
+@pytest.mark.parametrize("func, a, b, first, other, rest", [
+    (C.min_opnorm_single_class, "c_norm", "R", np.array([0.5, 2.0, 7.0]), np.array([0.1, 1.0, 3.0, 1e3]), ()),
+    (C.manhattan_distance, "x", "y", _PTS[:3], _PTS, (7, "torus")),
+    (C.manhattan_distance, "x", "y", _PTS[:3], _PTS, (None, "grid")),
+], ids=["min_opnorm_single_class", "manhattan_distance-torus", "manhattan_distance-grid"])
+def test_shapes_that_do_not_broadcast_raise_domain_error(func, a, b, first, other, rest):
+    # (3,) against (4,) (points: (3, 2) against (4, 2)) reached NumPy's bare "operands could not be
+    # broadcast" ValueError
+    tail = ", 2" if first.ndim == 2 else ","
+    with pytest.raises(DomainError, match=rf"{a}, {b} must broadcast against each other "
+                                          rf"\(got shapes {a} \(3{tail}\), {b} \(4{tail}\)\)"):
+        func(first, other, *rest)
+    # (3, 1) against (1, 4) still broadcasts, element by element equal to the scalar calls
+    got = func(first[:, None], other[None, :], *rest)
+    assert got.shape == (3, 4)
+    np.testing.assert_array_equal(got, [[func(x, y, *rest) for y in other] for x in first])

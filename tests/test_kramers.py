@@ -776,3 +776,17 @@ def test_diagonal_net_gf_rejects_rates_beyond_a_float64_solve():
         diagonal_net_gf(init_scale=1.7e308, lam=0.01, **kw)
     with pytest.raises(DomainError, match="lam must give a decay rate"):
         diagonal_net_gf(init_scale=0.1, lam=1.7e308, **kw)
+
+
+@pytest.mark.parametrize("func", [K.implicit_bias_time_estimate, K.implicit_bias_time],
+                         ids=["implicit_bias_time_estimate", "implicit_bias_time"])
+def test_shapes_that_do_not_broadcast_raise_domain_error(func):
+    # init_scale (3,) against lam (4,) reached NumPy's bare "operands could not be broadcast" ValueError
+    with pytest.raises(DomainError, match=r"init_scale, lam must broadcast against each other "
+                                          r"\(got shapes init_scale \(3,\), lam \(4,\)\)"):
+        func(np.full(3, 2.0), np.full(4, 0.1))
+    # (3, 1) against (1, 4) still broadcasts, element by element equal to the scalar calls
+    s, lam = 2.0 + np.arange(3.0), 0.1 + 0.05 * np.arange(4.0)
+    got = func(s[:, None], lam[None, :])
+    assert got.shape == (3, 4)
+    np.testing.assert_array_equal(got, [[func(si, li) for li in lam] for si in s])

@@ -300,3 +300,20 @@ def test_gen_closed_form_identity(lam, s):
     ref = ref_expect(lambda nu: mp.mpf(1), lam, s)
     assert abs(closed - ref) < mp.mpf(10) ** -25 * ref
     assert rmt.mp_laplace(s, lam) == pytest.approx(float(ref), rel=2e-14)
+
+
+@pytest.mark.parametrize("func, first", [
+    (rmt.mp_density, "nu"), (rmt.mp_stieltjes, "w"), (rmt.mp_stieltjes2, "w"), (rmt.mp_stieltjes_nu2, "w"),
+    (rmt.mp_laplace_nu, "s"), (rmt.mp_log_laplace_nu, "s"), (rmt.mp_laplace, "s"), (rmt.mp_log_laplace, "s"),
+], ids=lambda c: getattr(c, "__name__", c))
+def test_shapes_that_do_not_broadcast_raise_domain_error(func, first):
+    # first argument (3,) against lam (4,) reached NumPy's bare "shape mismatch" ValueError
+    with pytest.raises(DomainError, match=rf"{first}, lam must broadcast against each other "
+                                          rf"\(got shapes {first} \(3,\), lam \(4,\)\)"):
+        func(np.full(3, 1.0), np.full(4, 0.5))
+    # (3, 1) against (1, 4) still broadcasts, element by element equal to the scalar calls; lam on both
+    # sides of 1 (an atom at 0 for lam > 1)
+    x, lam = np.array([0.5, 1.0, 1.7]), np.array([0.3, 0.5, 1.5, 2.0])
+    got = func(x[:, None], lam[None, :])
+    assert got.shape == (3, 4)
+    np.testing.assert_array_equal(got, [[func(xi, li) for li in lam] for xi in x])

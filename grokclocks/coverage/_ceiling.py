@@ -18,6 +18,7 @@ __all__ = ["accuracy_ceiling", "accuracy_ceiling_curve", "coverage_fraction", "d
 
 
 @cites("uniformity:thm3.10")
+@V.broadcasting("x", "y")
 def manhattan_distance(x: Any, y: Any, p: int | None = None, metric: str = "torus") -> Any:
     r"""Manhattan distance between points of :math:`\mathbb Z_p^2` (last axis = ``(a, b)``; broadcasting).
 

@@ -54,6 +54,7 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> OperatorNormBound
 
 
 @cites("uniformity:lemmaB.1")
+@V.broadcasting()
 def min_opnorm_single_class(c_norm: Any, R: Any) -> float | np.ndarray:
     r"""Lemma B.1: the least operator norm of a linear map sending every class sum to :math:`c`.
 

@@ -129,6 +129,7 @@ def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> fl
 
 
 @cites("kramers:lyu")
+@V.broadcasting()
 def implicit_bias_time_estimate(init_scale: Any, lam: Any, penalty: str = "eq2") -> float | np.ndarray:
     r"""Estimate (heuristic) of Lyu et al.'s kernel-to-rich switching time :math:`t_\star\simeq\ln s/\gamma`.
 
