@@ -847,13 +847,12 @@ def _call(f: Callable, x: float) -> float:
     return float(np.asarray(f(np.asarray(x, dtype=np.float64)), dtype=np.float64))
 
 
-def _integrand_call(f: Callable, x: float, name: str, nonnegative: bool = False) -> float:
-    """``f(x)`` for a quadrature node or the atom: a value that is not finite (or negative, where the integrand
-    must be non-negative) raises, naming the integrand and the point, instead of turning the sum into NaN."""
+def _integrand_call(f: Callable, x: float, name: str) -> float:
+    """``f(x)`` for a quadrature node or the atom: a value that is not finite raises, naming the integrand and
+    the point, instead of turning the sum into NaN."""
     v = _call(f, x)
-    if not math.isfinite(v) or (nonnegative and v < 0.0):
-        need = "finite and non-negative" if nonnegative else "finite"
-        raise V.DomainError(f"{name} must be {need} on the Marchenko-Pastur support (and at 0 with the atom); "
+    if not math.isfinite(v):
+        raise V.DomainError(f"{name} must be finite on the Marchenko-Pastur support (and at 0 with the atom); "
                             f"{name}({x!r}) = {v!r}")
     return v
 
@@ -867,8 +866,7 @@ def _quad(g: Callable, lo: float, hi: float, **kw) -> float:
     return val
 
 
-def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, name: str = "f",
-                         nonnegative: bool = False) -> tuple[float, float]:
+def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, name: str = "f") -> tuple[float, float]:
     r"""Scaled continuous part :math:`\int p_c(\nu) f(\nu) e^{-shift(\nu-\lambda_-)} d\nu` by QAWS,
     returned as ``(value, log_scale)`` (the integral is ``value * exp(log_scale)``).
 
@@ -913,24 +911,24 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, nam
         val = _quad(lambda u: g(x_T * u), 0.0, 1.0, weight="alg", wvar=(alpha, beta), **opts)
         return val, (1.0 + alpha + beta) * math.log(x_T)
 
+    # f in units of a power of two near its size at the centre (exact scaling): f(nu) = nu ~ 1.7e308 at
+    # lam = 1.7e308, or f = 5e307, overflowed QUADPACK's sums (NaN for E[nu] = 1, NaN for E[5e307])
+    f_mid = abs(_call(f, lm + 0.5 * w))
+    unit = math.ldexp(1.0, math.frexp(f_mid)[1]) if math.isfinite(f_mid) and f_mid > 1.0 else 1.0
     if delta == 0.0:  # lam = 1: (8/pi) sqrt(y(1-y))/(4y) = (2/pi) y^{-1/2} (1-y)^{1/2}
         def g0(y: float) -> float:
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _integrand_call(f, w * y, name, nonnegative) * math.exp(-decay(y)) * edge
+            return _integrand_call(f, w * y, name) / unit * math.exp(-decay(y)) * edge
 
         val, lsc = scaled(g0, y_T, -0.5)
-        return 2.0 / math.pi * val, lsc
+        return 2.0 / math.pi * val * unit, lsc
     if delta >= 1.0:
         scale = 1.0 + lam  # (1 + lam)/nu in [~1/2, ~2]: keeps QUADPACK's integrand O(f)
-        # and f itself in units of its size at the centre: f(nu) = nu ~ 1.7e308 at lam = 1.7e308 overflowed
-        # QUADPACK's sums (NaN for E[nu] = 1)
-        f_mid = abs(_call(f, lm + 0.5 * w))
-        unit = f_mid if math.isfinite(f_mid) and f_mid > 1.0 else 1.0
 
         def gy(y: float) -> float:
             nu = lm + w * y
             edge = math.sqrt(1.0 - y) if trunc else 1.0
-            return _integrand_call(f, nu, name, nonnegative) / unit * math.exp(-decay(y)) * edge * (scale / nu)
+            return _integrand_call(f, nu, name) / unit * math.exp(-decay(y)) * edge * (scale / nu)
 
         val, lsc = scaled(gy, y_T, 0.5)
         return 8.0 / math.pi * val * (unit / scale), lsc
@@ -938,7 +936,7 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, nam
 
     def gt(t: float) -> float:
         em = math.expm1(t)
-        y = delta * em
+        y = min(delta * em, y_T)  # delta expm1(tau_T) rounds above y_T = 1 (1.0000000000000002 at delta = 1/8)
         # sqrt(y/t) and sqrt((1-y)/(tau_T-t)) (untruncated: 1 - y = delta e^t (e^{tau_T - t} - 1) exactly)
         lo = math.sqrt(y / t) if t > 0.0 else math.sqrt(delta)
         if trunc:
@@ -947,10 +945,10 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, nam
             hi = math.sqrt(delta * (1.0 + em) * math.expm1(tau_T - t) / (tau_T - t))
         else:
             hi = math.sqrt(delta * (1.0 + em))
-        return _integrand_call(f, lm + w * y, name, nonnegative) * math.exp(-decay(y)) * lo * hi
+        return _integrand_call(f, lm + w * y, name) / unit * math.exp(-decay(y)) * lo * hi
 
     val, lsc = scaled(gt, tau_T, 0.5)
-    return 2.0 / (math.pi * r) * val, lsc
+    return 2.0 / (math.pi * r) * val * unit, lsc
 
 
 @cites("levi:mp-quad")
@@ -996,6 +994,8 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
     val *= math.exp(lsc)  # lsc = log of the mapped interval's length: |lsc| < 400 here
     if include_atom and a > 1.0:
         val += (a - 1.0) / a * _integrand_call(f, 0.0, "f")
+    if not math.isfinite(val):
+        raise V.ResultOverflow(f"E[f] at lam = {a!r} is beyond the double range ({val!r}): scale f down")
     return val
 
 
@@ -1036,11 +1036,16 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
     s_ = float(ss)
     rtol = _rtol(rtol)
     lm = float(_gap(a))
-    cont, lsc = _continuous_integral(g, a, s_, rtol, "g", nonnegative=True)
+    cont, lsc = _continuous_integral(g, a, s_, rtol, "g")
+    if cont < 0.0:  # g < 0 by a few ulp near an edge is harmless; a negative expectation has no logarithm
+        raise V.DomainError(f"g must be non-negative: the continuous part of E[g(nu) e^(-s nu)] is negative "
+                            f"({cont!r} x e^{lsc!r}) at s = {s_!r}, lam = {a!r}")
     with np.errstate(divide="ignore", over="ignore"):
         out = float(-s_ * lm + lsc + math.log(cont)) if cont > 0 else -math.inf
     if include_atom and a > 1.0:
-        g0 = _integrand_call(g, 0.0, "g", nonnegative=True)
+        g0 = _integrand_call(g, 0.0, "g")
+        if g0 < 0.0:
+            raise V.DomainError(f"g must be non-negative: g(0) = {g0!r} at the atom (lam = {a!r} > 1)")
         if g0 > 0:
             out = float(np.logaddexp(out, math.log(a - 1.0) - math.log(a) + math.log(g0)))
     return out
