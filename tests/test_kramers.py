@@ -765,6 +765,19 @@ def test_mfpt_2d_exact_refuses_a_landscape_that_is_not_finite_or_not_vectorised(
         K.mfpt_2d_exact(lambda x, y: 0.0, (-1.0, 0.0), 0.0, 0.25, box=(-2.0, -1.0, 1.0), h=0.05)
 
 
+def test_mfpt_2d_exact_refuses_a_spacing_that_does_not_divide_the_box():
+    """round((b - x_lo) / h) moved the reflecting wall: box (-1.35, -1, 1) at 2h = 0.1 was solved on
+    (-1.4, -1, 1), and Richardson extrapolated two different boxes (review finding: 3.19649 against
+    3.19905 from h = 0.0125 / 0.025 on the right box).  The spacing must now divide the box."""
+    sd = K.test_potential("saddle_2d", h=1.0, k=1.0, c=3.0)
+    with pytest.raises(DomainError, match=r"h must divide the box: \(b - x_lo\) / h = 13.5"):
+        K.mfpt_2d_exact(sd["F_xy"], (-1.0, 0.0), 0.0, 0.5, box=(-1.35, -1.0, 1.0), h=0.05)  # 2h = 0.1
+    with pytest.raises(DomainError, match="h must divide the box"):
+        K.mfpt_2d_exact(sd["F_xy"], (-1.0, 0.0), 0.0, 0.5, box=(-1.4, -1.0, 1.05), h=0.1, richardson=False)
+    fine = K.mfpt_2d_exact(sd["F_xy"], (-1.0, 0.0), 0.0, 0.5, box=(-1.35, -1.0, 1.0), h=0.05, richardson=False)
+    assert math.isfinite(fine) and fine > 0.0  # h = 0.05 alone divides the box
+
+
 def test_diagonal_net_gf_rejects_rates_beyond_a_float64_solve():
     """Issue 15: init_scale or lam ~ 1e308 made the first right-hand side inf - inf (scipy ValueError)."""
     from grokclocks.sim.kramers import diagonal_net_gf
