@@ -827,9 +827,9 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
 def _step_source(log: RunLog) -> str | None:
     """The column a log's steps were read from (its ``steps from '...'`` note), None where it names none."""
     for n in log.notes:
-        m = re.match(r"steps from '([^']*)'", n)
+        m = re.match(r"steps from (['\"])(.*?)\1", n)
         if m:
-            return m.group(1)
+            return m.group(2)
     return None
 
 
@@ -837,8 +837,9 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     """Several logs of the same configuration as one run with seeds on the leading axis.
 
     The step grid is the union of the logs' grids; a seed's series is ``NaN`` at the steps it did not log.
-    Every log must hold the same series, counted in the same unit (steps from an ``epoch`` column in one
-    seed and from a ``step`` column in another raise :class:`LogError`); settings (``p``, ``operation``, ...) must agree; training masks
+    Every log must hold the same series; seeds whose steps come from an ``epoch`` column in one and a ``step``
+    column in another are merged with a :class:`LogWarning` and a note (one unit only for full-batch
+    training); settings (``p``, ``operation``, ...) must agree; training masks
     are stacked; snapshots (``embeddings``, ``weights``) must have the same shape.
     """
     if not isinstance(logs, (list, tuple)) or not all(isinstance(lg, RunLog) for lg in logs):
@@ -852,10 +853,13 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
         detail = "; ".join(f"{lg.source}: {', '.join(k)}" for lg, k in zip(logs, keys))
         raise LogError(f"the logs hold different series ({detail}); every seed needs the same ones")
     cols = [_step_source(lg) for lg in logs]
+    unit_note = None
     if len({"epoch" in c.lower() for c in cols if c is not None}) > 1:  # epochs in one seed, steps in another
         detail = "; ".join(f"{lg.source}: {c!r}" for lg, c in zip(logs, cols) if c is not None)
-        raise LogError(f"the logs count steps in different columns ({detail}): one union grid would mix epochs "
-                       "and steps; give every seed the same step column (columns={'steps': ...})")
+        # the same unit in a full-batch run (an epoch is a step); not with minibatches: said, not refused
+        unit_note = (f"seeds count steps in different columns ({detail}); merged as one unit, which holds for "
+                     "full-batch training only")
+        warnings.warn(unit_note, LogWarning, stacklevel=2)
     grid = np.unique(np.concatenate([np.asarray(lg.arrays["steps"], dtype=float) for lg in logs]))
     arrays: dict[str, Any] = {"steps": grid}
     for s in keys[0]:
@@ -887,7 +891,7 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
                 raise LogError(f"the logs disagree on {k}: {[_short(v, 20) for v in given]}")
             arrays[k] = given[0]
     src = ", ".join(lg.source for lg in logs)
-    notes = tuple(dict.fromkeys(n for lg in logs for n in lg.notes))
+    notes = tuple(dict.fromkeys([n for lg in logs for n in lg.notes] + ([unit_note] if unit_note else [])))
     ignored = tuple(dict.fromkeys(n for lg in logs for n in lg.ignored))
     return RunLog(f"{len(logs)} seeds ({_short(src, 120)})", logs[0].format, arrays, dict(logs[0].columns), ignored,
                   notes)

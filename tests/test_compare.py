@@ -598,3 +598,6 @@ def test_load_run_settings_of_a_log_are_checked_not_truncated(tmp_path):
     np.savez(tmp_path / "run.npz", lam=True, **base)  # was float(True) = 1.0
     with pytest.raises(DomainError, match=r"lam must be a real number"):
         load_run(tmp_path / "run.npz")
+    np.savez(tmp_path / "run.npz", lam=[0.1, 0.2], **base)  # was a bare TypeError from float()
+    with pytest.raises(DomainError, match=r"lam must be a scalar"):
+        load_run(tmp_path / "run.npz")

@@ -20,6 +20,7 @@ import pytest
 
 from grokclocks import DomainError
 from grokclocks.compare import compare_run, load_run
+from grokclocks import logs as logs_module
 from grokclocks.logs import LogError, LogWarning, canonical_name, merge_seeds, parse_columns, read_log
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -477,14 +478,17 @@ def test_merge_seeds_rejects_different_series(tmp_path):
     assert m.arrays["steps"].tolist() == [0, 1, 2] and np.isnan(m.arrays["train_acc"][0, 2])
 
 
-def test_merge_seeds_refuses_mixed_step_units_snapshot_shapes_and_a_file_twice(tmp_path):
-    """Seeds logged on different step columns (step / epoch) were put on one union grid, mixing units;
-    snapshots of different shapes raised numpy's bare ValueError; the same file given twice counted as two
-    seeds.  Each now raises, naming the files."""
+def test_merge_seeds_says_mixed_step_units_and_refuses_snapshot_shapes_and_a_file_twice(tmp_path):
+    """Seeds logged on different step columns (step / epoch) were put on one union grid without a word (now a
+    LogWarning and a note: the same unit only in full-batch training); snapshots of different shapes raised
+    numpy's bare ValueError; the same file given twice counted as two seeds (both now raise)."""
     a = read_log({"step": [0, 100], "train_acc": [0.5, 1.0]})
     b = read_log({"epoch": [0, 1], "train_acc": [0.5, 1.0]})
-    with pytest.raises(LogError, match=r"different columns .*'step'.*'epoch'"):
-        merge_seeds([a, b])
+    with pytest.warns(LogWarning, match=r"different columns .*'step'.*'epoch'.*full-batch"):
+        m = merge_seeds([a, b])  # an epoch is a step in full-batch training: said, not refused
+    assert any("full-batch training only" in n for n in m.notes)
+    q = read_log({"it's step": [0, 1], "train_acc": [0.5, 1.0]}, columns={"steps": "it's step"})
+    assert logs_module._step_source(q) == "it's step"  # a quote in the name: the note uses double quotes
     assert merge_seeds([a, read_log({"step": [0, 50], "train_acc": [0.2, 1.0]})]).arrays["steps"].tolist() == [0, 50, 100]
     assert merge_seeds([a, read_log({"global_step": [0, 50], "train_acc": [0.2, 1.0]})]).arrays["steps"].tolist() == [
         0, 50, 100]  # two names of the same unit

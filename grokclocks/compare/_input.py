@@ -200,7 +200,7 @@ def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_l
             raise DomainError("gap must not contain inf (NaN marks undefined rows)")
     b_offset = V.integer_at_least(b_offset, "b_offset", 0)
     if lam is not None:
-        lam = float(V.positive(lam, "lam"))
+        lam = float(V.positive(lam, "lam", scalar=True))  # an array: DomainError naming lam, not TypeError
     ntr = None
     if n_train is not None:
         ntr = np.atleast_1d(V.as_float_array(n_train, "n_train"))

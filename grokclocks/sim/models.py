@@ -323,9 +323,12 @@ def tian_mlp_init(key: jax.Array, M: int, K: int, *, dtype: Any = jnp.float32) -
             "V": jax.random.uniform(kV, (K, M), dtype, -bv, bv)}
 
 
+def _pair_preactivation(W: jax.Array, tokens: jax.Array, M: int) -> jax.Array:
+    return W[tokens[..., 0]] + W[M + tokens[..., 1]]
+
+
 def _tian_features(params: dict[str, jax.Array], tokens: jax.Array, act: str) -> jax.Array:
-    M = params["V"].shape[1]
-    return activation(act)(params["W"][tokens[..., 0]] + params["W"][M + tokens[..., 1]])
+    return activation(act)(_pair_preactivation(params["W"], tokens, params["V"].shape[1]))
 
 
 def tian_features(params: dict[str, jax.Array], tokens: jax.Array, act: str = "quadratic") -> jax.Array:
@@ -344,10 +347,6 @@ def _tian_apply_quadratic(params: dict[str, jax.Array], tokens: jax.Array) -> ja
 
 def _tian_apply_relu(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
     return dense(_tian_features(params, tokens, "relu"), params["V"])
-
-
-def _pair_preactivation(W: jax.Array, tokens: jax.Array, M: int) -> jax.Array:
-    return W[tokens[..., 0]] + W[M + tokens[..., 1]]
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3))
