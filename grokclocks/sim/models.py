@@ -361,9 +361,9 @@ def _tian_hidden(W: jax.Array, tokens: jax.Array, M: int, act: str) -> jax.Array
     The backward pass recomputes ``h`` from the small table ``W`` (2M, K) inside the fusion that forms ``g``,
     instead of reading the two gathered (N, K) arrays saved by plain autodiff, and adds both token columns
     in one scatter of 2N rows instead of two.  A 50-step Adam scan of Tian's net (p = 71, N = 2016,
-    K = 2048) takes 15.6-15.8 instead of 17.9-18.1 ms per step at 1 seed and 17.1 instead of 18.5 ms per
-    seed-step at 4 vmapped seeds (2-core EPYC; ``benchmarks/results/modular_engine_cpu.json`` has the
-    engine's timings).  ``jax.custom_vjp`` has no forward mode: ``jax.jvp`` / ``jax.hessian`` through it
+    K = 2048; ``benchmarks/bench_tian_first_layer.py``) takes 16.4-17.7 instead of 18.5-20.6 ms per step at
+    1 seed (two runs) and 17.5 instead of 19.2 ms per seed-step at 4 vmapped seeds (2-core EPYC;
+    ``benchmarks/results/modular_engine_cpu.json`` has the engine's timings).  ``jax.custom_vjp`` has no forward mode: ``jax.jvp`` / ``jax.hessian`` through it
     raise; :func:`tian_features` and :func:`tian_mlp_apply` (plain autodiff) serve every mode.
     """
     return activation(act)(_pair_preactivation(W, tokens, M))
