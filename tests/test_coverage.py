@@ -404,6 +404,9 @@ def test_ceiling_domain_errors():
         C.accuracy_ceiling_curve(m, lab, 0)
     with pytest.raises(DomainError, match="over"):
         C.coverage_fraction(m, 2, over="train")
+    # a test_mask with over="all" was ignored, even a (6, 7) one beside p = 7 (0.2449 returned)
+    with pytest.raises(DomainError, match="test_mask is read only with over='test'"):
+        C.coverage_fraction(m, 2, over="all", test_mask=np.zeros((6, 7), bool))
 
 
 def test_table1_ceilings_spec_values():

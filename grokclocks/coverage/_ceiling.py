@@ -265,6 +265,8 @@ def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str 
     over = V.choice(over, "over", ("all", "test"))
     d = _cdt(t, _metric(metric))
     if over == "all":
+        if test_mask is not None:  # it was ignored, whatever its shape
+            raise DomainError("test_mask is read only with over='test' (got over='all' and a test_mask)")
         return float(np.count_nonzero(d < n)) / d.size
     s = _test_mask(t, test_mask)
     return float(np.count_nonzero(d[s] < n)) / int(s.sum())
