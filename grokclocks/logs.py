@@ -570,6 +570,9 @@ class RunLog:
         Columns that matched nothing.
     notes : tuple of str
         What the reader recognised or skipped.
+    step_column : str or None
+        The column the series' steps came from, None where every series had its own steps (or, after
+        :func:`merge_seeds`, where the seeds used different columns).
     """
 
     source: str
@@ -578,6 +581,7 @@ class RunLog:
     columns: dict[str, str]
     ignored: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    step_column: str | None = None
 
 
 def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], str | None, dict[str, str], list[str]]:
@@ -821,16 +825,8 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     if ignored:
         warnings.warn(f"{tab.source}: ignored columns that match no series: {_short(ignored, 300)} (map one with "
                       "columns={'test_acc': ...}, CLI --columns)", LogWarning, stacklevel=2)
-    return RunLog(tab.source, tab.fmt, arrays, {s: chosen[s] for s in chosen}, tuple(ignored), tuple(notes))
-
-
-def _step_source(log: RunLog) -> str | None:
-    """The column a log's steps were read from (its ``steps from '...'`` note), None where it names none."""
-    for n in log.notes:
-        m = re.match(r"steps from (['\"])(.*?)\1", n)
-        if m:
-            return m.group(2)
-    return None
+    return RunLog(tab.source, tab.fmt, arrays, {s: chosen[s] for s in chosen}, tuple(ignored), tuple(notes),
+                  step_col if step_col in step_from.values() else None)
 
 
 def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
@@ -852,7 +848,7 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     if len(set(keys)) > 1:
         detail = "; ".join(f"{lg.source}: {', '.join(k)}" for lg, k in zip(logs, keys))
         raise LogError(f"the logs hold different series ({detail}); every seed needs the same ones")
-    cols = [_step_source(lg) for lg in logs]
+    cols = [lg.step_column for lg in logs]
     unit_note = None
     if len({"epoch" in c.lower() for c in cols if c is not None}) > 1:  # epochs in one seed, steps in another
         detail = "; ".join(f"{lg.source}: {c!r}" for lg, c in zip(logs, cols) if c is not None)
@@ -894,4 +890,4 @@ def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
     notes = tuple(dict.fromkeys([n for lg in logs for n in lg.notes] + ([unit_note] if unit_note else [])))
     ignored = tuple(dict.fromkeys(n for lg in logs for n in lg.ignored))
     return RunLog(f"{len(logs)} seeds ({_short(src, 120)})", logs[0].format, arrays, dict(logs[0].columns), ignored,
-                  notes)
+                  notes, cols[0] if len(set(cols)) == 1 else None)
