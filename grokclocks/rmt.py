@@ -656,7 +656,7 @@ def _log_phi0_tail(s: float, r: float, c: float) -> float:
     z = 2.0 * (s * r)
     huge = not z <= 1e300
     i1 = 1.0 if huge else float(_ive(1, z))
-    log_i1 = -0.5 * (math.log(4.0 * math.pi) + math.log(s) + math.log(r)) if huge else math.log(i1)
+    log_i1 = float(_log_ive_2sr(1, s, r)) if huge else math.log(i1)
     upper = 90.0 if cs <= 0.0 else min(90.0, math.log1p(45.0 / cs))
     ive1 = special.ive
 

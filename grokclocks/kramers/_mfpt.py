@@ -249,7 +249,7 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
         coarse = mfpt_2d_exact(F, x0, b, T, box=box, h=2 * h, richardson=False)
         return fine + (fine - coarse) / 3.0
     cells = ((b - x_lo) / h, (y_hi - y_lo) / h)
-    if any(abs(c - round(c)) > 1e-9 * c for c in cells):
+    if any(abs(c - round(c)) > 1e-9 * c for c in cells):  # a dividing h leaves only division rounding, ~1e-15 c
         # round() moved a wall off the box: at box (-1.35, -1, 1), h = 0.05 the Richardson solve at 2h had its
         # wall at -1.4 and extrapolated two different boxes (2.6e-3 off the true MFPT, documented <= 2.3e-5)
         raise DomainError(f"h must divide the box: (b - x_lo) / h = {cells[0]!r} and (y_hi - y_lo) / h = "

@@ -363,14 +363,15 @@ def _tian_hidden(W: jax.Array, tokens: jax.Array, M: int, act: str) -> jax.Array
     in one scatter of 2N rows instead of two.  A 50-step Adam scan of Tian's net (p = 71, N = 2016,
     K = 2048; ``benchmarks/bench_tian_first_layer.py``) takes 16.4-17.7 instead of 18.5-20.6 ms per step at
     1 seed (two runs) and 17.5 instead of 19.2 ms per seed-step at 4 vmapped seeds (2-core EPYC;
-    ``benchmarks/results/modular_engine_cpu.json`` has the engine's timings).  ``jax.custom_vjp`` has no forward mode: ``jax.jvp`` / ``jax.hessian`` through it
-    raise; :func:`tian_features` and :func:`tian_mlp_apply` (plain autodiff) serve every mode.
+    ``benchmarks/results/modular_engine_cpu.json`` has the engine's timings).  ``jax.custom_vjp`` has no
+    forward mode: ``jax.jvp`` / ``jax.hessian`` through it raise; :func:`tian_features` and
+    :func:`tian_mlp_apply` (plain autodiff) serve every mode.
     """
     return activation(act)(_pair_preactivation(W, tokens, M))
 
 
 def _tian_hidden_fwd(W: jax.Array, tokens: jax.Array, M: int, act: str) -> tuple:
-    return activation(act)(_pair_preactivation(W, tokens, M)), (W, tokens)
+    return _tian_hidden(W, tokens, M, act), (W, tokens)
 
 
 def _tian_hidden_bwd(M: int, act: str, res: tuple, dF: jax.Array) -> tuple:
@@ -384,12 +385,9 @@ def _tian_hidden_bwd(M: int, act: str, res: tuple, dF: jax.Array) -> tuple:
 _tian_hidden.defvjp(_tian_hidden_fwd, _tian_hidden_bwd)
 
 
-def _tian_train_apply_quadratic(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
-    return dense(_tian_hidden(params["W"], tokens, params["V"].shape[1], "quadratic"), params["V"])
-
-
-def _tian_train_apply_relu(params: dict[str, jax.Array], tokens: jax.Array) -> jax.Array:
-    return dense(_tian_hidden(params["W"], tokens, params["V"].shape[1], "relu"), params["V"])
+def _tian_train_apply(params: dict[str, jax.Array], tokens: jax.Array, act: str) -> jax.Array:
+    """Tian's net for the engine (reverse mode only): :func:`tian_mlp_apply` with :func:`_tian_hidden`."""
+    return dense(_tian_hidden(params["W"], tokens, params["V"].shape[1], act), params["V"])
 
 
 _TIAN_APPLY = {"quadratic": _tian_apply_quadratic, "sqr": _tian_apply_quadratic, "relu": _tian_apply_relu}

@@ -224,9 +224,9 @@ def _registry() -> dict[str, ModularModel]:
         "embedding_mlp": ModularModel(models.embedding_mlp_init, models.embedding_mlp_apply, paper="clocks:appB"),
         "transformer": ModularModel(models.transformer_init, models.transformer_apply, True, "uniformity:setup"),
         "tian_quadratic": ModularModel(lambda k, p, K=2048, dtype=jnp.float32: models.tian_mlp_init(k, p, K, dtype=dtype),
-                                       models._tian_train_apply_quadratic, paper="repulsion:model"),
+                                       functools.partial(models._tian_train_apply, act="quadratic"), paper="repulsion:model"),
         "tian_relu": ModularModel(lambda k, p, K=2048, dtype=jnp.float32: models.tian_mlp_init(k, p, K, dtype=dtype),
-                                  models._tian_train_apply_relu, paper="repulsion:model"),
+                                  functools.partial(models._tian_train_apply, act="relu"), paper="repulsion:model"),
         "mean_field_quadratic": ModularModel(_mean_field_quadratic_init, _mean_field_quadratic_tokens,
                                              paper="levi:appG"),
     }
