@@ -299,9 +299,21 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
 # ----------------------------------------------------------------------------------- public API
 
 
+def _half_gamma(gamma):
+    """g = gamma/2 (scalar or array); ``DomainError`` for gamma = 5e-324, whose half is not a double: it
+    rounded to 0, and a positive weight decay became none (wd_asymptote_grid(2, 5e-324) gave the gamma = 0
+    value 0.5 against 0.25 for every gamma > 0; the plateau log(g^2 m_2(g)) was NaN)."""
+    g = 0.5 * gamma
+    if np.any((np.asarray(gamma) > 0.0) & (np.asarray(g) == 0.0)):
+        raise DomainError("gamma must be 0 or >= 1e-323 (paper convention): gamma/2 of gamma = 5e-324 rounds to 0 "
+                          "in float64")
+    return g
+
+
 def _common(lam, gamma, d_out):
     lam = positive(lam, "lam")
     gamma = nonnegative(gamma, "gamma")
+    _half_gamma(gamma)
     d_out = positive(d_out, "d_out")
     return lam, gamma, d_out
 
@@ -498,13 +510,18 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
         lo[act] = lo_a
         hi[act] = hi_a
         act = act[~done]
+    if act.size:  # not converged: a crossing beyond s = e^709 that Newton never reached (gamma = 1e-323, lam = 2)
+        lD, _ = _decay(np.full(act.size, math.exp(_LOG_S_MAX)), lam[act], g[act], gen)
+        far = lD > ltarget[act]
+        beyond[act[far]] = True
+        act = act[~far]
     if np.any(beyond):
         k = int(np.argmax(beyond))
         raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(lam[k])!r}, "
                           f"gamma={float(2 * g[k])!r}, target L* d_out - L(inf) = {float(target[k])!r}): t* is beyond the "
                           "double range")
     if act.size:
-        raise RuntimeError(  # pragma: no cover - never observed; loud rather than silent
+        raise RuntimeError(  # pragma: no cover - never observed since the check above; loud rather than silent
             f"crossing-time Newton iteration did not converge for {act.size} points "
             f"(e.g. lam={lam[act[0]]!r}, gamma={2 * g[act[0]]!r})"
         )

@@ -432,3 +432,19 @@ def test_domain_errors_losses():
         crossing_time_grid("both", 0.5, 0.0, 1e-3, ETA0)
     with pytest.raises(DomainError, match="s must be >= 0"):
         mp_decay_grid(-1.0, 0.5, 0.0)
+
+
+def test_smallest_weight_decay_is_refused_and_a_crossing_beyond_range_is_said():
+    """gamma = 5e-324: gamma/2 rounded to 0 inside the grid engine, a positive weight decay read as none
+    (wd_asymptote_grid(2, 5e-324) returned the gamma = 0 value 0.5; 0.25 for every gamma > 0), as linear
+    already refused; gamma = 1e-323: Newton never reached the crossing beyond s = e^709 and raised
+    RuntimeError, where gamma = 1e-310 gives the DomainError below (review findings)."""
+    from grokclocks import DomainError, _mpgrid
+
+    with pytest.raises(DomainError, match="gamma must be 0 or >= 1e-323"):
+        _mpgrid.wd_asymptote_grid(2.0, 5e-324)
+    with pytest.raises(DomainError, match="gamma must be 0 or >= 1e-323"):
+        _mpgrid.wd_asymptote_grid(2.0, [1e-3, 5e-324])
+    assert _mpgrid.wd_asymptote_grid(2.0, 1e-323) == pytest.approx(0.25, rel=1e-15)
+    with pytest.raises(DomainError, match="beyond the double range"), np.errstate(over="ignore"):
+        _mpgrid.crossing_time_grid("gen", 2.0, 1e-323, 1.5, 0.1)

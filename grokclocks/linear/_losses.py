@@ -10,6 +10,7 @@ from scipy import special
 
 from .. import _validate as V
 from .. import rmt
+from .._mpgrid import _half_gamma
 from ..citations import cites
 from ._conventions import _d_out, _eta0, _flag, _flow_time, _gamma_paper, _init_scale, _lam, _QUAD_RTOL, _t
 
@@ -45,16 +46,6 @@ def _log_c(alpha: float) -> float:
     if abs(alpha) < 1e150:
         return math.log(0.5 * (1.0 + alpha * alpha))
     return 2.0 * math.log(abs(alpha)) - math.log(2.0)  # 1/alpha^2 < 1e-300 below an ulp
-
-
-def _half_gamma(gamma: float) -> float:
-    """g = gamma/2; ``DomainError`` for gamma = 5e-324, whose half is not a double (it rounded to 0, and the
-    plateau log(g^2 m_2(g)) of a positive weight decay became log 0: NaN)."""
-    g = 0.5 * gamma
-    if gamma > 0.0 and g == 0.0:
-        raise V.DomainError(f"gamma must be 0 or >= 1e-323 (paper convention): gamma/2 of gamma = {gamma!r} "
-                            "rounds to 0 in float64")
-    return g
 
 
 def _log_loss_inf(which: str, lam: float, d: float, gamma: float, alpha: float) -> float:
