@@ -57,6 +57,7 @@ __all__ = [
     "max_size",
     "scalar_or_array",
     "broadcasting",
+    "ordered",
     "file_path",
     "writable_file",
 ]
@@ -436,6 +437,17 @@ def broadcasting(*names: str) -> Callable:
         return wrapper
 
     return deco
+
+
+def ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
+    """Raise naming the first broadcast element where ``big < small``: that pair itself (a message built from
+    ``min(big)`` and ``max(small)`` may quote two elements that are each in order)."""
+    s, b = np.broadcast_arrays(small, big)
+    bad = b < s
+    if np.any(bad):
+        i = np.flatnonzero(bad)[0]
+        raise DomainError(f"{big_name} must be >= {small_name} (got {big_name}={float(b.flat[i])!r} < "
+                          f"{small_name}={float(s.flat[i])!r})")
 
 
 def file_path(path: Any, name: str) -> Path:

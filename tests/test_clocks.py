@@ -223,6 +223,11 @@ def test_fast_clock_bound_holds_for_linear_gaps():
     assert np.all(C.fast_clock_loss_bound(t, K, c, t0, g0) >= loss * (1 - 1e-14))
     with pytest.raises(DomainError, match="t must be >= t0"):
         C.fast_clock_loss_bound(1.0, K, c, t0, g0)
+    # the offending pair is named (t = 3 < t0 = 4), not min(t) = 0.5 beside max(t0) = 4 (each in order with its own)
+    with pytest.raises(DomainError, match=r"t must be >= t0 \(got t=3.0 < t0=4.0\)"):
+        C.fast_clock_loss_bound([3.0, 0.5], K, c, [4.0, 0.1], g0)
+    with pytest.raises(DomainError, match=r"t must be >= t0 \(got t=3.0 < t0=4.0\)"):
+        C.kl_gap_solution([3.0, 0.5], 1.0, 1.0, 0.75, t0=[4.0, 0.1])
 
 
 def test_contraction_clock_bound_vs_geometric_sequence():

@@ -138,8 +138,7 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
     c = V.positive(rate, "rate")
     t0a = V.nonnegative(t0, "t0")
     g0 = V.finite(gamma0, "gamma0")
-    if np.any(tt < t0a):
-        raise V.DomainError(f"t must be >= t0 = {float(np.min(t0a))!r} (got {float(np.min(tt))!r})")
+    V.ordered(t0a, tt, "t0", "t")
     with np.errstate(over="ignore"):
         gam = g0 + c * (tt - t0a)  # +inf only where the true gap exceeds 1.8e308 (the bound is then 0)
     k = _n_classes(n_classes)

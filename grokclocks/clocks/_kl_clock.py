@@ -77,25 +77,14 @@ def _bounds(lower: np.ndarray, upper: np.ndarray) -> Bounds:
 def _kl_consts(c_kl: Any, C_kl: Any) -> tuple[np.ndarray, np.ndarray]:
     c = V.positive(c_kl, "c_kl")
     C = V.positive(C_kl, "C_kl")
-    _ordered(c, C, "c_kl", "C_kl")
+    V.ordered(c, C, "c_kl", "C_kl")
     return c, C
-
-
-def _ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
-    """Raise naming the first broadcast element where ``big < small`` (the pair itself, not min / max)."""
-    s, b = np.broadcast_arrays(small, big)
-    bad = b < s
-    if np.any(bad):
-        i = np.flatnonzero(bad)[0]
-        raise V.DomainError(f"{big_name} must be >= {small_name} (got {big_name}={float(b.flat[i])!r} < "
-                            f"{small_name}={float(s.flat[i])!r})")
 
 
 def _elapsed(t: Any, t0: Any) -> np.ndarray:
     tt = V.finite(t, "t")
     t0a = V.finite(t0, "t0")
-    if np.any(tt < t0a):
-        raise V.DomainError(f"t must be >= t0 = {float(np.max(t0a))!r} (got {float(np.min(tt))!r})")
+    V.ordered(t0a, tt, "t0", "t")
     return tt - t0a
 
 
@@ -308,7 +297,7 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Ta = V.finite(T, "T")
     mg = V.positive(m_G, "m_G")
     Mg = V.positive(M_G, "M_G")
-    _ordered(mg, Mg, "m_G", "M_G")
+    V.ordered(mg, Mg, "m_G", "M_G")
     lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
     hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
     return _bounds(lo, hi)
