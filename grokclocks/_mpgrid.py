@@ -346,7 +346,8 @@ def _p_inverse(d_out, level):
 
     Below :math:`x=10^{-300}` (subnormal or 0: :math:`\ell=5\cdot10^{-324}`) ``log x`` comes from
     :math:`P(a,x)=x^a/\Gamma(a+1)\,(1+O(x))`: :math:`\log x=2(\log\ell+\log\Gamma(a+1))/d_{\rm out}`, in
-    :math:`d_{\rm out}` (:math:`a=d_{\rm out}/2` rounds to 0 at :math:`d_{\rm out}=5\cdot10^{-324}`)."""
+    :math:`d_{\rm out}` (:math:`a=d_{\rm out}/2` rounds to 0 at :math:`d_{\rm out}=5\cdot10^{-324}`).
+    Spec ``levi:lstar`` (the accuracy level's inverse in :math:`\mathcal L^*`)."""
     d_out = np.asarray(d_out, dtype=np.float64)
     level = np.asarray(level, dtype=np.float64)
     a = 0.5 * d_out

@@ -41,8 +41,9 @@ def _log_wd_plateau(which: str, lam: float, g: float) -> float:
 
 
 def _log_c(alpha: float) -> float:
-    """log c_alpha = log((1 + alpha^2)/2), the prefactor of the loss, also where alpha^2 overflows (|alpha| > 1.3e154:
-    log(inf) + log Phi = inf - inf was NaN at init_scale = -1e300 with a vanishing Phi)."""
+    """log c_alpha = log((1 + alpha^2)/2), the prefactor of the loss (spec ``levi:init-rescale``), also where alpha^2
+    overflows (|alpha| > 1.3e154: log(inf) + log Phi = inf - inf was NaN at init_scale = -1e300 with a vanishing
+    Phi)."""
     if abs(alpha) < 1e150:
         return math.log(0.5 * (1.0 + alpha * alpha))
     return 2.0 * math.log(abs(alpha)) - math.log(2.0)  # 1/alpha^2 < 1e-300 below an ulp
@@ -182,7 +183,7 @@ def _log_loss_wd(which: str, s: float, lam: float, d: float, gamma: float, alpha
     """
     g = _half_gamma(gamma)
     if math.isinf(g):  # gamma beyond 1.8e308 (torch convention x d_out): R = 1 at s = 0, else 0 and L = plateau
-        log_c = float(np.logaddexp(0.0, 2.0 * math.log(abs(alpha)))) if alpha != 0.0 else 0.0  # log(1 + alpha^2)
+        log_c = _log_c(alpha) + math.log(2.0)  # log(1 + alpha^2)
         return (log_c if s == 0.0 else _log_wd_plateau(which, lam, g)) - math.log(2.0 * d)
     terms = [_log_wd_plateau(which, lam, g)]
     if alpha != 0.0:
