@@ -30,8 +30,9 @@ Error measures (``kind``), with :math:`v` the value and :math:`R` the reference:
            exponentially small or large: evaluating :math:`e^y` from a :math:`y` correct to an ulp
            already costs :math:`|y|` ulps, so this is the relative error per unit of :math:`|\\log R|`.
 
-A value ``+-inf`` is correct where the reference lies beyond the largest double (1.8e308) with the
-same sign: that is IEEE rounding of an overflow.  ``rtol`` and ``atol`` may be callables of the
+A value ``+-inf`` is correct where the reference lies beyond the largest double plus half an ulp
+(2^1024 - 2^970) with the same sign: that is IEEE rounding of an overflow (a reference between the
+largest double and that threshold rounds to the largest double, and is compared as usual).  ``rtol`` and ``atol`` may be callables of the
 case's arguments when the contract depends on them (e.g. near an edge where the input's own
 rounding sets the attainable accuracy); ``rtol_doc`` then says the formula for the docs page.
 """
@@ -48,6 +49,9 @@ import numpy as np
 
 TINY = float(np.finfo(np.float64).tiny)  # smallest positive normal double, 2.2e-308
 HUGE = float(np.finfo(np.float64).max)  # largest double, 1.8e308
+# IEEE rounding overflows to inf from 2^1024 - 2^970 (the largest double plus half an ulp); below it,
+# a value beyond HUGE rounds to HUGE
+OVERFLOW = mpmath.mpf(2) ** 1024 - mpmath.mpf(2) ** 970
 
 __all__ = ["AccuracyCase", "Arg", "Branch", "TINY", "HUGE", "fixed_points", "draw_point", "sample_points",
            "relative_error", "case_error", "evaluate", "run_case"]
@@ -267,10 +271,10 @@ def evaluate(case: AccuracyCase, point: Mapping[str, float]) -> tuple[str, float
         if math.isnan(v) and mp_isnan(ref):
             return "ok", 0.0  # a documented NaN (e.g. grok_time when neither accuracy reaches the level)
         if not math.isfinite(v):
-            if not math.isnan(v) and abs(ref) > HUGE and (v > 0) == (ref > 0):
+            if not math.isnan(v) and abs(ref) >= OVERFLOW and (v > 0) == (ref > 0):
                 return "ok", 0.0  # IEEE overflow of a value beyond the float range
             return f"bad: non-finite {v} (reference {mpmath.nstr(ref, 17)})", math.inf
-        if abs(ref) > HUGE:
+        if abs(ref) >= OVERFLOW:
             return f"bad: finite {v!r} where the reference {mpmath.nstr(ref, 5)} overflows", math.inf
         err = case_error(case.kind, v, ref)
         rtol = _tol(case.rtol, kw)
