@@ -120,8 +120,28 @@ def _log_ive_2sr(n, s, r):
 
 
 def _gap(a):
-    r""":math:`\lambda_-=(1-\sqrt\lambda)^2` as :math:`((1-\lambda)/(1+\sqrt\lambda))^2`: no cancellation near 1."""
-    return ((1.0 - a) / (1.0 + np.sqrt(a))) ** 2
+    r"""λ₋ = (1 - √λ)² as ((1 - λ)/(1 + √λ))²: no cancellation near λ = 1.
+
+    From λ = 10³⁰⁰ on as λ - 2√λ, correctly rounded there (the 1 is below an ulp): the square of the
+    rounded quotient overflowed to `inf` at the largest double."""
+    a = np.asarray(a, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        q2 = ((1.0 - a) / (1.0 + np.sqrt(a))) ** 2
+    big = a >= 1e300
+    if not np.any(big):
+        return q2
+    return np.where(big, a - 2.0 * np.sqrt(np.where(big, a, 1.0)), q2)
+
+
+def _upper_edge(a):
+    r"""λ₊ = (1 + √λ)²; from λ = 10³⁰⁰ on as λ + 2√λ, correctly rounded (the square of the rounded √λ
+    came out an ulp below λ₋ at the largest double)."""
+    a = np.asarray(a, dtype=np.float64)
+    big = a >= 1e300
+    sq = (1.0 + np.sqrt(a)) ** 2
+    if not np.any(big):
+        return sq
+    return np.where(big, a + 2.0 * np.sqrt(np.where(big, a, 1.0)), sq)
 
 
 def _edge_distances(x, a):
@@ -175,14 +195,15 @@ def mp_edges(lam):
     (lam_minus, lam_plus) : tuple of float or ndarray
         A :class:`MPEdges` named tuple (``lam_minus``, ``lam_plus``); it unpacks like a plain tuple.
         :math:`\lambda_-` is evaluated as :math:`((1-\lambda)/(1+\sqrt\lambda))^2` (no cancellation near
-        :math:`\lambda=1`); both to a few ulps for every :math:`\lambda\in[10^{-308},10^{300}]`.
+        :math:`\lambda=1`); both to a few ulps for every :math:`\lambda\in[10^{-308},1.8\cdot10^{308}]`
+        (above :math:`10^{300}` as :math:`\lambda\mp2\sqrt\lambda`, correctly rounded).
 
     References
     ----------
     Levi et al., eq. (6).
     """
     a = _lam(lam)
-    return MPEdges(V.scalar_or_array(_gap(a)), V.scalar_or_array((1.0 + np.sqrt(a)) ** 2))
+    return MPEdges(V.scalar_or_array(_gap(a)), V.scalar_or_array(_upper_edge(a)))
 
 
 @cites("levi:eq6")

@@ -130,7 +130,10 @@ def weight_decay_to_penalty_coefficient(mu, depth):
     Spec ``clocks:eq2.7``.
     """
     L = _depth(depth)
-    return V.scalar_or_array(V.nonnegative(mu, "mu") * L / 2.0)
+    # mu (L/2), L/2 exact (int / int is correctly rounded): mu L overflowed first (inf at mu = 1e308, L = 3)
+    m = V.nonnegative(mu, "mu")
+    with np.errstate(over="ignore"):  # inf only where mu L/2 itself is beyond the double range
+        return V.scalar_or_array(m * (L / 2))
 
 
 def _factors(factors, name: str = "factors") -> list[np.ndarray]:

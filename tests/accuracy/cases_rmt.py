@@ -178,6 +178,12 @@ CASES = [
                  lambda lam: (1 + mp.sqrt(lam)) ** 2, {"lam": LAM}, rtol=4e-16),
     AccuracyCase("grokclocks.rmt.mp_edges [lam_-]", lambda lam: rmt.mp_edges(lam)[0], ref_gap,
                  {"lam": LAM}, rtol=1e-15),
+    # lam - 2 sqrt(lam) and lam + 2 sqrt(lam) above 1e300 (the square of the rounded quotient overflowed
+    # to inf at the largest double, and (1 + sqrt(lam))^2 came out an ulp below lam_-)
+    AccuracyCase("grokclocks.rmt.mp_edges [lam_-, lam in [1e300, max]]", lambda lam: rmt.mp_edges(lam)[0], ref_gap,
+                 {"lam": Arg(1e300, HUGE)}, rtol=1.2e-16),
+    AccuracyCase("grokclocks.rmt.mp_edges [lam_+, lam in [1e300, max]]", lambda lam: rmt.mp_edges(lam)[1],
+                 lambda lam: (1 + mp.sqrt(lam)) ** 2, {"lam": Arg(1e300, HUGE)}, rtol=1.2e-16),
     AccuracyCase("grokclocks.rmt.mp_edges [lam_-, lam near 1]", lambda e, side: rmt.mp_edges(_pm1(e, side))[0],
                  lambda e, side: ref_gap(_pm1(e, side)), {"e": NEAR1, "side": Arg(values=(-1, 1))},
                  rtol=1e-15),

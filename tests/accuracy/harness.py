@@ -7,6 +7,14 @@ folder each export ``CASES: list[AccuracyCase]``; ``test_accuracy.py`` draws fro
 hypothesis (log-uniform draws that include the end points), and ``docs/gen_accuracy.py`` measures
 the worst error over a large sample for the docs page.
 
+Stratified draws: a function that switches formula at some value of an argument (a series below a
+threshold, an asymptotic form beyond one) or of a quantity formed from its arguments (the late-time
+exponent ``x = 4 eta0 (1 - sqrt(lam))^2 t``) declares it as a ``Branch``: the quantity's range is cut
+at the switch points, and each draw first picks one of the pieces (or, with the same chance, the plain
+draw over the whole domain), so that every formula of the function is exercised, however narrow its
+interval in the log-uniform measure of the whole domain.  A case may also list fixed ``points``
+(the worst points found by earlier measurements), checked beside the corners.
+
 The domain is the documented domain of the function: on it the function must return a value
 within the contract of the reference, or raise ``DomainError`` only on a documented sub-domain
 (``raises`` predicate).
@@ -22,8 +30,9 @@ Error measures (``kind``), with :math:`v` the value and :math:`R` the reference:
            exponentially small or large: evaluating :math:`e^y` from a :math:`y` correct to an ulp
            already costs :math:`|y|` ulps, so this is the relative error per unit of :math:`|\\log R|`.
 
-A value ``+-inf`` is correct where the reference lies beyond the largest double (1.8e308) with the
-same sign: that is IEEE rounding of an overflow.  ``rtol`` and ``atol`` may be callables of the
+A value ``+-inf`` is correct where the reference lies beyond the largest double plus half an ulp
+(2^1024 - 2^970) with the same sign: that is IEEE rounding of an overflow (a reference between the
+largest double and that threshold rounds to the largest double, and is compared as usual).  ``rtol`` and ``atol`` may be callables of the
 case's arguments when the contract depends on them (e.g. near an edge where the input's own
 rounding sets the attainable accuracy); ``rtol_doc`` then says the formula for the docs page.
 """
@@ -40,9 +49,21 @@ import numpy as np
 
 TINY = float(np.finfo(np.float64).tiny)  # smallest positive normal double, 2.2e-308
 HUGE = float(np.finfo(np.float64).max)  # largest double, 1.8e308
+# IEEE rounding overflows to inf from 2^1024 - 2^970 (the largest double plus half an ulp); below it,
+# a value beyond HUGE rounds to HUGE
+OVERFLOW = mpmath.mpf(2) ** 1024 - mpmath.mpf(2) ** 970
 
-__all__ = ["AccuracyCase", "Arg", "TINY", "HUGE", "sample_points", "relative_error", "case_error",
-           "evaluate", "run_case"]
+__all__ = ["AccuracyCase", "Arg", "Branch", "TINY", "HUGE", "fixed_points", "draw_point", "sample_points",
+           "relative_error", "case_error", "evaluate", "run_case"]
+
+
+def _draw_in(lo: float, hi: float, scale: str, u: float) -> float:
+    """Map ``u`` in [0, 1] to [lo, hi], log-uniformly (``scale="log"``, lo > 0) or uniformly."""
+    if scale == "log":
+        x = math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
+    else:
+        x = lo + u * (hi - lo)
+    return min(max(x, lo), hi)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +86,56 @@ class Arg:
         """Map ``u`` in [0, 1] to the domain."""
         if self.values:
             return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
-        if self.scale == "log":
-            x = math.exp(math.log(self.lo) + u * (math.log(self.hi) - math.log(self.lo)))
-        else:
-            x = self.lo + u * (self.hi - self.lo)
+        return self.clip(_draw_in(self.lo, self.hi, self.scale, u))
+
+    def clip(self, x: float) -> float:
+        """``x`` moved into the domain (the nearest value of ``values``; rounded for an integer)."""
+        if self.values:
+            return min(self.values, key=lambda v: abs(v - x))
         x = min(max(x, self.lo), self.hi)
         return float(round(x)) if self.integer else x
+
+
+@dataclasses.dataclass(frozen=True)
+class Branch:
+    """Switch points of a quantity the function branches on: draws are stratified across its pieces.
+
+    arg    : the argument that is set from the drawn quantity
+    points : the switch points in the code (in the units of the quantity), inside (lo, hi)
+    lo, hi : the range of the quantity that is cut into pieces (default: the argument's domain)
+    scale  : ``"log"`` or ``"lin"`` draw inside each piece
+    solve  : ``solve(q, **point)`` -> the value of ``arg`` at which the quantity equals ``q``, the other
+             arguments as drawn (``None``: the quantity is ``arg`` itself); the result is clipped into
+             the argument's domain
+    what   : the quantity in words (docs page), e.g. ``"x = 4 eta0 (1 - sqrt(lam))^2 t"``
+    """
+
+    arg: str
+    points: tuple[float, ...]
+    lo: float | None = None
+    hi: float | None = None
+    scale: str = "log"
+    solve: Callable[..., float] | None = None
+    what: str = ""
+
+    def edges(self, domain: Arg) -> list[float]:
+        lo = domain.lo if self.lo is None else self.lo
+        hi = domain.hi if self.hi is None else self.hi
+        return [lo, *sorted(p for p in self.points if lo < p < hi), hi]
+
+    def pieces(self, domain: Arg) -> int:
+        """Number of intervals; a draw picks one of them or (index == pieces) the plain draw."""
+        return len(self.edges(domain)) - 1
+
+    def apply(self, point: dict[str, float], domain: Arg, piece: int, u: float) -> None:
+        """Set ``point[arg]`` so that the quantity lies in interval ``piece`` at relative position ``u``
+        (``piece == pieces``: leave the plain draw)."""
+        e = self.edges(domain)
+        if piece >= len(e) - 1:
+            return
+        q = _draw_in(e[piece], e[piece + 1], self.scale, u)
+        others = {k: v for k, v in point.items() if k != self.arg}
+        point[self.arg] = domain.clip(q if self.solve is None else float(self.solve(q, **others)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +154,8 @@ class AccuracyCase:
                 0 skips the case (corners too) in the ``ci`` profile
     rtol_doc  : how a callable ``rtol`` reads on the docs page
     raises_doc: the documented DomainError sub-domain in words (docs page)
+    branches  : the function's switch points (:class:`Branch`), for stratified draws
+    points    : fixed points checked beside the corners (hard points found earlier)
     """
 
     name: str
@@ -105,19 +172,45 @@ class AccuracyCase:
     ci_examples: int | None = None
     rtol_doc: str = ""
     raises_doc: str = ""
+    branches: tuple[Branch, ...] = ()
+    points: tuple[Mapping[str, float], ...] = ()
+
+    def __post_init__(self):
+        for b in self.branches:
+            if b.arg not in self.args or self.args[b.arg].values:
+                raise ValueError(f"{self.name}: a branch must set a continuous argument (got {b.arg!r})")
+        for pt in self.points:
+            if set(pt) != set(self.args):
+                raise ValueError(f"{self.name}: a fixed point must give every argument (got {sorted(pt)})")
 
 
-def sample_points(case: AccuracyCase, n: int, seed: int = 0) -> list[dict[str, float]]:
-    """Every corner of the domain, then ``n`` quasi-random points (a seeded uniform draw)."""
+def fixed_points(case: AccuracyCase) -> list[dict[str, float]]:
+    """Every corner of the domain, then the case's fixed ``points``."""
     names = list(case.args)
-    pts: list[dict[str, float]] = []
     corners = [[]]
     for nm in names:
         corners = [c + [v] for c in corners for v in case.args[nm].extremes()]
-    pts += [dict(zip(names, c)) for c in corners]
+    return [dict(zip(names, c)) for c in corners] + [dict(pt) for pt in case.points]
+
+
+def draw_point(case: AccuracyCase, us: Sequence[float], pieces: Sequence[int] = (),
+               branch_us: Sequence[float] = ()) -> dict[str, float]:
+    """One draw: ``us[i]`` in [0, 1] for each argument, then for each branch ``pieces[j]`` (an interval of
+    its quantity, or ``Branch.pieces`` for the plain draw) at position ``branch_us[j]``."""
+    pt = {nm: a.draw(float(u)) for (nm, a), u in zip(case.args.items(), us)}
+    for b, k, u in zip(case.branches, pieces, branch_us):
+        b.apply(pt, case.args[b.arg], int(k), float(u))
+    return pt
+
+
+def sample_points(case: AccuracyCase, n: int, seed: int = 0) -> list[dict[str, float]]:
+    """The fixed points (corners and ``points``), then ``n`` seeded draws, each branch's pieces (and
+    the plain draw) chosen with equal chance."""
+    pts = fixed_points(case)
     rng = np.random.default_rng(seed)
-    for u in rng.random((n, len(names))):
-        pts.append({nm: case.args[nm].draw(float(ui)) for nm, ui in zip(names, u)})
+    for u in rng.random((n, len(case.args))):
+        pieces = [int(rng.integers(0, b.pieces(case.args[b.arg]) + 1)) for b in case.branches]
+        pts.append(draw_point(case, u, pieces, rng.random(len(case.branches))))
     return pts
 
 
@@ -178,10 +271,10 @@ def evaluate(case: AccuracyCase, point: Mapping[str, float]) -> tuple[str, float
         if math.isnan(v) and mp_isnan(ref):
             return "ok", 0.0  # a documented NaN (e.g. grok_time when neither accuracy reaches the level)
         if not math.isfinite(v):
-            if not math.isnan(v) and abs(ref) > HUGE and (v > 0) == (ref > 0):
+            if not math.isnan(v) and abs(ref) >= OVERFLOW and (v > 0) == (ref > 0):
                 return "ok", 0.0  # IEEE overflow of a value beyond the float range
             return f"bad: non-finite {v} (reference {mpmath.nstr(ref, 17)})", math.inf
-        if abs(ref) > HUGE:
+        if abs(ref) >= OVERFLOW:
             return f"bad: finite {v!r} where the reference {mpmath.nstr(ref, 5)} overflows", math.inf
         err = case_error(case.kind, v, ref)
         rtol = _tol(case.rtol, kw)
