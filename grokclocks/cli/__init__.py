@@ -29,7 +29,7 @@ from . import _cite, _compare, _list, _time, _verify
 from ._common import FORMATTER, CLIError
 from ._verify import VERIFY_SUITES, verify_command
 
-__all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command", "CLIError"]
+__all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
 
 _EPILOG_MAIN = """\
 examples:
