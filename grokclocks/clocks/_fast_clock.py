@@ -42,7 +42,11 @@ class GapGrowthFit(NamedTuple):
     """
 
     gamma0: float
+    r"""γ₀ = γ̂_min(t₀), the minimum logit gap at the chosen start time t₀."""
     c: float
+    r"""The largest rate c with γ̂_min(t) ≥ γ₀ + c·(t − t₀) at every record after t₀; c ≤ 0 means the assumption
+    fails on this record.
+    """
 
 
 @cites("clocks:asm3.4")

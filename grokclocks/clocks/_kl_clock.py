@@ -696,7 +696,9 @@ class KLConstants(NamedTuple):
     """
 
     theta: float
+    r"""KL exponent θ, in [1/2, 1)."""
     a: float
+    r"""KL constant a > 0 of the inequality, also the rate of dΔ/dt = −a·Δ^(2θ)."""
 
 
 @cites("clocks:appF2-kl-examples")

@@ -36,8 +36,13 @@ class ActiveAffineMap(NamedTuple):
     """
 
     A: np.ndarray
+    r"""Linear part, float64 of shape (K, d0) for one input or (n, K, d0) for n inputs (K outputs, d0 input
+    dimensions).
+    """
     c: np.ndarray
+    r"""Offset, float64 of shape (K,) or (n, K)."""
     masks: list
+    r"""Boolean gate masks 𝟙[h_l > 0], one per hidden layer l, of shape (d_l,) or (n, d_l)."""
 
 
 @cites("clocks:prop4.1", "clocks:cor5.7")
@@ -257,7 +262,7 @@ def gate_margin(preacts):
 
 @cites("clocks:appF3-gate-margin")
 def gates_certified_stable(preacts_t1, preacts_path):
-    r"""Sufficient condition for frozen gates on a recorded path: the drift of every pre-activation stays below the margin.
+    r"""Sufficient condition for frozen gates on a recorded path: every pre-activation drifts less than the margin.
 
     .. math:: \sup_t\max_{i,l,j}|h_{l,j}(x_i;t)-h_{l,j}(x_i;t_1)|<m=\min_{i,l,j}|h_{l,j}(x_i;t_1)|
 

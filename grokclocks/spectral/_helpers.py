@@ -44,9 +44,13 @@ class SingularValueDrift(NamedTuple):
     """
 
     sigma: np.ndarray
+    r"""The singular values σ_i > rtol·σ_1 of W."""
     data_force: np.ndarray
+    r"""The data force F_i = −u_iᵀ·∇L(W)·v_i of each singular direction (u_i, v_i its singular vectors)."""
     shrinkage: np.ndarray
+    r"""The penalty's pull λ·p·σ_i^(p−1) ≥ 0 on each singular value."""
     drift: np.ndarray
+    r"""The drift dσ_i/dt = F_i − λ·p·σ_i^(p−1)."""
 
 
 # ------------------------------------------------------------------------------------------ helpers
