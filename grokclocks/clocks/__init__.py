@@ -25,7 +25,7 @@ Contents
 * modular characters and the real Fourier basis of ℤ_p.
 
 Spectral tools (stable rank, Schatten quasi-norms, drift, Eckart–Young, covers) live in
-`grokclocks.spectral`.  Conventions (spec §0): 0-based labels, `n_classes` = K, time is
+`grokclocks.spectral`.  Conventions: 0-based labels, `n_classes` = K, time is
 gradient-flow time (accumulated optimiser time for discrete optimisers); a threshold that is never
 reached gives `math.inf`, not an error.  No JAX here.
 

@@ -370,7 +370,7 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
 
     References
     ----------
-    Spec ID `repulsion:setup` (§3 of the spec: Adam with coupled L2, not AdamW).
+    Spec ID `repulsion:setup` (the training setup: Adam with coupled L2, not AdamW).
     """
     s = V.integer_at_least(step, "step", 1)
     lr = V.positive(lr, "lr", scalar=True)
