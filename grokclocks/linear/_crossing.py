@@ -43,7 +43,7 @@ def accuracy_from_loss(L, eps, d_out=1):
         \qquad d_{\rm out}=1:\ \mathcal A=\mathrm{erf}\sqrt{\frac{\epsilon}{2\mathcal L}}
 
     In words: the regularised lower incomplete gamma function P(d_out/2, d_out·ε/(2L)); at d_out = 1 it is
-    erf(√(ε/(2L))). L is the *variance* of each error component (the paper says "standard deviation"), and the
+    erf(√(ε/(2L))). L is the variance of each error component (the paper says "standard deviation"), and the
     map assumes isotropic Gaussian errors.
 
     Parameters

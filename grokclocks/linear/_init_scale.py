@@ -45,7 +45,7 @@ def effective_eps(eps, alpha):
 
     .. math:: \epsilon_{\rm eff}=\frac{\epsilon}{c_\alpha}=\frac{2\epsilon}{1+\alpha^2}
 
-    In words: ε divided by c_α = (1 + α²)/2. Rescaling the initialisation does *not* leave the grokking time
+    In words: ε divided by c_α = (1 + α²)/2. Rescaling the initialisation does not leave the grokking time
     unchanged (the paper's claim): e.g. λ = 0.5, ε = 10⁻³: Δt = 412.5, 431.3, 463.2, 497.6 for α = 0.5, 1, 2,
     4.
 

@@ -223,7 +223,7 @@ def grok_time_wd_paper(lam, eta0):
     .. math:: \Delta t_{\rm grok}\simeq\frac{\log(1+\sqrt\lambda)}{2\eta_0(1-\sqrt\lambda)^2}\quad\text{(paper; not derivable)}
 
     In words: log(1 + √λ)/(2η₀(1 − √λ)²), independent of γ. Transcription only: the exact `grok_time` with
-    `gamma` > 0 *increases* with γ and diverges at `wd_gamma_max` (λ = 0.5, ε = 10⁻³: 431, 439, 457, 596, ∞
+    `gamma` > 0 increases with γ and diverges at `wd_gamma_max` (λ = 0.5, ε = 10⁻³: 431, 439, 457, 596, ∞
     for γ = 0, 10⁻³, 3·10⁻³, 10⁻², 3·10⁻², while this gives 312; erratum levi-2).
 
     Parameters
