@@ -211,7 +211,7 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
             if name not in lst:
                 lst.append(name)
         if obj.__doc__ is not None and "\nSpec IDs\n" not in obj.__doc__:
-            tags = ", ".join(f"``{e.id}`` ({e.status})" for e in entries)
+            tags = ", ".join(f"`{e.id}` ({e.status})" for e in entries)
             obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}.\n"
         return obj
 

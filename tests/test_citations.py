@@ -47,7 +47,7 @@ def test_cites_records_ids_registry_and_docstring(private_registry):
     assert private_registry["levi:gen-closed"] == [name]
     # the docstring names the IDs and their statuses
     assert "Spec IDs" in f.__doc__
-    assert "``levi:eq19`` (exact), ``levi:gen-closed`` (exact)." in f.__doc__
+    assert "`levi:eq19` (exact), `levi:gen-closed` (exact)." in f.__doc__
     assert f.__doc__.startswith("Example.")
 
 
@@ -153,7 +153,7 @@ def test_every_public_function_cites_the_spec(modname):
     assert not missing, f"public functions of {modname} without @cites: {missing}"
     for n, f in funcs:
         doc = f.__doc__ or ""
-        assert "Spec IDs" in doc and all(f"``{i}``" in doc for i in citations_of(f)), (
+        assert "Spec IDs" in doc and all(f"`{i}`" in doc for i in citations_of(f)), (
             f"{modname}.{n}: docstring does not name its spec IDs")
 
 

@@ -276,8 +276,6 @@ def test_help_text_has_no_rest(module):
     assert not problems, f"{len(problems)} help() problem(s) in {module}:\n  " + "\n  ".join(problems)
 
 
-@pytest.mark.xfail(reason="grokclocks.citations.cites appends the spec IDs in double backticks "
-                          "(``levi:eq19``); its owner changes them to single backticks", strict=True)
 def test_cites_line_has_no_rest():
     """The `Spec IDs` line that `@cites` appends to `__doc__` (shown by `help()`) is plain text."""
     from grokclocks.linear import grok_time
