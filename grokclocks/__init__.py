@@ -35,3 +35,5 @@ __all__ = [
     "loss_train",
     "t_star",
 ]
+
+del annotations  # left by `from __future__ import annotations`; not part of the API

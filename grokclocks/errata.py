@@ -14,6 +14,11 @@ from .citations import PAPERS, SPEC
 __all__ = ["Erratum", "ERRATA", "check_erratum", "errata_for", "to_markdown"]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 def check_erratum(e: Erratum) -> Erratum:
     """Validate a record: its spec IDs exist and its number is ``<paper>-<n>`` of their paper.
 

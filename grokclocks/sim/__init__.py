@@ -34,3 +34,5 @@ __all__ = [
     "linear",
     "modular",
 ]
+
+del annotations  # left by `from __future__ import annotations`; not part of the API

@@ -48,6 +48,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 def _register(cls: type, data: Sequence[str], meta: Sequence[str]) -> type:
     return jax.tree_util.register_dataclass(cls, data_fields=list(data), meta_fields=list(meta))
 

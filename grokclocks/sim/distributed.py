@@ -38,6 +38,11 @@ from .train import Trajectory
 __all__ = ["process_share", "merge_seed_shards"]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 def process_share(items: Iterable[Any], index: int | None = None, count: int | None = None) -> list[Any]:
     """The contiguous block of ``items`` that process ``index`` of ``count`` runs.
 

@@ -51,6 +51,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 
 def _params_net(params: Any, X: Any) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``params = {"W": (N, d), "a": (N,) or (N, C)}`` and inputs ``X`` (n, d), finite (eq. 1)."""

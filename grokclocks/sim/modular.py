@@ -67,6 +67,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 @dataclasses.dataclass(frozen=True)
 class ModularConfig:
     """Configuration of the runs :func:`run_modular_addition` wrote before it became a configuration of

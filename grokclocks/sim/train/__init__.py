@@ -49,7 +49,7 @@ from ...runfile import (
     save_trajectory,
     Trajectory,
 )
-from .._runtime import DivergenceWarning, SimulationDiverged  # noqa: F401 - attribute access as before
+from .._runtime import DivergenceWarning, SimulationDiverged
 from ._batching import MetricsFn, StepFn, batched, broadcast_batch, first_crossing_step, record_times
 from ._engine import (
     MEMORY_FRACTION,
@@ -100,6 +100,12 @@ __all__ = [
     "RunFileNotFoundError",
     "RunFileWarning",
     "RunPaths",
+    "SimulationDiverged",
+    "DivergenceWarning",
+    "StepFn",
+    "MetricsFn",
+    "MEMORY_FRACTION",
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API
