@@ -64,49 +64,33 @@ class TeacherStudentData:
     Array fields carry the batch (seed) axes in front; the others are static metadata.  The
     object is a JAX pytree (array fields are leaves), so it can be passed through `jit`/`vmap`.
     Build it with `make_teacher_student` (or `grokclocks.sim.linear.draw_teacher_student`).
-
-    Attributes
-    ----------
-    X : jax.Array
-        Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in).
-    T : jax.Array
-        Teacher, entries of variance 1/(2 d_in d_out), shape (..., d_in, d_out).
-    S0 : jax.Array
-        Initial student, the teacher's law times `init_scale`, shape (..., d_in, d_out).
-    delta : jax.Array
-        Fixed label noise, entries of variance `sigma2` (zeros if it is 0), shape (..., N_tr, d_out);
-        the training labels are X·T + δ.
-    key : jax.Array
-        The key of each draw, uint32 of shape (..., 2) (fresh test inputs are derived from it).
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0).
-    init_scale : float
-        Student scale α (any real; default 1).
-    sigma2 : float
-        Label-noise variance σ² ≥ 0 (default 0).
-    seeds : tuple of int or None
-        The seeds, when the keys came from seeds (`teacher_student_keys`); `None` (default)
-        otherwise.
     """
 
     X: jax.Array
+    """Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in)."""
     T: jax.Array
+    """Teacher, entries of variance 1/(2 d_in d_out), shape (..., d_in, d_out)."""
     S0: jax.Array
+    """Initial student, the teacher's law times `init_scale`, shape (..., d_in, d_out)."""
     delta: jax.Array
+    """Fixed label noise, entries of variance `sigma2` (zeros if it is 0), shape (..., N_tr, d_out); the
+    training labels are X·T + δ."""
     key: jax.Array
+    """The key of each draw, uint32 of shape (..., 2) (fresh test inputs are derived from it)."""
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0)."""
     init_scale: float = 1.0
+    """Student scale α (any real; default 1)."""
     sigma2: float = 0.0
+    """Label-noise variance σ² ≥ 0 (default 0)."""
     seeds: tuple[int, ...] | None = None
+    """The seeds, when the keys came from seeds (`teacher_student_keys`); `None` (default) otherwise."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -129,47 +113,32 @@ class TwoLayerData:
 
     A JAX pytree like `TeacherStudentData` (array fields are leaves, the rest static metadata).
     Build it with `make_two_layer_teacher_student` (or `grokclocks.sim.linear.draw_two_layer`).
-
-    Attributes
-    ----------
-    X : jax.Array
-        Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in).
-    T0 : jax.Array
-        First-layer teacher, entries of variance 1/(2 d_in d_h), shape (..., d_in, d_h).
-    T1 : jax.Array
-        Second-layer teacher, entries of variance 1/(2 d_out d_h), shape (..., d_h, d_out).
-    S0 : jax.Array
-        First-layer initial student, the law of `T0`, shape (..., d_in, d_h).
-    S1 : jax.Array
-        Second-layer initial student, the law of `T1`, shape (..., d_h, d_out).
-    key : jax.Array
-        The key of each draw, uint32 of shape (..., 2).
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_h : int
-        Hidden width d_h ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0).
-    seeds : tuple of int or None
-        The seeds, when the keys came from seeds; `None` (default) otherwise.
     """
 
     X: jax.Array
+    """Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in)."""
     T0: jax.Array
+    """First-layer teacher, entries of variance 1/(2 d_in d_h), shape (..., d_in, d_h)."""
     T1: jax.Array
+    """Second-layer teacher, entries of variance 1/(2 d_out d_h), shape (..., d_h, d_out)."""
     S0: jax.Array
+    """First-layer initial student, the law of `T0`, shape (..., d_in, d_h)."""
     S1: jax.Array
+    """Second-layer initial student, the law of `T1`, shape (..., d_h, d_out)."""
     key: jax.Array
+    """The key of each draw, uint32 of shape (..., 2)."""
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_h: int
+    """Hidden width d_h ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0)."""
     seeds: tuple[int, ...] | None = None
+    """The seeds, when the keys came from seeds; `None` (default) otherwise."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -186,32 +155,22 @@ class ModularData:
 
     All p² pairs are kept (fixed shapes, so splits of different sizes can be vmapped); the split
     is a boolean mask.  A JAX pytree; build it with `make_modular_addition`.
-
-    Attributes
-    ----------
-    X : jax.Array
-        Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m).
-    Y : jax.Array
-        One-hot of (n + m) mod p, shape (p², p).
-    labels : jax.Array
-        (n + m) mod p, int, shape (p²,).
-    train_mask : jax.Array
-        bool, `True` on the training pairs, shape (..., p²) with the keys' batch axes in front.
-    p : int
-        The modulus p ≥ 2.
-    alpha : float
-        Requested training fraction α in (0, 1].
-    n_train : int
-        Number of training pairs, round(α p²).
     """
 
     X: jax.Array
+    """Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m)."""
     Y: jax.Array
+    """One-hot of (n + m) mod p, shape (p², p)."""
     labels: jax.Array
+    """(n + m) mod p, int, shape (p²,)."""
     train_mask: jax.Array
+    """bool, `True` on the training pairs, shape (..., p²) with the keys' batch axes in front."""
     p: int
+    """The modulus p ≥ 2."""
     alpha: float
+    """Requested training fraction α in (0, 1]."""
     n_train: int
+    """Number of training pairs, round(α p²)."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -452,21 +411,14 @@ def make_two_layer_teacher_student(key: Any, d_in: int, lam: float, d_h: int, d_
 
 
 class ModularAdditionTable(NamedTuple):
-    """All p² pairs of `modular_addition_table`: inputs, one-hot targets and labels.
-
-    Attributes
-    ----------
-    X : jax.Array
-        Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m).
-    Y : jax.Array
-        One-hot of the label, shape (p², p).
-    labels : jax.Array
-        (n + m) mod p, int, shape (p²,).
-    """
+    """All p² pairs of `modular_addition_table`: inputs, one-hot targets and labels."""
 
     X: jax.Array
+    """Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m)."""
     Y: jax.Array
+    """One-hot of the label, shape (p², p)."""
     labels: jax.Array
+    """(n + m) mod p, int, shape (p²,)."""
 
 
 def modular_addition_table(p: int, dtype: Any = jnp.float64) -> ModularAdditionTable:

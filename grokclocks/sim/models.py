@@ -74,18 +74,12 @@ def __dir__() -> list[str]:
 
 
 class Model(NamedTuple):
-    """A model as a pair of pure functions, `init(key, **dims) -> params` and `apply(params, X, **kw) -> Y`.
-
-    Attributes
-    ----------
-    init : callable
-        `init(key, ...) -> params`: draws the parameter pytree from a PRNG key.
-    apply : callable
-        `apply(params, X, ...) -> outputs`: the model's outputs for a batch of inputs.
-    """
+    """A model as a pair of pure functions, `init(key, **dims) -> params` and `apply(params, X, **kw) -> Y`."""
 
     init: Callable[..., Any]
+    """`init(key, ...) -> params`: draws the parameter pytree from a PRNG key."""
     apply: Callable[..., jax.Array]
+    """`apply(params, X, ...) -> outputs`: the model's outputs for a batch of inputs."""
 
 
 ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {

@@ -78,44 +78,30 @@ class ModularConfig:
 
     Kept so that their saved files still load (`grokclocks.compare.load_run` reads their
     `threshold`); new runs carry a `TrainConfig`.
-
-    Attributes
-    ----------
-    p : int
-        The modulus p ≥ 2.
-    alpha : float or tuple of float
-        Training fraction(s) α in (0, 1); a tuple was a grid axis.
-    d_h : int
-        Hidden width ≥ 1.
-    eta : float
-        Learning rate η > 0.
-    steps : int
-        Number of GD steps, ≥ 1.
-    record_every : int
-        Steps between two records, ≥ 1.
-    seeds : tuple of int
-        The seeds, ≥ 0.
-    loss : {"sum", "mean"}
-        MSE summed over the p classes, or averaged over them.
-    weight_decay : float
-        Coefficient c ≥ 0 of c·W added to the gradient.
-    threshold : float
-        Accuracy level in (0, 1) of both clocks of the grokking delay.
-    dtype : {"float64", "float32"}
-        The floating dtype of the run.
     """
 
     p: int
+    """The modulus p ≥ 2."""
     alpha: float | tuple[float, ...]
+    """Training fraction(s) α in (0, 1); a tuple was a grid axis."""
     d_h: int
+    """Hidden width ≥ 1."""
     eta: float
+    """Learning rate η > 0."""
     steps: int
+    """Number of GD steps, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1."""
     seeds: tuple[int, ...]
+    """The seeds, ≥ 0."""
     loss: str
+    """`"sum"` or `"mean"`: MSE summed over the p classes, or averaged over them."""
     weight_decay: float
+    """Coefficient c ≥ 0 of c·W added to the gradient."""
     threshold: float
+    """Accuracy level in (0, 1) of both clocks of the grokking delay."""
     dtype: str
+    """`"float64"` or `"float32"`: the floating dtype of the run."""
 
 
 def quadratic_mlp_onehot_apply(params: dict[str, jax.Array], hot: jax.Array) -> jax.Array:
@@ -287,24 +273,17 @@ class ModularModel:
     `apply` is what the engine differentiates (reverse mode).  The Tian entries use
     `models._tian_hidden`, a `jax.custom_vjp` (faster backward pass), which has no forward mode: for
     `jax.jvp` / `jax.hessian` of Tian's net use `grokclocks.sim.models.tian_mlp_apply`.
-
-    Attributes
-    ----------
-    init : callable
-        `init(key, p, *, dtype, **model_kwargs) -> params`, the parameters for modulus p.
-    apply : callable
-        `apply(params, tokens) -> logits`, tokens of shape (N, 2) or (N, 3), logits (N, p).
-    equals : bool
-        Whether the inputs are `[a, b, =]` (3 tokens, `=` being token p) instead of `[a, b]`;
-        default `False`.
-    paper : str
-        The spec ID of the model's definition, e.g. `"clocks:appB"`; default empty.
     """
 
     init: Any
+    """`init(key, p, *, dtype, **model_kwargs) -> params`, the parameters for modulus p."""
     apply: Any
+    """`apply(params, tokens) -> logits`, tokens of shape (N, 2) or (N, 3), logits (N, p)."""
     equals: bool = False
+    """Whether the inputs are `[a, b, =]` (3 tokens, `=` being token p) instead of `[a, b]`; default
+    `False`."""
     paper: str = ""
+    """The spec ID of the model's definition, e.g. `"clocks:appB"`; default empty."""
 
 
 def _registry() -> dict[str, ModularModel]:
@@ -354,86 +333,59 @@ def modular_model(name: str) -> ModularModel:
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
-    """Configuration of a `train_modular` run, stored in its `Trajectory` (grid values as tuples; JSON-serialisable).
-
-    Attributes
-    ----------
-    model : str
-        The model's name (a key of `MODULAR_MODELS` or `"alpha_two_layer"`).
-    model_kwargs : tuple of (str, object) pairs
-        The keyword arguments given to the model's `init`, sorted by name.
-    p : int
-        The modulus p ≥ 2.
-    operation : str
-        The operation's name (`"add"`, ...), or a user function's `__name__` (`"user"` without one).
-    train_frac : tuple of float or None
-        The training fractions of the random splits (a grid axis if more than one); `None` for an
-        explicit `train_mask`.
-    split : {"random", "mask"}
-        Whether the splits were drawn from `train_frac` or given as `train_mask`.
-    split_seed : int or None
-        The one split seed shared by every run, or `None` (each run's seed is its split seed).
-    seeds : tuple of int
-        The seeds of the runs, ≥ 0.
-    optimizer : {"sgd", "adam", "adamw"}
-        The optimiser.
-    lr : tuple of float
-        Learning rates > 0 (a grid axis if more than one).
-    weight_decay : tuple of float
-        Weight decays ≥ 0 (a grid axis if more than one).
-    betas : tuple of float
-        Adam's (b1, b2), each in [0, 1).
-    eps : float
-        Adam's denominator offset > 0.
-    warmup_steps : int
-        Linear learning-rate warm-up in steps, ≥ 0.
-    loss : {"ce", "mse_sum", "mse_mean", "centred_mse"}
-        The training loss (a key of `grokclocks.sim.models.LOSSES`).
-    batch_size : int or None
-        Mini-batch size, or `None` for full-batch training.
-    steps : int
-        Number of optimisation steps, ≥ 1.
-    record_every : int
-        Steps between two records, ≥ 1 and dividing `steps`.
-    grid_axes : tuple of str
-        The grid axes of the result, in order, among `"train_frac"`, `"weight_decay"`, `"lr"`.
-    dtype : {"float32", "float64"}
-        The parameters' dtype.
-    trackers : tuple of (str, str) pairs
-        Each tracker's name and a stable text of it; default `()`.
-    hooks : tuple of (str, str) pairs
-        Each hook's name and its `module:qualname`; default `()`.
-    compute_dtype : str or None
-        The mixed-precision compute dtype (`"bfloat16"`), or `None` (default) for none.
-    n_train_rule : {"floor", "round"}
-        How a random split's size follows from its fraction: int(frac·p²) or round(frac·p²);
-        default `"floor"`.
-    """
+    """Configuration of a `train_modular` run, stored in its `Trajectory` (grid values as tuples; JSON-serialisable)."""
 
     model: str
+    """The model's name (a key of `MODULAR_MODELS` or `"alpha_two_layer"`)."""
     model_kwargs: tuple[tuple[str, Any], ...]
+    """The keyword arguments given to the model's `init`, sorted by name."""
     p: int
+    """The modulus p ≥ 2."""
     operation: str
+    """The operation's name (`"add"`, ...), or a user function's `__name__` (`"user"` without one)."""
     train_frac: tuple[float, ...] | None
+    """The training fractions of the random splits (a grid axis if more than one); `None` for an explicit
+    `train_mask`."""
     split: str
+    """`"random"` or `"mask"`: whether the splits were drawn from `train_frac` or given as `train_mask`."""
     split_seed: int | None
+    """The one split seed shared by every run, or `None` (each run's seed is its split seed)."""
     seeds: tuple[int, ...]
+    """The seeds of the runs, ≥ 0."""
     optimizer: str
+    """`"sgd"` or `"adam"` or `"adamw"`: the optimiser."""
     lr: tuple[float, ...]
+    """Learning rates > 0 (a grid axis if more than one)."""
     weight_decay: tuple[float, ...]
+    """Weight decays ≥ 0 (a grid axis if more than one)."""
     betas: tuple[float, float]
+    """Adam's (b1, b2), each in [0, 1)."""
     eps: float
+    """Adam's denominator offset > 0."""
     warmup_steps: int
+    """Linear learning-rate warm-up in steps, ≥ 0."""
     loss: str
+    """`"ce"` or `"mse_sum"` or `"mse_mean"` or `"centred_mse"`: the training loss (a key of
+    `grokclocks.sim.models.LOSSES`)."""
     batch_size: int | None
+    """Mini-batch size, or `None` for full-batch training."""
     steps: int
+    """Number of optimisation steps, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1 and dividing `steps`."""
     grid_axes: tuple[str, ...]
+    """The grid axes of the result, in order, among `"train_frac"`, `"weight_decay"`, `"lr"`."""
     dtype: str
+    """`"float32"` or `"float64"`: the parameters' dtype."""
     trackers: tuple[tuple[str, str], ...] = ()
+    """Each tracker's name and a stable text of it; default `()`."""
     hooks: tuple[tuple[str, str], ...] = ()
+    """Each hook's name and its `module:qualname`; default `()`."""
     compute_dtype: str | None = None
+    """The mixed-precision compute dtype (`"bfloat16"`), or `None` (default) for none."""
     n_train_rule: str = "floor"
+    """`"floor"` or `"round"`: how a random split's size follows from its fraction: int(frac·p²) or
+    round(frac·p²); default `"floor"`."""
 
 
 @functools.lru_cache(maxsize=None)

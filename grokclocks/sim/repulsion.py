@@ -266,66 +266,44 @@ def train_features(params: Any, M: int, mask: Any, activation: str = "sqr") -> n
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class TianRun:
-    r"""Result of `train_tian`; per-epoch arrays are indexed [eta, seed, epoch(, order)].
-
-    Attributes
-    ----------
-    M : int
-        The modulus M ≥ 2.
-    K : int
-        Hidden width K ≥ 1.
-    n_train : int
-        Number of training pairs per run.
-    activation : {"sqr", "relu"}
-        The activation σ.
-    etas : numpy.ndarray
-        Weight decays η ≥ 0, shape (n_eta,) (grid axis 0).
-    seeds : tuple of int
-        The seeds (grid axis 1).
-    epochs : numpy.ndarray
-        0..steps, shape (T + 1,) (row t = after t updates).
-    window : int
-        Window w of `sigma` / `gap`.
-    sigma : numpy.ndarray
-        σ_1..σ_k of the rolling update Gram of W, shape (n_eta, n_seed, T + 1, k) (NaN rows 0, 1).
-    gap : numpy.ndarray
-        g = σ_2/σ_3 (`grokclocks.repulsion.eigengap`), shape (n_eta, n_seed, T + 1).
-    rho : numpy.ndarray or None
-        ρ_tian of the training features, shape (n_eta, n_seed, T + 1); `None` without `rho=True`.
-    acc_test : numpy.ndarray
-        Test accuracy in [0, 1], shape (n_eta, n_seed, T + 1).
-    acc_train : numpy.ndarray
-        Training accuracy in [0, 1], shape (n_eta, n_seed, T + 1).
-    sigma_V : numpy.ndarray or None
-        σ_1..σ_k of the update Gram of V (`track_V=True`), else `None`.
-    gap_V : numpy.ndarray or None
-        g of V (`track_V=True`), else `None`.
-    masks : numpy.ndarray
-        Training masks, bool of shape (n_seed, M²).
-    snapshots : dict of int to dict
-        epoch -> {"W": (n_eta, n_seed, 2M, K), "V": (n_eta, n_seed, K, M)}.
-    trajectory : Trajectory
-        The raw engine result (`"dW.gram"`, `"dW.count"` for other windows).
-    """
+    r"""Result of `train_tian`; per-epoch arrays are indexed [eta, seed, epoch(, order)]."""
 
     M: int
+    """The modulus M ≥ 2."""
     K: int
+    """Hidden width K ≥ 1."""
     n_train: int
+    """Number of training pairs per run."""
     activation: str
+    """`"sqr"` or `"relu"`: the activation σ."""
     etas: np.ndarray
+    """Weight decays η ≥ 0, shape (n_eta,) (grid axis 0)."""
     seeds: tuple[int, ...]
+    """The seeds (grid axis 1)."""
     epochs: np.ndarray
+    """0..steps, shape (T + 1,) (row t = after t updates)."""
     window: int
+    """Window w of `sigma` / `gap`."""
     sigma: np.ndarray
+    """σ_1..σ_k of the rolling update Gram of W, shape (n_eta, n_seed, T + 1, k) (NaN rows 0, 1)."""
     gap: np.ndarray
+    """g = σ_2/σ_3 (`grokclocks.repulsion.eigengap`), shape (n_eta, n_seed, T + 1)."""
     rho: np.ndarray | None
+    """ρ_tian of the training features, shape (n_eta, n_seed, T + 1); `None` without `rho=True`."""
     acc_test: np.ndarray
+    """Test accuracy in [0, 1], shape (n_eta, n_seed, T + 1)."""
     acc_train: np.ndarray
+    """Training accuracy in [0, 1], shape (n_eta, n_seed, T + 1)."""
     sigma_V: np.ndarray | None
+    """σ_1..σ_k of the update Gram of V (`track_V=True`), else `None`."""
     gap_V: np.ndarray | None
+    """g of V (`track_V=True`), else `None`."""
     masks: np.ndarray
+    """Training masks, bool of shape (n_seed, M²)."""
     snapshots: dict[int, dict[str, np.ndarray]]
+    """epoch -> {"W": (n_eta, n_seed, 2M, K), "V": (n_eta, n_seed, K, M)}."""
     trajectory: Trajectory
+    """The raw engine result (`"dW.gram"`, `"dW.count"` for other windows)."""
 
     def sigmas(self, window: int | None = None, k: int = 5, leaf: str = "W") -> np.ndarray:
         """σ_1..σ_k of the rolling update Gram for another window, from the same run.

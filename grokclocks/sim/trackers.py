@@ -68,18 +68,6 @@ _HIGHEST = jax.lax.Precision.HIGHEST
 @dataclasses.dataclass(frozen=True)
 class Tracker:
     """A user-defined tracker from three pure functions, for the `trackers` of `grokclocks.sim.modular.train_modular`.
-
-    Attributes
-    ----------
-    init : callable
-        `init(params) -> carry`: the initial carry of one run, from its initial parameters.
-    update : callable
-        `update(carry, old_params, new_params, step) -> carry`: called after every optimiser
-        update inside the scan; `step` is the number of updates done, 1 for the first.
-    read : callable
-        `read(carry) -> array or dict of arrays`: what is recorded at every record (a dict is
-        recorded as the metrics `"<name>.<key>"`).
-
     Notes
     -----
     Use module-level functions: trackers are part of the key under which the compiled training
@@ -87,8 +75,13 @@ class Tracker:
     """
 
     init: Callable[[Any], Any]
+    """`init(params) -> carry`: the initial carry of one run, from its initial parameters."""
     update: Callable[[Any, Any, Any, Any], Any]
+    """`update(carry, old_params, new_params, step) -> carry`: called after every optimiser update inside
+    the scan; `step` is the number of updates done, 1 for the first."""
     read: Callable[[Any], Any]
+    """`read(carry) -> array or dict of arrays`: what is recorded at every record (a dict is recorded as
+    the metrics `"<name>.<key>"`)."""
 
 
 def select_leaf(params: Any, select: str | Callable[[Any], Any]) -> jax.Array:
@@ -141,18 +134,13 @@ class UpdateGramTracker:
     Readout: `{"gram": (window, window), "count": int32}`; `gram` is in chronological order (oldest
     update first); with `count` < `window` only the leading `count` rows/columns are non-zero.
     `rolling_eigenvalues` turns the records into σ_k(t).  Build it with `update_gram_tracker`.
-
-    Attributes
-    ----------
-    select : str or callable
-        The parameter leaf followed: a top-level name of the parameters or a function
-        `params -> array` (see `select_leaf`).
-    window : int
-        Ring-buffer length w ≥ 2.
     """
 
     select: str | Callable[[Any], Any]
+    """The parameter leaf followed: a top-level name of the parameters or a function `params -> array` (see
+    `select_leaf`)."""
     window: int
+    """Ring-buffer length w ≥ 2."""
 
     def init(self, params: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
         """The empty carry of one run.
@@ -355,18 +343,13 @@ class SnapshotTracker:
     the slot of the current step is written, so a step costs one copy of the selected parameters.
     Readout: the number of snapshots taken so far (the copies themselves are read from
     `final_state` with `snapshots`, never recorded per step).  Build it with `snapshot_tracker`.
-
-    Attributes
-    ----------
-    select : str or callable or None
-        What is copied: `None` the whole parameter pytree, a name or a function one array
-        (see `select_leaf`).
-    at_steps : tuple of int
-        The steps (numbers of updates done, ≥ 0, distinct, ascending) after which a copy is kept.
     """
 
     select: str | Callable[[Any], Any] | None
+    """What is copied: `None` the whole parameter pytree, a name or a function one array (see
+    `select_leaf`)."""
     at_steps: tuple[int, ...]
+    """The steps (numbers of updates done, ≥ 0, distinct, ascending) after which a copy is kept."""
 
     def _sel(self, params: Any) -> Any:
         return params if self.select is None else select_leaf(params, self.select)

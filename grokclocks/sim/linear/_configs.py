@@ -13,127 +13,86 @@ from ..._validate import DomainError, integer_at_least, nonnegative
 
 @dataclasses.dataclass(frozen=True)
 class LinearGDConfig:
-    """Configuration of a `run_gd` run, stored in its `Trajectory` (JSON-serialisable).
-
-    Attributes
-    ----------
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised
-        ratio is d_in/`n_train`).
-    init_scale : float
-        Student scale α: the initial student is α times a draw of the teacher's law (any real).
-    sigma2 : float
-        Variance σ² ≥ 0 of the fixed label noise δ, drawn once (0: noiseless labels).
-    seeds : tuple of int or None
-        The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were
-        built from keys directly.
-    eta : float or tuple of float
-        Learning rate η > 0; a tuple is a grid, the outermost batch axis of the result.
-    gamma : float or tuple of float
-        Weight decay γ ≥ 0 in the convention `wd_convention`; a tuple is a grid (with `eta`).
-    wd_convention : {"paper", "torch"}
-        How `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's `weight_decay` (decay
-        γ); see `grokclocks.sim.train.weight_decay_coefficient`.
-    steps : int
-        Number of GD steps run, ≥ 1.
-    record_every : int
-        Steps between two records, ≥ 1 and dividing `steps`.
-    eps : float or None
-        Accuracy threshold ε > 0 on the per-sample mean squared error, or `None` (default) when no
-        accuracy was recorded.
-    n_gen : int
-        Number of fresh test inputs behind `acc_gen`, ≥ 0 (default 0: none).
-    """
+    """Configuration of a `run_gd` run, stored in its `Trajectory` (JSON-serialisable)."""
 
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised ratio is
+    d_in/`n_train`)."""
     init_scale: float
+    """Student scale α: the initial student is α times a draw of the teacher's law (any real)."""
     sigma2: float
+    """Variance σ² ≥ 0 of the fixed label noise δ, drawn once (0: noiseless labels)."""
     seeds: tuple[int, ...] | None
+    """The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were built from
+    keys directly."""
     eta: float | tuple[float, ...]
+    """Learning rate η > 0; a tuple is a grid, the outermost batch axis of the result."""
     gamma: float | tuple[float, ...]
+    """Weight decay γ ≥ 0 in the convention `wd_convention`; a tuple is a grid (with `eta`)."""
     wd_convention: str
+    """`"paper"` or `"torch"`: how `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's
+    `weight_decay` (decay γ); see `grokclocks.sim.train.weight_decay_coefficient`."""
     steps: int
+    """Number of GD steps run, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1 and dividing `steps`."""
     eps: float | None = None
+    """Accuracy threshold ε > 0 on the per-sample mean squared error, or `None` (default) when no accuracy
+    was recorded."""
     n_gen: int = 0
+    """Number of fresh test inputs behind `acc_gen`, ≥ 0 (default 0: none)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class SpectralConfig:
-    """Configuration of a `run_gd_spectral` or `crossing_times` evaluation, stored in its result.
-
-    Attributes
-    ----------
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised
-        ratio is d_in/`n_train`).
-    init_scale : float
-        Student scale α: the initial student is α times a draw of the teacher's law (any real).
-    sigma2 : float
-        Variance σ² ≥ 0 of the fixed label noise δ, drawn once (0: noiseless labels).
-    seeds : tuple of int or None
-        The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were
-        built from keys directly.
-    eta : float
-        Learning rate η > 0.
-    gamma : float
-        Weight decay γ ≥ 0 in the convention `wd_convention`.
-    wd_convention : {"paper", "torch"}
-        How `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's `weight_decay` (decay
-        γ); see `grokclocks.sim.train.weight_decay_coefficient`.
-    loss_star : float or None
-        The loss threshold L* > 0 of `crossing_times`, or `None` (default) for `run_gd_spectral`.
-    """
+    """Configuration of a `run_gd_spectral` or `crossing_times` evaluation, stored in its result."""
 
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised ratio is
+    d_in/`n_train`)."""
     init_scale: float
+    """Student scale α: the initial student is α times a draw of the teacher's law (any real)."""
     sigma2: float
+    """Variance σ² ≥ 0 of the fixed label noise δ, drawn once (0: noiseless labels)."""
     seeds: tuple[int, ...] | None
+    """The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were built from
+    keys directly."""
     eta: float
+    """Learning rate η > 0."""
     gamma: float
+    """Weight decay γ ≥ 0 in the convention `wd_convention`."""
     wd_convention: str
+    """`"paper"` or `"torch"`: how `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's
+    `weight_decay` (decay γ); see `grokclocks.sim.train.weight_decay_coefficient`."""
     loss_star: float | None = None
+    """The loss threshold L* > 0 of `crossing_times`, or `None` (default) for `run_gd_spectral`."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class CrossingTimes:
-    """Loss-crossing times of `crossing_times`, arrays of the data's batch shape, in GD steps.
-
-    Attributes
-    ----------
-    t_train : numpy.ndarray
-        First (continuous) step t*_tr at which the training loss L_tr ≤ `loss_star`; 0 if already
-        at t = 0, inf if the late-time limit is not below `loss_star` (spec `levi:grok-def`).
-    t_gen : numpy.ndarray
-        The same for the generalisation loss L_gen: t*_gen.
-    grok_time : numpy.ndarray
-        Δt = t*_gen − t*_tr, the grokking time; NaN where both times are infinite.
-    config : SpectralConfig
-        The configuration of the evaluation (with `loss_star`).
-    """
+    """Loss-crossing times of `crossing_times`, arrays of the data's batch shape, in GD steps."""
 
     t_train: np.ndarray
+    """First (continuous) step t*_tr at which the training loss L_tr ≤ `loss_star`; 0 if already at t = 0,
+    inf if the late-time limit is not below `loss_star` (spec `levi:grok-def`)."""
     t_gen: np.ndarray
+    """The same for the generalisation loss L_gen: t*_gen."""
     grok_time: np.ndarray
+    """Δt = t*_gen − t*_tr, the grokking time; NaN where both times are infinite."""
     config: SpectralConfig
+    """The configuration of the evaluation (with `loss_star`)."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -147,49 +106,34 @@ class SpectralDraws:
     with those arguments and the same keys (up to float64 rounding of the scaling) -- so
     `run_gd_spectral` and `crossing_times` accept it in place of the data and skip the
     eigendecomposition.  Build with `spectral_draws`; change the variant with `variant`.
-
-    Attributes
-    ----------
-    nu : jax.Array
-        Eigenvalues ν of Σ_tr, shape (*batch, d_in), ascending; the null space is exactly 0.
-    Tb : jax.Array
-        VᵀT, the teacher in the eigenbasis, shape (*batch, d_in, d_out).
-    Sb : jax.Array
-        VᵀS0 of the student drawn at `init_scale` = 1, shape (*batch, d_in, d_out).
-    Zb : jax.Array
-        VᵀXᵀz/N of the unit-variance label noise z, shape (*batch, d_in, d_out).
-    zz : jax.Array
-        ‖z‖²/N, shape (*batch,).
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised
-        ratio is d_in/`n_train`).
-    seeds : tuple of int or None
-        The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were
-        built from keys directly.
-    init_scale : float
-        Student scale α of the selected variant (any real; default 1).
-    sigma2 : float
-        Label-noise variance σ² ≥ 0 of the selected variant (default 0).
     """
 
     nu: jax.Array
+    """Eigenvalues ν of Σ_tr, shape (*batch, d_in), ascending; the null space is exactly 0."""
     Tb: jax.Array
+    """VᵀT, the teacher in the eigenbasis, shape (*batch, d_in, d_out)."""
     Sb: jax.Array
+    """VᵀS0 of the student drawn at `init_scale` = 1, shape (*batch, d_in, d_out)."""
     Zb: jax.Array
+    """VᵀXᵀz/N of the unit-variance label noise z, shape (*batch, d_in, d_out)."""
     zz: jax.Array
+    """‖z‖²/N, shape (*batch,)."""
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised ratio is
+    d_in/`n_train`)."""
     seeds: tuple[int, ...] | None = None
+    """The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were built from
+    keys directly."""
     init_scale: float = 1.0
+    """Student scale α of the selected variant (any real; default 1)."""
     sigma2: float = 0.0
+    """Label-noise variance σ² ≥ 0 of the selected variant (default 0)."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -273,103 +217,69 @@ class SpectralDraws:
 
 @dataclasses.dataclass(frozen=True)
 class TwoLayerConfig:
-    """Configuration of a `run_two_layer` run, stored in its `Trajectory`.
-
-    Attributes
-    ----------
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_h : int
-        Hidden width d_h ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised
-        ratio is d_in/`n_train`).
-    seeds : tuple of int or None
-        The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were
-        built from keys directly.
-    activation : {"linear", "tanh"}
-        The hidden activation σ, shared by teacher and student.
-    eta : float or tuple of float
-        Learning rate η > 0; a tuple is a grid, the outermost batch axis of the result.
-    gamma : float or tuple of float
-        Weight decay γ ≥ 0 in the convention `wd_convention`; a tuple is a grid (with `eta`).
-    wd_convention : {"paper", "torch"}
-        How `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's `weight_decay` (decay
-        γ); see `grokclocks.sim.train.weight_decay_coefficient`.
-    steps : int
-        Number of GD steps run, ≥ 1.
-    record_every : int
-        Steps between two records, ≥ 1 and dividing `steps`.
-    n_gen : int
-        Number of fresh test inputs behind the tanh generalisation loss (0 for `"linear"`).
-    """
+    """Configuration of a `run_two_layer` run, stored in its `Trajectory`."""
 
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_h: int
+    """Hidden width d_h ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised ratio is
+    d_in/`n_train`)."""
     seeds: tuple[int, ...] | None
+    """The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were built from
+    keys directly."""
     activation: str
+    """`"linear"` or `"tanh"`: the hidden activation σ, shared by teacher and student."""
     eta: float | tuple[float, ...]
+    """Learning rate η > 0; a tuple is a grid, the outermost batch axis of the result."""
     gamma: float | tuple[float, ...]
+    """Weight decay γ ≥ 0 in the convention `wd_convention`; a tuple is a grid (with `eta`)."""
     wd_convention: str
+    """`"paper"` or `"torch"`: how `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's
+    `weight_decay` (decay γ); see `grokclocks.sim.train.weight_decay_coefficient`."""
     steps: int
+    """Number of GD steps run, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1 and dividing `steps`."""
     n_gen: int
+    """Number of fresh test inputs behind the tanh generalisation loss (0 for `"linear"`)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class FreshNoiseConfig:
-    """Configuration of a `run_gd_fresh_noise` run, stored in its `Trajectory`.
-
-    Attributes
-    ----------
-    d_in : int
-        Input dimension d_in ≥ 1.
-    d_out : int
-        Output dimension d_out ≥ 1.
-    n_train : int
-        Training-set size N_tr = round(d_in/λ) ≥ 1.
-    lam : float
-        λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised
-        ratio is d_in/`n_train`).
-    init_scale : float
-        Student scale α: the initial student is α times a draw of the teacher's law (any real).
-    seeds : tuple of int or None
-        The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were
-        built from keys directly.
-    eta : float
-        Learning rate η > 0.
-    gamma : float
-        Weight decay γ ≥ 0 in the convention `wd_convention`.
-    wd_convention : {"paper", "torch"}
-        How `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's `weight_decay` (decay
-        γ); see `grokclocks.sim.train.weight_decay_coefficient`.
-    sigma2 : float
-        Variance σ² ≥ 0 of the label noise redrawn at every step.
-    steps : int
-        Number of GD steps run, ≥ 1.
-    record_every : int
-        Steps between two records, ≥ 1 and dividing `steps`.
-    noise_seed : int
-        Seed ≥ 0 of the noise sequence (derived from each draw's key).
-    """
+    """Configuration of a `run_gd_fresh_noise` run, stored in its `Trajectory`."""
 
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0; the realised ratio is
+    d_in/`n_train`)."""
     init_scale: float
+    """Student scale α: the initial student is α times a draw of the teacher's law (any real)."""
     seeds: tuple[int, ...] | None
+    """The seeds of the draws (keys `PRNGKey(1000 d_in + seed)`), or `None` when the data were built from
+    keys directly."""
     eta: float
+    """Learning rate η > 0."""
     gamma: float
+    """Weight decay γ ≥ 0 in the convention `wd_convention`."""
     wd_convention: str
+    """`"paper"` or `"torch"`: how `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's
+    `weight_decay` (decay γ); see `grokclocks.sim.train.weight_decay_coefficient`."""
     sigma2: float
+    """Variance σ² ≥ 0 of the label noise redrawn at every step."""
     steps: int
+    """Number of GD steps run, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1 and dividing `steps`."""
     noise_seed: int
+    """Seed ≥ 0 of the noise sequence (derived from each draw's key)."""

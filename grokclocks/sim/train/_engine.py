@@ -35,22 +35,15 @@ from ._options import check_devices, check_record_every, ON_DIVERGENCE
 
 
 class ShardedRuns(NamedTuple):
-    """Result of `shard_runs`: the state and inputs placed on the devices, and how many were used.
-
-    Attributes
-    ----------
-    state : pytree
-        The state, its leaves split over the devices along the outermost batch axis.
-    inputs : pytree
-        The inputs: leaves batched on the outermost axis split like the state, shared leaves
-        replicated on every device.
-    n_devices : int
-        Number of devices used, ≥ 1 (1 when nothing was moved).
-    """
+    """Result of `shard_runs`: the state and inputs placed on the devices, and how many were used."""
 
     state: Any
+    """The state, its leaves split over the devices along the outermost batch axis."""
     inputs: Any
+    """The inputs: leaves batched on the outermost axis split like the state, shared leaves replicated on
+    every device."""
     n_devices: int
+    """Number of devices used, ≥ 1 (1 when nothing was moved)."""
 
 
 def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> ShardedRuns:
@@ -723,7 +716,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
 
 def _resolve_run_chunk(run_chunk: int | str | None, step: StepFn, metrics: MetricsFn, state: Any, inputs: Any,
                        record_every: int, n_records: int, batch_axes: Sequence[Any], n_devices: int) -> int | None:
-    """The run chunk of :func:`simulate`: None (all runs in one program) or a number of runs < n_runs."""
+    """The run chunk of :func:`simulate`: none (all runs in one program) or a number of runs < n_runs."""
     if run_chunk is None or not batch_axes:
         return None
     n_runs = _n_runs(state, batch_axes)

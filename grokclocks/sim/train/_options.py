@@ -15,18 +15,12 @@ ON_DIVERGENCE: tuple[str, ...] = ("raise_if_all", "flag", "raise")
 
 
 class RecordPlan(NamedTuple):
-    """Result of `check_record_every`: the checked step counts of a run.
-
-    Attributes
-    ----------
-    steps : int
-        Total number of optimisation steps of the run, ≥ 1.
-    record_every : int
-        Number of steps between two records, in [1, `steps`] and dividing `steps`.
-    """
+    """Result of `check_record_every`: the checked step counts of a run."""
 
     steps: int
+    """Total number of optimisation steps of the run, ≥ 1."""
     record_every: int
+    """Number of steps between two records, in [1, `steps`] and dividing `steps`."""
 
 
 def check_record_every(steps: Any, record_every: Any) -> RecordPlan:
