@@ -380,7 +380,8 @@ def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], 
 
     For each width N and init seed: τ_r, τ_W, τ_K at t = 0 (`grokclocks.kramers.initial_timescales`)
     and, with `integrated`, GD with step `step_factor`/λ_max(K₀) (K₀ the full NTK) up to
-    t = `t_mult`·τ_r, giving Δ_K = ‖K⁽ᵃ⁾_t − K⁽ᵃ⁾_0‖_F/‖K⁽ᵃ⁾_0‖_F and Δ_W = ‖W_t − W_0‖_F/‖W_0‖_F.
+    t = `t_mult`·τ_r, giving Δ_K = ‖K⁽ᵃ⁾_t − K⁽ᵃ⁾_0‖_F/‖K⁽ᵃ⁾_0‖_F and
+    Δ_W = ‖W_t − W_0‖_F/‖W_0‖_F.
     Target √2·cos(2π(a + b)/p) on the spec's split; init key `PRNGKey(seed)`.
 
     Parameters

@@ -98,8 +98,9 @@ def double_well_1d(h: float = 1.0) -> tuple[Callable, Callable]:
 
 @cites("kramers:test-potentials")
 def saddle_2d(h: float = 1.0, k: float = 1.0, c: float = 3.0) -> tuple[Callable, Callable]:
-    r"""JAX twin of the 2-D saddle of `grokclocks.kramers.test_potential`: F(x, y) = h·(x² − 1)² + ½·(k + c·x²)·y².
+    r"""JAX twin of the 2-D saddle of `grokclocks.kramers.test_potential`.
 
+    F(x, y) = h·(x² − 1)² + ½·(k + c·x²)·y².
     A double well in x with a transverse harmonic valley in y whose stiffness k + c·x² differs at
     the minima (k + c) and at the saddle (k), so that the prefactor of the escape rate is tested.
 
@@ -143,7 +144,9 @@ POTENTIALS: dict[str, Callable[..., tuple[Callable, Callable]]] = {"double_well_
 
 
 def potential_fns(potential: str | Callable, params: dict | None = None) -> tuple[Callable | None, Callable]:
-    """The energy and gradient functions of a potential: `(F, grad)` for a named one, `(None, potential)` for a callable.
+    """The energy and gradient functions of a potential.
+
+    `(F, grad)` for a named potential, `(None, potential)` for a batched gradient callable.
 
     Parameters
     ----------
@@ -212,7 +215,7 @@ def _start(x0: Any, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
 @cites("kramers:eq17")
 def euler_maruyama(grad_F: Callable, x0: Any, T: float, dt: float, n_steps: int, key: jax.Array,
                    dtype: Any = jnp.float32) -> jax.Array:
-    r"""Final state of Euler–Maruyama walkers of the overdamped Langevin equation dθ = −∇F dt + √(2T) dB (eq. 17).
+    r"""Final state of Euler–Maruyama walkers of the Langevin equation dθ = −∇F dt + √(2T) dB (eq. 17).
 
     Each step is θ ← θ − Δt·∇F(θ) + √(2TΔt)·ξ with ξ standard normal, drawn from `key` folded with
     the step index.
@@ -411,7 +414,7 @@ class FPTResult:
 
     @property
     def cv_escaped(self) -> float:
-        """Coefficient of variation (std/mean) of the escape times of the escaped walkers (censored: ≤ the true CV)."""
+        """Coefficient of variation (std/mean) of the escaped walkers' times (censored: ≤ the true CV)."""
         t = self.times[np.isfinite(self.times)]
         return float(np.std(t) / np.mean(t))
 
@@ -552,7 +555,7 @@ def mean_first_passage_time(potential: str | Callable, potential_params: dict | 
 @cites("kramers:eyring")
 def richardson_extrapolate(tau1: float, dt1: float, tau2: float, dt2: float,
                            err1: float = 0.0, err2: float = 0.0) -> tuple[float, float]:
-    r"""Step-size extrapolation of an estimate with a first-order bias in the step: τ₂ + (τ₂ − τ₁)·Δt₂/(Δt₁ − Δt₂).
+    r"""Step-size extrapolation of an estimate with an O(Δt) bias: τ₂ + (τ₂ − τ₁)·Δt₂/(Δt₁ − Δt₂).
 
     If τ(Δt) = τ + b·Δt + O(Δt²), the linear extrapolation through (Δt₁, τ₁) and (Δt₂, τ₂) to Δt = 0
     removes the O(Δt) term:

@@ -142,7 +142,9 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
                          progress: bool = False, save_path: str | os.PathLike | None = None,
                          resume: bool = False, overwrite: bool = False,
                          on_divergence: str = "raise_if_all") -> Trajectory:
-    r"""Levi et al.'s appendix G as one configuration of `train_modular`: full-batch GD of the mean-field quadratic MLP on (n + m) mod p, with the grokking delay.
+    r"""Levi et al.'s appendix G through `train_modular`: GD of the mean-field quadratic MLP on (n + m) mod p.
+
+    The grokking delay of each run is added to the result.
 
     The model f(x) = W2·(W1·x/√(2p))²/d_h is trained on the squared error to the one-hot label,
     summed (or averaged, `loss="mean"`) over the p classes; the grokking delay Δt is the
@@ -541,7 +543,10 @@ def _model_kwargs(spec: ModularModel, model: str, model_kwargs: Any) -> dict[str
 
 
 N_TRAIN_RULES: tuple[str, ...] = ("floor", "round")
-"""How a random split's size follows from its fraction (`train_modular`'s `n_train_rule`): int(frac·p²) or round(frac·p²)."""
+"""How a random split's size follows from its fraction (`train_modular`'s `n_train_rule`).
+
+`"floor"`: int(frac·p²), the papers' code; `"round"`: round(frac·p²), Levi et al. App. G.
+"""
 
 
 def _split_size(p: int, frac: float, rule: str) -> dict[str, Any]:
