@@ -5,14 +5,14 @@ r"""Deep linear networks with layerwise weight decay, and the end-to-end Schatte
   (explicit Euler, a small step approximates gradient flow) or by classical RK4 on the same
   gradient flow, through the one engine (`grokclocks.sim.train.simulate`), vmapped over seeds;
 * `run_end_to_end_flow` -- RK4 on the *end-to-end* gradient flow Ẇ = −∇L(W) − λp·UΣ^(p−1)Vᵀ of
-  E = L + λ‖W‖_{S_p}^p (spec `clocks:eq4.3`), the other parametrization, whose singular values
+  E = L + λ‖W‖ᵖ with the Schatten-p quasi-norm (spec `clocks:eq4.3`), the other parametrization, whose singular values
   follow a differently clocked drift;
 * data: `make_regression_data` (rank-r teacher plus noise) and `make_circle_data` (K Gaussian
   classes with means on a circle); initial factors: `init_factors` (random or balanced).
 
 Recorded at every record: the loss, the end-to-end map `W` and the loss gradient `grad_W` (∇L(W),
 for the drift formulas), its singular values `sigma`, the layer norms `layer_sq_norms`
-(‖W_l‖²_F), the imbalance norms `imbalance` (‖W_{l+1}ᵀW_{l+1} − W_l·W_lᵀ‖_F) and the objective
+(‖Wₗ‖²_F), the imbalance norms `imbalance` (‖Wₗ₊₁ᵀWₗ₊₁ − Wₗ·Wₗᵀ‖_F) and the objective
 `objective`.  Time: the trajectory's `times` are steps; gradient-flow time is `times * eta`
 (`flow_time`).  Seeds: data key `PRNGKey(seed)`, initial factors from `fold_in(PRNGKey(seed), 1)`.
 """
@@ -97,9 +97,9 @@ def _keys(seeds: tuple[int, ...]) -> jax.Array:
 @cites("clocks:eq2.7", "clocks:appF2-balance")
 def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: int, *, rank: int = 2,
                          noise: float = 0.3) -> DeepLinearData:
-    r"""Squared-loss data: inputs x_i ~ N(0, I_{d_in}) and targets y_i = W*·x_i + ξ_i from a low-rank teacher.
+    r"""Squared-loss data: inputs x_i ~ N(0, I_{d_in}) and targets y_i = W∗·x_i + ξ_i from a low-rank teacher.
 
-    The teacher W* = A·B/√(r·d_in) has rank r (A, B standard normal); the noise is
+    The teacher W∗ = A·B/√(r·d_in) has rank r (A, B standard normal); the noise is
     ξ_i ~ N(0, `noise`²·I) (spec section 7, first recipe row).
 
     Parameters
@@ -499,18 +499,17 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float |
                     on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train a deep linear network with layerwise weight decay; record the end-to-end spectrum.
 
-    The objective is L(W_L···W_1) + (μ/2)·Σ_l ‖W_l‖²_F; its flow Ẇ_l = −∇_{W_l}L − μW_l is
+    The objective is L(W_L···W_1) + (μ/2)·Σₗ ‖Wₗ‖²_F; its flow dWₗ/dt = −∂L/∂Wₗ − μWₗ is
     integrated by
 
-    * `integrator="gd"`: full-batch GD W_l ← W_l − η(∇_{W_l}L + μW_l) (= `optax.chain(
-      add_decayed_weights(mu), sgd(eta))`; approximates gradient flow to O(η)); the imbalance
-      D_l = W_{l+1}ᵀW_{l+1} − W_l·W_lᵀ then obeys
-
-      .. math::
-          D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)
-
-      with G_l the loss gradient of layer l;
+    * `integrator="gd"`: full-batch GD Wₗ ← Wₗ − η(∂L/∂Wₗ + μWₗ) (= `optax.chain(
+      add_decayed_weights(mu), sgd(eta))`; approximates gradient flow to O(η));
     * `integrator="rk4"`: classical RK4 with step η (error O(η⁴)).
+
+    Under GD the imbalance Dₗ = Wₗ₊₁ᵀWₗ₊₁ − Wₗ·Wₗᵀ obeys, with Gₗ = ∂L/∂Wₗ,
+
+    .. math::
+        D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)
 
     A sequence of weight decays is a grid axis in front of the seed axis: every (μ, seed) pair is
     one run of the same vmapped program (one compilation, one sequential scan for the whole grid).
@@ -593,7 +592,7 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float |
 def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, dt: float, steps: int,
                         record_every: int = 1, integrator: str = "rk4", progress: bool = False,
                         on_divergence: str = "raise_if_all") -> Trajectory:
-    r"""Integrate the end-to-end gradient flow of E(W) = L(W) + λ‖W‖_{S_p}^p (Schatten-p penalty).
+    r"""Integrate the end-to-end gradient flow of E(W) = L(W) + λ‖W‖ᵖ (Schatten-p quasi-norm penalty).
 
     With the thin SVD W = UΣVᵀ the flow is
 

@@ -593,7 +593,7 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     r"""Gradient flow of the diagonal linear net β = u⊙u − v⊙v (stiff; the scipy Radau reference).
 
     The loss is ‖Xβ − y‖²/(2n) + (γ/2)(‖u‖² + ‖v‖²) with γ the decay rate of `lam` (`"eq2"`:
-    λ(‖u‖² + ‖v‖²)), from u = v = s·1 (β = 0); the test loss is ½(β − β*)ᵀΣ_te(β − β*).
+    λ(‖u‖² + ‖v‖²)), from u = v = s·1 (β = 0); the test loss is ½(β − β∗)ᵀΣ_te(β − β∗).
 
     Parameters
     ----------
@@ -604,7 +604,7 @@ def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     Sigma_test : array_like
         Test covariance Σ_te, shape (D, D).
     beta_star : array_like
-        The teacher β*, shape (D,).
+        The teacher β∗, shape (D,).
     init_scale : float
         Initial scale s > 0 (u = v = s·1).
     lam : float
@@ -728,7 +728,7 @@ def diagonal_net_gd(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale:
     Sigma_test : array_like
         Test covariance Σ_te, shape (D, D).
     beta_star : array_like
-        The teacher β*, shape (D,).
+        The teacher β∗, shape (D,).
     init_scale : float
         Initial scale s > 0 (u = v = s·1).
     lam : float
@@ -808,10 +808,10 @@ def _sgd_scan(X, y, H, theta_star, key, eta, B, steps, burn_in, n_rep):
 @cites("kramers:teff-sgd")
 def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int, steps: int, burn_in: int,
                     seed: int = 0) -> dict[str, float]:
-    r"""Stationary excess loss tr(HC) = E[(θ − θ*)ᵀH(θ − θ*)] of minibatch SGD on least squares.
+    r"""Stationary excess loss tr(HC) = E[(θ − θ∗)ᵀH(θ − θ∗)] of minibatch SGD on least squares.
 
     SGD (batches drawn with replacement) on ‖Xθ − y‖²/(2n), run as `n_replicas` independent chains
-    from θ*; also returns tr Σ of the per-sample gradients at θ* (`kramers:teff-sgd`).
+    from θ∗; also returns tr Σ of the per-sample gradients at θ∗ (`kramers:teff-sgd`).
 
     Parameters
     ----------

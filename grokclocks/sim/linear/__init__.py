@@ -5,7 +5,7 @@
   learning rates / weight decays;
 * `run_gd_spectral` -- the *same* GD iterates in closed form from `eigh` of the training
   Gram matrix (no approximation; matches `run_gd` to about 10⁻¹⁴ relative); real-valued `t`;
-* `crossing_times` -- first time the loss falls to L*, by bisection on continuous `t`;
+* `crossing_times` -- first time the loss falls to L∗, by bisection on continuous `t`;
 * `run_two_layer` -- explicit GD of the two-layer network (linear or tanh hidden layer);
 * `run_gd_fresh_noise` -- GD with label noise redrawn at every step (eigenbasis simulation).
 

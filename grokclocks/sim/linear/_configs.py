@@ -77,7 +77,7 @@ class SpectralConfig:
     """`"paper"` or `"torch"`: how `gamma` is meant: the paper's eq. 3 (decay γ/d_out) or PyTorch's
     `weight_decay` (decay γ); see `grokclocks.sim.train.weight_decay_coefficient`."""
     loss_star: float | None = None
-    """The loss threshold L* > 0 of `crossing_times`, or `None` (default) for `run_gd_spectral`."""
+    """The loss threshold L∗ > 0 of `crossing_times`, or `None` (default) for `run_gd_spectral`."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -85,12 +85,12 @@ class CrossingTimes:
     """Loss-crossing times of `crossing_times`, arrays of the data's batch shape, in GD steps."""
 
     t_train: np.ndarray
-    """First (continuous) step t*_tr at which the training loss L_tr ≤ `loss_star`; 0 if already at t = 0,
+    """First (continuous) step t∗_tr at which the training loss L_tr ≤ `loss_star`; 0 if already at t = 0,
     inf if the late-time limit is not below `loss_star` (spec `levi:grok-def`)."""
     t_gen: np.ndarray
-    """The same for the generalisation loss L_gen: t*_gen."""
+    """The same for the generalisation loss L_gen: t∗_gen."""
     grok_time: np.ndarray
-    """Δt = t*_gen − t*_tr, the grokking time; NaN where both times are infinite."""
+    """Δt = t∗_gen − t∗_tr, the grokking time; NaN where both times are infinite."""
     config: SpectralConfig
     """The configuration of the evaluation (with `loss_star`)."""
 
@@ -109,15 +109,15 @@ class SpectralDraws:
     """
 
     nu: jax.Array
-    """Eigenvalues ν of Σ_tr, shape (*batch, d_in), ascending; the null space is exactly 0."""
+    """Eigenvalues ν of Σ_tr, shape `(*batch, d_in)`, ascending; the null space is exactly 0."""
     Tb: jax.Array
-    """VᵀT, the teacher in the eigenbasis, shape (*batch, d_in, d_out)."""
+    """VᵀT, the teacher in the eigenbasis, shape `(*batch, d_in, d_out)`."""
     Sb: jax.Array
-    """VᵀS0 of the student drawn at `init_scale` = 1, shape (*batch, d_in, d_out)."""
+    """VᵀS0 of the student drawn at `init_scale` = 1, shape `(*batch, d_in, d_out)`."""
     Zb: jax.Array
-    """VᵀXᵀz/N of the unit-variance label noise z, shape (*batch, d_in, d_out)."""
+    """VᵀXᵀz/N of the unit-variance label noise z, shape `(*batch, d_in, d_out)`."""
     zz: jax.Array
-    """‖z‖²/N, shape (*batch,)."""
+    """‖z‖²/N, shape `(*batch,)`."""
     d_in: int
     """Input dimension d_in ≥ 1."""
     d_out: int

@@ -301,7 +301,7 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
                    wd_convention: str = "paper") -> CrossingTimes:
     r"""First (continuous) GD time at which the training / generalisation loss reaches `loss_star`, per seed.
 
-    The crossing times t*_tr and t*_gen of the loss threshold L*, and their difference, the
+    The crossing times t∗_tr and t∗_gen of the loss threshold L∗, and their difference, the
     grokking time Δt:
 
     .. math::
@@ -309,10 +309,10 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
         \Delta t = t^*_{\rm gen} - t^*_{\rm tr}
 
     with the exact GD losses of `run_gd_spectral` on continuous t: a bracket from the doubling
-    grid t = 0, 1, 2, 4, ... (first grid point with L ≤ L*), then 80 bisections.  For losses that
+    grid t = 0, 1, 2, 4, ... (first grid point with L ≤ L∗), then 80 bisections.  For losses that
     decrease monotonically (no weight decay, no label noise, ρ > 0) this is the first crossing;
-    otherwise it is a crossing inside the first bracket.  t* = 0 if L(0) ≤ L*; t* = inf if no grid
-    point up to 2⁶² steps is below L* (e.g. when the t → ∞ limit is not below L*, spec
+    otherwise it is a crossing inside the first bracket.  t∗ = 0 if L(0) ≤ L∗; t∗ = inf if no grid
+    point up to 2⁶² steps is below L∗ (e.g. when the t → ∞ limit is not below L∗, spec
     `levi:grok-def`).  Runs in float64.
 
     Parameters
@@ -323,7 +323,7 @@ def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, ga
         Learning rate η > 0; continuous t needs every mode factor ρ = 1 − η(2ν/d_out + c) > 0,
         i.e. η < d_out/(2ν_max + γ) in the paper convention.
     loss_star : float
-        The loss threshold L* > 0 (e.g. `grokclocks.linear.loss_threshold(eps, d_out, level)`).
+        The loss threshold L∗ > 0 (e.g. `grokclocks.linear.loss_threshold(eps, d_out, level)`).
     gamma : float
         Weight decay γ ≥ 0 in the convention `wd_convention`; default 0.
     wd_convention : {"paper", "torch"}
