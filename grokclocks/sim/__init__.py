@@ -6,10 +6,11 @@
 * `grokclocks.sim.linear` -- teacher-student front-ends of spec `levi` (float64);
 * `grokclocks.sim.modular` -- every paper's modular-arithmetic model through one front-end
   (`train_modular`; Levi et al.'s appendix G, `levi:appG`, is one configuration of it);
-* `grokclocks.sim.trackers`, `grokclocks.sim.repulsion`, `grokclocks.sim.distributed`,
-  `grokclocks.sim.langevin`, `grokclocks.sim.kramers`, `grokclocks.sim.deep_linear`,
-  `grokclocks.sim.landscapes` -- per-step trackers, the spec `repulsion` instruments, multi-host
-  sweeps, and the simulations of specs `kramers` and `clocks` (imported when used).
+* `grokclocks.sim.trackers` -- per-step state of `train_modular` (update Gram, snapshots);
+* imported when used: `grokclocks.sim.repulsion` (the spec `repulsion` instruments),
+  `grokclocks.sim.distributed` (multi-host sweeps), `grokclocks.sim.langevin` and
+  `grokclocks.sim.kramers` (spec `kramers`), `grokclocks.sim.deep_linear` and
+  `grokclocks.sim.landscapes` (spec `clocks`).
 
 Randomness only through explicit `jax.random` keys: the same seed gives the same numbers on the
 same device.  `enable_x64` switches JAX to float64 (the `levi` front-ends call it).
