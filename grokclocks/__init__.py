@@ -1,6 +1,6 @@
 """grokclocks: executable grokking theory.
 
-Closed-form predictions of *when* a network grokks, from five papers, each implemented exactly
+Closed-form predictions of when a network grokks, from five papers, each implemented exactly
 (with the papers' errors corrected, see `grokclocks.errata`) and checked against training runs by
 `pytest verify`.  The core (this package minus `grokclocks.sim`) needs only
 numpy/scipy/mpmath/sympy; the simulation layer `grokclocks.sim` imports JAX when used.

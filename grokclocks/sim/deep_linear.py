@@ -4,7 +4,7 @@ r"""Deep linear networks with layerwise weight decay, and the end-to-end Schatte
   L(W_L···W_1) + (μ/2)·Σ_l ‖W_l‖²_F (squared loss or softmax cross-entropy) by full-batch GD
   (explicit Euler, a small step approximates gradient flow) or by classical RK4 on the same
   gradient flow, through the one engine (`grokclocks.sim.train.simulate`), vmapped over seeds;
-* `run_end_to_end_flow` -- RK4 on the *end-to-end* gradient flow Ẇ = −∇L(W) − λp·UΣ^(p−1)Vᵀ of
+* `run_end_to_end_flow` -- RK4 on the end-to-end gradient flow Ẇ = −∇L(W) − λp·UΣ^(p−1)Vᵀ of
   E = L + λ‖W‖ᵖ with the Schatten-p quasi-norm (spec `clocks:eq4.3`), the other parametrization, whose singular values
   follow a differently clocked drift;
 * data: `make_regression_data` (rank-r teacher plus noise) and `make_circle_data` (K Gaussian

@@ -4,7 +4,7 @@ The runs of a sweep (seeds × hyperparameter grid) never talk to each other, so 
 needs no cross-host collectives: every process calls `jax.distributed.initialize()` (which reads
 SLURM / Open MPI / Cloud TPU environments by itself, or takes `coordinator_address`,
 `num_processes` and `process_id`), takes its contiguous share of the seeds with `process_share`,
-trains them on *its own* local devices (the engine shards the runs over `jax.local_devices()`,
+trains them on its own local devices (the engine shards the runs over `jax.local_devices()`,
 `grokclocks.sim.train.shard_runs`) and saves its `grokclocks.sim.train.Trajectory`; one process
 then joins the shards with `merge_seed_shards`.  The result equals the single-process sweep
 (tested with two real `jax.distributed` processes on the CPU in `tests/test_sim_distributed.py`).

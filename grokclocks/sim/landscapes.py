@@ -1,20 +1,20 @@
 """Landscapes of spec `clocks` for the verification layer (JAX, float64).
 
-* **KL landscapes with a known exponent** (`clocks:appF2-kl-examples`), trained by gradient descent
+* KL landscapes with a known exponent (`clocks:appF2-kl-examples`), trained by gradient descent
   with a small step (an approximation of gradient flow; the discretisation error is measured in
   verify/ by doubling the step):
 
   - `power_landscape_gd`: f(x) = ‖x‖^q in ℝ^d, KL exponent θ = 1 − 1/q;
-  - `deep_linear_gd`: a depth-L *factorized* linear network on the whitened squared loss
+  - `deep_linear_gd`: a depth-L factorized linear network on the whitened squared loss
     ½‖W_L···W_1 − Y‖²_F + (μ/2)·Σ_l ‖W_l‖²_F from an aligned (diagonal, balanced) start: depth
     without decay (θ = 1 − 1/(2L)) and critical decay at depth 2 (θ = 3/4).
 
-* **Separable softmax regression** (`clocks:thm3.5`, `clocks:asm3.4`, `clocks:prop3.6`):
+* Separable softmax regression (`clocks:thm3.5`, `clocks:asm3.4`, `clocks:prop3.6`):
   `softmax_regression` trains W ∈ ℝ^(K×d) on `separable_softmax_data` by plain GD, normalized GD
   (W ← W − η∇L/‖∇L‖_F), Adam (optax) or GD with weight decay; the loss is logged in gap form
   (`clocks:eq3.2`) so that classifier clocks down to 10⁻²⁰ are measurable.
 
-* **Factorized softmax network with weight decay** (`clocks:appF2-wd-rate`):
+* Factorized softmax network with weight decay (`clocks:appF2-wd-rate`):
   `factorized_softmax_gd` records the normalized spectral tail of the end-to-end map.
 
 Time is accumulated optimiser time t = kη (`clocks:appF4-opt-time`).  Every front-end switches JAX

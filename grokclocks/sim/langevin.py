@@ -10,7 +10,7 @@ a vectorised update inside one `lax.scan` per chunk of steps (jit-compiled once 
 configuration), so millions of walkers run on a GPU and tens of thousands on a CPU.
 
 First-passage criterion (`kramers:fpt-criterion`): the Eyring–Kramers time is the time to reach the
-*other minimum* (`target = {"coord": 0, "threshold": 1.0}` for the test potentials); crossing the
+other minimum (`target = {"coord": 0, "threshold": 1.0}` for the test potentials); crossing the
 saddle takes about half as long and, monitored at discrete times, is biased by O(√Δt).  The
 reference values are exact: `grokclocks.kramers.mfpt_1d_exact` (quadrature) and
 `grokclocks.kramers.mfpt_2d_exact` (finite-volume solve of the backward equation); the simulation is

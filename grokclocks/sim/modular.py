@@ -158,7 +158,7 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
     .. math::
         \Delta t = t_{\rm test}(\text{acc} \ge 0.95) - t_{\rm train}(\text{acc} \ge 0.95)
 
-    (the times are the first *recorded* steps, resolution `record_every`).  The call is ::
+    (the times are the first recorded steps, resolution `record_every`).  The call is ::
 
         train_modular("mean_field_quadratic", p, train_frac=alpha, n_train_rule="round", seeds=seeds,
                       model_kwargs={"d_h": d_h}, optimizer="sgd", lr=eta, weight_decay=weight_decay,

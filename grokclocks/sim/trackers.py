@@ -1,7 +1,7 @@
 """Per-step trackers for `grokclocks.sim.modular.train_modular`: state that lives in the scan.
 
 A hook (`hooks=`) sees the parameters only at the recorded steps.  Some quantities need every
-step: the rolling Gram of the last w weight *updates* (spec `repulsion:rolling-gram`), or a copy
+step: the rolling Gram of the last w weight updates (spec `repulsion:rolling-gram`), or a copy
 of the parameters at chosen epochs.  A tracker is three pure functions
 
 `init(params) -> carry`

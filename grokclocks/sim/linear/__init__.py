@@ -3,7 +3,7 @@
 * `run_gd` -- explicit full-batch GD (optax SGD + weight decay through the one engine,
   `grokclocks.sim.train.simulate`), vmapped over seeds and, optionally, over a grid of
   learning rates / weight decays;
-* `run_gd_spectral` -- the *same* GD iterates in closed form from `eigh` of the training
+* `run_gd_spectral` -- the same GD iterates in closed form from `eigh` of the training
   Gram matrix (no approximation; matches `run_gd` to about 10⁻¹⁴ relative); real-valued `t`;
 * `crossing_times` -- first time the loss falls to L∗, by bisection on continuous `t`;
 * `run_two_layer` -- explicit GD of the two-layer network (linear or tanh hidden layer);

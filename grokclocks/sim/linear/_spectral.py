@@ -208,7 +208,7 @@ def run_gd_spectral(data: TeacherStudentData, eta: float, ts: Any, *, gamma: flo
 
     (c = γ/d_out in the paper convention; modes with 2ν/d_out + c = 0 do not move, and eigenvalues
     below ν_max·max(N, d_in)·machine ε are the null space, set to 0), and the losses of `run_gd`
-    evaluated on it.  This *is* GD, not an approximation; t may be real (continuous
+    evaluated on it.  This is GD, not an approximation; t may be real (continuous
     interpolation ρᵗ) when every ρ > 0.  Runs in float64.
 
     Parameters

@@ -11,7 +11,7 @@ Every simulation of grokclocks is a pair of pure functions handed to `simulate`:
 (data, targets, hyperparameters such as the learning rate or the weight decay).  The engine
 
 * records `metrics` at step 0 and after every `record_every` steps; the recording happens
-  *inside* the scan (an outer `lax.scan` over records whose body is an inner `lax.scan` of
+  inside the scan (an outer `lax.scan` over records whose body is an inner `lax.scan` of
   `record_every` steps), so nothing returns to Python between records;
 * `vmap`-s the whole scan over any number of batch axes (seeds, a learning-rate or weight-decay
   grid, ...): `batch_axes` lists, outermost first, the `in_axes` of `inputs` for each batch
@@ -23,7 +23,7 @@ Every simulation of grokclocks is a pair of pure functions handed to `simulate`:
   last saved chunk (and returns a finished run unchanged).
 
 Optimisers come from optax: `optax_step` turns a gradient and an optimiser factory into a step;
-the factory is called *inside* the step with the (possibly vmapped) `inputs`, so hyperparameters
+the factory is called inside the step with the (possibly vmapped) `inputs`, so hyperparameters
 such as `eta` or the weight decay can be batched like any other input.
 
 The package keeps one concept per private file (`_batching`, `_optim`, `_options`, `_engine`); the

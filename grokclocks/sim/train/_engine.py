@@ -53,7 +53,7 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
     axis are placed with `NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))`; shared
     inputs are replicated.  `jax.jit` then partitions the vmapped scan over the devices (GSPMD),
     each device running its share of the runs; no code changes for one device or many.  Only the
-    *local* devices are used: under `jax.distributed` each process runs its own share of the sweep
+    local devices are used: under `jax.distributed` each process runs its own share of the sweep
     (`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
     (`grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
 
@@ -586,13 +586,13 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         means all local devices, an int `n` the first `n`, a sequence the devices themselves; `1`
         (default) is one device.  The number used is `extras["n_devices"]`.
     on_divergence : {"raise_if_all", "flag", "raise"}
-        What a diverged run does.  A run *diverges* at the first record where one of its float
+        What a diverged run does.  A run diverges at the first record where one of its float
         metrics is NaN or inf.  Each diverged run is flagged in `extras["diverged"]` (bool, batch
         shape) and `extras["diverged_step"]` (that record's step; -1 for runs that did not
         diverge); its float metrics are NaN from that record on (integer metrics are left as
         computed), the other runs are untouched.  `"raise_if_all"` (default) keeps a sweep in which
         some runs diverged (with a `grokclocks.sim.DivergenceWarning`) and raises
-        `SimulationDiverged` once *every* run has diverged (so a single run raises); `"flag"`
+        `SimulationDiverged` once every run has diverged (so a single run raises); `"flag"`
         never raises (warning only); `"raise"` raises as soon as any run diverges.  A chunk that
         raises is not saved: the file keeps the last chunk before it (the exception's `trajectory`
         has the records up to it).

@@ -93,7 +93,7 @@ def optimizer_factory(name: str, warmup_steps: int = 0) -> Callable[[Mapping[str
     `"sgd"`
         GD with coupled L2: p ← p − lr·(grad + wd·p).
     `"adam"`
-        Adam with *coupled* L2 (PyTorch `Adam(weight_decay=wd)`): g ← grad + wd·p, then Adam;
+        Adam with coupled L2 (PyTorch `Adam(weight_decay=wd)`): g ← grad + wd·p, then Adam;
         `optax.chain(optax.add_decayed_weights(wd), optax.adam(lr, b1, b2, eps))`.
     `"adamw"`
         Decoupled decay (PyTorch `AdamW`): p ← p·(1 − lr·wd) − lr·adam(g); `optax.adamw`.
