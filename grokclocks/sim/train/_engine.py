@@ -1,4 +1,4 @@
-"""The training engine: compiled record scans, memory-sized run chunks, and :func:`simulate` itself."""
+"""The training engine: compiled record scans, memory-sized run chunks, and `simulate` itself."""
 
 from __future__ import annotations
 
@@ -35,37 +35,53 @@ from ._options import check_devices, check_record_every, ON_DIVERGENCE
 
 
 class ShardedRuns(NamedTuple):
-    """Result of :func:`shard_runs`."""
+    """Result of `shard_runs`: the state and inputs placed on the devices, and how many were used."""
 
     state: Any
-    """the state, placed on the devices."""
+    """The state, its leaves split over the devices along the outermost batch axis."""
     inputs: Any
-    """the inputs, placed on the devices."""
+    """The inputs: leaves batched on the outermost axis split like the state, shared leaves replicated on
+    every device."""
     n_devices: int
-    """number of devices used."""
+    """Number of devices used, ≥ 1 (1 when nothing was moved)."""
 
 
 def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> ShardedRuns:
-    """Shard the outermost batch axis of a sweep over local devices (``jax.sharding``, no scheduler).
+    """Shard the outermost batch axis of a sweep over local devices (`jax.sharding`, no scheduler).
 
-    ``state`` leaves (batch axes in front) and the ``inputs`` leaves batched on the first batch axis
-    are placed with ``NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))``; shared
-    inputs are replicated.  ``jax.jit`` then partitions the vmapped scan over the devices (GSPMD),
+    The `state` leaves (batch axes in front) and the `inputs` leaves batched on the first batch
+    axis are placed with `NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))`; shared
+    inputs are replicated.  `jax.jit` then partitions the vmapped scan over the devices (GSPMD),
     each device running its share of the runs; no code changes for one device or many.  Only the
-    *local* devices are used: under ``jax.distributed`` each process runs its own share of the sweep
-    (:func:`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
-    (:func:`~grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
+    local devices are used: under `jax.distributed` each process runs its own share of the sweep
+    (`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
+    (`grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
 
-    ``devices``: ``None`` = all local devices, an int = the first ``n`` of them, or a list of
-    devices (:func:`check_devices`).  With ``devices=None``, if the outermost batch size is not a
-    multiple of the number of devices, nothing is moved (one device); an explicit number of devices
-    that does not divide it is a :class:`DomainError`.  With one device or no batch axis nothing is
-    moved.  Returns ``(state, inputs, n_devices_used)``.
+    Parameters
+    ----------
+    state : pytree
+        The runs' state, every batch axis in front of each leaf.
+    inputs : pytree or None
+        The runs' inputs, batched as `batch_axes` says; `None` places only the state.
+    batch_axes : sequence of pytrees
+        One `in_axes` pytree of `inputs` per batch axis, outermost first (`0` = batched, `None` =
+        shared); only the outermost axis is sharded.  `()` means one run: nothing is moved.
+    devices : None, int or sequence of jax devices
+        `None` (default) means all local devices, an int `n` the first `n` of them, a sequence the
+        devices themselves (see `check_devices`).  With `None`, an outermost batch size that is not
+        a multiple of the number of devices moves nothing (one device is used); an explicit number
+        of devices that does not divide it is a `DomainError`.
 
     Returns
     -------
     ShardedRuns
-        A :class:`ShardedRuns` named tuple (``state``, ``inputs``, ``n_devices``); it unpacks like a plain tuple.
+        The named tuple (`state`, `inputs`, `n_devices`); it unpacks like a plain tuple.  With one
+        device or no batch axis, `state` and `inputs` are returned unmoved and `n_devices` is 1.
+
+    Raises
+    ------
+    DomainError
+        If `devices` is invalid (see `check_devices`).
     """
     leaves = jax.tree_util.tree_leaves(state)
     n_runs = np.shape(leaves[0])[0] if leaves and batch_axes else None
@@ -183,8 +199,8 @@ def _compiled_metrics(metrics: MetricsFn, batch_axes: Sequence[Any], run_chunk: 
 # Memory: how many runs one program step may hold
 # --------------------------------------------------------------------------------------------
 
-#: Fraction of the free device memory that the run-chunk estimate lets one program use.
 MEMORY_FRACTION = 0.8
+"""Fraction of the free device memory that `choose_run_chunk` lets one program use (0.8)."""
 
 
 def _aval_bytes(aval: Any) -> int:
@@ -219,10 +235,27 @@ def _tree_bytes(tree: Any) -> int:
 
 
 def free_device_memory(device: Any = None) -> int | None:
-    """Free memory of ``device`` in bytes (default: the first local device), or None if unknown.
+    """Free memory of a JAX device in bytes, or `None` if it cannot be told.
 
-    Accelerators: ``bytes_limit - bytes_in_use`` of ``device.memory_stats()``; the CPU backend:
-    ``MemAvailable`` of ``/proc/meminfo`` (host memory is the CPU device's memory).
+    On accelerators it is `bytes_limit - bytes_in_use` of `device.memory_stats()`; on the CPU
+    backend, `MemAvailable` of `/proc/meminfo` (host memory is the CPU device's memory), or the
+    available physical pages where that file is missing.
+
+    Parameters
+    ----------
+    device : jax device or None
+        A device of this process (one of `jax.devices()`); `None` (default) means the first local
+        device.
+
+    Returns
+    -------
+    int or None
+        Free bytes, or `None` when neither the device nor the operating system reports it.
+
+    Raises
+    ------
+    DomainError
+        If `device` is not `None` and not a device of this process.
     """
     if device is not None and device not in jax.devices():
         raise DomainError(f"device must be None or a jax device of this process, one of {jax.devices()} "
@@ -248,15 +281,43 @@ _WORKING_BYTES: dict[tuple, int] = {}
 
 def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs: Any, *, record_every: int,
                             n_records: int, batch_axes: Sequence[Any] = ()) -> dict[str, int]:
-    """Memory estimate of one :func:`simulate` program (``n_records`` records of ``record_every`` steps).
+    """Memory estimate of one `simulate` program of `n_records` records of `record_every` steps.
 
-    Returns ``{"resident": bytes, "working": bytes, "n_runs": int}``: ``resident`` = the state and
-    inputs held for the whole call, counted three and two times (the arguments, their run-chunked
-    copies, the returned state); ``working`` = an
-    upper bound on everything the vmapped program creates, the sum of the sizes of every
-    intermediate value of its jaxpr (each loop body counted once, the stacked records included).
-    XLA reuses buffers, so the true peak is lower (typically 2-4x for the modular models).  The
-    working memory grows linearly with the number of runs ``n_runs`` (the outermost batch axis).
+    The estimate traces the vmapped program (`jax.make_jaxpr`, nothing runs) and sums the sizes of
+    every intermediate value of its jaxpr; the result is cached per step, metrics, shapes and
+    dtypes.  XLA reuses buffers, so the true peak is lower (typically 2–4× for the modular models).
+
+    Parameters
+    ----------
+    step : callable
+        The step `step(state, inputs) -> state` of one run, as given to `simulate`.
+    metrics : callable
+        The metrics `metrics(state, inputs) -> dict[str, scalar]` of one run, as given to `simulate`.
+    state : pytree
+        The runs' initial state, every batch axis in front of each leaf (only shapes and dtypes
+        are used).
+    inputs : pytree
+        The runs' inputs, batched as `batch_axes` says (only shapes and dtypes are used).
+    record_every : int
+        Steps between two records, an integer ≥ 1.
+    n_records : int
+        Records made by one program (one chunk of `simulate`), an integer ≥ 1.
+    batch_axes : sequence of pytrees
+        One `in_axes` pytree of `inputs` per batch axis, outermost first; `()` (default) is one run.
+
+    Returns
+    -------
+    dict of str to int
+        `{"resident": bytes, "working": bytes, "n_runs": int}`: `resident` is the state and inputs
+        held for the whole call, counted three and two times (the arguments, their run-chunked
+        copies, the returned state); `working` is an upper bound on everything the vmapped program
+        creates (each loop body counted once, the stacked records included), which grows linearly
+        with `n_runs`, the size of the outermost batch axis (1 without batch axes).
+
+    Raises
+    ------
+    DomainError
+        If `step` or `metrics` is not callable, or a count is not an integer ≥ 1.
     """
     for f, name in ((step, "step"), (metrics, "metrics")):
         if not callable(f):
@@ -275,11 +336,31 @@ def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs
 
 
 def choose_run_chunk(estimate: Mapping[str, int], free_bytes: int | None, n_devices: int = 1) -> int | None:
-    """Runs per chunk so that the :func:`working_memory_estimate` fits ``MEMORY_FRACTION * free_bytes``.
+    """Runs per chunk so that the `working_memory_estimate` fits in `MEMORY_FRACTION` of the free memory.
 
-    ``None`` = everything fits in one program (or the free memory is unknown).  Otherwise the largest
-    chunk (a multiple of ``n_devices``, at least ``n_devices``) with ``resident + working * chunk /
-    n_runs <= MEMORY_FRACTION * free_bytes`` per device.
+    Parameters
+    ----------
+    estimate : mapping of str to int
+        The result of `working_memory_estimate`: `"resident"` and `"working"` in bytes (integers
+        ≥ 0) and `"n_runs"` (integer ≥ 1).
+    free_bytes : int or None
+        Free memory per device in bytes, an integer ≥ 0 (e.g. `free_device_memory()`); `None`
+        means unknown.
+    n_devices : int
+        Number of devices the runs are shared over, an integer ≥ 1; default 1.
+
+    Returns
+    -------
+    int or None
+        `None` when everything fits in one program, when the working memory does not depend on the
+        runs (0), or when `free_bytes` is `None`.  Otherwise the largest chunk, a multiple of
+        `n_devices` and at least `n_devices`, with resident + working·chunk/n_runs ≤
+        `MEMORY_FRACTION` · free_bytes · n_devices; `None` again if that chunk holds every run.
+
+    Raises
+    ------
+    DomainError
+        If `estimate` is not such a mapping, or a count is out of its domain.
     """
     if not isinstance(estimate, Mapping) or not {"resident", "working", "n_runs"} <= set(estimate):
         raise DomainError("estimate must be the mapping of working_memory_estimate (resident, working, n_runs) "
@@ -446,90 +527,106 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              batch_shape: Sequence[int] | None = None,
              extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None,
              run_chunk: int | str | None = None) -> Trajectory:
-    """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
+    """Run `steps` steps of `step` and record `metrics` every `record_every` steps.
+
+    The step is jit-compiled; the time loop is a `lax.scan` over records whose body scans
+    `record_every` steps, vmapped over the batch axes, so nothing returns to Python between
+    records.  The records are split into `n_chunks` compiled calls, after each of which divergence
+    is checked, the progress bar advances and the run is saved (with `save_path`).
 
     Parameters
     ----------
-    step : callable ``(state, inputs) -> state``
-        One step of one run (pure; jit-compatible).  Use a module-level function or a cached
-        factory (e.g. :func:`optax_step`) so repeated calls reuse the compiled code.
-    metrics : callable ``(state, inputs) -> dict[str, scalar]``
-        What to record (pure; jit-compatible).
+    step : callable
+        `step(state, inputs) -> state`, one step of one run (pure; jit-compatible).  Use a
+        module-level function or a cached factory (e.g. `optax_step`) so that repeated calls
+        reuse the compiled code.
+    metrics : callable
+        `metrics(state, inputs) -> dict[str, scalar]`, what one run records (pure; jit-compatible).
     state0 : pytree
         Initial state, with every batch axis in front of each leaf.
-    inputs : pytree
-        Per-run constants (data, hyperparameters); batched as ``batch_axes`` says.
-    steps : int >= 1
-        Number of steps; must be a multiple of ``record_every``.
-    record_every : int in [1, steps]
-        Record after every ``record_every`` steps (and at step 0).
-    batch_axes : sequence of in_axes pytrees
-        One entry per batch axis, outermost first: the ``in_axes`` of ``inputs`` for that axis
-        (``0`` = batched along that axis, ``None`` = shared).  ``()`` = a single run.
-    config : frozen dataclass, optional
-        Stored with the result, in error messages and in saved files.
+    inputs : pytree or None
+        Per-run constants (data, hyperparameters), batched as `batch_axes` says; `None` (default)
+        for steps that need none.
+    steps : int
+        Number of steps, an integer ≥ 1 and a multiple of `record_every`.
+    record_every : int
+        Record after every `record_every` steps (and at step 0), an integer in [1, `steps`].
+    batch_axes : sequence of pytrees
+        One entry per batch axis, outermost first: the `in_axes` of `inputs` for that axis (`0` =
+        batched along that axis, `None` = shared).  `()` (default) is a single run.
+    config : frozen dataclass or None
+        The run's configuration, stored with the result, shown in error messages and written to
+        saved files; `None` (default) for none.
     progress : bool
-        Show a tqdm progress bar over scan chunks.
-    n_chunks : int, optional
-        Number of jitted calls the records are split into (default: 1, or 20 with a progress bar
-        or incremental saving).  Divergence is checked after each chunk.
-    save_path : path, optional
-        Save the result (and the state, for ``resume``) after every chunk (:func:`save_trajectory`:
-        ``.npz`` + ``.json``, atomic, versioned, checksummed).  An existing file is an error
-        (:class:`RunExistsError`) unless ``resume`` or ``overwrite`` is set; this is checked before
-        anything runs.
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    n_chunks : int or None
+        Number of compiled calls the records are split into, an integer ≥ 1 (capped at the number
+        of records).  `None` (default) means 1, or 20 with a progress bar or incremental saving.
+        Divergence is checked after each chunk.
+    save_path : str or os.PathLike or None
+        Save the result (and the state, for `resume`) after every chunk with `save_trajectory`
+        (`.npz` + `.json`, atomic, versioned, checksummed).  An existing file is an error
+        (`RunExistsError`) unless `resume` or `overwrite` is set; this is checked before anything
+        runs.  `None` (default) saves nothing.
     resume : bool
-        With ``save_path``: continue the run saved there (a missing file starts it).  The saved config,
-        record times, state and metric names must be this run's (else :class:`RunFileError` naming the
-        differences).  A finished run is returned as saved (bit-identical, the file untouched); a
-        partial one continues from its last chunk and ends equal to an uninterrupted run.
+        With `save_path`: continue the run saved there (a missing file starts it); default
+        `False`.  The saved config, record times, state and metric names must be this run's (else
+        `RunFileError` naming the differences).  A finished run is returned as saved
+        (bit-identical, the file untouched); a partial one continues from its last chunk and ends
+        equal to an uninterrupted run.
     overwrite : bool
-        With ``save_path``: replace an existing run (its file is replaced at the first save, after the
-        first chunk, so a run that diverges in its first chunk leaves it intact).  Exclusive with ``resume``.
+        With `save_path`: replace an existing run (its file is replaced at the first save, after
+        the first chunk, so a run that diverges in its first chunk leaves it intact); default
+        `False`.  Exclusive with `resume`.
     divergence_hint : str
-        Added to the :class:`SimulationDiverged` message (e.g. the stability bound on ``eta``).
-    devices : int, list of devices or None
-        Shard the outermost batch axis over devices (:func:`shard_runs`, :func:`check_devices`):
-        ``None`` = all local devices, ``1`` (default) = one device.  The number used is ``extras["n_devices"]``.
+        Text added to the `SimulationDiverged` message and the divergence warning (e.g. the
+        stability bound on the learning rate); default empty.
+    devices : None, int or sequence of jax devices
+        Shard the outermost batch axis over devices (see `shard_runs`, `check_devices`): `None`
+        means all local devices, an int `n` the first `n`, a sequence the devices themselves; `1`
+        (default) is one device.  The number used is `extras["n_devices"]`.
     on_divergence : {"raise_if_all", "flag", "raise"}
-        A run *diverges* at the first record where one of its float metrics is NaN or inf.  Each
-        diverged run is flagged in ``extras["diverged"]`` (bool, batch shape) and
-        ``extras["diverged_step"]`` (that record's step; -1 for runs that did not diverge); its float
-        metrics are NaN from that record on (integer metrics are left as computed), the other runs
-        are untouched.  ``"raise_if_all"`` (default) keeps a sweep in which some runs diverged (with a
-        :class:`~grokclocks.sim.DivergenceWarning`) and raises :class:`SimulationDiverged` once *every*
-        run has diverged (so a single run raises, as before); ``"flag"`` never raises (warning only);
-        ``"raise"`` raises as soon as any run diverges.  A chunk that raises is not saved: the file
-        keeps the last chunk before it (the exception's ``trajectory`` has the records up to it).
-    batch_shape : tuple of int, optional
+        What a diverged run does.  A run diverges at the first record where one of its float
+        metrics is NaN or inf.  Each diverged run is flagged in `extras["diverged"]` (bool, batch
+        shape) and `extras["diverged_step"]` (that record's step; -1 for runs that did not
+        diverge); its float metrics are NaN from that record on (integer metrics are left as
+        computed), the other runs are untouched.  `"raise_if_all"` (default) keeps a sweep in which
+        some runs diverged (with a `grokclocks.sim.DivergenceWarning`) and raises
+        `SimulationDiverged` once every run has diverged (so a single run raises); `"flag"`
+        never raises (warning only); `"raise"` raises as soon as any run diverges.  A chunk that
+        raises is not saved: the file keeps the last chunk before it (the exception's `trajectory`
+        has the records up to it).
+    batch_shape : sequence of int or None
         Shape of the result's batch axes, a C-order reshape of the engine's (e.g. a flattened run
-        axis shown as ``(*grid, n_seeds)``); saved files hold the result's shape.
-    extras_fn : callable ``Trajectory -> dict``, optional
-        Derived per-run extras (e.g. crossing times) added to the result and to every saved file.
+        axis shown as `(*grid, n_seeds)`); saved files hold the result's shape.  `None` (default)
+        keeps the engine's batch shape.
+    extras_fn : callable or None
+        `extras_fn(trajectory) -> dict[str, numpy.ndarray]`, derived per-run extras (e.g. crossing
+        times) added to the result and to every saved file; `None` (default) adds none.
     run_chunk : int, "auto" or None
-        Evaluate at most this many runs (entries of the outermost batch axis) at a time, one chunk
-        after the other inside the same compiled program (``lax.map``), so that a sweep larger than
-        the device memory still runs in one call; every run's arithmetic is unchanged.  ``None``
-        (default): all runs at once.  ``"auto"``: chunk only when :func:`working_memory_estimate`
-        exceeds ``MEMORY_FRACTION`` of :func:`free_device_memory` (:func:`choose_run_chunk`).  The
-        chunk used is ``extras["run_chunk"]``.
+        Evaluate at most this many runs (entries of the outermost batch axis, an integer ≥ 1 and a
+        multiple of the number of devices) at a time, one chunk after the other inside the same
+        compiled program (`lax.map`), so that a sweep larger than the device memory still runs in
+        one call; every run's arithmetic is unchanged.  `None` (default): all runs at once.
+        `"auto"`: chunk only when `working_memory_estimate` exceeds `MEMORY_FRACTION` of
+        `free_device_memory` (see `choose_run_chunk`).  The chunk used is `extras["run_chunk"]`.
 
     Returns
     -------
     Trajectory
-        ``times`` = ``0, record_every, ..., steps``; metrics of shape ``(*batch_shape, n_records)``;
-        extras ``diverged``, ``diverged_step``, ``n_devices`` (and those of ``extras_fn``);
-        ``final_state`` = the state after the last step (numpy, engine layout).
+        `times` = 0, `record_every`, ..., `steps`; metrics of shape `(*batch_shape, n_records)`;
+        extras `diverged`, `diverged_step`, `n_devices`, `run_chunk` (and those of `extras_fn`);
+        `final_state` = the state after the last step (numpy, engine layout).
 
     Raises
     ------
     SimulationDiverged
-        As ``on_divergence`` says.
+        As `on_divergence` says.
     DomainError
         For invalid options (before anything is compiled).
     RunFileError
-        ``save_path`` exists without ``resume``/``overwrite`` (:class:`RunExistsError`), or the run
-        to resume is damaged or is not this run.
+        `save_path` exists without `resume`/`overwrite` (`RunExistsError`), or the run to resume
+        is damaged or is not this run.
     """
     steps, record_every = check_record_every(steps, record_every)
     n_records = steps // record_every
@@ -619,7 +716,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
 
 def _resolve_run_chunk(run_chunk: int | str | None, step: StepFn, metrics: MetricsFn, state: Any, inputs: Any,
                        record_every: int, n_records: int, batch_axes: Sequence[Any], n_devices: int) -> int | None:
-    """The run chunk of :func:`simulate`: None (all runs in one program) or a number of runs < n_runs."""
+    """The run chunk of :func:`simulate`: none (all runs in one program) or a number of runs < n_runs."""
     if run_chunk is None or not batch_axes:
         return None
     n_runs = _n_runs(state, batch_axes)
