@@ -218,6 +218,28 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".run.npz.ffffffff-1.0123abcd.tmp", "run.json", "run.npz"]
 
 
+def test_without_flock_the_lock_record_decides(tmp_path, monkeypatch):
+    """On a file system without flock (ENOLCK), a lock of a live pid of this host, or of another host, is refused;
+    one of a dead pid, or of a pid now running another process, is taken over."""
+    monkeypatch.setattr(R._files, "_flock", lambda fd: None)
+    npz = tmp_path / "run.npz"
+    lock = npz.with_suffix(".lock")
+    live = {"pid": os.getppid(), "host": R._files._HOST, "start": R._files._proc_start(os.getppid())}
+    for record, message in ((live, rf"pid {os.getppid()} on host"), ({"pid": 1, "host": "elsewhere"}, "elsewhere")):
+        lock.write_text(json.dumps(record))
+        with pytest.raises(R.RunExistsError, match=message) as info:
+            R.save_trajectory(_traj(1), npz)
+        assert f"no flock: if that process is gone, delete {lock}" in str(info.value)
+    stale = [{"pid": 2**22 + 12345, "host": R._files._HOST}]  # above the default pid_max: no such process
+    if live["start"] is not None:  # /proc tells a reused pid: it runs, but not the process that took the lock
+        stale.append(dict(live, start="0"))
+    for record in stale:
+        lock.write_text(json.dumps(record))
+        with pytest.warns(R.RunFileWarning, match="taking over"):
+            R.save_trajectory(_traj(1), npz, overwrite=True)
+        assert not lock.exists()
+
+
 def test_kill_9_while_the_npz_is_written(writers):
     o = writers["kill_npz"]
     assert o["locked_while_writing"]  # the writer holds the run's lock while it writes

@@ -232,9 +232,11 @@ class _RunLock:
                     time.sleep(0.002)
                     record = _read_record(fd)
                 if held is False or (held is None and _record_alive(record)):
+                    hint = "" if held is False else (  # without flock, a record is all there is to go by
+                        f"; this file system has no flock: if that process is gone, delete {lock}")
                     raise RunExistsError(
                         f"{npz} is being written by {_holder_text(record)} (lock file {lock}): one writer per run "
-                        "path; wait for it to finish, or use another save_path")
+                        f"path; wait for it to finish, or use another save_path{hint}")
                 if held and not _same_file(fd, lock):  # the holder released (removed) it as we opened it
                     os.close(fd)
                     continue
