@@ -15,23 +15,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._validate import choice, DomainError, integer_at_least
+from ..._validate import DomainError, choice, integer_at_least
 from ...runfile import (
-    check_run_path,
-    _config_from_obj,
-    _config_obj,
-    _paths,
-    _read_run,
     RUN_FORMAT_VERSION,
-    _RunFile,
     RunFileError,
     RunFileWarning,
-    save_trajectory,
     Trajectory,
+    _canonical_class,
+    _check_absent,
+    _check_options,
+    _config_from_obj,
+    _config_obj,
+    _read_run,
+    _RunFile,
+    _RunLock,
+    _trusted_classes,
+    _write_run,
 )
 from .._runtime import DivergenceWarning, SimulationDiverged
-from ._batching import batched, MetricsFn, record_times, StepFn
-from ._options import check_devices, check_record_every, ON_DIVERGENCE
+from ._batching import MetricsFn, StepFn, batched, record_times
+from ._options import ON_DIVERGENCE, check_devices, check_record_every
 
 
 class ShardedRuns(NamedTuple):
@@ -463,10 +466,11 @@ class _Layout:
 def _config_diff(saved: Mapping[str, Any], config: Any) -> list[str]:
     """The fields in which a saved config (JSON object) and ``config`` differ, as ``name: saved X, now Y``."""
     new = json.loads(json.dumps(_config_obj(config)))
-    if saved.get("class") != new["class"]:
+    if _canonical_class(saved.get("class")) != new["class"]:
         return [f"config class: saved {saved.get('class')}, now {new['class']}"]
-    try:  # rebuilt, so fields added since with a default compare equal
-        old = json.loads(json.dumps(_config_obj(_config_from_obj(saved))))["fields"]
+    try:  # rebuilt (this call's class trusted), so fields added since with a default compare equal
+        trusted = _trusted_classes([type(config)]) if dataclasses.is_dataclass(config) else {}
+        old = json.loads(json.dumps(_config_obj(_config_from_obj(saved, trusted))))["fields"]
     except Exception:
         old = saved.get("fields")
     new_fields = new["fields"]
@@ -567,7 +571,9 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         Save the result (and the state, for `resume`) after every chunk with `save_trajectory`
         (`.npz` + `.json`, atomic, versioned, checksummed).  An existing file is an error
         (`RunExistsError`) unless `resume` or `overwrite` is set; this is checked before anything
-        runs.  `None` (default) saves nothing.
+        runs.  The run's lock file `<save_path>.lock` is held from then until the call returns (or
+        raises): another call on the same path, in this process or another, is a `RunExistsError`
+        naming the holder, with `overwrite=True` too.  `None` (default) saves nothing.
     resume : bool
         With `save_path`: continue the run saved there (a missing file starts it); default
         `False`.  The saved config, record times, state and metric names must be this run's (else
@@ -625,8 +631,9 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
     DomainError
         For invalid options (before anything is compiled).
     RunFileError
-        `save_path` exists without `resume`/`overwrite` (`RunExistsError`), or the run to resume
-        is damaged or is not this run.
+        `save_path` exists without `resume`/`overwrite`, or another process is writing it
+        (`RunExistsError`); the run to resume is damaged or is not this run; a save failed (a full
+        disk, a file-size limit: the file keeps its last complete save).
     """
     steps, record_every = check_record_every(steps, record_every)
     n_records = steps // record_every
@@ -637,13 +644,33 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
     on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
     layout = _Layout.of(state0, len(batch_axes), batch_shape)
     check_devices(devices, layout.engine[0] if layout.engine else None)
+    paths = _check_options(save_path, resume, overwrite)
+    lock = None if paths is None else _RunLock.acquire(paths.npz, what="simulate")  # held until the run ends
+    try:
+        if paths is not None and not (resume or overwrite):
+            _check_absent(paths)
+        return _simulate_locked(step, metrics, state0, inputs, steps=steps, record_every=record_every,
+                                batch_axes=batch_axes, config=config, progress=progress, n_chunks=n_chunks,
+                                paths=paths, resume=resume, divergence_hint=divergence_hint, devices=devices,
+                                on_divergence=on_divergence, layout=layout, extras_fn=extras_fn,
+                                run_chunk=run_chunk, n_records=n_records, times=times)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any, *, steps: int, record_every: int,
+                     batch_axes: Sequence[Any], config: Any, progress: bool, n_chunks: int, paths: Any,
+                     resume: bool, divergence_hint: str, devices: Any, on_divergence: str, layout: _Layout,
+                     extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None,
+                     run_chunk: int | str | None, n_records: int, times: np.ndarray) -> Trajectory:
+    """The body of `simulate` once its options are checked and the run's lock (if it saves) is held."""
     saved = None
-    if check_run_path(save_path, resume=resume, overwrite=overwrite) is not None and resume \
-            and _paths(save_path)[0].exists():
-        saved = _read_run(save_path)
-        if saved.version < RUN_FORMAT_VERSION:
+    if paths is not None and resume and paths.npz.exists():
+        saved = _read_run(paths.npz)
+        if saved.version < 2:
             warnings.warn(f"resuming {saved.npz}, a run file of format 1 (no checksum); it is rewritten in format "
-                          f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=2)
+                          f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=3)
 
     records: list[dict[str, np.ndarray]] = []
     state, inputs, n_devices = shard_runs(state0, inputs, batch_axes, devices)
@@ -697,8 +724,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
             records.append({k: _record_axis_last(v, len(batch_axes)) for k, v in jax.device_get(ms).items()})
             result, bad = assemble()
             check(result, bad)
-            if save_path is not None:
-                save_trajectory(result, save_path, state=state, overwrite=True, planned_steps=steps)
+            if paths is not None:
+                _write_run(result, paths, state=state, planned_steps=steps)
             if bar is not None:
                 bar.update(size * record_every)
     finally:
@@ -710,7 +737,7 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         warnings.warn(f"{int(diverged.sum())} of {diverged.size} runs diverged (first at step {int(steps_div.min())}"
                       f"{'; ' + divergence_hint if divergence_hint else ''}); on_divergence={on_divergence!r} kept "
                       "the others: extras['diverged'] flags them, their float metrics are NaN from "
-                      "extras['diverged_step'] on", DivergenceWarning, stacklevel=2)
+                      "extras['diverged_step'] on", DivergenceWarning, stacklevel=3)
     return dataclasses.replace(result, final_state=jax.device_get(state))
 
 
