@@ -375,8 +375,8 @@ def _check_sidecar(npz: Path, js: Path, digest: str, config: Any) -> None:
     """Warn when the `.json` beside a checksummed `.npz` is not the one written with it (the `.npz` counts)."""
     if not js.is_file():
         return
-    try:
-        side = json.loads(js.read_text())
+    try:  # a sidecar holds a config record: a file of 64 MiB or more is no sidecar of a run, and is not read
+        side = json.loads(js.read_text()) if js.stat().st_size < 1 << 26 else None
     except (OSError, ValueError):
         side = None
     same = (isinstance(side, dict) and side.get("sha256") == digest and isinstance(config, dict)
