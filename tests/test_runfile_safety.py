@@ -175,7 +175,7 @@ def test_the_registry_names_every_engine_config_class_and_reads_old_names(tmp_pa
             R.load_trajectory(tmp_path / "typed.npz")
 
 
-def test_a_json_that_disagrees_with_its_npz_is_reported(tmp_path):
+def test_a_json_that_disagrees_with_its_npz_is_reported(tmp_path, monkeypatch):
     npz = R.save_trajectory(_traj(1), tmp_path / "a")
     other = R.save_trajectory(_traj(2), tmp_path / "b")
     npz.with_suffix(".json").write_bytes(other.with_suffix(".json").read_bytes())  # a sidecar from another run
@@ -185,6 +185,9 @@ def test_a_json_that_disagrees_with_its_npz_is_reported(tmp_path):
     R.save_trajectory(back, npz, overwrite=True)  # the next save rewrites it
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        R.load_trajectory(npz)
+    monkeypatch.setattr(R._format, "_SIDECAR_MAX_BYTES", npz.with_suffix(".json").stat().st_size)
+    with pytest.warns(R.RunFileWarning, match="does not match"):  # too large to be a sidecar: not read
         R.load_trajectory(npz)
 
 

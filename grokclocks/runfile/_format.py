@@ -371,12 +371,15 @@ def _read_npz(npz: Path) -> dict[str, np.ndarray]:
     raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {reason}")
 
 
+_SIDECAR_MAX_BYTES = 1 << 26  # 64 MiB: the largest .json sidecar read to compare it with its .npz
+
+
 def _check_sidecar(npz: Path, js: Path, digest: str, config: Any) -> None:
     """Warn when the `.json` beside a checksummed `.npz` is not the one written with it (the `.npz` counts)."""
     if not js.is_file():
         return
-    try:
-        side = json.loads(js.read_text())
+    try:  # a sidecar holds a config record: a larger file is no sidecar of a run, and is not read
+        side = json.loads(js.read_text()) if js.stat().st_size < _SIDECAR_MAX_BYTES else None
     except (OSError, ValueError):
         side = None
     same = (isinstance(side, dict) and side.get("sha256") == digest and isinstance(config, dict)

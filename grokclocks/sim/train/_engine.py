@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._validate import DomainError, choice, integer_at_least
+from ..._validate import choice, DomainError, integer_at_least
 from ...runfile import (
     RUN_FORMAT_VERSION,
     RunFileError,
@@ -33,8 +33,8 @@ from ...runfile import (
     _write_run,
 )
 from .._runtime import DivergenceWarning, SimulationDiverged
-from ._batching import MetricsFn, StepFn, batched, record_times
-from ._options import ON_DIVERGENCE, check_devices, check_record_every
+from ._batching import batched, MetricsFn, record_times, StepFn
+from ._options import check_devices, check_record_every, ON_DIVERGENCE
 
 
 class ShardedRuns(NamedTuple):
