@@ -515,10 +515,11 @@ def test_late_time_expansions_vs_exact():
 
 
 def test_loss_gen_late_bracket_branches_vs_mpmath():
-    """Eq. 22 in the erfcx form and in the asymptotic-series form (x > 1e3) vs mpmath: rel <= 1e-12."""
+    """Eq. 22 with the bracket as an erfcx difference (x < 1) and as a continued fraction (x >= 1, 100 to
+    12 terms) vs mpmath: rel <= 1e-12."""
     lam = 0.5
     a = (1 - mp.sqrt(lam)) ** 2
-    for x in (5.6, 141.0, 999.0, 1001.0, 5e4):
+    for x in (0.5, 1.5, 3.0, 5.6, 12.0, 141.0, 999.0, 1001.0, 5e4):
         s = mp.mpf(x) / a
         t = float(s / (4 * ETA0))
         s = 4 * ETA0 * mp.mpf(t)

@@ -12,8 +12,10 @@ threshold, an asymptotic form beyond one) or of a quantity formed from its argum
 exponent ``x = 4 eta0 (1 - sqrt(lam))^2 t``) declares it as a ``Branch``: the quantity's range is cut
 at the switch points, and each draw first picks one of the pieces (or, with the same chance, the plain
 draw over the whole domain), so that every formula of the function is exercised, however narrow its
-interval in the log-uniform measure of the whole domain.  A case may also list fixed ``points``
-(the worst points found by earlier measurements), checked beside the corners.
+interval in the log-uniform measure of the whole domain (a narrow piece on either side of each
+switch point too: a truncated series is worst just below its threshold).  The points just below and
+just above each switch are checked with the corners, and a case may also list fixed ``points`` (the
+worst points found by earlier measurements).
 
 The domain is the documented domain of the function: on it the function must return a value
 within the contract of the reference, or raise ``DomainError`` only on a documented sub-domain
@@ -107,7 +109,14 @@ class Branch:
     solve  : ``solve(q, **point)`` -> the value of ``arg`` at which the quantity equals ``q``, the other
              arguments as drawn (``None``: the quantity is ``arg`` itself); the result is clipped into
              the argument's domain
+    near   : each switch point also gets a narrow piece on either side, a factor ``near`` wide (``"log"``)
+             or ``near`` times the range (``"lin"``): a truncated series is worst just below its
+             threshold and an asymptotic form just above it, and a piece of several decades would
+             rarely draw there
     what   : the quantity in words (docs page), e.g. ``"x = 4 eta0 (1 - sqrt(lam))^2 t"``
+
+    Beside the draws, ``fixed_points`` puts one point just below and one just above each switch point
+    (relative offset 1e-9), the other arguments at the middle of their domains.
     """
 
     arg: str
@@ -116,16 +125,37 @@ class Branch:
     hi: float | None = None
     scale: str = "log"
     solve: Callable[..., float] | None = None
+    near: float | None = None
     what: str = ""
 
+    def _range(self, domain: Arg) -> tuple[float, float]:
+        return (domain.lo if self.lo is None else self.lo), (domain.hi if self.hi is None else self.hi)
+
+    def cuts(self, domain: Arg) -> list[float]:
+        """The switch points inside the range, sorted."""
+        lo, hi = self._range(domain)
+        return sorted(p for p in self.points if lo < p < hi)
+
     def edges(self, domain: Arg) -> list[float]:
-        lo = domain.lo if self.lo is None else self.lo
-        hi = domain.hi if self.hi is None else self.hi
-        return [lo, *sorted(p for p in self.points if lo < p < hi), hi]
+        lo, hi = self._range(domain)
+        out = {lo, hi, *self.cuts(domain)}
+        for c in self.cuts(domain):
+            if self.scale == "log":
+                f = 10.0 if self.near is None else self.near
+                out |= {c / f, c * f}
+            else:
+                w = (hi - lo) * (0.05 if self.near is None else self.near)
+                out |= {c - w, c + w}
+        return sorted(x for x in out if lo <= x <= hi)
 
     def pieces(self, domain: Arg) -> int:
         """Number of intervals; a draw picks one of them or (index == pieces) the plain draw."""
         return len(self.edges(domain)) - 1
+
+    def value(self, q: float, point: Mapping[str, float], domain: Arg) -> float:
+        """The argument's value at which the quantity equals ``q`` (clipped into the domain)."""
+        others = {k: v for k, v in point.items() if k != self.arg}
+        return domain.clip(q if self.solve is None else float(self.solve(q, **others)))
 
     def apply(self, point: dict[str, float], domain: Arg, piece: int, u: float) -> None:
         """Set ``point[arg]`` so that the quantity lies in interval ``piece`` at relative position ``u``
@@ -133,9 +163,16 @@ class Branch:
         e = self.edges(domain)
         if piece >= len(e) - 1:
             return
-        q = _draw_in(e[piece], e[piece + 1], self.scale, u)
-        others = {k: v for k, v in point.items() if k != self.arg}
-        point[self.arg] = domain.clip(q if self.solve is None else float(self.solve(q, **others)))
+        point[self.arg] = self.value(_draw_in(e[piece], e[piece + 1], self.scale, u), point, domain)
+
+    def beside(self, domain: Arg) -> list[float]:
+        """Values of the quantity just below and just above each switch point."""
+        lo, hi = self._range(domain)
+        out = []
+        for c in self.cuts(domain):
+            d = 1e-9 * (abs(c) if self.scale == "log" or c != 0 else hi - lo)
+            out += [c - d, c + d]
+        return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,12 +222,18 @@ class AccuracyCase:
 
 
 def fixed_points(case: AccuracyCase) -> list[dict[str, float]]:
-    """Every corner of the domain, then the case's fixed ``points``."""
+    """Every corner of the domain, then the case's fixed ``points``, then a point just below and one just
+    above each branch's switch points (the other arguments at the middle of their domains)."""
     names = list(case.args)
     corners = [[]]
     for nm in names:
         corners = [c + [v] for c in corners for v in case.args[nm].extremes()]
-    return [dict(zip(names, c)) for c in corners] + [dict(pt) for pt in case.points]
+    pts = [dict(zip(names, c)) for c in corners] + [dict(pt) for pt in case.points]
+    middle = {nm: a.draw(0.5) for nm, a in case.args.items()}
+    for b in case.branches:
+        dom = case.args[b.arg]
+        pts += [{**middle, b.arg: b.value(q, middle, dom)} for q in b.beside(dom)]
+    return pts
 
 
 def draw_point(case: AccuracyCase, us: Sequence[float], pieces: Sequence[int] = (),
