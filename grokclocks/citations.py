@@ -93,10 +93,15 @@ class Paper:
     """
 
     key: str
+    """The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...)."""
     bibkey: str
+    """The BibTeX citation key of `bibtex`."""
     bibtex: str
+    """The BibTeX entry."""
     text: str
+    """A one-line plain-text citation."""
     missing: tuple[str, ...] = ()
+    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,8 +119,11 @@ class SpecEntry:
     """
 
     id: str
+    """The spec ID, `<paper key>:<label>`."""
     status: str
+    """One of the statuses listed in the module docstring (`exact`, `asymptotic`, ...)."""
     title: str
+    """A short title of the result."""
 
     @property
     def paper(self) -> Paper:
@@ -189,6 +197,7 @@ PAPERS: dict[str, Paper] = {
         "Grokking, arXiv:2605.08119 (2026).",
     ),
 }
+"""The five source papers by spec key (`levi`, `clocks`, `kramers`, `uniformity`, `repulsion`): each a `Paper`."""
 
 _STATUS = {
     "V": "exact",
@@ -208,9 +217,11 @@ _PAPER_DATA = paper_modules()
 SPEC: dict[str, SpecEntry] = {
     i: SpecEntry(i, _STATUS[s], t) for m in _PAPER_DATA for i, (s, t) in m.SPEC_IDS.items()
 }
+"""Every spec ID of the five papers, mapped to its `SpecEntry` (status and title)."""
 
 # Modules whose import registers the @cites decorations (coverage() imports them all).
 IMPLEMENTATION_MODULES: tuple[str, ...] = tuple(x for m in _PAPER_DATA for x in m.MODULES)
+"""The grokclocks modules that implement the papers' results: the only modules `cite` and `coverage` look names up in."""
 
 _REGISTRY: dict[str, list[str]] = {}
 

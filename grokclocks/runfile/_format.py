@@ -26,6 +26,7 @@ from ._errors import RunExistsError, RunFileError, RunFileNotFoundError, RunFile
 from ._files import _atomic_write, _os_reason, _RunLock
 
 RUN_FORMAT = "grokclocks.trajectory"
+"""The `format` tag of a run file's meta record: files without it are not grokclocks run files."""
 RUN_FORMAT_VERSION = 3
 """Run-file format written by `save_trajectory`.
 
@@ -58,10 +59,15 @@ class Trajectory:
     """
 
     times: np.ndarray
+    """GD step index of each record, shape (n_records,) (`0, k, 2k, ...`; real-valued for closed-form results)."""
     metrics: Mapping[str, np.ndarray]
+    """The recorded metrics, each of shape `(*batch_shape, n_records)`."""
     config: Any = None
+    """The configuration that produced the run (a frozen dataclass), or `None`."""
     extras: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    """Derived per-run quantities (e.g. `diverged`, `diverged_step`, `n_devices`), shape `batch_shape` or scalar."""
     final_state: Any = None
+    """The state after the last step (a pytree of arrays; not saved by `save`), or `None`."""
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name in self.metrics:
