@@ -27,8 +27,11 @@ _NORM_WORDS = {"weight", "weights", "param", "params", "parameter", "parameters"
 _QUALIFIERS = {"step", "epoch"}
 
 
+_SEPARATORS = re.compile(r"[/_\-.\s:]+")
+
+
 def _words(name: str) -> list[str]:
-    return [w for w in re.split(r"[/_\-.\s:]+", name.strip().lower()) if w]
+    return [w for w in _SEPARATORS.split(name.strip().lower()) if w]
 
 
 def canonical_name(column: str) -> str | None:
@@ -44,7 +47,8 @@ def canonical_name(column: str) -> str | None:
     low = column.strip().lower()
     if low in STEP_NAMES:
         return "steps"
-    words = [w for w in _words(column) if w not in _QUALIFIERS] or _words(column)
+    every = _words(column)
+    words = [w for w in every if w not in _QUALIFIERS] or every
     roles = [ROLE_WORDS[w] for w in words if w in ROLE_WORDS]
     rest = [w for w in words if w not in ROLE_WORDS]
     if len(roles) > 1:
@@ -107,6 +111,7 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         if col not in tab.cols:
             raise LogError(f"{tab.source}: columns maps {key} to {col!r}, which is not a column "
                            f"(columns: {_short(names, 200)})")
+    canon = tab.canon = {n: canonical_name(n) for n in names}  # once per column: read_log asks again
     chosen = {k: v for k, v in columns.items() if k != "steps"}
     used = set(columns.values())
     step_col = columns.get("steps")
@@ -119,12 +124,13 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         r = _role_steps(n)
         if r is not None and n not in used:
             role_steps[r] = n
+    role_cols = set(role_steps.values())
     claims: dict[str, list[str]] = {}
     for n in names:
-        if n in used or n == step_col or n in role_steps.values() or n.endswith("_steps") and \
+        if n in used or n == step_col or n in role_cols or n.endswith("_steps") and \
                 n[: -len("_steps")] in per_col_steps:
             continue
-        c = canonical_name(n)
+        c = canon[n]
         if c is None or c == "steps" or c in chosen:
             continue
         claims.setdefault(c, []).append(n)
@@ -135,7 +141,7 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         chosen[c] = cols[0]
     accounted = set(chosen.values()) | {step_col} | set(role_steps.values()) | {
         f"{s}_steps" for s in per_col_steps}
-    ignored = [n for n in names if n not in accounted and canonical_name(n) != "steps"]
+    ignored = [n for n in names if n not in accounted and canon[n] != "steps"]
     return chosen, step_col, role_steps, ignored
 
 
@@ -190,25 +196,63 @@ def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
     return t
 
 
+def _quick_float(x: Any) -> float | None:
+    """float(x) of a str, float or int that converts cleanly; None: `_number` decides (and words the error)."""
+    kind = type(x)
+    if kind is float:
+        return x
+    if kind is str or kind is int:
+        try:
+            return float(x)  # float() ignores surrounding whitespace, as float(x.strip()) in _number
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+def _clean_arrays(tab: _Table, vals: Any, steps_raw: Any, series: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(steps, values) of numeric array columns in one vectorised pass, or None when any row needs the row-by-row
+    reading of `_one_series` (which then gives the same answer, or the error naming the row)."""
+    if not (isinstance(vals, np.ndarray) and isinstance(steps_raw, np.ndarray) and vals.ndim == steps_raw.ndim == 1
+            and vals.dtype.kind in "fiu" and steps_raw.dtype.kind in "fiu"):
+        return None
+    v, t = vals.astype(np.float64), steps_raw.astype(np.float64)
+    keep = ~np.isnan(v)
+    if np.isnan(t).any() or (tab.text and not keep.all()):
+        return None
+    t, v = t[keep], v[keep]
+    if not (np.isfinite(t).all() and np.isfinite(v).all() and (np.diff(t) > 0).all()):
+        return None
+    if series.endswith("acc") and not ((v >= 0.0) & (v <= 1.0)).all() or series.endswith("loss") and (v < 0).any():
+        return None
+    return t, v
+
+
 def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: str) -> tuple[np.ndarray, np.ndarray]:
     """Validated (steps, values) of one 1-D column: rows where it was logged, in order."""
     vals = col.values
     n = len(vals)
     if len(steps_raw) != n:
         raise LogError(f"{tab.source}: column {col.name!r} has {n} entries, its steps {step_name!r} {len(steps_raw)}")
+    fast = _clean_arrays(tab, vals, steps_raw, series)
+    if fast is not None:
+        return fast
     t_out, v_out = [], []
     prev_t, prev_i = None, None
+    step_col = _Col(step_name, steps_raw, None, col.rows)
     for i in range(n):
         x = vals[i]
         if _missing(x):
             continue
         s = steps_raw[i]
-        step_col = _Col(step_name, steps_raw, None, col.rows)
         if _missing(s) or (isinstance(s, float) and math.isnan(s)):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)} has a value but no step "
                            f"({step_name!r} is empty there)")
-        t = _number(tab, step_col, i, None, "step")
-        v = _number(tab, col, i, t, "number")
+        t = _quick_float(s)
+        if t is None:
+            t = _number(tab, step_col, i, None, "step")
+        v = _quick_float(x)
+        if v is None:
+            v = _number(tab, col, i, t, "number")
         if math.isnan(v):
             if tab.text:
                 raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(t)} is NaN (did the run "

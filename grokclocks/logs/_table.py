@@ -25,7 +25,19 @@ class LogWarning(UserWarning):
 
 
 def _short(x: Any, limit: int = 60) -> str:
-    text = " ".join(repr(x).split())
+    """One-line repr of `x` cut to `limit` characters, in time bounded by `limit` for a long str, bytes,
+    list, tuple or dict (only their first items are shown); an object whose repr fails is named by type."""
+    if isinstance(x, (str, bytes)) and len(x) > 2 * limit:
+        x = x[: 2 * limit]
+    elif isinstance(x, (list, tuple)) and len(x) > limit:
+        x = type(x)(x[:limit])
+    elif isinstance(x, dict) and len(x) > limit:
+        x = dict(zip(list(x)[:limit], list(x.values())[:limit]))
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - an int of more than 4,300 digits, a broken __repr__: the type will do
+        text = f"<{type(x).__name__}>"
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -35,14 +47,29 @@ def _tensor_hint(x: Any) -> str:
     return ""
 
 
-@dataclasses.dataclass
 class _Col:
-    """One column as read: raw values, their steps (or None = the table's step column) and row labels."""
+    """One column as read: raw values, their steps (or None = the table's step column) and row labels.
 
-    name: str
-    values: list[Any] | np.ndarray
-    steps: list[Any] | np.ndarray | None = None
-    rows: Sequence[str] | None = None
+    A column of records (`_records_table`) is kept sparse, `(n_records, indices, values)`, until its
+    `values` are asked for (`None` where a record lacks the key): a log of many records with a different key
+    each would otherwise be a table of records × keys."""
+
+    __slots__ = ("name", "_values", "steps", "rows", "_sparse")
+
+    def __init__(self, name: str, values: list[Any] | np.ndarray | None, steps: list[Any] | np.ndarray | None = None,
+                 rows: Sequence[str] | None = None, *,
+                 sparse: tuple[int, list[int], list[Any]] | None = None) -> None:
+        self.name, self._values, self.steps, self.rows, self._sparse = name, values, steps, rows, sparse
+
+    @property
+    def values(self) -> list[Any] | np.ndarray:
+        if self._values is None:
+            n, index, vals = self._sparse
+            dense: list[Any] = [None] * n
+            for i, v in zip(index, vals):
+                dense[i] = v
+            self._values, self._sparse = dense, None
+        return self._values
 
 
 @dataclasses.dataclass
@@ -53,6 +80,7 @@ class _Table:
     other: dict[str, Any] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
     text: bool = True  # text formats: an explicit NaN is an error (an empty cell is the gap)
+    canon: dict[str, str | None] = dataclasses.field(default_factory=dict)  # column -> canonical_name, once
 
     def row(self, col: _Col, i: int) -> str:
         return col.rows[i] if col.rows is not None else f"row {i}"
@@ -77,6 +105,9 @@ def _number(tab: _Table, col: _Col, i: int, step: Any, what: str) -> float:
         except (TypeError, ValueError):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: {_short(x)} is not a "
                            f"number") from None
+        except OverflowError:  # an int beyond the double range (in memory: JSON reads long integers as float)
+            raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: an integer of "
+                           f"{x.bit_length()} bits is beyond the double range (must be finite)") from None
     return v
 
 
@@ -85,7 +116,7 @@ def _at(step: Any) -> str:
         return ""
     try:
         s = float(step)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return f" (step {_short(step)})"
     return f" (step {int(s) if s == int(s) else s:g})" if math.isfinite(s) else f" (step {s})"
 
@@ -94,19 +125,22 @@ def _missing(x: Any) -> bool:
     return x is None or (isinstance(x, str) and x.strip() == "")
 
 
-
 def _records_table(records: Sequence[Any], source: str, fmt: str, label: Callable[[int], str]) -> _Table:
-    names: list[str] = []
+    """A table of records (dicts), one column per key in the order keys first appear; linear in the number of
+    key-value pairs (columns stay sparse until read)."""
+    found: dict[Any, tuple[list[int], list[Any]]] = {}
     for i, r in enumerate(records):
         if not isinstance(r, Mapping):
             raise LogError(f"{source}: {label(i)} is not a JSON object ({_short(r)})")
-        for k in r:
-            if k not in names:
-                names.append(k)
+        for k, v in r.items():
+            slot = found.get(k)
+            if slot is None:
+                slot = found[k] = ([], [])
+            slot[0].append(i)
+            slot[1].append(v)
     labels = [label(i) for i in range(len(records))]
-    cols = {k: _Col(k, [r.get(k) for r in records], None, labels) for k in names}
+    cols = {k: _Col(k, None, None, labels, sparse=(len(records), idx, vals)) for k, (idx, vals) in found.items()}
     return _Table(source, fmt, cols)
-
 
 
 def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool = False) -> _Table:
@@ -119,7 +153,11 @@ def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool 
             continue
         if hasattr(v, "detach"):  # a torch tensor
             v = v.detach().cpu().numpy()
-        if isinstance(v, (str, bytes)) or np.ndim(v) == 0:
+        try:
+            ndim = np.ndim(v)
+        except (ValueError, TypeError, RecursionError):  # ragged nested lists: a column of non-numbers
+            ndim = 1
+        if isinstance(v, (str, bytes)) or ndim == 0:
             other[k] = v
             continue
         arr = v if isinstance(v, np.ndarray) else None
@@ -132,7 +170,6 @@ def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool 
         cols[k] = _Col(k, list(v) if not isinstance(v, np.ndarray) else v)
     tab = _Table(source, fmt, cols, other, text=text)
     return tab
-
 
 
 @dataclasses.dataclass(frozen=True)
