@@ -523,7 +523,7 @@ def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
 
 def _resolve_path(path: str | os.PathLike) -> Path:
     p = Path(path)
-    if not p.exists() and p.with_name(p.name + ".npz").exists():
+    if not p.exists() and p.name and p.with_name(p.name + ".npz").exists():
         p = p.with_name(p.name + ".npz")
     if not p.exists():
         raise DomainError(f"path must be an existing log file or run directory (got {str(path)!r})")
@@ -531,14 +531,17 @@ def _resolve_path(path: str | os.PathLike) -> Path:
 
 
 def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
-             format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:  # noqa: A002
+             format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES,  # noqa: A002
+             delimiter: str | None = None, decimal: str | None = None) -> RunData:
     """Read a run: an engine ``.npz`` (``Trajectory.save``), any log of :mod:`grokclocks.logs`, or several (seeds).
 
     An engine file has the keys ``times``, ``metric:<name>`` and ``extra:<name>`` and a ``.json`` config next
     to it (read as plain JSON: no JAX needed, except to rebuild a random split's training mask).  Every other
     file or directory goes to :func:`grokclocks.logs.read_log` (CSV, TSV, JSON lines / W&B, TensorBoard,
-    Lightning ``metrics.csv``, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``, ``.npy``).
-    A list or tuple of paths is one run with one seed per file (:func:`grokclocks.logs.merge_seeds`).
+    Lightning ``metrics.csv``, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``, ``.npy``, MLflow,
+    DVCLive, Sacred, Aim, key-value text logs).  A list or tuple of paths is one run with one seed per file,
+    or, for files that each hold part of a run (DVCLive or MLflow metric files, W&B chart exports), the runs
+    those parts make (:func:`grokclocks.logs.read_logs`).
 
     Parameters
     ----------
@@ -549,6 +552,12 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         Series -> column name, overriding the name matching of :func:`grokclocks.logs.canonical_name`.
     format : str, optional
         Force a reader (:data:`grokclocks.logs.FORMATS`).
+    max_bytes : int
+        The most bytes a file may hold (default 256 MiB).
+    delimiter : str, optional
+        The delimiter of a CSV file (`","`, `";"`, `"\t"` or `"tab"`, `"|"`); default `None`, detected.
+    decimal : str, optional
+        The decimal mark of a CSV file, `"."` or `","`; default `None`, detected.
 
     Returns
     -------
@@ -561,13 +570,15 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         the row and its step), or invalid arrays.
     """
     max_bytes = _safe.check_max_bytes(max_bytes)
+    opts = {"columns": columns, "format": format, "max_bytes": max_bytes, "delimiter": delimiter,
+            "decimal": decimal}
     if isinstance(path, (list, tuple)):
         if not path:
             raise DomainError("give at least one path")
         if len(path) == 1:
-            return load_run(path[0], index=index, columns=columns, format=format, max_bytes=max_bytes)
-        logs = []
+            return load_run(path[0], index=index, **opts)
         seen: dict[Path, Any] = {}
+        resolved = []
         for q in path:
             p = _resolve_path(q)
             if p.resolve() in seen:
@@ -576,25 +587,22 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
             seen[p.resolve()] = q
             if _is_engine_npz(p, max_bytes):
                 raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
-            logs.append(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes))
-        merged = _logs.merge_seeds(logs)
-        kw = _log_kwargs(merged)
-        kw["run_names"] = [_seed_name(Path(q), path) for q in path]
-        names = ", ".join(kw["run_names"])
-        kw["source"] = f"{len(path)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
+            resolved.append(p)
+        log = _logs.read_logs(resolved, **opts)
+        kw = _log_kwargs(log)
+        if log.run_names:
+            kw["run_names"] = list(log.run_names)
+            names = ", ".join(log.run_names)
+            kw["source"] = f"{len(log.run_names)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
         return run_data(**kw)
     p = _resolve_path(path)
     if format is None and _is_engine_npz(p, max_bytes):
         return _engine_file(p, index, max_bytes)
-    return run_data(**_log_kwargs(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes)))
-
-
-def _seed_name(p: Path, all_paths: Sequence[Any]) -> str:
-    """The shortest distinguishing name of a seed's file (``seed1/metrics.csv`` -> ``seed1``)."""
-    names = [Path(q).name for q in all_paths]
-    if len(set(names)) == len(names):
-        return p.name
-    return p.parent.name if len({Path(q).parent.name for q in all_paths}) == len(names) else str(p)
+    log = _logs.read_log(p, **opts)
+    kw = _log_kwargs(log)
+    if log.run_names:
+        kw["run_names"] = list(log.run_names)
+    return run_data(**kw)
 
 
 def _finish(kw: dict[str, Any], defaults: dict[str, Any], overrides: dict[str, Any]) -> RunData:

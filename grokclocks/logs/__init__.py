@@ -54,14 +54,14 @@ from __future__ import annotations
 
 from ._columns import METRIC_WORDS, ROLE_WORDS, SERIES, STEP_NAMES, canonical_name, parse_columns
 from ._merge import merge_seeds
-from ._read import FORMATS, read_log
+from ._read import FORMATS, read_log, read_logs
 from ._safe import DEFAULT_MAX_BYTES, MAX_DIR_ENTRIES, MAX_JSON_DEPTH
 from ._table import LogError, LogWarning, RunLog
 from ._table import _short as _short  # for grokclocks.compare's messages
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "MAX_DIR_ENTRIES", "FORMATS", "SERIES", "STEP_NAMES", "ROLE_WORDS", "METRIC_WORDS", "LogError", "LogWarning", "RunLog",
-           "canonical_name", "read_log", "merge_seeds", "parse_columns"]
+           "canonical_name", "read_log", "read_logs", "merge_seeds", "parse_columns"]
 
-for _obj in (LogError, LogWarning, RunLog, canonical_name, parse_columns, read_log, merge_seeds):
+for _obj in (LogError, LogWarning, RunLog, canonical_name, parse_columns, read_log, read_logs, merge_seeds):
     _obj.__module__ = __name__  # documented, pickled and shown as grokclocks.logs.<name>
 del _obj
