@@ -88,6 +88,8 @@ def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: 
 def _check_header(path: Path, header: list[str], delimiter: str) -> None:
     """A first line that is not column names: numbers only (a file without a header), or a log line."""
     cells = [c.strip() for c in header if c.strip()]
+    if len(cells) == 1 and " " in cells[0]:
+        cells = cells[0].split()  # a space-separated line read with another delimiter
     if cells and all(is_number(c) for c in cells):
         line = _short(delimiter.join(header), 80)
         text = delimiter.join(header).strip()
@@ -97,6 +99,11 @@ def _check_header(path: Path, header: list[str], delimiter: str) -> None:
                            "<run>) or the file with format='mlflow' (CLI: --format mlflow)")
         raise LogError(f"{path.name}: the first line {line} holds only numbers, so the file has no header naming its "
                        "columns; add one (e.g. step,train_acc,val_acc), or read it with pandas and pass the DataFrame")
-    if len(cells) == 1 and is_record(line_pairs(cells[0])):
-        raise LogError(f"{path.name}: the first line {_short(cells[0], 80)} is a training-log line of 'name value' "
+    if len(header) == 1 and is_record(line_pairs(header[0])):
+        raise LogError(f"{path.name}: the first line {_short(header[0], 80)} is a training-log line of 'name value' "
                        "pairs, not a header; read it as a key-value text log with format='text' (CLI: --format text)")
+    other = [d for d in ",;\t|" if d != delimiter and len(header) == 1 and d in header[0]]
+    if other:
+        raise LogError(f"{path.name}: the header {_short(header[0], 80)} is one column with the delimiter "
+                       f"{delimiter_name(delimiter)}; its names are separated by {delimiter_name(other[0])}: give "
+                       "that delimiter (CLI: --delimiter), or leave it out to have it detected")

@@ -14,6 +14,7 @@ import io
 import os
 from pathlib import Path
 
+from ._columns import ROLE_WORDS
 from ._safe import csv_field_limit, find_files, not_regular, read_text
 from ._table import LogError, _Col, _short, _Table
 
@@ -112,7 +113,7 @@ def read_dvclive_file(path: Path, max_bytes: int) -> list[_Table]:
         run_dir = root.parent.parent
         label = f"plots/metrics/{key}.tsv"
     else:  # copied out of its folder: the parent folder may still name the role (val/acc.tsv)
-        key = f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
+        key = f"{path.parent.name}/{path.stem}" if path.parent.name.lower() in ROLE_WORDS else path.stem
         run_dir = path.parent
         label = f"{key}.tsv"
     col = _read_one(path, key, max_bytes, label)
