@@ -53,8 +53,6 @@ CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n[^\n]*\n?")
 PENDING = {
     "grokclocks.citations": "owned outside the docstring conversion (citations.py)",
     "grokclocks.cli": "owned outside the docstring conversion (cli/)",
-    "grokclocks.compare": "owned outside the docstring conversion (compare/)",
-    "grokclocks.logs": "owned outside the docstring conversion (logs.py)",
     "grokclocks.runfile": "owned outside the docstring conversion (runfile.py)",
     "grokclocks.verification": "owned outside the docstring conversion (verification.py)",
 }
