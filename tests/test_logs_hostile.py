@@ -234,6 +234,8 @@ for name, (call, path, kw, _) in cases.items():
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     """Each case's outcome in its own capped, timed child process."""
+    if not Path("/proc/self/status").exists() or not hasattr(os, "fork"):
+        pytest.skip("the memory cap and peak measurement need Linux (RLIMIT_AS, /proc/self/status, fork)")
     cases = _build(tmp_path_factory.mktemp("hostile"))
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
