@@ -68,6 +68,22 @@ def test_delayed_sigmoid_clocks_delay_and_barrier():
     assert c["Delta t, linear estimator"].value is None
 
 
+@pytest.mark.parametrize("t_cls, t_test, want", [
+    (300.0, 500.0, True),  # t_train = t_cls on the same record: the documented rule t_train <= t_cls < t_test holds
+    (300.0, 300.0, False),  # t_cls = t_test: not before
+    (200.0, 500.0, False),  # t_cls before t_train
+])
+def test_clock_order_tie_rule(t_cls, t_test, want):
+    """clock_order is t_train <= t_cls < t_test (clocks:appB), read on the records: ties decided as written."""
+    steps = np.arange(0.0, 1001.0, 100.0)
+    train_acc = np.where(steps >= 300, 1.0, 0.5)  # t_train = 300
+    train_loss = np.where(steps >= t_cls, 1e-4, 1.0)  # t_cls(1e-3) = t_cls
+    test_acc = np.where(steps >= t_test, 1.0, 0.1)
+    c = compare_run(steps=steps, train_acc=train_acc, test_acc=test_acc, train_loss=train_loss)
+    assert (c["t_train"].per_run, c["t_cls"].per_run, c["t_test"].per_run) == ((300.0,), (t_cls,), (t_test,))
+    assert c["clock_order"].per_run == (want,)
+
+
 def test_clocks_match_the_core_estimators_per_run():
     rng = np.random.default_rng(0)
     centres = rng.uniform(1500, 3500, size=4)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import shutil
 import sys
 import warnings
@@ -191,6 +190,20 @@ def test_columns_override_conflicts_and_unknown(tmp_path):
         read_log(p, columns={"val_acc": "top1_val"})
     with pytest.raises(DomainError, match="NAME=COLUMN"):
         parse_columns("test_acc")
+
+
+def test_weight_norm_is_on_the_training_steps_not_a_val_step_list():
+    """weight_norm is a training-side series: with a val_step list of the same length beside it, its steps are
+    still the step column (read from val_step, every t_rep(weight norm) and lag would move by the eval offset)."""
+    run = {"step": [0, 10, 20, 30], "train_acc": [0.2, 0.6, 1.0, 1.0], "weight_norm": [9.0, 7.0, 5.0, 4.0],
+           "val_step": [5, 15, 25, 35], "val_acc": [0.1, 0.2, 0.5, 1.0]}
+    log = read_log(run)
+    steps, wn = log.arrays["steps"], log.arrays["weight_norm"]
+    assert steps.tolist() == [0, 5, 10, 15, 20, 25, 30, 35]
+    assert steps[~np.isnan(wn)].tolist() == [0, 10, 20, 30] and wn[~np.isnan(wn)].tolist() == [9, 7, 5, 4]
+    assert "weight_norm steps from 'val_step'" not in log.notes and "test_acc steps from 'val_step'" in log.notes
+    c = compare_run(run, window=1)  # t_rep: first record with |w - w_end| <= 0.1 |w_0 - w_end|, w = 4 at step 30
+    assert c["t_rep_weight_norm"].per_run == (30.0,) and c["lag_weight_norm"].per_run == (-5.0,)  # t_test = 35
 
 
 def test_own_steps_per_series_in_a_mapping():
@@ -444,6 +457,39 @@ def test_tensorboard_epoch_tag_is_not_called_the_step_column(tmp_path):
     log = read_log(tmp_path / "tb")
     assert log.arrays["steps"].tolist() == [0, 10, 20] and log.arrays["test_acc"].tolist() == [0, 0.5, 1]
     assert not any("steps from" in n for n in log.notes), log.notes
+
+
+def _tensor_event(step: int, tag: str, value: float, shape: tuple[int, ...] = ()):
+    """An event as TF2's tf.summary.scalar writes it: a tensor (not a simple_value) with the scalars plugin."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+
+    dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=n) for n in shape]
+    tensor = tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT, tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=dims),
+                                    float_val=[value])
+    meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+    return event_pb2.Event(wall_time=1.0 + step, step=step, summary=summary_pb2.Summary(
+        value=[summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=meta)]))
+
+
+def test_tensorboard_tf2_tensor_scalars(tmp_path):
+    """TF2's tf.summary.scalar logs tensors: read as scalars (an AttributeError before: tensor_util was looked up
+    on the event_accumulator module); a tensor of more than one element is not a number, named with its shape."""
+    pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'grokclocks[logs]')")
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    w = EventFileWriter(str(tmp_path / "tf2"))
+    for s in (0, 10, 20):
+        w.add_event(_tensor_event(s, "val_acc", s / 20))
+    w.close()
+    log = read_log(tmp_path / "tf2")
+    assert log.arrays["steps"].tolist() == [0, 10, 20] and log.arrays["test_acc"].tolist() == [0, 0.5, 1]
+    w = EventFileWriter(str(tmp_path / "wide"))
+    w.add_event(_tensor_event(0, "val_acc", 0.5))
+    w.add_event(_tensor_event(10, "val_acc", 0.5, shape=(2, 3)))
+    w.close()
+    with pytest.raises(LogError, match=r"wide: column 'val_acc' event 1 \(step 10\): 'tensor of shape \(2, 3\)' is "
+                                       "not a number"):
+        read_log(tmp_path / "wide")
 
 
 def test_other_files(tmp_path):

@@ -48,6 +48,21 @@ def _as_option(message: str) -> str:
     return message
 
 
+_BYTE_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+               "G": 2**30, "GB": 2**30, "GIB": 2**30}
+
+
+def _byte_count(text: str) -> int:
+    """--max-bytes: a number of bytes, plain or with a binary unit (512M = 512 MiB, 2G = 2 GiB)."""
+    s = text.strip().upper()
+    digits = s.rstrip("KMGIB")
+    unit = s[len(digits):]
+    if not digits.isdigit() or unit not in _BYTE_UNITS or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"--max-bytes must be a positive number of bytes, optionally with a unit "
+                                         f"K, M or G (KiB, MiB, GiB), e.g. 512M (got {text!r})")
+    return int(digits) * _BYTE_UNITS[unit]
+
+
 def _read_mask(path: str) -> object:
     """A training mask file for `--train-mask`: `.npy` (bool (p, p) or (p*p,), or integer pair indices) or a
     text file of integer indices (one or two per line)."""
@@ -96,8 +111,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         paths = list(args.run)
+        limit = {} if args.max_bytes is None else {"max_bytes": args.max_bytes}
         try:
-            run = load_run(paths if len(paths) > 1 else paths[0], index=index, columns=columns, format=args.format)
+            run = load_run(paths if len(paths) > 1 else paths[0], index=index, columns=columns, format=args.format,
+                           **limit)
         except DomainError as exc:
             raise CLIError(_as_option(str(exc))) from exc
         cmp = compare_run(run, eps_cls=args.eps_cls, **over)
@@ -149,6 +166,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="which column holds a series, e.g. test_acc=val/accuracy,steps=_step")
     m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
                    help="force a reader (default: from the content and the extension)")
+    m.add_argument("--max-bytes", type=_byte_count, metavar="N",
+                   help="the most bytes a log file may hold, or an archive's members unpack to (default 256M; "
+                        "units K, M, G are binary)")
     m.add_argument("--plot", metavar="PATH",
                    help="also save a figure (accuracy and loss vs step, clocks marked); the suffix is the format "
                         "(.png, .pdf, .svg, ...); needs matplotlib (pip install \"grokclocks[plots]\")")

@@ -1,11 +1,11 @@
-"""A run's data from arrays (:func:`run_data`) or from a file of the engine or a logger (:func:`load_run`)."""
+"""A run's data from arrays (`run_data`) or from a file of the engine or a logger (`load_run`)."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,8 @@ from .. import logs as _logs
 from .. import runfile as _runfile
 from .. import task as _task
 from .._validate import DomainError
-from ._records import RunData, _ENGINE_METRICS, _fmt_num
+from ..logs import _safe
+from ._records import _ENGINE_METRICS, RunData, _fmt_num
 
 __all__ = ["load_run", "run_data"]
 
@@ -94,30 +95,65 @@ def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_l
              lam: Any = None, n_train: Any = None, lam_sweep: Any = None, train_level: float = _task.TRAIN_LEVEL,
              test_level: float = _task.TEST_LEVEL, source: str = "arrays", embedding_steps: Any = None,
              weights_steps: Any = None, run_names: Sequence[str] = (), input_notes: Sequence[str] = ()) -> RunData:
-    """Validate user arrays into a :class:`RunData` (every argument as in the module docstring).
+    """Validate a run's arrays and settings into a `RunData` (the keys of `USER_KEYS`).
+
+    Series are stacked to `(n_runs, n_records)` (a 1-D series is one run); `NaN` marks a record where a
+    series was not logged; nothing is interpolated.  The alignment of the series is added to the notes.
 
     Parameters
     ----------
-    steps : 1-D strictly increasing finite array
-    train_acc, test_acc : arrays ([n_runs,] n_records) in [0, 1] (NaN = not logged); at least one is required
-    train_loss, test_loss, weight_norm : arrays ([n_runs,] n_records), >= 0 (NaN = not logged)
-    embeddings : array ([n_runs,] n_snapshots, n_tokens, d), optional
-    embedding_steps : 1-D array (n_snapshots,), optional (default ``steps``)
-    weights : array ([n_runs,] n_snapshots, ...), optional (flattened per record)
-    weights_steps : 1-D array (n_snapshots,), optional (default ``steps``)
-    gap : array ([n_runs,] n_epochs), optional (NaN allowed: undefined rows)
-    train_mask : any form of :func:`grokclocks.task.as_mask_stack`, optional
-    p : int >= 2, optional (taken from ``train_mask`` if absent)
+    steps : array_like
+        `(n_records,)` step of each record: 1-D, at least 2 records, finite, strictly increasing.
+    train_acc : array_like, optional
+        `([n_runs,] n_records)` train accuracy in [0, 1], `NaN` = not logged at that record; at least one of
+        `train_acc` and `test_acc` is required.
+    test_acc : array_like, optional
+        `([n_runs,] n_records)` test accuracy in [0, 1], `NaN` = not logged.
+    train_loss : array_like, optional
+        `([n_runs,] n_records)` training loss ≥ 0, `NaN` = not logged.
+    test_loss : array_like, optional
+        `([n_runs,] n_records)` test loss ≥ 0, `NaN` = not logged.
+    weight_norm : array_like, optional
+        `([n_runs,] n_records)` global parameter norm ≥ 0, `NaN` = not logged.
+    embeddings : array_like, optional
+        `([n_runs,] n_snapshots, n_tokens, d)` token-embedding snapshots, row `t` = token `t`.
+    weights : array_like, optional
+        `([n_runs,] n_snapshots, ...)` parameter snapshots, flattened per record.
+    gap : array_like, optional
+        `([n_runs,] n_epochs)` eigengap series σ₂/σ₃ by epoch, n_epochs ≥ 2, row 0 = init (`NaN` allowed:
+        undefined rows; inf refused).
+    train_mask : array_like, optional
+        The training set in any form of `grokclocks.task.as_mask_stack` (bool `(p, p)`, flat `(p*p,)`, pair
+        indices), one per run or one shared; each needs at least one training and one test pair.
+    p : int, optional
+        The modulus p ≥ 2; taken from `train_mask` when absent.
     operation : str
-        Task of :func:`grokclocks.coverage.label_table`.
-    b_offset : int >= 0
-    lam : float > 0, optional; n_train : int or ([n_runs],) ints, optional
-    lam_sweep : (lams, delays), optional
-        Grokking delays measured at >= 3 aspect ratios (for the ``levi:appG`` fit).
-    train_level, test_level : float in (0, 1] (defaults :data:`grokclocks.task.TRAIN_LEVEL`, ``TEST_LEVEL``)
+        The task as `grokclocks.coverage.label_table` names it (`"add"`, `"sub"`, `"mul"`, ...); default
+        `"add"`.
+    b_offset : int
+        Vocabulary offset ≥ 0 of the second operand; default 0 (the operands share their tokens).
+    lam : float, optional
+        The linear estimator's aspect ratio λ = d_in/N_tr > 0, a scalar.
+    n_train : int or array_like, optional
+        Training-set size N_tr, integers ≥ 1: one, or one per run; default `None`: counted from `train_mask`.
+    lam_sweep : tuple of two array_like, optional
+        `(lams, delays)`: grokking delays (> 0) measured at aspect ratios λ > 0, 1-D of equal length (≥ 3
+        for the `levi:appG` fit).
+    train_level : float
+        Train-accuracy level in (0, 1] of the clock `t_train`; default `grokclocks.task.TRAIN_LEVEL` = 1.0.
+    test_level : float
+        Test-accuracy level in (0, 1] of the clock `t_test`; default `grokclocks.task.TEST_LEVEL` = 0.99.
     source : str
-    run_names : sequence of str, optional (one per run)
-    input_notes : sequence of str, optional (how the input was read; the alignment is added)
+        Where the run came from, shown in the table's header; default `"arrays"`.
+    embedding_steps : array_like, optional
+        `(n_snapshots,)` strictly increasing steps of the embedding snapshots; default `None`: `steps` (then
+        there must be one snapshot per record).
+    weights_steps : array_like, optional
+        `(n_snapshots,)` strictly increasing steps of the weight snapshots; default `None`: `steps`.
+    run_names : sequence of str
+        One name per run (e.g. each seed's file); default empty.
+    input_notes : sequence of str
+        How the input was read, one sentence each; the alignment notes are added after them.
 
     Returns
     -------
@@ -127,7 +163,7 @@ def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_l
     ------
     DomainError
         Wrong shapes, inf values, a series with no value, accuracies outside [0, 1], negative losses,
-        inconsistent ``p``.
+        inconsistent `p` or run counts; the message names the argument.
     """
     p, b_offset, lam, operation = (x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
                                    for x in (p, b_offset, lam, operation))
@@ -252,8 +288,65 @@ def _config_dict(config: Any) -> dict[str, Any]:
     return {}
 
 
+def _cfg_bad(source: str, key: str, value: Any, domain: str) -> DomainError:
+    return DomainError(f"{source}: config {key} must be {domain} (got {_logs._short(value)})")
+
+
+def _cfg_int(cfg: Mapping[str, Any], key: str, source: str, minimum: int) -> int | None:
+    """An integer setting of an engine config (None when absent), as `V.integer_at_least` checks it."""
+    v = cfg.get(key)
+    if v is None:
+        return None
+    try:
+        return V.integer_at_least(v, f"config {key}", minimum)
+    except DomainError as exc:
+        raise DomainError(f"{source}: {exc}") from None
+
+
+def _cfg_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _cfg_fraction(v: Any) -> bool:
+    return _cfg_real(v) and 0.0 < float(v) <= 1.0
+
+
+def _cfg_axes(cfg: Mapping[str, Any], source: str) -> tuple[str, ...]:
+    axes = cfg.get("grid_axes")
+    if axes is None:
+        return ()
+    if not isinstance(axes, (list, tuple)) or not all(isinstance(a, str) for a in axes):
+        raise _cfg_bad(source, "grid_axes", axes, "a list of axis names (str)")
+    return tuple(axes)
+
+
+def _cfg_split(cfg: Mapping[str, Any], source: str, axes: tuple[str, ...], index: tuple[int, ...],
+               n_grid: int) -> tuple[float, list[int]]:
+    """(training fraction, split seeds) of an engine run's random split, each config value checked."""
+    fracs = cfg["train_frac"]
+    if not isinstance(fracs, (list, tuple)) or not all(_cfg_fraction(f) for f in fracs):
+        raise _cfg_bad(source, "train_frac", fracs, "a list of fractions in (0, 1]")
+    if "train_frac" in axes:
+        pos = axes.index("train_frac")
+        if pos >= n_grid or index[pos] >= len(fracs):
+            raise DomainError(f"{source}: config grid_axes {_logs._short(list(axes))} and train_frac "
+                              f"{_logs._short(list(fracs))} do not match the grid of the metrics ({n_grid} axes, "
+                              f"point {index})")
+        f = fracs[index[pos]]
+    else:
+        f = fracs[0]
+    seeds = cfg.get("seeds") or (0,)
+    if not isinstance(seeds, (list, tuple)):
+        raise _cfg_bad(source, "seeds", seeds, "a list of integers >= 0")
+    for s in seeds:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise _cfg_bad(source, "seeds", seeds, "a list of integers >= 0")
+    split_seed = _cfg_int(cfg, "split_seed", source, 0)
+    return float(f), [int(s) if split_seed is None else split_seed for s in seeds]
+
+
 def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarray:
-    """Grid point ``index`` of an engine metric ``(*grid, n_seeds, *value, n_rec)`` -> ``(n_seeds, n_rec, *value)``."""
+    """Grid point `index` of an engine metric `(*grid, n_seeds, *value, n_rec)` -> `(n_seeds, n_rec, *value)`."""
     a = np.asarray(metric)
     if n_grid:
         a = a[index]
@@ -262,20 +355,30 @@ def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarr
 
 def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any], config: Any,
                 index: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Arguments of :func:`run_data` (and defaults) from an engine trajectory's parts."""
+    """Arguments of `run_data` (and defaults) from an engine trajectory's parts.
+
+    Every config value used is checked (a run file's config is read from the file): a `DomainError` naming
+    `source`, the key, its value and what it must be."""
     cfg = _config_dict(config)
+    config_axes = _cfg_axes(cfg, source)
     if "acc_test" not in metrics and "acc_train" not in metrics:
-        raise DomainError(f"the trajectory records no accuracy (metrics: {sorted(metrics)})")
+        raise DomainError(f"{source}: the trajectory records no accuracy (metrics: {sorted(metrics)})")
     ref = np.asarray(metrics.get("acc_test", metrics.get("acc_train")))
+    if ref.ndim == 0:
+        raise DomainError(f"{source}: the accuracy metric is a single number, not a series of records")
     if ref.ndim == 1:  # a single unbatched run
         metrics = {k: np.asarray(v)[None] for k, v in metrics.items()}
         ref = ref[None]
     n_grid = ref.ndim - 2
     grid_shape = ref.shape[:n_grid]
+    for name in _ENGINE_METRICS:
+        if name in metrics and np.shape(metrics[name])[: n_grid + 1] != ref.shape[: n_grid + 1]:
+            raise DomainError(f"{source}: metric {name!r} has shape {np.shape(metrics[name])}, which does not start "
+                              f"with the grid and seeds {ref.shape[: n_grid + 1]} of the accuracy")
     if n_grid:
         if index is None:
             if int(np.prod(grid_shape)) != 1:
-                axes = cfg.get("grid_axes") or ("alpha",)
+                axes = config_axes or ("alpha",)
                 raise DomainError(f"the run holds a grid of shape {grid_shape} over {tuple(axes)}; pick one point with "
                                   f"index=(...) (e.g. index={(0,) * n_grid})")
             index = (0,) * n_grid
@@ -286,24 +389,34 @@ def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any
         raise DomainError(f"the run holds no grid; index must be None (got {index!r})")
     else:
         index = ()
-    kw: dict[str, Any] = {"steps": np.asarray(times, dtype=np.float64), "source": source}
+    kw: dict[str, Any] = {"steps": times, "source": source}
     for name, key in _ENGINE_METRICS.items():
         if name in metrics and key not in kw:
             kw[key] = _select(metrics[name], n_grid, index)
     if "embeddings" in kw and kw["embeddings"].ndim != 4:
         del kw["embeddings"]
-    p = cfg.get("p")
+    p = _cfg_int(cfg, "p", source, 2)
     if p is not None:
-        kw["p"] = int(p)
+        kw["p"] = p
     op = cfg.get("operation")
     if isinstance(op, str) and op != "user":
         kw["operation"] = op
     defaults: dict[str, Any] = {}
     if "threshold" in cfg:  # run_modular_addition: one accuracy level for both clocks
-        defaults.update(train_level=float(cfg["threshold"]), test_level=float(cfg["threshold"]))
+        level = cfg["threshold"]
+        if not _cfg_fraction(level):
+            raise _cfg_bad(source, "threshold", level, "an accuracy level in (0, 1]")
+        defaults.update(train_level=float(level), test_level=float(level))
     n_train = extras.get("n_train")
     if n_train is not None:
-        nt = np.asarray(n_train, dtype=float)
+        try:
+            nt = np.asarray(n_train, dtype=float)
+        except (TypeError, ValueError):
+            raise DomainError(f"{source}: extra n_train must be numbers (got {_logs._short(n_train)})") from None
+        if n_grid and nt.ndim and nt.shape[:n_grid] != grid_shape:
+            raise DomainError(f"{source}: extra n_train has shape {nt.shape}, which does not start with the grid "
+                              f"{grid_shape}")
+        n_train = nt
         if nt.ndim == 0:
             nt = np.full(ref.shape[n_grid], float(nt))
         elif n_grid and nt.ndim > 1:
@@ -312,18 +425,13 @@ def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any
             nt = np.full(ref.shape[n_grid], nt[index[0]])
         kw["n_train"] = nt
     # the engine's random split (train_modular, split="random") can be rebuilt exactly
-    if cfg.get("split") == "random" and p is not None and cfg.get("train_frac"):
-        fracs = tuple(cfg["train_frac"])
-        axes = tuple(cfg.get("grid_axes") or ())
-        f = fracs[index[axes.index("train_frac")]] if "train_frac" in axes else fracs[0]
-        seeds = tuple(cfg.get("seeds") or (0,))
-        split_seeds = [s if cfg.get("split_seed") is None else int(cfg["split_seed"]) for s in seeds]
+    if cfg.get("split") == "random" and p is not None and cfg.get("train_frac") is not None:
+        f, split_seeds = _cfg_split(cfg, source, config_axes, index, n_grid)
         # the split's size: int(frac p^2), or round(frac p^2) for n_train_rule "round" (run_modular_addition)
-        size = ({"n_train": int(round(float(f) * int(p) ** 2))} if cfg.get("n_train_rule") == "round"
-                else {"frac": float(f)})
-        kw["train_mask"] = _task.random_split_mask(int(p), split_seeds, **size).reshape(len(seeds), -1)
+        size = {"n_train": int(round(f * p**2))} if cfg.get("n_train_rule") == "round" else {"frac": f}
+        kw["train_mask"] = _task.random_split_mask(p, split_seeds, **size).reshape(len(split_seeds), -1)
     # a sweep over the training fraction gives the levi:appG fit of Delta t vs lambda
-    axes = tuple(cfg.get("grid_axes") or ())
+    axes = config_axes
     if p is not None and n_grid == 1 and (axes == ("train_frac",) or ("alpha" in cfg and not axes)):
         defaults["_sweep"] = (metrics, n_train)
     return kw, defaults
@@ -351,30 +459,77 @@ def _sweep_from_engine(metrics: Mapping[str, Any], n_train: Any, p: int, steps: 
     return (np.asarray(lams), np.asarray(dts)) if len(lams) else None
 
 
-def _is_engine_npz(path: Path) -> bool:
-    """An engine run file (``Trajectory.save``): its keys, or, when the archive cannot be read, the run
+def _zip_keys(path: Path, max_bytes: int) -> list[str] | None:
+    """The array names of the zip archive at `path` (None if it is not a readable zip); a file over
+    `max_bytes` or not a regular file is a `LogError`."""
+    with _safe.open_regular(path, max_bytes) as f:
+        if f.read(4) != b"PK\x03\x04":
+            return None
+        f.seek(0)
+        try:
+            with zipfile.ZipFile(f) as z:
+                return [n[: -len(".npy")] if n.endswith(".npy") else n for n in z.namelist()]
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+            return None
+
+
+def _is_engine_npz(path: Path, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> bool:
+    """An engine run file (`Trajectory.save`): its keys, or, when the archive cannot be read, the run
     file's config beside it (a truncated engine file is a damaged run file, not a foreign log)."""
     if not path.is_file():
         return False
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            files = f.files
-    except Exception:  # noqa: BLE001 - unreadable: a run file only if its config says so
+    files = _zip_keys(path, max_bytes)
+    if files is None:  # unreadable: a run file only if its config says so
         js = path.with_suffix(".json")
         try:
-            obj = json.loads(js.read_text()) if js.is_file() else None
-        except (OSError, ValueError):
+            obj = _safe.json_loads(_safe.read_text(js, max_bytes), js.name) if js.is_file() else None
+        except (_logs.LogError, ValueError):
             return False
         return isinstance(obj, dict) and {"class", "fields"} <= set(obj)
     return "meta" in files or ("times" in files and any(k.startswith("metric:") for k in files))
 
 
-def _engine_file(p: Path, index: Any) -> RunData:
+def _check_engine_archive(p: Path, max_bytes: int) -> None:
+    """Before the run file is read: its members unpack to at most `max_bytes`, and no `.npy` header announces
+    more data than its member holds (numpy would allocate what the header says first).  A zip directory that
+    cannot be read is left to the run-file reader, which says how the file is damaged."""
+    with _safe.open_regular(p, max_bytes) as f:
+        try:
+            z = zipfile.ZipFile(f)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+            return
+        with z:
+            infos = z.infolist()
+            total = sum(i.file_size for i in infos)
+            if total > max_bytes:
+                raise _safe._over(p.name, "the archive's members unpack to", total, max_bytes)
+            for info in infos:
+                if not info.filename.endswith(".npy"):
+                    continue
+                try:
+                    with z.open(info) as m:
+                        _safe.npy_header(m, f"{p.name}: member {_logs._short(info.filename)}", info.file_size,
+                                         max_bytes)
+                except _logs.LogError as exc:
+                    if "over the limit" in str(exc):
+                        raise
+                    raise _runfile.RunFileError(f"{p} is damaged: {exc}") from None
+                except Exception:  # noqa: BLE001 - a damaged member: the run-file reader says how
+                    return
+
+
+def _engine_file(p: Path, index: Any, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:
+    _check_engine_archive(p, max_bytes)
     run = _runfile._read_run(p)  # format, version, sha256 and structure checked: RunFileError otherwise
     config = run.config.get("fields")
-    kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
-                               f"engine run {p.name}")
-    return _finish(kw, defaults, {})
+    try:
+        kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
+                                   f"engine run {p.name}")
+        return _finish(kw, defaults, {})
+    except DomainError as exc:  # run_data's checks name the array, not the file it came from
+        if p.name not in str(exc):
+            exc.args = (f"engine run {p.name}: {exc}",)
+        raise
 
 
 def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
@@ -411,40 +566,54 @@ def _resolve_path(path: str | os.PathLike) -> Path:
 
 
 def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
-             format: str | None = None) -> RunData:  # noqa: A002 - as grokclocks.logs.read_log
-    """Read a run: an engine ``.npz`` (``Trajectory.save``), any log of :mod:`grokclocks.logs`, or several (seeds).
+             format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:  # noqa: A002
+    """Read a run: an engine `.npz` (`Trajectory.save`), any log of `grokclocks.logs`, or several (one per seed).
 
-    An engine file has the keys ``times``, ``metric:<name>`` and ``extra:<name>`` and a ``.json`` config next
-    to it (read as plain JSON: no JAX needed, except to rebuild a random split's training mask).  Every other
-    file or directory goes to :func:`grokclocks.logs.read_log` (CSV, TSV, JSON lines / W&B, TensorBoard,
-    Lightning ``metrics.csv``, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``, ``.npy``).
-    A list or tuple of paths is one run with one seed per file (:func:`grokclocks.logs.merge_seeds`).
+    An engine file has the keys `times`, `metric:<name>` and `extra:<name>` and its config (in the archive's
+    `meta` entry, or the `.json` beside it), read as plain JSON: no JAX is needed except to rebuild a random
+    split's training mask; the config values used (`p`, `threshold`, `train_frac`, `seeds`, `split_seed`,
+    `grid_axes`) are checked.  Every other file or directory goes to `grokclocks.logs.read_log` (CSV, TSV, JSON
+    lines / W&B, TensorBoard, Lightning `metrics.csv`, Hugging Face `trainer_state.json`, `torch.save`,
+    `.npz`, `.npy`).  A list or tuple of paths is one run with one seed per file
+    (`grokclocks.logs.merge_seeds`).
 
     Parameters
     ----------
-    path : path, or a sequence of paths (one per seed)
+    path : str or os.PathLike, or a list or tuple of them
+        The run's file or run directory (`.npz` may be left off an engine run's name), or one log file per
+        seed of the same configuration (an engine run holds its seeds already and is refused in a list).
     index : tuple of int, optional
-        Grid point of an engine sweep (``config.grid_axes``); required when the file holds a grid.
-    columns : mapping, optional
-        Series -> column name, overriding the name matching of :func:`grokclocks.logs.canonical_name`.
+        The grid point of an engine sweep, one index per axis of its `config.grid_axes`; required when the
+        file holds a grid of more than one point, `None` (default) otherwise.
+    columns : mapping of str to str, optional
+        Series -> column name of a log, overriding the name matching of `grokclocks.logs.canonical_name`;
+        default `None`.
     format : str, optional
-        Force a reader (:data:`grokclocks.logs.FORMATS`).
+        Force a log reader, one of `grokclocks.logs.FORMATS` (an engine file is then read as a plain `.npz`
+        log); default `None`: from the content and the extension.
+    max_bytes : int
+        The most bytes a file may hold, or a zip archive's members unpack to (checked from its directory and
+        `.npy` headers before anything is decompressed); an integer ≥ 1, default
+        `grokclocks.logs.DEFAULT_MAX_BYTES` (256 MiB).  The CLI's `--max-bytes`.
 
     Returns
     -------
     RunData
+        The run's arrays, validated by `run_data`, with notes on how the input was read and aligned.
 
     Raises
     ------
     DomainError
-        Missing file, a log that cannot be read (:class:`grokclocks.logs.LogError`: the file, the column,
-        the row and its step), or invalid arrays.
+        A missing file, a log that cannot be read (`grokclocks.logs.LogError`: the file, the column, the row
+        and its step), a damaged engine file (`grokclocks.runfile.RunFileError`), an engine config value of
+        the wrong kind (naming the file and the key), invalid arrays, or an invalid `max_bytes`.
     """
+    max_bytes = _safe.check_max_bytes(max_bytes)
     if isinstance(path, (list, tuple)):
         if not path:
             raise DomainError("give at least one path")
         if len(path) == 1:
-            return load_run(path[0], index=index, columns=columns, format=format)
+            return load_run(path[0], index=index, columns=columns, format=format, max_bytes=max_bytes)
         logs = []
         seen: dict[Path, Any] = {}
         for q in path:
@@ -453,9 +622,9 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
                 raise DomainError(f"path lists the same file twice ({str(seen[p.resolve()])!r} and {str(q)!r}): "
                                   "each file is one seed")
             seen[p.resolve()] = q
-            if _is_engine_npz(p):
+            if _is_engine_npz(p, max_bytes):
                 raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
-            logs.append(_logs.read_log(p, columns=columns, format=format))
+            logs.append(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes))
         merged = _logs.merge_seeds(logs)
         kw = _log_kwargs(merged)
         kw["run_names"] = [_seed_name(Path(q), path) for q in path]
@@ -463,13 +632,13 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         kw["source"] = f"{len(path)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
         return run_data(**kw)
     p = _resolve_path(path)
-    if format is None and _is_engine_npz(p):
-        return _engine_file(p, index)
-    return run_data(**_log_kwargs(_logs.read_log(p, columns=columns, format=format)))
+    if format is None and _is_engine_npz(p, max_bytes):
+        return _engine_file(p, index, max_bytes)
+    return run_data(**_log_kwargs(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes)))
 
 
 def _seed_name(p: Path, all_paths: Sequence[Any]) -> str:
-    """The shortest distinguishing name of a seed's file (``seed1/metrics.csv`` -> ``seed1``)."""
+    """The shortest distinguishing name of a seed's file (`seed1/metrics.csv` -> `seed1`)."""
     names = [Path(q).name for q in all_paths]
     if len(set(names)) == len(names):
         return p.name

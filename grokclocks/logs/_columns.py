@@ -13,26 +13,59 @@ from .._validate import DomainError
 from ._table import LogError, _at, _Col, _missing, _number, _short, _Table
 
 SERIES: tuple[str, ...] = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
-# W&B's ``_step`` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
-# ``trainer/global_step`` and the Hugging Face WandbCallback as ``train/global_step`` (each log call, train or
-# eval, advances ``_step``), so those two come first when present.
+"""The series a log can hold: train and test accuracy (in [0, 1]), train and test loss (≥ 0), the weight norm."""
+
+# W&B's `_step` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
+# `trainer/global_step` and the Hugging Face WandbCallback as `train/global_step` (each log call, train or
+# eval, advances `_step`), so those two come first when present.
 STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "trainer/global_step", "train/global_step", "_step",
                                "iteration", "iter", "epoch", "epochs")
+"""Names of a step column (case and surrounding spaces ignored), in order of preference: the first present
+is the log's step column (W&B's `_step` counts `wandb.log` calls, so the training step that Lightning's and
+Hugging Face's W&B loggers write beside it comes first)."""
+
 ROLE_WORDS: dict[str, str] = {"train": "train", "training": "train", "val": "test", "valid": "test",
                               "validation": "test", "eval": "test", "evaluation": "test", "test": "test",
                               "dev": "test", "holdout": "test"}
+"""A word of a column name -> the split it means, `"train"` or `"test"` (a name without one is `"train"`)."""
+
 METRIC_WORDS: dict[str, str] = {"acc": "acc", "accuracy": "acc", "top1": "acc", "loss": "loss", "nll": "loss",
                                 "xent": "loss"}
+"""A word of a column name -> the metric it means, `"acc"` (accuracy) or `"loss"`."""
+
 _NORM_WORDS = {"weight", "weights", "param", "params", "parameter", "parameters"}
 _QUALIFIERS = {"step", "epoch"}
 
 
+_SEPARATORS = re.compile(r"[/_\-.\s:]+")
+
+
 def _words(name: str) -> list[str]:
-    return [w for w in re.split(r"[/_\-.\s:]+", name.strip().lower()) if w]
+    return [w for w in _SEPARATORS.split(name.strip().lower()) if w]
 
 
 def canonical_name(column: str) -> str | None:
-    """The series a column name reads as (``"val/acc"`` -> ``"test_acc"``), ``"steps"``, or None.
+    """The series a column name reads as (`"val/acc"` -> `"test_acc"`), `"steps"` for a step column, or `None`.
+
+    The name is split into words at `/ _ - . :` and spaces (case ignored); a role word (`ROLE_WORDS`, default
+    train) and one metric word (`METRIC_WORDS`) make the series, and `step` / `epoch` inside a metric name are
+    ignored.  The weight norm needs a weight or parameter word (`weight_norm`, `param_norm`, ...): a bare
+    `global_norm`, `total_norm` or `l2_norm` is what gradient clipping reports.
+
+    Parameters
+    ----------
+    column : str
+        A column name as the log writes it, e.g. `"val/acc"`, `"trainer/global_step"`.
+
+    Returns
+    -------
+    str or None
+        One of `SERIES`, `"steps"` (one of `STEP_NAMES`), or `None` (no series: the column is ignored).
+
+    Raises
+    ------
+    DomainError
+        `column` is not a str.
 
     Examples
     --------
@@ -44,7 +77,8 @@ def canonical_name(column: str) -> str | None:
     low = column.strip().lower()
     if low in STEP_NAMES:
         return "steps"
-    words = [w for w in _words(column) if w not in _QUALIFIERS] or _words(column)
+    every = _words(column)
+    words = [w for w in every if w not in _QUALIFIERS] or every
     roles = [ROLE_WORDS[w] for w in words if w in ROLE_WORDS]
     rest = [w for w in words if w not in ROLE_WORDS]
     if len(roles) > 1:
@@ -52,7 +86,7 @@ def canonical_name(column: str) -> str | None:
     role = roles[0] if roles else "train"
     if len(rest) == 1 and rest[0] in METRIC_WORDS:
         return f"{role}_{METRIC_WORDS[rest[0]]}"
-    # a weight or parameter word is required: a bare ``global_norm`` / ``total_norm`` / ``l2_norm`` is what
+    # a weight or parameter word is required: a bare `global_norm` / `total_norm` / `l2_norm` is what
     # optax.global_norm(grads) and torch.nn.utils.clip_grad_norm_ return, a gradient norm
     if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS \
             and set(rest) & _NORM_WORDS:
@@ -61,7 +95,7 @@ def canonical_name(column: str) -> str | None:
 
 
 def _role_steps(column: str) -> str | None:
-    """``val_step`` -> ``"test"``: a step column of one role; None otherwise."""
+    """`val_step` -> `"test"`: a step column of one role; None otherwise."""
     words = _words(column)
     if len(words) == 2 and words[1] in ("step", "steps") and words[0] in ROLE_WORDS:
         return ROLE_WORDS[words[0]]
@@ -69,7 +103,31 @@ def _role_steps(column: str) -> str | None:
 
 
 def parse_columns(text: str | None) -> dict[str, str]:
-    """``"test_acc=val/accuracy,steps=_step"`` -> ``{"test_acc": "val/accuracy", "steps": "_step"}`` (the CLI's ``--columns``)."""
+    """The mapping of series to column names that the CLI option `--columns` spells as text.
+
+    `"test_acc=val/accuracy,steps=_step"` becomes `{"test_acc": "val/accuracy", "steps": "_step"}`; spaces
+    around names and empty parts are dropped.  The series names are checked by `read_log`.
+
+    Parameters
+    ----------
+    text : str or None
+        `NAME=COLUMN` pairs separated by commas; `None` (the option not given) gives `{}`.
+
+    Returns
+    -------
+    dict
+        Series name -> column name, in the order given.
+
+    Raises
+    ------
+    DomainError
+        `text` is not a str, or a part lacks its `=`, its name or its column.
+
+    Examples
+    --------
+    >>> parse_columns("test_acc=val/accuracy, steps=_step")
+    {'test_acc': 'val/accuracy', 'steps': '_step'}
+    """
     if text is None:
         return {}
     if not isinstance(text, str):
@@ -107,6 +165,7 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         if col not in tab.cols:
             raise LogError(f"{tab.source}: columns maps {key} to {col!r}, which is not a column "
                            f"(columns: {_short(names, 200)})")
+    canon = tab.canon = {n: canonical_name(n) for n in names}  # once per column: read_log asks again
     chosen = {k: v for k, v in columns.items() if k != "steps"}
     used = set(columns.values())
     step_col = columns.get("steps")
@@ -119,12 +178,13 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         r = _role_steps(n)
         if r is not None and n not in used:
             role_steps[r] = n
+    role_cols = set(role_steps.values())
     claims: dict[str, list[str]] = {}
     for n in names:
-        if n in used or n == step_col or n in role_steps.values() or n.endswith("_steps") and \
+        if n in used or n == step_col or n in role_cols or n.endswith("_steps") and \
                 n[: -len("_steps")] in per_col_steps:
             continue
-        c = canonical_name(n)
+        c = canon[n]
         if c is None or c == "steps" or c in chosen:
             continue
         claims.setdefault(c, []).append(n)
@@ -135,7 +195,7 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         chosen[c] = cols[0]
     accounted = set(chosen.values()) | {step_col} | set(role_steps.values()) | {
         f"{s}_steps" for s in per_col_steps}
-    ignored = [n for n in names if n not in accounted and canonical_name(n) != "steps"]
+    ignored = [n for n in names if n not in accounted and canon[n] != "steps"]
     return chosen, step_col, role_steps, ignored
 
 
@@ -190,25 +250,63 @@ def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
     return t
 
 
+def _quick_float(x: Any) -> float | None:
+    """float(x) of a str, float or int that converts cleanly; None: `_number` decides (and words the error)."""
+    kind = type(x)
+    if kind is float:
+        return x
+    if kind is str or kind is int:
+        try:
+            return float(x)  # float() ignores surrounding whitespace, as float(x.strip()) in _number
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+def _clean_arrays(tab: _Table, vals: Any, steps_raw: Any, series: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(steps, values) of numeric array columns in one vectorised pass, or None when any row needs the row-by-row
+    reading of `_one_series` (which then gives the same answer, or the error naming the row)."""
+    if not (isinstance(vals, np.ndarray) and isinstance(steps_raw, np.ndarray) and vals.ndim == steps_raw.ndim == 1
+            and vals.dtype.kind in "fiu" and steps_raw.dtype.kind in "fiu"):
+        return None
+    v, t = vals.astype(np.float64), steps_raw.astype(np.float64)
+    keep = ~np.isnan(v)
+    if np.isnan(t).any() or (tab.text and not keep.all()):
+        return None
+    t, v = t[keep], v[keep]
+    if not (np.isfinite(t).all() and np.isfinite(v).all() and (np.diff(t) > 0).all()):
+        return None
+    if series.endswith("acc") and not ((v >= 0.0) & (v <= 1.0)).all() or series.endswith("loss") and (v < 0).any():
+        return None
+    return t, v
+
+
 def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: str) -> tuple[np.ndarray, np.ndarray]:
     """Validated (steps, values) of one 1-D column: rows where it was logged, in order."""
     vals = col.values
     n = len(vals)
     if len(steps_raw) != n:
         raise LogError(f"{tab.source}: column {col.name!r} has {n} entries, its steps {step_name!r} {len(steps_raw)}")
+    fast = _clean_arrays(tab, vals, steps_raw, series)
+    if fast is not None:
+        return fast
     t_out, v_out = [], []
     prev_t, prev_i = None, None
+    step_col = _Col(step_name, steps_raw, None, col.rows)
     for i in range(n):
         x = vals[i]
         if _missing(x):
             continue
         s = steps_raw[i]
-        step_col = _Col(step_name, steps_raw, None, col.rows)
         if _missing(s) or (isinstance(s, float) and math.isnan(s)):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)} has a value but no step "
                            f"({step_name!r} is empty there)")
-        t = _number(tab, step_col, i, None, "step")
-        v = _number(tab, col, i, t, "number")
+        t = _quick_float(s)
+        if t is None:
+            t = _number(tab, step_col, i, None, "step")
+        v = _quick_float(x)
+        if v is None:
+            v = _number(tab, col, i, t, "number")
         if math.isnan(v):
             if tab.text:
                 raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(t)} is NaN (did the run "

@@ -7,17 +7,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._table import LogError, _mapping_table, _records_table, _Table
+from ._safe import json_loads, read_text
+from ._table import LogError, _mapping_table, _records_table, _short, _Table
 
 _HF_SUMMARY_KEYS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos"}
 
 
-def _read_json(path: Path) -> _Table:
-    text = path.read_text(encoding="utf-8")
+def _read_json(path: Path, max_bytes: int) -> _Table:
+    """A list of records, a dict of lists, or a `trainer_state.json` (its `log_history`)."""
+    text = read_text(path, max_bytes)
     if not text.strip():
         raise LogError(f"{path.name}: the file is empty")
     try:
-        obj = json.loads(text)
+        obj = json_loads(text, path.name)
     except json.JSONDecodeError as exc:
         raise LogError(f"{path.name}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if isinstance(obj, Mapping) and "log_history" in obj:
@@ -37,8 +39,10 @@ def _hf_table(state: Mapping[str, Any], source: str) -> _Table:
     keep = [(i, r) for i, r in enumerate(hist) if not (isinstance(r, Mapping) and _HF_SUMMARY_KEYS & set(r))]
     dropped = len(hist) - len(keep)
     tab = _records_table([r for _, r in keep], source, "hf", lambda j: f"log_history[{keep[j][0]}]")
+    every = state.get("logging_steps", "?")
+    every = every if isinstance(every, str) and len(every) <= 20 else _short(every, 20)
     tab.notes.append("Hugging Face trainer_state.json (log_history; 'loss' is the training loss averaged over "
-                     f"each logging interval of {state.get('logging_steps', '?')} steps)")
+                     f"each logging interval of {every} steps)")
     if dropped:
         tab.notes.append(f"skipped {dropped} closing summary record(s) (train_runtime, mean train_loss)")
     return tab

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import stat
 import warnings
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,32 +14,34 @@ from typing import Any
 import numpy as np
 
 from .._validate import DomainError
-from ._columns import SERIES, _check_columns, _one_series, _resolve, _series_steps, _wide_steps, canonical_name
+from ._columns import SERIES, _check_columns, _one_series, _resolve, _series_steps, _wide_steps
 from ._csv import _read_delimited
 from ._json import _read_json
 from ._jsonl import _read_jsonl
 from ._npy import _read_npy
 from ._npz import _read_npz
+from ._safe import DEFAULT_MAX_BYTES, check_max_bytes, find_files, not_regular, open_regular
 from ._table import _OTHER_KEYS, LogError, LogWarning, RunLog, _Col, _mapping_table, _records_table, _short, _Table
 from ._tensorboard import _read_tensorboard
 from ._torch import _read_torch
 
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy")
+"""The readers `read_log` has, the values of its `format` (see the `grokclocks.logs` module text for each)."""
 
 
 def _one_in_dir(path: Path, name: str) -> Path | None:
-    """The one file called ``name`` under the directory ``path``, None if there is none; several are an error."""
-    found = sorted(path.rglob(name))
+    """The one file called `name` under the directory `path`, None if there is none; several are an error."""
+    found = find_files(path, lambda n: n == name)
     if len(found) > 1:
         raise LogError(f"{path.name}: the directory holds several {name} files "
                        f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
     return found[0] if found else None
 
 
-def _sniff(path: Path) -> str:
+def _sniff(path: Path, max_bytes: int) -> str:
     """The format of a file or directory, from its content first and its name second."""
     if path.is_dir():
-        if any(path.rglob("events.out.tfevents.*")):
+        if find_files(path, lambda n: n.startswith("events.out.tfevents.")):
             return "tensorboard"
         for name, fmt in (("trainer_state.json", "json"), ("metrics.csv", "csv")):
             if _one_in_dir(path, name) is not None:
@@ -46,17 +50,16 @@ def _sniff(path: Path) -> str:
     name = path.name.lower()
     if name.startswith("events.out.tfevents"):
         return "tensorboard"
-    with open(path, "rb") as f:
+    with open_regular(path, max_bytes) as f:
         head = f.read(512)
-    if head.startswith(b"PK"):
-        try:
-            with zipfile.ZipFile(path) as z:
-                members = z.namelist()
-        except zipfile.BadZipFile:
-            members = []
-        if any(m.endswith("data.pkl") for m in members):
-            return "torch"
-        return "npz"
+        if head.startswith(b"PK"):
+            f.seek(0)
+            try:
+                with zipfile.ZipFile(f) as z:
+                    members = z.namelist()
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+                members = []
+            return "torch" if any(m.endswith("data.pkl") for m in members) else "npz"
     if head.startswith(b"\x93NUMPY"):
         return "npy"
     if name.endswith((".pkl", ".pickle")):
@@ -79,15 +82,31 @@ def _sniff(path: Path) -> str:
     return "csv"
 
 
-def _read_table(source: Any, fmt: str | None) -> _Table:
+def _file_or_dir(source: str | os.PathLike) -> Path:
+    """`source` as a path that exists and is a regular file (not empty) or a directory."""
+    path = Path(source)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise LogError(f"{str(source)!r}: no such file or directory") from None
+    except (OSError, ValueError) as exc:  # a loop of links, a name too long, a NUL byte in the name
+        raise LogError(f"{str(source)!r}: cannot be examined ({getattr(exc, 'strerror', None) or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        return path
+    if not stat.S_ISREG(st.st_mode):
+        raise LogError(f"{str(source)!r}: {not_regular(path)}, not a regular file; only files and run directories "
+                       "are read (a stream or device never ends: save the log to a file first)")
+    if st.st_size == 0:
+        raise LogError(f"{path.name}: the file is empty")
+    return path
+
+
+def _read_table(source: Any, fmt: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> _Table:
+    """The raw table of a path (by format), a pandas DataFrame, a mapping or a list of records."""
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.exists():
-            raise LogError(f"{str(source)!r}: no such file or directory")
-        if path.is_file() and path.stat().st_size == 0:
-            raise LogError(f"{path.name}: the file is empty")
+        path = _file_or_dir(source)
         if fmt is None:
-            fmt = _sniff(path)
+            fmt = _sniff(path, max_bytes)
         if fmt not in FORMATS:
             raise DomainError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
         if path.is_dir() and fmt != "tensorboard":
@@ -96,20 +115,20 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
             if found is None:
                 raise LogError(f"{path.name}: a directory without a {target} (format={fmt!r} reads one file; pass it)")
             path = found
-        readers: dict[str, Callable[[Path], _Table]] = {
-            "csv": lambda p: _read_delimited(p, None), "tsv": lambda p: _read_delimited(p, "\t"),
+        readers: dict[str, Callable[[Path, int], _Table]] = {
+            "csv": lambda p, m: _read_delimited(p, None, m), "tsv": lambda p, m: _read_delimited(p, "\t", m),
             "jsonl": _read_jsonl, "json": _read_json, "tensorboard": _read_tensorboard, "torch": _read_torch,
             "npz": _read_npz, "npy": _read_npy}
-        return readers[fmt](path)
+        return readers[fmt](path, max_bytes)
     if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a pandas DataFrame
         df = source
         index_name = getattr(df.index, "name", None)
         if index_name is not None and index_name not in df.columns:
             df = df.reset_index()
         names = [str(c) for c in df.columns]
-        dup = sorted({c for c in names if names.count(c) > 1})
+        dup = sorted(c for c, k in Counter(names).items() if k > 1)
         if dup:  # df[c] would be a 2-D block, read as several runs
-            raise LogError(f"DataFrame: the columns repeat the name(s) {dup}")
+            raise LogError(f"DataFrame: the columns repeat the name(s) {_short(dup, 200)}")
         labels = [f"row {i} (index {_short(ix, 20)})" for i, ix in enumerate(source.index)]
         cols = {str(c): _Col(str(c), df[c].to_numpy(), None, labels) for c in df.columns}
         return _Table("DataFrame", "dataframe", cols, text=False)
@@ -121,41 +140,66 @@ def _read_table(source: Any, fmt: str | None) -> _Table:
                       f"(got {type(source).__name__})")
 
 
-
-def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: str | None = None) -> RunLog:
+def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: str | None = None,  # noqa: A002
+             max_bytes: int = DEFAULT_MAX_BYTES) -> RunLog:
     """Read a run from a log file, a run directory or an in-memory table.
+
+    The format is found from the content, then the name (the `grokclocks.logs` module text lists them); each
+    column is matched to a series by `canonical_name` unless `columns` names it; every series keeps the records
+    where it was logged, on the union of their steps, with `NaN` elsewhere (nothing is interpolated).
 
     Parameters
     ----------
-    source : path, pandas DataFrame, mapping or list of records
-        See the module docstring for the formats.
-    columns : mapping, optional
-        ``{"test_acc": "val/accuracy", "steps": "_step", ...}``: which column holds a series (overrides the
-        name matching).
+    source : str or os.PathLike, pandas DataFrame, mapping or list of dicts
+        The log: a path to a file (CSV, TSV, JSON lines, JSON or `trainer_state.json`, TensorBoard event file,
+        `torch.save`, `.npz`, `.npy`) or to a run directory (TensorBoard events, or one `trainer_state.json` or
+        `metrics.csv` under it); or in memory a DataFrame, a mapping of column name -> list or array, or a list
+        of records (dicts).
+    columns : mapping of str to str, optional
+        Series -> column name, e.g. `{"test_acc": "val/accuracy", "steps": "_step"}`, overriding the name
+        matching for those series; keys are `"steps"` or names of `SERIES`.  Default `None`: every column is
+        matched by its name.
     format : str, optional
-        One of :data:`FORMATS` (default: from the content and the extension).
+        The reader, one of `FORMATS`; default `None`: chosen from the content and the extension.
+    max_bytes : int
+        The most bytes a file may hold, or a zip archive's members unpack to (read from its directory and
+        each `.npy` header before anything is decompressed), or a TensorBoard directory's event files hold
+        together; an integer ≥ 1, default `DEFAULT_MAX_BYTES` (256 MiB).  A text log takes up to about 20
+        times its size in memory while it is parsed.
 
     Returns
     -------
     RunLog
+        The series on one step grid, the columns they came from, the ignored columns and the reader's notes.
 
     Raises
     ------
     LogError
-        A file that cannot be read, a value that is not a number, a step that does not increase, an
-        accuracy outside [0, 1], ...: the message names the file, the column, the row and its step.
+        The log cannot be read: not a regular file, over `max_bytes`, not UTF-8, nested deeper than
+        `MAX_JSON_DEPTH`, a value that is not a number, a step that does not increase, an accuracy outside
+        [0, 1], a negative loss, two columns for one series, ...; one line naming the file and, where there
+        is one, the column, the row and its step.
     DomainError
-        Invalid ``columns`` or ``format``.
+        `columns`, `format` or `max_bytes` is invalid.
 
     Warns
     -----
     LogWarning
         Columns that match no series (listed once) and skipped records.
+
+    Examples
+    --------
+    >>> log = read_log({"step": [0, 10, 20], "train_acc": [0.2, 0.9, 1.0], "val/acc": [0.1, None, 0.8]})
+    >>> log.columns
+    {'train_acc': 'train_acc', 'test_acc': 'val/acc'}
+    >>> log.arrays["test_acc"].tolist()
+    [0.1, nan, 0.8]
     """
     cols_map = _check_columns(columns)
+    max_bytes = check_max_bytes(max_bytes)
     if format is not None and (not isinstance(format, str) or format not in FORMATS):
         raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
-    tab = _read_table(source, format)
+    tab = _read_table(source, format, max_bytes)
     chosen, step_col, role_steps, ignored = _resolve(tab, cols_map)
     if not chosen:
         raise LogError(f"{tab.source}: no column reads as a series ({', '.join(SERIES)}); columns: "
@@ -182,7 +226,7 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         per[series] = (t, v)
     notes = list(tab.notes)
     if step_col in step_from.values():  # not when every series has its own steps (TensorBoard's 'epoch' tag)
-        others = [n for n in tab.cols if n != step_col and canonical_name(n) == "steps"]
+        others = [n for n in tab.cols if n != step_col and tab.canon[n] == "steps"]
         notes.append(f"steps from {step_col!r}" + (f" (also present: {', '.join(map(repr, others))})" if others else ""))
     notes += [f"{series} steps from {where!r}" for series, where in step_from.items()
               if where not in (step_col, "its own steps")]

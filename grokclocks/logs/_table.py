@@ -17,15 +17,29 @@ _OTHER_KEYS = ("embeddings", "weights", "gap", "train_mask", "p", "operation", "
 
 
 class LogError(DomainError):
-    """A log that cannot be read; the message names the file, the column, the row and its step."""
+    """A log that cannot be read: a one-line message naming the file and, where there is one, the column, the row
+    and its step (a `DomainError`, so a `ValueError`)."""
 
 
 class LogWarning(UserWarning):
-    """Something in a log was ignored (unknown columns, a summary record); the message lists it."""
+    """Something in a log was ignored (columns that match no series, a closing summary record); the message
+    lists it."""
 
 
 def _short(x: Any, limit: int = 60) -> str:
-    text = " ".join(repr(x).split())
+    """One-line repr of `x` cut to `limit` characters, in time bounded by `limit` for a long str, bytes,
+    list, tuple or dict (only their first items are shown); an object whose repr fails is named by type."""
+    if isinstance(x, (str, bytes)) and len(x) > 2 * limit:
+        x = x[: 2 * limit]
+    elif isinstance(x, (list, tuple)) and len(x) > limit:
+        x = type(x)(x[:limit])
+    elif isinstance(x, dict) and len(x) > limit:
+        x = dict(zip(list(x)[:limit], list(x.values())[:limit]))
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - an int of more than 4,300 digits, a broken __repr__: the type will do
+        text = f"<{type(x).__name__}>"
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -35,14 +49,29 @@ def _tensor_hint(x: Any) -> str:
     return ""
 
 
-@dataclasses.dataclass
 class _Col:
-    """One column as read: raw values, their steps (or None = the table's step column) and row labels."""
+    """One column as read: raw values, their steps (or None = the table's step column) and row labels.
 
-    name: str
-    values: list[Any] | np.ndarray
-    steps: list[Any] | np.ndarray | None = None
-    rows: Sequence[str] | None = None
+    A column of records (`_records_table`) is kept sparse, `(n_records, indices, values)`, until its
+    `values` are asked for (`None` where a record lacks the key): a log of many records with a different key
+    each would otherwise be a table of records × keys."""
+
+    __slots__ = ("name", "_values", "steps", "rows", "_sparse")
+
+    def __init__(self, name: str, values: list[Any] | np.ndarray | None, steps: list[Any] | np.ndarray | None = None,
+                 rows: Sequence[str] | None = None, *,
+                 sparse: tuple[int, list[int], list[Any]] | None = None) -> None:
+        self.name, self._values, self.steps, self.rows, self._sparse = name, values, steps, rows, sparse
+
+    @property
+    def values(self) -> list[Any] | np.ndarray:
+        if self._values is None:
+            n, index, vals = self._sparse
+            dense: list[Any] = [None] * n
+            for i, v in zip(index, vals):
+                dense[i] = v
+            self._values, self._sparse = dense, None
+        return self._values
 
 
 @dataclasses.dataclass
@@ -53,6 +82,7 @@ class _Table:
     other: dict[str, Any] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
     text: bool = True  # text formats: an explicit NaN is an error (an empty cell is the gap)
+    canon: dict[str, str | None] = dataclasses.field(default_factory=dict)  # column -> canonical_name, once
 
     def row(self, col: _Col, i: int) -> str:
         return col.rows[i] if col.rows is not None else f"row {i}"
@@ -77,6 +107,9 @@ def _number(tab: _Table, col: _Col, i: int, step: Any, what: str) -> float:
         except (TypeError, ValueError):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: {_short(x)} is not a "
                            f"number") from None
+        except OverflowError:  # an int beyond the double range: a JSON integer of over 308 digits
+            raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: an integer of "
+                           f"{x.bit_length()} bits is beyond the double range (must be finite)") from None
     return v
 
 
@@ -85,7 +118,7 @@ def _at(step: Any) -> str:
         return ""
     try:
         s = float(step)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return f" (step {_short(step)})"
     return f" (step {int(s) if s == int(s) else s:g})" if math.isfinite(s) else f" (step {s})"
 
@@ -94,19 +127,22 @@ def _missing(x: Any) -> bool:
     return x is None or (isinstance(x, str) and x.strip() == "")
 
 
-
 def _records_table(records: Sequence[Any], source: str, fmt: str, label: Callable[[int], str]) -> _Table:
-    names: list[str] = []
+    """A table of records (dicts), one column per key in the order keys first appear; linear in the number of
+    key-value pairs (columns stay sparse until read)."""
+    found: dict[Any, tuple[list[int], list[Any]]] = {}
     for i, r in enumerate(records):
         if not isinstance(r, Mapping):
             raise LogError(f"{source}: {label(i)} is not a JSON object ({_short(r)})")
-        for k in r:
-            if k not in names:
-                names.append(k)
+        for k, v in r.items():
+            slot = found.get(k)
+            if slot is None:
+                slot = found[k] = ([], [])
+            slot[0].append(i)
+            slot[1].append(v)
     labels = [label(i) for i in range(len(records))]
-    cols = {k: _Col(k, [r.get(k) for r in records], None, labels) for k in names}
+    cols = {k: _Col(k, None, None, labels, sparse=(len(records), idx, vals)) for k, (idx, vals) in found.items()}
     return _Table(source, fmt, cols)
-
 
 
 def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool = False) -> _Table:
@@ -119,7 +155,11 @@ def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool 
             continue
         if hasattr(v, "detach"):  # a torch tensor
             v = v.detach().cpu().numpy()
-        if isinstance(v, (str, bytes)) or np.ndim(v) == 0:
+        try:
+            ndim = np.ndim(v)
+        except (ValueError, TypeError, RecursionError):  # ragged nested lists: a column of non-numbers
+            ndim = 1
+        if isinstance(v, (str, bytes)) or ndim == 0:
             other[k] = v
             continue
         arr = v if isinstance(v, np.ndarray) else None
@@ -134,36 +174,32 @@ def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool 
     return tab
 
 
-
 @dataclasses.dataclass(frozen=True)
 class RunLog:
-    """A run read from a log: arrays for :func:`grokclocks.compare.run_data` and how they were found.
+    """A run read from a log by `read_log`: its arrays, ready for `grokclocks.compare.run_data`, and how they were
+    found (the columns used, those ignored, what the reader recognised).
 
-    Attributes
-    ----------
-    source : str
-        File name (or ``"DataFrame"``, ``"mapping"``).
-    format : str
-        The reader used (``"csv"``, ``"jsonl"``, ``"hf"``, ``"tensorboard"``, ...).
-    arrays : dict
-        ``steps`` (the union of every series' steps) and each series as ``([n_runs,] n_records)`` float64
-        with ``NaN`` where it was not logged, plus the other keys of the log (``train_mask``, ``p``, ...).
-    columns : dict
-        Series -> the column it was read from.
-    ignored : tuple of str
-        Columns that matched nothing.
-    notes : tuple of str
-        What the reader recognised or skipped.
-    step_column : str or None
-        The column the series' steps came from, None where every series had its own steps (or, after
-        :func:`merge_seeds`, where the seeds used different columns).
-    """
+    Built by `read_log` and `merge_seeds`.  Fields: `source` (where it was read from), `format` (the reader),
+    `arrays` (`"steps"` and each series, `NaN` where not logged, plus settings such as `p`), `columns` (series
+    -> column), `ignored` (columns that matched nothing), `notes` (what the reader recognised) and
+    `step_column` (the column the steps came from)."""
 
     source: str
+    """Where the run was read from: the file name, `"DataFrame"`, `"mapping"` or `"records"`, or after
+    `merge_seeds` the number of seeds and their files."""
     format: str
+    """The reader used: one of `FORMATS`, `"hf"` (a Hugging Face `trainer_state.json`), `"dataframe"`,
+    `"mapping"` or `"records"`."""
     arrays: dict[str, Any]
+    """`"steps"` (the union of every series' steps, float64, strictly increasing) and each series of `SERIES`
+    that was found, float64 of shape `([n_runs,] n_records)` with `NaN` where it was not logged, plus the other
+    keys of the log (`train_mask`, `p`, `embeddings`, ...; see `grokclocks.compare.USER_KEYS`)."""
     columns: dict[str, str]
+    """Series -> the column it was read from."""
     ignored: tuple[str, ...] = ()
+    """Columns that matched no series (listed once in a `LogWarning`)."""
     notes: tuple[str, ...] = ()
+    """What the reader recognised or skipped, one sentence each (the layout, the step column, skipped records)."""
     step_column: str | None = None
-
+    """The column the series' steps came from; `None` where every series had its own steps (TensorBoard), or,
+    after `merge_seeds`, where the seeds used different columns."""
