@@ -8,7 +8,7 @@ Every public function of the core carries ``@cites("levi:eq11", ...)``.  From th
 * the documentation's equation → function tables are generated from the same data.
 
 Spec IDs have the form ``<paper key>:<label>`` (``levi:eq19``, ``clocks:thm4.9``); they are the
-stable identifiers of ``shared/spec/<key>.md``.  Each carries a status:
+stable identifiers of the papers' results.  Each carries a status:
 
 ``exact``
     verified to the precision quoted in the spec;
