@@ -1,18 +1,19 @@
 """grokclocks: executable grokking theory.
 
-Closed-form predictions of *when* a network grokks, from five papers, each implemented exactly
-(with the papers' errors corrected, see :mod:`grokclocks.errata`) and checked against training
-runs by ``pytest verify``.  The core (this package minus :mod:`grokclocks.sim`) needs only
-numpy/scipy/mpmath/sympy; the simulation layer :mod:`grokclocks.sim` imports JAX when used.
+Closed-form predictions of when a network grokks, from five papers, each implemented exactly
+(with the papers' errors corrected, see `grokclocks.errata`) and checked against training runs by
+`pytest verify`.  The core (this package minus `grokclocks.sim`) needs only
+numpy/scipy/mpmath/sympy; the simulation layer `grokclocks.sim` imports JAX when used.
 
 >>> from grokclocks.linear import grok_time
->>> round(grok_time(0.5, 1e-3, 0.01))   # Levi et al.: Delta t at lambda = 0.5, eps = 1e-3
+>>> round(grok_time(0.5, 1e-3, 0.01))   # Levi et al.: Δt at λ = 0.5, ε = 10⁻³, η₀ = 0.01
 431
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
+"""The package version (PEP 440 string)."""
 
 from . import citations, errata, linear, rmt
 from ._validate import DomainError, OutputExistsError
@@ -35,3 +36,5 @@ __all__ = [
     "loss_train",
     "t_star",
 ]
+
+del annotations  # left by `from __future__ import annotations`; not part of the API

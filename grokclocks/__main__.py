@@ -1,4 +1,4 @@
-"""``python -m grokclocks``: the ``grokclocks`` command (:mod:`grokclocks.cli`)."""
+"""`python -m grokclocks`: the `grokclocks` command (`grokclocks.cli`)."""
 
 from .cli import main
 

@@ -1,18 +1,18 @@
 """Argument checks shared by every module: one place, one message style.
 
 Every public function of the core validates its arguments through these helpers, so that an
-invalid input raises :class:`DomainError` naming the parameter, the offending value and the
-valid domain, e.g. ``lam must be in (0, 1) for the late-time expansion (got 1.3)``.
+invalid input raises `DomainError` naming the parameter, the offending value and the valid domain,
+e.g. `lam must be in (0, 1) for the late-time expansion (got 1.3)`.
 
 Conventions (docs/reliability.md):
 
-* reals: ``bool``, complex, string, datetime and object values that are not real numbers are
-  rejected, as are NaN and +-inf; integers, float16/32/64 and lists of them are converted to
-  float64 (:func:`input_eps` keeps the eps of the caller's dtype for tolerances);
-* integers: Python or NumPy integers, or integral floats; ``bool`` is not an integer; every
-  integer fits in int64 unless a smaller ``maximum`` is given;
-* flags: only ``True``/``False`` (``np.bool_`` too), never a truthy string or number;
-* a value shown in a message is one line, truncated (:func:`show`).
+* reals: `bool`, complex, string, datetime and object values that are not real numbers are
+  rejected, as are NaN and ±inf; integers, float16/32/64 and lists of them are converted to
+  float64 (`input_eps` keeps the eps of the caller's dtype for tolerances);
+* integers: Python or NumPy integers, or integral floats; `bool` is not an integer; every integer
+  fits in int64 unless a smaller `maximum` is given;
+* flags: only `True`/`False` (`np.bool_` too), never a truthy string or number;
+* a value shown in a message is one line, truncated (`show`).
 """
 
 from __future__ import annotations
@@ -71,35 +71,53 @@ _SHOW_WIDTH = 60
 class DomainError(ValueError):
     """An argument lies outside the domain in which a result is defined.
 
-    Subclass of :class:`ValueError`; the message names the parameter, the value and the
-    valid domain.
+    A `ValueError`; the message names the parameter, the value and the valid domain, e.g.
+    `lam must be in (0, 1) for the late-time expansion (got 1.3)`.
     """
 
 
 class OutputExistsError(DomainError, FileExistsError):
     """A file exists where a new output would be written and overwriting was not asked for.
 
-    Both a :class:`DomainError` (``ValueError``) and a :class:`FileExistsError`.
+    Both a `DomainError` (a `ValueError`) and a `FileExistsError`.
     """
 
 
 class ResultOverflow(DomainError, OverflowError):
     """The arguments are valid but the result exceeds the float64 range; a log-space variant exists.
 
-    Both a :class:`DomainError` (the policy: one error type for arguments a function cannot answer
-    for) and an :class:`OverflowError` (what it is; kept for callers that catch that).
+    Both a `DomainError` (the policy: one error type for arguments a function cannot answer for)
+    and an `OverflowError` (what it is; kept for callers that catch that).
     """
 
 
 class UnknownKey(DomainError, KeyError):
-    """A name (spec ID, registry key) that is not registered: a :class:`DomainError`, and a
-    :class:`KeyError` for callers that catch that; the message is printed as is."""
+    """A name (spec ID, registry key) that is not registered.
+
+    A `DomainError`, and a `KeyError` for callers that catch that; the message is printed as is
+    (not quoted, as a plain `KeyError`'s would be).
+    """
 
     __str__ = Exception.__str__
 
 
 def show(x: Any, width: int = _SHOW_WIDTH) -> str:
-    """One-line ``repr`` of ``x``, cut to ``width`` characters (arrays: shape and first entries)."""
+    """One-line `repr` of a value for an error message, cut to `width` characters.
+
+    Parameters
+    ----------
+    x : object
+        Any value; arrays with at least one dimension show their shape, dtype and first six
+        entries, and a broken `__repr__` shows the type's name.
+    width : int
+        Maximal length of the text (a few characters at least); default 60.  Longer text is cut
+        and ends in "...".
+
+    Returns
+    -------
+    str
+        The text, whitespace collapsed to single spaces.
+    """
     if isinstance(x, np.ndarray) and x.ndim > 0:
         flat = np.array2string(x.ravel()[:6], separator=", ", threshold=6, max_line_width=10**6)
         text = f"array of shape {x.shape}, dtype {x.dtype}: {flat}" + (" ..." if x.size > 6 else "")
@@ -127,13 +145,36 @@ def _real_element(v: Any) -> bool:
 
 def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False,
                    allow_nan: bool = False, allow_inf: bool = False) -> Any:
-    """Convert ``x`` to a float64 array, rejecting non-numeric, non-finite and empty input.
+    """Convert a real number or array to a float64 array, rejecting non-numeric, non-finite and empty input.
 
-    Integers and floats of any width (and nested lists of them) are accepted; ``bool``, complex,
-    strings, bytes, datetimes, ``None`` and ragged nestings raise :class:`DomainError`.
-    ``allow_nan``: NaN entries are kept (a record's missing values); ``allow_inf``: +-inf kept
-    (e.g. a clock that never ran); otherwise both are rejected.
-    ``scalar``: the value must be 0-d and is returned as a Python float.
+    Integers and floats of any width (and nested lists of them) are accepted; `bool`, complex,
+    strings, bytes, datetimes, `None` and ragged nestings raise `DomainError`.
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    allow_empty : bool
+        Whether an empty array is accepted; default `False`.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+    allow_nan : bool
+        Whether NaN entries are kept (a record's missing values); default `False`.
+    allow_inf : bool
+        Whether ±inf entries are kept (e.g. a clock that never ran); default `False`.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
     if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _not_real(name, x)
@@ -174,6 +215,16 @@ def input_eps(x: Any) -> float:
 
     Tolerances such as "probabilities sum to 1" scale with it, so float32 or float16 input is
     judged at its own precision.
+
+    Parameters
+    ----------
+    x : object
+        The caller's value; only its `dtype` (if any) is read.
+
+    Returns
+    -------
+    float
+        `numpy.finfo(dtype).eps` of a floating dtype, else 2⁻⁵² (float64's).
     """
     dt = getattr(x, "dtype", None)
     if dt is not None and np.issubdtype(dt, np.floating):
@@ -182,18 +233,79 @@ def input_eps(x: Any) -> float:
 
 
 def roundoff_tol(x: Any, n: int = 1, *, floor: float = 0.0) -> float:
-    """Relative round-off allowance for a quantity computed from ``n`` terms in the caller's dtype:
-    ``max(floor, 8 n eps)`` (``floor`` keeps a float64 tolerance that was already looser)."""
+    """Relative round-off allowance for a quantity computed from `n` terms in the caller's dtype.
+
+    The allowance is max(`floor`, 8·n·eps) with eps = `input_eps(x)`.
+
+    Parameters
+    ----------
+    x : object
+        The caller's value, whose dtype sets eps.
+    n : int
+        Number of terms, ≥ 1 (smaller values count as 1); default 1.
+    floor : float
+        A lower bound that keeps a float64 tolerance that was already looser; default 0.
+
+    Returns
+    -------
+    float
+        The relative tolerance.
+    """
     return max(floor, 8.0 * max(int(n), 1) * input_eps(x))
 
 
 def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
-    """Finite real number(s) (``scalar=True``: one number, returned as a float)."""
+    """Check finite real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not real, not finite or empty.
+    """
     return as_float_array(x, name, scalar=scalar)
 
 
 def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
-    """Finite and strictly positive (``scalar=True``: one number, returned as a float)."""
+    """Check finite, strictly positive real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
+    """
     a = as_float_array(x, name)
     bad = a <= 0
     if np.any(bad):
@@ -202,7 +314,31 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> A
 
 
 def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
-    """Finite and >= 0 (``scalar=True``: one number, returned as a float)."""
+    """Check finite, non-negative real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or < 0.
+    """
     a = as_float_array(x, name)
     bad = a < 0
     if np.any(bad):
@@ -212,7 +348,35 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
                      scalar: bool = False) -> Any:
-    """Finite and in the open interval ``(lo, hi)``."""
+    """Check finite real number(s) in the open interval (`lo`, `hi`).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    lo : float
+        Lower bound (excluded).
+    hi : float
+        Upper bound (excluded).
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or outside (`lo`, `hi`).
+    """
     a = as_float_array(x, name)
     bad = (a <= lo) | (a >= hi)
     if np.any(bad):
@@ -222,7 +386,35 @@ def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = 
 
 def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
                        scalar: bool = False) -> Any:
-    """Finite and in the closed interval ``[lo, hi]``."""
+    """Check finite real number(s) in the closed interval [`lo`, `hi`].
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    lo : float
+        Lower bound (included).
+    hi : float
+        Upper bound (included).
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or outside [`lo`, `hi`].
+    """
     a = as_float_array(x, name)
     bad = (a < lo) | (a > hi)
     if np.any(bad):
@@ -231,7 +423,30 @@ def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str 
 
 
 def not_equal(a: np.ndarray, name: str, value: float, *, context: str = "") -> np.ndarray:
-    """Reject elements equal to ``value`` (e.g. ``lam == 1`` where an expansion diverges)."""
+    """Reject entries equal to a value (e.g. `lam == 1`, where an expansion diverges).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        An already validated float array.
+    name : str
+        The parameter's name, used in the error message.
+    value : float
+        The excluded value.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        `a`, unchanged.
+
+    Raises
+    ------
+    DomainError
+        If an entry equals `value`.
+    """
     bad = a == value
     if np.any(bad):
         raise _bad(name, a, bad, f"!= {value:g}" + (f" {context}" if context else ""))
@@ -239,10 +454,32 @@ def not_equal(a: np.ndarray, name: str, value: float, *, context: str = "") -> n
 
 
 def integer_at_least(x: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
-    """A Python integer in ``[minimum, maximum]`` (bools and non-integral floats are rejected).
+    """Check an integer in [`minimum`, `maximum`] and return it as a Python int.
 
-    Without ``maximum`` the bound is int64's largest value, so that no integer overflows
-    NumPy downstream; sizes that allocate memory pass a smaller, documented ``maximum``.
+    Bools and non-integral floats are rejected; integral floats and 0-d integer arrays are
+    accepted.  Without `maximum` the bound is int64's largest value, so that no integer overflows
+    NumPy downstream; sizes that allocate memory pass a smaller, documented `maximum`.
+
+    Parameters
+    ----------
+    x : int
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    minimum : int
+        Smallest allowed value; default 1.
+    maximum : int or None
+        Largest allowed value; `None` (default) means 2⁶³ − 1.
+
+    Returns
+    -------
+    int
+        The value as a Python int.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not an integer or is outside [`minimum`, `maximum`].
     """
     hi = INT64_MAX if maximum is None else int(maximum)
     hi_text = f"{float(hi):.3g}" if hi > 10**18 and hi != INT64_MAX else str(hi)
@@ -262,14 +499,58 @@ def integer_at_least(x: Any, name: str, minimum: int = 1, maximum: int | None = 
 
 
 def count(x: Any, name: str, minimum: int = 1) -> int:
-    """An integer count that a closed form uses only as a float (a width N, a modulus p in a kernel
-    formula, a number of classes): any integer from ``minimum`` up to the largest double (1.8e308),
-    not capped at int64 like :func:`integer_at_least` (nothing is allocated or indexed with it)."""
+    """Check an integer count that a closed form uses only as a float (a width N, a modulus p in a kernel formula).
+
+    Any integer from `minimum` up to the largest double (about 1.8×10³⁰⁸) is accepted, not capped
+    at int64 like `integer_at_least` (nothing is allocated or indexed with it).
+
+    Parameters
+    ----------
+    x : int
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    minimum : int
+        Smallest allowed value; default 1.
+
+    Returns
+    -------
+    int
+        The value as a Python int.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not an integer or is out of range.
+    """
     return integer_at_least(x, name, minimum, maximum=FLOAT_INTEGER_MAX)
 
 
 def integer_array(x: Any, name: str, *, what: str = "integers", allow_empty: bool = True) -> np.ndarray:
-    """An array of integers as int64 (integral floats accepted; bools, NaN and fractions rejected)."""
+    """Check an array of integers and return it as int64 (integral floats accepted; bools, NaN and fractions rejected).
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    what : str
+        How the domain is named in the message; default "integers".
+    allow_empty : bool
+        Whether an empty array is accepted; default `True`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of the shape of `x`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not an integer (or beyond ±2⁶² for float input), or the array is empty
+        without `allow_empty`.
+    """
     if x is None or isinstance(x, (str, bytes)):
         raise DomainError(f"{name} must be {what} (got {show(x)})")
     try:
@@ -291,7 +572,31 @@ def integer_array(x: Any, name: str, *, what: str = "integers", allow_empty: boo
 
 
 def index_array(x: Any, name: str, n: int, *, what: str = "integers", allow_empty: bool = True) -> np.ndarray:
-    """Integer indices in ``[0, n)`` as int64 (integral floats accepted), e.g. labels or column indices."""
+    """Check integer indices in [0, `n`) and return them as int64 (integral floats accepted), e.g. labels.
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    n : int
+        The exclusive upper bound (e.g. the number of classes).
+    what : str
+        How the domain is named in the message; default "integers".
+    allow_empty : bool
+        Whether an empty array is accepted; default `True`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of the shape of `x`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not an integer or is outside [0, `n`).
+    """
     a = integer_array(x, name, what=f"{what} in [0, {n})", allow_empty=allow_empty)
     bad = (a < 0) | (a >= n)
     if np.any(bad):
@@ -300,14 +605,52 @@ def index_array(x: Any, name: str, n: int, *, what: str = "integers", allow_empt
 
 
 def flag(x: Any, name: str) -> bool:
-    """``True`` or ``False`` (``np.bool_`` too); a truthy string or number is an error, not a flag."""
+    """Check a flag: `True` or `False` (`np.bool_` too); a truthy string or number is an error, not a flag.
+
+    Parameters
+    ----------
+    x : bool
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    bool
+        The flag as a Python bool.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not a bool.
+    """
     if not isinstance(x, (bool, np.bool_)):
         raise DomainError(f"{name} must be True or False (got {show(x)})")
     return bool(x)
 
 
 def choice(x: Any, name: str, options: dict[str, str] | tuple[str, ...]) -> str:
-    """One of a set of strings; a dict maps aliases to canonical names."""
+    """Check one of a set of strings; a dict maps aliases to canonical names.
+
+    Parameters
+    ----------
+    x : str
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    options : dict or tuple of str
+        The allowed strings, or a dict from each allowed string to the canonical name returned.
+
+    Returns
+    -------
+    str
+        `x` (or its canonical name).
+
+    Raises
+    ------
+    DomainError
+        If `x` is not one of the options (the message lists them).
+    """
     table = options if isinstance(options, dict) else {o: o for o in options}
     try:
         known = x in table
@@ -320,7 +663,28 @@ def choice(x: Any, name: str, options: dict[str, str] | tuple[str, ...]) -> str:
 
 
 def scalar(a: np.ndarray, name: str, *, context: str = "") -> float:
-    """A validated array that must be 0-d (a scalar), returned as a Python float."""
+    """Return a validated array that must be 0-d as a Python float.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        An already validated array.
+    name : str
+        The parameter's name, used in the error message.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    DomainError
+        If `a` has a dimension.
+    """
     if np.ndim(a) != 0:
         raise DomainError(f"{name} must be a scalar{(' ' + context) if context else ''} "
                           f"(got an array of shape {np.shape(a)})")
@@ -328,7 +692,29 @@ def scalar(a: np.ndarray, name: str, *, context: str = "") -> float:
 
 
 def array_ndim(x: Any, name: str, ndim: int | tuple[int, ...], *, allow_empty: bool = False) -> np.ndarray:
-    """A finite float64 array with ``ndim`` dimensions (one of them, if a tuple)."""
+    """Check a finite float64 array with `ndim` dimensions (one of them, if a tuple).
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    ndim : int or tuple of int
+        The allowed number(s) of dimensions.
+    allow_empty : bool
+        Whether an empty array is accepted; default `False`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The float64 array.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not a finite real array or has another number of dimensions.
+    """
     a = as_float_array(x, name, allow_empty=allow_empty)
     dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if a.ndim not in dims:
@@ -338,19 +724,60 @@ def array_ndim(x: Any, name: str, ndim: int | tuple[int, ...], *, allow_empty: b
 
 
 def same_shape(a: np.ndarray, name: str, shape: tuple[int, ...], other: str) -> np.ndarray:
-    """``a`` must have ``shape`` (the shape of argument ``other``)."""
+    """Check that an array has the shape of another argument.
+
+    Parameters
+    ----------
+    a : array_like
+        The array to check.
+    name : str
+        The parameter's name, used in the error message.
+    shape : tuple of int
+        The required shape.
+    other : str
+        The name of the argument whose shape it is, for the message.
+
+    Returns
+    -------
+    array_like
+        `a`, unchanged.
+
+    Raises
+    ------
+    DomainError
+        If the shapes differ.
+    """
     if tuple(np.shape(a)) != tuple(shape):
         raise DomainError(f"{name} must have the shape of {other}, {tuple(shape)} (got {np.shape(a)})")
     return a
 
 
 def probabilities(x: Any, name: str, *, axis: int = -1) -> np.ndarray:
-    """Non-negative entries summing to 1 along ``axis``.
+    """Check probabilities: non-negative entries summing to 1 along `axis`.
 
-    The sum is accepted within ``8 n eps`` of 1 where ``n`` is the length of the axis and ``eps``
-    that of the caller's dtype (:func:`input_eps`): the rounding error of a float sum of ``n``
-    correctly-rounded terms is below ``n eps``, with a factor 8 for softmax outputs computed in
-    the same precision.
+    The sum is accepted within 8·n·eps of 1 where n is the length of the axis and eps that of the
+    caller's dtype (`input_eps`): the rounding error of a float sum of n correctly-rounded terms is
+    below n·eps, with a factor 8 for softmax outputs computed in the same precision.
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check, at least 1-D.
+    name : str
+        The parameter's name, used in the error message.
+    axis : int
+        The axis that sums to 1; default −1 (the last).
+
+    Returns
+    -------
+    numpy.ndarray
+        The float64 array.
+
+    Raises
+    ------
+    DomainError
+        If an entry is negative or not finite, `x` is a scalar, or a sum is not 1 within the
+        tolerance.
     """
     p = nonnegative(x, name)
     if p.ndim == 0:
@@ -366,7 +793,29 @@ def probabilities(x: Any, name: str, *, axis: int = -1) -> np.ndarray:
 
 
 def sequence(x: Any, name: str, *, min_len: int = 1, what: str = "a sequence") -> list:
-    """A list, tuple or array (not a string, mapping or ``None``) with at least ``min_len`` items."""
+    """Check a list, tuple or array (not a string, mapping or `None`) with at least `min_len` items.
+
+    Parameters
+    ----------
+    x : sequence
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    min_len : int
+        Smallest allowed number of items; default 1.
+    what : str
+        How the domain is named in the message; default "a sequence".
+
+    Returns
+    -------
+    list
+        The items as a list.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not such a sequence or has too few items.
+    """
     if x is None or isinstance(x, (str, bytes, dict)) or not np.iterable(x):
         raise DomainError(f"{name} must be {what} (got {show(x)})")
     items = list(x)
@@ -376,7 +825,25 @@ def sequence(x: Any, name: str, *, min_len: int = 1, what: str = "a sequence") -
 
 
 def callable_(f: Any, name: str) -> Any:
-    """A callable."""
+    """Check a callable.
+
+    Parameters
+    ----------
+    f : object
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    callable
+        `f`, unchanged.
+
+    Raises
+    ------
+    DomainError
+        If `f` is not callable.
+    """
     if not callable(f):
         raise DomainError(f"{name} must be callable (got {show(f)})")
     return f
@@ -386,10 +853,26 @@ MAX_ELEMENTS = 2**30  # 8 GiB of float64: beyond it a table is a mistake on any 
 
 
 def max_size(n_elements: float, name: str, value: Any, *, limit: float = MAX_ELEMENTS) -> None:
-    """Reject an argument whose result would have more than ``limit`` entries (default 2**30).
+    """Reject an argument whose result would have more than `limit` entries.
 
-    A size such as ``p = 10**9`` (a ``p x p`` table) must fail with a message, not with
-    ``MemoryError`` after minutes of swapping.
+    A size such as `p = 10**9` (a p × p table) must fail with a message, not with `MemoryError`
+    after minutes of swapping.
+
+    Parameters
+    ----------
+    n_elements : float
+        The number of entries the result would have (NaN is rejected too).
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument's value, shown in the message.
+    limit : float
+        Largest allowed number of entries; default 2³⁰ (8 GiB of float64).
+
+    Raises
+    ------
+    DomainError
+        If `n_elements` exceeds `limit` or is NaN.
     """
     if not n_elements <= limit:  # also catches NaN
         raise DomainError(f"{name} is too large or too fine: the result would have {n_elements:.3g} entries, more "
@@ -397,17 +880,43 @@ def max_size(n_elements: float, name: str, value: Any, *, limit: float = MAX_ELE
 
 
 def scalar_or_array(a: np.ndarray) -> float | np.ndarray:
-    """Return a Python float for 0-d results, the array otherwise (scalars in -> floats out)."""
+    """Return a Python float for a 0-d result, the array otherwise (scalars in → floats out).
+
+    Parameters
+    ----------
+    a : array_like
+        A result.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        `float(a)` for a 0-d array, else `a` as an array.
+    """
     a = np.asarray(a)
     return float(a) if a.ndim == 0 else a
 
 
 def broadcasting(*names: str) -> Callable:
-    """Decorator: the array arguments ``names`` (default: every parameter) must broadcast together.
+    """Decorator: the array arguments `names` must broadcast together.
 
-    Shapes that do not broadcast raise :class:`DomainError` naming each parameter and its shape, in
-    place of NumPy's "operands could not be broadcast" from deep inside the formula.  Scalars and
-    ``None`` take no part; a ragged list is left to the parameter's own check.
+    Shapes that do not broadcast raise `DomainError` naming each parameter and its shape, in place
+    of NumPy's "operands could not be broadcast" from deep inside the formula.  Scalars and `None`
+    take no part; a ragged list is left to the parameter's own check.
+
+    Parameters
+    ----------
+    *names : str
+        The parameters checked; none means every parameter of the decorated function.
+
+    Returns
+    -------
+    callable
+        The decorator, which wraps a function with the check.
+
+    Raises
+    ------
+    TypeError
+        At decoration, if a name is not a parameter of the function.
     """
     def deco(func: Callable) -> Callable:
         params = list(inspect.signature(func).parameters)
@@ -440,8 +949,26 @@ def broadcasting(*names: str) -> Callable:
 
 
 def ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
-    """Raise naming the first broadcast element where ``big < small``: that pair itself (a message built from
-    ``min(big)`` and ``max(small)`` may quote two elements that are each in order)."""
+    """Check `big` ≥ `small` element-wise; the message quotes the first offending pair itself.
+
+    A message built from min(`big`) and max(`small`) may quote two elements that are each in order.
+
+    Parameters
+    ----------
+    small : numpy.ndarray
+        The values that must not exceed `big` (broadcast against it).
+    big : numpy.ndarray
+        The values that must be ≥ `small`.
+    small_name : str
+        The name of `small`, for the message.
+    big_name : str
+        The name of `big`, for the message.
+
+    Raises
+    ------
+    DomainError
+        If some broadcast element has `big` < `small`.
+    """
     s, b = np.broadcast_arrays(small, big)
     bad = b < s
     if np.any(bad):
@@ -451,7 +978,25 @@ def ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) 
 
 
 def file_path(path: Any, name: str) -> Path:
-    """``path`` (str or os.PathLike) as a :class:`~pathlib.Path` naming a file (not ``""``, ``.`` or ``..``)."""
+    """Check a file path (str or os.PathLike) naming a file, not `""`, `.` or `..`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The path to check.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Raises
+    ------
+    DomainError
+        If `path` is not a path or names no file.
+    """
     try:
         p = Path(os.fspath(path))
     except TypeError:
@@ -462,11 +1007,31 @@ def file_path(path: Any, name: str) -> Path:
 
 
 def writable_file(path: Any, name: str, *, overwrite: bool = False) -> Path:
-    """An output file path, checked before any work: not a directory, its directory creatable, no clobbering.
+    """Check an output file path before any work: not a directory, its directory creatable, no clobbering.
 
-    Raises :class:`DomainError` when ``path`` is not a path, is a directory, or its nearest existing
-    ancestor is not a writable directory, and :class:`OutputExistsError` when the file exists and
-    ``overwrite`` is false.  Creates nothing.
+    Creates nothing.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output file.
+    name : str
+        The parameter's name, used in the error message.
+    overwrite : bool
+        Whether an existing file may be replaced; default `False`.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Raises
+    ------
+    DomainError
+        If `path` is not a path, is a directory, or its nearest existing ancestor is not a writable
+        directory.
+    OutputExistsError
+        If the file exists and `overwrite` is false.
     """
     p = file_path(path, name)
     if p.is_dir():

@@ -1,7 +1,7 @@
 """Errata as data: one record per paper statement grokclocks corrects, with its evidence.
 
-``docs/errata.md`` is generated from :data:`ERRATA` (``python docs/gen_pages.py``), and
-``tests/test_errata.py`` checks that every record names a test or verify check that exists, so the
+`docs/errata.md` is generated from `ERRATA` (`python docs/gen_pages.py`), and
+`tests/test_errata.py` checks that every record names a test or verify check that exists, so the
 page and the evidence cannot drift apart.
 """
 
@@ -14,10 +14,31 @@ from .citations import PAPERS, SPEC
 __all__ = ["Erratum", "ERRATA", "check_erratum", "errata_for", "to_markdown"]
 
 
-def check_erratum(e: Erratum) -> Erratum:
-    """Validate a record: its spec IDs exist and its number is ``<paper>-<n>`` of their paper.
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
 
-    Raises :class:`~grokclocks._validate.UnknownKey` (a ``DomainError`` and a ``KeyError``).
+
+def check_erratum(e: Erratum) -> Erratum:
+    """Check an erratum record: its spec IDs exist and its number is `<paper>-<n>` of their paper.
+
+    Parameters
+    ----------
+    e : Erratum
+        The record to check.
+
+    Returns
+    -------
+    Erratum
+        `e` itself, unchanged.
+
+    Raises
+    ------
+    DomainError
+        If `e` is not an `Erratum`.
+    UnknownKey
+        If a spec ID of `e` is not registered, or `e.number` does not start with the paper key
+        of its spec IDs (a `DomainError` and a `KeyError`).
     """
     if not isinstance(e, Erratum):
         raise V.DomainError(f"e must be an Erratum record (got {V.show(e)})")
@@ -30,17 +51,41 @@ def check_erratum(e: Erratum) -> Erratum:
 
 ERRATA: tuple[Erratum, ...] = tuple(
     check_erratum(e) for m in paper_modules() for e in getattr(m, "ERRATA", ()))
+"""Every erratum of the implemented papers, in paper order (each checked by `check_erratum` at import)."""
 
 
 def errata_for(spec_id: str) -> list[Erratum]:
-    """All errata that touch ``spec_id`` (a registered spec ID; ``[]`` if none)."""
+    """All errata that touch a spec ID.
+
+    Parameters
+    ----------
+    spec_id : str
+        A registered spec ID, `"<paper>:<label>"`, e.g. `"levi:eq15"`.
+
+    Returns
+    -------
+    list of Erratum
+        The records whose `spec_ids` include `spec_id`, in `ERRATA` order; `[]` if none.
+
+    Raises
+    ------
+    UnknownKey
+        If `spec_id` is not a registered spec ID (a `DomainError` and a `KeyError`).
+    """
     if not isinstance(spec_id, str) or spec_id not in SPEC:
         raise V.UnknownKey(f"spec_id must be a registered spec ID such as 'levi:eq15' (got {V.show(spec_id)})")
     return [e for e in ERRATA if spec_id in e.spec_ids]
 
 
 def to_markdown() -> str:
-    """The errata page (``docs/errata.md``), generated from :data:`ERRATA`."""
+    """The errata page `docs/errata.md` as Markdown, generated from `ERRATA`.
+
+    Returns
+    -------
+    str
+        One table per paper with errata: number, spec IDs, where, what the paper says, what is
+        correct, the evidence and the checks that show it.
+    """
     lines = [
         "# Errata",
         "",

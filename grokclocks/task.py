@@ -1,52 +1,47 @@
-"""The modular task's conventions, in one place: pair indexing, training masks, accuracy levels.
+r"""The modular task's conventions, in one place: pair indexing, training masks, accuracy levels.
 
-Every function of grokclocks that takes a training set, and the ``grokclocks compare`` command, reads
-it through :func:`as_mask`, so the same three spellings work everywhere:
+Every function of grokclocks that takes a training set, and the `grokclocks compare` command, reads
+it through `as_mask`, so the same spellings work everywhere:
 
-=========================  =====================================================================
-form                       meaning
-=========================  =====================================================================
-bool ``(p, p)``            entry ``[a, b]`` is True when the pair :math:`(a, b)` is trained
-bool ``(p*p,)``            the same, flattened row-major: entry ``a*p + b``
-integer ``(n,)``           flat indices ``a*p + b`` of the training pairs (needs ``p``)
-integer ``(n, 2)``         rows ``(a, b)`` of the training pairs (needs ``p``)
-=========================  =====================================================================
+| form              | meaning                                                             |
+|-------------------|---------------------------------------------------------------------|
+| bool (p, p)       | entry [a, b] is `True` when the pair (a, b) is trained              |
+| bool (p·p,)       | the same, flattened row-major: entry a·p + b                        |
+| integer (n,)      | flat indices a·p + b of the training pairs (needs p)                |
+| integer (n, 2)    | rows (a, b) of the training pairs (needs p)                         |
 
-0/1 integer arrays of shape ``(p, p)`` or ``(p*p,)`` are read as masks (an index array of length
-:math:`p^2` with values in {0, 1} would repeat an index, so these two readings cannot be confused).  The one
-ambiguous spelling is :math:`p=2` with two pairs given as rows ``(a, b)``: a square 0/1 array, read as a mask.
-The canonical form is the bool ``(p, p)`` array; :func:`flat_mask` and
-:func:`mask_indices` convert back.
+0/1 integer arrays of shape (p, p) or (p·p,) are read as masks (an index array of length p² with
+values in {0, 1} would repeat an index, so these two readings cannot be confused).  The one
+ambiguous spelling is p = 2 with two pairs given as rows (a, b): a square 0/1 array, read as a mask.
+The canonical form is the bool (p, p) array; `flat_mask` and `mask_indices` convert back.
 
-Accuracy levels
----------------
-The memorisation and generalisation clocks use one pair of default levels everywhere
-(:data:`TRAIN_LEVEL`, :data:`TEST_LEVEL`):
+Accuracy levels: the memorisation and generalisation clocks use one pair of default levels
+everywhere, `TRAIN_LEVEL` and `TEST_LEVEL`:
 
-* ``t_train`` (= :math:`t_{\\rm mem}`): the first record with train accuracy :math:`\\ge` **1.0**, the zero-one
-  clock :math:`t_{01}` of spec ``clocks:appF4-acc-clock`` (every training pair classified correctly);
-* ``t_test`` (= :math:`t_{\\rm grok}`): the first record with test accuracy :math:`\\ge` **0.99**
-  (``kramers:milestones``, the test level of the spec's tables).
+* t_train (= t_mem): the first record with train accuracy ≥ 1.0, the zero-one clock t_01 of spec ID
+  `clocks:appF4-acc-clock` (every training pair classified correctly);
+* t_test (= t_grok): the first record with test accuracy ≥ 0.99 (`kramers:milestones`, the test
+  level of the spec's tables).
 
-:func:`grokclocks.compare.compare_run` and :func:`grokclocks.kramers.milestones` use these defaults; the
-spec text of ``kramers:milestones`` gives 0.99 for both, which the library overrode for the train level so
-that ``t_mem`` and the zero-one clock are one number (pass ``q_train=0.99`` for the spec's reading).
+`grokclocks.compare.compare_run` and `grokclocks.kramers.milestones` use these defaults; the spec
+text of `kramers:milestones` gives 0.99 for both, which the library overrides for the train level so
+that t_mem and the zero-one clock are one number (pass `q_train=0.99` for the spec's reading).
 
 Contents
 --------
-* masks: :func:`as_mask`, :func:`as_mask_stack`, :func:`flat_mask`, :func:`mask_indices`, :func:`mask_from_indices`;
-* operations and labels: :data:`OPERATIONS`, :func:`label_table`, :func:`code_labels`, :func:`modular_table`;
-* encodings: :func:`token_inputs`, :func:`onehot_inputs`, :func:`modadd_inputs`, :func:`token_ids`;
-* random splits: :func:`random_split_mask`, :func:`modadd_split`;
-* designed splits (Table 1 of spec ``uniformity``): :func:`square_design`, :func:`strip_design`,
-  :func:`random_design`, :func:`designed_split`, :func:`designed_split_mask`.
+* masks: `as_mask`, `as_mask_stack`, `flat_mask`, `mask_indices`, `mask_from_indices`;
+* operations and labels: `OPERATIONS`, `label_table`, `code_labels`, `modular_table`;
+* encodings: `token_inputs`, `onehot_inputs`, `modadd_inputs`, `token_ids`;
+* random splits: `random_split_mask`, `modadd_split`;
+* designed splits (Table 1 of spec `uniformity`): `square_design`, `strip_design`, `random_design`,
+  `designed_split`, `designed_split_mask`.
 
-Functions that build :math:`p\\times p` tables from an integer ``p`` (labels, designs) accept ``p <=``
-:data:`MAX_MODULUS` (:math:`2^{14}`) and raise ``DomainError`` beyond it.
+Functions that build p × p tables from an integer p (labels, designs) accept p ≤ `MAX_MODULUS` (2¹⁴)
+and raise `DomainError` beyond it.
 
 This module is pure numpy: the one home of the modular task's data conventions.  The older paths
-(``grokclocks.coverage.label_table``, ``grokclocks.kramers.modadd_inputs``,
-``grokclocks.sim.data.token_inputs``, ...) re-export these functions.
+(`grokclocks.coverage.label_table`, `grokclocks.kramers.modadd_inputs`,
+`grokclocks.sim.data.token_inputs`, …) re-export these functions.
 """
 
 from __future__ import annotations
@@ -69,10 +64,12 @@ __all__ = ["TRAIN_LEVEL", "TEST_LEVEL", "as_mask", "as_mask_stack", "flat_mask",
            "token_ids", "random_split_mask", "modadd_split", "square_design", "strip_design", "random_design",
            "designed_split", "designed_split_mask"]
 
-#: Default train-accuracy level of ``t_train`` / ``t_mem`` (the zero-one clock, ``clocks:appF4-acc-clock``).
 TRAIN_LEVEL: float = 1.0
-#: Default test-accuracy level of ``t_test`` / ``t_grok`` (``kramers:milestones``).
+"""Default train-accuracy level 1.0 of t_train (= t_mem): every training pair classified correctly.
+
+It makes t_mem the zero-one clock t_01 of spec ID `clocks:appF4-acc-clock`."""
 TEST_LEVEL: float = 0.99
+"""Default test-accuracy level 0.99 of t_test (= t_grok), spec ID `kramers:milestones`."""
 
 
 def _short(x: Any, limit: int = 60) -> str:
@@ -81,7 +78,7 @@ def _short(x: Any, limit: int = 60) -> str:
 
 
 def _integral(a: np.ndarray, name: str) -> np.ndarray:
-    """Integer array from an integer or integral-float array, or a DomainError naming ``name``."""
+    """Integer array from an integer or integral-float array, or a DomainError naming `name`."""
     if np.issubdtype(a.dtype, np.integer):
         return a.astype(np.int64)
     if np.issubdtype(a.dtype, np.floating) and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
@@ -98,27 +95,32 @@ def _side(n_entries: int) -> int | None:
 
 @cites("uniformity:task")
 def mask_from_indices(indices: Any, p: int, *, name: str = "train_mask") -> np.ndarray:
-    """Bool ``(p, p)`` mask from flat pair indices ``a*p + b`` ``(n,)`` or pair rows ``(a, b)`` ``(n, 2)``.
+    r"""Boolean (p, p) mask from flat pair indices a·p + b or from pair rows (a, b).
 
     Parameters
     ----------
-    indices : integer array ``(n,)`` in ``[0, p*p)`` or ``(n, 2)`` in ``[0, p)``; no pair twice.
-    p : int >= 2
-    name : str
-        Parameter name used in error messages.
+    indices : array_like of int
+        The trained pairs: flat indices a·p + b, shape (n,), in [0, p²), or rows (a, b), shape (n, 2),
+        in [0, p); integral floats are accepted; no pair may appear twice.
+    p : int
+        The modulus p, an integer ≥ 2.
+    name : str, optional
+        The parameter name used in error messages (default `"train_mask"`).
 
     Returns
     -------
-    bool ndarray ``(p, p)``
+    numpy.ndarray
+        Boolean array of shape (p, p), `True` at the given pairs [a, b].
 
     Raises
     ------
     DomainError
-        Non-integer, out-of-range or repeated indices.
+        If `p` is not an integer ≥ 2, or the indices are not integers, have the wrong shape, are out of
+        range or repeat a pair.
 
     References
     ----------
-    ``uniformity:task`` (pairs :math:`(a, b)\\in\\mathbb Z_p^2`).
+    Spec ID `uniformity:task` (pairs (a, b) ∈ ℤ_p²).
     """
     p = _p(p)
     max_size(float(p) * p, "p", p)  # a (p, p) mask is allocated
@@ -152,26 +154,29 @@ def _p(p: Any) -> int:
 
 @cites("uniformity:task")
 def as_mask(x: Any, p: int | None = None, *, name: str = "train_mask") -> np.ndarray:
-    """One training set in any of the module's spellings, as the canonical bool ``(p, p)`` mask.
+    r"""One training set in any of the module's spellings, as the canonical boolean (p, p) mask.
 
     Parameters
     ----------
     x : array_like
-        Bool or 0/1 ``(p, p)`` / ``(p*p,)`` mask, or integer indices ``(n,)`` (``a*p + b``) or ``(n, 2)``.
-    p : int >= 2, optional
-        The modulus; required for index arrays, checked against a mask's size otherwise.
-    name : str
-        Parameter name used in error messages.
+        The set: a bool or 0/1 mask of shape (p, p) or (p·p,), or integer indices a·p + b of shape
+        (n,), or pair rows (a, b) of shape (n, 2) (see the table of the module docstring).
+    p : int, optional
+        The modulus p, an integer ≥ 2; required for index arrays, checked against a mask's size
+        otherwise.  Default `None`.
+    name : str, optional
+        The parameter name used in error messages (default `"train_mask"`).
 
     Returns
     -------
-    bool ndarray ``(p, p)``
+    numpy.ndarray
+        Boolean C-contiguous array of shape (p, p), entry [a, b] `True` for a pair in the set.
 
     Raises
     ------
     DomainError
-        Wrong shape or dtype, a mask for another ``p``, out-of-range or repeated indices, or an index
-        array without ``p``.
+        If the shape or dtype is wrong, a mask is for another p, an index is out of range or repeated,
+        or an index array comes without `p`.
 
     Examples
     --------
@@ -182,7 +187,7 @@ def as_mask(x: Any, p: int | None = None, *, name: str = "train_mask") -> np.nda
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task and its pairs).
     """
     if p is not None:
         p = _p(p)
@@ -214,15 +219,33 @@ def as_mask(x: Any, p: int | None = None, *, name: str = "train_mask") -> np.nda
 
 @cites("uniformity:task")
 def as_mask_stack(x: Any, p: int | None = None, *, name: str = "train_mask") -> np.ndarray:
-    """Training sets of several runs as bool ``(n_runs, p, p)``.
+    r"""Training sets of several runs as one boolean (n_runs, p, p) array.
 
-    ``x`` is a list or tuple of numpy arrays (one mask per run, each in any form of :func:`as_mask`),
-    a bool/0-1 stack ``(n_runs, p, p)`` or ``(n_runs, p*p)``, or one mask in any form of :func:`as_mask`
-    (one run; a square 2-D array is always one ``(p, p)`` mask).
+    Parameters
+    ----------
+    x : array_like or sequence of array_like
+        A list or tuple of numpy arrays (one set per run, each in any form of `as_mask`), a bool or 0/1
+        stack of shape (n_runs, p, p) or (n_runs, p·p), or one set in any form of `as_mask` (one run; a
+        square 2-D array is always one (p, p) mask).
+    p : int, optional
+        The modulus p, an integer ≥ 2; required for index arrays.  Default `None`.
+    name : str, optional
+        The parameter name used in error messages (default `"train_mask"`; run i is reported as
+        name[i]).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean array of shape (n_runs, p, p).
+
+    Raises
+    ------
+    DomainError
+        If a set is invalid (see `as_mask`) or the runs' sets are for different p.
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task and its pairs).
     """
     if isinstance(x, (list, tuple)) and x and all(isinstance(m, np.ndarray) for m in x):
         return _stack([as_mask(m, p, name=f"{name}[{i}]") for i, m in enumerate(x)], name)
@@ -243,22 +266,58 @@ def _stack(masks: list[np.ndarray], name: str) -> np.ndarray:
 
 @cites("uniformity:task")
 def flat_mask(mask: Any, p: int | None = None) -> np.ndarray:
-    """The mask as bool ``(p*p,)`` (entry ``a*p + b``).  Any form of :func:`as_mask` is accepted.
+    r"""The training set as a flat boolean (p·p,) mask, entry a·p + b.
+
+    Parameters
+    ----------
+    mask : array_like
+        The set, in any form of `as_mask`.
+    p : int, optional
+        The modulus p, an integer ≥ 2; required for index arrays.  Default `None`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean array of shape (p·p,), row-major.
+
+    Raises
+    ------
+    DomainError
+        If the set is invalid (see `as_mask`).
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task and its pairs).
     """
     return as_mask(mask, p).reshape(-1)
 
 
 @cites("uniformity:task")
 def mask_indices(mask: Any, p: int | None = None, *, pairs: bool = False) -> np.ndarray:
-    """Indices of the trained pairs: flat ``a*p + b`` (``(n,)``, sorted) or, with ``pairs=True``, rows ``(a, b)``.
+    r"""Indices of the trained pairs: flat a·p + b, sorted, or with `pairs=True` rows (a, b).
+
+    Parameters
+    ----------
+    mask : array_like
+        The set, in any form of `as_mask`.
+    p : int, optional
+        The modulus p, an integer ≥ 2; required for index arrays.  Default `None`.
+    pairs : bool, optional
+        `False` (default): flat indices; `True`: pair rows (a, b).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape (n,) of sorted flat indices, or (n, 2) of rows (a, b) in the same order.
+
+    Raises
+    ------
+    DomainError
+        If the set is invalid (see `as_mask`) or `pairs` is not a bool.
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task and its pairs).
     """
     pairs = flag(pairs, "pairs")
     m = as_mask(mask, p)
@@ -272,47 +331,105 @@ def mask_indices(mask: Any, p: int | None = None, *, pairs: bool = False) -> np.
 
 
 class Split(NamedTuple):
-    """A train/test split of the :math:`p^2` pairs: :math:`T` (``train``) and :math:`S` (``test``).
+    r"""A train/test split of the p² pairs: the training set T (`train`) and the test set S (`test`).
 
-    Masks (bool ``(p, p)`` or ``(p*p,)``) or index arrays, as the returning function says; unpacks as
-    ``train, test = ...``.
+    A named tuple; it unpacks as `train, test = ...`.  The fields are masks (bool (p, p) or (p·p,)) or
+    index arrays, as the function that returns the split says.
+
+    Attributes
+    ----------
+    train : numpy.ndarray
+        The training set T: a boolean mask or the flat pair indices a·p + b.
+    test : numpy.ndarray
+        The test set S, in the same form as `train`.
     """
 
     train: np.ndarray
+    r"""The training set T: a boolean mask or the flat pair indices a·p + b."""
     test: np.ndarray
+    r"""The test set S, in the same form as `train`."""
 
 
 class TokenLayout(NamedTuple):
-    """Vocabulary layout of the transformer task (:func:`token_ids`): operand token ids, ``=`` id, vocabulary size."""
+    r"""Vocabulary layout of the transformer task, as returned by `token_ids`.
+
+    A named tuple; it unpacks like the plain tuple (a_ids, b_ids, equals_id, d_vocab).
+
+    Attributes
+    ----------
+    a_ids : numpy.ndarray
+        int64 array of shape (p,): the token id of first-operand value a (a itself).
+    b_ids : numpy.ndarray
+        int64 array of shape (p,): the token id b + d of second-operand value b.
+    equals_id : int
+        The token id of `=`, d_vocab − 1.
+    d_vocab : int
+        The vocabulary size.
+    """
 
     a_ids: np.ndarray
+    r"""int64 array of shape (p,): the token id of first-operand value a (a itself)."""
     b_ids: np.ndarray
+    r"""int64 array of shape (p,): the token id b + d of second-operand value b."""
     equals_id: int
+    r"""The token id of `=`, d_vocab − 1."""
     d_vocab: int
+    r"""The vocabulary size."""
 
 
 class PairTable(NamedTuple):
-    """All :math:`p^2` pairs in row-major order (row :math:`a p + b`): operands ``a``, ``b`` and ``labels``."""
+    r"""All p² pairs in row-major order (row a·p + b) with their labels, as returned by `modular_table`.
+
+    A named tuple; it unpacks like the plain tuple (a, b, labels).  Each field is an int64 array of
+    shape (p²,).
+
+    Attributes
+    ----------
+    a : numpy.ndarray
+        The first operand of each row.
+    b : numpy.ndarray
+        The second operand of each row.
+    labels : numpy.ndarray
+        The label f(a, b) mod p of each row, in [0, p).
+    """
 
     a: np.ndarray
+    r"""The first operand of each row."""
     b: np.ndarray
+    r"""The second operand of each row."""
     labels: np.ndarray
+    r"""The label f(a, b) mod p of each row, in [0, p)."""
 
 
 class OneHotTable(NamedTuple):
-    """All :math:`p^2` pairs as one-hot inputs :math:`X=[e_a;e_b]` with operands ``a``, ``b`` and label ``y``."""
+    r"""All p² pairs as one-hot inputs X = [e_a; e_b] with operands and label, as returned by `modadd_inputs`.
+
+    A named tuple; it unpacks like the plain tuple (X, a, b, y).
+
+    Attributes
+    ----------
+    X : numpy.ndarray
+        float64 inputs of shape (p², 2p), row a·p + b the concatenated one-hot codes of a and b.
+    a : numpy.ndarray
+        int64 first operands, shape (p²,).
+    b : numpy.ndarray
+        int64 second operands, shape (p²,).
+    y : numpy.ndarray
+        int64 labels (a + b) mod p, shape (p²,).
+    """
 
     X: np.ndarray
+    r"""float64 inputs of shape (p², 2p), row a·p + b the concatenated one-hot codes of a and b."""
     a: np.ndarray
+    r"""int64 first operands, shape (p²,)."""
     b: np.ndarray
+    r"""int64 second operands, shape (p²,)."""
     y: np.ndarray
+    r"""int64 labels (a + b) mod p, shape (p²,)."""
 
 
 # ------------------------------------------------------------------------------------------ operations and labels
 
-#: Binary operations on :math:`\mathbb Z_p` by name (reduced mod p by the caller); a user function
-#: ``f(a, b) -> int array`` works wherever an operation is taken.  ``"xy"`` is base.py's
-#: :math:`a^2+ab+b^2`, ``"sq_of_sum"`` rec.py's :math:`(a+b)^2`.
 OPERATIONS: dict[str, Callable[[Any, Any], Any]] = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -321,6 +438,11 @@ OPERATIONS: dict[str, Callable[[Any, Any], Any]] = {
     "xy": lambda a, b: a * a + a * b + b * b,
     "sq_of_sum": lambda a, b: a * a + 2 * a * b + b * b,
 }
+"""Binary operations f(a, b) on ℤ_p by name, reduced mod p by the caller.
+
+Keys `"add"` (a + b), `"sub"` (a − b), `"mul"` (a·b), `"sq_sum"` (a² + b²), `"xy"` (a² + a·b + b², the
+authors' base.py) and `"sq_of_sum"` ((a + b)², the authors' rec.py); each value is a function of two int64
+arrays.  A user function f(a, b) returning an integer array works wherever an operation is taken."""
 
 
 
@@ -337,10 +459,11 @@ def _is_prime(n: int) -> bool:
     return all(n % d for d in range(3, r + 1, 2))
 
 
-#: Largest modulus of the functions that build p x p tables (label tables, coverer counts, designs):
-#: their cost is O(p^2) memory and time (2.1 GB of int64 at the limit); beyond it a DomainError, not a
-#: MemoryError or an hours-long trial division (``_is_prime(10**18 + 9)`` is 5e8 divisions).
 MAX_MODULUS = 2 ** 14
+"""Largest modulus p = 2¹⁴ = 16384 of the functions that build p × p tables (label tables, coverer counts, designs).
+
+Their cost is O(p²) in memory and time (2.1 GB of int64 at the limit); beyond it they raise `DomainError`,
+not a `MemoryError` or an hours-long trial division (`_is_prime(10**18 + 9)` is 5·10⁸ divisions)."""
 
 
 def _grid_size(p: Any, name: str = "p", minimum: int = 2) -> int:
@@ -360,26 +483,35 @@ def _prime(p: Any, name: str = "p") -> int:
 
 @cites("uniformity:task")
 def label_table(p: int, op: str | Callable[[Any, Any], Any] = "add") -> np.ndarray:
-    r"""Label table :math:`L[a,b]=f(a,b)\bmod p` of the task.
+    r"""Label table L[a, b] = f(a, b) mod p of the task.
 
     .. math:: L[a, b] = f(a, b) \bmod p \in [0, p),\quad a, b \in \{0,\dots,p-1\}
+
+    In words: entry [a, b] (first operand = row) is the operation's value on (a, b), reduced mod p.
 
     Parameters
     ----------
     p : int
-        Modulus, a prime (arithmetic over :math:`\mathbb F_p`).
-    op : str or callable
-        ``"add"`` (:math:`a+b`), ``"sub"`` (:math:`a-b`), ``"mul"`` (:math:`ab`), ``"sq_sum"``
-        (:math:`a^2+b^2`), ``"xy"`` (:math:`a^2+ab+b^2`, base.py's 'xy'), ``"sq_of_sum"``
-        (:math:`(a+b)^2`, rec.py's 'xy'), or an integer-valued ``f(a, b)`` broadcasting over int64 arrays.
+        The modulus p, a prime ≤ `MAX_MODULUS` (arithmetic over 𝔽_p).
+    op : str or callable, optional
+        The operation f: `"add"` (default, a + b), `"sub"` (a − b), `"mul"` (a·b), `"sq_sum"`
+        (a² + b²), `"xy"` (a² + a·b + b², base.py's 'xy'), `"sq_of_sum"` ((a + b)², rec.py's 'xy'), or an
+        integer-valued f(a, b) broadcasting over int64 arrays.
 
     Returns
     -------
-    ndarray of int64, shape ``(p, p)``, entry ``[a, b]`` (first operand = row).
+    numpy.ndarray
+        int64 array of shape (p, p), entries in [0, p).
+
+    Raises
+    ------
+    DomainError
+        If `p` is not a prime ≤ `MAX_MODULUS`, or `op` is not a known name or does not return integer
+        values of shape (p, p).
 
     References
     ----------
-    Spec ``uniformity:task`` (§0).
+    Spec ID `uniformity:task` (the task).
     """
     p = _prime(p)
     a = np.arange(p, dtype=np.int64)[:, None]
@@ -415,16 +547,37 @@ def label_table(p: int, op: str | Callable[[Any, Any], Any] = "add") -> np.ndarr
 
 @cites("uniformity:task", "uniformity:setup")
 def code_labels(p: int, op: str = "add", d: int = 0) -> np.ndarray:
-    r"""Labels as the authors' code computes them: from the second operand's *token id* ``j + d``.
+    r"""Labels as the authors' code computes them: from the second operand's token id b + d.
 
     .. math:: L^{\rm code}[a,b]=f(a,\,b+d)\bmod p
 
-    With ``d = 0`` this equals :func:`label_table`; with ``d = 60`` (``str.py``) addition labels shift by
-    60 (erratum uniformity-8).  ``p`` prime, ``d >= 0``.
+    In words: the operation is applied to a and the token id b + d, not to b.  With d = 0 this equals
+    `label_table`; with d = 60 (the authors' str.py) addition labels shift by 60 (erratum
+    uniformity-8).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, a prime ≤ `MAX_MODULUS`.
+    op : str, optional
+        The operation, a name of `OPERATIONS` (default `"add"`).
+    d : int, optional
+        Offset of the second operand's token ids, an integer ≥ 0 (default 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape (p, p), entry [a, b] = f(a, b + d) mod p.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not a prime ≤ `MAX_MODULUS`, `op` is unknown, or `d` is not an integer ≥ 0.
 
     References
     ----------
-    Spec ``uniformity:task`` (§0, code fact), ``uniformity:setup``.
+    Spec IDs `uniformity:task` (the task, a fact of the code) and `uniformity:setup` (the authors'
+    setup).
     """
     p = _prime(p)
     d = V.integer_at_least(d, "d", 0)
@@ -436,26 +589,34 @@ def code_labels(p: int, op: str = "add", d: int = 0) -> np.ndarray:
 
 @cites("uniformity:task")
 def modular_table(p: int, operation: Any = "add") -> PairTable:
-    """All p^2 ordered pairs and their labels: ``(a, b, op(a, b) mod p)``, each int64 of shape (p^2,).
+    r"""All p² ordered pairs and their labels (a, b, f(a, b) mod p), each an int64 array of shape (p²,).
 
-    Row ``a * p + b`` holds the pair (a, b) (the order of :func:`grokclocks.sim.data.modular_addition_table`
-    and of the papers' code, ``itertools.product(range(p), range(p))``).  Unlike :func:`label_table`,
-    ``p`` need not be prime.
+    Row a·p + b holds the pair (a, b): the order of `grokclocks.sim.data.modular_addition_table` and of
+    the papers' code, `itertools.product(range(p), range(p))`.  Unlike `label_table`, p need not be
+    prime.
 
     Parameters
     ----------
-    p : int >= 2
-    operation : a name of :data:`OPERATIONS` or callable
-        ``a + b``, ``a - b``, ``a * b``, ``a^2 + b^2``, ..., or ``f(a, b)`` on int64 arrays.
+    p : int
+        The modulus p, an integer ≥ 2.
+    operation : str or callable, optional
+        The operation: a name of `OPERATIONS` (default `"add"`), or a function f(a, b) of two int64
+        arrays returning an integer array of their shape.
 
     Returns
     -------
     PairTable
-        ``(a, b, labels)``, int64 ``(p^2,)``.
+        The named tuple (a, b, labels) of int64 arrays of shape (p²,).
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2, the table would exceed 2³⁰ entries, or `operation` is unknown or
+        does not return an integer array of the right shape.
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task).
     """
     p = integer_at_least(p, "p", 2)
     V.max_size(3.0 * p * p, "p", p)
@@ -476,11 +637,33 @@ def modular_table(p: int, operation: Any = "add") -> PairTable:
 
 @cites("uniformity:task")
 def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) -> np.ndarray:
-    """Token-index inputs (N, 2), or (N, 3) ``[a, b, =]`` with ``=`` the token ``p`` (transformer).
+    r"""Token-index inputs of the pairs: columns [a, b], or [a, b, =] with `=` the token p (transformer).
+
+    Parameters
+    ----------
+    a : array_like of int
+        First operands, a 1-D integer array with entries in [0, p).
+    b : array_like of int
+        Second operands, a 1-D integer array of the length of `a` with entries in [0, p).
+    p : int
+        The modulus p, an integer ≥ 2.
+    equals : bool, optional
+        `False` (default): two columns; `True`: a third column holding the `=` token p.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape (N, 2), or (N, 3) with `equals=True`.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2, `a` and `b` are not 1-D integer arrays of one length with entries
+        in [0, p), or `equals` is not a bool.
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task).
     """
     p = integer_at_least(p, "p", 2)
     a, b = V.integer_array(a, "a", what="integer tokens"), V.integer_array(b, "b", what="integer tokens")
@@ -495,11 +678,33 @@ def token_inputs(a: np.ndarray, b: np.ndarray, p: int, *, equals: bool = False) 
 
 @cites("uniformity:task")
 def onehot_inputs(a: np.ndarray, b: np.ndarray, p: int, dtype: Any = np.float32) -> np.ndarray:
-    """Concatenated one-hot inputs :math:`[e_a; e_b]` ``(N, 2p)``.
+    r"""Concatenated one-hot inputs [e_a; e_b] of the pairs, shape (N, 2p).
+
+    Parameters
+    ----------
+    a : array_like of int
+        First operands, a 1-D integer array with entries in [0, p).
+    b : array_like of int
+        Second operands, a 1-D integer array of the length of `a` with entries in [0, p).
+    p : int
+        The modulus p, an integer ≥ 2.
+    dtype : numpy dtype, optional
+        The dtype of the result (default `numpy.float32`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of shape (N, 2p) and dtype `dtype`: a one in column a and in column p + b of each row.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2, or `a` and `b` are not 1-D integer arrays of one length with
+        entries in [0, p).
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task).
     """
     tok = token_inputs(a, b, p)
     X = np.zeros((tok.shape[0], 2 * p), dtype=dtype)
@@ -511,18 +716,28 @@ def onehot_inputs(a: np.ndarray, b: np.ndarray, p: int, dtype: Any = np.float32)
 
 @cites("kramers:task")
 def modadd_inputs(p: int) -> OneHotTable:
-    r"""All :math:`p^2` modular-addition pairs as concatenated one-hots.
+    r"""All p² modular-addition pairs as concatenated one-hot inputs.
 
-    Pair index :math:`i=a\,p+b`, input :math:`x_i=[e_a;e_b]\in\{0,1\}^{2p}`, label :math:`(a+b)\bmod p`.
+    Pair index i = a·p + b, input x_i = [e_a; e_b] ∈ {0, 1}^(2p), label (a + b) mod p.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer ≥ 2 (the table holds 2p³ entries, at most 2³⁰).
 
     Returns
     -------
     OneHotTable
-        ``(X, a, b, y)``: X (p², 2p) float64; a, b, y (p²,) int.
+        The named tuple (X, a, b, y): X of shape (p², 2p), float64; a, b, y int64 of shape (p²,).
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2 or the table would exceed 2³⁰ entries.
 
     References
     ----------
-    ``kramers:task``.
+    Spec ID `kramers:task` (the modular-addition task).
     """
     p = integer_at_least(p, "p", 2)
     V.max_size(2.0 * p**3, "p", p)
@@ -532,20 +747,39 @@ def modadd_inputs(p: int) -> OneHotTable:
 
 @cites("uniformity:setup", "uniformity:designs")
 def token_ids(p: int, b_offset: int = 0, d_vocab: int | None = None) -> TokenLayout:
-    r"""Vocabulary layout: token ids of the first operand (:math:`a`), the second (:math:`b+d`), the ``=`` id and ``d_vocab``.
+    r"""Vocabulary layout: token ids of the first operand (a), of the second (b + d), of `=`, and the vocabulary size.
 
-    ``=`` is always ``d_vocab - 1`` (the code's ``config.d_vocab - 1``).  Default ``d_vocab = p + d + 1``:
-    ``b_offset = 0`` gives the shared layout of rec/base (``d_vocab = p + 1``, ``=`` is ``p``);
-    ``str.py`` uses ``d = 60`` with ``d_vocab = 170`` (ids ``d+p .. 168`` unused).  ``d_vocab`` must be
-    at least ``p + d + 1``.
+    `=` is always d_vocab − 1 (the code's `config.d_vocab - 1`).  The default d_vocab = p + d + 1 with
+    `b_offset = 0` gives the shared layout of the authors' rec.py and base.py (d_vocab = p + 1, `=` is
+    p); str.py uses d = 60 with d_vocab = 170 (ids d + p, …, 168 unused).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer ≥ 2.
+    b_offset : int, optional
+        Offset d of the second operand's token ids, an integer ≥ 0 (default 0: shared vocabulary).
+    d_vocab : int, optional
+        The vocabulary size, an integer ≥ p + d + 1.  Default `None`: p + d + 1.
 
     Returns
     -------
     TokenLayout
-        ``(a_ids, b_ids, equals_id, d_vocab)``: int arrays ``(p,)`` of the first- and second-operand token
-        ids, the ``=`` token id and the vocabulary size.
+        The named tuple (a_ids, b_ids, equals_id, d_vocab).
 
-    References: spec ``uniformity:setup`` (§9), ``uniformity:designs`` (§7).
+    Raises
+    ------
+    DomainError
+        If `p` < 2, `b_offset` < 0, or `d_vocab` < p + d + 1.
+
+    Examples
+    --------
+    >>> token_ids(97, 60, 170).equals_id
+    169
+
+    References
+    ----------
+    Spec IDs `uniformity:setup` (the authors' setup) and `uniformity:designs` (the designed splits).
     """
     p = V.integer_at_least(p, "p", 2)
     d = V.integer_at_least(b_offset, "b_offset", 0)
@@ -572,21 +806,43 @@ def _n_train(p: int, frac: float | None, n_train: int | None) -> int:
 
 
 def _permutation(p: int, seed: Any, name: str = "seed") -> np.ndarray:
-    """``np.random.default_rng(seed).permutation(p*p)``: the order of every numpy random split here."""
+    """`np.random.default_rng(seed).permutation(p*p)`: the order of every numpy random split here."""
     return np.random.default_rng(integer_at_least(seed, name, 0)).permutation(p * p)
 
 
 @cites("uniformity:task")
 def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None = None,
                       n_train: int | None = None) -> np.ndarray:
-    """Random train masks over the p^2 pairs: ``np.random.default_rng(seed).permutation(p*p)``, first n_train.
+    r"""Random training masks over the p² pairs: the first n_train of `numpy.random.default_rng(seed).permutation`.
 
-    Give ``frac`` (``n_train = int(frac * p^2)``, the papers' code) or ``n_train``.  A sequence of
-    seeds gives one mask per seed, shape (n_seeds, p^2); an int seed gives shape (p^2,).
+    Give `frac` (then n_train = int(frac·p²), as the papers' code) or `n_train`, not both.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer ≥ 2.
+    seeds : int or sequence of int
+        Seed(s) of the permutation, integers ≥ 0: an int gives one mask, a non-empty sequence one mask
+        per seed.
+    frac : float, optional
+        Training fraction of the p² pairs, in (0, 1).  Default `None`: use `n_train`.
+    n_train : int, optional
+        Number of training pairs, an integer in [1, p² − 1].  Default `None`: use `frac`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean array of shape (p²,) for an int seed, (n_seeds, p²) for a sequence.
+
+    Raises
+    ------
+    DomainError
+        If `p` < 2, both or neither of `frac` and `n_train` are given, either is out of range, `seeds`
+        is empty or holds a negative or non-integer seed, or p² exceeds 2³⁰.
 
     References
     ----------
-    ``uniformity:task``.
+    Spec ID `uniformity:task` (the task).
     """
     p = integer_at_least(p, "p", 2)
     V.max_size(float(p) ** 2, "p", p)
@@ -604,18 +860,33 @@ def random_split_mask(p: int, seeds: int | Sequence[int], *, frac: float | None 
 
 @cites("kramers:task")
 def modadd_split(p: int, rho: float, seed: int) -> Split:
-    r"""Train / test pair indices: ``perm = default_rng(seed).permutation(p*p)``; train = ``perm[:n_train]``.
+    r"""Train and test pair indices of a random split: the first n_train of default_rng(seed).permutation(p·p) train.
 
-    :math:`n_{\rm train}=\lfloor\rho p^2\rfloor` (:func:`grokclocks.kramers.n_train`).
+    n_train = ⌊ρ·p²⌋ (see `grokclocks.kramers.n_train`).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer ≥ 2.
+    rho : float
+        Training fraction ρ, in the open interval (0, 1), such that 1 ≤ ⌊ρ·p²⌋ ≤ p² − 1.
+    seed : int
+        Seed of the permutation, an integer ≥ 0.
 
     Returns
     -------
     Split
-        ``(train, test)``: flat pair indices ``a*p + b`` in permutation order.
+        The named tuple (train, test) of int64 flat pair indices a·p + b, in permutation order.
+
+    Raises
+    ------
+    DomainError
+        If `p` < 2, `rho` is outside (0, 1) or gives an empty side, `seed` is not an integer ≥ 0, or p²
+        exceeds 2³⁰.
 
     References
     ----------
-    ``kramers:task``.
+    Spec ID `kramers:task` (the modular-addition task and its split).
     """
     p = integer_at_least(p, "p", 2)
     rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
@@ -659,7 +930,7 @@ def _design_args(p, frac, seed, shuffle):
 
 
 def _design(p: Any, k: Any, frac: Any, seed: Any, shuffle: Any, region: str) -> Split:
-    """Hold out ``region`` (square :math:`a, b \\le k`; strip :math:`a \\le k`; random: nothing), split the rest."""
+    """Hold out `region` (square a, b ≤ k; strip a ≤ k; random: nothing), split the rest."""
     p, f, seed, shuffle = _design_args(p, frac, seed, shuffle)
     held = np.zeros((p, p), dtype=bool)
     if region != "random":
@@ -677,47 +948,110 @@ def _k(k, p):
 
 @cites("uniformity:designs")
 def square_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> Split:
-    r"""SQUARE split of Table 1 exactly as ``transformer/rec.py`` builds it.
+    r"""SQUARE split of Table 1, exactly as the authors' `transformer/rec.py` builds it.
 
-    Held out: :math:`\{0\le a\le k,\ 0\le b\le k\}` (:math:`(k+1)^2` points).  The remaining pairs (row-major)
-    are shuffled (``random.seed(seed); random.shuffle`` for ``shuffle="python"``, or
-    ``numpy.random.default_rng(seed).permutation``) and the first ``int(frac * p**2)`` are the training
-    set (30 % of the *full* grid; erratum uniformity-3); everything else is the test set.
+    Held out: {0 ≤ a ≤ k, 0 ≤ b ≤ k} ((k + 1)² points).  The remaining pairs (row-major) are shuffled
+    (`random.seed(seed); random.shuffle` for `shuffle="python"`, or
+    `numpy.random.default_rng(seed).permutation`) and the first int(frac·p²) are the training set (a
+    fraction of the full grid, erratum uniformity-3); everything else is the test set.  If the
+    remainder is smaller than int(frac·p²) all of it is used and a `UserWarning` is issued.
 
-    Parameters: ``p >= 2``, ``k`` in ``[0, p-1]``, ``frac`` in ``(0, 1]``, ``seed >= 0``.
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    k : int
+        Size parameter of the held-out square, an integer in [0, p − 1].
+    frac : float, optional
+        Training fraction of the full grid, in (0, 1] (default 0.3).
+    seed : int, optional
+        Seed of the shuffle, an integer ≥ 0 (default 0).
+    shuffle : {"python", "numpy"}, optional
+        The shuffle: `"python"` (default, Python's `random`, as the authors' code) or `"numpy"`.
 
     Returns
     -------
     Split
-        ``(train, test)``: boolean ``(p, p)`` masks of :math:`T` and :math:`S`, complementary.
+        The named tuple (train, test): complementary boolean (p, p) masks of T and S.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above.
 
     References
     ----------
-    Spec ``uniformity:designs`` (§7).
+    Spec ID `uniformity:designs` (the designed splits of Table 1).
     """
     return _design(p, k, frac, seed, shuffle, "square")
 
 
 @cites("uniformity:designs")
 def strip_design(p: int, k: int, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> Split:
-    r"""STRIP split of Table 1 exactly as ``transformer/str.py`` builds it.
+    r"""STRIP split of Table 1, exactly as the authors' `transformer/str.py` builds it.
 
-    Held out: :math:`\{0\le a\le k,\ 0\le b<p\}` (:math:`k+1` full rows of the first operand); then as
-    :func:`square_design`.  If the remainder is smaller than ``int(frac p^2)`` all of it is used and a
-    warning is issued (STRIP k=67 at p=97: 2813 training points).
+    Held out: {0 ≤ a ≤ k, 0 ≤ b < p} (k + 1 full rows of the first operand); then as `square_design`.
+    If the remainder is smaller than int(frac·p²) all of it is used and a `UserWarning` is issued
+    (STRIP k = 67 at p = 97: 2813 training points).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    k : int
+        Size parameter of the held-out strip, an integer in [0, p − 1].
+    frac : float, optional
+        Training fraction of the full grid, in (0, 1] (default 0.3).
+    seed : int, optional
+        Seed of the shuffle, an integer ≥ 0 (default 0).
+    shuffle : {"python", "numpy"}, optional
+        The shuffle: `"python"` (default, Python's `random`, as the authors' code) or `"numpy"`.
+
+    Returns
+    -------
+    Split
+        The named tuple (train, test): complementary boolean (p, p) masks of T and S.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above.
 
     References
     ----------
-    Spec ``uniformity:designs`` (§7).
+    Spec ID `uniformity:designs` (the designed splits of Table 1).
     """
     return _design(p, k, frac, seed, shuffle, "strip")
 
 
 @cites("uniformity:designs")
 def random_design(p: int, frac: float, seed: int = 0, shuffle: str = "python") -> Split:
-    r"""Random split of ``base.py``: shuffle all :math:`p^2` pairs, the first ``int(frac p^2)`` are training.
+    r"""Random split of the authors' base.py: shuffle all p² pairs; the first int(frac·p²) are the training set.
 
-    References: spec ``uniformity:designs`` (§7).
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    frac : float
+        Training fraction of the full grid, in (0, 1].
+    seed : int, optional
+        Seed of the shuffle, an integer ≥ 0 (default 0).
+    shuffle : {"python", "numpy"}, optional
+        The shuffle: `"python"` (default, Python's `random`, as the authors' code) or `"numpy"`.
+
+    Returns
+    -------
+    Split
+        The named tuple (train, test): complementary boolean (p, p) masks of T and S.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above.
+
+    References
+    ----------
+    Spec ID `uniformity:designs` (the designed splits).
     """
     return _design(p, None, frac, seed, shuffle, "random")
 
@@ -725,9 +1059,38 @@ def random_design(p: int, frac: float, seed: int = 0, shuffle: str = "python") -
 @cites("uniformity:designs")
 def designed_split(p: int, design: str, k: int | None = None, frac: float = 0.3, seed: int = 0,
                    shuffle: str = "python") -> Split:
-    r"""Dispatch: ``design`` in ``"square"``, ``"strip"`` (need ``k``) or ``"random"``; returns ``(train, test)`` masks.
+    r"""Designed split by name: `square_design`, `strip_design` (both need `k`) or `random_design`.
 
-    References: spec ``uniformity:designs`` (§7).
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    design : {"square", "strip", "random"}
+        The design (`"SQUARE"` and `"STRIP"` are accepted too).
+    k : int, optional
+        Size parameter of the held-out region, an integer in [0, p − 1]; required for `"square"` and
+        `"strip"`, ignored for `"random"`.  Default `None`.
+    frac : float, optional
+        Training fraction of the full grid, in (0, 1] (default 0.3).
+    seed : int, optional
+        Seed of the shuffle, an integer ≥ 0 (default 0).
+    shuffle : {"python", "numpy"}, optional
+        The shuffle: `"python"` (default, Python's `random`, as the authors' code) or `"numpy"`.
+
+    Returns
+    -------
+    Split
+        The named tuple (train, test): complementary boolean (p, p) masks of T and S.
+
+    Raises
+    ------
+    DomainError
+        If `design` is unknown, `k` is missing for square or strip, or an argument is outside its
+        domain.
+
+    References
+    ----------
+    Spec ID `uniformity:designs` (the designed splits of Table 1).
     """
     design = V.choice(design, "design", {"square": "square", "SQUARE": "square", "strip": "strip",
                                           "STRIP": "strip", "random": "random"})
@@ -741,14 +1104,33 @@ def designed_split(p: int, design: str, k: int | None = None, frac: float = 0.3,
 
 @cites("uniformity:designs")
 def designed_split_mask(p: int, design: str, k: int) -> np.ndarray:
-    """Designed train mask (p^2,) of spec ``uniformity`` (SQUARE / STRIP held-out region), flattened.
+    r"""Designed training mask (SQUARE or STRIP held-out region), flattened to shape (p²,).
 
-    :func:`designed_split`'s train mask (the exact construction of the authors' code); row ``a * p + b``
-    as in :func:`modular_table`.
+    The training mask of `designed_split` with its defaults (the exact construction of the authors'
+    code); row a·p + b as in `modular_table`.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    design : {"square", "strip", "random"}
+        The design (see `designed_split`).
+    k : int
+        Size parameter of the held-out region, an integer in [0, p − 1] (used by square and strip).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean array of shape (p²,), the training set.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain (see `designed_split`).
 
     References
     ----------
-    ``uniformity:designs``.
+    Spec ID `uniformity:designs` (the designed splits of Table 1).
     """
     train, _ = designed_split(p, design, k)
     return np.asarray(train, dtype=bool).reshape(p * p)

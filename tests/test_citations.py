@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import grokclocks
-from grokclocks import citations
+from grokclocks import DomainError, citations
 from grokclocks.citations import PAPERS, SPEC, cite, citations_of, cites, coverage, spec_ids
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "shared" / "spec"
@@ -47,7 +47,7 @@ def test_cites_records_ids_registry_and_docstring(private_registry):
     assert private_registry["levi:gen-closed"] == [name]
     # the docstring names the IDs and their statuses
     assert "Spec IDs" in f.__doc__
-    assert "``levi:eq19`` (exact), ``levi:gen-closed`` (exact)." in f.__doc__
+    assert "`levi:eq19` (exact), `levi:gen-closed` (exact)." in f.__doc__
     assert f.__doc__.startswith("Example.")
 
 
@@ -106,8 +106,26 @@ def test_cite_errors():
 
     with pytest.raises(KeyError, match="no @cites"):
         cite(undecorated)
-    with pytest.raises(ValueError, match="format must be one of"):
+    with pytest.raises(DomainError, match="format must be one of"):
         cite("levi:eq19", format="xml")
+
+
+def test_cite_resolves_names_inside_grokclocks_only_and_names_the_nearest():
+    """`cite("X.y")` imported module X (`this.x` printed the Zen of Python); a name is now looked up in a fixed
+    list of grokclocks modules, and a miss is a DomainError (and, as before, a KeyError) naming the nearest."""
+    import sys
+
+    for name, near in (("grok_tim", "nearest: grok_time"), ("linear.grok_tim", "nearest: linear.grok_time"),
+                       ("grokclocks.linear.grok_tim", "nearest: linear.grok_time"),
+                       ("levi:eq99", "nearest: levi:eq9"), ("this.x", None), ("os.system", None),
+                       ("grokclocks.__main__.main", None), ("linear._crossing.grok_time", None),
+                       ("linear.grok_time.__wrapped__", None)):
+        with pytest.raises(DomainError) as info:
+            cite(name)
+        assert isinstance(info.value, KeyError) and repr(name)[1:-1] in str(info.value)
+        assert near is None or near in str(info.value), str(info.value)
+    assert "this" not in sys.modules and "grokclocks.__main__" not in sys.modules
+    assert cite("linear.grok_time") == cite("grokclocks.linear.grok_time") == cite("grok_time")
 
 
 def test_cite_is_reexported():
@@ -153,7 +171,7 @@ def test_every_public_function_cites_the_spec(modname):
     assert not missing, f"public functions of {modname} without @cites: {missing}"
     for n, f in funcs:
         doc = f.__doc__ or ""
-        assert "Spec IDs" in doc and all(f"``{i}``" in doc for i in citations_of(f)), (
+        assert "Spec IDs" in doc and all(f"`{i}`" in doc for i in citations_of(f)), (
             f"{modname}.{n}: docstring does not name its spec IDs")
 
 

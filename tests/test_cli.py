@@ -267,3 +267,100 @@ def test_verify_shard_and_report_dir_checks(capsys, tmp_path):
         main(["verify", "--scale", "tpu"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and len(err.strip().splitlines()) == 1 and "invalid choice: 'tpu'" in err
+
+
+# ----------------------------------------------------- what a stranger's name, a closed pipe or a full disk does
+
+
+def _grokclocks(*argv: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
+    env = dict(__import__("os").environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "grokclocks", *argv], capture_output=True, text=True, cwd=cwd,
+                          env=env, **kw)
+
+
+def test_cite_never_imports_a_module_named_by_the_user(tmp_path):
+    """`cite this.x` printed the Zen of Python and `cite evilmod.x` ran ./evilmod.py: names are now looked up in
+    grokclocks only, and an unknown one is one line naming the nearest known names."""
+    marker = tmp_path / "PWNED"
+    (tmp_path / "evilmod.py").write_text(f"open({str(marker)!r}, 'w').close()\nx = print\n")
+    r = _grokclocks("cite", "this.x", "evilmod.x", cwd=tmp_path)
+    assert not marker.exists() and "Zen of Python" not in r.stdout + r.stderr
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("grokclocks: error: 'this.x' is neither a spec ID, a paper key nor a grokclocks")
+    rc_out_err = _grokclocks("cite", "grok_tim", cwd=tmp_path)
+    assert rc_out_err.returncode == 2 and "nearest: grok_time" in rc_out_err.stderr
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """`grokclocks cite ... | head` ended in a BrokenPipeError traceback: now exit status 141, nothing on stderr."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first byte
+    try:
+        p = subprocess.run([sys.executable, "-m", "grokclocks", "cite", "levi", "clocks", "repulsion"], stdout=w,
+                           stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    finally:
+        os.close(w)
+    assert p.returncode == 141 and p.stderr == "", p.stderr
+
+
+def test_compare_plot_is_checked_before_any_work(capsys, tmp_path, monkeypatch):
+    f = _user_npz(tmp_path / "run.npz")
+    for name in ("old.png", "old.pdf"):  # an existing file: refused (no table printed), kept; --overwrite replaces
+        old = tmp_path / name
+        old.write_bytes(b"keep me")
+        rc, out, err = run(["compare", str(f), "--plot", str(old)], capsys)
+        assert rc == 2 and out == "" and old.read_bytes() == b"keep me" and len(err.strip().splitlines()) == 1
+        assert f"--plot: {old} already exists; pass --overwrite" in err
+    pytest.importorskip("matplotlib")
+    rc, out, err = run(["compare", str(f), "--plot", str(tmp_path / "old.pdf"), "--overwrite"], capsys)
+    assert rc == 0 and out.startswith("run: run.npz") and (tmp_path / "old.pdf").read_bytes()[:4] == b"%PDF"
+    assert f"figure written to {tmp_path / 'old.pdf'}" in err
+    for argv, message in (
+            (["--plot", str(tmp_path / "missing" / "x.png")], f"the directory {tmp_path / 'missing'} does not exist"),
+            (["--plot", str(tmp_path / "adir")], "the file name must end with its format, one of"),
+            (["--plot", str(tmp_path / "x.nope")], "(e.g. x.nope.png)"),
+            (["--plot", str(tmp_path)], "is a directory"),
+            (["--plot", str(f), "--overwrite"], "is one of the files being read")):
+        rc, out, err = run(["compare", str(f), *argv], capsys)
+        assert rc == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.pdf", "old.png", "run.npz"]  # no adir.png
+    monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)  # as under pip install -e ".[test]" before
+    rc, out, err = run(["compare", str(f), "--plot", str(tmp_path / "new.png")], capsys)
+    assert rc == 2 and out == "" and 'needs matplotlib, which is not installed: pip install "grokclocks[plots]"' in err
+
+
+def test_compare_plot_write_error_is_one_line_and_keeps_the_old_file(capsys, tmp_path, monkeypatch):
+    import errno
+
+    from grokclocks.compare import Comparison
+
+    f = _user_npz(tmp_path / "run.npz")
+    old = tmp_path / "fig.png"
+    old.write_bytes(b"keep me")
+
+    def full_disk(self, path=None, **kw):
+        Path(path).write_bytes(b"half a figure")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(Comparison, "plot", full_disk)
+    rc, _, err = run(["compare", str(f), "--plot", str(old), "--overwrite"], capsys)
+    assert rc == 2 and err == f"grokclocks: error: --plot: cannot write {old}: no space left on the device (ENOSPC)\n"
+    assert old.read_bytes() == b"keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["fig.png", "run.npz"]
+
+
+def test_grid_errors_name_the_index_option_as_typed(capsys, tmp_path):
+    from grokclocks import runfile
+
+    t = np.arange(0, 101, 10)
+    acc = np.stack([np.tile(np.minimum(t / 30, 1), (2, 1)), np.tile(np.minimum(t / 50, 1), (2, 1))])
+    grid = runfile.save_trajectory(runfile.Trajectory(times=t, metrics={"acc_train": acc, "acc_test": acc}),
+                                   tmp_path / "grid")
+    for extra, message in (([], "pick one point with --index I[,J...] (e.g. --index 0)"),
+                           (["--index", "5"], "--index must be 1 integer(s) within the grid shape (2,) (got --index 5)"),
+                           (["--index", "0,1"], "(got --index 0,1)")):
+        rc, out, err = run(["compare", str(grid), *extra], capsys)
+        assert rc == 2 and out == "" and message in err and "index=" not in err, err
+    rc, out, _ = run(["compare", str(grid), "--index", "1"], capsys)
+    assert rc == 0 and "t_test (test acc >= 0.99)" in out

@@ -367,6 +367,22 @@ def test_kl_near_pl_limit_is_stable():
     assert C.log_kl_gap_solution(1e12, 1.0, 1.0, 0.75) == pytest.approx(-2 * math.log(1 + 0.5e12), rel=1e-14)
 
 
+@pytest.mark.parametrize("ratio", [1.0000001, 1.01, 1.5, 1.999, 2.0])
+@pytest.mark.parametrize("theta", [0.5 + 1e-9, 0.6, 0.75, 0.99])
+def test_kl_clock_time_when_the_gap_is_within_a_factor_2(theta, ratio):
+    """delta < Delta0 <= 2 delta: log(Delta0/delta) comes from log1p((Delta0 - delta)/delta), Delta0 - delta
+    exact.  Against (delta^(1-2 theta) - Delta0^(1-2 theta))/(a (2 theta - 1)) in mpmath at 50 digits (a
+    wrong divisor in that branch is -27 % at Delta0 = 1.5 delta)."""
+    delta = 0.37
+    d0 = delta * ratio
+    a = 3.0
+    with mp.workdps(50):
+        e = 2 * mp.mpf(theta) - 1
+        ref = (mp.mpf(delta) ** -e - mp.mpf(d0) ** -e) / (a * e)
+    assert C.kl_clock_time(delta, d0, a, theta) == pytest.approx(float(ref), rel=1e-13)
+    assert C.kl_clock_time(delta, d0, a, theta, 4.0) == pytest.approx(4.0 + float(ref), rel=1e-13)
+
+
 def test_kl_bounds_and_representation_clock_bounds():
     lo, hi = C.kl_gap_bounds(np.linspace(0, 20, 9), 1.0, 0.8, 1.5, 0.8)
     assert np.all(lo <= hi)

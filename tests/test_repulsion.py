@@ -363,6 +363,28 @@ def test_late_separation_and_median():
     assert R.late_stage_separation(grok, ctrl) == pytest.approx(250.0 / 1.25)
 
 
+def test_late_median_gap_window_is_inclusive():
+    """m = median over a <= t <= b, both ends in: on exp(-t/50) the median over [200, 400] is the value at
+    t = 300 (an exclusive end gives the mean of t = 299 and 300, 1 % higher), and a one-epoch window
+    [a, a] is g(a) (an exclusive end leaves it empty: NaN)."""
+    t = np.arange(500, dtype=float)
+    g = np.exp(-t / 50.0)
+    assert R.late_median_gap(g, (200, 400)) == g[300]
+    assert R.late_median_gap(g, (7, 7)) == g[7]
+    assert R.late_median_gap(g, (7, 8)) == pytest.approx((g[7] + g[8]) / 2, rel=1e-15)
+    assert R.late_median_gap(g, (0, 499)) == pytest.approx((g[249] + g[250]) / 2, rel=1e-15)  # last epoch in
+    np.testing.assert_array_equal(R.late_median_gap(np.vstack([g, 2 * g]), (7, 7)), [g[7], 2 * g[7]])
+
+
+def test_late_stage_separation_is_a_median_over_runs():
+    """median over runs of the per-run medians (spec repulsion:late-separation): run medians [1, 1, 10]
+    against a control of 0.01 give 100 (their mean would give 400)."""
+    T = 401
+    grok = np.vstack([np.full(T, 1.0), np.full(T, 1.0), np.full(T, 10.0)])
+    ctrl = np.vstack([np.full(T, 0.01), np.full(T, 0.01), np.full(T, 0.04)])  # run medians [0.01, 0.01, 0.04]
+    assert R.late_stage_separation(grok, ctrl) == pytest.approx(100.0, rel=1e-15)
+
+
 def test_late_separation_depends_on_window():
     """Erratum repulsion-6: a gap that rises then decays gives window-dependent separations."""
     t = np.arange(601, dtype=float)

@@ -274,6 +274,18 @@ def test_cdf_vs_mpmath(lam):
     assert rmt.mp_cdf(-0.5, lam) == 0.0
 
 
+@pytest.mark.parametrize("lam", [1.5, 2.0, 1e10])
+def test_cdf_counts_the_atom_at_zero(lam):
+    """F(x) = (1 - 1/lam)^+ 1{x >= 0} + ...: the atom at nu = 0 is in F(0) (F is right-continuous), not
+    only in F(x > 0): F(0) = 1 - 1/lam (0.5 at lam = 2), F just below 0 is 0."""
+    atom = 1.0 - 1.0 / lam
+    assert rmt.mp_cdf(0.0, lam) == pytest.approx(atom, rel=1e-15)
+    assert rmt.mp_cdf(-0.0, lam) == pytest.approx(atom, rel=1e-15)
+    assert rmt.mp_cdf(-5e-324, lam) == 0.0
+    np.testing.assert_allclose(rmt.mp_cdf([-1.0, 0.0, 5e-324], lam), [0.0, atom, atom], rtol=1e-15)
+    assert rmt.mp_cdf(0.0, 0.5) == 0.0  # no atom for lam <= 1
+
+
 def test_lam_one_huge_s_is_finite():
     """At lam = 1 the atom term is absent; no NaN from the non-central chi^2 at huge s."""
     for s in (6.9e8, 4e10):

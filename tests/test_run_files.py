@@ -164,6 +164,43 @@ def test_overwrite_keeps_the_old_file_when_the_new_run_diverges_at_once(grid_run
         train_modular("mean_field_quadratic", lr=1e8, save_path=copy, overwrite=True, **DIVERGE)
     assert info.value.trajectory is not None and bool(info.value.trajectory["diverged"].all())
     assert copy.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.npz"]  # the run's lock released on the way out
+
+
+# ------------------------------------------------------------------------ one writer per run path
+
+
+def test_a_run_holds_its_path_from_start_to_end(tmp_path):
+    """Two runs on one save_path used to both finish, the second silently replacing the first (the exists-check
+    was made only at the start).  Now the run's lock file is held from the start of simulate to its end: a second
+    run started while the first is between chunks is refused at its start, with overwrite=True and resume=True
+    too, and told who writes; the lock is gone when the run returns."""
+    x0, inp, path = jnp.array([1.0]), {"a": jnp.asarray(0.5)}, tmp_path / "run"
+    tried = []
+
+    def second_run(result):  # extras_fn: called at the start and after every chunk of the first run
+        for kw in ({}, {"overwrite": True}, {"resume": True}):
+            with pytest.raises(RunExistsError, match=rf"run\.npz is being written by pid {os.getpid()} \(this "):
+                simulate(_decay_step, _decay_metrics, x0, inp, steps=4, record_every=2, save_path=path, **kw)
+        tried.append(result.times.size)
+        return {}
+
+    simulate(_decay_step, _decay_metrics, x0, inp, steps=8, record_every=2, n_chunks=4, save_path=path,
+             extras_fn=second_run)
+    assert tried == [1, 2, 3, 4, 5] and sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run.npz"]
+
+
+def test_a_resume_removes_the_temporary_files_of_a_killed_writer(tmp_path):
+    x0, inp, path = jnp.array([1.0]), {"a": jnp.asarray(0.5)}, tmp_path / "run"
+    kw = dict(steps=4, record_every=2, n_chunks=2, save_path=path)
+    simulate(_decay_step, _decay_metrics, x0, inp, **kw)
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    stale = tmp_path / f".run.npz.{runfile._files._HOST_TAG}-{dead}.0123abcd.tmp"
+    stale.write_bytes(b"the half-written save of a writer killed with SIGKILL")
+    (tmp_path / "run.lock").write_text(json.dumps({"pid": dead, "host": runfile._files._HOST}))
+    with pytest.warns(RunFileWarning, match=f"left by pid {dead}"):
+        simulate(_decay_step, _decay_metrics, x0, inp, resume=True, **kw)  # finished: returned, nothing saved
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run.npz"]
 
 
 # ------------------------------------------------------------------------------ atomic writes
@@ -182,8 +219,9 @@ def test_a_failing_write_leaves_the_previous_file(grid_run, tmp_path, monkeypatc
 
     monkeypatch.setattr(np, "savez", half_then_fail)
     changed = dataclasses.replace(full, metrics={k: v + 1 for k, v in full.metrics.items()})
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(RunFileError, match="simulated") as info:  # an OSError before the write path named its file
         changed.save(path, overwrite=True)
+    assert str(path) in str(info.value) and "intact" in str(info.value)
     monkeypatch.setattr(np, "savez", real)
     assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["atomic.json", "atomic.npz"]  # no temporary left
@@ -278,10 +316,11 @@ def test_foreign_and_empty_files(tmp_path, grid_run):
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "sha256"}
     meta = json.loads(str(arrays["meta"][()]))
-    arrays["meta"] = np.array(json.dumps(dict(meta, version=3), sort_keys=True))
+    future = runfile.RUN_FORMAT_VERSION + 1
+    arrays["meta"] = np.array(json.dumps(dict(meta, version=future), sort_keys=True))
     arrays["sha256"] = np.array(runfile._checksum(arrays))
     np.savez(tmp_path / "future.npz", **arrays)
-    assert "format version 3" in str(_expect_run_file_error(tmp_path / "future.npz"))
+    assert f"format version {future}" in str(_expect_run_file_error(tmp_path / "future.npz"))
 
 
 # ------------------------------------------------------------- files of grokclocks before versions
@@ -460,7 +499,9 @@ def test_cli_verify_needs_overwrite_for_an_existing_certificate(tmp_path, monkey
     from grokclocks import cli
 
     calls = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
+    from grokclocks.cli import _verify
+
+    monkeypatch.setattr(_verify.subprocess, "call", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
     (tmp_path / "verify-cpu.json").write_text("{}")
     assert cli.main(["verify", "--only", "levi", "--report-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err

@@ -27,33 +27,22 @@ __all__ = ["PAPER_KEYS", "Erratum", "paper_modules"]
 
 @dataclasses.dataclass(frozen=True)
 class Erratum:
-    """A statement of a paper that the library corrects.
-
-    Attributes
-    ----------
-    number : str
-        Stable label, ``"<paper>-<n>"`` (the spec's errata numbering).
-    spec_ids : tuple of str
-        Spec IDs affected.
-    where : str
-        Location in the paper.
-    paper : str
-        What the paper says.
-    correct : str
-        What is right (what grokclocks implements).
-    evidence : str
-        The measured evidence, with numbers.
-    checks : tuple of str
-        pytest node IDs (``tests/...::test_x`` or ``verify/...::test_y``) that show it.
-    """
+    """A statement of a paper that the library corrects, with the evidence and the checks that show it."""
 
     number: str
+    """Stable label `"<paper>-<n>"` (the spec's errata numbering), e.g. `"levi-3"`."""
     spec_ids: tuple[str, ...]
+    """The spec IDs affected, e.g. `("levi:eq15",)`."""
     where: str
+    """Location in the paper (equation, section, figure)."""
     paper: str
+    """What the paper says."""
     correct: str
+    """What is right (what grokclocks implements)."""
     evidence: str
+    """The measured evidence, with numbers."""
     checks: tuple[str, ...]
+    """pytest node IDs (`tests/...::test_x` or `verify/...::test_y`) that show it."""
 
 
 def paper_modules() -> list[ModuleType]:

@@ -1,4 +1,4 @@
-"""``grokclocks cite``: BibTeX or one-line citations of functions, spec IDs or paper keys."""
+"""`grokclocks cite`: BibTeX or one-line citations of functions, spec IDs or paper keys."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _cmd_cite(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``cite`` subcommand."""
+    """Add the `cite` subcommand to `sub`, the subparsers of the `grokclocks` parser."""
     fmt = FORMATTER
     c = sub.add_parser(
         "cite", formatter_class=fmt, help="citation of functions or spec IDs",

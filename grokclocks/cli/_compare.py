@@ -1,16 +1,29 @@
-"""``grokclocks compare``: a logged run against every theory."""
+"""`grokclocks compare`: a logged run against every theory."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
+from pathlib import Path
 
-from ._common import FORMATTER, CLIError, _positive_float, _print_warnings
+from .._validate import DomainError
+from ._common import (
+    FORMATTER,
+    CLIError,
+    _output_file,
+    _positive_float,
+    _print_warnings,
+    _write_output,
+)
+
+_PLOTS_EXTRA = 'pip install "grokclocks[plots]"'
 
 
 def _parse_index(text: str | None) -> tuple[int, ...] | None:
+    """`--index I[,J...]` as a tuple of ints (`None` when not given)."""
     if text is None:
         return None
     try:
@@ -19,9 +32,25 @@ def _parse_index(text: str | None) -> tuple[int, ...] | None:
         raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
 
 
+def _index_text(inner: str) -> str:
+    """`(0, 1)`'s inside, `0, 1` or `0,`, as the user types it for `--index`: `0,1`."""
+    return ",".join(x.strip() for x in inner.split(",") if x.strip())
+
+
+def _as_option(message: str) -> str:
+    """A library message about the `index` argument, reworded for the `--index` option the user typed."""
+    message = re.sub(r"index=\(\.\.\.\) \(e\.g\. index=\(([^)]*)\)\)",
+                     lambda m: f"--index I[,J...] (e.g. --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"index must be None \(got \(([^)]*)\)\)",
+                     lambda m: f"leave out --index (got --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"(?<![-\w])index must be (.*) \(got \(([^)]*)\)\)",
+                     lambda m: f"--index must be {m.group(1)} (got --index {_index_text(m.group(2))})", message)
+    return message
+
+
 def _read_mask(path: str) -> object:
-    """A training mask file for --train-mask: .npy (bool (p, p) / (p*p,) or integer pair indices) or a text
-    file of integer indices (one or two per line)."""
+    """A training mask file for `--train-mask`: `.npy` (bool (p, p) or (p*p,), or integer pair indices) or a
+    text file of integer indices (one or two per line)."""
     import numpy as np
 
     try:
@@ -36,10 +65,25 @@ def _read_mask(path: str) -> object:
     return m
 
 
+def _plot_path(args: argparse.Namespace) -> Path | None:
+    """`--plot`, checked before any work: matplotlib installed, a known figure suffix, a writable new file."""
+    if args.plot is None:
+        return None
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise CLIError(f"--plot needs matplotlib, which is not installed: {_PLOTS_EXTRA}") from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    return _output_file("--plot", args.plot, overwrite=args.overwrite, suffixes=formats, inputs=args.run)
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ..compare import compare_run, load_run
     from ..logs import parse_columns
 
+    plot = _plot_path(args)  # before any work: no table is printed and then an error
+    index = _parse_index(args.index)
+    columns = parse_columns(args.columns)
     over: dict = {}
     if args.train_mask is not None:
         over["train_mask"] = _read_mask(args.train_mask)
@@ -52,8 +96,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         paths = list(args.run)
-        run = load_run(paths if len(paths) > 1 else paths[0], index=_parse_index(args.index),
-                       columns=parse_columns(args.columns), format=args.format)
+        try:
+            run = load_run(paths if len(paths) > 1 else paths[0], index=index, columns=columns, format=args.format)
+        except DomainError as exc:
+            raise CLIError(_as_option(str(exc))) from exc
         cmp = compare_run(run, eps_cls=args.eps_cls, **over)
         bib = cmp.cite(format=args.cite) if args.cite else None
     _print_warnings(caught)
@@ -67,18 +113,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         if bib is not None:
             print("\ncitations of the results used:\n")
             print(bib)
-    if args.plot:
-        try:
-            cmp.plot(args.plot)
-        except ImportError as exc:
-            raise CLIError(str(exc)) from exc
-        print(f"figure written to {args.plot}", file=sys.stderr)
+    if plot is not None:
+        _write_output("--plot", plot, cmp.plot, overwrite=args.overwrite)
+        print(f"figure written to {plot}", file=sys.stderr)
     return 0
 
 
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``compare`` subcommand."""
+    """Add the `compare` subcommand to `sub`, the subparsers of the `grokclocks` parser."""
     fmt = FORMATTER
     m = sub.add_parser(
         "compare", formatter_class=fmt, help="compare a logged training run with every theory",
@@ -107,7 +149,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="which column holds a series, e.g. test_acc=val/accuracy,steps=_step")
     m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
                    help="force a reader (default: from the content and the extension)")
-    m.add_argument("--plot", metavar="PATH", help="also save a figure (accuracy and loss vs step, clocks marked)")
+    m.add_argument("--plot", metavar="PATH",
+                   help="also save a figure (accuracy and loss vs step, clocks marked); the suffix is the format "
+                        "(.png, .pdf, .svg, ...); needs matplotlib (pip install \"grokclocks[plots]\")")
+    m.add_argument("--overwrite", action="store_true", help="replace an existing --plot file")
     m.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     m.add_argument("--json", action="store_true", help="print entries and verdicts as JSON (inf = null, state 'never')")
     m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),

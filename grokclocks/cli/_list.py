@@ -1,4 +1,4 @@
-"""``grokclocks list``: spec IDs with their status and the functions implementing them."""
+"""`grokclocks list`: spec IDs with their status and the functions implementing them."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``list`` subcommand."""
+    """Add the `list` subcommand to `sub`, the subparsers of the `grokclocks` parser."""
     fmt = FORMATTER
     ls = sub.add_parser(
         "list", formatter_class=fmt, help="spec IDs and the functions implementing them",

@@ -1,4 +1,4 @@
-"""``grokclocks time``: the grokking time of the linear estimator (Levi et al.)."""
+"""`grokclocks time`: the grokking time of the linear estimator (Levi et al.)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _cmd_time(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``time`` subcommand."""
+    """Add the `time` subcommand to `sub`, the subparsers of the `grokclocks` parser."""
     fmt = FORMATTER
     t = sub.add_parser(
         "time", formatter_class=fmt, help="grokking time of the linear estimator (Levi et al.)",

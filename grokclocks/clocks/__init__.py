@@ -1,38 +1,37 @@
-r"""Two training clocks of grokking (spec ``clocks``: Tan, Gai, Zhang 2026, arXiv:2606.05863).
+r"""Two training clocks of grokking (spec `clocks`: Tan, Gai, Zhang 2026, arXiv:2606.05863).
 
-The *classifier clock* :math:`t_{\rm cls}(\varepsilon)=\inf\{t:\mathcal L(W(t))\le\varepsilon\}` runs
-fast: once every logit gap grows linearly (Assumption 3.4) the cross-entropy tail is exponential and
-:math:`t_{\rm cls}=O(\log 1/\varepsilon)` (Theorem 3.5).  The *representation clock*
-:math:`t_{\rm rep}(\delta)=\inf\{t:\mathcal G(t)\le\delta\}` runs slow: under a sharp Kurdyka–Łojasiewicz
-inequality with exponent :math:`\theta\in(\frac12,1)` the energy gap decays like
-:math:`t^{-1/(2\theta-1)}` and :math:`t_{\rm rep}\asymp\delta^{-(2\theta-1)}` (Theorem 4.9).  Their
-mismatch is the grokking plateau (Theorem 5.6).
+The classifier clock t_cls(ε) = inf{t : L(W(t)) ≤ ε} runs fast: once every logit gap grows
+linearly (Assumption 3.4) the cross-entropy tail is exponential and t_cls = O(log 1/ε)
+(Theorem 3.5).  The representation clock t_rep(δ) = inf{t : G(t) ≤ δ} runs slow: under a sharp
+Kurdyka–Łojasiewicz inequality with exponent θ ∈ (1/2, 1) the energy gap decays like
+t^(−1/(2θ − 1)) and t_rep ≍ δ^(−(2θ − 1)) (Theorem 4.9).  Their mismatch is the grokking plateau
+(Theorem 5.6).
 
 Contents
 --------
-* gaps and cross-entropy: :func:`logit_gaps`, :func:`min_logit_gap`, :func:`cross_entropy` (gap form),
-  tail bounds :func:`ce_tail_bound`, :func:`gap_for_loss_level`, smoothness, the PL witness;
-* fast clock: :func:`fit_gap_growth`, :func:`fast_clock_bound`, :func:`fast_clock_loss_bound`,
-  :func:`contraction_clock_bound`;
-* conditional ReLU reduction: :func:`relu_active_affine_map`, :func:`head_embedding_gradient_norms`,
-  gate margins;
-* KL clock: :func:`kl_gap_solution` (stable in log space as :math:`\theta\to\frac12`),
-  :func:`kl_gap_bounds`, :func:`kl_clock_time`, :func:`representation_clock_bounds`, exponents of the
-  example landscapes, :func:`weight_decay_tail_rate`;
-* mismatch: :func:`clock_mismatch_lower_bound`, :func:`crossover_eps`;
-* estimators on recorded training curves: :func:`first_hitting_time`, :func:`classifier_clock`,
-  :func:`representation_clock`, :func:`accuracy_clock`, :func:`accumulated_time`,
-  :func:`separation_ratio`, :func:`class_separation_ratio`, :func:`fourier_energy_outside`;
-* modular characters and the real Fourier basis of :math:`\mathbb Z_p`.
+* gaps and cross-entropy: `logit_gaps`, `min_logit_gap`, `cross_entropy` (gap form), the tail
+  bounds `ce_tail_bound` and `gap_for_loss_level`, smoothness, the PL witness;
+* fast clock: `fit_gap_growth`, `fast_clock_bound`, `fast_clock_loss_bound`,
+  `contraction_clock_bound`;
+* conditional ReLU reduction: `relu_active_affine_map`, `head_embedding_gradient_norms`, gate
+  margins;
+* KL clock: `kl_gap_solution` (stable in log space as θ → 1/2), `kl_gap_bounds`, `kl_clock_time`,
+  `representation_clock_bounds`, the exponents of the example landscapes,
+  `weight_decay_tail_rate`;
+* mismatch: `clock_mismatch_lower_bound`, `crossover_eps`;
+* estimators on recorded training curves: `first_hitting_time`, `classifier_clock`,
+  `representation_clock`, `accuracy_clock`, `accumulated_time`, `separation_ratio`,
+  `class_separation_ratio`, `fourier_energy_outside`;
+* modular characters and the real Fourier basis of ℤ_p.
 
 Spectral tools (stable rank, Schatten quasi-norms, drift, Eckart–Young, covers) live in
-:mod:`grokclocks.spectral`.  Conventions (spec §0): 0-based labels, ``n_classes`` = K, time is
+`grokclocks.spectral`.  Conventions: 0-based labels, `n_classes` = K, time is
 gradient-flow time (accumulated optimiser time for discrete optimisers); a threshold that is never
-reached gives ``math.inf``, not an error.  No JAX here.
+reached gives `math.inf`, not an error.  No JAX here.
 
-The package keeps one concept per private file (``_args``, ``_characters``, ``_gaps``,
-``_fast_clock``, ``_relu``, ``_kl_clock``, ``_mismatch``, ``_estimators``); every public name is
-imported here and documented as ``grokclocks.clocks.<name>``.
+The package keeps one concept per private file (`_args`, `_characters`, `_gaps`, `_fast_clock`,
+`_relu`, `_kl_clock`, `_mismatch`, `_estimators`); every public name is imported here and
+documented as `grokclocks.clocks.<name>`.
 """
 
 from __future__ import annotations

@@ -13,32 +13,43 @@ from ._args import _flag, _int_p
 
 @cites("clocks:eq2.5", "clocks:eq2.4")
 def modular_characters(p, k=None, real=False):
-    r"""Characters of :math:`\mathbb Z_p`, the Fourier modes of modular addition.
+    r"""Characters of ℤ_p, the Fourier modes of modular addition.
 
     .. math::
 
         \chi_k(a)=e^{2\pi i\,ka/p}\;\widehat=\;\Big(\cos\frac{2\pi ka}{p},\ \sin\frac{2\pi ka}{p}\Big),
         \qquad \chi_k(a+b)=\chi_k(a)\,\chi_k(b),
 
-    so each character turns the task :math:`(a,b)\mapsto(a+b)\bmod p` (eq. 2.4) into a product.
+    In words: χ_k(a) = exp(2πi·k·a/p), and each character turns the task (a, b) ↦ (a + b) mod p
+    (eq. 2.4) into a product, χ_k(a + b) = χ_k(a)·χ_k(b).  The product k·a is reduced mod p before the
+    phase is formed, so the phases are exact.
 
     Parameters
     ----------
-    p : int >= 2
-        Modulus (any modulus; primality is not needed).
-    k : int or array of int in ``[0, p)``, optional
-        Frequencies (default ``arange(p)``).
-    real : bool
-        ``False``: complex array ``(len(k), p)``; ``True``: float array ``(2, len(k), p)`` (cos, sin).
+    p : int
+        The modulus of ℤ_p (any integer ≥ 2; primality is not needed).
+    k : int or array_like of int, optional
+        Frequencies, integers in [0, p) (a scalar or a 1-D array).  Default `None`: all frequencies
+        0, 1, …, p − 1.
+    real : bool, optional
+        Output form.  `False` (default): the complex characters; `True`: their real and imaginary parts
+        (cos, sin) stacked on a leading axis.
 
     Returns
     -------
-    ndarray
-        ``chi[j, a] = exp(2 pi i k_j a / p)``.
+    numpy.ndarray
+        `real=False`: complex128 array of shape (len(k), p) with entry [j, a] = exp(2πi·k_j·a/p).
+        `real=True`: float64 array of shape (2, len(k), p), the cosine part first, the sine part second.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2, an entry of `k` is not an integer in [0, p), `k` is not a
+        non-empty 1-D array, `real` is not a bool, or the result would exceed 2³⁰ entries.
 
     References
     ----------
-    Spec ``clocks:eq2.5`` (paper eq. 2.5), ``clocks:eq2.4``.
+    Spec IDs `clocks:eq2.5` (paper eq. 2.5, the characters) and `clocks:eq2.4` (eq. 2.4, the task).
     """
     p = _int_p(p)
     real = _flag(real, "real")
@@ -70,23 +81,30 @@ def _fourier_rows(p: int) -> tuple[np.ndarray, np.ndarray]:
 
 @cites("clocks:eq2.5", "clocks:appF4-fourier")
 def fourier_basis(p):
-    r"""Real orthonormal Fourier basis of :math:`\mathbb R^p` (rows).
+    r"""Real orthonormal Fourier basis of ℝ^p, as the rows of a p × p matrix.
 
-    Rows in order :math:`f_0=p^{-1/2}\mathbf 1`, then for :math:`k=1,\dots,\lfloor(p-1)/2\rfloor`
-    :math:`c_k(a)=\sqrt{2/p}\cos(2\pi ka/p)`, :math:`s_k(a)=\sqrt{2/p}\sin(2\pi ka/p)`, and for even
-    :math:`p` the Nyquist row :math:`(-1)^a/\sqrt p`.  The matrix is orthogonal.
+    Rows in order: f_0 = p^(−1/2)·𝟏; then for k = 1, …, ⌊(p − 1)/2⌋ the pair
+    c_k(a) = √(2/p)·cos(2πka/p), s_k(a) = √(2/p)·sin(2πka/p); and for even p the Nyquist row
+    (−1)^a/√p.  The matrix is orthogonal (its rows are orthonormal).
 
     Parameters
     ----------
-    p : int >= 2
+    p : int
+        The modulus, the dimension of the space (integer ≥ 2).
 
     Returns
     -------
-    ndarray, shape (p, p)
+    numpy.ndarray
+        float64 array of shape (p, p); row r is the r-th basis vector in the order above.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer ≥ 2 or p² exceeds 2³⁰ entries.
 
     References
     ----------
-    Spec ``clocks:eq2.5``, ``clocks:appF4-fourier``.
+    Spec IDs `clocks:eq2.5` (paper eq. 2.5) and `clocks:appF4-fourier` (App. F.4, the real basis).
     """
     p = _int_p(p)
     V.max_size(float(p) * p, "p", p)

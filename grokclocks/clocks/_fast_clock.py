@@ -28,40 +28,71 @@ def _records(times: Any, values: Any, vname: str = "values") -> tuple[np.ndarray
 
 
 class GapGrowthFit(NamedTuple):
-    """Result of :func:`fit_gap_growth` (Assumption 3.4)."""
+    r"""Result of `fit_gap_growth`: the two constants of Assumption 3.4 read off a training record.
+
+    A named tuple; it unpacks like the plain tuple (gamma0, c).
+
+    Attributes
+    ----------
+    gamma0 : float
+        γ₀ = γ̂_min(t₀), the minimum logit gap at the chosen start time t₀.
+    c : float
+        The largest rate c with γ̂_min(t) ≥ γ₀ + c·(t − t₀) at every record after t₀; c ≤ 0 means
+        the assumption fails on this record.
+    """
 
     gamma0: float
-    r""":math:`\gamma_0`."""
+    r"""γ₀ = γ̂_min(t₀), the minimum logit gap at the chosen start time t₀."""
     c: float
-    """the largest admissible rate :math:`c`."""
+    r"""The largest rate c with γ̂_min(t) ≥ γ₀ + c·(t − t₀) at every record after t₀; c ≤ 0 means the assumption
+    fails on this record.
+    """
 
 
 @cites("clocks:asm3.4")
 def fit_gap_growth(times, min_gaps, t0):
-    r"""Diagnose Assumption 3.4 on a record: :math:`\gamma_0` and the largest admissible rate.
+    r"""Diagnose Assumption 3.4 on a training record: γ₀ and the largest admissible gap growth rate.
 
     .. math::
 
         \gamma_0=\hat\gamma_{\min}(t_0),\qquad
         c=\inf_{t_j>t_0}\frac{\hat\gamma_{\min}(t_j)-\gamma_0}{t_j-t_0},
 
-    so that :math:`\hat\gamma_{\min}(t)\ge\gamma_0+c(t-t_0)` holds on every record after :math:`t_0`.
-    ``c <= 0`` means the assumption fails on this record (returned, not raised).
+    In words: γ₀ is the minimum logit gap at t₀ and c the smallest slope from (t₀, γ₀) to a later
+    record, so that γ̂_min(t) ≥ γ₀ + c·(t − t₀) holds on every record after t₀.  A result c ≤ 0 means
+    the assumption fails on this record (returned, not raised).
 
     Parameters
     ----------
-    times : 1-D strictly increasing array
-    min_gaps : array like ``times`` (finite)
-    t0 : float, one of the record times (not the last)
+    times : array_like
+        Record times, a finite, strictly increasing 1-D array (gradient-flow time, or accumulated
+        optimiser time for a discrete optimiser).
+    min_gaps : array_like
+        Minimum logit gap γ̂_min at each record time (see `min_logit_gap`), a finite 1-D array of the
+        length of `times`.
+    t0 : float
+        Start time t₀ of the linear growth; must equal one of the record times (to a relative 10⁻¹²)
+        and precede the last one.
 
     Returns
     -------
-    (gamma0, c) : tuple of float
-        A :class:`GapGrowthFit` named tuple (``gamma0``, ``c``); it unpacks like a plain tuple.
+    GapGrowthFit
+        The named tuple (gamma0, c) of floats: γ₀ and the largest admissible rate c.
+
+    Raises
+    ------
+    DomainError
+        If `times` is not a finite strictly increasing 1-D array, `min_gaps` is not finite or not of the
+        length of `times`, or `t0` is not a record time before the last.
+
+    Examples
+    --------
+    >>> fit_gap_growth([0, 1, 2, 3], [0.1, 0.5, 1.1, 1.4], 1)
+    GapGrowthFit(gamma0=0.5, c=0.44999999999999996)
 
     References
     ----------
-    Spec ``clocks:asm3.4`` (paper eq. 3.4).
+    Spec ID `clocks:asm3.4` (paper Assumption 3.4, eq. 3.4).
     """
     t, g = _records(times, min_gaps, "min_gaps")
     V.finite(g, "min_gaps")
@@ -79,32 +110,56 @@ def fit_gap_growth(times, min_gaps, t0):
 @cites("clocks:thm3.5", "clocks:eq2.1")
 @V.broadcasting()
 def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
-    r"""Upper bound on the classifier clock under linear gap growth (Theorem 3.5).
+    r"""Upper bound on the classifier clock t_cls(ε) under linear gap growth (Theorem 3.5).
 
     .. math::
 
         t_{\rm cls}(\varepsilon)\le t_0+\frac1c\Big[\log\frac{K-1}{\varepsilon}-\gamma_0\Big]_+
         =O(\log 1/\varepsilon)
 
-    (``sharp=True``: :math:`\varepsilon\to e^{\varepsilon}-1`, the exact inversion of the log1p bound).
+    In words: t_cls(ε) ≤ t₀ + max(log((K − 1)/ε) − γ₀, 0)/c, logarithmic in 1/ε.  With `sharp=True`
+    ε is replaced by e^ε − 1, the exact inversion of the log1p bound.  The arguments broadcast
+    together.
 
     Parameters
     ----------
-    eps : float > 0
-    n_classes : int >= 2
-    rate : float > 0
-        Gap growth rate :math:`c` of (3.4).
-    t0 : float >= 0
-    gamma0 : real
+    eps : float or array_like
+        Loss level ε of the classifier clock, in nats; finite and > 0.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    rate : float or array_like
+        Gap growth rate c of eq. (3.4), finite and > 0, in gap units per unit time.
+    t0 : float or array_like, optional
+        Time t₀ from which the gap grows linearly, finite and ≥ 0 (default 0).
+    gamma0 : float or array_like, optional
+        Minimum logit gap γ₀ at t₀, any finite real (default 0).
+    sharp : bool, optional
+        `False` (default): invert the linear tail bound; `True`: invert the log1p bound exactly.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound on t_cls(ε), in the time unit of `t0` and `rate`, of the broadcast shape; `inf` only
+        where the bound exceeds 1.8·10³⁰⁸ (rate ≈ 10⁻³⁰⁶).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above, or the array arguments do not broadcast.
+
+    Notes
+    -----
+    Only valid where eq. (3.4) holds: plain gradient descent on separable data violates it (erratum
+    clocks-1 in `grokclocks.errata`).
 
     Examples
     --------
-    ``fast_clock_bound(1e-4, 3, 0.5, t0=10, gamma0=1)`` = 27.807.
+    >>> round(fast_clock_bound(1e-4, 3, 0.5, t0=10, gamma0=1), 3)
+    27.807
 
     References
     ----------
-    Spec ``clocks:thm3.5`` (paper Theorem 3.5).  Only valid where (3.4) holds: plain GD on separable
-    data violates it (erratum ``clocks-1``).
+    Spec IDs `clocks:thm3.5` (paper Theorem 3.5) and `clocks:eq2.1` (eq. 2.1, the classifier clock).
     """
     need = gap_for_loss_level(eps, n_classes, sharp=sharp)
     c = V.positive(rate, "rate")
@@ -117,22 +172,44 @@ def fast_clock_bound(eps, n_classes, rate, t0=0.0, gamma0=0.0, *, sharp=False):
 @cites("clocks:thm3.5")
 @V.broadcasting()
 def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True):
-    r"""Loss bound for :math:`t\ge t_0` under (3.4).
+    r"""Loss bound L(W(t)) for t ≥ t₀ under linear gap growth, eq. (3.4) (Theorem 3.5).
 
     .. math::
 
         \mathcal L(W(t))\le\log\big(1+(K-1)e^{-\gamma_0-c(t-t_0)}\big)\le(K-1)e^{-\gamma_0-c(t-t_0)}
 
-    (``linear=True`` returns the right-hand form).
+    In words: with the gap γ(t) = γ₀ + c·(t − t₀), the loss is at most log(1 + (K − 1)·e^(−γ(t))),
+    itself at most (K − 1)·e^(−γ(t)).  The arguments broadcast together.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time(s) t at which the loss is bounded, finite and ≥ `t0` element-wise.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    rate : float or array_like
+        Gap growth rate c of eq. (3.4), finite and > 0.
+    t0 : float or array_like, optional
+        Time t₀ from which the gap grows linearly, finite and ≥ 0 (default 0).
+    gamma0 : float or array_like, optional
+        Minimum logit gap γ₀ at t₀, any finite real (default 0).
+    linear : bool, optional
+        `True` (default): return the right-hand, linear form (K − 1)·e^(−γ(t)); `False`: the tighter
+        log1p form.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The loss bound in nats, ≥ 0, of the broadcast shape.
 
     Raises
     ------
     DomainError
-        For ``t < t0``.
+        If some t < t₀, an argument is outside its domain above, or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm3.5``.
+    Spec ID `clocks:thm3.5` (paper Theorem 3.5).
     """
     tt = V.finite(t, "t")
     c = V.positive(rate, "rate")
@@ -149,34 +226,50 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
 def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     r"""Step bound on the classifier clock from a one-step tail contraction (Proposition 3.6).
 
-    If :math:`\mathcal L_{k+1}\le(1-\rho)\mathcal L_k` for :math:`k\ge k_0`:
+    If L_{k+1} ≤ (1 − ρ)·L_k for every step k ≥ k₀:
 
     .. math::
 
         t_{\rm cls}(\varepsilon)\le k_0+\Big\lceil\frac1\rho\log\frac{\mathcal L_{k_0}}{\varepsilon}\Big\rceil,
         \qquad\text{exact: }k_0+\Big\lceil\log\frac{\mathcal L_{k_0}}{\varepsilon}\Big/\log\frac1{1-\rho}\Big\rceil,
 
-    and :math:`k_0` when :math:`\varepsilon\ge\mathcal L_{k_0}`.  The quotient is snapped to an integer
-    when within 1e-9 of one before the ceiling.
+    In words: k₀ + ⌈log(L_{k₀}/ε)/ρ⌉ steps, or with `exact=True` k₀ + ⌈log(L_{k₀}/ε)/log(1/(1 − ρ))⌉;
+    k₀ itself when ε ≥ L_{k₀}.  The quotient is snapped to an integer when within 10⁻⁹ of one before
+    the ceiling.
 
     Parameters
     ----------
-    eps : float > 0
-    loss0 : float >= 0
-    rho : float in (0, 1)
-    k0 : int >= 0
-    exact : bool
+    eps : float
+        Loss level ε of the classifier clock, in nats; finite and > 0.
+    loss0 : float
+        Loss L_{k₀} at step k₀, in nats; finite and ≥ 0.
+    rho : float
+        Contraction factor ρ per step, in the open interval (0, 1).
+    k0 : int, optional
+        Step index k₀ from which the contraction holds, an integer ≥ 0 (default 0).
+    exact : bool, optional
+        `False` (default): the paper's form with 1/ρ; `True`: the exact count with log(1/(1 − ρ)),
+        never larger.
 
     Returns
     -------
-    int
-        A step index; ``math.inf`` where it exceeds the largest double (:math:`\rho\lesssim10^{-306}`).
+    int or float
+        The bound on t_cls(ε) as a step index (an int); `math.inf` where it exceeds the largest double
+        (ρ ≲ 10⁻³⁰⁶).
 
-    Examples: ``contraction_clock_bound(1e-6, 1.0, 0.1, k0=5)`` = 144; exact: 137.
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above.
+
+    Examples
+    --------
+    >>> contraction_clock_bound(1e-6, 1.0, 0.1, k0=5), contraction_clock_bound(1e-6, 1.0, 0.1, k0=5, exact=True)
+    (144, 137)
 
     References
     ----------
-    Spec ``clocks:prop3.6`` (paper Proposition 3.6).
+    Spec ID `clocks:prop3.6` (paper Proposition 3.6).
     """
     e = V.positive(eps, "eps", scalar=True)
     l0 = V.nonnegative(loss0, "loss0", scalar=True)

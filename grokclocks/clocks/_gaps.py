@@ -15,21 +15,31 @@ from ._args import _flag, _labels, _LN2, _logits, _n_classes
 
 @cites("clocks:eq3.1", "clocks:appF4-min-gap")
 def logit_gaps(logits, labels):
-    r"""Logit gaps :math:`\gamma_{ik}=z_{i,y_i}-z_{ik}` for :math:`k\ne y_i`.
+    r"""Logit gaps γ_ik = z_{i,y_i} − z_ik of every sample i against every incorrect class k ≠ y_i.
 
     Parameters
     ----------
-    logits : array (n, K), K >= 2
-    labels : int array (n,) in ``[0, K)``
+    logits : array_like
+        Logits z, a finite 2-D array of shape (n, K): one row per sample, K ≥ 2 classes.
+    labels : array_like of int
+        True class y_i of each sample, a 1-D integer array of length n with entries in [0, K)
+        (0-based labels).
 
     Returns
     -------
-    ndarray, shape (n, K-1)
-        Incorrect classes in increasing class order.
+    numpy.ndarray
+        float64 array of shape (n, K − 1); row i holds γ_ik for the incorrect classes k in increasing
+        class order.  A gap is positive when the true class beats that class.
+
+    Raises
+    ------
+    DomainError
+        If `logits` is not a finite 2-D array with at least 2 columns, or `labels` is not a 1-D integer
+        array of length n with entries in [0, K).
 
     References
     ----------
-    Spec ``clocks:eq3.1`` (paper eq. 3.1).
+    Spec IDs `clocks:eq3.1` (paper eq. 3.1) and `clocks:appF4-min-gap` (App. F.4).
     """
     z = _logits(logits)
     n, k = z.shape
@@ -42,40 +52,70 @@ def logit_gaps(logits, labels):
 
 @cites("clocks:eq3.1", "clocks:appF4-min-gap")
 def min_logit_gap(logits, labels):
-    r"""Minimum gap :math:`\hat\gamma_{\min}=\min_i\big(z_{i,y_i}-\max_{k\ne y_i}z_{ik}\big)`.
+    r"""Minimum logit gap γ̂_min = min_i (z_{i,y_i} − max_{k≠y_i} z_ik) over the samples.
 
-    Positive iff every sample is classified correctly (strict margin).
+    It is positive if and only if every sample is classified correctly with a strict margin.
+
+    Parameters
+    ----------
+    logits : array_like
+        Logits z, a finite 2-D array of shape (n, K): one row per sample, K ≥ 2 classes.
+    labels : array_like of int
+        True class y_i of each sample, a 1-D integer array of length n with entries in [0, K).
+
+    Returns
+    -------
+    float
+        The smallest gap over all samples and incorrect classes (negative when some sample is
+        misclassified).
+
+    Raises
+    ------
+    DomainError
+        If `logits` is not a finite 2-D array with at least 2 columns, or `labels` is not a 1-D integer
+        array of length n with entries in [0, K).
 
     References
     ----------
-    Spec ``clocks:eq3.1``, ``clocks:appF4-min-gap``.
+    Spec IDs `clocks:eq3.1` (paper eq. 3.1) and `clocks:appF4-min-gap` (App. F.4, the empirical
+    minimum gap).
     """
     return float(np.min(logit_gaps(logits, labels)))
 
 
 @cites("clocks:eq3.2")
 def cross_entropy_from_gaps(gaps):
-    r"""Per-sample cross-entropy from the gaps, in the cancellation-free form.
+    r"""Per-sample cross-entropy from the logit gaps, in the cancellation-free form.
 
     .. math::
 
         \ell_i=\log\Big(1+\sum_{k\ne y_i}e^{-\gamma_{ik}}\Big)
         =\operatorname{softplus}\Big(\operatorname{logsumexp}_k(-\gamma_{ik})\Big).
 
-    Exact to relative :math:`10^{-16}` for losses down to :math:`10^{-300}`; the textbook
-    ``logsumexp(z) - z[y]`` returns exactly 0 once :math:`\min\gamma\gtrsim37` (float64).
+    In words: ℓ_i = log(1 + Σ_{k≠y_i} exp(−γ_ik)), computed as log1p of the sum where the sum is
+    finite and positive, else as softplus(logsumexp(−γ_i)).  Exact to relative 10⁻¹⁶ for losses down
+    to 10⁻³⁰⁰; the textbook `logsumexp(z) - z[y]` returns exactly 0 once min γ ≳ 37 in float64.
 
     Parameters
     ----------
-    gaps : array (n, K-1) (a 1-D array is one sample)
+    gaps : array_like
+        Finite logit gaps γ_ik (see `logit_gaps`): a 2-D array of shape (n, K − 1), one row per sample,
+        or a 1-D array of length K − 1 for one sample.
 
     Returns
     -------
-    ndarray (n,) (float for one sample)
+    float or numpy.ndarray
+        The loss ℓ_i ≥ 0 of each sample, in nats: float64 array of shape (n,) for 2-D input, a float
+        for one sample.
+
+    Raises
+    ------
+    DomainError
+        If `gaps` is empty, not finite, or neither 1-D nor 2-D.
 
     References
     ----------
-    Spec ``clocks:eq3.2`` (paper eq. 3.2).
+    Spec ID `clocks:eq3.2` (paper eq. 3.2, the cross-entropy in gap form).
     """
     g = V.as_float_array(gaps, "gaps")
     if g.ndim not in (1, 2):
@@ -93,18 +133,37 @@ def cross_entropy_from_gaps(gaps):
 
 @cites("clocks:eq3.2", "clocks:eq2.1")
 def cross_entropy(logits, labels, *, reduction="mean"):
-    r"""Softmax cross-entropy :math:`\mathcal L=\frac1n\sum_i\ell_i`, evaluated in gap form.
+    r"""Softmax cross-entropy L = (1/n)·Σ_i ℓ_i of a batch of logits, evaluated in gap form.
+
+    Each ℓ_i is computed from the logit gaps (`cross_entropy_from_gaps`), so losses far below
+    machine epsilon keep their relative accuracy.
 
     Parameters
     ----------
-    logits : array (n, K)
-    labels : int array (n,)
-    reduction : {"mean", "sum", "none"}
+    logits : array_like
+        Logits z, a finite 2-D array of shape (n, K): one row per sample, K ≥ 2 classes.
+    labels : array_like of int
+        True class y_i of each sample, a 1-D integer array of length n with entries in [0, K).
+    reduction : {"mean", "sum", "none"}, optional
+        How the per-sample losses are combined: `"mean"` (default) the mean L, `"sum"` the sum,
+        `"none"` the per-sample losses.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The loss in nats: a float for `"mean"` and `"sum"`, a float64 array of shape (n,) for
+        `"none"`.
+
+    Raises
+    ------
+    DomainError
+        If `logits` or `labels` is invalid (see `logit_gaps`) or `reduction` is not one of the three
+        options.
 
     References
     ----------
-    Spec ``clocks:eq3.2``; the loss whose first passage below ``eps`` is the classifier clock
-    (``clocks:eq2.1``).
+    Spec IDs `clocks:eq3.2` (paper eq. 3.2) and `clocks:eq2.1` (eq. 2.1: the classifier clock is the
+    first time this loss falls below ε).
     """
     red = V.choice(reduction, "reduction", ("mean", "sum", "none"))
     per = np.atleast_1d(cross_entropy_from_gaps(logit_gaps(logits, labels)))
@@ -115,20 +174,34 @@ def cross_entropy(logits, labels, *, reduction="mean"):
 
 @cites("clocks:lem3.1")
 def ce_tail_bound(gamma, n_classes):
-    r"""Cross-entropy bound under a uniform gap :math:`\gamma_{ik}\ge\gamma`.
+    r"""Cross-entropy bound under a uniform logit gap γ_ik ≥ γ (Lemma 3.1).
 
     .. math:: \mathcal L\le\log\big(1+(K-1)e^{-\gamma}\big)
 
-    evaluated as ``logaddexp(0, log(K-1) - gamma)`` (any real :math:`\gamma`, no overflow).
+    In words: if every gap is at least γ, the mean loss is at most log(1 + (K − 1)·e^(−γ)).  The value
+    is log1p of an accurately rounded (K − 1)·e^(−γ) where that product is finite, else
+    logaddexp(0, log(K − 1) − γ): valid for any real γ, without overflow.
 
     Parameters
     ----------
-    gamma : real (array)
-    n_classes : int >= 2
+    gamma : float or array_like
+        Uniform lower bound γ on the logit gaps, any finite real (negative gaps are allowed).
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound in nats, ≥ 0, of the shape of `gamma` (a float for a scalar).
+
+    Raises
+    ------
+    DomainError
+        If `gamma` is empty or not finite, or `n_classes` is not an integer ≥ 2.
 
     References
     ----------
-    Spec ``clocks:lem3.1`` (paper Lemma 3.1).
+    Spec ID `clocks:lem3.1` (paper Lemma 3.1).
     """
     return V.scalar_or_array(_tail(V.finite(gamma, "gamma"), _n_classes(n_classes)))
 
@@ -136,9 +209,9 @@ def ce_tail_bound(gamma, n_classes):
 def _tail(g: np.ndarray, k: int) -> np.ndarray:
     """log(1 + (K-1) e^{-g}) for g in [-inf, inf] (g = +inf gives 0).
 
-    log1p of the accurate product x = (K-1) e^{-g} (:func:`_tail_linear`) where x is finite; where it
+    log1p of the accurate product x = (K-1) e^{-g} (`_tail_linear`) where x is finite; where it
     overflows, logaddexp(0, log(K-1) - g) (then the value is > 709 and the log form is exact to 1 ulp).
-    ``logaddexp`` alone rounds log(K-1) - g first and loses eps |g| relative for large g (5e-14 at g = 617).
+    `logaddexp` alone rounds log(K-1) - g first and loses eps |g| relative for large g (5e-14 at g = 617).
     """
     x = _tail_linear(g, k)
     with np.errstate(over="ignore"):
@@ -147,11 +220,32 @@ def _tail(g: np.ndarray, k: int) -> np.ndarray:
 
 @cites("clocks:lem3.1")
 def ce_tail_bound_linear(gamma, n_classes):
-    r"""The linear tail bound :math:`(K-1)e^{-\gamma}\ \ (\ge\log(1+(K-1)e^{-\gamma}))`.
+    r"""The linear tail bound (K − 1)·e^(−γ), which is ≥ log(1 + (K − 1)·e^(−γ)) (Lemma 3.1).
+
+    The product is formed as ((K − 1)·e^(−γ/2))·e^(−γ/2) where its factors are normal doubles, else
+    as exp(log(K − 1) − γ); the relative error is at most a few units of ε·|γ|.
+
+    Parameters
+    ----------
+    gamma : float or array_like
+        Uniform lower bound γ on the logit gaps, any finite real.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        (K − 1)·e^(−γ) in nats, of the shape of `gamma` (a float for a scalar); `inf` only where the
+        true value exceeds the largest double.
+
+    Raises
+    ------
+    DomainError
+        If `gamma` is empty or not finite, or `n_classes` is not an integer ≥ 2.
 
     References
     ----------
-    Spec ``clocks:lem3.1``.
+    Spec ID `clocks:lem3.1` (paper Lemma 3.1).
     """
     return V.scalar_or_array(_tail_linear(V.finite(gamma, "gamma"), _n_classes(n_classes)))
 
@@ -175,27 +269,44 @@ def _tail_linear(g: np.ndarray, k: int) -> np.ndarray:
 
 @cites("clocks:lem3.1")
 def gap_for_loss_level(eps, n_classes, *, sharp=False):
-    r"""Gap that guarantees :math:`\mathcal L\le\varepsilon`.
+    r"""Uniform logit gap that guarantees a mean cross-entropy L ≤ ε (Lemma 3.1 inverted).
 
     .. math::
 
         \gamma\ge\log\frac{K-1}{\varepsilon}\quad(\text{from }(K-1)e^{-\gamma}\le\varepsilon),\qquad
         \text{sharp: }\gamma\ge\log\frac{K-1}{e^{\varepsilon}-1}.
 
+    In words: the default inverts the linear bound, γ = log((K − 1)/ε); `sharp=True` inverts the log1p
+    bound exactly, γ = log((K − 1)/(e^ε − 1)), a slightly smaller gap.
+
     Parameters
     ----------
-    eps : float > 0
-    n_classes : int >= 2
-    sharp : bool
-        Invert the log1p form exactly (``expm1``).
+    eps : float or array_like
+        Target loss level ε in nats, finite and > 0.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    sharp : bool, optional
+        `False` (default): invert (K − 1)·e^(−γ) ≤ ε; `True`: invert log(1 + (K − 1)·e^(−γ)) ≤ ε
+        exactly (through expm1, without overflow for ε > 709).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The required gap γ (any real; negative where ε is large), of the shape of `eps`.
+
+    Raises
+    ------
+    DomainError
+        If `eps` is not finite and > 0, `n_classes` is not an integer ≥ 2, or `sharp` is not a bool.
 
     Examples
     --------
-    ``gap_for_loss_level(1e-3, 4)`` = 8.00637, sharp 8.00587.
+    >>> round(gap_for_loss_level(1e-3, 4), 5), round(gap_for_loss_level(1e-3, 4, sharp=True), 5)
+    (8.00637, 8.00587)
 
     References
     ----------
-    Spec ``clocks:lem3.1``.
+    Spec ID `clocks:lem3.1` (paper Lemma 3.1).
     """
     e = V.positive(eps, "eps")
     k = _n_classes(n_classes)
@@ -206,17 +317,32 @@ def gap_for_loss_level(eps, n_classes, *, sharp=False):
 
 @cites("clocks:lem3.2")
 def ce_smoothness_constant(B):
-    r"""Global smoothness constant of the mean cross-entropy in :math:`W` (Frobenius geometry).
+    r"""Global smoothness constant β = B²/2 of the mean cross-entropy in W (Frobenius geometry).
 
     .. math:: \beta=\frac{B^2}{2},\qquad \max_i\lVert x_i\rVert_2\le B .
 
-    From :math:`v^\top(\operatorname{diag}\pi-\pi\pi^\top)v=\operatorname{Var}_\pi(v)\le\frac14(\max v-\min v)^2
-    \le\frac12\lVert v\rVert^2`; attained for :math:`K=2`, :math:`\pi=(\frac12,\frac12)`, one sample.
-    (Not :math:`B^2/4`, not :math:`B^2`.)
+    The bound comes from vᵀ(diag π − ππᵀ)v = Var_π(v) ≤ (max v − min v)²/4 ≤ ‖v‖²/2; it is attained
+    for K = 2, π = (1/2, 1/2) and one sample.  (Not B²/4, not B².)
+
+    Parameters
+    ----------
+    B : float or array_like
+        Bound B on the Euclidean norm of every input, max_i ‖x_i‖₂ ≤ B; finite and ≥ 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        β = B²/2, of the shape of `B`; `inf` for B > 1.9·10¹⁵⁴, where the true value exceeds the
+        largest double.
+
+    Raises
+    ------
+    DomainError
+        If `B` is empty, not finite or negative.
 
     References
     ----------
-    Spec ``clocks:lem3.2`` (paper Lemma 3.2).
+    Spec ID `clocks:lem3.2` (paper Lemma 3.2).
     """
     b = V.nonnegative(B, "B")
     with np.errstate(over="ignore", under="ignore"):  # inf for B > 1.9e154: the true value exceeds 1.8e308
@@ -225,21 +351,29 @@ def ce_smoothness_constant(B):
 
 @cites("clocks:lem3.2")
 def softmax_logit_hessian(probs):
-    r"""Hessian of the cross-entropy in the logits, :math:`H=\operatorname{diag}(\pi)-\pi\pi^\top`.
+    r"""Hessian of the cross-entropy in the logits, H = diag(π) − ππᵀ.
 
     Parameters
     ----------
-    probs : array (..., K)
-        Probability vectors (nonnegative, summing to 1 within :math:`8K\varepsilon` of the input
-        dtype: float32 or float16 softmax outputs are accepted at their own precision).
+    probs : array_like
+        Softmax probability vectors π along the last axis, shape (..., K): entries ≥ 0 summing to 1
+        within 8·K·ε of the input dtype (float32 or float16 softmax outputs are accepted at their own
+        precision).
 
     Returns
     -------
-    ndarray (..., K, K)
+    numpy.ndarray
+        float64 array of shape (..., K, K): one symmetric positive semi-definite K × K matrix per
+        probability vector.
+
+    Raises
+    ------
+    DomainError
+        If `probs` is empty, not finite, has a negative entry, or a vector that does not sum to 1.
 
     References
     ----------
-    Spec ``clocks:lem3.2``.
+    Spec ID `clocks:lem3.2` (paper Lemma 3.2).
     """
     pi = V.probabilities(probs, "probs")
     eye = np.eye(pi.shape[-1])
@@ -248,24 +382,36 @@ def softmax_logit_hessian(probs):
 
 @cites("clocks:lem3.3")
 def log_binary_pl_ratio(margin):
-    r"""Logarithm of the Polyak–Łojasiewicz ratio of the binary logistic loss at margin :math:`m`.
+    r"""Logarithm of the Polyak–Łojasiewicz ratio of the binary logistic loss at margin m.
 
     .. math::
 
         r(m)=\frac{\ell'(m)^2}{\ell(m)},\quad \ell(m)=\log(1+e^{-m}),\quad \ell'(m)=-\frac1{1+e^{m}},
         \qquad r(m)\sim e^{-m}\ (m\to\infty),
 
-    so no :math:`c_{\rm PL}>0` works for all margins above a fixed one (Lemma 3.3).  Evaluated as
-    :math:`\log r=-2\,\mathrm{softplus}(m)-\log\mathrm{softplus}(-m)`, and for :math:`m>36` as
-    :math:`-m-2\log1p(e^{-m})+\frac12e^{-m}` (``log1p(exp(-m))`` underflows past :math:`m\approx745`).
+    In words: r(m) = ℓ′(m)²/ℓ(m) with ℓ(m) = log(1 + e^(−m)), which decays like e^(−m), so no
+    c_PL > 0 works for all margins above a fixed one (Lemma 3.3).  Evaluated as
+    log r = −2·softplus(m) − log(softplus(−m)), and for m > 36 as −m − 2·log1p(e^(−m)) + e^(−m)/2
+    (`log1p(exp(-m))` underflows past m ≈ 745).
 
     Parameters
     ----------
-    margin : real (array)
+    margin : float or array_like
+        Margin m of the binary logistic loss, any finite real.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        log r(m), of the shape of `margin` (a float for a scalar).
+
+    Raises
+    ------
+    DomainError
+        If `margin` is empty or not finite.
 
     References
     ----------
-    Spec ``clocks:lem3.3`` (paper Lemma 3.3).
+    Spec ID `clocks:lem3.3` (paper Lemma 3.3).
     """
     m = V.finite(margin, "margin")
     big = m > 36.0
@@ -279,31 +425,57 @@ def log_binary_pl_ratio(margin):
 
 @cites("clocks:lem3.3")
 def binary_pl_ratio(margin):
-    r"""The PL ratio :math:`\ell'(m)^2/\ell(m)` (``exp`` of :func:`log_binary_pl_ratio`).
+    r"""The Polyak–Łojasiewicz ratio r(m) = ℓ′(m)²/ℓ(m) of the binary logistic loss at margin m.
 
-    Underflows to 0 only where the true value is below :math:`10^{-308}`.
+    It is the exponential of `log_binary_pl_ratio` and underflows to 0 only where the true value is
+    below 10⁻³⁰⁸.
+
+    Parameters
+    ----------
+    margin : float or array_like
+        Margin m of the binary logistic loss, any finite real.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        r(m) > 0 (0 only after underflow), of the shape of `margin`.
+
+    Raises
+    ------
+    DomainError
+        If `margin` is empty or not finite.
 
     References
     ----------
-    Spec ``clocks:lem3.3``.
+    Spec ID `clocks:lem3.3` (paper Lemma 3.3).
     """
     return V.scalar_or_array(np.exp(log_binary_pl_ratio(margin)))
 
 
 @cites("clocks:appF1-acc-order")
 def zero_one_loss_threshold(n):
-    r"""Loss level below which every training point is correctly classified: :math:`\ln 2/n`.
+    r"""Loss level ln 2/n below which every training point is classified correctly.
 
-    If :math:`\mathcal L\le\varepsilon<\ln2/n` then every :math:`\ell_i<\ln2`, so :math:`\pi_{y_i}>\frac12`:
-    the zero-one clock precedes the loss clock, :math:`t_{01}\le t_{\rm cls}(\varepsilon)`.
+    If L ≤ ε < ln 2/n then every ℓ_i < ln 2, so π_{y_i} > 1/2: the zero-one clock precedes the loss
+    clock, t_01 ≤ t_cls(ε).
 
     Parameters
     ----------
-    n : int >= 1
-        Number of training samples.
+    n : int
+        Number of training samples, an integer ≥ 1.
+
+    Returns
+    -------
+    float
+        ln 2/n, in nats.
+
+    Raises
+    ------
+    DomainError
+        If `n` is not an integer ≥ 1.
 
     References
     ----------
-    Spec ``clocks:appF1-acc-order``.
+    Spec ID `clocks:appF1-acc-order` (paper App. F.1).
     """
     return _LN2 / V.count(n, "n", 1)

@@ -18,15 +18,26 @@ from ._fast_clock import _records
 
 @cites("clocks:thm4.9")
 def kl_decay_exponent(theta):
-    r"""Decay exponent of the energy gap, :math:`\Delta(t)\asymp t^{-1/(2\theta-1)}`.
+    r"""Decay exponent 1/(2θ − 1) of the energy gap under the sharp KL inequality, Δ(t) ≍ t^(−1/(2θ − 1)).
 
     Parameters
     ----------
-    theta : float in (1/2, 1)
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1) (θ = 1/2 is the exponential PL case).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        1/(2θ − 1) > 1, of the shape of `theta`.
+
+    Raises
+    ------
+    DomainError
+        If `theta` is empty, not finite, or outside (1/2, 1).
 
     References
     ----------
-    Spec ``clocks:thm4.9``.
+    Spec ID `clocks:thm4.9` (paper Theorem 4.9).
     """
     th = _theta(theta)
     return V.scalar_or_array(1.0 / (2.0 * th - 1.0))
@@ -34,11 +45,26 @@ def kl_decay_exponent(theta):
 
 @cites("clocks:thm4.9")
 def representation_clock_exponent(theta):
-    r"""Exponent of the representation clock, :math:`t_{\rm rep}(\delta)\asymp\delta^{-(2\theta-1)}`.
+    r"""Exponent 2θ − 1 of the representation clock, t_rep(δ) ≍ δ^(−(2θ − 1)).
+
+    Parameters
+    ----------
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        2θ − 1 in (0, 1), of the shape of `theta`.
+
+    Raises
+    ------
+    DomainError
+        If `theta` is empty, not finite, or outside (1/2, 1).
 
     References
     ----------
-    Spec ``clocks:thm4.9``.
+    Spec ID `clocks:thm4.9` (paper Theorem 4.9).
     """
     th = _theta(theta)
     return V.scalar_or_array(2.0 * th - 1.0)
@@ -47,18 +73,40 @@ def representation_clock_exponent(theta):
 @cites("clocks:thm4.8", "clocks:asm4.5")
 @V.broadcasting()
 def kl_differential_bounds(gap, c_kl, C_kl, theta):
-    r"""Two-sided bound on the dissipation rate of the energy gap (Theorem 4.8).
+    r"""Two-sided bound on the dissipation rate −dΔ/dt of the energy gap (Theorem 4.8).
 
     .. math:: c_{\rm KL}^2\Delta^{2\theta}\le-\dot\Delta\le C_{\rm KL}^2\Delta^{2\theta}
 
+    In words: c_KL²·Δ^(2θ) ≤ −dΔ/dt ≤ C_KL²·Δ^(2θ).  Each side is formed as one scaled product, so
+    a huge constant beside a tiny gap gives no inf·0.  The arguments broadcast together.
+
+    Parameters
+    ----------
+    gap : float or array_like
+        Energy gap Δ = E − E_min, finite and ≥ 0.
+    c_kl : float or array_like
+        Lower KL constant c_KL of the two-sided inequality, finite and > 0.
+    C_kl : float or array_like
+        Upper KL constant C_KL, finite and ≥ `c_kl` element-wise.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+
     Returns
     -------
-    (lower, upper) : bounds on :math:`-\dot\Delta`.
-        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+    Bounds
+        The named tuple (lower, upper) of bounds on −dΔ/dt, each a float or an array of the broadcast
+        shape.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above (including c_kl > C_kl), or the arrays do not
+        broadcast.
 
     References
     ----------
-    Spec ``clocks:thm4.8`` (paper Theorem 4.8), under ``clocks:asm4.5``.
+    Spec IDs `clocks:thm4.8` (paper Theorem 4.8) and `clocks:asm4.5` (Assumption 4.5, the sharp KL
+    geometry it needs).
     """
     d = V.nonnegative(gap, "gap")
     c, C = _kl_consts(c_kl, C_kl)
@@ -68,8 +116,8 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
 
 
 def _bounds(lower: np.ndarray, upper: np.ndarray) -> Bounds:
-    """``Bounds`` with both sides at the broadcast shape of every input: ``lower`` depends on ``C_kl``
-    only and ``upper`` on ``c_kl`` only, so each alone misses the other constant's shape."""
+    """`Bounds` with both sides at the broadcast shape of every input: `lower` depends on `C_kl`
+    only and `upper` on `c_kl` only, so each alone misses the other constant's shape."""
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     return Bounds(*(V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
 
@@ -91,20 +139,44 @@ def _elapsed(t: Any, t0: Any) -> np.ndarray:
 @cites("clocks:thm4.9", "clocks:thm4.8")
 @V.broadcasting()
 def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
-    r"""Log of the solution of :math:`\dot\Delta=-a\Delta^{2\theta}`, stable as :math:`\theta\downarrow\frac12`.
+    r"""Logarithm of the solution of dΔ/dt = −a·Δ^(2θ), stable as θ ↓ 1/2.
 
     .. math::
 
         \log\Delta(t)=-\frac1{2\theta-1}\,\mathrm{log1p}\Big(\mathrm{expm1}\big((1-2\theta)\log\Delta_0\big)
         +a(2\theta-1)(t-t_0)\Big).
 
+    In words: log Δ(t) = −log(Δ₀^(1−2θ) + a·(2θ − 1)·(t − t₀))/(2θ − 1), evaluated with log1p and
+    expm1 near the start (relative accuracy kept as 2θ − 1 → 0) and in log space elsewhere (no
+    overflow).  Use it where Δ(t) itself underflows.  The arguments broadcast together.
+
     Parameters
     ----------
-    t : float >= t0 ; gap0 : float > 0 ; a : float > 0 ; theta : float in (1/2, 1) ; t0 : real
+    t : float or array_like
+        Time(s) t, finite and ≥ `t0` element-wise.
+    gap0 : float or array_like
+        Energy gap Δ₀ at time t₀, finite and > 0.
+    a : float or array_like
+        Rate constant a of dΔ/dt = −a·Δ^(2θ), finite and > 0.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    t0 : float or array_like, optional
+        Start time t₀, any finite real (default 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        log Δ(t), of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If some t < t₀, an argument is outside its domain above, or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm4.9`` (exact solution of the equality case of Theorem 4.8).
+    Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (the exact solution of the
+    equality case of Theorem 4.8).
     """
     tau = _elapsed(t, t0)
     d0 = V.positive(gap0, "gap0")
@@ -114,12 +186,12 @@ def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
 
 
 def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray) -> np.ndarray:
-    r"""log Delta = -log(Delta0^{-e} + a e tau) / e, with ``a = prod(base**power for base, power in a_factors)``.
+    r"""log Delta = -log(Delta0^{-e} + a e tau) / e, with `a = prod(base**power for base, power in a_factors)`.
 
     With x = -e log Delta0 and y = a e tau (a scaled product: finite unless the true y exceeds 1.8e308):
-    ``log1p(expm1(x) + y)`` where |x| <= 1 and y <= 1 (the bracket is near 1 and its log is small: this
-    form keeps the relative accuracy as e -> 0), ``logaddexp(x, log y)`` elsewhere (no overflow, no loss
-    of e^x when x < -1; ``log y`` from logs of the factors when y overflows).  Relative error of
+    `log1p(expm1(x) + y)` where |x| <= 1 and y <= 1 (the bracket is near 1 and its log is small: this
+    form keeps the relative accuracy as e -> 0), `logaddexp(x, log y)` elsewhere (no overflow, no loss
+    of e^x when x < -1; `log y` from logs of the factors when y overflows).  Relative error of
     Delta = exp(log Delta) against mpmath (2e4 points, t, Delta0, a log-uniform in [1e-300, 1e300],
     theta - 1/2 in [2^-53, 1/2)): near branch <= 2.3e-13, far branch <= 1.5e-13 (the condition
     number |log Delta| <= 745 of exp); the naive [.]^(-1/e) gave relative error 0.76 at theta = 0.6.
@@ -139,16 +211,45 @@ def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray)
 @cites("clocks:thm4.9", "clocks:thm4.8")
 @V.broadcasting()
 def kl_gap_solution(t, gap0, a, theta, t0=0.0):
-    r"""Solution of the KL equality :math:`\dot\Delta=-a\Delta^{2\theta}`.
+    r"""Solution Δ(t) of the KL equality dΔ/dt = −a·Δ^(2θ).
 
     .. math:: \Delta(t)=\Big[\Delta_0^{1-2\theta}+a(2\theta-1)(t-t_0)\Big]^{-\frac1{2\theta-1}}
 
-    Example: ``kl_gap_solution(10.0, 1.0, 16.0, 0.75)`` = 81^{-2} = 1.52416e-4.  For
-    :math:`\theta=\frac12` (PL, exponential) use :func:`kl_gap_solution_pl`.
+    In words: Δ(t) = (Δ₀^(1−2θ) + a·(2θ − 1)·(t − t₀))^(−1/(2θ − 1)), a power-law decay; computed as
+    the exponential of `log_kl_gap_solution`.  For θ = 1/2 (PL, exponential decay) use
+    `kl_gap_solution_pl`.  The arguments broadcast together.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time(s) t, finite and ≥ `t0` element-wise.
+    gap0 : float or array_like
+        Energy gap Δ₀ at time t₀, finite and > 0.
+    a : float or array_like
+        Rate constant a of dΔ/dt = −a·Δ^(2θ), finite and > 0.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    t0 : float or array_like, optional
+        Start time t₀, any finite real (default 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Δ(t) ≥ 0 (0 only after underflow), of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If some t < t₀, an argument is outside its domain above, or the arrays do not broadcast.
+
+    Examples
+    --------
+    >>> kl_gap_solution(10.0, 1.0, 16.0, 0.75)  # 81**-2
+    0.00015241579027587275
 
     References
     ----------
-    Spec ``clocks:thm4.9``.
+    Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (Theorem 4.8, equality case).
     """
     with np.errstate(under="ignore"):
         return V.scalar_or_array(np.exp(log_kl_gap_solution(t, gap0, a, theta, t0)))
@@ -157,11 +258,35 @@ def kl_gap_solution(t, gap0, a, theta, t0=0.0):
 @cites("clocks:thm4.9")
 @V.broadcasting()
 def kl_gap_solution_pl(t, gap0, a, t0=0.0):
-    r"""The PL (:math:`\theta=\frac12`) limit: :math:`\Delta(t)=\Delta_0e^{-a(t-t_0)}` (exponential clock).
+    r"""The PL limit θ = 1/2 of the KL gap solution: Δ(t) = Δ₀·e^(−a·(t − t₀)), an exponential clock.
+
+    The excluded endpoint of Theorem 4.9, provided separately rather than as a silent limit of
+    `kl_gap_solution`.  The arguments broadcast together.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time(s) t, finite and ≥ `t0` element-wise.
+    gap0 : float or array_like
+        Energy gap Δ₀ at time t₀, finite and > 0.
+    a : float or array_like
+        Rate constant a of dΔ/dt = −a·Δ, finite and > 0.
+    t0 : float or array_like, optional
+        Start time t₀, any finite real (default 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Δ(t) ≥ 0, of the broadcast shape (formed in log space where e^(−a·(t − t₀)) is subnormal).
+
+    Raises
+    ------
+    DomainError
+        If some t < t₀, an argument is outside its domain above, or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm4.9`` (excluded endpoint; provided separately rather than as a silent limit).
+    Spec ID `clocks:thm4.9` (paper Theorem 4.9, the excluded endpoint θ = 1/2).
     """
     tau = _elapsed(t, t0)
     d0 = V.positive(gap0, "gap0")
@@ -177,21 +302,47 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
 @cites("clocks:thm4.9", "clocks:thm4.8")
 @V.broadcasting()
 def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
-    r"""Two-sided bounds on the energy gap under the sharp KL inequality.
+    r"""Two-sided bounds on the energy gap Δ(t) under the sharp KL inequality (Theorem 4.9).
 
     .. math::
 
         \Big[\Delta_0^{1-2\theta}+C_{\rm KL}^2(2\theta-1)\tau\Big]^{-\frac1{2\theta-1}}\le\Delta(t)\le
         \Big[\Delta_0^{1-2\theta}+c_{\rm KL}^2(2\theta-1)\tau\Big]^{-\frac1{2\theta-1}},\quad\tau=t-t_0.
 
+    In words: the KL gap solution with rate C_KL² is the lower bound, with rate c_KL² the upper bound
+    (τ = t − t₀).  C_KL² is never formed, so C_KL = 10³⁰⁰ is a valid constant.  The arguments
+    broadcast together.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time(s) t, finite and ≥ `t0` element-wise.
+    gap0 : float or array_like
+        Energy gap Δ₀ at time t₀, finite and > 0.
+    c_kl : float or array_like
+        Lower KL constant c_KL, finite and > 0.
+    C_kl : float or array_like
+        Upper KL constant C_KL, finite and ≥ `c_kl` element-wise.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    t0 : float or array_like, optional
+        Start time t₀, any finite real (default 0).
+
     Returns
     -------
-    (lower, upper)
-        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+    Bounds
+        The named tuple (lower, upper) of bounds on Δ(t), each a float or an array of the broadcast
+        shape.
+
+    Raises
+    ------
+    DomainError
+        If some t < t₀, an argument is outside its domain above (including c_kl > C_kl), or the arrays
+        do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm4.9`` (paper Theorem 4.9).
+    Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (Theorem 4.8).
     """
     c, C = _kl_consts(c_kl, C_kl)
     tau = _elapsed(t, t0)
@@ -208,7 +359,7 @@ def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
     r"""(delta_s^{-e} - d0^{-e}) / (a e), clipped at 0, for delta_s = delta / scale, a = prod(b**p).
 
     Evaluated as delta_s^{-e} (-expm1(-e z)) / (a e) with z = log(d0 / delta_s) > 0: no difference of
-    two large powers, no overflow of expm1, and z from ``log1p`` of the exact difference d0 - delta when
+    two large powers, no overflow of expm1, and z from `log1p` of the exact difference d0 - delta when
     d0 <= 2 delta (scale 1).  The product is a scaled power product (exact binary exponents) unless
     delta_s^{-e} itself leaves the double range (then log space).  Relative error (measured,
     tests/accuracy): <= 3e-14 where e |log delta| <= 709.
@@ -225,7 +376,7 @@ def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
 
 
 def _kl_time_parts(delta, d0, th, scale=1.0):
-    """e = 2 theta - 1, log delta_s, z = log(d0 / delta_s) and m = 1 - e^{-e z} (see :func:`_kl_time`)."""
+    """e = 2 theta - 1, log delta_s, z = log(d0 / delta_s) and m = 1 - e^{-e z} (see `_kl_time`)."""
     e = 2.0 * th - 1.0
     sc = np.asarray(scale, dtype=np.float64)
     ratio = FL.power_product([d0, sc, delta], [1, 1, -1])  # d0 / delta_s
@@ -239,7 +390,7 @@ def _kl_time_parts(delta, d0, th, scale=1.0):
 
 
 def _log_kl_time(delta, d0, a_factors: list, th) -> np.ndarray:
-    """log of :func:`_kl_time` (scale 1): finite where the time itself overflows; -inf where it is 0."""
+    """log of `_kl_time` (scale 1): finite where the time itself overflows; -inf where it is 0."""
     e, log_delta, z, m = _kl_time_parts(delta, d0, th)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = -e * log_delta + np.log(m) - sum(q * np.log(b) for b, q in a_factors) - np.log(e)
@@ -249,15 +400,45 @@ def _log_kl_time(delta, d0, a_factors: list, th) -> np.ndarray:
 @cites("clocks:thm4.9", "clocks:eq2.2")
 @V.broadcasting()
 def kl_clock_time(delta, gap0, a, theta, t0=0.0):
-    r"""First time the KL solution reaches :math:`\delta`.
+    r"""First time at which the KL gap solution reaches the level δ.
 
     .. math:: t(\delta)=t_0+\frac{\delta^{1-2\theta}-\Delta_0^{1-2\theta}}{a(2\theta-1)}\quad(\delta<\Delta_0),
 
-    and :math:`t_0` when :math:`\delta\ge\Delta_0`.  Example: ``kl_clock_time(1e-4, 1.0, 16.0, 0.75)`` = 12.375.
+    In words: t(δ) = t₀ + (δ^(1−2θ) − Δ₀^(1−2θ))/(a·(2θ − 1)) for δ < Δ₀, and t₀ when δ ≥ Δ₀ (the
+    level is met at the start).  The arguments broadcast together.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Gap level δ, finite and > 0.
+    gap0 : float or array_like
+        Energy gap Δ₀ at time t₀, finite and > 0.
+    a : float or array_like
+        Rate constant a of dΔ/dt = −a·Δ^(2θ), finite and > 0.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    t0 : float or array_like, optional
+        Start time t₀, any finite real (default 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The time t(δ) ≥ t₀, in the unit of 1/a, of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or the arrays do not broadcast.
+
+    Examples
+    --------
+    >>> round(kl_clock_time(1e-4, 1.0, 16.0, 0.75), 6)
+    12.375
 
     References
     ----------
-    Spec ``clocks:thm4.9``; the representation clock ``clocks:eq2.2`` with :math:`\mathcal G=\Delta`.
+    Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:eq2.2` (eq. 2.2, the representation clock
+    with the progress measure G = Δ).
     """
     dl = V.positive(delta, "delta")
     d0 = V.positive(gap0, "gap0")
@@ -270,25 +451,55 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
 @cites("clocks:thm4.9", "clocks:eq2.2")
 @V.broadcasting()
 def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, M_G=1.0):
-    r"""Two-sided bounds on the representation clock (Theorem 4.9).
+    r"""Two-sided bounds on the representation clock t_rep(δ) (Theorem 4.9).
 
-    With :math:`m_G\Delta\le\mathcal G\le M_G\Delta` on the late region and :math:`\Delta_T=` ``gap0``:
+    With a progress measure G comparable to the energy gap, m_G·Δ ≤ G ≤ M_G·Δ on the late region, and
+    Δ_T = `gap0` at time T:
 
     .. math::
 
         T+\frac{(\delta/m_G)^{1-2\theta}-\Delta_T^{1-2\theta}}{C_{\rm KL}^2(2\theta-1)}\le t_{\rm rep}(\delta)\le
         T+\frac{(\delta/M_G)^{1-2\theta}-\Delta_T^{1-2\theta}}{c_{\rm KL}^2(2\theta-1)},
 
-    each bound clipped below at :math:`T` (the threshold is already met at :math:`T`).
+    In words: the lower bound is the KL clock time to reach δ/m_G at rate C_KL², the upper bound the
+    time to reach δ/M_G at rate c_KL²; each is clipped below at T (the threshold is then already met at
+    T).  The arguments broadcast together.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Level δ of the progress measure G, finite and > 0.
+    gap0 : float or array_like
+        Energy gap Δ_T at the start T of the late region, finite and > 0.
+    c_kl : float or array_like
+        Lower KL constant c_KL, finite and > 0.
+    C_kl : float or array_like
+        Upper KL constant C_KL, finite and ≥ `c_kl` element-wise.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    T : float or array_like, optional
+        Start time T of the late (KL) region, any finite real (default 0).
+    m_G : float or array_like, optional
+        Lower comparison constant m_G of G ≥ m_G·Δ, finite and > 0 (default 1: G = Δ).
+    M_G : float or array_like, optional
+        Upper comparison constant M_G of G ≤ M_G·Δ, finite and ≥ `m_G` element-wise (default 1).
 
     Returns
     -------
-    (lower, upper)
-        A :class:`Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+    Bounds
+        The named tuple (lower, upper) of bounds on t_rep(δ), each ≥ T, a float or an array of the
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above (including c_kl > C_kl or m_G > M_G), or the arrays
+        do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm4.9`` (paper Theorem 4.9; the display is reconstructed [R-med]).
+    Spec IDs `clocks:thm4.9` (paper Theorem 4.9; the display is reconstructed) and `clocks:eq2.2`
+    (eq. 2.2, the representation clock).
     """
     dl = V.positive(delta, "delta")
     d0 = V.positive(gap0, "gap0")
@@ -305,23 +516,37 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
 
 @cites("clocks:lem4.6")
 def energy_dissipation_residual(times, energy, grad_sq_norm):
-    r"""Residual of the integrated energy identity along a recorded gradient-flow path.
+    r"""Residual of the integrated energy identity along a recorded gradient-flow path (Lemma 4.6).
 
     .. math:: r_j=\mathcal E(t_j)+\int_{t_0}^{t_j}\lVert\partial^\circ\mathcal E\rVert_F^2\,dt-\mathcal E(t_0)
 
-    (trapezoid rule; zero for an exact gradient flow, :math:`O(\Delta t^2)` from the quadrature).
+    In words: r_j = E(t_j) + ∫_{t₀}^{t_j} ‖∂°E‖_F² dt − E(t₀), with the integral by the trapezoid
+    rule; zero for an exact gradient flow, O(Δt²) from the quadrature.
 
     Parameters
     ----------
-    times : 1-D strictly increasing ; energy, grad_sq_norm : arrays like ``times`` (finite, grad >= 0)
+    times : array_like
+        Record times t_j, a finite, strictly increasing 1-D array (gradient-flow time).
+    energy : array_like
+        Energy E(t_j) at each record, a finite 1-D array of the length of `times`.
+    grad_sq_norm : array_like
+        Squared Frobenius norm ‖∂°E‖_F² of the minimal-norm (sub)gradient at each record, a finite
+        1-D array ≥ 0 of the length of `times`.
 
     Returns
     -------
-    ndarray (len(times),), ``r[0] = 0``.
+    numpy.ndarray
+        float64 array of shape (len(times),): the residuals r_j, with r[0] = 0.
+
+    Raises
+    ------
+    DomainError
+        If `times` is not finite and strictly increasing, or `energy` or `grad_sq_norm` is not finite,
+        not of the length of `times`, or (for `grad_sq_norm`) negative.
 
     References
     ----------
-    Spec ``clocks:lem4.6`` (paper Lemma 4.6).
+    Spec ID `clocks:lem4.6` (paper Lemma 4.6).
     """
     t, E = _records(times, energy, "energy")
     V.finite(E, "energy")
@@ -332,14 +557,29 @@ def energy_dissipation_residual(times, energy, grad_sq_norm):
 
 @cites("clocks:appF2-kl-examples")
 def kl_exponent_power(q):
-    r"""KL exponent of the power bottom :math:`f(x)=\lVert x\rVert^q`, :math:`q>2`: :math:`\theta=1-1/q`.
+    r"""KL exponent θ = 1 − 1/q of the power bottom f(x) = ‖x‖^q with q > 2.
 
-    :math:`\lVert\nabla f\rVert=qf^{1-1/q}`, so the flow obeys :math:`\dot f=-q^2f^{2\theta}`
-    (:func:`kl_rate_power`) and :math:`f\sim t^{-q/(q-2)}`.
+    Since ‖∇f‖ = q·f^(1 − 1/q), the gradient flow obeys df/dt = −q²·f^(2θ) (see `kl_rate_power`) and
+    f ∼ t^(−q/(q − 2)).
+
+    Parameters
+    ----------
+    q : float or array_like
+        Power q of the bottom, finite and > 2 (q ≤ 2 is not a polynomial, θ > 1/2, bottom).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        θ = 1 − 1/q in (1/2, 1), of the shape of `q`.
+
+    Raises
+    ------
+    DomainError
+        If `q` is empty, not finite, or ≤ 2.
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 1).
+    Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
     qq = V.as_float_array(q, "q")
     if np.any(qq <= 2):
@@ -349,11 +589,26 @@ def kl_exponent_power(q):
 
 @cites("clocks:appF2-kl-examples")
 def kl_rate_power(q):
-    r"""Constant :math:`a=q^2` of :math:`\dot f=-af^{2\theta}` for :math:`f=\lVert x\rVert^q` (:math:`q>2`).
+    r"""Rate constant a = q² of df/dt = −a·f^(2θ) for the power bottom f(x) = ‖x‖^q with q > 2.
+
+    Parameters
+    ----------
+    q : float or array_like
+        Power q of the bottom, finite and > 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        a = q², of the shape of `q`; `inf` for q > 1.3·10¹⁵⁴ (true value beyond the double range).
+
+    Raises
+    ------
+    DomainError
+        If `q` is empty, not finite, or ≤ 2.
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 1).
+    Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
     kl_exponent_power(q)
     qq = V.as_float_array(q, "q")
@@ -363,17 +618,29 @@ def kl_rate_power(q):
 
 @cites("clocks:appF2-kl-examples")
 def kl_exponent_depth(depth):
-    r"""KL exponent of depth-induced flatness (balanced depth-:math:`L` net, no decay): :math:`\theta=1-\frac1{2L}`.
+    r"""KL exponent θ = 1 − 1/(2L) of depth-induced flatness (balanced depth-L network, no weight decay).
 
-    A zero-target direction obeys :math:`\dot\sigma=-L\sigma^{3-2/L}`, so :math:`\Delta\sim t^{-L/(L-1)}`.
+    A zero-target direction obeys dσ/dt = −L·σ^(3 − 2/L), so the energy gap decays as
+    Δ ∼ t^(−L/(L − 1)).
 
     Parameters
     ----------
-    depth : int >= 2
+    depth : int
+        Depth L of the balanced linear network, an integer ≥ 2.
+
+    Returns
+    -------
+    float
+        θ = 1 − 1/(2L) in [3/4, 1).
+
+    Raises
+    ------
+    DomainError
+        If `depth` is not an integer ≥ 2.
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 2).
+    Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 2).
     """
     L = V.count(depth, "depth", 2)
     return 1.0 - 1.0 / (2.0 * L)
@@ -381,13 +648,33 @@ def kl_exponent_depth(depth):
 
 @cites("clocks:appF2-kl-examples")
 def kl_rate_depth(depth, n_directions=1):
-    r"""Constant of :math:`\dot\Delta=-a\Delta^{2\theta}` for :math:`m` zero-target directions at depth :math:`L`.
+    r"""Rate constant a of dΔ/dt = −a·Δ^(2θ) for m zero-target directions of a balanced depth-L network.
 
     .. math:: a=mL\,(2/m)^{2-1/L},\qquad \Delta=\tfrac m2\sigma^2 .
 
+    In words: a = m·L·(2/m)^(2 − 1/L), with the energy gap Δ = (m/2)·σ² of m directions of equal
+    singular value σ (computed as 4·(L/m)·(m/2)^(1/L)).
+
+    Parameters
+    ----------
+    depth : int
+        Depth L of the balanced linear network, an integer ≥ 2.
+    n_directions : int, optional
+        Number m of zero-target directions that decay together, an integer ≥ 1 (default 1).
+
+    Returns
+    -------
+    float
+        The rate constant a > 0.
+
+    Raises
+    ------
+    DomainError
+        If `depth` is not an integer ≥ 2 or `n_directions` not an integer ≥ 1.
+
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 2; count the directions).
+    Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 2, counting the directions).
     """
     L = V.integer_at_least(depth, "depth", 2)
     m = V.integer_at_least(n_directions, "n_directions", 1)
@@ -396,29 +683,38 @@ def kl_rate_depth(depth, n_directions=1):
 
 
 class KLConstants(NamedTuple):
-    r"""KL constants of a Kurdyka–Łojasiewicz inequality :math:`|\nabla f|\ge a\,\Delta^{\theta}`."""
+    r"""Constants of a Kurdyka–Łojasiewicz inequality ‖∇f‖ ≥ a·Δ^θ, as returned by `kl_constants_critical_weight_decay`.
+
+    A named tuple; it unpacks like the plain tuple (theta, a).
+
+    Attributes
+    ----------
+    theta : float
+        KL exponent θ, in [1/2, 1).
+    a : float
+        KL constant a > 0 of the inequality, also the rate of dΔ/dt = −a·Δ^(2θ).
+    """
 
     theta: float
-    r"""KL exponent :math:`\theta`."""
+    r"""KL exponent θ, in [1/2, 1)."""
     a: float
-    """KL constant :math:`a`."""
+    r"""KL constant a > 0 of the inequality, also the rate of dΔ/dt = −a·Δ^(2θ)."""
 
 
 @cites("clocks:appF2-kl-examples")
 def kl_constants_critical_weight_decay():
-    r"""KL constants of critical weight decay at depth 2 (target :math:`s`, :math:`\mu=s`).
+    r"""KL constants of critical weight decay at depth 2 (target s, weight decay μ = s).
 
-    :math:`\dot\sigma=-2\sigma^2`, :math:`\Delta=\frac12\sigma^2`, hence :math:`\theta=\frac34`,
-    :math:`a=4\sqrt2` and :math:`\Delta\sim t^{-2}`.
+    There dσ/dt = −2σ² and Δ = σ²/2, hence θ = 3/4, a = 4√2 and Δ ∼ t^(−2).
 
     Returns
     -------
-    (theta, a) = (0.75, 4 sqrt 2)
-        A :class:`KLConstants` named tuple (``theta``, ``a``); it unpacks like a plain tuple.
+    KLConstants
+        The named tuple (theta, a) = (0.75, 4√2 ≈ 5.65685).
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 3).
+    Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 3).
     """
     return KLConstants(0.75, 4.0 * math.sqrt(2.0))
 
@@ -426,26 +722,43 @@ def kl_constants_critical_weight_decay():
 @cites("clocks:appF2-wd-rate")
 @V.broadcasting()
 def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
-    r"""Exponential rate of the normalized spectral tail under weight decay in a factorized network.
+    r"""Exponential rate r of the normalized spectral tail under weight decay in a factorized network.
 
-    Linearising :math:`\dot\sigma=L\sigma^{2-2/L}F-\mu L\sigma` around a low-rank limit:
+    Linearising dσ/dt = L·σ^(2 − 2/L)·F − μ·L·σ around a low-rank limit:
 
     .. math::
 
         \tau_k(t)\propto e^{-rt},\qquad r=\begin{cases}4(\mu-\lVert F_\perp\rVert_2),&L=2,\\2\mu L,&L\ge3.\end{cases}
 
-    Weight decay alone therefore gives an *exponential* representation clock (erratum ``clocks-2``);
-    ``f_perp_norm`` is ignored for :math:`L\ge3`.  An estimate from the linearisation (status asymptotic).
+    In words: τ_k(t) ∝ e^(−r·t) with r = 4·(μ − ‖F_⊥‖₂) at depth 2 and r = 2·μ·L at depth L ≥ 3.
+    Weight decay alone therefore gives an exponential representation clock (erratum clocks-2 in
+    `grokclocks.errata`).  An estimate from the linearisation (status asymptotic).  The arguments
+    broadcast together.
 
     Parameters
     ----------
-    mu : float > 0
-    depth : int >= 2
-    f_perp_norm : float in [0, mu] (the L = 2 optimality condition)
+    mu : float or array_like
+        Layerwise weight-decay coefficient μ, finite and > 0.
+    depth : int
+        Depth L of the factorized network, an integer ≥ 2.
+    f_perp_norm : float or array_like, optional
+        Spectral norm ‖F_⊥‖₂ of the loss gradient on the null block at the limit, finite, in [0, μ]
+        (the depth-2 optimality condition); ignored for L ≥ 3.  Default 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The rate r ≥ 0, in inverse time units, of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If `mu` is not finite and > 0, `depth` is not an integer ≥ 2, `f_perp_norm` is negative or not
+        finite, f_perp_norm > μ at depth 2, or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:appF2-wd-rate``.
+    Spec ID `clocks:appF2-wd-rate` (paper App. F.2).
     """
     m = V.positive(mu, "mu")
     L = V.integer_at_least(depth, "depth", 2)

@@ -18,7 +18,7 @@ from ._kl_clock import _log_kl_time, representation_clock_bounds
 @cites("clocks:thm5.6")
 @V.broadcasting()
 def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
-    r"""Lower bound on the plateau :math:`t_{\rm rep}(\delta)-t_{\rm cls}(\varepsilon)` (Theorem 5.6).
+    r"""Lower bound on the grokking plateau t_rep(δ) − t_cls(ε), the mismatch of the two clocks (Theorem 5.6).
 
     .. math::
 
@@ -26,13 +26,57 @@ def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, th
         T+\frac{\big[\delta^{1-2\theta}-\Delta_T^{1-2\theta}\big]_+}{C_{\rm KL}^2(2\theta-1)}
         -t_0-\frac1c\Big[\log\frac{K-1}{\varepsilon}-\gamma_0\Big]_+ .
 
-    Not clipped: a negative value means the bound is inconclusive at these tolerances.
+    In words: the lower bound on the representation clock (`representation_clock_bounds` with
+    G = Δ) minus the upper bound on the classifier clock (`fast_clock_bound`).  Not clipped: a
+    negative value means the bound is inconclusive at these tolerances.  Where both clocks exceed
+    the double range their difference is taken from their logarithms.  The arguments broadcast
+    together.
 
-    Example: ``clock_mismatch_lower_bound(1e-5, 1e-5, 4, 0.5, 0, 0, 1.0, 0.75, 1.0, 0)`` = 605.233.
+    Parameters
+    ----------
+    eps : float or array_like
+        Loss level ε of the classifier clock, in nats; finite and > 0.
+    delta : float or array_like
+        Level δ of the representation clock (energy gap), finite and > 0.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    rate : float or array_like
+        Gap growth rate c of eq. (3.4), finite and > 0.
+    t0 : float or array_like
+        Time t₀ from which the logit gap grows linearly, finite and ≥ 0.
+    gamma0 : float or array_like
+        Minimum logit gap γ₀ at t₀, any finite real.
+    C_kl : float or array_like
+        Upper KL constant C_KL of the late region, finite and > 0.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    gap0 : float or array_like
+        Energy gap Δ_T at the start T of the KL region, finite and > 0.
+    T : float or array_like
+        Start time T of the KL region, any finite real.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The lower bound on t_rep(δ) − t_cls(ε), in the common time unit, of the broadcast shape
+        (negative: inconclusive).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or the arrays do not broadcast.
+    ResultOverflow
+        If both clock bounds exceed 1.8·10³⁰⁸ and agree to rounding (their difference is not resolved
+        in float64).
+
+    Examples
+    --------
+    >>> round(clock_mismatch_lower_bound(1e-5, 1e-5, 4, 0.5, 0, 0, 1.0, 0.75, 1.0, 0), 3)
+    605.232
 
     References
     ----------
-    Spec ``clocks:thm5.6`` (paper Theorem 5.6, App. F.5).
+    Spec ID `clocks:thm5.6` (paper Theorem 5.6, App. F.5).
     """
     tc = fast_clock_bound(eps, n_classes, rate, t0, gamma0)
     C = V.positive(C_kl, "C_kl")
@@ -49,7 +93,7 @@ def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, th
 def _difference_of_overflowing_clocks(eps, delta, n_classes, rate, t0, gamma0, C, theta, gap0, T) -> np.ndarray:
     """T - t0 + t_KL - t_fast where both times exceed the double range, from their logarithms:
     e^M (e^{l_KL - M} - e^{l_fast - M}), M = max (relative error ~ eps M in the difference); inf only
-    where the difference itself is beyond the range.  ``ResultOverflow`` where the two agree to rounding
+    where the difference itself is beyond the range.  `ResultOverflow` where the two agree to rounding
     (their difference is then not resolved in float64)."""
     need = np.asarray(gap_for_loss_level(eps, n_classes), dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -67,14 +111,55 @@ def _difference_of_overflowing_clocks(eps, delta, n_classes, rate, t0, gamma0, C
 @cites("clocks:thm5.6")
 @V.broadcasting()
 def coupled_mismatch_lower_bound(eps, kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
-    r"""The mismatch bound with coupled tolerances :math:`\delta=\varepsilon^\kappa`, :math:`\kappa>0`.
+    r"""The clock mismatch bound with coupled tolerances δ = ε^κ, κ > 0.
 
-    Grows like :math:`\varepsilon^{-\kappa(2\theta-1)}` while the classifier clock grows like
-    :math:`\log(1/\varepsilon)`.
+    It grows like ε^(−κ·(2θ − 1)) while the classifier clock grows only like log(1/ε); otherwise
+    identical to `clock_mismatch_lower_bound` evaluated at δ = ε^κ.  The arguments broadcast together.
+
+    Parameters
+    ----------
+    eps : float or array_like
+        Loss level ε of the classifier clock, in nats; finite and > 0.
+    kappa : float or array_like
+        Coupling exponent κ of δ = ε^κ, finite and > 0.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    rate : float or array_like
+        Gap growth rate c of eq. (3.4), finite and > 0.
+    t0 : float or array_like
+        Time t₀ from which the logit gap grows linearly, finite and ≥ 0.
+    gamma0 : float or array_like
+        Minimum logit gap γ₀ at t₀, any finite real.
+    C_kl : float or array_like
+        Upper KL constant C_KL of the late region, finite and > 0.
+    theta : float or array_like
+        KL exponent θ, in the open interval (1/2, 1).
+    gap0 : float or array_like
+        Energy gap Δ_T at the start T of the KL region, finite and > 0.
+    T : float or array_like
+        Start time T of the KL region, any finite real.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The lower bound on t_rep(ε^κ) − t_cls(ε), of the broadcast shape (negative: inconclusive).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above, ε^κ underflows to 0, or the arrays do not
+        broadcast.
+    ResultOverflow
+        If both clock bounds exceed the double range and agree to rounding.
+
+    Examples
+    --------
+    >>> round(coupled_mismatch_lower_bound(1e-5, 1, 4, 0.5, 0, 0, 1.0, 0.75, 1.0, 0), 3)
+    605.232
 
     References
     ----------
-    Spec ``clocks:thm5.6``.
+    Spec ID `clocks:thm5.6` (paper Theorem 5.6).
     """
     k = V.positive(kappa, "kappa")
     e = V.positive(eps, "eps")
@@ -86,19 +171,52 @@ def coupled_mismatch_lower_bound(eps, kappa, n_classes, rate, t0, gamma0, C_kl, 
 
 @cites("clocks:thm5.6")
 def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
-    r"""Largest :math:`\varepsilon` below which the coupled mismatch bound is positive.
+    r"""Largest loss level ε below which the coupled mismatch bound is positive.
 
-    Scans :math:`\log\varepsilon\in[\log10^{-300},0)` for the last sign change from positive to
-    non-positive and refines it with ``brentq``.
+    Scans log ε over [log 10⁻³⁰⁰, 0) on 3001 points of `coupled_mismatch_lower_bound` for the last sign
+    change from positive to non-positive and refines it with `scipy.optimize.brentq` (relative
+    tolerance 4ε_mach).
+
+    Parameters
+    ----------
+    kappa : float
+        Coupling exponent κ of δ = ε^κ, finite and > 0.
+    n_classes : int
+        Number of classes K, an integer ≥ 2.
+    rate : float
+        Gap growth rate c of eq. (3.4), finite and > 0.
+    t0 : float
+        Time t₀ from which the logit gap grows linearly, finite and ≥ 0.
+    gamma0 : float
+        Minimum logit gap γ₀ at t₀, any finite real.
+    C_kl : float
+        Upper KL constant C_KL of the late region, finite and > 0.
+    theta : float
+        KL exponent θ, in the open interval (1/2, 1).
+    gap0 : float
+        Energy gap Δ_T at the start T of the KL region, finite and > 0.
+    T : float
+        Start time T of the KL region, any finite real.
+
+    Returns
+    -------
+    float
+        The crossover level ε* in [10⁻³⁰⁰, 1): the bound is positive just below it.
 
     Raises
     ------
     DomainError
-        If the bound has no sign change in :math:`[10^{-300},1)`.
+        If an argument is not a finite scalar or is outside its domain, or the bound has no sign change
+        from positive to non-positive for ε in [10⁻³⁰⁰, 1).
+
+    Examples
+    --------
+    >>> round(crossover_eps(1, 4, 0.5, 0, 0, 1.0, 0.75, 1.0, 0), 6)
+    0.032905
 
     References
     ----------
-    Spec ``clocks:thm5.6``.
+    Spec ID `clocks:thm5.6` (paper Theorem 5.6).
     """
     k = V.positive(kappa, "kappa", scalar=True)
     for name, value in (("rate", rate), ("t0", t0), ("gamma0", gamma0), ("C_kl", C_kl), ("theta", theta),

@@ -20,47 +20,73 @@ def _mat(x: Any, name: str) -> np.ndarray:
 
 
 class ActiveAffineMap(NamedTuple):
-    r"""Result of :func:`relu_active_affine_map`: :math:`x\mapsto Ax+c` on the active subsystem."""
+    r"""Result of `relu_active_affine_map`: the affine map x ↦ A·x + c of a ReLU network on its active subsystem.
+
+    A named tuple; it unpacks like the plain tuple (A, c, masks).
+
+    Attributes
+    ----------
+    A : numpy.ndarray
+        Linear part, float64 of shape (K, d0) for one input or (n, K, d0) for n inputs (K outputs,
+        d0 input dimensions).
+    c : numpy.ndarray
+        Offset, float64 of shape (K,) or (n, K).
+    masks : list of numpy.ndarray
+        Boolean gate masks 𝟙[h_l > 0], one per hidden layer l, of shape (d_l,) or (n, d_l).
+    """
 
     A: np.ndarray
-    """linear part, ``(K, d0)`` or ``(n, K, d0)``."""
+    r"""Linear part, float64 of shape (K, d0) for one input or (n, K, d0) for n inputs (K outputs, d0 input
+    dimensions).
+    """
     c: np.ndarray
-    """offset, ``(K,)`` or ``(n, K)``."""
+    r"""Offset, float64 of shape (K,) or (n, K)."""
     masks: list
-    """boolean gate masks, one per hidden layer."""
+    r"""Boolean gate masks 𝟙[h_l > 0], one per hidden layer l, of shape (d_l,) or (n, d_l)."""
 
 
 @cites("clocks:prop4.1", "clocks:cor5.7")
 def relu_active_affine_map(weights, biases, x):
-    r"""The affine map of a ReLU network on its active subsystem (frozen gates).
+    r"""The affine map of a ReLU network on its active subsystem (gates frozen at the given inputs).
 
-    For :math:`f(x)=W_L\phi(W_{L-1}\cdots\phi(W_1x+b_1)\cdots+b_{L-1})+b_L`, masks
-    :math:`D_l(x)=\operatorname{diag}(\mathbb 1[h_l(x)>0])` (strict: a pre-activation exactly 0 is
-    inactive):
+    For f(x) = W_L·φ(W_{L−1}⋯φ(W_1·x + b_1)⋯ + b_{L−1}) + b_L with φ = ReLU, the gate masks are
+    D_l(x) = diag(𝟙[h_l(x) > 0]) (strict: a pre-activation exactly 0 is inactive), and
 
     .. math::
 
         f(x_i)=A_ix_i+c_i,\quad A_i=W_LD_{L-1,i}W_{L-1}\cdots D_{1,i}W_1,\quad
         c_i=\sum_{l=1}^{L}W_LD_{L-1,i}\cdots W_{l+1}D_{l,i}\,b_l .
 
-    While no mask changes, training the network is training these affine maps (Proposition 4.1).
+    In words: A_i is the product of the weights with the masks of x_i in between, and c_i collects
+    each bias pushed through the layers above it.  While no mask changes, training the network is
+    training these affine maps (Proposition 4.1).
 
     Parameters
     ----------
-    weights : sequence of 2-D arrays, ``weights[l]`` of shape ``(d_{l+1}, d_l)``
-    biases : sequence of 1-D arrays of length ``d_{l+1}``, same length as ``weights``
-    x : array ``(d0,)`` or ``(n, d0)``
+    weights : sequence of array_like
+        Weight matrices W_1, …, W_L, a non-empty sequence of finite 2-D arrays; weights[l] has shape
+        (d_{l+1}, d_l), so that it maps the output of layer l to layer l + 1.
+    biases : sequence of array_like
+        Bias vectors b_1, …, b_L, one finite 1-D array of length d_{l+1} per weight matrix (same
+        length as `weights`).
+    x : array_like
+        Input(s): a finite array of shape (d0,) for one input or (n, d0) for n inputs.
 
     Returns
     -------
-    (A, c, masks)
-        A :class:`ActiveAffineMap` named tuple (``A``, ``c``, ``masks``); it unpacks like a plain tuple.
-        ``A`` of shape ``(K, d0)`` or ``(n, K, d0)``; ``c`` of shape ``(K,)`` or ``(n, K)``;
-        ``masks`` = list of boolean arrays (one per hidden layer), ``(d_l,)`` or ``(n, d_l)``.
+    ActiveAffineMap
+        The named tuple (A, c, masks): A of shape (K, d0) or (n, K, d0), c of shape (K,) or (n, K),
+        and masks, one boolean array per hidden layer, of shape (d_l,) or (n, d_l).
+
+    Raises
+    ------
+    DomainError
+        If `weights` and `biases` differ in length or are empty, a matrix or bias does not fit the
+        width of the layer below, or `x` is not finite of shape (d0,) or (n, d0).
 
     References
     ----------
-    Spec ``clocks:prop4.1`` (paper Proposition 4.1); ``clocks:cor5.7``.
+    Spec IDs `clocks:prop4.1` (paper Proposition 4.1) and `clocks:cor5.7` (Corollary 5.7).
     """
     weights = V.sequence(weights, "weights", what="a non-empty sequence of 2-D arrays")
     biases = V.sequence(biases, "biases", what="a sequence of 1-D arrays")
@@ -104,8 +130,9 @@ def relu_active_affine_map(weights, biases, x):
 def head_embedding_gradient_norms(E, W1, W2, a, b, y, b1=None, b2=None):
     r"""Per-sample gradient norms of the modular-addition model: head, hidden layer, embedding.
 
-    Selector :math:`s=e_a+e_b`, :math:`h=Es`, :math:`u=W_1h(+b_1)`, :math:`D=\operatorname{diag}(\mathbb 1[u>0])`,
-    :math:`\varphi=Du`, :math:`z=W_2\varphi(+b_2)`, :math:`g=\pi(z)-e_y` (formed without cancellation).
+    The model: selector s = e_a + e_b, embedding h = E·s, pre-activation u = W1·h + b1, gates
+    D = diag(𝟙[u > 0]), hidden φ = D·u, logits z = W2·φ + b2, and output gradient g = π(z) − e_y
+    (formed without cancellation).  The Frobenius norms of the cross-entropy gradients are
 
     .. math::
 
@@ -117,19 +144,43 @@ def head_embedding_gradient_norms(E, W1, W2, a, b, y, b1=None, b2=None):
         \lVert\nabla_E\ell\rVert_F=\lVert W_1^\top DW_2^\top g\rVert\lVert s\rVert
         \le\lVert W_1\rVert_2\lVert W_2\rVert_2\lVert g\rVert\lVert s\rVert .
 
+    In words: head ‖g‖·‖φ‖; hidden ‖D·W2ᵀ·g‖·‖h‖ ≤ ‖W2‖₂·‖g‖·‖h‖; embedding
+    ‖W1ᵀ·D·W2ᵀ·g‖·‖s‖ ≤ ‖W1‖₂·‖W2‖₂·‖g‖·‖s‖ (‖·‖₂ the spectral norm).
+
     Parameters
     ----------
-    E : (d_e, p) ; W1 : (d_h, d_e) ; W2 : (K, d_h) ; b1 : (d_h,) ; b2 : (K,)
-    a, b : int tokens in ``[0, p)``; y : int label in ``[0, K)``
+    E : array_like
+        Embedding matrix, finite, of shape (d_e, p): one column per token.
+    W1 : array_like
+        Hidden-layer weights, finite, of shape (d_h, d_e).
+    W2 : array_like
+        Head (output) weights, finite, of shape (K, d_h).
+    a : int
+        First operand token, an integer in [0, p).
+    b : int
+        Second operand token, an integer in [0, p) (a = b gives s = 2·e_a).
+    y : int
+        Label of the pair, an integer class in [0, K).
+    b1 : array_like, optional
+        Hidden-layer bias, finite, of shape (d_h,).  Default `None`: no bias (zeros).
+    b2 : array_like, optional
+        Head bias, finite, of shape (K,).  Default `None`: no bias (zeros).
 
     Returns
     -------
-    dict
-        ``head``, ``hidden``, ``embedding`` (actual Frobenius norms), ``hidden_bound``, ``embedding_bound``.
+    dict of str to float
+        Keys `"head"`, `"hidden"`, `"embedding"`: the actual Frobenius norms of the gradients in W2,
+        W1 and E; `"hidden_bound"`, `"embedding_bound"`: the spectral-norm bounds above.
+
+    Raises
+    ------
+    DomainError
+        If a matrix is not finite and 2-D, the shapes do not chain, a bias has the wrong shape, a token
+        is outside [0, p), or `y` is outside [0, K).
 
     References
     ----------
-    Spec ``clocks:prop4.2`` (paper Proposition 4.2).
+    Spec ID `clocks:prop4.2` (paper Proposition 4.2).
     """
     E = _mat(E, "E")
     W1 = _mat(W1, "W1")
@@ -184,34 +235,64 @@ def _preacts(preacts: Any, name: str) -> list[np.ndarray]:
 
 @cites("clocks:appF3-gate-margin")
 def gate_margin(preacts):
-    r"""Gate margin :math:`m=\min_{i,l,j}|h_{l,j}(x_i)|` over a list of pre-activation arrays.
+    r"""Gate margin m = min_{i,l,j} |h_{l,j}(x_i)| over all samples, hidden layers and units.
+
+    Parameters
+    ----------
+    preacts : array_like or list of array_like
+        Pre-activations h_l of the hidden layers: a list with one finite array per layer (any shape,
+        e.g. (n, d_l)), or a single array for one layer.
+
+    Returns
+    -------
+    float
+        The smallest absolute pre-activation, ≥ 0.
+
+    Raises
+    ------
+    DomainError
+        If `preacts` is empty or an array is empty or not finite.
 
     References
     ----------
-    Spec ``clocks:appF3-gate-margin``.
+    Spec ID `clocks:appF3-gate-margin` (paper App. F.3).
     """
     return float(min(np.min(np.abs(h)) for h in _preacts(preacts, "preacts")))
 
 
 @cites("clocks:appF3-gate-margin")
 def gates_certified_stable(preacts_t1, preacts_path):
-    r"""Sufficient condition for frozen gates on a recorded path.
+    r"""Sufficient condition for frozen gates on a recorded path: every pre-activation drifts less than the margin.
 
     .. math:: \sup_t\max_{i,l,j}|h_{l,j}(x_i;t)-h_{l,j}(x_i;t_1)|<m=\min_{i,l,j}|h_{l,j}(x_i;t_1)|
 
+    In words: if no pre-activation moves by as much as the gate margin m at t₁ (see `gate_margin`),
+    no gate can change sign along the path.
+
     Parameters
     ----------
-    preacts_t1 : list of arrays (one per hidden layer)
-    preacts_path : sequence over times of lists shaped like ``preacts_t1``
+    preacts_t1 : array_like or list of array_like
+        Pre-activations at the reference time t₁: a list with one finite array per hidden layer, or a
+        single array for one layer.
+    preacts_path : sequence
+        Pre-activations at the later recorded times: a non-empty sequence over times, each element a
+        list shaped like `preacts_t1`.
 
     Returns
     -------
     bool
-        ``True`` if the certificate holds (then no gate changed); ``False`` is inconclusive.
+        `True` if the certificate holds (then no gate changed on the path); `False` is inconclusive
+        (use `gate_pattern_changes` for the exact count).
+
+    Raises
+    ------
+    DomainError
+        If an array is empty or not finite, or an element of `preacts_path` does not match the shapes
+        of `preacts_t1`.
 
     References
     ----------
-    Spec ``clocks:appF3-gate-margin`` (paper App. F.3).
+    Spec ID `clocks:appF3-gate-margin` (paper App. F.3).
     """
     h1 = _preacts(preacts_t1, "preacts_t1")
     m = gate_margin(h1)
@@ -226,13 +307,31 @@ def gates_certified_stable(preacts_t1, preacts_path):
 
 @cites("clocks:appF3-gate-margin")
 def gate_pattern_changes(preacts_t1, preacts_t):
-    r"""Number of gates (over samples, layers, units) whose state ``h > 0`` differs between two times.
+    r"""Number of gates, over samples, layers and units, whose state h > 0 differs between two times.
 
-    The exact check that the certificate :func:`gates_certified_stable` bounds.
+    This is the exact check that the certificate `gates_certified_stable` bounds.
+
+    Parameters
+    ----------
+    preacts_t1 : array_like or list of array_like
+        Pre-activations at the first time: a list with one finite array per hidden layer, or a single
+        array for one layer.
+    preacts_t : array_like or list of array_like
+        Pre-activations at the second time, shaped like `preacts_t1`.
+
+    Returns
+    -------
+    int
+        The number of entries whose sign state (h > 0 or not) differs, ≥ 0.
+
+    Raises
+    ------
+    DomainError
+        If an array is empty or not finite, or the two lists differ in length or shapes.
 
     References
     ----------
-    Spec ``clocks:appF3-gate-margin``.
+    Spec ID `clocks:appF3-gate-margin` (paper App. F.3).
     """
     h1 = _preacts(preacts_t1, "preacts_t1")
     ht = _preacts(preacts_t, "preacts_t")
@@ -243,15 +342,37 @@ def gate_pattern_changes(preacts_t1, preacts_t):
 
 @cites("clocks:appF3-gate-margin")
 def first_layer_preact_change_bound(delta_W1, delta_b1, x_norm):
-    r"""Parameter-space bound on a first-layer pre-activation change.
+    r"""Parameter-space bound on the change of a first-layer pre-activation.
 
     .. math:: |\Delta h_{1,j}(x)|\le\lVert\Delta W_1\rVert_2\lVert x\rVert+\lVert\Delta b_1\rVert_\infty
 
-    ``delta_W1`` has shape ``(d1, d0)`` and ``delta_b1`` shape ``(d1,)``; ``x_norm`` (>= 0) may be an array.
+    In words: a first-layer pre-activation changes by at most ‖ΔW1‖₂·‖x‖ + max_j |Δb1_j|
+    (‖·‖₂ the spectral norm).
+
+    Parameters
+    ----------
+    delta_W1 : array_like
+        Change ΔW1 of the first-layer weights, a finite 2-D array of shape (d1, d0).
+    delta_b1 : array_like
+        Change Δb1 of the first-layer bias, a finite 1-D array of shape (d1,), one entry per row of
+        `delta_W1`.
+    x_norm : float or array_like
+        Euclidean norm ‖x‖ of the input(s), finite and ≥ 0; an array gives one bound per norm.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound on |Δh_{1,j}(x)|, of the shape of `x_norm`.
+
+    Raises
+    ------
+    DomainError
+        If `delta_W1` is not a finite 2-D array, `delta_b1` is not of shape (d1,), or `x_norm` is
+        negative or not finite.
 
     References
     ----------
-    Spec ``clocks:appF3-gate-margin``.
+    Spec ID `clocks:appF3-gate-margin` (paper App. F.3).
     """
     dW = _mat(delta_W1, "delta_W1")
     db = V.as_float_array(delta_b1, "delta_b1")

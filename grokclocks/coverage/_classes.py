@@ -1,4 +1,4 @@
-"""Label equivalence classes of Definition 3.1 (spec ``uniformity`` §0, §1)."""
+"""Label equivalence classes of Definition 3.1 (spec `uniformity` §0, §1)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,35 @@ __all__ = ["class_sizes", "equivalence_classes"]
 
 @cites("uniformity:def3.1")
 def equivalence_classes(p: int, op: str | Callable[[Any, Any], Any] = "add") -> list[np.ndarray]:
-    r"""Label classes of :math:`x\sim x'\iff f(x)\equiv f(x')\pmod p` (Definition 3.1).
+    r"""Label equivalence classes [r] of Definition 3.1: x ∼ x′ if and only if f(x) ≡ f(x′) (mod p).
 
     .. math:: [r] = \{x\in\mathbb Z_p^2 : f(x)\equiv r\}
 
+    In words: class r is the set of pairs x = (a, b) of ℤ_p² whose label f(a, b) mod p is r.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, a prime ≤ `MAX_MODULUS` (2¹⁴).
+    op : str or callable, optional
+        The operation f: a name of `OPS` (`"add"` by default, `"sub"`, `"mul"`, `"sq_sum"`, `"xy"`,
+        `"sq_of_sum"`), or an integer-valued function f(a, b) that broadcasts over int64 arrays.
+
     Returns
     -------
-    list of ``p`` int64 arrays; element ``r`` has shape ``(|[r]|, 2)`` (rows ``(a, b)``, lexicographic);
-    empty ``(0, 2)`` for labels not attained.
+    list of numpy.ndarray
+        p int64 arrays; element r has shape (|[r]|, 2) and holds the pairs (a, b) of class r as rows,
+        in lexicographic order (shape (0, 2) for a label that is not attained).
+
+    Raises
+    ------
+    DomainError
+        If `p` is not a prime ≤ `MAX_MODULUS`, or `op` is not a known name or does not return integer
+        values of shape (p, p).
 
     References
     ----------
-    Spec ``uniformity:def3.1`` (§1).
+    Spec ID `uniformity:def3.1` (paper Definition 3.1).
     """
     lab = label_table(p, op)
     p = lab.shape[0]
@@ -39,14 +56,33 @@ def equivalence_classes(p: int, op: str | Callable[[Any, Any], Any] = "add") -> 
 
 @cites("uniformity:def3.1")
 def class_sizes(p: int, op: str | Callable[[Any, Any], Any] = "add") -> np.ndarray:
-    r"""Sizes :math:`|[r]|` of the label classes, shape ``(p,)`` int64 (sum :math:`p^2`).
+    r"""Sizes |[r]| of the label classes of Definition 3.1, one per label r = 0, …, p − 1 (they sum to p²).
 
-    Closed forms: add/sub :math:`p`; mul :math:`|[0]|=2p-1`, else :math:`p-1`; sq_sum with
-    :math:`\epsilon=(\frac{-1}{p})`: :math:`|[0]|=p+(p-1)\epsilon`, else :math:`p-\epsilon`.
+    Closed forms: for add and sub every class has p pairs; for mul |[0]| = 2p − 1 and p − 1 otherwise;
+    for sq_sum, with ϵ = (−1/p) the Legendre symbol, |[0]| = p + (p − 1)·ϵ and p − ϵ otherwise.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, a prime ≤ `MAX_MODULUS` (2¹⁴).
+    op : str or callable, optional
+        The operation f: a name of `OPS` (`"add"` by default, `"sub"`, `"mul"`, `"sq_sum"`, `"xy"`,
+        `"sq_of_sum"`), or an integer-valued function f(a, b) that broadcasts over int64 arrays.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape (p,): entry r is the number of pairs with label r.
+
+    Raises
+    ------
+    DomainError
+        If `p` is not a prime ≤ `MAX_MODULUS`, or `op` is not a known name or does not return integer
+        values of shape (p, p).
 
     References
     ----------
-    Spec ``uniformity:def3.1`` (§1).
+    Spec ID `uniformity:def3.1` (paper Definition 3.1).
     """
     lab = label_table(p, op)
     return np.bincount(lab.ravel(), minlength=lab.shape[0]).astype(np.int64)

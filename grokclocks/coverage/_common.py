@@ -15,8 +15,12 @@ from ..task import OPERATIONS
 __all__ = ["OPS"]
 
 
-#: The operations of :func:`label_table` by name (:data:`grokclocks.task.OPERATIONS`).
 OPS = OPERATIONS
+"""The operations f(a, b) of `label_table` by name, the same dict as `grokclocks.task.OPERATIONS`.
+
+Keys `"add"` (a + b), `"sub"` (a − b), `"mul"` (a·b), `"sq_sum"` (a² + b²), `"xy"` (a² + a·b + b², the
+authors' base.py), `"sq_of_sum"` ((a + b)², the authors' rec.py); each value is a function of two int64
+arrays, reduced mod p by `label_table`."""
 
 
 METRICS = ("torus", "grid")
@@ -27,12 +31,12 @@ def _metric(metric: Any) -> str:
 
 
 def _mask(mask: Any, name: str = "train_mask", p: int | None = None) -> np.ndarray:
-    """A training set in any form of :func:`grokclocks.task.as_mask`, as bool ``(p, p)``."""
+    """A training set in any form of `grokclocks.task.as_mask`, as bool `(p, p)`."""
     return _task.as_mask(mask, p, name=name)
 
 
 def _p_of(labels: Any) -> int | None:
-    """``p`` of a square label table (to read a mask given as pair indices), else None."""
+    """`p` of a square label table (to read a mask given as pair indices), else None."""
     shape = np.shape(labels)
     return int(shape[0]) if len(shape) == 2 and shape[0] == shape[1] and shape[0] >= 2 else None
 

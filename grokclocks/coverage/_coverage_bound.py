@@ -20,9 +20,31 @@ __all__ = ["ball_size", "ball_size_torus", "coverer_counts", "expected_uncovered
 
 @cites("uniformity:thm3.12")
 def ball_size(n: int) -> int:
-    r"""Coverers of a point on the unbounded lattice: :math:`C(n)=|\{z\in\mathbb Z^2:|z_1|+|z_2|<n\}|=2n^2-2n+1`.
+    r"""Coverers of a point on the unbounded lattice: C(n) = |{z ∈ ℤ² : |z₁| + |z₂| < n}| = 2n² − 2n + 1.
 
-    ``n`` integer >= 1.  References: spec ``uniformity:thm3.12`` (§10).
+    Parameters
+    ----------
+    n : int
+        The radius n, an integer ≥ 1 (any size: the result is an exact Python int).
+
+    Returns
+    -------
+    int
+        C(n) = 2n² − 2n + 1, the number of lattice points at L1 distance < n from a point.
+
+    Raises
+    ------
+    DomainError
+        If `n` is not an integer ≥ 1.
+
+    Examples
+    --------
+    >>> ball_size(5)
+    41
+
+    References
+    ----------
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     n = V.count(n, "n", 1)
     return 2 * n * n - 2 * n + 1
@@ -45,14 +67,37 @@ def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
 
 @cites("uniformity:thm3.12")
 def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
-    r"""Number :math:`s_x` of grid points within distance :math:`<n` of each :math:`x` (its possible coverers).
+    r"""Number s_x of points of ℤ_p² within distance < n of each point x (its possible coverers).
 
     .. math:: s_x=|\{y\in D: d(x,y)<n\}|
 
-    On the torus :math:`s_x=C_T(p,n)` for all :math:`x` (:math:`=C(n)` iff :math:`n\le(p+1)/2`); on the
-    bounded grid it shrinks at the border (a corner has :math:`n(n+1)/2` for :math:`n\le p`).
+    In words: s_x counts the points y of D = ℤ_p² with d(x, y) < n.  On the torus s_x = C_T(p, n) for
+    every x (equal to C(n) if and only if n ≤ (p + 1)/2); on the bounded grid it shrinks at the border
+    (a corner has n(n + 1)/2 for n ≤ p).
 
-    Returns int64 ``(p, p)``.  ``p >= 2``, ``n >= 1`` integers.  References: spec ``uniformity:thm3.12`` (§10).
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (primality is not needed).
+    n : int
+        The radius n, an integer ≥ 1.
+    metric : {"torus", "grid"}, optional
+        `"torus"` (default, wrap-around distances) or `"grid"` (the bounded grid).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape (p, p): entry [a, b] is s_x for x = (a, b).
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer in [2, `MAX_MODULUS`], `n` is not an integer ≥ 1, or `metric` is
+        unknown.
+
+    References
+    ----------
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     p = _grid_size(p)
     n = V.integer_at_least(n, "n", 1)
@@ -66,10 +111,35 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
 
 @cites("uniformity:thm3.12")
 def ball_size_torus(p: int, n: int) -> int:
-    r"""Exact number of points of :math:`\mathbb Z_p^2` at torus distance :math:`<n` from a point, :math:`C_T(p,n)`.
+    r"""Exact number C_T(p, n) of points of ℤ_p² at torus distance < n from a point.
 
-    Equals :math:`C(n)=2n^2-2n+1` iff :math:`n\le(p+1)/2`; :math:`p^2` for large ``n``.
-    References: spec ``uniformity:thm3.12`` (§10).
+    It equals C(n) = 2n² − 2n + 1 (see `ball_size`) if and only if n ≤ (p + 1)/2, and p² for large n.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    n : int
+        The radius n, an integer ≥ 1.
+
+    Returns
+    -------
+    int
+        C_T(p, n), between 1 and p².
+
+    Raises
+    ------
+    DomainError
+        If `p` is not an integer in [2, `MAX_MODULUS`] or `n` is not an integer ≥ 1.
+
+    Examples
+    --------
+    >>> ball_size_torus(97, 5), ball_size_torus(7, 5)
+    (41, 37)
+
+    References
+    ----------
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     return int(coverer_counts(p, n, "torus")[0, 0])
 
@@ -80,17 +150,43 @@ def _log_binom(N: np.ndarray, k: float) -> np.ndarray:
 
 @cites("uniformity:thm3.12")
 def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
-    r"""Exact expected number of uncovered points for :math:`m` training points drawn without replacement.
+    r"""Exact expected number E[U] of uncovered points for m training points drawn without replacement.
 
     .. math:: \mathbb E[U]=\sum_{x\in D}\binom{p^2-s_x}{m}\Big/\binom{p^2}{m}
 
-    (:math:`s_x` from :func:`coverer_counts`; log-binomials via ``scipy.special.gammaln``).
+    In words: each point x is uncovered when none of the m training points falls among its s_x
+    coverers (`coverer_counts`), with probability C(p² − s_x, m)/C(p², m).  The ratio is a product of
+    log1p terms (relative error about ε·|log ratio|), or log-gamma functions beyond 2·10⁷ terms.
 
-    Parameters: ``p >= 2``, ``n >= 1``, ``m`` integer in ``[0, p^2]``, ``metric`` ``"torus"`` | ``"grid"``.
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    n : int
+        The radius n, an integer ≥ 1: a point is covered by a training point at distance < n.
+    m : int
+        The number of training points, an integer in [0, p²].
+    metric : {"torus", "grid"}, optional
+        `"torus"` (default, wrap-around distances) or `"grid"` (the bounded grid).
+
+    Returns
+    -------
+    float
+        E[U], in [0, p²].
+
+    Raises
+    ------
+    DomainError
+        If `p`, `n` or `m` is outside its range or `metric` is unknown.
+
+    Examples
+    --------
+    >>> round(expected_uncovered(97, 5, 2100), 3), round(expected_uncovered(97, 5, 2100, "grid"), 3)
+    (0.292, 1.264)
 
     References
     ----------
-    Spec ``uniformity:thm3.12`` (§10, exact version; erratum uniformity-2).
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12, exact version; erratum uniformity-2).
     """
     p = _grid_size(p)
     N = p * p
@@ -101,15 +197,15 @@ def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
     return float(np.sum(mult * np.exp(_log_binom_ratio(N, vals, m))))
 
 
-#: Work limit of the product form in :func:`_log_binom_ratio` (number of log1p terms).
+#: Work limit of the product form in `_log_binom_ratio` (number of log1p terms).
 _PRODUCT_TERMS = 2 * 10 ** 7
 
 
 def _log_binom_ratio(N: int, s: np.ndarray, m: int) -> np.ndarray:
     r"""log C(N - s, m) / C(N, m) for integers s (array) and m, -inf where N - s < m.
 
-    By the product :math:`\prod_{j<r}(1-o/(N-j))`, r = min(s, m), o = max(s, m) (symmetric in s and m),
-    summed as ``log1p`` terms: relative error of the ratio ~ eps |log ratio| (measured <= 3e-15 against
+    By the product ∏_{j<r} (1 − o/(N − j)), r = min(s, m), o = max(s, m) (symmetric in s and m),
+    summed as `log1p` terms: relative error of the ratio ~ eps |log ratio| (measured <= 3e-15 against
     exact rationals for p <= 31).  Beyond _PRODUCT_TERMS terms in all, the log-gamma form, whose
     absolute error in the log is ~ eps N log N (1.3e-12 at p = 29, 1e-6 at p = 2^14).
     """
@@ -130,17 +226,45 @@ def _log_binom_ratio(N: int, s: np.ndarray, m: int) -> np.ndarray:
 
 @cites("uniformity:thm3.12")
 def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> float:
-    r"""The proof's expressions for :math:`\mathbb E[U]` (with replacement, unbounded-lattice :math:`C(n)`).
+    r"""The proof's expressions for E[U]: sampling with replacement, unbounded-lattice ball C(n).
 
     .. math:: \texttt{"binomial"}:\ p^2\Big(1-\frac{C(n)}{p^2}\Big)^m,\qquad \texttt{"exp"}:\ p^2e^{-mC(n)/p^2}
 
-    An upper bound of the exact torus value (:func:`expected_uncovered`) when :math:`C(n)\le p^2`, and a
-    loose one (p=97, n=5, m=2100: 0.979 vs 0.292); *not* an upper bound on the bounded grid (1.264).
-    ``C(n) > p^2`` gives 0 for the binomial form.
+    In words: `"binomial"` gives p²·(1 − C(n)/p²)^m and `"exp"` p²·exp(−m·C(n)/p²), with C(n) from
+    `ball_size`.  An upper bound of the exact torus value (`expected_uncovered`) when C(n) ≤ p², and a
+    loose one (p = 97, n = 5, m = 2100: 0.979 against 0.292); not an upper bound on the bounded grid
+    (1.264).  C(n) > p² gives 0 for the binomial form (p² when m = 0).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    n : int
+        The radius n, an integer ≥ 1.
+    m : int
+        The number of training points, an integer in [0, p²].
+    form : {"binomial", "exp"}, optional
+        Which expression of the proof: `"binomial"` (default) or its exponential bound `"exp"`.
+
+    Returns
+    -------
+    float
+        The paper's E[U], in [0, p²].
+
+    Raises
+    ------
+    DomainError
+        If `p`, `n` or `m` is outside its range or `form` is unknown.
+
+    Notes
+    -----
+    Accuracy: relative error ≤ 2e-13 where the value is a normal double (the binomial form takes
+    log(1 - C/p²) from the exact integer p² - C, to ~1 ulp; the rest is the condition number
+    |m log(1 - C/p²)| ≤ 727 of the exponential).
 
     References
     ----------
-    Spec ``uniformity:thm3.12`` (§10).
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     p = _grid_size(p)
     N = p * p
@@ -155,25 +279,67 @@ def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> 
         return float(N * math.exp(-m * C / N))
     if C >= N:
         return 0.0 if m > 0 else float(N)
-    return float(N * math.exp(m * math.log1p(-C / N)))
+    return _times_exp(N, m * _log_one_minus_ratio(C, N))
+
+
+def _log_one_minus_ratio(C: int, N: int) -> float:
+    """log(1 - C/N) for integers 0 <= C < N, to ~1 ulp: log1p(-C/N) for C <= N/2, else log((N - C)/N) with
+    N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C): 2.3e-8 of the
+    result at N - C = 3, N = 9104^2).  Python's int / int is correctly rounded."""
+    if 2 * C <= N:
+        return math.log1p(-(C / N))
+    return math.log((N - C) / N)
+
+
+def _times_exp(N: int, y: float) -> float:
+    """N e^y for y <= 0 without the subnormal e^y of y < -708 (N e^y normal up to y = -727 at p = 2^14):
+    (N e^(y/2)) e^(y/2), y/2 exact."""
+    if y >= -700.0:
+        return float(N) * math.exp(y)
+    half = math.exp(0.5 * y)
+    return float(N) * half * half
 
 
 @cites("uniformity:thm3.12")
 def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
-    r"""Training fraction :math:`r` needed for :math:`\mathbb E[U]<1` (Theorem 3.12).
+    r"""Training fraction r needed for E[U] < 1 (Theorem 3.12).
 
     .. math:: \texttt{"paper"}: r=\frac{\ln p^2}{C(n)},\qquad \texttt{"paper\_nolog"}: r=-\frac{\ln p^2}{p^2\ln(1-C/p^2)}
 
-    ``"torus_exact"`` / ``"grid_exact"``: the smallest :math:`m/p^2` with :math:`\mathbb E[U]<1` from
-    :func:`expected_uncovered` (bisection on integer :math:`m`).  The paper's value may exceed 1 (then the
-    criterion cannot be met); it is returned unclipped.  The paper's :math:`r` is sufficient on the torus,
-    not on the grid (erratum uniformity-2).
+    In words: the paper's r = ln(p²)/C(n), or its form before the logarithm was bounded,
+    r = −ln(p²)/(p²·ln(1 − C/p²)); `"torus_exact"` and `"grid_exact"` give the smallest m/p² with
+    E[U] < 1 from `expected_uncovered` (bisection on the integer m, decided in exact integer arithmetic
+    near 1).  The paper's value may exceed 1 (then the criterion cannot be met); it is returned
+    unclipped.  The paper's r is sufficient on the torus, not on the grid (erratum uniformity-2).
 
-    Parameters: ``p >= 2``, ``n >= 1`` integers; ``method`` as above.
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    n : int
+        The radius n, an integer ≥ 1.
+    method : {"paper", "paper_nolog", "torus_exact", "grid_exact"}, optional
+        Which fraction: `"paper"` (default), `"paper_nolog"` (needs C(n) < p²), `"torus_exact"` or
+        `"grid_exact"`.
+
+    Returns
+    -------
+    float
+        The fraction r > 0 (in (0, 1] for the exact methods).
+
+    Raises
+    ------
+    DomainError
+        If `p` or `n` is outside its range, `method` is unknown, or C(n) ≥ p² with `"paper_nolog"`.
+
+    Examples
+    --------
+    >>> round(required_train_fraction(97, 5), 4), round(required_train_fraction(97, 5, "torus_exact"), 4)
+    (0.2232, 0.1996)
 
     References
     ----------
-    Spec ``uniformity:thm3.12`` (§10).
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     p = _grid_size(p)
     n = V.count(n, "n", 1)
@@ -211,5 +377,33 @@ def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
 
 @cites("uniformity:thm3.12")
 def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = "torus") -> float:
-    r"""Markov bound :math:`\Pr[U=0]\ge\max(0,1-\mathbb E[U])`.  References: spec ``uniformity:thm3.12`` (§10)."""
+    r"""Markov bound Pr[U = 0] ≥ max(0, 1 − E[U]) on the probability that every point is covered.
+
+    E[U] is the exact `expected_uncovered` (m training points drawn without replacement).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p, an integer in [2, `MAX_MODULUS`].
+    n : int
+        The radius n, an integer ≥ 1.
+    m : int
+        The number of training points, an integer in [0, p²].
+    metric : {"torus", "grid"}, optional
+        `"torus"` (default, wrap-around distances) or `"grid"` (the bounded grid).
+
+    Returns
+    -------
+    float
+        The lower bound, in [0, 1].
+
+    Raises
+    ------
+    DomainError
+        If `p`, `n` or `m` is outside its range or `metric` is unknown.
+
+    References
+    ----------
+    Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
+    """
     return max(0.0, 1.0 - expected_uncovered(p, n, m, metric))

@@ -1,4 +1,4 @@
-"""Lemma 3.4's norm sandwich and Lemma B.1's minimum-norm maps (spec ``uniformity`` §2, §3)."""
+"""Lemma 3.4's norm sandwich and Lemma B.1's minimum-norm maps (spec `uniformity` §2, §3)."""
 
 from __future__ import annotations
 
@@ -18,26 +18,34 @@ __all__ = ["min_opnorm_single_class", "operator_norm_bounds", "rank1_min_norm_ma
 
 @cites("uniformity:lemma3.4")
 def operator_norm_bounds(A: Any, rtol: float | None = None) -> OperatorNormBounds:
-    r"""Lemma 3.4: the operator-norm / Frobenius-norm sandwich.
+    r"""Lemma 3.4: the operator-norm and Frobenius-norm sandwich of a matrix.
 
     .. math:: \|A\|_2\le\|A\|_F\le\sqrt{\operatorname{rank}A}\,\|A\|_2
 
+    In words: ‖A‖₂ ≤ ‖A‖_F ≤ √(rank A)·‖A‖₂, all three computed from the singular values.
+
     Parameters
     ----------
-    A : array_like, 2-D, finite, non-empty.
-    rtol : float or None
-        Relative singular-value tolerance for the rank (``None``: numpy's default
-        ``S.max() * max(M, N) * eps``).
+    A : array_like
+        The matrix, a finite, non-empty 2-D array.
+    rtol : float, optional
+        Relative singular-value tolerance of the rank, finite and ≥ 0: singular values ≤ rtol·‖A‖₂ do
+        not count.  Default `None`: NumPy's max(m, n)·ε.
 
     Returns
     -------
     OperatorNormBounds
-        ``(op_norm, fro_norm, rank, sqrt_rank_op_norm)`` = :math:`(\|A\|_2, \|A\|_F, \operatorname{rank}A,
-        \sqrt{\operatorname{rank}A}\,\|A\|_2)`.
+        The named tuple (op_norm, fro_norm, rank, sqrt_rank_op_norm) = (‖A‖₂, ‖A‖_F, rank A,
+        √(rank A)·‖A‖₂).
+
+    Raises
+    ------
+    DomainError
+        If `A` is empty, not finite or not 2-D, or `rtol` is negative.
 
     References
     ----------
-    Spec ``uniformity:lemma3.4`` (§2).
+    Spec ID `uniformity:lemma3.4` (paper Lemma 3.4).
     """
     a = V.as_float_array(A, "A")
     if a.ndim != 2:
@@ -56,11 +64,34 @@ def operator_norm_bounds(A: Any, rtol: float | None = None) -> OperatorNormBound
 @cites("uniformity:lemmaB.1")
 @V.broadcasting()
 def min_opnorm_single_class(c_norm: Any, R: Any) -> float | np.ndarray:
-    r"""Lemma B.1: the least operator norm of a linear map sending every class sum to :math:`c`.
+    r"""Lemma B.1: the least operator norm ‖c‖/(2R) of a linear map sending every class sum to c.
 
     .. math:: \min\|l\|_2=\frac{\|c\|}{2R}\quad\text{s.t. } l(\varphi(i)+\varphi(j))=c\ (i+j\equiv r),\ \|\varphi(i)\|\le R
 
-    Parameters: ``c_norm >= 0``, ``R > 0`` (broadcasting).  References: spec ``uniformity:lemmaB.1`` (§3).
+    In words: among linear maps l with l(φ(i) + φ(j)) = c for every pair of class r and embeddings of
+    norm at most R, the smallest operator norm is ‖c‖/(2R).  The arguments broadcast together.
+
+    Parameters
+    ----------
+    c_norm : float or array_like
+        Norm ‖c‖ of the class target, finite and ≥ 0.
+    R : float or array_like
+        Bound R on the norm of every token embedding φ(i), finite and > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ‖c‖/(2R) ≥ 0, of the broadcast shape (one rounding).
+
+    Raises
+    ------
+    DomainError
+        If `c_norm` is negative or not finite, `R` is not finite and > 0, or the arrays do not
+        broadcast.
+
+    References
+    ----------
+    Spec ID `uniformity:lemmaB.1` (paper Lemma B.1).
     """
     c = V.nonnegative(c_norm, "c_norm")
     r = V.positive(R, "R")
@@ -71,22 +102,31 @@ def min_opnorm_single_class(c_norm: Any, R: Any) -> float | np.ndarray:
 
 @cites("uniformity:lemmaB.1")
 def rank1_min_norm_map(c: Any, u: Any) -> np.ndarray:
-    r"""Lemma B.1: the rank-1 minimiser :math:`l^\star = c\,u^\top/(2\|u\|^2)` (all embeddings :math:`=u`).
+    r"""Lemma B.1: the rank-1 minimiser l* = c·uᵀ/(2‖u‖²) when every embedding equals u.
 
-    It satisfies :math:`l^\star(2u)=c` and :math:`\|l^\star\|_2=\|c\|/(2\|u\|)`.
+    It satisfies l*(2u) = c and ‖l*‖₂ = ‖c‖/(2‖u‖); it is formed as c·(u/R)ᵀ/(2R) with R = ‖u‖, so
+    neither a huge nor a tiny u loses the map.
 
     Parameters
     ----------
-    c : array_like, 1-D, non-zero (the class target; the lemma needs :math:`c\ne0`).
-    u : array_like, 1-D, non-zero (the common embedding, :math:`R=\|u\|`).
+    c : array_like
+        The class target c, a finite, non-zero 1-D vector (the lemma needs c ≠ 0).
+    u : array_like
+        The common embedding u, a finite, non-zero 1-D vector (R = ‖u‖).
 
     Returns
     -------
-    ndarray ``(len(c), len(u))``.
+    numpy.ndarray
+        float64 array of shape (len(c), len(u)), the map l*.
+
+    Raises
+    ------
+    DomainError
+        If `c` or `u` is not a finite 1-D vector, or either is zero.
 
     References
     ----------
-    Spec ``uniformity:lemmaB.1`` (§3).
+    Spec ID `uniformity:lemmaB.1` (paper Lemma B.1).
     """
     cv = V.as_float_array(c, "c")
     uv = V.as_float_array(u, "u")

@@ -18,27 +18,37 @@ __all__ = ["main_embedding_diff", "med_code_mlp", "med_trajectory", "progress_me
 
 @cites("uniformity:def4.1")
 def progress_measure_fit(values: Any, indicator: Any) -> ThresholdRule:
-    r"""Best threshold rule :math:`h(v)=\mathbb 1[v\ge\tau]` or :math:`\mathbb 1[v\le\tau]` for an indicator (Def. 4.1).
+    r"""Best threshold rule h(v) = 𝟙[v ≥ τ] or 𝟙[v ≤ τ] for an indicator, and its agreement (Definition 4.1).
 
     .. math:: \mathrm{agreement}=\frac1T\sum_t\mathbb 1\big[h(g(\theta_t))=\mathbb 1[\Phi_t]\big]
 
-    Exhaustive over :math:`\tau\in\{-\infty,+\infty\}\cup\{\text{midpoints of sorted distinct values}\}` and
-    both directions; ties broken by smaller :math:`\tau`, then ``">="``.  ``g`` is a progress measure of
-    :math:`\Phi` on that run iff ``agreement == 1.0``.
+    In words: the fraction of the T records where the rule applied to the measure g(θ_t) matches the
+    indicator of the property Φ_t.  Exhaustive over τ ∈ {−∞, +∞} ∪ {midpoints of the sorted distinct
+    values} and both directions; ties are broken by the smaller τ, then `">="`.  g is a progress measure
+    of Φ on that run if and only if the agreement is 1.
 
     Parameters
     ----------
-    values : finite 1-D array (length >= 2), the measure :math:`g(\theta_t)`.
-    indicator : 0/1 (or bool) array of the same length.
+    values : array_like
+        The measure g(θ_t) at each record, a finite 1-D array of length ≥ 2.
+    indicator : array_like
+        The indicator 𝟙[Φ_t] at each record, 0/1 values or bools, of the shape of `values`.
 
     Returns
     -------
     ThresholdRule
-        ``(tau, direction, agreement)``: :math:`\tau`, ``">="`` or ``"<="``, and the agreement in [0, 1].
+        The named tuple (tau, direction, agreement): the threshold τ, `">="` or `"<="`, and the
+        agreement in [0, 1].
+
+    Raises
+    ------
+    DomainError
+        If `values` is not finite and 1-D with at least 2 points, or `indicator` is not 0/1 of its
+        shape.
 
     References
     ----------
-    Spec ``uniformity:def4.1`` (§6.1).
+    Spec ID `uniformity:def4.1` (paper Definition 4.1).
     """
     v = V.as_float_array(values, "values")
     y = np.asarray(indicator)
@@ -91,33 +101,49 @@ def _med_core(t1: np.ndarray, t2: np.ndarray, p: int, b_offset: int, variant: st
 
 @cites("uniformity:def4.2", "uniformity:thm3.8")
 def main_embedding_diff(E: Any, p: int, b_offset: int = 0, variant: str = "paper", token_axis: int = 1) -> float:
-    r"""Main embedding diff (MED, Definition 4.2) of a token-embedding matrix.
+    r"""Main embedding difference (MED, Definition 4.2) of a token-embedding matrix.
 
     .. math:: \mathrm{MED}=\frac1{p-1}\sum_{i=0}^{p-2}\|\varphi(i+1)-\varphi(i)\|_2\quad(\texttt{"paper"})
 
-    With ``b_offset = d > 0`` the two operand blocks (ids ``0..p-1`` and ``d..d+p-1``) are averaged.
-    ``"cyclic"`` adds the pair :math:`(p-1,0)` and divides by :math:`p`.  The code variants reproduce
-    ``calculate_embedding_diff(W_E, 0, p-1, d, d+p-1)`` bit for bit, including the off-by-one (the
-    :math:`p-2` differences of tokens :math:`0..p-2`; :math:`\bar m` = their mean, erratum uniformity-6):
-    ``"code_base"`` :math:`\tfrac12(\bar m_1+\bar m_2)`, ``"code_rec"`` :math:`(p-1)(\bar m_1+\bar m_2)`,
-    ``"code_str"`` :math:`\bar m_1+\bar m_2`.  (README's frozen one-hot variant: pass the first hidden
-    layer's activations of the inputs ``[i, d+i, =]`` as ``E`` with ``token_axis=0``.)
+    In words: the mean Euclidean norm of the p − 1 differences of consecutive token embeddings φ(i).
+    With b_offset = d > 0 the two operand blocks (ids 0, …, p − 1 and d, …, d + p − 1) are averaged.
+    `"cyclic"` adds the pair (p − 1, 0) and divides by p.  The code variants reproduce
+    `calculate_embedding_diff(W_E, 0, p-1, d, d+p-1)` of the authors' scripts bit for bit, including
+    its off-by-one (the p − 2 differences of tokens 0, …, p − 2, whose mean is m̄; erratum
+    uniformity-6): `"code_base"` gives (m̄₁ + m̄₂)/2, `"code_rec"` (p − 1)·(m̄₁ + m̄₂), `"code_str"`
+    m̄₁ + m̄₂.  (The README's frozen one-hot variant: pass the first hidden layer's activations of the
+    inputs [i, d + i, =] as `E` with `token_axis=0`.)
 
     Parameters
     ----------
-    E : 2-D finite array, tokens along ``token_axis`` (1 = columns, the code's ``W_E`` of shape
-        ``(d_model, d_vocab)``), at least ``b_offset + p`` tokens.
-    p : int >= 3.
-    b_offset : int >= 0.
-    variant : one of ``"paper"``, ``"cyclic"``, ``"code_base"``, ``"code_rec"``, ``"code_str"``.
+    E : array_like
+        Token-embedding matrix, a finite 2-D array with the tokens along `token_axis` and at least
+        b_offset + p tokens.
+    p : int
+        The modulus p, an integer ≥ 3.
+    b_offset : int, optional
+        First token id d of the second operand's block, an integer ≥ 0 (default 0: one shared block).
+    variant : {"paper", "cyclic", "code_base", "code_rec", "code_str"}, optional
+        Which MED: `"paper"` (default, Definition 4.2), `"cyclic"`, or one of the authors' code
+        variants above.
+    token_axis : int, optional
+        Axis of `E` that runs over the tokens: 1 (default, columns: the code's W_E of shape
+        (d_model, d_vocab)) or 0 (rows).
 
     Returns
     -------
-    float.
+    float
+        The MED ≥ 0, in the units of the embedding.
+
+    Raises
+    ------
+    DomainError
+        If `E` is not a finite 2-D array with enough tokens, `p`, `b_offset` or `token_axis` is out of
+        range, or `variant` is unknown.
 
     References
     ----------
-    Spec ``uniformity:def4.2`` (§6.2), ``uniformity:thm3.8`` (§4).
+    Spec IDs `uniformity:def4.2` (paper Definition 4.2) and `uniformity:thm3.8` (Theorem 3.8).
     """
     variant = V.choice(variant, "variant", MED_VARIANTS)
     t1, t2 = _token_block(E, p, b_offset, token_axis)
@@ -126,9 +152,36 @@ def main_embedding_diff(E: Any, p: int, b_offset: int = 0, variant: str = "paper
 
 @cites("uniformity:def4.2")
 def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", token_axis: int = 1) -> np.ndarray:
-    r"""MED of a stack of embedding snapshots ``E_t`` of shape ``(T, ...)`` (``token_axis`` refers to one snapshot).
+    r"""MED (see `main_embedding_diff`) of each snapshot of a stack of token embeddings.
 
-    Returns float64 ``(T,)``.  References: spec ``uniformity:def4.2`` (§6.2).
+    Parameters
+    ----------
+    E_t : array_like
+        The snapshots, a finite 3-D array of shape (T, …): T token-embedding matrices, each with the
+        tokens along `token_axis` and at least b_offset + p tokens.
+    p : int
+        The modulus p, an integer ≥ 3.
+    b_offset : int, optional
+        First token id d of the second operand's block, an integer ≥ 0 (default 0: one shared block).
+    variant : {"paper", "cyclic", "code_base", "code_rec", "code_str"}, optional
+        Which MED (see `main_embedding_diff`); default `"paper"`.
+    token_axis : int, optional
+        Token axis of one snapshot: 1 (default, columns) or 0 (rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape (T,), the MED of each snapshot.
+
+    Raises
+    ------
+    DomainError
+        If `E_t` is not a finite 3-D array with enough tokens, `p`, `b_offset` or `token_axis` is out of
+        range, or `variant` is unknown.
+
+    References
+    ----------
+    Spec ID `uniformity:def4.2` (paper Definition 4.2).
     """
     variant = V.choice(variant, "variant", MED_VARIANTS)
     e = V.as_float_array(E_t, "E_t")
@@ -143,12 +196,38 @@ def med_trajectory(E_t: Any, p: int, b_offset: int = 0, variant: str = "paper", 
 
 @cites("uniformity:def4.2")
 def med_code_mlp(E: Any, p: int, b_offset: int = 0, token_axis: int = 1) -> CodeMED:
-    r"""MED as ``MLP/base.py`` / ``MLP/rec.py`` compute it: the pair
-    :math:`\big(\tfrac12(\bar m_1+\bar m_2),\ \|W_E[:,0{:}p-1]-W_E[:,d{:}d+p-1]\|_F\big)`.
+    r"""MED as the authors' `MLP/base.py` and `MLP/rec.py` compute it, with the Frobenius norm they log beside it.
 
-    Returns :class:`CodeMED` ``(med, fro)``.
+    The pair ((m̄₁ + m̄₂)/2, ‖W_E[:, 0:p−1] − W_E[:, d:d+p−1]‖_F), m̄ the mean norm of the p − 2
+    consecutive differences of tokens 0, …, p − 2 of each operand block (the code's off-by-one, erratum
+    uniformity-6) and d = `b_offset`.
 
-    References: spec ``uniformity:def4.2`` (§6.2).
+    Parameters
+    ----------
+    E : array_like
+        Token-embedding matrix, a finite 2-D array with the tokens along `token_axis` and at least
+        b_offset + p tokens.
+    p : int
+        The modulus p, an integer ≥ 3.
+    b_offset : int, optional
+        First token id d of the second operand's block, an integer ≥ 0 (default 0: one shared block).
+    token_axis : int, optional
+        Axis of `E` that runs over the tokens: 1 (default, columns) or 0 (rows).
+
+    Returns
+    -------
+    CodeMED
+        The named tuple (med, fro) of floats.
+
+    Raises
+    ------
+    DomainError
+        If `E` is not a finite 2-D array with enough tokens, or `p`, `b_offset` or `token_axis` is out
+        of range.
+
+    References
+    ----------
+    Spec ID `uniformity:def4.2` (paper Definition 4.2).
     """
     t1, t2 = _token_block(E, p, b_offset, token_axis)
     med = float(_med_core(t1, t2, int(p), int(b_offset), "code_base"))

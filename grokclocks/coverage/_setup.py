@@ -1,4 +1,4 @@
-"""The authors' experimental setup (spec ``uniformity:setup``, §9)."""
+"""The authors' experimental setup (spec `uniformity:setup`, §9)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,33 @@ __all__ = ["experimental_setup"]
 
 @cites("uniformity:setup")
 def experimental_setup(script: str = "rec") -> dict[str, Any]:
-    r"""Configuration of the authors' scripts (paper §6.1; ``transformer/{rec,str,base}.py``).
+    r"""Configuration of the authors' scripts (paper §6.1; `transformer/{rec,str,base}.py`), as a dict.
 
-    ``"rec"`` / ``"str"`` are the paper's setup (1 layer, frac 0.3, seed 0; ``str`` has ``d = 60``,
-    ``d_vocab = 170``); ``"base"`` carries the discrepant defaults (2 layers, frac 0.5, seed 11; erratum
-    uniformity-7).  References: spec ``uniformity:setup`` (§9).
+    `"rec"` and `"str"` are the paper's setup (1 layer, training fraction 0.3, seed 0; `str` has
+    d = 60, d_vocab = 170); `"base"` carries the discrepant defaults of base.py (2 layers, fraction 0.5,
+    seed 11; erratum uniformity-7 in `grokclocks.errata`).
+
+    Parameters
+    ----------
+    script : {"rec", "str", "base"}, optional
+        Which script's configuration: `"rec"` (default), `"str"` or `"base"`.
+
+    Returns
+    -------
+    dict of str to object
+        A new dict with keys p, d (offset of the second operand's token ids), d_vocab, n_ctx, d_model,
+        num_heads, d_head, d_mlp, num_layers, act, use_ln, pos_embed, init_std, bias_init, optimizer,
+        lr, weight_decay, betas, eps, warmup_steps, batch, frac_train, seed, num_epochs,
+        readout_position and fn_name.
+
+    Raises
+    ------
+    DomainError
+        If `script` is not one of the three names.
+
+    References
+    ----------
+    Spec ID `uniformity:setup` (paper §6.1, the experimental setup).
     """
     script = V.choice(script, "script", ("rec", "str", "base"))
     cfg: dict[str, Any] = dict(

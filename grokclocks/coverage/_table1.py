@@ -40,12 +40,18 @@ _TABLE1 = (
 
 @cites("uniformity:table1")
 def table1() -> list[dict[str, Any]]:
-    r"""The paper's Table 1 (p = 97, 1-layer transformer, frac 0.3, weight decay 1, AdamW), as data.
+    r"""The paper's Table 1 (p = 97, 1-layer transformer, training fraction 0.3, weight decay 1, AdamW), as data.
 
-    Rows: ``design`` (``"square"``/``"strip"``), ``k``, ``u_acc`` and ``l_acc`` (percent), ``go_epoch`` and
-    ``go_pm`` (``None`` for STRIP 67: "disappear").
+    Returns
+    -------
+    list of dict
+        One new dict per row, in the paper's order, with keys `design` (`"square"` or `"strip"`), `k`
+        (the held-out size parameter), `u_acc` and `l_acc` (percent), `go_epoch` and `go_pm` (the
+        GO-Epoch and its ± margin; `None` for STRIP 67, where grokking "disappears").
 
-    References: spec ``uniformity:table1`` (§8).
+    References
+    ----------
+    Spec ID `uniformity:table1` (paper Table 1).
     """
     return [dict(design=d, k=k, u_acc=u, l_acc=l_, go_epoch=g, go_pm=pm) for d, k, u, l_, g, pm in _TABLE1]
 
@@ -53,13 +59,45 @@ def table1() -> list[dict[str, Any]]:
 @cites("uniformity:table1", "uniformity:thm3.10")
 def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "torus", b_offset: int | None = None,
                     p: int = 97, frac: float = 0.3, seed: int = 0, shuffle: str = "python") -> list[dict[str, Any]]:
-    r"""Ceilings of the authors' exact Table 1 splits next to the paper's U-Acc.
+    r"""Exact test-accuracy ceilings of the authors' Table 1 splits, next to the paper's U-Acc.
 
-    For each row: ``ceilings`` (percent, :func:`accuracy_ceiling` at each ``n`` of ``ns``), ``ceiling_inf``,
-    ``implied_radius`` (smallest ``n`` with ceiling >= U-Acc, or ``None``), ``n_train``, ``n_test`` and the
-    paper's numbers.  Labels: ``add`` of the operands.
+    Each row of `table1` is rebuilt with `designed_split` (the authors' construction) and its ceilings
+    computed with `accuracy_ceiling` (labels: addition mod p).
 
-    References: spec ``uniformity:table1`` (§8), ``uniformity:thm3.10``.
+    Parameters
+    ----------
+    ns : sequence of int or float, optional
+        The radii at which to report the ceiling, each an integer ≥ 1 or `math.inf`; default
+        (5, 11, 21, 31, 49).
+    metric : {"torus", "grid"}, optional
+        `"torus"` (default) or `"grid"`.
+    b_offset : int, optional
+        Vocabulary layout of the token factor, an integer ≥ 0.  Default `None`: no token factor.
+    p : int, optional
+        The modulus, a prime (default 97, the paper's).
+    frac : float, optional
+        Training fraction of the full grid, in (0, 1] (default 0.3, the paper's).
+    seed : int, optional
+        Seed of the shuffle, an integer ≥ 0 (default 0, the authors').
+    shuffle : {"python", "numpy"}, optional
+        Shuffle of the remaining pairs: `"python"` (default; `random.seed(seed); random.shuffle`, as the
+        authors' code) or `"numpy"` (`numpy.random.default_rng(seed).permutation`).
+
+    Returns
+    -------
+    list of dict
+        One dict per Table 1 row: the paper's fields (see `table1`) plus `ceilings` (percent, one per
+        radius of `ns`), `ns`, `metric`, `ceiling_inf` (percent, n = ∞), `implied_radius` (the smallest
+        n whose ceiling reaches U-Acc, or `None`), `n_train` and `n_test`.
+
+    Raises
+    ------
+    DomainError
+        If a radius, `metric`, `b_offset`, `p`, `frac`, `seed` or `shuffle` is outside its domain.
+
+    References
+    ----------
+    Spec IDs `uniformity:table1` (paper Table 1) and `uniformity:thm3.10` (Theorem 3.10).
     """
     ns = V.sequence(ns, "ns", what="a non-empty sequence of radii (integers >= 1 or inf)")
     for n in ns:
@@ -97,10 +135,35 @@ def _epochs(epochs: Any, n: int) -> np.ndarray:
 
 @cites("uniformity:table1")
 def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float | None:
-    r"""Grokking epoch: the first logged epoch at which test accuracy reaches ``threshold`` (default 0.5).
+    r"""Grokking epoch: the first logged epoch at which the test accuracy reaches `threshold`.
 
-    (Convention of the spec's runs, "test >= 0.5 at epoch ..."; Table 1 does not define GO-Epoch.)
-    Returns ``None`` if never reached.  References: spec ``uniformity:table1`` (§8).
+    The convention of the verification runs ("test ≥ 0.5 at epoch …"); Table 1 does not define its
+    GO-Epoch.
+
+    Parameters
+    ----------
+    test_acc : array_like
+        Test accuracy at each logged record, as fractions; a finite 1-D array.
+    epochs : array_like, optional
+        The epoch of each record, a finite 1-D array of the length of `test_acc`.  Default `None`:
+        0, 1, 2, ….
+    threshold : float, optional
+        The accuracy level, a finite real (default 0.5).
+
+    Returns
+    -------
+    float or None
+        The first epoch with test accuracy ≥ `threshold`; `None` if never reached.
+
+    Raises
+    ------
+    DomainError
+        If `test_acc` or `epochs` is not a finite 1-D array of one length, or `threshold` is not a
+        finite scalar.
+
+    References
+    ----------
+    Spec ID `uniformity:table1` (paper Table 1).
     """
     acc = _series(test_acc, "test_acc")
     ep = _epochs(epochs, acc.size)
@@ -113,10 +176,31 @@ def go_epoch(test_acc: Any, epochs: Any = None, threshold: float = 0.5) -> float
 def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> AccuracyExtremes:
     r"""Table 1's U-Acc and L-Acc of one run.
 
-    U-Acc = highest test accuracy after train accuracy first reaches 1 (whole run if ``train_acc`` is
-    ``None`` or never reaches 1); L-Acc = lowest test accuracy after the epoch where U-Acc is reached.
+    U-Acc is the highest test accuracy after the train accuracy first reaches 1 (over the whole run if
+    `train_acc` is `None` or never reaches 1); L-Acc is the lowest test accuracy from the record where
+    U-Acc is reached on.
 
-    Returns :class:`AccuracyExtremes` ``(u_acc, l_acc, u_acc_index)``.  References: spec ``uniformity:table1`` (§8).
+    Parameters
+    ----------
+    test_acc : array_like
+        Test accuracy at each record, a finite 1-D array.
+    train_acc : array_like, optional
+        Train accuracy at each record, as fractions; a finite 1-D array of the length of `test_acc`.
+        Default `None`: U-Acc over the whole run.
+
+    Returns
+    -------
+    AccuracyExtremes
+        The named tuple (u_acc, l_acc, u_acc_index), accuracies in the unit of `test_acc`.
+
+    Raises
+    ------
+    DomainError
+        If `test_acc` or `train_acc` is not a finite 1-D array, or their lengths differ.
+
+    References
+    ----------
+    Spec ID `uniformity:table1` (paper Table 1).
     """
     acc = _series(test_acc, "test_acc")
     start = 0
@@ -133,10 +217,33 @@ def u_acc_l_acc(test_acc: Any, train_acc: Any = None) -> AccuracyExtremes:
 
 @cites("uniformity:def4.2")
 def med_loss_spearman(med: Any, test_loss: Any, windows: Sequence[tuple[int, int]]) -> list[float | None]:
-    r"""Spearman rank correlation of MED with test loss in index windows ``[start, stop)``.
+    r"""Spearman rank correlation of MED with the test loss in index windows [start, stop).
 
-    ``None`` for windows with fewer than 3 points or a constant series.  References: spec ``uniformity:def4.2``
-    (§6.2, Remark 4.3).
+    Parameters
+    ----------
+    med : array_like
+        MED at each record (see `med_trajectory`), a finite 1-D array.
+    test_loss : array_like
+        Test loss at each record, a finite 1-D array of the length of `med`.
+    windows : sequence of tuple of int
+        Index windows (start, stop), integers ≥ 0 with slice semantics (a window past the end is cut
+        short); may be empty.
+
+    Returns
+    -------
+    list of float or None
+        One correlation in [−1, 1] per window; `None` for a window with fewer than 3 points or a
+        constant series.
+
+    Raises
+    ------
+    DomainError
+        If `med` or `test_loss` is not a finite 1-D array, their lengths differ, or a window is not a
+        pair of integers ≥ 0.
+
+    References
+    ----------
+    Spec ID `uniformity:def4.2` (paper Definition 4.2, Remark 4.3).
     """
     m = _series(med, "med")
     tl = _series(test_loss, "test_loss")
@@ -162,20 +269,69 @@ def med_loss_spearman(med: Any, test_loss: Any, windows: Sequence[tuple[int, int
 def analyse_run(test_acc: Any, train_mask: Any, labels: Any, *, train_acc: Any = None, epochs: Any = None,
                 test_loss: Any = None, med: Any = None, test_mask: Any = None, b_offset: int | None = 0,
                 metric: str = "torus", go_threshold: float = 0.5, grok_start_threshold: float = 0.2) -> dict[str, Any]:
-    r"""Everything a training verify needs from one run, in pure numpy.
+    r"""Everything a training verification needs from one run, in pure numpy.
 
-    * ``ceiling`` = combined ceiling at :math:`n=\infty` (:func:`accuracy_ceiling` with the token factor of
-      ``b_offset``; ``None`` skips it); ``max_test_acc``, ``excess = max_test_acc - ceiling`` (the theorem
-      says ``<= 0`` for a model that only imitates same-label training points; an actual network can still
-      hit uncovered points at chance level, about ``(1 - ceiling)/p``, so report ``excess`` and judge it
-      against that chance term); ``implied_radius`` of U-Acc;
-    * ``u_acc``, ``l_acc`` (:func:`u_acc_l_acc`), ``go_epoch`` (:func:`go_epoch`), ``memorised_epoch``
-      (train accuracy first 1);
-    * if ``med`` and ``test_loss`` are given: Spearman(MED, test loss) over the post-memorisation window,
-      before grokking (memorised .. test acc first > ``grok_start_threshold``) and during grokking (from then
-      to the end) (:func:`med_loss_spearman`).
+    The dict returned holds
 
-    References: spec ``uniformity:thm3.10``, ``uniformity:table1``, ``uniformity:def4.2`` (verification V2/V3).
+    * `ceiling`: the combined ceiling at n = ∞ (`accuracy_ceiling` with the token factor of
+      `b_offset`); `max_test_acc`; `excess` = max_test_acc − ceiling and `within_ceiling`.  The theorem
+      says excess ≤ 0 for a model that only imitates same-label training points; an actual network can
+      still hit uncovered points at chance level, about (1 − ceiling)/p, so judge `excess` against that
+      chance term; `implied_radius` of U-Acc;
+    * `u_acc`, `l_acc` (`u_acc_l_acc`), `u_acc_epoch`, `go_epoch` (`go_epoch`), `memorised_epoch`
+      (train accuracy first 1, or `None`);
+    * if `med` and `test_loss` are given: Spearman(MED, test loss) (`med_loss_spearman`) over the
+      post-memorisation window (`spearman_post_memorisation`), before grokking (memorised until the
+      test accuracy first exceeds `grok_start_threshold`, `spearman_before_grokking`) and during
+      grokking (from then to the end, `spearman_grokking`), with `grok_start_epoch`.
+
+    Parameters
+    ----------
+    test_acc : array_like
+        Test accuracy at each record, as fractions in [0, 1]; a finite 1-D array.
+    train_mask : array_like
+        The training set, in any form of `grokclocks.task.as_mask` (p is read from `labels`).
+    labels : array_like of int
+        The label table f, an integer array of shape (p, p) indexed [a, b].
+    train_acc : array_like, optional
+        Train accuracy at each record, as fractions; a finite 1-D array of the length of `test_acc`.
+        Default `None`: no memorisation epoch, U-Acc over the whole run.
+    epochs : array_like, optional
+        The epoch of each record, a finite 1-D array of the length of `test_acc`.  Default `None`:
+        0, 1, 2, ….
+    test_loss : array_like, optional
+        Test loss at each record, for the Spearman correlations.  Default `None`: no correlations.
+    med : array_like, optional
+        MED at each record, for the Spearman correlations.  Default `None`: no correlations.
+    test_mask : array_like, optional
+        The test set, in the same forms as `train_mask`.  Default `None`: the complement of
+        `train_mask`.
+    b_offset : int, optional
+        Vocabulary layout of the token factor, an integer ≥ 0 (default 0: shared vocabulary); `None`
+        skips the token factor.
+    metric : {"torus", "grid"}, optional
+        `"torus"` (default) or `"grid"`.
+    go_threshold : float, optional
+        Test-accuracy level of the grokking epoch, in [0, 1] (default 0.5).
+    grok_start_threshold : float, optional
+        Test-accuracy level that marks the start of grokking for the correlation windows, in [0, 1]
+        (default 0.2).
+
+    Returns
+    -------
+    dict of str to object
+        The entries listed above (floats, ints, bools or `None`).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above (see `accuracy_ceiling`, `u_acc_l_acc`, `go_epoch`
+        and `med_loss_spearman` for the array checks).
+
+    References
+    ----------
+    Spec IDs `uniformity:thm3.10` (paper Theorem 3.10), `uniformity:table1` (Table 1) and
+    `uniformity:def4.2` (Definition 4.2).
     """
     go_threshold = V.in_closed_interval(go_threshold, "go_threshold", 0.0, 1.0, scalar=True)
     grok_start_threshold = V.in_closed_interval(grok_start_threshold, "grok_start_threshold", 0.0, 1.0, scalar=True)

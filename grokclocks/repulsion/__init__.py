@@ -1,33 +1,30 @@
-r"""Feature repulsion, the Theorem-6 sign rule and spectral lock-in detectors (spec ``repulsion``).
+r"""Feature repulsion, the Theorem-6 sign rule and spectral lock-in detectors (spec `repulsion`).
 
-Xu (arXiv 2605.08119) tests Tian (2025, Theorem 6) on the two-layer model
-:math:`\widehat Y=\sigma(XW)V` trained on modular addition. With centred features
-:math:`\widetilde F=P_1^\perp\sigma(XW)` and weight decay :math:`\eta`, the matrix
+Xu (arXiv 2605.08119) tests Tian (2025, Theorem 6) on the two-layer model Ŷ = σ(X·W)·V trained on
+modular addition.  With centred features F̃ = P₁^⊥·σ(X·W) and weight decay η, the matrix
 
 .. math::
 
     B=(\widetilde F^\top\widetilde F+\eta I_K)^{-1}
 
-has off-diagonal entries whose sign is fixed by the leave-two-out residual similarity
-:math:`c=\tilde f_j^\top P_{\eta,-j\ell}\tilde f_\ell`. By the Schur complement
-:math:`B_{j\ell}=-c/(\alpha\beta-c^2)` with :math:`\alpha\beta-c^2>0`: the sign rule is an exact
-algebraic identity (spec §5), and with the full projector
-:math:`\tilde f_j^\top P_\eta\tilde f_\ell=-\eta^2B_{j\ell}` exactly. The paper's tabulated sub-1
-"sign-match" comes from the mis-scaled Woodbury form of its eq. 4 (errata ``repulsion-1/2``);
-:func:`sign_match_fraction` reproduces it with ``residual="legacy"``.
+(the inverse of the regularised feature Gram matrix) has off-diagonal entries whose sign is fixed
+by the leave-two-out residual similarity c = f̃_jᵀ·P_{η,−jℓ}·f̃_ℓ.  By the Schur complement
+B_jℓ = −c/(α·β − c²) with α·β − c² > 0: the sign rule is an exact algebraic identity, and with the
+full projector f̃_jᵀ·P_η·f̃_ℓ = −η²·B_jℓ exactly.  The paper's tabulated sub-1 "sign-match" comes
+from the mis-scaled Woodbury form of its eq. 4 (errata repulsion-1 and repulsion-2);
+`sign_match_fraction` reproduces it with `residual="legacy"`.
 
-The spectral side: rolling-window Gram eigenvalues :math:`\sigma_k(t)` of the last :math:`w` weight
-updates :math:`\Delta W` (eq. 5), the slope detector on :math:`\log(\sigma_2/\sigma_3)` (eq. 6), the
-late-stage separation, and the level metric :math:`\rho_{\rm tian}` (eq. 7, as the code computes it).
+The spectral side: the rolling-window Gram eigenvalues σ_k(t) of the last w weight updates ΔW
+(eq. 5), the slope detector on log(σ₂/σ₃) (eq. 6), the late-stage separation, and the level metric
+ρ_tian (eq. 7, as the code computes it).
 
-Conventions (spec §1-3): :math:`M` modulus, :math:`K` hidden width, :math:`n` training pairs,
-:math:`\eta` the **weight decay** (not the learning rate). Everything is float64 numpy; the JAX
-training of the Tian setup lives in :mod:`grokclocks.sim`. This module never imports JAX.
+Conventions: M the modulus, K the hidden width, n the number of training pairs, η the weight decay
+(not the learning rate).  Everything is float64 numpy; the JAX training of the Tian setup lives in
+`grokclocks.sim`.  This module never imports JAX.
 
-The package keeps one concept per private file (``_args``, ``_model``, ``_features``,
-``_sign_rule``, ``_detector``, ``_rho``, ``_logged``, ``_tables``); every public name is imported
-here
-and documented as ``grokclocks.repulsion.<name>``.
+The package keeps one concept per private file (`_args`, `_model`, `_features`, `_sign_rule`,
+`_detector`, `_rho`, `_logged`, `_tables`); every public name is imported here and documented as
+`grokclocks.repulsion.<name>`.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def _pair_indices(j: Any, l: Any, K: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _chol(A: np.ndarray, eta: float) -> tuple[np.ndarray, bool]:
-    """Cholesky factor of A = Gram + eta I; ``DomainError`` naming eta where eta is below the rounding of
+    """Cholesky factor of A = Gram + eta I; `DomainError` naming eta where eta is below the rounding of
     the Gram (n eps max diag A): there A is numerically singular (a centred F~ has rank <= n - 1) and
     Cholesky either fails or returns pivots made of rounding, so no float64 solve is accurate."""
     level = A.shape[0] * float(np.finfo(np.float64).eps) * float(np.max(np.abs(np.diag(A))))

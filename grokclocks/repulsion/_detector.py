@@ -13,16 +13,35 @@ from ._args import DomainError, _series
 
 @cites("repulsion:rolling-gram")
 def lagged_inner_products(deltas: Any, window: int = 20, chunk: int = 64) -> np.ndarray:
-    r"""Lagged inner products :math:`L[s,d]=\langle\Delta_{s+1},\Delta_{s+1-d}\rangle`, :math:`0\le d<w`.
+    r"""Lagged inner products L[s, d] = ⟨ΔW_{s+1}, ΔW_{s+1−d}⟩ of consecutive weight updates, for 0 ≤ d < w.
 
-    ``deltas[s]`` is :math:`\Delta W_{s+1}` flattened (shape ``(T, P)``); ``L[s, d]`` is NaN for
-    :math:`s<d`. These :math:`w` numbers per step are all that the rolling Gram needs (a training loop
-    can log them online from a ring buffer at :math:`O(wP)` per step). Computed in float64 in row
-    chunks, so float32 input is not copied whole.
+    These w numbers per step are all that the rolling Gram needs (a training loop can log them online
+    from a ring buffer at O(w·P) per step).  Computed in float64 in row chunks, so a float32 input is
+    not copied whole.
+
+    Parameters
+    ----------
+    deltas : array_like
+        The updates, a finite 2-D array of shape (T, P): row s is ΔW_{s+1}, the whole optimiser update
+        of step s + 1, flattened.
+    window : int, optional
+        The window length w, an integer in [2, T] (default 20).
+    chunk : int, optional
+        Rows processed at a time, an integer ≥ 1 (default 64); affects memory only, not the result.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape (T, w): entry [s, d] is ⟨ΔW_{s+1}, ΔW_{s+1−d}⟩, NaN for s < d.
+
+    Raises
+    ------
+    DomainError
+        If `deltas` is not a finite, non-empty 2-D array, or `window` or `chunk` is out of range.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram`` (eq. 5).
+    Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
     window = V.integer_at_least(window, "window", 2)
     D = np.asarray(deltas)
@@ -53,20 +72,34 @@ def lagged_inner_products(deltas: Any, window: int = 20, chunk: int = 64) -> np.
 
 @cites("repulsion:rolling-gram")
 def rolling_gram_from_lagged(lagged: Any, k: int = 5) -> np.ndarray:
-    r"""Rolling-window Gram eigenvalues from lagged inner products (:func:`lagged_inner_products`).
+    r"""Rolling-window Gram eigenvalues from lagged inner products (see `lagged_inner_products`).
 
-    Row :math:`t=0..T` (epoch, logged before step :math:`t`) holds the top-``k`` eigenvalues, descending,
-    of the :math:`m\times m` Gram of :math:`\Delta W_{t-m+1..t}`, :math:`m=\min(t,w)`; NaN for rows 0, 1
-    and for orders :math:`>m`. Batched ``eigh`` on :math:`w\times w` matrices: :math:`O(w^3)` per row.
+    Row t = 0, …, T (epoch, logged before step t) holds the top-`k` eigenvalues, in descending order,
+    of the m × m Gram matrix of ΔW_{t−m+1}, …, ΔW_t with m = min(t, w); NaN for rows 0 and 1 and for
+    orders > m.  Batched `eigh` on w × w matrices: O(w³) per row.
 
     Parameters
     ----------
-    lagged : array (T, w) with ``lagged[s, d]`` finite for ``s >= d``.
-    k : int in ``[1, w]``.
+    lagged : array_like
+        Lagged inner products, a 2-D array of shape (T, w) with w ≥ 2 and w ≤ T; entry [s, d] must be
+        finite for s ≥ d (NaN elsewhere is ignored).
+    k : int, optional
+        Number of eigenvalues per row, an integer in [1, w] (default 5).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape (T + 1, k), the eigenvalues σ_1(t) ≥ … ≥ σ_k(t) of each row.
+
+    Raises
+    ------
+    DomainError
+        If `lagged` is not 2-D of shape (T, w) with 2 ≤ w ≤ T, a needed entry is not finite, an entry is
+        infinite, or `k` is out of range.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram`` (eq. 5; code ``EigengapTracker``).
+    Spec ID `repulsion:rolling-gram` (paper eq. 5; the authors' code `EigengapTracker`).
     """
     L = _series(lagged, "lagged", ndim=(2,))
     if L.ndim != 2 or L.shape[1] < 2 or L.shape[0] < 1:
@@ -104,29 +137,40 @@ def rolling_gram_from_lagged(lagged: Any, k: int = 5) -> np.ndarray:
 
 @cites("repulsion:rolling-gram")
 def rolling_gram_eigenvalues(deltas: Any, window: int = 20, k: int = 5) -> np.ndarray:
-    r"""Top-``k`` eigenvalues :math:`\sigma_k(t)` of the rolling :math:`w\times w` update Gram.
+    r"""Top-`k` eigenvalues σ_k(t) of the rolling w × w Gram matrix of the weight updates (eq. 5).
 
     .. math::
 
         \Delta(t)=[\Delta W_{t-w+1},\dots,\Delta W_t]\in\mathbb R^{P\times w},\qquad
         \sigma_k(t)=\lambda_k\big(\Delta(t)^\top\Delta(t)\big)
 
-    (squared singular values of :math:`\Delta`), with the code's epoch alignment: row :math:`t` uses the
-    last :math:`\min(t,w)` deltas; rows 0, 1 and orders :math:`>\min(t,w)` are NaN.
+    In words: σ_k(t) is the k-th eigenvalue of Δ(t)ᵀ·Δ(t), Δ(t) the last w updates side by side (the
+    squared singular values of Δ), with the authors' epoch alignment: row t uses the last min(t, w)
+    updates; rows 0, 1 and orders > min(t, w) are NaN.
 
     Parameters
     ----------
-    deltas : array (T, P), ``deltas[s]`` = :math:`\Delta W_{s+1}` (whole optimiser update, flattened).
-    window : int, 2 <= window <= T.
-    k : int in ``[1, window]``.
+    deltas : array_like
+        The updates, a finite 2-D array of shape (T, P): row s is ΔW_{s+1}, the whole optimiser update
+        of step s + 1, flattened.
+    window : int, optional
+        The window length w, an integer in [2, T] (default 20).
+    k : int, optional
+        Number of eigenvalues per row, an integer in [1, w] (default 5).
 
     Returns
     -------
-    ndarray (T + 1, k).
+    numpy.ndarray
+        float64 array of shape (T + 1, k), row t the eigenvalues σ_1(t) ≥ … ≥ σ_k(t) (NaN as above).
+
+    Raises
+    ------
+    DomainError
+        If `deltas` is not a finite, non-empty 2-D array, or `window` or `k` is out of range.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram`` (eq. 5).
+    Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
     window = V.integer_at_least(window, "window", 2)
     k = V.integer_at_least(k, "k", 1)
@@ -137,14 +181,30 @@ def rolling_gram_eigenvalues(deltas: Any, window: int = 20, k: int = 5) -> np.nd
 
 @cites("repulsion:rolling-gram")
 def window_gram_eigenvalues(window_deltas: Any, k: int = 5) -> np.ndarray:
-    r"""Descending eigenvalues of :math:`\Delta^\top\Delta` for a stack of windows ``(..., m, P)``.
+    r"""Descending eigenvalues of Δ·Δᵀ (the m × m Gram of the m updates) for one window or a stack of windows.
 
-    The per-step :math:`O(m^2P+m^3)` form (what a ring buffer in a training loop feeds). Returns the top
-    ``min(k, m)`` eigenvalues, shape ``(..., min(k, m))``.
+    The per-step O(m²·P + m³) form, what a ring buffer in a training loop feeds.
+
+    Parameters
+    ----------
+    window_deltas : array_like
+        The windows, a finite array of shape (..., m, P): m updates of P entries each, per window.
+    k : int, optional
+        Number of eigenvalues, an integer ≥ 1 (default 5); at most m are returned.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape (..., min(k, m)), the top eigenvalues in descending order.
+
+    Raises
+    ------
+    DomainError
+        If `window_deltas` is not finite with at least 2 dimensions, or `k` is not an integer ≥ 1.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram``.
+    Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
     D = V.as_float_array(window_deltas, "window_deltas")
     if D.ndim < 2:
@@ -157,13 +217,33 @@ def window_gram_eigenvalues(window_deltas: Any, k: int = 5) -> np.ndarray:
 
 @cites("repulsion:rolling-gram")
 def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
-    r"""Eigengap :math:`g(t)=\sigma_i(t)/\sigma_j(t)` (default :math:`\sigma_2/\sigma_3`).
+    r"""Eigengap g(t) = σ_i(t)/σ_j(t), by default σ₂/σ₃.
 
-    NaN where either is NaN or :math:`\sigma_j\le0` (code: ``evW[2] > 0`` else NaN).
+    NaN where either eigenvalue is NaN or σ_j ≤ 0 (the authors' code: `evW[2] > 0` else NaN).
+
+    Parameters
+    ----------
+    eigs : array_like
+        Eigenvalues in descending order along the last axis: a 2-D array (one row per epoch, e.g. from
+        `rolling_gram_eigenvalues`) or a 1-D array (one row); NaN allowed, no infinities.
+    i : int, optional
+        1-based order of the numerator eigenvalue, an integer ≥ 1 (default 2).
+    j : int, optional
+        1-based order of the denominator eigenvalue, an integer ≥ 1 (default 3).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The gap per row, a float64 array of length len(eigs) for 2-D input, a float for one row.
+
+    Raises
+    ------
+    DomainError
+        If `eigs` is not 1-D or 2-D, holds an infinity, or `i`, `j` exceed the number of eigenvalues.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram``.
+    Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
     E = _series(eigs, "eigs", ndim=(1, 2))
     E2 = E if E.ndim == 2 else E[None]
@@ -178,40 +258,68 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
 
 
 class SlopeDetection(NamedTuple):
-    """Result of :func:`slope_detector` (eq. 6)."""
+    r"""Result of `slope_detector` (eq. 6).
+
+    A named tuple; it unpacks like the plain tuple (t_fire, s).
+
+    Attributes
+    ----------
+    t_fire : int or None
+        The first epoch index at which the detector fires; `None` if it never does.
+    s : numpy.ndarray
+        float64 slope statistic s(t) of each epoch (NaN where undefined).
+    """
 
     t_fire: int | None
-    """first index where the detector fires, None if it never does."""
+    r"""The first epoch index at which the detector fires; `None` if it never does."""
     s: np.ndarray
-    """the slope statistic :math:`s_t`."""
+    r"""float64 slope statistic s(t) of each epoch (NaN where undefined)."""
 
 
 @cites("repulsion:slope-detector")
 def slope_detector(gap: Any, lag: int = 25, threshold: float = 0.04, t_min: int = 100,
                    floor: float = 1e-6) -> SlopeDetection:
-    r"""Slope detector on the log eigengap (eq. 6).
+    r"""Slope detector on the log eigengap (eq. 6): the first epoch where log g rises faster than a threshold.
 
     .. math::
 
         x(t)=\log\max(g(t),10^{-6}),\qquad s(t)=\frac{x(t)-x(t-L)}{L},\qquad
         t_{\rm fire}=\min\{t\ge t_{\min}:s(t)>\theta\}
 
-    (natural log; :math:`s` is NaN for :math:`t<L` or where either :math:`x` is NaN; NaN never fires).
-    Invariant to a common rescaling of :math:`\Delta W` (the gap is a ratio).
+    In words: x(t) = log max(g(t), floor), s(t) = (x(t) − x(t − L))/L, and the detector fires at the
+    first t ≥ t_min with s(t) > θ (natural log; s is NaN for t < L or where either x is NaN; NaN never
+    fires).  Invariant to a common rescaling of ΔW (the gap is a ratio).
 
     Parameters
     ----------
-    gap : 1-D array indexed by epoch (row 0 = init), NaN allowed.
-    lag : int, 1 <= lag < len(gap). threshold : float. t_min : int >= 0. floor : float > 0.
+    gap : array_like
+        The eigengap g(t) per epoch (see `eigengap`), a 1-D array indexed by epoch (row 0 =
+        initialisation); NaN allowed, no infinities.
+    lag : int, optional
+        The lag L in epochs, an integer in [1, len(gap)) (default 25).
+    threshold : float, optional
+        The slope threshold θ per epoch, a finite real (default 0.04).
+    t_min : int, optional
+        The first epoch at which the detector may fire, an integer ≥ 0 (default 100).
+    floor : float, optional
+        Floor on g before the logarithm, finite and > 0 (default 10⁻⁶).
 
     Returns
     -------
-    (t_fire or None, s)
-        A :class:`SlopeDetection` named tuple (``t_fire``, ``s``); it unpacks like a plain tuple.
+    SlopeDetection
+        The named tuple (t_fire, s): the firing epoch or `None`, and the statistic s of shape
+        (len(gap),).
+
+    Raises
+    ------
+    DomainError
+        If `gap` is not 1-D or holds an infinity, or `lag`, `threshold`, `t_min`, `floor` is outside its
+        domain.
 
     References
     ----------
-    Spec ``repulsion:slope-detector`` (eq. 6; code ``analysis.slope_signal``, ``analyze_eta_sweep.slope_fire``).
+    Spec ID `repulsion:slope-detector` (paper eq. 6; the authors' code `analysis.slope_signal`,
+    `analyze_eta_sweep.slope_fire`).
     """
     g = _series(gap, "gap")
     lag = V.integer_at_least(lag, "lag", 1)
@@ -243,13 +351,31 @@ def _window(window: Any, T: int) -> tuple[int, int]:
 
 @cites("repulsion:late-separation")
 def late_median_gap(gaps: Any, window: tuple[int, int] = (200, 400)) -> float | np.ndarray:
-    r"""Per-run :math:`m=\operatorname{median}_{a\le t\le b}g(t)` (NaN-aware, inclusive).
+    r"""Per-run median of the eigengap over an epoch window, m = median_{a ≤ t ≤ b} g(t) (NaN-aware, inclusive).
 
-    ``gaps`` 1-D (one run) or 2-D (runs x epochs). NaN for a run with no finite gap in the window.
+    Parameters
+    ----------
+    gaps : array_like
+        Eigengaps g(t): a 1-D array (one run) or a 2-D array (runs × epochs); NaN allowed, no
+        infinities.
+    window : tuple of int, optional
+        The inclusive epoch window (a, b), integers with 0 ≤ a ≤ b < number of epochs (default
+        (200, 400)).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The median per run: a float for one run, a float64 array of length n_runs for 2-D input; NaN for
+        a run with no finite gap in the window.
+
+    Raises
+    ------
+    DomainError
+        If `gaps` is not 1-D or 2-D or holds an infinity, or `window` is not a valid pair.
 
     References
     ----------
-    Spec ``repulsion:late-separation``.
+    Spec ID `repulsion:late-separation` (late-stage separation).
     """
     G = _series(gaps, "gaps", ndim=(1, 2))
     a, b = _window(window, G.shape[-1])
@@ -263,14 +389,35 @@ def late_median_gap(gaps: Any, window: tuple[int, int] = (200, 400)) -> float | 
 
 @cites("repulsion:late-separation")
 def late_stage_separation(gaps_grok: Any, gaps_control: Any, window: tuple[int, int] = (200, 400)) -> float:
-    r"""Late-stage separation :math:`\operatorname{median}(m_{\rm grok})/\operatorname{median}(m_{\rm control})`.
+    r"""Late-stage separation median(m_grok)/median(m_control) of the per-run median eigengaps.
 
-    :math:`m` = per-run median gap over the window (:func:`late_median_gap`); the paper's 229x uses
-    epochs 200-400. The value depends on the window (the gap decays after lock-in; erratum ``repulsion-6``).
+    m is the per-run median gap over the window (see `late_median_gap`); the paper's 229× uses epochs
+    200–400.  The value depends on the window (the gap decays after lock-in; erratum repulsion-6).
+
+    Parameters
+    ----------
+    gaps_grok : array_like
+        Eigengaps of the grokking runs (η > 0): 1-D (one run) or 2-D (runs × epochs); NaN allowed.
+    gaps_control : array_like
+        Eigengaps of the control runs (η = 0), in the same layout.
+    window : tuple of int, optional
+        The inclusive epoch window (a, b), integers with 0 ≤ a ≤ b < number of epochs (default
+        (200, 400)).
+
+    Returns
+    -------
+    float
+        The separation ratio, > 0.
+
+    Raises
+    ------
+    DomainError
+        If an array is not 1-D or 2-D or holds an infinity, `window` is invalid, a condition has no run
+        with a finite gap in the window, or the control's median is not > 0.
 
     References
     ----------
-    Spec ``repulsion:late-separation`` (code ``analysis.py``).
+    Spec ID `repulsion:late-separation` (the authors' code `analysis.py`).
     """
     _series(gaps_grok, "gaps_grok", ndim=(1, 2))
     _series(gaps_control, "gaps_control", ndim=(1, 2))

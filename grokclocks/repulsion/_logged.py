@@ -13,17 +13,34 @@ from ._args import DomainError, _labels, _matrix
 
 @cites("repulsion:aux")
 def ftf_offdiag_ratio(F_tilde: Any) -> float:
-    r"""Off-diagonal ratio of :math:`H=\widetilde F^\top\widetilde F`: mean :math:`|H_{j\ell}|_{j\ne\ell}` / mean :math:`|H_{jj}|`.
+    r"""Off-diagonal ratio of H = F̃ᵀ·F̃: the mean |H_jℓ| off the diagonal over the mean |H_jj|.
 
     .. math::
 
         r=\frac{\frac1{K(K-1)}\sum_{j\ne\ell}|H_{j\ell}|}{\max\big(\frac1K\sum_j|H_{jj}|,10^{-30}\big)}
 
-    Stays < 0.04 in both conditions of the full setup (Tian's bound 8 %).
+    In words: r is the mean absolute off-diagonal entry of H divided by its mean absolute diagonal
+    entry (floored at 10⁻³⁰ as in the code; F̃ is rescaled first, so the floor never bites).  It stays
+    below 0.04 in both conditions of the full setup (Tian's bound: 8 %).
+
+    Parameters
+    ----------
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+
+    Returns
+    -------
+    float
+        The ratio r ≥ 0 (0 for F̃ = 0, the code's value).
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde` is not a finite 2-D array with at least 2 columns.
 
     References
     ----------
-    Spec ``repulsion:aux`` (a) (code ``tian_metrics`` ``ftf_ratio``).
+    Spec ID `repulsion:aux` (quantity (a); the authors' code `tian_metrics.ftf_ratio`).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     scale = float(np.max(np.abs(Ft)))
@@ -55,29 +72,77 @@ def _G_F(F: Any, Vout: Any, y: Any, M: int) -> np.ndarray:
 
 @cites("repulsion:aux")
 def backprop_gradient_norm(F: Any, Vout: Any, y: Any, M: int) -> float:
-    r"""Backpropagated-gradient norm :math:`\|G_F\|_F`, :math:`G_F=P_1^\perp(Y-FV)V^\top`, :math:`Y={\rm onehot}-1/M`.
+    r"""Backpropagated-gradient norm ‖G_F‖_F with G_F = P₁^⊥·(Y − F·V)·Vᵀ and Y = onehot(y) − 1/M.
 
-    Both :math:`Y` and :math:`FV` are sample-centred (the theory's form, not the trained loss).
-    Peaks near epoch 50 in the full setup (seed 0: 71.2 at 57 grok, 63.6 at 49 control).
+    Both Y and F·V are centred over the samples (the theory's form, not the trained loss).  It peaks
+    near epoch 50 in the full setup (seed 0: 71.2 at epoch 57 with grokking, 63.6 at epoch 49 in the
+    control).
+
+    Parameters
+    ----------
+    F : array_like
+        Hidden features, a finite 2-D array of shape (n, K).
+    Vout : array_like
+        Second-layer weights V, a finite array of shape (K, M).
+    y : array_like of int
+        Labels, a 1-D integer array of length n with entries in [0, M).
+    M : int
+        The modulus M, an integer ≥ 2.
+
+    Returns
+    -------
+    float
+        ‖G_F‖_F ≥ 0.
+
+    Raises
+    ------
+    DomainError
+        If an array is not finite or the shapes are inconsistent, or `M` or `y` is invalid.
 
     References
     ----------
-    Spec ``repulsion:aux`` (b) (code ``tian_metrics`` ``gF_norm``).
+    Spec ID `repulsion:aux` (quantity (b); the authors' code `tian_metrics.gF_norm`).
     """
     return float(np.linalg.norm(_G_F(F, Vout, y, M)))
 
 
 @cites("repulsion:aux")
 def independence_proxy(F: Any, Vout: Any, y: Any, M: int, n_pairs: int = 500, seed: Any = 0) -> float:
-    r"""Median :math:`|\cos(g_j,g_{j'})|` over random column pairs of :math:`G_F` (independence proxy).
+    r"""Independence proxy: median |cos(g_j, g_j′)| over random pairs of columns of G_F.
 
-    ``n_pairs`` index pairs drawn with ``numpy.random.default_rng(seed).integers(0, K)`` (twice), pairs
-    with :math:`j=j'` dropped, norms clamped at 1e-30 (as the code). ``seed`` may be a Generator. ~0.08
-    in the full setup.
+    G_F = P₁^⊥·(Y − F·V)·Vᵀ as in `backprop_gradient_norm`.  `n_pairs` index pairs are drawn with
+    `numpy.random.default_rng(seed).integers(0, K)` (twice), pairs with j = j′ are dropped, and the
+    norms are floored at 10⁻³⁰ (as the code).  About 0.08 in the full setup.
+
+    Parameters
+    ----------
+    F : array_like
+        Hidden features, a finite 2-D array of shape (n, K).
+    Vout : array_like
+        Second-layer weights V, a finite array of shape (K, M).
+    y : array_like of int
+        Labels, a 1-D integer array of length n with entries in [0, M).
+    M : int
+        The modulus M, an integer ≥ 2.
+    n_pairs : int, optional
+        Number of random pairs drawn, an integer ≥ 1 (default 500).
+    seed : int or numpy.random.Generator, optional
+        Seed of the pair draw, an integer ≥ 0 (default 0), or a Generator to draw from.
+
+    Returns
+    -------
+    float
+        The median |cosine| in [0, 1]; `nan` if every drawn pair has j = j′.
+
+    Raises
+    ------
+    DomainError
+        If an array is not finite or the shapes are inconsistent, `M` or `y` is invalid, or `n_pairs`,
+        `seed` is out of range.
 
     References
     ----------
-    Spec ``repulsion:aux`` (c) (code ``tian_metrics`` ``indep_cos_med``).
+    Spec ID `repulsion:aux` (quantity (c); the authors' code `tian_metrics.indep_cos_med`).
     """
     G = _G_F(F, Vout, y, M)
     n_pairs = V.integer_at_least(n_pairs, "n_pairs", 1)

@@ -15,26 +15,38 @@ from ._args import DomainError, _labels, _matrix
 
 @cites("repulsion:model")
 def one_hot_pairs(a: Any, b: Any, M: int) -> np.ndarray:
-    r"""Concatenated one-hot codes of the operand pairs, :math:`x_i=[e_{a_i};e_{b_i}]`.
+    r"""Concatenated one-hot codes of the operand pairs, x_i = [e_{a_i}; e_{b_i}].
 
     .. math::
 
         X\in\{0,1\}^{n\times 2M},\qquad X_{i,a_i}=X_{i,M+b_i}=1 .
 
+    In words: row i of X has a 1 in column a_i and a 1 in column M + b_i, zeros elsewhere (the frozen
+    identity embedding of the two operands).
+
     Parameters
     ----------
-    a, b : array_like of int, shape (n,)
-        Operands in ``[0, M)``, same length.
+    a : array_like of int
+        First operands a_i, a non-empty 1-D integer array with entries in [0, M).
+    b : array_like of int
+        Second operands b_i, a 1-D integer array of the length of `a` with entries in [0, M).
     M : int
-        Modulus, ``>= 2``.
+        The modulus M, an integer ≥ 2.
 
     Returns
     -------
-    ndarray, shape (n, 2M), float64.
+    numpy.ndarray
+        float64 array of shape (n, 2M), the inputs X.
+
+    Raises
+    ------
+    DomainError
+        If `M` is not an integer ≥ 2, or `a`, `b` are not non-empty 1-D integer arrays of one length
+        with entries in [0, M).
 
     References
     ----------
-    Spec ``repulsion:model`` (eq. 2): frozen identity embedding, ``num_of_ops = 2``.
+    Spec ID `repulsion:model` (paper eq. 2: frozen identity embedding, two operands).
     """
     M = V.integer_at_least(M, "M", 2)
     aa = _labels(a, M, "a")
@@ -53,37 +65,60 @@ def _activation(activation: str) -> str:
 
 
 class TianOutputs(NamedTuple):
-    """Result of :func:`tian_forward`."""
+    r"""Result of `tian_forward`: the hidden features and outputs of Tian's two-layer model.
+
+    A named tuple; it unpacks like the plain tuple (F, Y_hat).
+
+    Attributes
+    ----------
+    F : numpy.ndarray
+        Hidden features F = σ(X·W), float64 of shape (n, K).
+    Y_hat : numpy.ndarray
+        Outputs Ŷ = F·V, float64 of shape (n, M).
+    """
 
     F: np.ndarray
-    """hidden features :math:`F`."""
+    r"""Hidden features F = σ(X·W), float64 of shape (n, K)."""
     Y_hat: np.ndarray
-    r"""outputs :math:`\hat Y=FV`."""
+    r"""Outputs Ŷ = F·V, float64 of shape (n, M)."""
 
 
 @cites("repulsion:model")
 def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> TianOutputs:
-    r"""Features and outputs of Tian's two-layer model (no biases).
+    r"""Features F = σ(X·W) and outputs Ŷ = F·V of Tian's two-layer model (no biases).
 
     .. math::
 
         F=\sigma(XW)\in\mathbb R^{n\times K},\qquad \widehat Y=FV\in\mathbb R^{n\times M},
 
-    :math:`\sigma(x)=x^2` (``"sqr"``, default) or ReLU.
+    with σ(x) = x² (`"sqr"`, default) or ReLU.
 
     Parameters
     ----------
-    W : array (2M, K); Vout : array (K, M); X : array (n, 2M) (e.g. :func:`one_hot_pairs`).
-    activation : {"sqr", "relu"}
+    W : array_like
+        First-layer weights, a finite array of shape (2M, K) (the transpose of torch's storage in the
+        authors' `TianMLP`).
+    Vout : array_like
+        Second-layer weights V, a finite array of shape (K, M).
+    X : array_like
+        Inputs, a finite array of shape (n, 2M), e.g. from `one_hot_pairs`.
+    activation : {"sqr", "relu"}, optional
+        The activation σ: `"sqr"` (default, x²; `"x2"` is accepted too) or `"relu"`.
 
     Returns
     -------
-    (F, Y_hat)
-        A :class:`TianOutputs` named tuple (``F``, ``Y_hat``); it unpacks like a plain tuple.
+    TianOutputs
+        The named tuple (F, Y_hat) of float64 arrays of shapes (n, K) and (n, M).
+
+    Raises
+    ------
+    DomainError
+        If an array is not finite and 2-D, the shapes do not fit (X: (n, 2M), W: (2M, K), V: (K, M)),
+        or `activation` is unknown.
 
     References
     ----------
-    Spec ``repulsion:model`` (eq. 2); code ``TianMLP`` (torch stores W transposed).
+    Spec ID `repulsion:model` (paper eq. 2; the authors' code `TianMLP`).
     """
     act = _activation(activation)
     W = _matrix(W, "W")
@@ -101,7 +136,7 @@ def tian_forward(W: Any, Vout: Any, X: Any, activation: str = "sqr") -> TianOutp
 
 @cites("repulsion:loss")
 def tian_mse_loss(Y_hat: Any, y: Any, M: int, form: str = "code") -> float:
-    r"""Zero-meaned MSE of the Tian setup, as trained (``form="code"``) or as eq. 3 writes it.
+    r"""Zero-meaned MSE of the Tian setup, as trained (`form="code"`) or as eq. 3 writes it.
 
     .. math::
 
@@ -113,18 +148,36 @@ def tian_mse_loss(Y_hat: Any, y: Any, M: int, form: str = "code") -> float:
         J_{\rm eq.3}=\tfrac12\big\|P_1^\perp(Y-\widehat Y)\big\|_F^2,\qquad
         P_1^\perp=I_n-\tfrac1n\mathbf 1\mathbf 1^\top,\ Y={\rm onehot}(y)-\tfrac1M .
 
-    The two are not proportional (different centring axis) and differ in scale by about :math:`2n`.
-    Replications must use the code form: with coupled L2 weight decay the loss scale sets the effective
-    :math:`\eta` (erratum ``repulsion-4``).
+    In words: the code form is the mean over samples of the squared distance between the output row,
+    centred over the classes, and the centred one-hot target e_y − 𝟏/M; eq. 3 is half the squared
+    Frobenius norm of the residual Y − Ŷ centred over the samples.  The two are not proportional
+    (different centring axis) and differ in scale by about 2n.  Replications must use the code form:
+    with coupled L2 weight decay the loss scale sets the effective η (erratum repulsion-4).
 
     Parameters
     ----------
-    Y_hat : array (n, M); y : int array (n,) in ``[0, M)``; M : int >= 2
-    form : {"code", "paper"}
+    Y_hat : array_like
+        Model outputs Ŷ, a finite array of shape (n, M).
+    y : array_like of int
+        Labels y_i, a non-empty 1-D integer array of length n with entries in [0, M).
+    M : int
+        The modulus M (number of classes), an integer ≥ 2.
+    form : {"code", "paper"}, optional
+        `"code"` (default): the loss the authors' code trains; `"paper"` (or `"paper_eq3"`): eq. 3.
+
+    Returns
+    -------
+    float
+        The loss, ≥ 0.
+
+    Raises
+    ------
+    DomainError
+        If `M`, `y` or `form` is invalid or `Y_hat` is not finite of shape (n, M).
 
     References
     ----------
-    Spec ``repulsion:loss`` (eq. 3; code ``tian_mse_loss`` = Tian's ``compute_loss(..., "mse")``).
+    Spec ID `repulsion:loss` (paper eq. 3; the code form is Tian's `compute_loss(..., "mse")`).
     """
     M = V.integer_at_least(M, "M", 2)
     form = V.choice(form, "form", {"code": "code", "paper": "paper", "paper_eq3": "paper"})
@@ -143,21 +196,33 @@ def tian_mse_loss(Y_hat: Any, y: Any, M: int, form: str = "code") -> float:
 
 
 class TianLossGrad(NamedTuple):
-    """Result of :func:`tian_loss_grad`."""
+    r"""Result of `tian_loss_grad`: the code-form loss and its gradients.
+
+    A named tuple; it unpacks like the plain tuple (loss, dW, dV).
+
+    Attributes
+    ----------
+    loss : float
+        The code-form loss L (see `tian_mse_loss`).
+    dW : numpy.ndarray
+        ∂L/∂W, float64 of the shape of W, (2M, K).
+    dV : numpy.ndarray
+        ∂L/∂V, float64 of the shape of V, (K, M).
+    """
 
     loss: float
-    """loss :math:`L`."""
+    r"""The code-form loss L (see `tian_mse_loss`)."""
     dW: np.ndarray
-    r""":math:`\partial L/\partial W`."""
+    r"""∂L/∂W, float64 of the shape of W, (2M, K)."""
     dV: np.ndarray
-    r""":math:`\partial L/\partial V`."""
+    r"""∂L/∂V, float64 of the shape of V, (K, M)."""
 
 
 @cites("repulsion:loss", "repulsion:model")
 def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = "sqr") -> TianLossGrad:
-    r"""Code-form loss and its exact gradients :math:`(\partial L/\partial W,\partial L/\partial V)`.
+    r"""Code-form loss of the Tian model and its exact gradients (∂L/∂W, ∂L/∂V).
 
-    With :math:`H=XW`, :math:`F=\sigma(H)`, :math:`R=\widehat Y^{\rm zm}-T` (rows zero-mean),
+    With H = X·W, F = σ(H) and R = Ŷ^zm − T (the output rows centred, minus the centred targets):
 
     .. math::
 
@@ -165,16 +230,38 @@ def tian_loss_grad(W: Any, Vout: Any, X: Any, y: Any, M: int, activation: str = 
         \frac{\partial L}{\partial V}=F^\top\frac{\partial L}{\partial\widehat Y},\quad
         \frac{\partial L}{\partial W}=X^\top\Big[\Big(\frac{\partial L}{\partial\widehat Y}V^\top\Big)\odot\sigma'(H)\Big].
 
-    A numpy reference for the JAX engine (autodiff must agree) and for small private training loops.
+    In words: ∂L/∂Ŷ = (2/n)·R, ∂L/∂V = Fᵀ·∂L/∂Ŷ, and ∂L/∂W = Xᵀ·((∂L/∂Ŷ·Vᵀ) ⊙ σ′(H)).  A numpy
+    reference for the JAX engine (autodiff must agree) and for small private training loops.
+
+    Parameters
+    ----------
+    W : array_like
+        First-layer weights, a finite array of shape (2M, K).
+    Vout : array_like
+        Second-layer weights V, a finite array of shape (K, M).
+    X : array_like
+        Inputs, a finite array of shape (n, 2M), e.g. from `one_hot_pairs`.
+    y : array_like of int
+        Labels y_i, a 1-D integer array of length n with entries in [0, M).
+    M : int
+        The modulus M, an integer ≥ 2.
+    activation : {"sqr", "relu"}, optional
+        The activation σ: `"sqr"` (default, x²) or `"relu"`.
 
     Returns
     -------
-    (loss, dW, dV)
-        A :class:`TianLossGrad` named tuple (``loss``, ``dW``, ``dV``); it unpacks like a plain tuple.
+    TianLossGrad
+        The named tuple (loss, dW, dV).
+
+    Raises
+    ------
+    DomainError
+        If an array is not finite and 2-D, the shapes are inconsistent, or `M`, `y`, `activation` is
+        invalid.
 
     References
     ----------
-    Spec ``repulsion:loss``, ``repulsion:model``.
+    Spec IDs `repulsion:loss` (paper eq. 3) and `repulsion:model` (eq. 2).
     """
     M = V.integer_at_least(M, "M", 2)
     act = _activation(activation)
@@ -208,20 +295,32 @@ def _one_minus_power(beta: float, s: int) -> float:
     return -math.expm1(s * math.log1p(beta - 1.0))
 
 class AdamState(NamedTuple):
-    """Result of :func:`adam_l2_update`: parameter and Adam moments after the step."""
+    r"""Result of `adam_l2_update`: the parameter and the Adam moments after the step.
+
+    A named tuple; it unpacks like the plain tuple (param, m, v).
+
+    Attributes
+    ----------
+    param : numpy.ndarray
+        The updated parameter θ, float64 of the parameter's shape.
+    m : numpy.ndarray
+        The updated first-moment estimate m.
+    v : numpy.ndarray
+        The updated second-moment estimate v, ≥ 0.
+    """
 
     param: np.ndarray
-    """updated parameter."""
+    r"""The updated parameter θ, float64 of the parameter's shape."""
     m: np.ndarray
-    """first moment :math:`m`."""
+    r"""The updated first-moment estimate m."""
     v: np.ndarray
-    """second moment :math:`v`."""
+    r"""The updated second-moment estimate v, ≥ 0."""
 
 
 @cites("repulsion:setup")
 def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float = 1e-3, eta: float = 0.0,
                    b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> AdamState:
-    r"""One ``torch.optim.Adam(lr, weight_decay=eta)`` step: **coupled** L2, then Adam.
+    r"""One `torch.optim.Adam(lr, weight_decay=eta)` step: coupled L2 weight decay, then Adam.
 
     .. math::
 
@@ -229,17 +328,49 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
         v\leftarrow\beta_2v+(1-\beta_2)g^2,\quad
         \theta\leftarrow\theta-\mathrm{lr}\,\frac{m/(1-\beta_1^s)}{\sqrt{v/(1-\beta_2^s)}+\epsilon}
 
-    (torch applies :math:`\epsilon` after the bias-corrected square root; ``step`` = s >= 1).
-    optax equivalent: ``optax.chain(optax.add_decayed_weights(eta), optax.adam(lr))``.
+    In words: the decay η·θ is added to the gradient before the moments are updated (not AdamW), and
+    the step is lr times the bias-corrected first moment over the bias-corrected root of the second
+    moment plus ε (torch adds ε after the square root).  The optax equivalent is
+    `optax.chain(optax.add_decayed_weights(eta), optax.adam(lr))`.
+
+    Parameters
+    ----------
+    param : array_like
+        The parameter θ before the step, a finite array of any shape.
+    grad : array_like
+        The loss gradient ∇L at θ, finite, of the shape of `param`.
+    m : array_like
+        First-moment estimate before the step, finite, of the shape of `param` (zeros at the start).
+    v : array_like
+        Second-moment estimate before the step, finite and ≥ 0, of the shape of `param`.
+    step : int
+        The step count s after this step, an integer ≥ 1 (s = 1 for the first step).
+    lr : float, optional
+        Learning rate, finite and > 0 (default 10⁻³).
+    eta : float, optional
+        Coupled L2 weight-decay coefficient η, finite and ≥ 0 (default 0).
+    b1 : float, optional
+        First-moment decay β₁, in [0, 1) (default 0.9).
+    b2 : float, optional
+        Second-moment decay β₂, in [0, 1) (default 0.999).
+    eps : float, optional
+        The ε added to the root of the second moment, finite and > 0 (default 10⁻⁸).
 
     Returns
     -------
-    (param, m, v) after the step.
-        A :class:`AdamState` named tuple (``param``, ``m``, ``v``); it unpacks like a plain tuple.
+    AdamState
+        The named tuple (param, m, v) after the step.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or an array does not have the shape of `param`.
+    ResultOverflow
+        If the decayed gradient, a moment or the new parameter exceeds the largest double.
 
     References
     ----------
-    Spec ``repulsion:setup`` (§3: not AdamW).
+    Spec ID `repulsion:setup` (the training setup: Adam with coupled L2, not AdamW).
     """
     s = V.integer_at_least(step, "step", 1)
     lr = V.positive(lr, "lr", scalar=True)
@@ -273,27 +404,50 @@ def adam_l2_update(param: Any, grad: Any, m: Any, v: Any, step: int, lr: float =
 
 
 class TianInitBounds(NamedTuple):
-    """Result of :func:`tian_init_bounds`: half-widths of the uniform initialisations."""
+    r"""Result of `tian_init_bounds`: the half-widths of the uniform initialisations.
+
+    A named tuple; it unpacks like the plain tuple (W, V).
+
+    Attributes
+    ----------
+    W : float
+        Half-width 1/√(2M) of the first layer's uniform initialisation (fan-in 2M).
+    V : float
+        Half-width 1/√K of the second layer's uniform initialisation (fan-in K).
+    """
 
     W: float
-    r""":math:`1/\sqrt{2M}` (first layer)."""
+    r"""Half-width 1/√(2M) of the first layer's uniform initialisation (fan-in 2M)."""
     V: float
-    r""":math:`1/\sqrt K` (second layer)."""
+    r"""Half-width 1/√K of the second layer's uniform initialisation (fan-in K)."""
 
 
 @cites("repulsion:setup")
 def tian_init_bounds(M: int, K: int) -> TianInitBounds:
-    r"""Half-widths of the PyTorch ``nn.Linear`` default init: :math:`W\sim\mathcal U(\pm1/\sqrt{2M})`,
-    :math:`V\sim\mathcal U(\pm1/\sqrt K)` (fan-in :math:`2M` and :math:`K`).
+    r"""Half-widths of the PyTorch `nn.Linear` default initialisation: W ∼ U(±1/√(2M)), V ∼ U(±1/√K).
+
+    The fan-ins are 2M (first layer) and K (second layer).
+
+    Parameters
+    ----------
+    M : int
+        The modulus M, an integer ≥ 2.
+    K : int
+        The hidden width K, an integer ≥ 1.
 
     Returns
     -------
     TianInitBounds
-        A :class:`TianInitBounds` named tuple (``W``, ``V``); it unpacks like a plain tuple.
+        The named tuple (W, V) of half-widths.
+
+    Raises
+    ------
+    DomainError
+        If `M` is not an integer ≥ 2 or `K` not an integer ≥ 1.
 
     References
     ----------
-    Spec ``repulsion:setup``.
+    Spec ID `repulsion:setup` (the training setup).
     """
     M = V.count(M, "M", 2)
     K = V.count(K, "K", 1)
@@ -303,24 +457,50 @@ def tian_init_bounds(M: int, K: int) -> TianInitBounds:
 @cites("repulsion:setup")
 def tian_setup(M: int = 71, K: int = 2048, n_train: int = 2016, eta: float = 2e-4, lr: float = 1e-3,
                epochs: int = 400, activation: str = "sqr", window: int = 20) -> types.MappingProxyType:
-    r"""The pinned hyper-parameters of the Tian / Figure-3 setup (read-only mapping).
+    r"""The pinned hyper-parameters of the Tian / Figure-3 setup, as a read-only mapping.
 
-    Data: all :math:`M^2` pairs, target :math:`(a+b)\bmod M`, first ``n_train`` of a seeded permutation
-    train, the rest test (``n_train = 2016`` = 0.39992 :math:`M^2` at :math:`M=71`). Init: torch
-    ``nn.Linear`` defaults (:func:`tian_init_bounds`). Optimiser: Adam(lr, betas (0.9, 0.999), eps 1e-8)
-    with coupled L2 ``weight_decay = eta`` (:func:`adam_l2_update`), full batch, one step per epoch;
-    metrics logged **before** the step (row t = parameters after t steps). Loss: code form of
-    :func:`tian_mse_loss`. Conditions: ``eta = 2e-4`` (grok) vs ``eta = 0`` (control); 400 epochs for
-    :math:`x^2`, 800 for ReLU; 15 seeds.
+    Data: all M² pairs, target (a + b) mod M; the first `n_train` of a seeded permutation train, the
+    rest test (n_train = 2016 = 0.39992·M² at M = 71).  Initialisation: torch `nn.Linear` defaults
+    (`tian_init_bounds`).  Optimiser: Adam(lr, betas (0.9, 0.999), eps 10⁻⁸) with coupled L2
+    weight_decay = η (`adam_l2_update`), full batch, one step per epoch; metrics logged before the
+    step (row t = parameters after t steps).  Loss: the code form of `tian_mse_loss`.  Conditions:
+    η = 2·10⁻⁴ (grokking) against η = 0 (control); 400 epochs for x², 800 for ReLU; 15 seeds.
+
+    Parameters
+    ----------
+    M : int, optional
+        The modulus M, an integer ≥ 2 (default 71).
+    K : int, optional
+        The hidden width K, an integer ≥ 1 (default 2048).
+    n_train : int, optional
+        Number of training pairs, an integer in [1, M² − 1] (default 2016).
+    eta : float, optional
+        Coupled L2 weight decay η, finite and ≥ 0 (default 2·10⁻⁴; 0 is the control).
+    lr : float, optional
+        Adam learning rate, finite and > 0 (default 10⁻³).
+    epochs : int, optional
+        Number of full-batch steps, an integer ≥ 1 (default 400; the paper uses 800 for ReLU).
+    activation : {"sqr", "relu"}, optional
+        The activation: `"sqr"` (default, x²) or `"relu"`.
+    window : int, optional
+        Rolling-window length w of the spectral detector, an integer ≥ 2 (default 20).
+
+    Returns
+    -------
+    types.MappingProxyType
+        A read-only mapping of the arguments (validated) and the pinned constants: n_test, betas,
+        adam_eps, weight_decay (a description), init_W_halfwidth, init_V_halfwidth, loss,
+        log_before_step, lag, threshold, t_min, rho_threshold, grok_threshold and n_seeds.
 
     Raises
     ------
     DomainError
-        ``n_train`` not in ``[1, M^2 - 1]``, ``eta < 0``, ``lr <= 0``, ``M < 2``, ``K < 1``.
+        If `n_train` is not in [1, M² − 1], `eta` < 0, `lr` ≤ 0, `M` < 2, `K` < 1, `epochs` < 1,
+        `window` < 2, or `activation` is unknown.
 
     References
     ----------
-    Spec ``repulsion:setup`` (§3).
+    Spec ID `repulsion:setup` (the training setup).
     """
     M = V.integer_at_least(M, "M", 2)
     K = V.integer_at_least(K, "K", 1)

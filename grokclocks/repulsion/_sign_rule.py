@@ -14,38 +14,60 @@ from ._features import feature_gram_inverse, feature_gram_inverse_paper_eq4
 
 
 class SimilarPairs(NamedTuple):
-    r"""Result of :func:`top_similar_pairs`, sorted by :math:`|S_{j\ell}|` descending."""
+    r"""Result of `top_similar_pairs`: feature pairs sorted by |S_jℓ| descending.
+
+    A named tuple; it unpacks like the plain tuple (j, l, cos).  The three arrays have one entry per
+    pair.
+
+    Attributes
+    ----------
+    j : numpy.ndarray
+        int64 first column indices j.
+    l : numpy.ndarray
+        int64 second column indices ℓ > j.
+    cos : numpy.ndarray
+        float64 signed cosines S_jℓ of the pairs.
+    """
 
     j: np.ndarray
-    """first indices :math:`j`."""
+    r"""int64 first column indices j."""
     l: np.ndarray
-    r"""second indices :math:`\ell>j`."""
+    r"""int64 second column indices ℓ > j."""
     cos: np.ndarray
-    r"""signed cosines :math:`S_{j\ell}`."""
+    r"""float64 signed cosines S_jℓ of the pairs."""
 
 
 @cites("repulsion:sign-rule")
 def top_similar_pairs(F_tilde: Any, k: int = 200) -> SimilarPairs:
-    r"""The ``k`` unordered pairs :math:`j<\ell` with the largest :math:`|S_{j\ell}|`.
+    r"""The `k` unordered feature pairs j < ℓ with the largest |S_jℓ|, S the cosine similarity.
 
     .. math::
 
         S_{j\ell}=\frac{\tilde f_j^\top\tilde f_\ell}{\max(\|\tilde f_j\|,10^{-30})\max(\|\tilde f_\ell\|,10^{-30})}
 
-    (diagonal excluded), in descending :math:`|S|`, ties broken by :math:`(j,\ell)` lexicographic.
+    In words: S_jℓ is the cosine of columns j and ℓ of F̃, each norm floored at 10⁻³⁰; the diagonal is
+    excluded; pairs come in descending |S|, ties broken by (j, ℓ) in lexicographic order.
 
     Parameters
     ----------
-    F_tilde : array (n, K), K >= 2; k : int in ``[1, K(K-1)/2]``.
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    k : int, optional
+        Number of pairs, an integer in [1, K(K − 1)/2] (default 200).
 
     Returns
     -------
-    (j, l, cos) : int arrays and the signed cosines.
-        A :class:`SimilarPairs` named tuple (``j``, ``l``, ``cos``); it unpacks like a plain tuple.
+    SimilarPairs
+        The named tuple (j, l, cos): the pairs' column indices and their signed cosines.
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde` is not a finite 2-D array with at least 2 columns, or `k` is out of range.
 
     References
     ----------
-    Spec ``repulsion:sign-rule`` (§5; code ``residual_similarity_signs``).
+    Spec ID `repulsion:sign-rule` (the authors' code `residual_similarity_signs`).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     K = Ft.shape[1]
@@ -91,7 +113,7 @@ def _loo_terms(Ft: np.ndarray, eta: float, jj: np.ndarray, ll: np.ndarray) -> tu
 @cites("repulsion:sign-rule")
 @V.broadcasting("j", "l")
 def leave_two_out_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | np.ndarray:
-    r"""Exact leave-two-out residual similarity :math:`c=\tilde f_j^\top P_{\eta,-j\ell}\tilde f_\ell`.
+    r"""Exact leave-two-out residual similarity c = f̃_jᵀ·P_{η,−jℓ}·f̃_ℓ of feature pairs.
 
     .. math::
 
@@ -99,21 +121,42 @@ def leave_two_out_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | 
         \widetilde F_{-j\ell}^\top=\eta\,(A-UU^\top)^{-1},\quad A=\widetilde F\widetilde F^\top+\eta I_n,\
         U=[\tilde f_j,\tilde f_\ell],
 
-    evaluated by the rank-2 downdate :math:`(A-UU^\top)^{-1}=A^{-1}+A^{-1}U(I_2-U^\top A^{-1}U)^{-1}U^\top A^{-1}`,
-    i.e. :math:`c=\eta\,[Q(I_2-Q)^{-1}]_{12}` with :math:`Q=U^\top A^{-1}U`. Vectorised over arrays of pairs.
-
-    Accuracy: the downdate divides by :math:`\det(I_2-Q)`, which is of order :math:`\eta/(\eta+\lVert\tilde f_j\rVert^2
-    +\lVert\tilde f_\ell\rVert^2)`; the relative error is :math:`\sim\varepsilon(1+(\lVert\tilde f_j\rVert^2+
-    \lVert\tilde f_\ell\rVert^2)/\eta)` (measured 4.8e-13 at :math:`\eta=10^{-3}(\lVert\tilde f_j\rVert^2+\lVert\tilde f_\ell\rVert^2)`
-    against mpmath, tests/accuracy/cases_repulsion.py).
+    In words: P_{η,−jℓ} is the regularised residual projector of the features without columns j and ℓ,
+    equal to η·(A − U·Uᵀ)⁻¹ with A = F̃·F̃ᵀ + η·I_n and U = [f̃_j, f̃_ℓ].  It is evaluated by the rank-2
+    downdate (A − U·Uᵀ)⁻¹ = A⁻¹ + A⁻¹·U·(I₂ − Uᵀ·A⁻¹·U)⁻¹·Uᵀ·A⁻¹, i.e. c = η·[Q·(I₂ − Q)⁻¹]₁₂ with
+    Q = Uᵀ·A⁻¹·U.  Vectorised over arrays of pairs.
 
     Parameters
     ----------
-    F_tilde : array (n, K); eta > 0; j, l : int arrays (broadcast), ``j != l``, in ``[0, K)``.
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    eta : float
+        The weight decay η, a finite scalar > 0, at least the rounding level of the n × n Gram matrix.
+    j : int or array_like of int
+        First column index (or indices), in [0, K).
+    l : int or array_like of int
+        Second column index (or indices), in [0, K), broadcasting against `j`, with j ≠ l everywhere.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        c for each pair, a float for scalar indices, else an array of the broadcast shape of `j`, `l`.
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde` or `eta` is invalid, an index is out of range, some j = l, or `j`, `l` do not
+        broadcast.
+
+    Notes
+    -----
+    Accuracy: the downdate divides by det(I₂ − Q), which is of order η/(η + ‖f̃_j‖² + ‖f̃_ℓ‖²); the
+    relative error is about ε·(1 + (‖f̃_j‖² + ‖f̃_ℓ‖²)/η) (measured 4.8·10⁻¹³ at
+    η = 10⁻³·(‖f̃_j‖² + ‖f̃_ℓ‖²) against mpmath, tests/accuracy/cases_repulsion.py).
 
     References
     ----------
-    Spec ``repulsion:sign-rule`` (eq. 1, Theorem 6 of Tian 2025).
+    Spec ID `repulsion:sign-rule` (paper eq. 1; Theorem 6 of Tian 2025).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     eta = _eta(eta)
@@ -125,14 +168,36 @@ def leave_two_out_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | 
 @cites("repulsion:full-projector")
 @V.broadcasting("j", "l")
 def full_projector_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float | np.ndarray:
-    r"""Full-projector residual :math:`\tilde f_j^\top P_\eta\tilde f_\ell=\eta\,\tilde f_j^\top(\widetilde F\widetilde F^\top+\eta I)^{-1}\tilde f_\ell`.
+    r"""Full-projector residual f̃_jᵀ·P_η·f̃_ℓ = η·f̃_jᵀ·(F̃·F̃ᵀ + η·I)⁻¹·f̃_ℓ of feature pairs.
 
-    Exact identity: :math:`\tilde f_j^\top P_\eta\tilde f_\ell=\eta(\delta_{j\ell}-\eta B_{j\ell})`, so for
-    :math:`j\ne\ell` it equals :math:`-\eta^2B_{j\ell}` and its sign is always :math:`-\operatorname{sgn}B_{j\ell}`.
+    Exact identity: f̃_jᵀ·P_η·f̃_ℓ = η·(δ_jℓ − η·B_jℓ), so for j ≠ ℓ it equals −η²·B_jℓ and its sign is
+    always −sgn B_jℓ (B from `feature_gram_inverse`).
+
+    Parameters
+    ----------
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    eta : float
+        The weight decay η, a finite scalar > 0, at least the rounding level of the n × n Gram matrix.
+    j : int or array_like of int
+        First column index (or indices), in [0, K).
+    l : int or array_like of int
+        Second column index (or indices), in [0, K), broadcasting against `j`, with j ≠ l everywhere.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The residual for each pair, a float for scalar indices, else an array of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde` or `eta` is invalid, an index is out of range, some j = l, or `j`, `l` do not
+        broadcast.
 
     References
     ----------
-    Spec ``repulsion:full-projector``.
+    Spec ID `repulsion:full-projector` (the full-projector form of the sign rule).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     eta = _eta(eta)
@@ -143,22 +208,37 @@ def full_projector_residual(F_tilde: Any, eta: float, j: Any, l: Any) -> float |
 
 
 class SignRuleTerms(NamedTuple):
-    """Result of :func:`sign_rule_terms` (Theorem 6)."""
+    r"""Result of `sign_rule_terms`: the terms of the Schur-complement form of Theorem 6.
+
+    A named tuple; it unpacks like the plain tuple (B_jl, c, alpha, beta).  Each field is a float for
+    scalar indices, else an array of the pairs' broadcast shape.
+
+    Attributes
+    ----------
+    B_jl : float or numpy.ndarray
+        The entry B_jℓ of B = (F̃ᵀ·F̃ + η·I)⁻¹, from `feature_gram_inverse`.
+    c : float or numpy.ndarray
+        The leave-two-out residual similarity c = f̃_jᵀ·P_{η,−jℓ}·f̃_ℓ.
+    alpha : float or numpy.ndarray
+        α = f̃_jᵀ·P_{η,−jℓ}·f̃_j + η.
+    beta : float or numpy.ndarray
+        β = f̃_ℓᵀ·P_{η,−jℓ}·f̃_ℓ + η.
+    """
 
     B_jl: float | np.ndarray
-    r""":math:`B_{j\ell}`."""
+    r"""The entry B_jℓ of B = (F̃ᵀ·F̃ + η·I)⁻¹, from `feature_gram_inverse`."""
     c: float | np.ndarray
-    """:math:`c`."""
+    r"""The leave-two-out residual similarity c = f̃_jᵀ·P_{η,−jℓ}·f̃_ℓ."""
     alpha: float | np.ndarray
-    r""":math:`\alpha`."""
+    r"""α = f̃_jᵀ·P_{η,−jℓ}·f̃_j + η."""
     beta: float | np.ndarray
-    r""":math:`\beta`."""
+    r"""β = f̃_ℓᵀ·P_{η,−jℓ}·f̃_ℓ + η."""
 
 
 @cites("repulsion:sign-rule")
 @V.broadcasting("j", "l")
 def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> SignRuleTerms:
-    r"""The terms of the Schur-complement form of Theorem 6: :math:`(B_{j\ell}, c, \alpha, \beta)`.
+    r"""The terms (B_jℓ, c, α, β) of the Schur-complement form of Theorem 6.
 
     .. math::
 
@@ -166,17 +246,35 @@ def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> SignRuleTerms:
         \beta=\tilde f_\ell^\top P_{\eta,-j\ell}\tilde f_\ell+\eta,\ c=\tilde f_j^\top P_{\eta,-j\ell}\tilde f_\ell,
         \quad\alpha\beta-c^2>0 .
 
-    :math:`B_{j\ell}` comes from :func:`feature_gram_inverse` (``"auto"``), independently of
-    :math:`(c,\alpha,\beta)` (rank-2 downdate), so the identity can be checked.
+    In words: B_jℓ = −c/(α·β − c²) with α·β − c² > 0, so the sign of B_jℓ is minus the sign of the
+    leave-two-out residual c.  B_jℓ comes from `feature_gram_inverse` (`"auto"`), independently of
+    (c, α, β) (rank-2 downdate), so the identity can be checked.
+
+    Parameters
+    ----------
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    eta : float
+        The weight decay η, a finite scalar > 0, at least the rounding level of the Gram matrix.
+    j : int or array_like of int
+        First column index (or indices), in [0, K).
+    l : int or array_like of int
+        Second column index (or indices), in [0, K), broadcasting against `j`, with j ≠ l everywhere.
 
     Returns
     -------
     SignRuleTerms
-        A :class:`SignRuleTerms` named tuple (``B_jl``, ``c``, ``alpha``, ``beta``); it unpacks like a plain tuple.
+        The named tuple (B_jl, c, alpha, beta).
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde` or `eta` is invalid, an index is out of range, some j = l, or `j`, `l` do not
+        broadcast.
 
     References
     ----------
-    Spec ``repulsion:sign-rule`` (§5, the boxed identity).
+    Spec ID `repulsion:sign-rule` (paper eq. 1, the Schur-complement identity).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     eta = _eta(eta)
@@ -189,19 +287,41 @@ def sign_rule_terms(F_tilde: Any, eta: float, j: Any, l: Any) -> SignRuleTerms:
 
 @cites("repulsion:sign-rule", "repulsion:full-projector", "repulsion:woodbury")
 def sign_match_fraction(F_tilde: Any, eta: float, k: int = 200, residual: str = "exact") -> float:
-    r"""Fraction of the top-``k`` similar pairs with :math:`\operatorname{sgn}B_{j\ell}=-\operatorname{sgn}(\text{residual})`.
+    r"""Fraction of the top-`k` similar pairs with sgn B_jℓ = −sgn(residual).
 
-    ``residual``:
+    The pairs are those of `top_similar_pairs`.  The residual is chosen by `residual`:
 
-    * ``"exact"`` -- leave-two-out :math:`c` (:func:`leave_two_out_residual`); always 1.0 (identity);
-    * ``"full"`` -- :math:`\tilde f_j^\top P_\eta\tilde f_\ell` (:func:`full_projector_residual`); always 1.0;
-    * ``"legacy"`` -- the authors' statistic: :math:`B` and the "residual"
-      :math:`\tilde f_j^\top(\tilde f_\ell-\widetilde F B_{\rm eq.4}\widetilde F^\top\tilde f_\ell)` both from
-      the mis-scaled eq. 4 (erratum ``repulsion-2``); tracks :math:`-\operatorname{sgn}[(\widetilde F^\top\widetilde F)^2]_{j\ell}`.
+    * `"exact"`: the leave-two-out c (`leave_two_out_residual`); always 1.0 (an identity);
+    * `"full"`: f̃_jᵀ·P_η·f̃_ℓ (`full_projector_residual`); always 1.0;
+    * `"legacy"`: the authors' statistic: B and the "residual" f̃_jᵀ·(f̃_ℓ − F̃·B_eq.4·F̃ᵀ·f̃_ℓ) both from
+      the mis-scaled eq. 4 (erratum repulsion-2); it tracks −sgn[(F̃ᵀ·F̃)²]_jℓ and reproduces the
+      paper's tabulated sub-1 values.
+
+    Parameters
+    ----------
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    eta : float
+        The weight decay η, a finite scalar > 0, at least the rounding level of the Gram matrix.
+    k : int, optional
+        Number of top similar pairs, an integer in [1, K(K − 1)/2] (default 200).
+    residual : {"exact", "full", "legacy"}, optional
+        Which residual: `"exact"` (default), `"full"` or `"legacy"`, as listed above.
+
+    Returns
+    -------
+    float
+        The fraction of matching signs, in [0, 1].
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde`, `eta` or `k` is invalid, or `residual` is unknown.
 
     References
     ----------
-    Spec ``repulsion:sign-rule``, ``repulsion:full-projector`` (§5; code ``residual_similarity_signs``).
+    Spec IDs `repulsion:sign-rule` (paper eq. 1), `repulsion:full-projector` and `repulsion:woodbury`
+    (eq. 4; the authors' code `residual_similarity_signs`).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     eta = _eta(eta)
@@ -225,14 +345,34 @@ def sign_match_fraction(F_tilde: Any, eta: float, k: int = 200, residual: str = 
 
 @cites("repulsion:sign-rule")
 def repulsion_fraction(F_tilde: Any, eta: float, k: int = 200) -> float:
-    r"""Among the top-``k`` similar pairs with :math:`S_{j\ell}>0`, the fraction with :math:`B_{j\ell}<0`.
+    r"""Among the top-`k` similar pairs with S_jℓ > 0, the fraction with B_jℓ < 0 ("similar features repel").
 
-    The statistic with empirical content (Tian's verbal claim "similar features repel"; code
-    ``frac_neg_B_on_pos_sim``). ``nan`` if no top pair has positive cosine.
+    The statistic with empirical content: Tian's verbal claim that similar features repel (the
+    authors' code `frac_neg_B_on_pos_sim`).
+
+    Parameters
+    ----------
+    F_tilde : array_like
+        Centred features F̃, a finite 2-D array of shape (n, K) with K ≥ 2.
+    eta : float
+        The weight decay η, a finite scalar > 0, at least the rounding level of the Gram matrix.
+    k : int, optional
+        Number of top similar pairs (see `top_similar_pairs`), an integer in [1, K(K − 1)/2]
+        (default 200).
+
+    Returns
+    -------
+    float
+        The fraction in [0, 1]; `nan` if no top pair has a positive cosine.
+
+    Raises
+    ------
+    DomainError
+        If `F_tilde`, `eta` or `k` is invalid.
 
     References
     ----------
-    Spec ``repulsion:sign-rule`` (§5, last column of the replication table).
+    Spec ID `repulsion:sign-rule` (the last column of the replication table).
     """
     Ft = _matrix(F_tilde, "F_tilde", min_cols=2)
     eta = _eta(eta)

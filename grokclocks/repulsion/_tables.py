@@ -14,33 +14,53 @@ from ._args import DomainError
 
 
 class PowerLawFit(NamedTuple):
-    r"""Result of :func:`fit_power_law`: :math:`t=A\,\eta^{-\gamma}`."""
+    r"""Result of `fit_power_law`: the power law t = A·η^(−γ).
+
+    A named tuple; it unpacks like the plain tuple (gamma, A).
+
+    Attributes
+    ----------
+    gamma : float
+        The exponent γ (the paper's "1/η scaling" is γ = 1).
+    A : float
+        The prefactor A > 0, in the unit of t (`inf` only where it exceeds the largest double).
+    """
 
     gamma: float
-    r"""exponent :math:`\gamma`."""
+    r"""The exponent γ (the paper's "1/η scaling" is γ = 1)."""
     A: float
-    """prefactor :math:`A`."""
+    r"""The prefactor A > 0, in the unit of t (`inf` only where it exceeds the largest double)."""
 
 
 @cites("repulsion:eta-scaling")
 def fit_power_law(eta: Any, t: Any) -> PowerLawFit:
-    r"""Least-squares fit :math:`t=A\,\eta^{-\gamma}` in log-log; returns :math:`(\gamma, A)`.
+    r"""Least-squares fit of t = A·η^(−γ) in log-log coordinates.
 
-    The paper's "1/eta scaling" is :math:`\gamma=1`; its own sweep medians give :math:`\gamma=0.81`
-    between 5e-5 and 2e-4 and saturation above (erratum ``repulsion-5``).
+    The paper's "1/η scaling" is γ = 1; its own sweep medians give γ = 0.81 between 5·10⁻⁵ and 2·10⁻⁴
+    and saturation above (erratum repulsion-5).
 
     Parameters
     ----------
-    eta, t : 1-D arrays, same length >= 2, positive, at least two distinct eta.
+    eta : array_like
+        Weight decays η, a finite 1-D array of entries > 0 with at least two distinct values.
+    t : array_like
+        The times t (e.g. grokking epochs), a finite 1-D array of entries > 0, of the length of `eta`
+        (≥ 2).
 
     Returns
     -------
     PowerLawFit
-        A :class:`PowerLawFit` named tuple (``gamma``, ``A``); it unpacks like a plain tuple.
+        The named tuple (gamma, A).
+
+    Raises
+    ------
+    DomainError
+        If `eta` or `t` is not finite and > 0, they are not 1-D of one length ≥ 2, or `eta` has fewer
+        than two distinct values.
 
     References
     ----------
-    Spec ``repulsion:eta-scaling``.
+    Spec ID `repulsion:eta-scaling` (the η sweep).
     """
     e = V.positive(eta, "eta")
     tt = V.positive(t, "t")
@@ -61,12 +81,22 @@ def fit_power_law(eta: Any, t: Any) -> PowerLawFit:
 
 @cites("repulsion:headline")
 def headline_table() -> dict[str, dict[str, Any]]:
-    r"""The paper's headline numbers (M=71, K=2048, n=2016, :math:`\sigma=x^2`, 400 epochs, 15 seeds) and
-    the spec's independent replication (5 seeds), for the verify tables.
+    r"""The paper's headline numbers and the spec's independent replication, for the verification tables.
+
+    The setup: M = 71, K = 2048, n = 2016, σ = x², 400 epochs, 15 seeds in the paper, 5 in the
+    replication.
+
+    Returns
+    -------
+    dict of str to dict
+        A new dict keyed by quantity (train_acc_1_epoch, grok_epoch_0.5, test_0.99_epoch,
+        rho_fire_epoch, slope_fire_epoch, late_median_gap, legacy_sign_match, repulsion_fraction, relu,
+        window); each value maps `"paper..."` and `"spec..."` keys to the reported numbers (epochs,
+        ratios or fractions; tuples list the seeds or an interquartile range).
 
     References
     ----------
-    Spec ``repulsion:headline`` (§9).
+    Spec ID `repulsion:headline` (the headline numbers).
     """
     return {
         "train_acc_1_epoch": {"paper": 25, "spec": (20, 25), "spec_control": (15, 19)},
@@ -92,11 +122,17 @@ def headline_table() -> dict[str, dict[str, Any]]:
 
 @cites("repulsion:eta-scaling")
 def eta_sweep_table() -> dict[float, dict[str, Any]]:
-    r"""The paper's eta sweep (5 seeds, 600 epochs), medians: test-0.5 epoch, rho fire, lock-in (slope fire).
+    r"""The paper's η sweep (5 seeds, 600 epochs): median test-0.5 epoch, ρ fire epoch and lock-in (slope fire) epoch.
+
+    Returns
+    -------
+    dict of float to dict
+        A new dict keyed by η (10⁻⁵, 5·10⁻⁵, 10⁻⁴, 2·10⁻⁴, 5·10⁻⁴); each value has keys `"grok"`,
+        `"rho"` and `"lockin"` (epochs, or `None` when not reached) and, for η = 10⁻⁵, a `"note"`.
 
     References
     ----------
-    Spec ``repulsion:eta-scaling``.
+    Spec ID `repulsion:eta-scaling` (the η sweep).
     """
     return {
         1e-5: {"grok": None, "rho": None, "lockin": None, "note": "0/5 grok in 600 epochs; 2000-epoch run: "
@@ -110,13 +146,20 @@ def eta_sweep_table() -> dict[float, dict[str, Any]]:
 
 @cites("repulsion:scaling-sweep")
 def scaling_sweep_table() -> dict[str, Any]:
-    r"""The paper's M x p sweep (eta = 2e-4, 5 seeds) as reported (paper claim, not re-run here).
+    r"""The paper's M × p sweep (η = 2·10⁻⁴, 5 seeds) as reported (a paper claim, not re-run here).
 
-    :math:`p_{\rm crit}\approx\ln M/M` is Tian's estimate.
+    p_crit ≈ ln M/M is Tian's estimate of the critical training fraction.
+
+    Returns
+    -------
+    dict of str to object
+        A new dict with the grid (`"M"`, `"p"`, `"eta"`, `"seeds"`), the reported outcomes (`"rho_fires"`,
+        `"groks"` and `"diverges"`: the fractions p that grok or diverge per M) and `"p_crit"`, ln M/M per
+        M.
 
     References
     ----------
-    Spec ``repulsion:scaling-sweep``.
+    Spec ID `repulsion:scaling-sweep` (the M × p sweep).
     """
     return {
         "M": (41, 71, 127), "p": (0.1, 0.2, 0.3, 0.5), "eta": 2e-4, "seeds": 5,
@@ -129,13 +172,18 @@ def scaling_sweep_table() -> dict[str, Any]:
 
 @cites("repulsion:reduced-replication")
 def reduced_replication_table() -> list[dict[str, Any]]:
-    r"""The spec's reduced-size replication (JAX float32, 3 seeds per condition; §9).
+    r"""The spec's reduced-size replication of the Tian setup (JAX float32, 3 seeds per condition).
 
-    Each row: M, K, frac, eta, epochs, test-0.5 epochs, test-0.99 epochs, slope fires, note.
+    Returns
+    -------
+    list of dict
+        One new dict per condition with keys M, K, frac, eta, epochs, test_0.5 and test_0.99 (the
+        epochs, a pair over seeds, or `None` when not reached) and slope_fire (a description of the
+        detector's firings).
 
     References
     ----------
-    Spec ``repulsion:reduced-replication``.
+    Spec ID `repulsion:reduced-replication` (the reduced replication).
     """
     r = [
         (23, 256, 0.4, 2e-4, 400, None, None, "2/3 (337, 344) without grokking"),

@@ -1,13 +1,19 @@
 """JAX simulation layer (importing it imports JAX).
 
-* :mod:`grokclocks.sim.train` -- the one engine (jit + ``lax.scan`` over steps, ``vmap`` over runs);
-* :mod:`grokclocks.sim.data` -- teacher-student draws, modular-arithmetic tables;
-* :mod:`grokclocks.sim.models` -- the papers' models as pure init/apply pairs;
-* :mod:`grokclocks.sim.linear` -- teacher-student front-ends of spec ``levi`` (float64);
-* :mod:`grokclocks.sim.modular` -- modular addition with the mean-field quadratic MLP (``levi:appG``).
+* `grokclocks.sim.train` -- the one engine (jit + `lax.scan` over steps, `vmap` over runs);
+* `grokclocks.sim.data` -- teacher-student draws, modular-arithmetic tables;
+* `grokclocks.sim.models` -- the papers' models as pure init/apply pairs;
+* `grokclocks.sim.linear` -- teacher-student front-ends of spec `levi` (float64);
+* `grokclocks.sim.modular` -- every paper's modular-arithmetic model through one front-end
+  (`train_modular`; Levi et al.'s appendix G, `levi:appG`, is one configuration of it);
+* `grokclocks.sim.trackers` -- per-step state of `train_modular` (update Gram, snapshots);
+* imported when used: `grokclocks.sim.repulsion` (the spec `repulsion` instruments),
+  `grokclocks.sim.distributed` (multi-host sweeps), `grokclocks.sim.langevin` and
+  `grokclocks.sim.kramers` (spec `kramers`), `grokclocks.sim.deep_linear` and
+  `grokclocks.sim.landscapes` (spec `clocks`).
 
-Randomness only through explicit ``jax.random`` keys: the same seed gives the same numbers on the
-same device.  :func:`enable_x64` switches JAX to float64 (the ``levi`` front-ends call it).
+Randomness only through explicit `jax.random` keys: the same seed gives the same numbers on the
+same device.  `enable_x64` switches JAX to float64 (the `levi` front-ends call it).
 """
 
 from __future__ import annotations
@@ -34,3 +40,5 @@ __all__ = [
     "linear",
     "modular",
 ]
+
+del annotations  # left by `from __future__ import annotations`; not part of the API

@@ -1,11 +1,11 @@
 """Data for the simulations: Gaussian teacher-student draws and modular-arithmetic tables.
 
-The numpy tables, encodings and splits of the modular task (:func:`modular_table`, :func:`token_inputs`,
-:func:`onehot_inputs`, :func:`random_split_mask`, :func:`designed_split_mask`, :data:`OPERATIONS`) are defined
-in :mod:`grokclocks.task` and re-exported here; this module keeps the JAX-side tables and draws.
+The numpy tables, encodings and splits of the modular task (`modular_table`, `token_inputs`,
+`onehot_inputs`, `random_split_mask`, `designed_split_mask`, `OPERATIONS`) are defined in
+`grokclocks.task` and re-exported here; this module keeps the JAX-side tables and draws.
 
-Randomness only through explicit ``jax.random`` keys.  The teacher-student draws of spec ``levi``
-use ``jax.random.PRNGKey(1000 * d_in + seed)`` (:func:`teacher_student_keys`), so a seed names the
+Randomness only through explicit `jax.random` keys.  The teacher-student draws of spec `levi`
+use `jax.random.PRNGKey(1000 * d_in + seed)` (`teacher_student_keys`), so a seed names the
 same draw on every device.
 """
 
@@ -48,50 +48,58 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 def _register(cls: type, data: Sequence[str], meta: Sequence[str]) -> type:
     return jax.tree_util.register_dataclass(cls, data_fields=list(data), meta_fields=list(meta))
 
 
 @dataclasses.dataclass(frozen=True)
 class TeacherStudentData:
-    """One (or a batch of) Gaussian teacher-student draw(s) of spec ``levi:conv-data``.
+    """One (or a batch of) Gaussian teacher-student draw(s) of spec `levi:conv-data`.
 
-    Array fields carry the batch (seed) axes in front; the others are static metadata.
-    The object is a JAX pytree (array fields are leaves), so it can be passed through
-    ``jit``/``vmap``.
-
-    Attributes
-    ----------
-    X : (..., N_tr, d_in)   training inputs, x_i ~ N(0, I)
-    T : (..., d_in, d_out)  teacher, entries N(0, 1/(2 d_in d_out)) (variance)
-    S0 : (..., d_in, d_out) initial student, same law times ``init_scale``
-    delta : (..., N_tr, d_out) fixed label noise, N(0, sigma2) (zeros if sigma2 = 0)
-    key : (..., 2) uint32   the key of the draw (fresh test inputs are derived from it)
-    d_in, d_out, n_train, lam, init_scale, sigma2 : metadata
-    seeds : tuple of int or None  the seeds, when built from seeds
+    Array fields carry the batch (seed) axes in front; the others are static metadata.  The
+    object is a JAX pytree (array fields are leaves), so it can be passed through `jit`/`vmap`.
+    Build it with `make_teacher_student` (or `grokclocks.sim.linear.draw_teacher_student`).
     """
 
     X: jax.Array
+    """Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in)."""
     T: jax.Array
+    """Teacher, entries of variance 1/(2 d_in d_out), shape (..., d_in, d_out)."""
     S0: jax.Array
+    """Initial student, the teacher's law times `init_scale`, shape (..., d_in, d_out)."""
     delta: jax.Array
+    """Fixed label noise, entries of variance `sigma2` (zeros if it is 0), shape (..., N_tr, d_out); the
+    training labels are X·T + δ."""
     key: jax.Array
+    """The key of each draw, uint32 of shape (..., 2) (fresh test inputs are derived from it)."""
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0)."""
     init_scale: float = 1.0
+    """Student scale α (any real; default 1)."""
     sigma2: float = 0.0
+    """Label-noise variance σ² ≥ 0 (default 0)."""
     seeds: tuple[int, ...] | None = None
+    """The seeds, when the keys came from seeds (`teacher_student_keys`); `None` (default) otherwise."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
-        """Leading (seed) axes of the array fields."""
+        """Leading (seed) axes of the array fields, a tuple of int (empty for one draw)."""
         return tuple(self.X.shape[:-2])
 
     @property
     def delta0(self) -> jax.Array:
-        """Initial error matrix D_0 = S_0 - T."""
+        """Initial error matrix D₀ = S0 − T, shape (..., d_in, d_out)."""
         return self.S0 - self.T
 
 
@@ -101,31 +109,40 @@ _register(TeacherStudentData, ("X", "T", "S0", "delta", "key"),
 
 @dataclasses.dataclass(frozen=True)
 class TwoLayerData:
-    """A (batch of) two-layer teacher-student draw(s), spec ``levi:eq16``.
+    """A (batch of) two-layer teacher-student draw(s) of spec `levi:eq16`.
 
-    Attributes
-    ----------
-    X : (..., N_tr, d_in)        training inputs
-    T0, S0 : (..., d_in, d_h)    first-layer teacher / student, N(0, 1/(2 d_in d_h))
-    T1, S1 : (..., d_h, d_out)   second-layer teacher / student, N(0, 1/(2 d_out d_h))
-    key : (..., 2) uint32
+    A JAX pytree like `TeacherStudentData` (array fields are leaves, the rest static metadata).
+    Build it with `make_two_layer_teacher_student` (or `grokclocks.sim.linear.draw_two_layer`).
     """
 
     X: jax.Array
+    """Training inputs x_i ~ N(0, I), shape (..., N_tr, d_in)."""
     T0: jax.Array
+    """First-layer teacher, entries of variance 1/(2 d_in d_h), shape (..., d_in, d_h)."""
     T1: jax.Array
+    """Second-layer teacher, entries of variance 1/(2 d_out d_h), shape (..., d_h, d_out)."""
     S0: jax.Array
+    """First-layer initial student, the law of `T0`, shape (..., d_in, d_h)."""
     S1: jax.Array
+    """Second-layer initial student, the law of `T1`, shape (..., d_h, d_out)."""
     key: jax.Array
+    """The key of each draw, uint32 of shape (..., 2)."""
     d_in: int
+    """Input dimension d_in ≥ 1."""
     d_h: int
+    """Hidden width d_h ≥ 1."""
     d_out: int
+    """Output dimension d_out ≥ 1."""
     n_train: int
+    """Training-set size N_tr = round(d_in/λ) ≥ 1."""
     lam: float
+    """λ = d_in/N_tr, input dimension over training-set size, as requested (> 0)."""
     seeds: tuple[int, ...] | None = None
+    """The seeds, when the keys came from seeds; `None` (default) otherwise."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
+        """Leading (seed) axes of the array fields, a tuple of int (empty for one draw)."""
         return tuple(self.X.shape[:-2])
 
 
@@ -134,32 +151,30 @@ _register(TwoLayerData, ("X", "T0", "T1", "S0", "S1", "key"), ("d_in", "d_h", "d
 
 @dataclasses.dataclass(frozen=True)
 class ModularData:
-    """Modular-addition table with a train mask, spec ``levi:appG``.
+    """Modular-addition table with a training mask, spec `levi:appG`.
 
-    All p^2 pairs are kept (fixed shapes, so splits of different sizes can be vmapped); the split
-    is a boolean mask.
-
-    Attributes
-    ----------
-    X : (p^2, 2p)            concatenated one-hots of (n, m)
-    Y : (p^2, p)             one-hot of (n + m) mod p
-    labels : (p^2,) int      (n + m) mod p
-    train_mask : (..., p^2) bool   True on the training pairs
-    p : int
-    alpha : float            requested training fraction
-    n_train : int            round(alpha p^2)
+    All p² pairs are kept (fixed shapes, so splits of different sizes can be vmapped); the split
+    is a boolean mask.  A JAX pytree; build it with `make_modular_addition`.
     """
 
     X: jax.Array
+    """Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m)."""
     Y: jax.Array
+    """One-hot of (n + m) mod p, shape (p², p)."""
     labels: jax.Array
+    """(n + m) mod p, int, shape (p²,)."""
     train_mask: jax.Array
+    """bool, `True` on the training pairs, shape (..., p²) with the keys' batch axes in front."""
     p: int
+    """The modulus p ≥ 2."""
     alpha: float
+    """Requested training fraction α in (0, 1]."""
     n_train: int
+    """Number of training pairs, round(α p²)."""
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
+        """Leading (split) axes of `train_mask`, a tuple of int (empty for one split)."""
         return tuple(self.train_mask.shape[:-1])
 
 
@@ -172,7 +187,25 @@ _register(ModularData, ("X", "Y", "labels", "train_mask"), ("p", "alpha", "n_tra
 
 
 def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
-    """Keys ``jax.random.PRNGKey(1000 * d_in + seed)`` of spec section 7.1; shape (2,) or (n, 2)."""
+    """The keys `jax.random.PRNGKey(1000 * d_in + seed)` of the teacher-student draws (spec section 7.1).
+
+    Parameters
+    ----------
+    d_in : int
+        Input dimension d_in ≥ 1 of the draws (part of the key, so that every d_in has its own draws).
+    seeds : int or sequence of int
+        One seed ≥ 0, or a non-empty sequence of distinct seeds ≥ 0.
+
+    Returns
+    -------
+    jax.Array
+        uint32 keys: shape (2,) for one seed, (n, 2) for a sequence of n seeds.
+
+    Raises
+    ------
+    DomainError
+        If `d_in` or a seed is out of its domain, or the seeds repeat.
+    """
     d_in = integer_at_least(d_in, "d_in", 1)
     if np.ndim(seeds) == 0:
         return jax.random.PRNGKey(1000 * d_in + integer_at_least(seeds, "seeds", 0))
@@ -181,10 +214,27 @@ def teacher_student_keys(d_in: int, seeds: int | Sequence[int]) -> jax.Array:
 
 
 def n_train_from_lambda(d_in: int, lam: float) -> int:
-    """N_tr = round(d_in / lam) (spec ``levi:conv-data``), which must be >= 1: ``lam <= 2 d_in``.
+    """Training-set size N_tr = round(d_in/λ) of a teacher-student draw (spec `levi:conv-data`).
 
-    (A lam above ``2 d_in`` used to be clamped to N_tr = 1 while the data kept the requested lam,
-    whose true value d_in / N_tr was then ``d_in``.)
+    N_tr must be ≥ 1, so λ ≤ 2 d_in.  (A λ above 2 d_in used to be clamped to N_tr = 1 while the
+    data kept the requested λ, whose true value d_in/N_tr was then d_in.)
+
+    Parameters
+    ----------
+    d_in : int
+        Input dimension d_in ≥ 1.
+    lam : float
+        λ = d_in/N_tr, input dimension over training-set size; 0 < λ ≤ 2 d_in.
+
+    Returns
+    -------
+    int
+        N_tr = round(d_in/λ) ≥ 1 (Python's round: halves to even).
+
+    Raises
+    ------
+    DomainError
+        If `d_in` < 1, `lam` ≤ 0 or > 2 d_in, or the inputs X (N_tr × d_in) would exceed 2³⁰ entries.
     """
     d_in = integer_at_least(d_in, "d_in", 1)
     lam = positive(lam, "lam", scalar=True)
@@ -217,38 +267,50 @@ def _vmap_keys(fn: Any, key: jax.Array, batch: tuple[int, ...]) -> Any:
 @cites("levi:conv-data")
 def make_teacher_student(key: Any, d_in: int, lam: float, d_out: int = 1, *, init_scale: float = 1.0,
                          sigma2: float = 0.0, seeds: Sequence[int] | None = None) -> TeacherStudentData:
-    """Draw Gaussian teacher-student data (float64).
+    r"""Draw Gaussian teacher-student data (float64).
+
+    Inputs x_i ~ N(0, I), teacher T and student S0/α with entries of variance 1/(2 d_in d_out),
+    fixed label noise δ_i ~ N(0, σ²I), and N_tr = round(d_in/λ) samples (the second argument of N
+    is the variance), so that E‖D₀‖² = (1 + α²)/2:
 
     .. math::
-        x_i \\sim \\mathcal N(0, I_{d_{\\rm in}}),\\quad T_{ij}, (S_0)_{ij} \\sim \\mathcal N\\Big(0, \\frac{1}{2 d_{\\rm in} d_{\\rm out}}\\Big),
-        \\quad S_0 \\mathrel{*}= \\alpha,\\quad \\delta_i \\sim \\mathcal N(0, \\sigma^2 I_{d_{\\rm out}}),
-        \\quad N_{\\rm tr} = \\mathrm{round}(d_{\\rm in}/\\lambda)
-
-    (the second argument of N is the variance).  With ``E||D_0||^2 = (1 + alpha^2)/2``.
+        x_i \sim \mathcal N(0, I_{d_{\rm in}}),\quad T_{ij}, (S_0)_{ij} \sim \mathcal N\Big(0, \frac{1}{2 d_{\rm in} d_{\rm out}}\Big),
+        \quad S_0 \mathrel{*}= \alpha,\quad \delta_i \sim \mathcal N(0, \sigma^2 I_{d_{\rm out}}),
+        \quad N_{\rm tr} = \mathrm{round}(d_{\rm in}/\lambda)
 
     Parameters
     ----------
-    key : PRNGKey, shape (2,) or (..., 2)
-        One key per draw; a batch of keys gives a batch of draws (leading axes).  Use
-        :func:`teacher_student_keys` for the spec's seeding ``PRNGKey(1000 d_in + seed)``.
-    d_in : int >= 1
-    lam : float > 0
-        Aspect ratio d_in / N_tr.
-    d_out : int >= 1
+    key : jax.Array
+        PRNG key(s), uint32 of shape (2,) or (..., 2) (typed keys are accepted): one key per draw;
+        a batch of keys gives a batch of draws (leading axes).  Use `teacher_student_keys` for the
+        spec's seeding `PRNGKey(1000 d_in + seed)`.
+    d_in : int
+        Input dimension d_in ≥ 1.
+    lam : float
+        λ = d_in/N_tr, input dimension over training-set size; 0 < λ ≤ 2 d_in.
+    d_out : int
+        Output dimension d_out ≥ 1; default 1.
     init_scale : float
-        Student scale alpha (any real; 0 allowed).
-    sigma2 : float >= 0
-        Variance of the fixed label noise delta (drawn once).
-    seeds : sequence of int, optional
-        Recorded in the result (metadata) when the keys came from seeds.
+        Student scale α, any finite real (0 allowed: a zero student); default 1.
+    sigma2 : float
+        Variance σ² ≥ 0 of the fixed label noise δ, drawn once; default 0 (noiseless labels).
+    seeds : sequence of int or None
+        The seeds the keys came from, recorded in the result as metadata; `None` (default) records
+        none.
 
     Returns
     -------
     TeacherStudentData
+        The draws, with the keys' batch axes in front of every array.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or `key` is not a PRNG key.
 
     References
     ----------
-    Spec ``levi:conv-data`` (paper section 3 and appendix A).
+    Spec `levi:conv-data` (paper section 3 and appendix A).
     """
     enable_x64()
     d_in = integer_at_least(d_in, "d_in", 1)
@@ -277,30 +339,46 @@ def make_teacher_student(key: Any, d_in: int, lam: float, d_out: int = 1, *, ini
 @cites("levi:eq16")
 def make_two_layer_teacher_student(key: Any, d_in: int, lam: float, d_h: int, d_out: int = 1, *,
                                    seeds: Sequence[int] | None = None) -> TwoLayerData:
-    """Draw a two-layer teacher-student problem (float64).
+    r"""Draw a two-layer teacher-student problem (float64).
+
+    The network is f(x) = S1ᵀ σ(S0ᵀ x); first layers S0, T0 have entries of variance
+    1/(2 d_in d_h), second layers S1, T1 of variance 1/(2 d_out d_h), and inputs x_i ~ N(0, I):
 
     .. math::
-        f(x) = S_1^\\top \\sigma(S_0^\\top x),\\quad S_0, T_0 \\sim \\mathcal N\\Big(0,\\frac{1}{2 d_{\\rm in} d_h}\\Big),
-        \\quad S_1, T_1 \\sim \\mathcal N\\Big(0,\\frac{1}{2 d_{\\rm out} d_h}\\Big),\\quad x_i \\sim \\mathcal N(0, I)
+        f(x) = S_1^\top \sigma(S_0^\top x),\quad S_0, T_0 \sim \mathcal N\Big(0,\frac{1}{2 d_{\rm in} d_h}\Big),
+        \quad S_1, T_1 \sim \mathcal N\Big(0,\frac{1}{2 d_{\rm out} d_h}\Big),\quad x_i \sim \mathcal N(0, I)
 
-    (variances).  The activation is chosen at training time (teacher and student share it).
+    The activation σ is chosen at training time (teacher and student share it).
 
     Parameters
     ----------
-    key : PRNGKey, shape (2,) or (..., 2)
-    d_in : int >= 1
-    lam : float > 0        aspect ratio d_in / N_tr
-    d_h : int >= 1         hidden width
-    d_out : int >= 1
-    seeds : sequence of int, optional (metadata)
+    key : jax.Array
+        PRNG key(s), uint32 of shape (2,) or (..., 2): one key per draw; a batch of keys gives a
+        batch of draws.
+    d_in : int
+        Input dimension d_in ≥ 1.
+    lam : float
+        λ = d_in/N_tr, input dimension over training-set size; 0 < λ ≤ 2 d_in.
+    d_h : int
+        Hidden width d_h ≥ 1.
+    d_out : int
+        Output dimension d_out ≥ 1; default 1.
+    seeds : sequence of int or None
+        The seeds the keys came from, recorded as metadata; `None` (default) records none.
 
     Returns
     -------
     TwoLayerData
+        The draws, with the keys' batch axes in front of every array.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or `key` is not a PRNG key.
 
     References
     ----------
-    Spec ``levi:eq16`` (paper eq. 16 and appendix F, eq. 39).
+    Spec `levi:eq16` (paper eq. 16 and appendix F, eq. 39).
     """
     enable_x64()
     d_in = integer_at_least(d_in, "d_in", 1)
@@ -333,19 +411,38 @@ def make_two_layer_teacher_student(key: Any, d_in: int, lam: float, d_h: int, d_
 
 
 class ModularAdditionTable(NamedTuple):
-    """All :math:`p^2` pairs of :func:`modular_addition_table`: inputs ``X``, one-hot targets ``Y``, ``labels``."""
+    """All p² pairs of `modular_addition_table`: inputs, one-hot targets and labels."""
 
     X: jax.Array
+    """Concatenated one-hots of (n, m), shape (p², 2p); row n·p + m holds the pair (n, m)."""
     Y: jax.Array
+    """One-hot of the label, shape (p², p)."""
     labels: jax.Array
+    """(n + m) mod p, int, shape (p²,)."""
 
 
 def modular_addition_table(p: int, dtype: Any = jnp.float64) -> ModularAdditionTable:
-    """All p^2 pairs (n, m): inputs = concat(onehot(n), onehot(m)) (length 2p), labels (n + m) mod p.
+    """All p² pairs (n, m) of addition mod p: inputs [onehot(n); onehot(m)] of length 2p, labels (n + m) mod p.
 
-    Returns :class:`ModularAdditionTable` ``(X, Y, labels)`` with X of shape (p^2, 2p), Y = one-hot labels
-    (p^2, p), labels (p^2,).
-    Row ``n * p + m`` holds the pair (n, m).
+    Row n·p + m holds the pair (n, m).
+
+    Parameters
+    ----------
+    p : int
+        The modulus p ≥ 2 (the table has 3p³ entries, at most 2³⁰).
+    dtype : dtype
+        Floating dtype of `X` and `Y`; default float64 (float32 where JAX runs without x64).
+
+    Returns
+    -------
+    ModularAdditionTable
+        The named tuple (`X`, `Y`, `labels`) with X of shape (p², 2p), Y the one-hot labels (p², p)
+        and labels (p²,).
+
+    Raises
+    ------
+    DomainError
+        If `p` < 2 or the table would be too large.
     """
     p = integer_at_least(p, "p", 2)
     V.max_size(3.0 * p**3, "p", p)  # X is (p^2, 2p), Y (p^2, p)
@@ -358,28 +455,40 @@ def modular_addition_table(p: int, dtype: Any = jnp.float64) -> ModularAdditionT
 
 @cites("levi:appG")
 def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.float64) -> ModularData:
-    """Modular-addition table (n + m) mod p with a random training split of fraction alpha.
+    r"""Modular-addition table (n + m) mod p with a random training split of fraction α.
+
+    Inputs are the concatenated one-hots of (n, m), targets the one-hot of (n + m) mod p, and
+    N_tr = round(α p²) pairs are training pairs, so λ = d_in/N_tr ≈ 2/(α p):
 
     .. math::
-        x_{(n,m)} = [e_n; e_m] \\in \\{0,1\\}^{2p},\\quad y = e_{(n+m) \\bmod p},\\quad
-        N_{\\rm tr} = \\mathrm{round}(\\alpha p^2),\\quad \\lambda = d_{\\rm in}/N_{\\rm tr} \\approx 2/(\\alpha p)
+        x_{(n,m)} = [e_n; e_m] \in \{0,1\}^{2p},\quad y = e_{(n+m) \bmod p},\quad
+        N_{\rm tr} = \mathrm{round}(\alpha p^2),\quad \lambda = d_{\rm in}/N_{\rm tr} \approx 2/(\alpha p)
 
     Parameters
     ----------
-    key : PRNGKey, shape (2,) or (..., 2)
-        One split per key (a random permutation of the p^2 pairs; the first N_tr are training).
-    p : int >= 2
-    alpha : float in (0, 1]
-        Training fraction.
-    dtype : float dtype of X and Y
+    key : jax.Array
+        PRNG key(s), uint32 of shape (2,) or (..., 2): one split per key (a random permutation of
+        the p² pairs, whose first N_tr are training pairs).
+    p : int
+        The modulus p ≥ 2.
+    alpha : float
+        Training fraction α in (0, 1]; round(α p²) must be ≥ 1.
+    dtype : dtype
+        Floating dtype of `X` and `Y`; default float64.
 
     Returns
     -------
-    ModularData  (``train_mask`` carries the key's batch axes)
+    ModularData
+        The table; `train_mask` carries the key's batch axes.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or `key` is not a PRNG key.
 
     References
     ----------
-    Spec ``levi:appG`` (paper appendix G).
+    Spec `levi:appG` (paper appendix G).
     """
     p = integer_at_least(p, "p", 2)
     V.max_size(3.0 * p**3, "p", p)

@@ -1,24 +1,20 @@
-r"""Deep linear networks with layerwise weight decay, and the end-to-end Schatten flow (spec ``clocks``, float64).
+r"""Deep linear networks with layerwise weight decay, and the end-to-end Schatten flow (spec `clocks`, float64).
 
-* :func:`run_deep_linear` -- a depth-:math:`L` linear network :math:`W=W_L\cdots W_1` trained on
-  :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2` (squared loss or softmax
-  cross-entropy) by full-batch GD (explicit Euler, a small step approximates gradient flow) or by
-  classical RK4 on the same gradient flow, through the one engine
-  (:func:`grokclocks.sim.train.simulate`), vmapped over seeds;
-* :func:`run_end_to_end_flow` -- RK4 on the *end-to-end* gradient flow
-  :math:`\dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top` of
-  :math:`\mathcal E=\mathcal L+\lambda\lVert W\rVert_{S_p}^p` (spec ``clocks:eq4.3``), the other
-  parametrization, whose singular values follow a differently clocked drift;
-* data: :func:`make_regression_data` (rank-:math:`r` teacher plus noise) and
-  :func:`make_circle_data` (:math:`K` Gaussian classes with means on a circle);
-  initial factors: :func:`init_factors` (random or balanced).
+* `run_deep_linear` -- a depth-L linear network W = W_L···W_1 trained on
+  L(W_L···W_1) + (μ/2)·Σ_l ‖W_l‖²_F (squared loss or softmax cross-entropy) by full-batch GD
+  (explicit Euler, a small step approximates gradient flow) or by classical RK4 on the same
+  gradient flow, through the one engine (`grokclocks.sim.train.simulate`), vmapped over seeds;
+* `run_end_to_end_flow` -- RK4 on the end-to-end gradient flow Ẇ = −∇L(W) − λp·UΣ^(p−1)Vᵀ of
+  E = L + λ‖W‖ᵖ with the Schatten-p quasi-norm (spec `clocks:eq4.3`), the other parametrization, whose singular values
+  follow a differently clocked drift;
+* data: `make_regression_data` (rank-r teacher plus noise) and `make_circle_data` (K Gaussian
+  classes with means on a circle); initial factors: `init_factors` (random or balanced).
 
-Recorded at every record: the loss, the end-to-end map ``W`` and the loss gradient ``grad_W``
-(:math:`\nabla\mathcal L(W)`, for the drift formulas), its singular values ``sigma``, the layer
-norms ``layer_sq_norms`` (:math:`\lVert W_l\rVert_F^2`), the imbalance norms ``imbalance``
-(:math:`\lVert W_{l+1}^\top W_{l+1}-W_lW_l^\top\rVert_F`) and the objective ``objective``.
-Time: the trajectory's ``times`` are steps; gradient-flow time is ``times * eta`` (:func:`flow_time`).
-Seeds: data key ``PRNGKey(seed)``, initial factors from ``fold_in(PRNGKey(seed), 1)``.
+Recorded at every record: the loss, the end-to-end map `W` and the loss gradient `grad_W` (∇L(W),
+for the drift formulas), its singular values `sigma`, the layer norms `layer_sq_norms`
+(‖Wₗ‖²_F), the imbalance norms `imbalance` (‖Wₗ₊₁ᵀWₗ₊₁ − Wₗ·Wₗᵀ‖_F) and the objective
+`objective`.  Time: the trajectory's `times` are steps; gradient-flow time is `times * eta`
+(`flow_time`).  Seeds: data key `PRNGKey(seed)`, initial factors from `fold_in(PRNGKey(seed), 1)`.
 """
 
 from __future__ import annotations
@@ -52,6 +48,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 # --------------------------------------------------------------------------------------------
 # Data
 # --------------------------------------------------------------------------------------------
@@ -59,31 +60,33 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class DeepLinearData:
-    """Training data for the deep linear networks (arrays with a leading seed axis).
+    """Training data for the deep linear networks (arrays with a leading seed axis S).
 
-    Attributes
-    ----------
-    X : (S, n, d_in)  inputs
-    Y : (S, n, d_out) regression targets (``loss="squared"``) or one-hot labels (``loss="ce"``)
-    loss : {"squared", "ce"}
-    seeds : tuple of int
+    Build it with `make_regression_data` or `make_circle_data`.
     """
 
     X: jax.Array
+    """Inputs, shape (S, n, d_in), float64."""
     Y: jax.Array
+    """Regression targets (`loss="squared"`) or one-hot labels (`loss="ce"`), shape (S, n, d_out)."""
     loss: str
+    """`"squared"` or `"ce"`: the loss the data are meant for (half mean squared error or softmax cross-entropy)."""
     seeds: tuple[int, ...]
+    """The seeds, one per entry of the leading axis."""
 
     @property
     def d_in(self) -> int:
+        """Input dimension d_in (last axis of `X`)."""
         return int(self.X.shape[-1])
 
     @property
     def d_out(self) -> int:
+        """Output dimension d_out (last axis of `Y`; the number of classes for `"ce"`)."""
         return int(self.Y.shape[-1])
 
     @property
     def n(self) -> int:
+        """Number of samples n per seed."""
         return int(self.X.shape[-2])
 
 
@@ -94,21 +97,39 @@ def _keys(seeds: tuple[int, ...]) -> jax.Array:
 @cites("clocks:eq2.7", "clocks:appF2-balance")
 def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: int, *, rank: int = 2,
                          noise: float = 0.3) -> DeepLinearData:
-    r"""Squared-loss data: :math:`x_i\sim\mathcal N(0,I_{d_{\rm in}})`, :math:`y_i=W^\star x_i+\xi_i`.
+    r"""Squared-loss data: inputs x_i ~ N(0, I_{d_in}) and targets y_i = W∗·x_i + ξ_i from a low-rank teacher.
 
-    Teacher :math:`W^\star=AB/\sqrt{r\,d_{\rm in}}` of rank :math:`r` (:math:`A,B` standard normal),
-    noise :math:`\xi_i\sim\mathcal N(0,\texttt{noise}^2 I)` (spec section 7, first recipe row).
+    The teacher W∗ = A·B/√(r·d_in) has rank r (A, B standard normal); the noise is
+    ξ_i ~ N(0, `noise`²·I) (spec section 7, first recipe row).
 
     Parameters
     ----------
-    seeds : int or sequence of int >= 0 (key ``PRNGKey(seed)``)
-    d_in, d_out, n : int >= 1
-    rank : int >= 1
-    noise : float >= 0
+    seeds : int or sequence of int
+        Distinct seeds ≥ 0, each giving one data set (key `PRNGKey(seed)`).
+    d_in : int
+        Input dimension ≥ 1.
+    d_out : int
+        Output dimension ≥ 1.
+    n : int
+        Number of samples ≥ 1 per seed.
+    rank : int
+        Rank r ≥ 1 of the teacher; default 2.
+    noise : float
+        Standard deviation ≥ 0 of the label noise; default 0.3.
 
     Returns
     -------
-    DeepLinearData (``loss="squared"``)
+    DeepLinearData
+        With `loss="squared"`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `clocks:eq2.7`, `clocks:appF2-balance`.
     """
     enable_x64()
     s = seed_tuple(seeds)
@@ -130,20 +151,39 @@ def make_regression_data(seeds: int | Sequence[int], d_in: int, d_out: int, n: i
 @cites("clocks:appF2-balanced-drift")
 def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: int, *, radius: float = 2.0,
                      noise: float = 0.3) -> DeepLinearData:
-    r"""Classification data: class :math:`c=i\bmod K`, :math:`x_i=\mu_c+\texttt{noise}\cdot\mathcal N(0,I)`.
+    r"""Classification data: K Gaussian classes with means on a circle; sample i has class c = i mod K.
 
-    Class means :math:`\mu_c=\texttt{radius}\,(\cos\frac{2\pi c}{K},\sin\frac{2\pi c}{K},0,\dots,0)`
-    (spec section 7, softmax-regression recipe).  ``Y`` is one-hot.
+    x_i = μ_c + `noise`·N(0, I) with class means μ_c = `radius`·(cos(2πc/K), sin(2πc/K), 0, ..., 0)
+    (spec section 7, softmax-regression recipe); `Y` is one-hot.
 
     Parameters
     ----------
-    seeds : int or sequence of int >= 0
-    d_in : int >= 2; n_classes : int >= 2; n : int >= 1
-    radius : float > 0; noise : float >= 0
+    seeds : int or sequence of int
+        Distinct seeds ≥ 0, each giving one data set (key `PRNGKey(seed)`).
+    d_in : int
+        Input dimension ≥ 2.
+    n_classes : int
+        Number of classes K ≥ 2.
+    n : int
+        Number of samples ≥ 1 per seed.
+    radius : float
+        Radius > 0 of the circle of class means; default 2.
+    noise : float
+        Standard deviation ≥ 0 of the inputs around their class mean; default 0.3.
 
     Returns
     -------
-    DeepLinearData (``loss="ce"``)
+    DeepLinearData
+        With `loss="ce"`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `clocks:appF2-balanced-drift`.
     """
     enable_x64()
     s = seed_tuple(seeds)
@@ -168,23 +208,37 @@ def make_circle_data(seeds: int | Sequence[int], d_in: int, n_classes: int, n: i
 @cites("clocks:eq2.7", "clocks:appF2-balance")
 def init_factors(seeds: int | Sequence[int], dims: Sequence[int], *, init: str = "random",
                  init_scale: float = 1.0) -> tuple[jax.Array, ...]:
-    r"""Initial factors ``(W_1, ..., W_L)``, ``W_l`` of shape ``(S, dims[l], dims[l-1])``.
+    r"""Initial factors (W_1, ..., W_L) of a deep linear network, W_l of shape (S, dims[l], dims[l−1]).
 
-    ``init="random"``: entries :math:`\mathcal N(0,\texttt{init\_scale}^2/d_{l-1})` (imbalanced);
-    ``init="balanced"``: the balanced factorization (:func:`grokclocks.spectral.balanced_factorization`)
-    of a random end-to-end map :math:`W_0` with entries :math:`\mathcal N(0,\texttt{init\_scale}^2/d_0)`
-    (needs equal hidden widths :math:`\ge\operatorname{rank}W_0`); its imbalance is zero.
+    `init="random"`: entries N(0, `init_scale`²/d_{l−1}) (imbalanced); `init="balanced"`: the
+    balanced factorization (`grokclocks.spectral.balanced_factorization`) of a random end-to-end
+    map W₀ with entries N(0, `init_scale`²/d₀) (needs equal hidden widths ≥ rank W₀); its
+    imbalance is zero.
 
     Parameters
     ----------
-    seeds : int or sequence of int >= 0 (key ``fold_in(PRNGKey(seed), 1)``)
-    dims : sequence of int >= 1, length L + 1: ``(d_in, h_1, ..., d_out)``
+    seeds : int or sequence of int
+        Distinct seeds ≥ 0 (keys `fold_in(PRNGKey(seed), 1)`), the leading axis S.
+    dims : sequence of int
+        The layer widths (d_in, h_1, ..., d_out), each ≥ 1, length L + 1 with 1 ≤ L ≤ 1000.
     init : {"random", "balanced"}
-    init_scale : float > 0
+        The initialisation described above; default `"random"`.
+    init_scale : float
+        Scale > 0 of the entries; default 1.
 
     Returns
     -------
-    tuple of jax.Array (float64)
+    tuple of jax.Array
+        The L factors, float64.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain, or `"balanced"` with unequal hidden widths.
+
+    References
+    ----------
+    Spec `clocks:eq2.7`, `clocks:appF2-balance`.
     """
     from .. import spectral
 
@@ -245,10 +299,35 @@ _LOSSES = {"squared": _loss_squared, "ce": _loss_ce}
 
 @cites("clocks:eq4.1", "clocks:eq4.2")
 def loss_and_grad_W(W: Any, X: Any, Y: Any, loss: str) -> tuple[float, np.ndarray]:
-    r"""Loss :math:`\mathcal L(W)` and its gradient in the end-to-end map (numpy in, numpy out).
+    r"""Loss L(W) of the end-to-end map and its gradient ∇L(W) (numpy in, numpy out, float64).
 
-    ``loss="squared"``: :math:`\frac1{2n}\sum_i\lVert Wx_i-y_i\rVert^2`; ``loss="ce"``: mean softmax
-    cross-entropy of the logits :math:`Wx_i` against one-hot ``Y``.
+    `loss="squared"`: Σ_i ‖W·x_i − y_i‖²/(2n); `loss="ce"`: mean softmax cross-entropy of the
+    logits W·x_i against one-hot `Y`.
+
+    Parameters
+    ----------
+    W : array_like
+        End-to-end map, shape (d_out, d_in).
+    X : array_like
+        Inputs, shape (n, d_in).
+    Y : array_like
+        Targets or one-hot labels, shape (n, d_out).
+    loss : {"squared", "ce"}
+        The loss.
+
+    Returns
+    -------
+    tuple
+        `(loss, grad)`: a float and a numpy array of the shape of `W`.
+
+    Raises
+    ------
+    DomainError
+        If the shapes do not match or `loss` is unknown.
+
+    References
+    ----------
+    Spec `clocks:eq4.1`, `clocks:eq4.2`.
     """
     enable_x64()
     kind = choice(loss, "loss", tuple(_LOSSES))
@@ -351,33 +430,52 @@ def _step_fn(kind: str, integrator: str, factorized: bool):
 
 @dataclasses.dataclass(frozen=True)
 class DeepLinearConfig:
-    """Configuration of :func:`run_deep_linear` (JSON-serialisable)."""
+    """Configuration of a `run_deep_linear` run, stored in its `Trajectory` (JSON-serialisable)."""
 
     dims: tuple[int, ...]
+    """The layer widths (d_in, h_1, ..., d_out)."""
     loss: str
+    """`"squared"` or `"ce"`."""
     n: int
+    """Number of samples per seed."""
     seeds: tuple[int, ...]
+    """The seeds of the data."""
     mu: float | tuple[float, ...]
+    """Layerwise weight decay μ ≥ 0, or a tuple (the grid axis in front of the seeds)."""
     eta: float
+    """Step η > 0, in gradient-flow time per step."""
     steps: int
+    """Number of steps ≥ 1."""
     record_every: int
+    """Steps between two records ≥ 1."""
     integrator: str
+    """`"gd"` (explicit Euler) or `"rk4"`."""
 
 
 @dataclasses.dataclass(frozen=True)
 class EndToEndFlowConfig:
-    """Configuration of :func:`run_end_to_end_flow`."""
+    """Configuration of a `run_end_to_end_flow` run, stored in its `Trajectory`."""
 
     d_in: int
+    """Input dimension."""
     d_out: int
+    """Output dimension."""
     loss: str
+    """`"squared"` or `"ce"`."""
     n: int
+    """Number of samples per seed."""
     seeds: tuple[int, ...]
+    """The seeds of the data."""
     lam: float
+    """Penalty weight λ ≥ 0 of the Schatten term."""
     p: float
+    """Schatten exponent p > 0."""
     dt: float
+    """Step Δt > 0, in gradient-flow time."""
     steps: int
+    """Number of steps ≥ 1."""
     record_every: int
+    """Steps between two records ≥ 1."""
 
 
 def _check_factors(data: DeepLinearData, factors: Sequence[Any]) -> tuple[jax.Array, ...]:
@@ -401,41 +499,64 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float |
                     on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train a deep linear network with layerwise weight decay; record the end-to-end spectrum.
 
-    Objective :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2`; the flow
-    :math:`\dot W_l=-\nabla_{W_l}\mathcal L-\mu W_l` is integrated by
+    The objective is L(W_L···W_1) + (μ/2)·Σₗ ‖Wₗ‖²_F; its flow dWₗ/dt = −∂L/∂Wₗ − μWₗ is
+    integrated by
 
-    * ``integrator="gd"``: full-batch GD :math:`W_l\leftarrow W_l-\eta(\nabla_{W_l}\mathcal L+\mu W_l)`
-      (= ``optax.chain(add_decayed_weights(mu), sgd(eta))``; approximates gradient flow to
-      :math:`O(\eta)`; the imbalance obeys :math:`D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)`);
-    * ``integrator="rk4"``: classical RK4 with step ``eta`` (error :math:`O(\eta^4)`).
+    * `integrator="gd"`: full-batch GD Wₗ ← Wₗ − η(∂L/∂Wₗ + μWₗ) (= `optax.chain(
+      add_decayed_weights(mu), sgd(eta))`; approximates gradient flow to O(η));
+    * `integrator="rk4"`: classical RK4 with step η (error O(η⁴)).
 
-    A sequence of weight decays is a grid axis in front of the seed axis: every ``(mu, seed)`` pair is one
-    run of the same vmapped program (one compilation, one sequential scan for the whole grid).
+    Under GD the imbalance Dₗ = Wₗ₊₁ᵀWₗ₊₁ − Wₗ·Wₗᵀ obeys, with Gₗ = ∂L/∂Wₗ,
+
+    .. math::
+        D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)
+
+    A sequence of weight decays is a grid axis in front of the seed axis: every (μ, seed) pair is
+    one run of the same vmapped program (one compilation, one sequential scan for the whole grid).
 
     Parameters
     ----------
-    data : DeepLinearData (from :func:`make_regression_data` or :func:`make_circle_data`)
-    factors : sequence of arrays (S, d_l, d_{l-1}) (from :func:`init_factors`)
-    mu : float >= 0, or a non-empty 1-D sequence of them (grid axis)
-    eta : float > 0 (step = gradient-flow time per step)
-    steps : int >= 1, a multiple of ``record_every``
-    record_every : int >= 1
+    data : DeepLinearData
+        The data, from `make_regression_data` or `make_circle_data`.
+    factors : sequence of array_like
+        The initial factors W_1, ..., W_L, each of shape (S, d_l, d_{l−1}) chaining from d_in to
+        d_out (from `init_factors`).
+    mu : float or sequence of float
+        Layerwise weight decay μ ≥ 0, or a non-empty 1-D sequence of them (a grid axis).
+    eta : float
+        Step η > 0: the gradient-flow time per step.
+    steps : int
+        Number of steps ≥ 1, a multiple of `record_every`.
+    record_every : int
+        Steps between two records ≥ 1; default 1.
     integrator : {"gd", "rk4"}
+        Explicit Euler (GD, default) or classical RK4.
     progress : bool
+        Show a tqdm progress bar; default `False`.
     on_divergence : {"raise_if_all", "flag", "raise"}
-        Per-seed divergence handling, as in :func:`grokclocks.sim.train.simulate`.
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it and
+        raises `SimulationDiverged` only when every run diverged; `"flag"` never raises; `"raise"`
+        raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        Metrics (seed axis first, records last): ``loss`` (S, R), ``W`` and ``grad_W`` (S, d_out, d_in, R),
-        ``sigma`` (S, min(d_out, d_in), R), ``layer_sq_norms`` (S, L, R), ``imbalance`` (S, L-1, R) for L >= 2,
-        ``objective`` (S, R); with a sequence ``mu`` every metric has the grid axis ``len(mu)`` in front.
-        ``final_state`` = the factors (with the same leading axes); ``config`` a :class:`DeepLinearConfig`.
+        Metrics (seed axis first, records last): `loss` (S, R), `W` and `grad_W` (S, d_out, d_in,
+        R), `sigma` (S, min(d_out, d_in), R), `layer_sq_norms` (S, L, R), `imbalance` (S, L−1, R)
+        for L ≥ 2, `objective` (S, R); with a sequence `mu` every metric has the grid axis
+        `len(mu)` in front.  `final_state` = the factors (with the same leading axes); `config` a
+        `DeepLinearConfig`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or the factors do not chain.
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:eq2.7``, ``clocks:appF2-balance``, ``clocks:appF2-balanced-drift`` (section 7 recipes).
+    Spec `clocks:eq2.7`, `clocks:appF2-balance`, `clocks:appF2-balanced-drift` (section 7 recipes).
     """
     enable_x64()
     if not isinstance(data, DeepLinearData):
@@ -471,34 +592,57 @@ def run_deep_linear(data: DeepLinearData, factors: Sequence[Any], *, mu: float |
 def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, dt: float, steps: int,
                         record_every: int = 1, integrator: str = "rk4", progress: bool = False,
                         on_divergence: str = "raise_if_all") -> Trajectory:
-    r"""Integrate the end-to-end gradient flow of :math:`\mathcal E(W)=\mathcal L(W)+\lambda\lVert W\rVert_{S_p}^p`.
+    r"""Integrate the end-to-end gradient flow of E(W) = L(W) + λ‖W‖ᵖ (Schatten-p quasi-norm penalty).
 
-    .. math:: \dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top \qquad(\text{``clocks:thmD.1''})
+    With the thin SVD W = UΣVᵀ the flow is
 
-    valid while every singular value stays positive (a full-rank stratum; for :math:`p<1` a
-    singular value reaching 0 is a stratum exit and the integration becomes meaningless).
+    .. math:: \dot W=-\nabla\mathcal L(W)-\lambda p\,U\Sigma^{p-1}V^\top
+
+    (spec `clocks:thmD.1`), valid while every singular value stays positive (a full-rank stratum;
+    for p < 1 a singular value reaching 0 is a stratum exit and the integration becomes
+    meaningless).
 
     Parameters
     ----------
     data : DeepLinearData
-    W0 : array (S, d_out, d_in), full rank
-    lam : float >= 0; p : float > 0
-    dt : float > 0 (RK4 or Euler step)
-    steps : int >= 1, a multiple of ``record_every``; record_every : int >= 1
+        The data, from `make_regression_data` or `make_circle_data`.
+    W0 : array_like
+        Initial end-to-end maps, shape (S, d_out, d_in), full rank.
+    lam : float
+        Penalty weight λ ≥ 0.
+    p : float
+        Schatten exponent p > 0.
+    dt : float
+        Step Δt > 0 of the integrator, in gradient-flow time.
+    steps : int
+        Number of steps ≥ 1, a multiple of `record_every`.
+    record_every : int
+        Steps between two records ≥ 1; default 1.
     integrator : {"rk4", "gd"}
+        Classical RK4 (default) or explicit Euler.
+    progress : bool
+        Show a tqdm progress bar; default `False`.
     on_divergence : {"raise_if_all", "flag", "raise"}
-        Per-seed divergence handling (a stratum exit shows as a non-finite metric), as in
-        :func:`grokclocks.sim.train.simulate`.
+        What a run whose metrics become NaN or inf (a stratum exit shows so) does: `"raise_if_all"`
+        (default) flags it and raises `SimulationDiverged` only when every run diverged; `"flag"`
+        never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        Metrics ``loss``, ``W``, ``grad_W``, ``sigma``, ``objective`` (seed axis first, records last);
-        ``config`` an :class:`EndToEndFlowConfig`.
+        Metrics `loss`, `W`, `grad_W`, `sigma`, `objective` (seed axis first, records last);
+        `config` an `EndToEndFlowConfig`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or `W0` has the wrong shape.
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (section 7 recipe), ``clocks:thmD.1``.
+    Spec `clocks:eq4.3` / `clocks:prop4.3` (section 7 recipe), `clocks:thmD.1`.
     """
     enable_x64()
     if not isinstance(data, DeepLinearData):
@@ -523,7 +667,23 @@ def run_end_to_end_flow(data: DeepLinearData, W0: Any, *, lam: float, p: float, 
 
 
 def flow_time(traj: Trajectory) -> np.ndarray:
-    """Gradient-flow time of each record: step index times the step size (``eta`` or ``dt``)."""
+    """Gradient-flow time of each record: the step index times the step size (`eta` or `dt`).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A result of `run_deep_linear` or `run_end_to_end_flow`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 times, one per record.
+
+    Raises
+    ------
+    DomainError
+        If `traj` is not such a result.
+    """
     cfg = getattr(traj, "config", None)
     if not isinstance(cfg, (DeepLinearConfig, EndToEndFlowConfig)):
         raise DomainError(f"traj must be a Trajectory of run_deep_linear or run_end_to_end_flow (got {V.show(traj)})")

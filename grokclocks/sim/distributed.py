@@ -1,16 +1,15 @@
-"""Running one sweep across several processes or hosts with ``jax.distributed`` (no scheduler of ours).
+"""Running one sweep across several processes or hosts with `jax.distributed` (no scheduler of ours).
 
-The runs of a sweep (seeds x hyperparameter grid) never talk to each other, so a multi-host sweep
-needs no cross-host collectives: every process calls ``jax.distributed.initialize()`` (which reads
-SLURM / Open MPI / Cloud TPU environments by itself, or takes ``coordinator_address``,
-``num_processes`` and ``process_id``), takes its contiguous share of the seeds with
-:func:`process_share`, trains them on *its own* local devices (the engine shards the runs over
-``jax.local_devices()``, :func:`grokclocks.sim.train.shard_runs`) and saves its
-:class:`~grokclocks.sim.train.Trajectory`; one process then joins the shards with
-:func:`merge_seed_shards`.  The result equals the single-process sweep (tested with two real
-``jax.distributed`` processes on the CPU in ``tests/test_sim_distributed.py``).
+The runs of a sweep (seeds × hyperparameter grid) never talk to each other, so a multi-host sweep
+needs no cross-host collectives: every process calls `jax.distributed.initialize()` (which reads
+SLURM / Open MPI / Cloud TPU environments by itself, or takes `coordinator_address`,
+`num_processes` and `process_id`), takes its contiguous share of the seeds with `process_share`,
+trains them on its own local devices (the engine shards the runs over `jax.local_devices()`,
+`grokclocks.sim.train.shard_runs`) and saves its `grokclocks.sim.train.Trajectory`; one process
+then joins the shards with `merge_seed_shards`.  The result equals the single-process sweep
+(tested with two real `jax.distributed` processes on the CPU in `tests/test_sim_distributed.py`).
 
-Example (one script, launched once per host, e.g. by ``srun``)::
+Example (one script, launched once per host, e.g. by `srun`)::
 
     import jax
     from grokclocks.sim.distributed import process_share
@@ -21,7 +20,7 @@ Example (one script, launched once per host, e.g. by ``srun``)::
     run = train_modular("embedding_mlp", 97, seeds=seeds, weight_decay=[0.0, 1.0], steps=5000)
     run.save(f"sweep/part{jax.process_index()}")
 
-and afterwards ``merge_seed_shards([load_trajectory(f"sweep/part{i}") for i in range(n)])``.
+and afterwards `merge_seed_shards([load_trajectory(f"sweep/part{i}") for i in range(n)])`.
 """
 
 from __future__ import annotations
@@ -38,25 +37,38 @@ from .train import Trajectory
 __all__ = ["process_share", "merge_seed_shards"]
 
 
-def process_share(items: Iterable[Any], index: int | None = None, count: int | None = None) -> list[Any]:
-    """The contiguous block of ``items`` that process ``index`` of ``count`` runs.
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
 
-    Blocks follow ``numpy.array_split``: sizes differ by at most one, earlier processes take the
-    larger ones, and concatenating the blocks in process order gives ``items`` back (which is what
-    :func:`merge_seed_shards` relies on).  ``index`` / ``count`` default to
-    ``jax.process_index()`` / ``jax.process_count()`` (1 process without ``jax.distributed``).
+
+def process_share(items: Iterable[Any], index: int | None = None, count: int | None = None) -> list[Any]:
+    """The contiguous block of `items` that process `index` of `count` runs.
+
+    Blocks follow `numpy.array_split`: sizes differ by at most one, earlier processes take the
+    larger ones, and concatenating the blocks in process order gives `items` back (which is what
+    `merge_seed_shards` relies on).
 
     Parameters
     ----------
     items : iterable
-        Typically the seeds of a sweep.
-    index : int in ``[0, count)``, optional
-    count : int >= 1, optional
+        What is shared out, typically the seeds of a sweep.
+    index : int or None
+        This process's index, an integer in [0, `count`); `None` (default) means
+        `jax.process_index()` (0 without `jax.distributed`).
+    count : int or None
+        Number of processes, an integer ≥ 1; `None` (default) means `jax.process_count()` (1
+        without `jax.distributed`).
 
     Returns
     -------
     list
         This process's share (possibly empty when there are more processes than items).
+
+    Raises
+    ------
+    DomainError
+        If `count` < 1 or `index` is outside [0, `count`).
     """
     seq = list(items)
     if index is None or count is None:
@@ -73,24 +85,32 @@ def process_share(items: Iterable[Any], index: int | None = None, count: int | N
 
 
 def merge_seed_shards(shards: Sequence[Trajectory]) -> Trajectory:
-    """Join the per-process trajectories of :func:`process_share` into one sweep.
+    """Join the per-process trajectories of a sweep shared out with `process_share` into one.
 
-    Every shard must come from :func:`grokclocks.sim.modular.train_modular` with the same
-    configuration except ``seeds`` (checked field by field; the differing fields are named), the
-    same record times and metrics, and disjoint seeds.  Arrays with a
-    seed axis (metrics ``(*grid, n_seeds, ..., n_records)``, extras ``(*grid, n_seeds)``) are
-    concatenated along it in shard order (``diverged``, ``diverged_step`` too); ``n_devices``
-    becomes the total number of devices used.
-    ``final_state`` is not merged (``None``).
+    Every shard must come from `grokclocks.sim.modular.train_modular` with the same configuration
+    except `seeds` (checked field by field; the differing fields are named), the same record times
+    and metrics, and disjoint seeds.  Arrays with a seed axis (metrics `(*grid, n_seeds, ...,
+    n_records)`, extras `(*grid, n_seeds)`) are concatenated along it in shard order (`diverged`,
+    `diverged_step` too); `n_devices` becomes the total number of devices used.  `final_state` is
+    not merged (`None`).
 
     Parameters
     ----------
     shards : sequence of Trajectory
-        In process order; empty shares are skipped.
+        The processes' results, in process order; empty shares (no records) are skipped, at least
+        one must remain.
 
     Returns
     -------
     Trajectory
+        The sweep over all seeds, its config that of the first shard with the seeds joined.
+
+    Raises
+    ------
+    DomainError
+        If no shard is left, a shard's config is not a `train_modular` configuration or differs
+        from the first's in another field than `seeds`, the record times or metrics differ, or a
+        seed appears in two shards.
     """
     shards = [s for s in shards if s.metrics and next(iter(s.metrics.values())).size]
     if not shards:

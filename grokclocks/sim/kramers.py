@@ -1,20 +1,20 @@
-r"""Simulations of spec ``kramers``: the α-parameterised two-layer ReLU net, ridge GD, diagonal linear nets, SGD.
+"""Simulations of spec `kramers`: the α-parameterised two-layer ReLU net, ridge GD, diagonal linear nets, SGD.
 
-* :func:`alpha_two_layer_init` / :func:`alpha_two_layer_apply` — eq. (1) with the init of ``kramers:init``
-  (features :math:`w_j\sim\mathcal N(0,I/d)`, readout :math:`\mathcal N(0,\sigma_a^2)`, :math:`\sigma_a=N^{-1/2}` by default);
-* :func:`empirical_ntk` — readout / feature split of the NTK by ``jax.jacobian`` (cross-check of the core's
+* `alpha_two_layer_init` / `alpha_two_layer_apply` — eq. (1) with the init of `kramers:init`
+  (features w_j ~ N(0, I/d), readout N(0, σ_a²), σ_a = N^(−1/2) by default);
+* `empirical_ntk` — readout / feature split of the NTK by `jax.jacobian` (cross-check of the core's
   explicit formulas);
-* :func:`train_gd` — full-batch GD with weight decay on the summed squared loss (GD ≈ GF, ``kramers:eq3``);
-* :func:`measure_separation` — width scaling of the readout / feature timescales (``kramers:sep``);
-* :func:`ridge_gd_run` — explicit GD on the ridge objective (float64; compared with the exact iterate);
-* :func:`diagonal_net_gd` (JAX, small init scales) and :func:`diagonal_net_gf` (stiff Radau reference) —
-  the Lyu et al. check on :math:`\beta=u\odot u-v\odot v`;
-* :func:`sgd_excess_loss` — stationary excess loss of SGD on least squares (``kramers:teff-sgd``);
-* :func:`modadd_adamw_run` — the headline AdamW recipe (``kramers:headline``).
+* `train_gd` — full-batch GD with weight decay on the summed squared loss (GD ≈ GF, `kramers:eq3`);
+* `measure_separation` — width scaling of the readout / feature timescales (`kramers:sep`);
+* `ridge_gd_run` — explicit GD on the ridge objective (float64; compared with the exact iterate);
+* `diagonal_net_gd` (JAX, small init scales) and `diagonal_net_gf` (stiff Radau reference) — the
+  Lyu et al. check on β = u⊙u − v⊙v;
+* `sgd_excess_loss` — stationary excess loss of SGD on least squares (`kramers:teff-sgd`);
+* `modadd_adamw_run` — the headline AdamW recipe (`kramers:headline`).
 
-Modular-addition data: ``grokclocks.sim.data.modular_addition_table`` is not used for the split; the
-spec's split (numpy ``default_rng(seed).permutation``) is :func:`grokclocks.kramers.modadd_split`, so core and
-simulation agree.  float64 for the NTK / ridge / separation checks (``enable_x64``).
+Modular-addition data: `grokclocks.sim.data.modular_addition_table` is not used for the split; the
+spec's split (numpy `default_rng(seed).permutation`) is `grokclocks.kramers.modadd_split`, so core and
+simulation agree.  float64 for the NTK / ridge / separation checks (`enable_x64`).
 """
 
 from __future__ import annotations
@@ -51,9 +51,14 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 
 def _params_net(params: Any, X: Any) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """``params = {"W": (N, d), "a": (N,) or (N, C)}`` and inputs ``X`` (n, d), finite (eq. 1)."""
+    """`params = {"W": (N, d), "a": (N,) or (N, C)}` and inputs `X` (n, d), finite (eq. 1)."""
     if not isinstance(params, dict) or set(params) != {"W", "a"}:
         raise DomainError(f'params must be a dict {{"W": (N, d), "a": (N,) or (N, C)}} (got {V.show(params)})')
     Xa, W, a = K._net_arrays(X, params["W"], params["a"])
@@ -74,9 +79,40 @@ def _seed_list(seeds: Any) -> list[int]:
 @cites("kramers:init")
 def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: float | None = None,
                          dtype: Any = None) -> dict[str, jax.Array]:
-    r"""Initial parameters of eq. (1): ``W`` (N, d) with :math:`w_j\sim\mathcal N(0,I_d/d)`; readout ``a``
-    (N,) (``n_out=1``) or (N, n_out), entries :math:`\mathcal N(0,\sigma_a^2)`, :math:`\sigma_a=N^{-1/2}` if
-    ``a_std`` is None."""
+    r"""Initial parameters of the α-parameterised two-layer net of eq. (1).
+
+    Features W of shape (N, d) with rows w_j ~ N(0, I_d/d); readout a of shape (N,) (`n_out` = 1) or
+    (N, n_out) with entries N(0, σ_a²).
+
+    Parameters
+    ----------
+    key : jax.Array
+        One PRNG key (`jax.random.PRNGKey`).
+    N : int
+        Width N ≥ 1 (number of hidden ReLU units).
+    d : int
+        Input dimension d ≥ 1.
+    n_out : int
+        Number of outputs ≥ 1; default 1 (then `a` is a vector).
+    a_std : float or None
+        Readout standard deviation σ_a > 0; `None` (default) means N^(−1/2).
+    dtype : dtype or None
+        float32 or float64; `None` (default) means float64 when JAX runs in x64, else float32.
+
+    Returns
+    -------
+    dict of str to jax.Array
+        `{"W": W, "a": a}`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or the parameters would exceed 2³⁰ entries.
+
+    References
+    ----------
+    Spec `kramers:init`.
+    """
     N = integer_at_least(N, "N", 1)
     d = integer_at_least(d, "d", 1)
     n_out = integer_at_least(n_out, "n_out", 1)
@@ -93,16 +129,59 @@ def alpha_two_layer_init(key: jax.Array, N: int, d: int, n_out: int = 1, a_std: 
 
 @cites("kramers:eq1")
 def alpha_two_layer_apply(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> jax.Array:
-    r""":math:`f(X)=N^{-\alpha}\sigma(XW^\top)a` — shape (n,) or (n, C)."""
+    r"""Outputs f(X) = N^(−α)·σ(X·Wᵀ)·a of the α-parameterised two-layer ReLU net (eq. 1).
+
+    Parameters
+    ----------
+    params : dict of str to jax.Array
+        `{"W": (N, d), "a": (N,) or (N, C)}`, e.g. from `alpha_two_layer_init`.
+    X : jax.Array
+        Inputs, shape (n, d).
+    alpha : float
+        Width exponent α of the output scale N^(−α), in [0, 1/2] (not checked here).
+
+    Returns
+    -------
+    jax.Array
+        Outputs, shape (n,) for a vector readout or (n, C).
+
+    References
+    ----------
+    Spec `kramers:eq1`.
+    """
     W = params["W"]
     return W.shape[0] ** (-alpha) * (jax.nn.relu(X @ W.T) @ params["a"])
 
 
 @cites("kramers:eq4", "kramers:jacobian")
 def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> K.NTKParts:
-    r"""Readout and feature parts of the empirical NTK by autodiff: :math:`J_aJ_a^\top`, :math:`J_WJ_W^\top` (scalar output).
+    r"""Readout and feature parts of the empirical NTK by autodiff: J_a·J_aᵀ and J_W·J_Wᵀ (scalar output).
 
-    Returns :class:`grokclocks.kramers.NTKParts` ``(K_a, K_w)``, as :func:`grokclocks.kramers.ntk_decomposition`.
+    J_a and J_W are the Jacobians of the outputs on `X` with respect to the readout a and the
+    features W (`jax.jacobian`); the result matches `grokclocks.kramers.ntk_decomposition`.
+
+    Parameters
+    ----------
+    params : dict of str to array_like
+        `{"W": (N, d), "a": (N,)}` (scalar output), finite.
+    X : array_like
+        Inputs, shape (n, d).
+    alpha : float
+        Width exponent α in [0, 0.5].
+
+    Returns
+    -------
+    grokclocks.kramers.NTKParts
+        `(K_a, K_w)`, numpy arrays of shape (n, n).
+
+    Raises
+    ------
+    DomainError
+        If the shapes do not match, `a` is not a vector, or `alpha` is outside [0, 0.5].
+
+    References
+    ----------
+    Spec `kramers:eq4`, `kramers:jacobian`.
     """
     prm, Xa = _params_net(params, X)
     if prm["a"].ndim != 1:
@@ -118,9 +197,32 @@ def empirical_ntk(params: dict[str, jax.Array], X: jax.Array, alpha: float) -> K
 
 @cites("kramers:task")
 def modadd_target(p: int, rho: float, split_seed: int = 0, k: int = 1) -> dict[str, np.ndarray]:
-    r"""Training data of the NTK checks: the spec's split and the target :math:`\sqrt2\cos(2\pi k(a+b)/p)`.
+    r"""Training data of the NTK checks: the spec's split and the target √2·cos(2πk(a + b)/p).
 
-    Returns dict(X_train, y_train, X_test, y_test, a, b) (numpy float64).
+    Parameters
+    ----------
+    p : int
+        The modulus p ≥ 2; inputs are the concatenated one-hots of (a, b), of length 2p.
+    rho : float
+        Training fraction ρ in (0, 1): the first ⌊ρp²⌋ pairs of `default_rng(split_seed).permutation(p²)`.
+    split_seed : int
+        Seed ≥ 0 of the split; default 0.
+    k : int
+        Frequency k ≥ 0 of the target; default 1.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        `X_train`, `y_train`, `X_test`, `y_test` (float64), and `a`, `b`, the training pairs' tokens.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:task`.
     """
     k = integer_at_least(k, "k", 0)
     split_seed = integer_at_least(split_seed, "split_seed", 0)
@@ -168,8 +270,8 @@ def _gd_final(params, X, y, alpha, gamma, eta, steps, train_W):
 
 @functools.partial(jax.jit, static_argnames=("max_steps",))
 def _gd_final_batched(params, X, y, alpha, etas, steps, max_steps):
-    """GD of a batch of seeds (leading axis of ``params``), seed s with step ``etas[s]`` for ``steps[s]`` steps
-    (the same update as :func:`_gd_final` with gamma = 0; a seed's parameters stay fixed after its last step)."""
+    """GD of a batch of seeds (leading axis of `params`), seed s with step `etas[s]` for `steps[s]` steps
+    (the same update as `_gd_final` with gamma = 0; a seed's parameters stay fixed after its last step)."""
     g = jax.grad(_sq_loss)
 
     def run(p, eta, n):
@@ -186,10 +288,52 @@ def _gd_final_batched(params, X, y, alpha, etas, steps, max_steps):
 @cites("kramers:eq3")
 def train_gd(params: dict[str, Any], X: Any, y: Any, alpha: float, eta: float, steps: int, *, lam: float = 0.0,
              penalty: str = "eq2", train_W: bool = True, record_every: int | None = None) -> dict[str, Any]:
-    r"""Full-batch GD :math:`\theta_{k+1}=\theta_k-\eta(\nabla\mathcal L+\gamma\theta_k)` on the summed squared loss (float64).
+    r"""Full-batch GD θ_{k+1} = θ_k − η(∇L + γθ_k) of the two-layer net on the summed squared loss (float64).
 
-    Returns dict(params, loss (records), W (records; only if ``record_every`` given), t = k η of the records).
-    GD approximates gradient flow with an :math:`O(\eta)` error (C3).
+    L = ½·Σ_i (f(x_i) − y_i)² with f of eq. (1), and γ the decay rate of `lam` in the convention
+    `penalty`.  GD approximates gradient flow with an O(η) error (C3); time is t = kη.
+
+    Parameters
+    ----------
+    params : dict of str to array_like
+        Initial `{"W": (N, d), "a": (N,)}` (scalar output), finite.
+    X : array_like
+        Inputs, shape (n, d).
+    y : array_like
+        Targets, shape (n,).
+    alpha : float
+        Width exponent α in [0, 0.5].
+    eta : float
+        Learning rate η > 0.
+    steps : int
+        Number of GD steps ≥ 1, a multiple of `record_every` when given.
+    lam : float
+        Weight-decay coefficient λ ≥ 0; default 0.
+    penalty : {"eq2", "half"}
+        Convention of the weight decay: `"eq2"` (default; paper eq. 2) adds λ‖θ‖² to the loss, so
+        the decay rate is γ = 2λ; `"half"` adds (λ/2)‖θ‖², γ = λ (Lyu et al.).
+    train_W : bool
+        Whether the features W are trained (default `True`); `False` trains the readout only.
+    record_every : int or None
+        Record the loss and W every `record_every` steps (an integer ≥ 1 dividing `steps`); `None`
+        (default) returns the final state only.
+
+    Returns
+    -------
+    dict
+        `params` (final, numpy), `loss` (the loss at each record, or at the end), `t` (the records'
+        times kη) and, with `record_every`, `W` (the features at each record).
+
+    Raises
+    ------
+    SimulationDiverged
+        If the loss becomes non-finite.
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:eq3`.
     """
     enable_x64()
     prm, X = _params_net(params, X)
@@ -232,18 +376,56 @@ def _slope(N: np.ndarray, v: np.ndarray) -> float:
 def measure_separation(p: int, rho: float, alpha: float, widths: Sequence[int], seeds: Sequence[int],
                        t_mult: float = 20.0, a_std: float | None = None, split_seed: int = 0,
                        integrated: bool = True, step_factor: float = 0.1) -> dict[str, Any]:
-    r"""Width scaling of readout vs feature timescales (λ = 0, summed squared loss, scalar output).
+    r"""Width scaling of the readout and feature timescales (λ = 0, summed squared loss, scalar output).
 
-    For each width N and init seed: :math:`\tau_r,\tau_W,\tau_K` at t = 0 (:func:`grokclocks.kramers.initial_timescales`)
-    and, with ``integrated``, GD with step ``step_factor``/λ_max(K_0) (K_0 the full NTK) to :math:`t=t_{\rm mult}\tau_r`,
-    giving :math:`\Delta_K=\|K^{(a)}_t-K^{(a)}_0\|_F/\|K^{(a)}_0\|_F` and :math:`\Delta_W=\|W_t-W_0\|_F/\|W_0\|_F`.
-    Target :math:`\sqrt2\cos(2\pi(a+b)/p)` on the spec's split; init key ``PRNGKey(seed)``.
+    For each width N and init seed: τ_r, τ_W, τ_K at t = 0 (`grokclocks.kramers.initial_timescales`)
+    and, with `integrated`, GD with step `step_factor`/λ_max(K₀) (K₀ the full NTK) up to
+    t = `t_mult`·τ_r, giving Δ_K = ‖K⁽ᵃ⁾_t − K⁽ᵃ⁾_0‖_F/‖K⁽ᵃ⁾_0‖_F and
+    Δ_W = ‖W_t − W_0‖_F/‖W_0‖_F.
+    Target √2·cos(2π(a + b)/p) on the spec's split; init key `PRNGKey(seed)`.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p ≥ 2 of the modular-addition data.
+    rho : float
+        Training fraction ρ in (0, 1).
+    alpha : float
+        Width exponent α in [0, 0.5].
+    widths : sequence of int
+        The widths N ≥ 1 (at least two, for the slopes).
+    seeds : sequence of int
+        Distinct init seeds ≥ 0.
+    t_mult : float
+        Integration time in units of τ_r, > 0; default 20.
+    a_std : float or None
+        Readout standard deviation σ_a > 0; `None` (default) means N^(−1/2).
+    split_seed : int
+        Seed ≥ 0 of the split; default 0.
+    integrated : bool
+        Whether to run GD and measure Δ_K, Δ_W (default `True`); `False` gives the t = 0
+        timescales only.
+    step_factor : float
+        GD step in units of 1/λ_max(K₀), > 0; default 0.1.
 
     Returns
     -------
-    dict with per-width geometric means over seeds (``tau_r``, ``tau_W``, ``tau_K``, ``delta_K``, ``delta_W``,
-    ``speed``) and fitted log–log slopes ``slope_tau_r``, ``slope_W_over_r``, ``slope_K_over_r``,
-    ``slope_inv_delta_K``, ``slope_inv_delta_W``, ``slope_speed``; ``paper_claim`` = 2α.
+    dict
+        `widths`, `per_seed` (each quantity per width and seed), per-width geometric means over the
+        seeds `tau_r`, `tau_W`, `tau_K`, `speed` (and `delta_K`, `delta_W` when integrated), the
+        fitted log-log slopes `slope_tau_r`, `slope_W_over_r`, `slope_K_over_r`, `slope_speed` (and
+        `slope_inv_delta_K`, `slope_inv_delta_W`), and `paper_claim` = 2α.
+
+    Raises
+    ------
+    SimulationDiverged
+        If the integrated features become non-finite.
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:sep`, `kramers:feature-speed`, `kramers:eq6`.
     """
     enable_x64()
     alpha = K._alpha(alpha)
@@ -324,10 +506,43 @@ def _ridge_scan(Phi, y, theta0, gamma, eta, steps, record_every=1):
 @cites("kramers:ridge-gd", "kramers:ridge-gf")
 def ridge_gd_run(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, steps: int,
                  penalty: str = "eq2", record_every: int = 1) -> np.ndarray:
-    r"""Explicit GD on :math:`\frac1{2n}\|\Phi\theta-y\|^2+\frac\gamma2\|\theta\|^2` (float64, ``lax.scan``).
+    r"""Explicit GD on the ridge objective ‖Φθ − y‖²/(2n) + (γ/2)‖θ‖² (float64, `lax.scan`).
 
-    Returns the iterates :math:`\theta_0,\theta_r,\theta_{2r},\dots,\theta_{\rm steps}` (every ``record_every`` = r
-    steps; ``steps`` a multiple of r) as (steps/r + 1, D).
+    Parameters
+    ----------
+    Phi : array_like
+        Feature matrix Φ, shape (n, D).
+    y : array_like
+        Targets, shape (n,).
+    lam : float
+        Weight-decay coefficient λ > 0.
+    theta0 : array_like
+        Initial parameters θ₀, shape (D,).
+    eta : float
+        Learning rate η > 0.
+    steps : int
+        Number of steps ≥ 1, a multiple of `record_every`.
+    penalty : {"eq2", "half"}
+        Convention of the weight decay: `"eq2"` (default; paper eq. 2) adds λ‖θ‖² to the loss, so
+        the decay rate is γ = 2λ; `"half"` adds (λ/2)‖θ‖², γ = λ (Lyu et al.).
+    record_every : int
+        Steps r ≥ 1 between two returned iterates; default 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The iterates θ₀, θ_r, θ_2r, ..., θ_steps, shape (steps/r + 1, D).
+
+    Raises
+    ------
+    SimulationDiverged
+        If an iterate becomes non-finite.
+    DomainError
+        If an argument is outside its domain or the iterates would exceed 2³⁰ entries.
+
+    References
+    ----------
+    Spec `kramers:ridge-gd`, `kramers:ridge-gf`.
     """
     enable_x64()
     Phi, gamma, _, _ = K._ridge_setup(Phi, lam, penalty)
@@ -375,15 +590,54 @@ _MAX_ODE_RATE = 1e300  # largest rate (Jacobian entry) given to the float64 Rada
 def diagonal_net_gf(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale: float, lam: float,
                     penalty: str = "eq2", rel_level: float = 0.05, t_max: float = 2000.0,
                     rtol: float = 1e-8, atol: float = 1e-10) -> dict[str, float]:
-    r"""Gradient flow of the diagonal linear net :math:`\beta=u\odot u-v\odot v` (stiff; scipy Radau reference).
+    r"""Gradient flow of the diagonal linear net β = u⊙u − v⊙v (stiff; the scipy Radau reference).
 
-    Loss :math:`\frac1{2n}\|X\beta-y\|^2+\frac\gamma2(\|u\|^2+\|v\|^2)` (``"eq2"``: :math:`\lambda(\|u\|^2+\|v\|^2)`),
-    init :math:`u=v=s\mathbf 1` (β = 0).  Test loss :math:`\tfrac12(\beta-\beta^\star)^\top\Sigma_{\rm te}(\beta-\beta^\star)`.
-    Returns dict(t_grok = first time test loss < ``rel_level`` × initial, t_mem = first time train loss < 1e-3 × initial).
+    The loss is ‖Xβ − y‖²/(2n) + (γ/2)(‖u‖² + ‖v‖²) with γ the decay rate of `lam` (`"eq2"`:
+    λ(‖u‖² + ‖v‖²)), from u = v = s·1 (β = 0); the test loss is ½(β − β∗)ᵀΣ_te(β − β∗).
 
-    ``DomainError`` where a rate of the ODE leaves the range of a float64 solve: :math:`4s^2\max|A|` or
-    :math:`\gamma` above 1e300 (``init_scale`` ~ 1e150 and beyond, ``lam`` ~ 1e300 and beyond; at 1e308
-    the first right-hand side was inf - inf).
+    Parameters
+    ----------
+    X : array_like
+        Inputs, shape (n, D).
+    y : array_like
+        Targets, shape (n,).
+    Sigma_test : array_like
+        Test covariance Σ_te, shape (D, D).
+    beta_star : array_like
+        The teacher β∗, shape (D,).
+    init_scale : float
+        Initial scale s > 0 (u = v = s·1).
+    lam : float
+        Weight-decay coefficient λ > 0.
+    penalty : {"eq2", "half"}
+        Convention of the weight decay: `"eq2"` (default; paper eq. 2) adds λ‖θ‖² to the loss, so
+        the decay rate is γ = 2λ; `"half"` adds (λ/2)‖θ‖², γ = λ (Lyu et al.).
+    rel_level : float
+        Grokking level in (0, 1): t_grok is the first time the test loss is below `rel_level` ×
+        its initial value; default 0.05.
+    t_max : float
+        End of the integration > 0, in gradient-flow time; default 2000.
+    rtol : float
+        Relative tolerance of the solver, in (0, 1); default 10⁻⁸.
+    atol : float
+        Absolute tolerance of the solver, > 0; default 10⁻¹⁰.
+
+    Returns
+    -------
+    dict of str to float
+        `t_grok` (first time the test loss < `rel_level` × initial) and `t_mem` (first time the
+        train loss < 10⁻³ × initial), in gradient-flow time; inf if not reached by `t_max`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain, or a rate of the ODE leaves the range of a float64
+        solve: 4s²·max|A| or γ above 10³⁰⁰ (`init_scale` ~ 10¹⁵⁰ and beyond, `lam` ~ 10³⁰⁰ and
+        beyond; at 10³⁰⁸ the first right-hand side was inf − inf).
+
+    References
+    ----------
+    Spec `kramers:lyu`.
     """
     from scipy.integrate import solve_ivp
 
@@ -460,9 +714,54 @@ def _diag_scan(A, bvec, S, bs, z0, g, eta, steps, record_every):
 @cites("kramers:lyu")
 def diagonal_net_gd(X: Any, y: Any, Sigma_test: Any, beta_star: Any, init_scale: float, lam: float, eta: float,
                     steps: int, penalty: str = "eq2", rel_level: float = 0.05, record_every: int = 10) -> float:
-    r"""Explicit GD (JAX, float64) of the same diagonal net; returns :math:`t_{\rm grok}=k\eta` at the first
-    record where the test loss is below ``rel_level`` × initial (``inf`` if never).  CPU-sized only for small
-    ``init_scale`` (stiffness ∝ s²)."""
+    r"""Explicit GD (JAX, float64) of the diagonal linear net β = u⊙u − v⊙v: its grokking time.
+
+    The model, loss and initialisation of `diagonal_net_gf`.  CPU-sized only for small
+    `init_scale` (the stiffness grows as s²).
+
+    Parameters
+    ----------
+    X : array_like
+        Inputs, shape (n, D).
+    y : array_like
+        Targets, shape (n,).
+    Sigma_test : array_like
+        Test covariance Σ_te, shape (D, D).
+    beta_star : array_like
+        The teacher β∗, shape (D,).
+    init_scale : float
+        Initial scale s > 0 (u = v = s·1).
+    lam : float
+        Weight-decay coefficient λ > 0.
+    eta : float
+        Learning rate η > 0.
+    steps : int
+        Number of GD steps ≥ 1.
+    penalty : {"eq2", "half"}
+        Convention of the weight decay: `"eq2"` (default; paper eq. 2) adds λ‖θ‖² to the loss, so
+        the decay rate is γ = 2λ; `"half"` adds (λ/2)‖θ‖², γ = λ (Lyu et al.).
+    rel_level : float
+        Grokking level in (0, 1); default 0.05.
+    record_every : int
+        Steps between two test-loss records, an integer in [1, `steps`]; default 10.
+
+    Returns
+    -------
+    float
+        t_grok = kη at the first record where the test loss is below `rel_level` × its initial
+        value (gradient-flow time, resolution `record_every`·η); inf if never.
+
+    Raises
+    ------
+    SimulationDiverged
+        If the test loss becomes non-finite.
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:lyu`.
+    """
     enable_x64()
     A, bvec, g = _diag_setup(X, y, lam, penalty, Sigma_test, beta_star, rel_level)
     eta = positive(eta, "eta", scalar=True)
@@ -509,9 +808,47 @@ def _sgd_scan(X, y, H, theta_star, key, eta, B, steps, burn_in, n_rep):
 @cites("kramers:teff-sgd")
 def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int, steps: int, burn_in: int,
                     seed: int = 0) -> dict[str, float]:
-    r"""Stationary :math:`\mathrm{tr}(HC)=\mathbb E[(\theta-\theta^\star)^\top H(\theta-\theta^\star)]` of minibatch SGD on
-    :math:`\frac1{2n}\|X\theta-y\|^2` (with replacement), and :math:`\mathrm{tr}\,\Sigma` of the per-sample gradients at
-    :math:`\theta^\star`.  Returns dict(trHC, trHC_sem, trace_sigma, P)."""
+    r"""Stationary excess loss tr(HC) = E[(θ − θ∗)ᵀH(θ − θ∗)] of minibatch SGD on least squares.
+
+    SGD (batches drawn with replacement) on ‖Xθ − y‖²/(2n), run as `n_replicas` independent chains
+    from θ∗; also returns tr Σ of the per-sample gradients at θ∗ (`kramers:teff-sgd`).
+
+    Parameters
+    ----------
+    X : array_like
+        Inputs, shape (n, D), with XᵀX invertible.
+    y : array_like
+        Targets, shape (n,).
+    eta : float
+        Learning rate η > 0.
+    batch_size : int
+        Batch size B, an integer in [1, n].
+    n_replicas : int
+        Number of independent SGD chains ≥ 2 (for the standard error).
+    steps : int
+        Number of SGD steps ≥ 1.
+    burn_in : int
+        Steps discarded before averaging, an integer in [0, `steps` − 1].
+    seed : int
+        Seed ≥ 0 of the batch draws; default 0.
+
+    Returns
+    -------
+    dict
+        `trHC` (mean over replicas), `trHC_sem` (its standard error), `trace_sigma` (tr Σ), `P`
+        (the dimension D) and `Sigma` (the gradient covariance, (D, D)).
+
+    Raises
+    ------
+    SimulationDiverged
+        If the excess loss becomes non-finite.
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:teff-sgd`.
+    """
     enable_x64()
     X = V.as_float_array(X, "X")
     if X.ndim != 2:
@@ -542,7 +879,7 @@ def sgd_excess_loss(X: Any, y: Any, eta: float, batch_size: int, n_replicas: int
 
 
 def _adamw_program(p, N, seeds, *, alpha, lr, wd, steps, eval_every, rho, b1, b2):
-    """The vmapped AdamW program of :func:`modadd_adamw_run` and its inputs (seeds, split permutations)."""
+    """The vmapped AdamW program of `modadd_adamw_run` and its inputs (seeds, split permutations)."""
     X, _, _, yall = K.modadd_inputs(p)
     n = K.n_train(p, rho)
     perms = np.stack([np.random.default_rng(s).permutation(p * p) for s in seeds])
@@ -585,11 +922,51 @@ def _adamw_program(p, N, seeds, *, alpha, lr, wd, steps, eval_every, rho, b1, b2
 def modadd_adamw_run(p: int, N: int, seeds: Sequence[int], *, alpha: float = 0.0, lr: float = 1e-3, wd: float = 1.0,
                      steps: int = 30000, eval_every: int = 100, rho: float = 0.3,
                      b1: float = 0.9, b2: float = 0.98) -> dict[str, Any]:
-    r"""The headline recipe: two-layer ReLU net (p-way readout, no biases), mean cross-entropy, full batch,
-    ``optax.adamw(lr, b1, b2, weight_decay=wd)``; split seed = init seed; seeds vmapped (float32).
+    r"""The headline recipe of spec `kramers`: AdamW on modular addition, seeds vmapped (float32).
 
-    Returns dict(steps (grid), train_acc, test_acc (seeds × records), t_mem99, t_mem100, t_grok99, t_grok100,
-    ratio99) — milestones are grid steps (``None`` → not reached), as in :func:`grokclocks.kramers.milestones`.
+    A two-layer ReLU net (p-way readout, no biases), mean cross-entropy, full batch,
+    `optax.adamw(lr, b1, b2, weight_decay=wd)`; the split seed is the init seed.
+
+    Parameters
+    ----------
+    p : int
+        The modulus p ≥ 2.
+    N : int
+        Width N ≥ 1.
+    seeds : sequence of int
+        Distinct seeds ≥ 0 (split and initialisation).
+    alpha : float
+        Width exponent α in [0, 0.5]; default 0.
+    lr : float
+        AdamW learning rate > 0; default 10⁻³.
+    wd : float
+        AdamW (decoupled) weight decay ≥ 0; default 1.
+    steps : int
+        Number of steps ≥ 1, a multiple of `eval_every`; default 30000.
+    eval_every : int
+        Steps between two accuracy records ≥ 1; default 100.
+    rho : float
+        Training fraction ρ in (0, 1); default 0.3.
+    b1 : float
+        Adam's first-moment decay in [0, 1); default 0.9.
+    b2 : float
+        Adam's second-moment decay in [0, 1); default 0.98.
+
+    Returns
+    -------
+    dict
+        `steps` (the record grid), `train_acc`, `test_acc` (seeds × records), `seeds`, and per seed
+        the milestones `t_mem99`, `t_mem100`, `t_grok99`, `t_grok100` (grid steps, `None` = not
+        reached) and `ratio99` = t_grok99/t_mem99, as in `grokclocks.kramers.milestones`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
+
+    References
+    ----------
+    Spec `kramers:headline`, `kramers:milestones`.
     """
     p = integer_at_least(p, "p", 2)
     N = integer_at_least(N, "N", 1)

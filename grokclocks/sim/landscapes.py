@@ -1,27 +1,25 @@
-r"""Landscapes of spec ``clocks`` for the verification layer (JAX, float64).
+"""Landscapes of spec `clocks` for the verification layer (JAX, float64).
 
-* **KL landscapes with a known exponent** (``clocks:appF2-kl-examples``), trained by gradient descent
+* KL landscapes with a known exponent (`clocks:appF2-kl-examples`), trained by gradient descent
   with a small step (an approximation of gradient flow; the discretisation error is measured in
   verify/ by doubling the step):
 
-  - :func:`power_landscape_gd`: :math:`f(x)=\lVert x\rVert^q` in :math:`\mathbb R^{d}`, :math:`\theta=1-1/q`;
-  - :func:`deep_linear_gd`: a depth-:math:`L` *factorized* linear network on the whitened squared
-    loss :math:`\frac12\lVert W_L\cdots W_1-Y\rVert_F^2+\frac\mu2\sum_l\lVert W_l\rVert_F^2` from an
-    aligned (diagonal, balanced) start: depth without decay (:math:`\theta=1-\frac1{2L}`) and critical
-    decay at depth 2 (:math:`\theta=\frac34`).
+  - `power_landscape_gd`: f(x) = ‖x‖^q in ℝ^d, KL exponent θ = 1 − 1/q;
+  - `deep_linear_gd`: a depth-L factorized linear network on the whitened squared loss
+    ½‖W_L···W_1 − Y‖²_F + (μ/2)·Σ_l ‖W_l‖²_F from an aligned (diagonal, balanced) start: depth
+    without decay (θ = 1 − 1/(2L)) and critical decay at depth 2 (θ = 3/4).
 
-* **Separable softmax regression** (``clocks:thm3.5``, ``clocks:asm3.4``, ``clocks:prop3.6``):
-  :func:`softmax_regression` trains :math:`W\in\mathbb R^{K\times d}` on :func:`separable_softmax_data` by
-  plain GD, normalized GD (:math:`W\leftarrow W-\eta\nabla\mathcal L/\lVert\nabla\mathcal L\rVert_F`),
-  Adam (optax) or GD with weight decay; the loss is logged in gap form (``clocks:eq3.2``) so that
-  classifier clocks down to :math:`10^{-20}` are measurable.
+* Separable softmax regression (`clocks:thm3.5`, `clocks:asm3.4`, `clocks:prop3.6`):
+  `softmax_regression` trains W ∈ ℝ^(K×d) on `separable_softmax_data` by plain GD, normalized GD
+  (W ← W − η∇L/‖∇L‖_F), Adam (optax) or GD with weight decay; the loss is logged in gap form
+  (`clocks:eq3.2`) so that classifier clocks down to 10⁻²⁰ are measurable.
 
-* **Factorized softmax network with weight decay** (``clocks:appF2-wd-rate``):
-  :func:`factorized_softmax_gd` records the normalized spectral tail of the end-to-end map.
+* Factorized softmax network with weight decay (`clocks:appF2-wd-rate`):
+  `factorized_softmax_gd` records the normalized spectral tail of the end-to-end map.
 
-Time is accumulated optimiser time :math:`t=k\eta` (``clocks:appF4-opt-time``).  Every front-end
-switches JAX to float64 (:func:`grokclocks.sim.enable_x64`) and runs through the one engine
-:func:`grokclocks.sim.train.simulate`.
+Time is accumulated optimiser time t = kη (`clocks:appF4-opt-time`).  Every front-end switches JAX
+to float64 (`grokclocks.sim.enable_x64`) and runs through the one engine
+`grokclocks.sim.train.simulate`.
 """
 
 from __future__ import annotations
@@ -58,6 +56,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 def _pos(x: Any, name: str) -> float:
     return V.positive(x, name, scalar=True)
 
@@ -85,13 +88,18 @@ def _config(config: Any, cls: type) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class PowerLandscapeConfig:
-    """GD on :math:`f(x)=\\lVert x\\rVert^q`; one run per entry of ``qs`` (vmapped)."""
+    """Configuration of `power_landscape_gd`: GD on f(x) = ‖x‖^q, one run per entry of `qs` (vmapped)."""
 
     qs: tuple[float, ...] = (3.0, 4.0, 6.0)
+    """The exponents q ≥ 2 (q = 2 is the PL control), one run each."""
     x0: tuple[float, ...] = (0.6, -0.3, 0.2)
+    """The start x₀ ∈ ℝ^d, shared by the runs."""
     eta: float = 0.01
+    """Step η > 0 (optimiser time per step)."""
     steps: int = 1_000_000
+    """Number of steps ≥ 1, a multiple of `record_every`."""
     record_every: int = 100
+    """Steps between two records ≥ 1."""
 
 
 def _power_step(x: jax.Array, inp: dict) -> jax.Array:
@@ -108,24 +116,39 @@ def _power_metrics(x: jax.Array, inp: dict) -> dict:
 @cites("clocks:appF2-kl-examples", "clocks:thm4.9")
 def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *, progress: bool = False,
                        on_divergence: str = "raise_if_all") -> Trajectory:
-    r"""Gradient descent on :math:`\lVert x\rVert^q` (a small-step approximation of gradient flow).
+    r"""Gradient descent on f(x) = ‖x‖^q (a small-step approximation of gradient flow).
 
-    ``q = 2`` is allowed as the PL control (:math:`\theta=\frac12`, exponential decay, no power law).
+    q = 2 is allowed as the PL control (θ = 1/2, exponential decay, no power law).  The flow obeys
+    ḟ = −q²·f^(2(1−1/q)) exactly (KL exponent θ = 1 − 1/q, `grokclocks.clocks.kl_exponent_power`),
+    so f(t) follows `grokclocks.clocks.kl_gap_solution` with a = q², Δ₀ = f(x₀).
 
-    The flow obeys :math:`\dot f=-q^2f^{2(1-1/q)}` exactly (KL exponent :math:`\theta=1-1/q`,
-    :func:`grokclocks.clocks.kl_exponent_power`), so :math:`f(t)` follows
-    :func:`grokclocks.clocks.kl_gap_solution` with :math:`a=q^2`, :math:`\Delta_0=f(x_0)`.
+    Parameters
+    ----------
+    config : PowerLandscapeConfig
+        The exponents, start, step and step counts; default `PowerLandscapeConfig()`.
+    progress : bool
+        Show a tqdm progress bar; default `False`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged; `"flag"`
+        never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        metrics ``f`` and ``grad_sq`` of shape ``(len(qs), n_records)``; ``extras["t"]`` = times
-        :math:`k\eta`; ``extras["diverged"]`` / ``["diverged_step"]`` per ``q`` (``on_divergence`` as in
-        :func:`grokclocks.sim.train.simulate`).
+        Metrics `f` and `grad_sq` (‖∇f‖²) of shape `(len(qs), n_records)`; `extras["t"]` = the
+        times kη; `extras["diverged"]` / `extras["diverged_step"]` per q.
+
+    Raises
+    ------
+    DomainError
+        If a field of `config` is outside its domain (q < 2, η ≤ 0, ...).
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (example 1), verification recipe of ``clocks:thm4.9``.
+    Spec `clocks:appF2-kl-examples` (example 1), verification recipe of `clocks:thm4.9`.
     """
     enable_x64()
     config = _config(config, PowerLandscapeConfig)
@@ -152,23 +175,40 @@ def power_landscape_gd(config: PowerLandscapeConfig = PowerLandscapeConfig(), *,
 
 @dataclasses.dataclass(frozen=True)
 class DeepLinearConfig:
-    """Factorized linear net on :math:`\\frac12\\lVert W_L\\cdots W_1-Y\\rVert_F^2+\\frac\\mu2\\sum\\lVert W_l\\rVert_F^2`.
+    """Configuration of `deep_linear_gd`: a factorized linear net on ½‖W_L···W_1 − Y‖²_F + (μ/2)·Σ‖W_l‖²_F.
 
-    ``target`` is the diagonal of :math:`Y` (square); the start is balanced and aligned:
-    every layer is ``diag(init ** (1/depth))``.
+    The start is balanced and aligned: every layer is `diag(init ** (1/depth))`.
     """
 
     target: tuple[float, ...] = (3.0, 1.0, 0.0, 0.0)
+    """The diagonal of the (square) target Y: one singular value per direction."""
     init: tuple[float, ...] = (0.5, 0.5, 0.5, 0.5)
+    """The initial singular values ≥ 0 of the end-to-end map, one per direction (the length of `target`)."""
     depth: int = 2
+    """Depth L ≥ 1 (at most 1000)."""
     mu: float = 1.0
+    """Layerwise weight decay μ ≥ 0."""
     eta: float = 0.01
+    """Step η > 0 (optimiser time per step)."""
     steps: int = 100_000
+    """Number of steps ≥ 1, a multiple of `record_every`."""
     record_every: int = 100
+    """Steps between two records ≥ 1."""
 
 
 def end_to_end(factors: Any) -> jax.Array:
-    """:math:`W=W_L\\cdots W_1` from ``factors[0] = W_1``."""
+    """The end-to-end map W = W_L···W_1 of a factorized linear network.
+
+    Parameters
+    ----------
+    factors : sequence of jax.Array
+        The factors (W_1, ..., W_L), `factors[0]` = W_1 applied first; shapes that chain.
+
+    Returns
+    -------
+    jax.Array
+        The product W_L···W_1.
+    """
     W = factors[0]
     for F in factors[1:]:
         W = F @ W
@@ -194,10 +234,29 @@ def _dl_metrics(factors: Any, inp: dict) -> dict:
 
 
 def deep_linear_energy_floor(target: Any, depth: int, mu: float) -> float:
-    r"""Minimum of the aligned energy, direction by direction (balanced factors, :math:`\sigma\ge0`).
+    r"""Minimum of the aligned energy of `deep_linear_gd`, direction by direction (balanced factors, σ ≥ 0).
 
-    Per direction: :math:`\min_{\sigma\ge0}\frac12(s-\sigma)^2+\frac{\mu L}2\sigma^{2/L}` (scalar
-    minimisation; for :math:`L=2` the soft threshold :math:`\sigma=[s-\mu]_+`).
+    Per direction with target s the minimum over σ ≥ 0 of ½(s − σ)² + (μL/2)·σ^(2/L) (a scalar
+    minimisation; for L = 2 the soft threshold σ = max(s − μ, 0)), summed over the directions.
+
+    Parameters
+    ----------
+    target : array_like
+        The target singular values s (their absolute values are used).
+    depth : int
+        Depth L ≥ 1.
+    mu : float
+        Layerwise weight decay μ ≥ 0 (0 gives 0).
+
+    Returns
+    -------
+    float
+        The minimal energy.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
     """
     from scipy import optimize
 
@@ -231,19 +290,36 @@ def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: b
     r"""GD on a factorized linear network from an aligned balanced start (squared loss, optional decay).
 
     In layer coordinates the factorized flow is a gradient flow, so the KL inequality and
-    :math:`\dot{\mathcal E}=-\lVert\nabla\mathcal E\rVert^2` hold there.  Zero-target directions
-    without decay decay like :math:`\dot\sigma=-L\sigma^{3-2/L}`; a direction with target :math:`s=\mu`
-    at depth 2 like :math:`\dot\sigma=-2\sigma^2`.
+    Ė = −‖∇E‖² hold there.  Zero-target directions without decay decay like σ̇ = −L·σ^(3−2/L); a
+    direction with target s = μ at depth 2 like σ̇ = −2σ².
+
+    Parameters
+    ----------
+    config : DeepLinearConfig
+        Target, start, depth, decay, step and step counts; default `DeepLinearConfig()`.
+    progress : bool
+        Show a tqdm progress bar; default `False`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged; `"flag"`
+        never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        metrics ``energy`` and ``grad_sq`` (squared gradient norm in layer coordinates);
-        ``extras["t"]`` = times :math:`k\eta`, ``extras["floor"]`` = :func:`deep_linear_energy_floor`.
+        Metrics `energy` and `grad_sq` (squared gradient norm in layer coordinates);
+        `extras["t"]` = the times kη, `extras["floor"]` = `deep_linear_energy_floor`.
+
+    Raises
+    ------
+    DomainError
+        If a field of `config` is outside its domain.
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:appF2-kl-examples`` (examples 2 and 3), ``clocks:lem4.6``.
+    Spec `clocks:appF2-kl-examples` (examples 2 and 3), `clocks:lem4.6`.
     """
     enable_x64()
     config = _config(config, DeepLinearConfig)
@@ -274,17 +350,39 @@ def deep_linear_gd(config: DeepLinearConfig = DeepLinearConfig(), *, progress: b
 @cites("clocks:thm3.5")
 def separable_softmax_data(seed: int = 0, n_classes: int = 4, dim: int = 10, n: int = 40, radius: float = 2.0,
                            noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
-    r"""Classes on a circle: :math:`x_i=\mu_{y_i}+0.3\,\xi_i`, :math:`\mu_c=r(\cos\frac{2\pi c}K,\sin\frac{2\pi c}K,0,\dots)`.
+    r"""Separable classification data: K classes on a circle, x_i = μ_{y_i} + `noise`·ξ_i.
 
-    Balanced labels ``arange(n) % K``; Gaussian noise from ``jax.random.PRNGKey(seed)``.
+    Class means μ_c = r·(cos(2πc/K), sin(2πc/K), 0, ...); balanced labels `arange(n) % K`; Gaussian
+    noise ξ from `jax.random.PRNGKey(seed)`.
+
+    Parameters
+    ----------
+    seed : int
+        Seed ≥ 0 of the noise; default 0.
+    n_classes : int
+        Number of classes K ≥ 2; default 4.
+    dim : int
+        Input dimension ≥ 2; default 10.
+    n : int
+        Number of samples ≥ 1; default 40.
+    radius : float
+        Radius r > 0 of the circle of means; default 2.
+    noise : float
+        Standard deviation ≥ 0 of the noise; default 0.3.
 
     Returns
     -------
-    (x, labels) : float64 array (n, dim), int array (n,)
+    tuple of numpy.ndarray
+        `(x, labels)`: float64 (n, dim) and int (n,).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain.
 
     References
     ----------
-    Spec ``clocks:thm3.5`` verification recipe (section 7).
+    Spec `clocks:thm3.5` verification recipe (section 7).
     """
     enable_x64()
     K = integer_at_least(n_classes, "n_classes", 2)
@@ -303,10 +401,23 @@ def separable_softmax_data(seed: int = 0, n_classes: int = 4, dim: int = 10, n: 
 
 
 def gap_form_cross_entropy(logits: jax.Array, labels: jax.Array) -> tuple[jax.Array, jax.Array]:
-    r"""Mean cross-entropy in gap form and the minimum logit gap (JAX; ``clocks:eq3.2``, ``clocks:eq3.1``).
+    r"""Mean cross-entropy in gap form and the minimum logit gap (JAX; `clocks:eq3.2`, `clocks:eq3.1`).
 
-    :math:`\ell_i=\operatorname{softplus}(\operatorname{logsumexp}_{k\ne y_i}(-\gamma_{ik}))`: no cancellation,
-    and its autodiff gradient forms the residual as :math:`g_k=\pi_k`, :math:`g_y=-\sum_{k\ne y}\pi_k`.
+    With the gaps γ_ik = z_{i,y_i} − z_ik, each sample's loss is ℓ_i = softplus(logsumexp_{k≠y_i}(−γ_ik)):
+    no cancellation, and its autodiff gradient forms the residual as g_k = π_k, g_y = −Σ_{k≠y} π_k.
+
+    Parameters
+    ----------
+    logits : jax.Array
+        Logits z, shape (n, K).
+    labels : jax.Array
+        Integer labels in [0, K), shape (n,).
+
+    Returns
+    -------
+    tuple of jax.Array
+        `(loss, min_gap)`: the mean cross-entropy and the smallest gap over samples and wrong
+        classes, scalars.
     """
     K = logits.shape[-1]
     onehot = jax.nn.one_hot(labels, K, dtype=bool)
@@ -320,23 +431,29 @@ def gap_form_cross_entropy(logits: jax.Array, labels: jax.Array) -> tuple[jax.Ar
 
 @dataclasses.dataclass(frozen=True)
 class SoftmaxRegressionConfig:
-    """Softmax regression :math:`z=Wx` trained from :math:`W=0`.
-
-    ``optimizer``: ``"gd"`` (plain GD), ``"normalized_gd"``, ``"adam"`` (optax, ``adam_eps`` small so
-    the update stays sign-like when gradients are tiny) or ``"gd_wd"`` (GD on
-    :math:`\\mathcal L+\\frac{\\mu}{2}\\lVert W\\rVert_F^2`).
-    """
+    """Configuration of `softmax_regression`: logits z = Wx, trained from W = 0."""
 
     optimizer: str = "normalized_gd"
+    """`"gd"` (plain GD), `"normalized_gd"` (W ← W − η∇L/‖∇L‖_F), `"adam"` (optax) or `"gd_wd"`
+    (GD on L + (μ/2)‖W‖²_F)."""
     eta: float = 0.01
+    """Step η > 0 (optimiser time per step)."""
     steps: int = 6000
+    """Number of steps ≥ 1, a multiple of `record_every`."""
     record_every: int = 5
+    """Steps between two records ≥ 1."""
     mu: float = 0.0
+    """Weight decay μ ≥ 0; must be 0 unless `optimizer="gd_wd"`."""
     adam_eps: float = 1e-40
+    """Adam's denominator offset > 0, small so that the update stays sign-like when gradients are tiny."""
     seed: int = 0
+    """Seed ≥ 0 of the data (`separable_softmax_data`)."""
     n_classes: int = 4
+    """Number of classes K ≥ 2."""
     dim: int = 10
+    """Input dimension ≥ 2."""
     n: int = 40
+    """Number of samples ≥ 1."""
 
 
 def _sr_loss(W: jax.Array, inp: dict) -> jax.Array:
@@ -383,19 +500,36 @@ def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig
                        progress: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
     r"""Train softmax regression on separable data; record the gap-form loss and the minimum gap.
 
-    Plain GD violates Assumption 3.4 (gaps grow like :math:`\log t`, :math:`\mathcal L\sim1/t`,
-    erratum ``clocks-1``); normalized GD and Adam make the weights grow linearly and satisfy it; GD with
-    weight decay has a loss floor.
+    Plain GD violates Assumption 3.4 (gaps grow like log t, L ~ 1/t, erratum `clocks-1`); normalized
+    GD and Adam make the weights grow linearly and satisfy it; GD with weight decay has a loss floor.
+
+    Parameters
+    ----------
+    config : SoftmaxRegressionConfig
+        Optimiser, step, step counts and data; default `SoftmaxRegressionConfig()`.
+    progress : bool
+        Show a tqdm progress bar; default `False`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged; `"flag"`
+        never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        metrics ``loss`` (gap form), ``min_gap``, ``train_acc``, ``w_norm``, ``grad_norm``;
-        ``extras["t"]`` = accumulated time :math:`k\eta`.
+        Metrics `loss` (gap form), `min_gap`, `train_acc`, `w_norm`, `grad_norm`; `extras["t"]` =
+        the accumulated time kη, `extras["x"]`, `extras["labels"]` = the data.
+
+    Raises
+    ------
+    DomainError
+        If a field of `config` is outside its domain (e.g. μ ≠ 0 without `"gd_wd"`).
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:thm3.5``, ``clocks:asm3.4``, ``clocks:prop3.6`` (verification recipes, section 7).
+    Spec `clocks:thm3.5`, `clocks:asm3.4`, `clocks:prop3.6` (verification recipes, section 7).
     """
     enable_x64()
     config = _config(config, SoftmaxRegressionConfig)
@@ -427,18 +561,30 @@ def softmax_regression(config: SoftmaxRegressionConfig = SoftmaxRegressionConfig
 
 @dataclasses.dataclass(frozen=True)
 class FactorizedSoftmaxConfig:
-    """Depth-``depth`` linear network :math:`z=W_L\\cdots W_1x` (hidden width ``hidden``) on the circle data,
-    GD on :math:`\\mathcal L+\\frac\\mu2\\sum_l\\lVert W_l\\rVert_F^2`; records the normalized rank-``k`` tail."""
+    """Configuration of `factorized_softmax_gd`: a deep linear softmax network with layerwise weight decay.
+
+    The logits z = W_L···W_1·x on the circle data (`separable_softmax_data`) are trained by GD on
+    L + (μ/2)·Σ_l ‖W_l‖²_F.
+    """
 
     depth: int = 3
+    """Depth L ≥ 2 (at most 1000)."""
     mu: float = 0.01
+    """Layerwise weight decay μ ≥ 0."""
     eta: float = 0.05
+    """Step η > 0 (optimiser time per step)."""
     hidden: int = 10
+    """Hidden width ≥ 1."""
     steps: int = 400_000
+    """Number of steps ≥ 1, a multiple of `record_every`."""
     record_every: int = 200
+    """Steps between two records ≥ 1."""
     k: int = 2
+    """Rank k ≥ 0 of the recorded tail: the fraction of ‖W‖²_F beyond the top k singular values."""
     seed: int = 0
+    """Seed ≥ 0 of the data (initial factors from `PRNGKey(1000 + seed)`)."""
     init_scale: float = 0.3
+    """Scale of the initial factors (entries N(0, init_scale²/d_{l−1}))."""
 
 
 def _fs_energy(factors: Any, inp: dict) -> jax.Array:
@@ -468,20 +614,38 @@ def _fs_metrics(k: int):
 @cites("clocks:appF2-wd-rate")
 def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxConfig(), *,
                           progress: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
-    r"""GD on a factorized softmax network with layerwise weight decay; records :math:`\tau_k(W(t))`.
+    r"""GD on a factorized softmax network with layerwise weight decay; records the normalized tail τ_k(W(t)).
 
-    Weight decay alone gives :math:`\tau_k\propto e^{-rt}` with
-    :func:`grokclocks.clocks.weight_decay_tail_rate` (erratum ``clocks-2``).
+    Weight decay alone gives τ_k ∝ e^(−rt) with the rate of `grokclocks.clocks.weight_decay_tail_rate`
+    (erratum `clocks-2`).
+
+    Parameters
+    ----------
+    config : FactorizedSoftmaxConfig
+        Depth, decay, step, widths and data; default `FactorizedSoftmaxConfig()`.
+    progress : bool
+        Show a tqdm progress bar; default `False`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged; `"flag"`
+        never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        metrics ``tail`` (normalized rank-``k`` tail), ``energy``, ``loss``; ``extras["t"]``,
-        ``extras["x"]``, ``extras["labels"]``; ``final_state`` = the factors.
+        Metrics `tail` (normalized rank-k tail), `energy`, `loss`; `extras["t"]` = the times kη,
+        `extras["x"]`, `extras["labels"]`; `final_state` = the factors.
+
+    Raises
+    ------
+    DomainError
+        If a field of `config` is outside its domain.
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``clocks:appF2-wd-rate``.
+    Spec `clocks:appF2-wd-rate`.
     """
     enable_x64()
     config = _config(config, FactorizedSoftmaxConfig)

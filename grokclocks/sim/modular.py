@@ -1,21 +1,21 @@
-"""Every paper's modular-arithmetic model through one front-end, :func:`train_modular`.
+"""Every paper's modular-arithmetic model through one front-end, `train_modular`.
 
-:func:`train_modular` trains any model of :data:`MODULAR_MODELS` on ``op(a, b) mod p``: all ``p^2`` pairs are
-kept with a 0/1 training mask (the task's data come from :mod:`grokclocks.task`), so splits of different
-fractions share shapes and are vmapped together with the seeds and a hyperparameter grid through the one
-engine (:func:`grokclocks.sim.train.simulate`).
+`train_modular` trains any model of `MODULAR_MODELS` on op(a, b) mod p: all p² pairs are kept with a
+0/1 training mask (the task's data come from `grokclocks.task`), so splits of different fractions
+share shapes and are vmapped together with the seeds and a hyperparameter grid through the one
+engine (`grokclocks.sim.train.simulate`).
 
-Levi et al.'s appendix G (spec ``levi:appG``) is one configuration of it, :func:`run_modular_addition`: the
-mean-field quadratic MLP (paper eq. 43) ``h = W1 x / sqrt(d_in)``, ``z = h^2``, ``f = W2 z / d_h`` with
-``W1, W2 ~ N(0, 1)``, trained by full-batch GD (optax SGD) on an MSE to the one-hot labels of
-``(n + m) mod p``; inputs are the concatenated one-hots of ``(n, m)`` (``d_in = 2p``).
+Levi et al.'s appendix G (spec `levi:appG`) is one configuration of it, `run_modular_addition`: the
+mean-field quadratic MLP (paper eq. 43) h = W1·x/√d_in, z = h², f = W2·z/d_h with W1, W2 ~ N(0, 1),
+trained by full-batch GD (optax SGD) on an MSE to the one-hot labels of (n + m) mod p; inputs are
+the concatenated one-hots of (n, m) (d_in = 2p).
 
-Because the inputs are one-hot, ``W1 x = W1[:, n] + W1[:, p + m]``: the first layer is evaluated
-as a gather (identical to the matrix product, far cheaper).
+Because the inputs are one-hot, W1·x = W1[:, n] + W1[:, p + m]: the first layer is evaluated as a
+gather (identical to the matrix product, far cheaper).
 
-Loss normalisation (spec erratum 20): ``loss="sum"`` (default) sums the squared error over the
-``p`` classes and averages over samples; ``loss="mean"`` also averages over classes (PyTorch's
-``MSELoss()``), which divides the gradient by ``p``.
+Loss normalisation (spec erratum 20): `loss="sum"` (default) sums the squared error over the p
+classes and averages over samples; `loss="mean"` also averages over classes (PyTorch's
+`MSELoss()`), which divides the gradient by p.
 """
 
 from __future__ import annotations
@@ -67,33 +67,68 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 @dataclasses.dataclass(frozen=True)
 class ModularConfig:
-    """Configuration of the runs :func:`run_modular_addition` wrote before it became a configuration of
-    :func:`train_modular` (issue 17); kept so that their saved files still load (:func:`grokclocks.compare.load_run`
-    reads their ``threshold``)."""
+    """Configuration of the runs that `run_modular_addition` wrote before it became a configuration of `train_modular`.
+
+    Kept so that their saved files still load (`grokclocks.compare.load_run` reads their
+    `threshold`); new runs carry a `TrainConfig`.
+    """
 
     p: int
+    """The modulus p ≥ 2."""
     alpha: float | tuple[float, ...]
+    """Training fraction(s) α in (0, 1); a tuple was a grid axis."""
     d_h: int
+    """Hidden width ≥ 1."""
     eta: float
+    """Learning rate η > 0."""
     steps: int
+    """Number of GD steps, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1."""
     seeds: tuple[int, ...]
+    """The seeds, ≥ 0."""
     loss: str
+    """`"sum"` or `"mean"`: MSE summed over the p classes, or averaged over them."""
     weight_decay: float
+    """Coefficient c ≥ 0 of c·W added to the gradient."""
     threshold: float
+    """Accuracy level in (0, 1) of both clocks of the grokking delay."""
     dtype: str
+    """`"float64"` or `"float32"`: the floating dtype of the run."""
 
 
 def quadratic_mlp_onehot_apply(params: dict[str, jax.Array], hot: jax.Array) -> jax.Array:
-    """Mean-field quadratic MLP on one-hot inputs given by the indices of their ones.
+    r"""Mean-field quadratic MLP on one-hot inputs given by the indices of their ones.
+
+    The hidden pre-activation is the sum of the columns of W1 at the hot indices, scaled by
+    1/√d_in; it is squared and read out by W2/d_h:
 
     .. math::
-        h = \\frac{1}{\\sqrt{d_{\\rm in}}}\\sum_{j \\in {\\rm hot}} W_1[:, j],\\quad z = h^2,\\quad f = \\frac{W_2 z}{d_h}
+        h = \frac{1}{\sqrt{d_{\rm in}}}\sum_{j \in {\rm hot}} W_1[:, j],\quad z = h^2,\quad f = \frac{W_2 z}{d_h}
 
-    Equal to :func:`grokclocks.sim.models.mean_field_quadratic_apply` on the 0/1 inputs with ones
-    at ``hot`` (shape (N, k) integer indices), without the dense product.
+    Equal to `grokclocks.sim.models.mean_field_quadratic_apply` on the 0/1 inputs with ones at
+    `hot`, without the dense product.
+
+    Parameters
+    ----------
+    params : dict of str to jax.Array
+        `{"W1": W1, "W2": W2}` from `grokclocks.sim.models.mean_field_quadratic_init`, shapes
+        (d_h, d_in) and (d_out, d_h).
+    hot : jax.Array
+        Integer indices in [0, d_in) of the ones of each input, shape (N, k) (k = 2 for a pair
+        (n, m): indices n and p + m).
+
+    Returns
+    -------
+    jax.Array
+        Outputs f, shape (N, d_out).
     """
     W1, W2 = params["W1"], params["W2"]
     h = jnp.sum(W1.T[hot], axis=-2) / jnp.sqrt(jnp.asarray(W1.shape[1], W1.dtype))
@@ -107,63 +142,94 @@ def run_modular_addition(p: int, alpha: float | Sequence[float], d_h: int, eta: 
                          progress: bool = False, save_path: str | os.PathLike | None = None,
                          resume: bool = False, overwrite: bool = False,
                          on_divergence: str = "raise_if_all") -> Trajectory:
-    """Levi et al.'s appendix G as one configuration of :func:`train_modular`: full-batch GD of the mean-field
-    quadratic MLP on (n + m) mod p, with the grokking delay.
+    r"""Levi et al.'s appendix G through `train_modular`: GD of the mean-field quadratic MLP on (n + m) mod p.
+
+    The grokking delay of each run is added to the result.
+
+    The model f(x) = W2·(W1·x/√(2p))²/d_h is trained on the squared error to the one-hot label,
+    summed (or averaged, `loss="mean"`) over the p classes; the grokking delay Δt is the
+    difference of the first recorded steps at which the test and the training accuracy
+    (argmax) reach `threshold`:
 
     .. math::
-        f(x) = \\frac{1}{d_h} W_2 \\Big(\\frac{W_1 x}{\\sqrt{2p}}\\Big)^{2},\\quad
-        \\mathcal L = \\frac{1}{N_{\\rm tr}}\\sum_{i \\in {\\rm train}} \\|f(x_i) - e_{y_i}\\|^2\\ (\\text{sum}),\\ \\text{or } /p\\ (\\text{mean}),
+        f(x) = \frac{1}{d_h} W_2 \Big(\frac{W_1 x}{\sqrt{2p}}\Big)^{2},\quad
+        \mathcal L = \frac{1}{N_{\rm tr}}\sum_{i \in {\rm train}} \|f(x_i) - e_{y_i}\|^2\ (\text{sum}),\ \text{or } /p\ (\text{mean}),
 
-        \\Delta t = t_{\\rm test}(\\text{acc} \\ge 0.95) - t_{\\rm train}(\\text{acc} \\ge 0.95)
+    .. math::
+        \Delta t = t_{\rm test}(\text{acc} \ge 0.95) - t_{\rm train}(\text{acc} \ge 0.95)
 
-    (accuracy = argmax; the times are the first *recorded* steps, resolution ``record_every``).  The call is ::
+    (the times are the first recorded steps, resolution `record_every`).  The call is ::
 
         train_modular("mean_field_quadratic", p, train_frac=alpha, n_train_rule="round", seeds=seeds,
                       model_kwargs={"d_h": d_h}, optimizer="sgd", lr=eta, weight_decay=weight_decay,
                       loss="mse_" + loss, steps=steps, record_every=record_every, train_level=threshold,
                       test_level=threshold, dtype=dtype, ...)
 
-    plus the extras ``grok_time`` and ``lam``.
+    plus the extras `grok_time` and `lam`.
 
     Parameters
     ----------
-    p : int >= 2
-        Modulus; inputs have ``d_in = 2p``, outputs ``p``.
-    alpha : float in (0, 1) or sequence of them
-        Training fraction(s), :math:`N_{\\rm tr} = \\mathrm{round}(\\alpha p^2)`; a sequence adds a leading grid
-        axis.  For one seed the training sets of different ``alpha`` are nested (same permutation,
-        :func:`grokclocks.task.random_split_mask`).
-    d_h : int >= 1
-        Hidden width.
-    eta : float > 0
-        Learning rate (the paper uses 500 with the summed loss).
-    steps : int >= 1 (multiple of ``record_every``)
-    seeds : sequence of int >= 0
-        Split seed and initialisation key ``PRNGKey(seed)`` (as :func:`train_modular`).
+    p : int
+        The modulus p ≥ 2; inputs have d_in = 2p, outputs p.
+    alpha : float or sequence of float
+        Training fraction(s) α in (0, 1), N_tr = round(α p²) pairs; a sequence adds a leading grid
+        axis.  For one seed the training sets of different α are nested (same permutation,
+        `grokclocks.task.random_split_mask`).
+    d_h : int
+        Hidden width d_h ≥ 1.
+    eta : float
+        Learning rate η > 0 (the paper uses 500 with the summed loss).
+    steps : int
+        Number of GD steps, an integer ≥ 1 and a multiple of `record_every`.
+    seeds : sequence of int
+        Seeds ≥ 0, distinct: each gives the split seed and the initialisation key `PRNGKey(seed)`
+        (as in `train_modular`).  Default `(0,)`.
     loss : {"sum", "mean"}
         MSE summed over the p classes (default; spec erratum 20) or averaged over them.
-    record_every : int >= 1
-    weight_decay : float >= 0
-        Coefficient ``c`` of ``c * W`` added to the gradient (PyTorch convention); 0 in the paper.
-    threshold : float in (0, 1)
-        Accuracy level of both clocks of the grokking delay (0.95 in the paper).
+    record_every : int
+        Steps between two records, an integer ≥ 1 dividing `steps`; default 10.
+    weight_decay : float
+        Coefficient c ≥ 0 of c·W added to the gradient (PyTorch convention); default 0, as in the
+        paper.
+    threshold : float
+        Accuracy level in (0, 1) of both clocks of the grokking delay; default 0.95, the paper's.
     dtype : {"float64", "float32"}
-    progress, save_path, resume, overwrite, on_divergence
-        As in :func:`grokclocks.sim.train.simulate`.
+        Floating dtype of the run; default `"float64"`.
+    progress : bool
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    save_path : str or os.PathLike or None
+        Save the run after every chunk to this `.npz` (+ `.json`) file, atomically; `None`
+        (default) saves nothing.  An existing file is an error unless `resume` or `overwrite`.
+    resume : bool
+        With `save_path`: continue the run saved there (a finished run is returned as saved);
+        default `False`.
+    overwrite : bool
+        With `save_path`: replace an existing run; default `False`.  Exclusive with `resume`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged;
+        `"flag"` never raises; `"raise"` raises at the first diverged run.
 
     Returns
     -------
     Trajectory
-        :func:`train_modular`'s result: metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test``,
-        ``param_norm`` of shape ``([n_alpha,] n_seeds, n_records)``; extras ``t_train``, ``t_test`` (first
-        recorded step at which the accuracy reaches ``threshold``; NaN if never within ``steps``), ``n_train``
-        (one per alpha: ``()`` or ``(n_alpha,)``), and added here ``grok_time`` (= t_test - t_train) and ``lam`` (= 2/(alpha p)); config
-        :class:`TrainConfig`.  A file written with ``save_path`` holds :func:`train_modular`'s result (the two
-        added extras follow from it).
+        `train_modular`'s result: metrics `loss_train`, `loss_test`, `acc_train`, `acc_test`,
+        `param_norm` of shape `([n_alpha,] n_seeds, n_records)`; extras `t_train`, `t_test` (first
+        recorded step at which the accuracy reaches `threshold`; NaN if never within `steps`),
+        `n_train` (one per α: `()` or `(n_alpha,)`), and, added here, `grok_time` = t_test − t_train
+        in steps and `lam` = 2/(α p); `config` a `TrainConfig`.  A file written with `save_path`
+        holds `train_modular`'s result (the two added extras follow from it).
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain (α must leave a test set: α < 1).
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Spec ``levi:appG`` (paper appendix G, eq. 43, Fig. 8 = ``levi:fig8``).
+    Spec `levi:appG` (paper appendix G, eq. 43, Fig. 8 = `levi:fig8`).
     """
     loss = choice(loss, "loss", ("sum", "mean"))
     threshold = float(in_open_interval(threshold, "threshold", 0.0, 1.0))
@@ -204,19 +270,22 @@ def _alpha_two_layer() -> tuple[Any, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class ModularModel:
-    """A modular-task model for :func:`train_modular`: ``init(key, p, **kwargs)``, ``apply(params, tokens)``.
+    """A modular-task model for `train_modular`: `init(key, p, **kwargs)` and `apply(params, tokens)`.
 
-    ``apply`` is what the engine differentiates (reverse mode).  The Tian entries use
-    ``models._tian_hidden``, a ``jax.custom_vjp`` (faster backward pass), which has no forward mode: for
-    ``jax.jvp`` / ``jax.hessian`` of Tian's net use :func:`grokclocks.sim.models.tian_mlp_apply`.
-
-    ``equals``: the inputs are ``[a, b, =]`` (3 tokens, ``=`` = token ``p``) instead of ``[a, b]``.
+    `apply` is what the engine differentiates (reverse mode).  The Tian entries use
+    `models._tian_hidden`, a `jax.custom_vjp` (faster backward pass), which has no forward mode: for
+    `jax.jvp` / `jax.hessian` of Tian's net use `grokclocks.sim.models.tian_mlp_apply`.
     """
 
     init: Any
+    """`init(key, p, *, dtype, **model_kwargs) -> params`, the parameters for modulus p."""
     apply: Any
+    """`apply(params, tokens) -> logits`, tokens of shape (N, 2) or (N, 3), logits (N, p)."""
     equals: bool = False
+    """Whether the inputs are `[a, b, =]` (3 tokens, `=` being token p) instead of `[a, b]`; default
+    `False`."""
     paper: str = ""
+    """The spec ID of the model's definition, e.g. `"clocks:appB"`; default empty."""
 
 
 def _registry() -> dict[str, ModularModel]:
@@ -234,10 +303,30 @@ def _registry() -> dict[str, ModularModel]:
 
 
 MODULAR_MODELS: dict[str, ModularModel] = _registry()
+"""The models of `train_modular` by name: `"embedding_mlp"`, `"transformer"`, `"tian_quadratic"`, `"tian_relu"`,
+`"mean_field_quadratic"` (and `"alpha_two_layer"`, added on first use by `modular_model`)."""
 
 
 def modular_model(name: str) -> ModularModel:
-    """The model called ``name``: one of :data:`MODULAR_MODELS` or ``"alpha_two_layer"`` (spec kramers)."""
+    """The modular-task model called `name`.
+
+    Parameters
+    ----------
+    name : str
+        A key of `MODULAR_MODELS` (`"embedding_mlp"`, `"transformer"`, `"tian_quadratic"`,
+        `"tian_relu"`, `"mean_field_quadratic"`) or `"alpha_two_layer"`, the α-parameterised net of
+        spec `kramers` (imported and registered on first use).
+
+    Returns
+    -------
+    ModularModel
+        Its `init`/`apply` pair and input layout.
+
+    Raises
+    ------
+    DomainError
+        If `name` is not a known model (the message names it `model`).
+    """
     if name == "alpha_two_layer" and name not in MODULAR_MODELS:
         init, apply = _alpha_two_layer()
         MODULAR_MODELS[name] = ModularModel(init, apply, paper="kramers:eq1")
@@ -246,32 +335,59 @@ def modular_model(name: str) -> ModularModel:
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
-    """Configuration of :func:`train_modular` (grid values as tuples; JSON-serialisable)."""
+    """Configuration of a `train_modular` run, stored in its `Trajectory` (grid values as tuples; JSON-serialisable)."""
 
     model: str
+    """The model's name (a key of `MODULAR_MODELS` or `"alpha_two_layer"`)."""
     model_kwargs: tuple[tuple[str, Any], ...]
+    """The keyword arguments given to the model's `init`, sorted by name."""
     p: int
+    """The modulus p ≥ 2."""
     operation: str
+    """The operation's name (`"add"`, ...), or a user function's `__name__` (`"user"` without one)."""
     train_frac: tuple[float, ...] | None
+    """The training fractions of the random splits (a grid axis if more than one); `None` for an explicit
+    `train_mask`."""
     split: str
+    """`"random"` or `"mask"`: whether the splits were drawn from `train_frac` or given as `train_mask`."""
     split_seed: int | None
+    """The one split seed shared by every run, or `None` (each run's seed is its split seed)."""
     seeds: tuple[int, ...]
+    """The seeds of the runs, ≥ 0."""
     optimizer: str
+    """`"sgd"` or `"adam"` or `"adamw"`: the optimiser."""
     lr: tuple[float, ...]
+    """Learning rates > 0 (a grid axis if more than one)."""
     weight_decay: tuple[float, ...]
+    """Weight decays ≥ 0 (a grid axis if more than one)."""
     betas: tuple[float, float]
+    """Adam's (b1, b2), each in [0, 1)."""
     eps: float
+    """Adam's denominator offset > 0."""
     warmup_steps: int
+    """Linear learning-rate warm-up in steps, ≥ 0."""
     loss: str
+    """`"ce"` or `"mse_sum"` or `"mse_mean"` or `"centred_mse"`: the training loss (a key of
+    `grokclocks.sim.models.LOSSES`)."""
     batch_size: int | None
+    """Mini-batch size, or `None` for full-batch training."""
     steps: int
+    """Number of optimisation steps, ≥ 1."""
     record_every: int
+    """Steps between two records, ≥ 1 and dividing `steps`."""
     grid_axes: tuple[str, ...]
+    """The grid axes of the result, in order, among `"train_frac"`, `"weight_decay"`, `"lr"`."""
     dtype: str
+    """`"float32"` or `"float64"`: the parameters' dtype."""
     trackers: tuple[tuple[str, str], ...] = ()
+    """Each tracker's name and a stable text of it; default `()`."""
     hooks: tuple[tuple[str, str], ...] = ()
+    """Each hook's name and its `module:qualname`; default `()`."""
     compute_dtype: str | None = None
+    """The mixed-precision compute dtype (`"bfloat16"`), or `None` (default) for none."""
     n_train_rule: str = "floor"
+    """`"floor"` or `"round"`: how a random split's size follows from its fraction: int(frac·p²) or
+    round(frac·p²); default `"floor"`."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -281,13 +397,13 @@ def _classifier_fns(apply: Any, loss_name: str, optimizer: str, warmup_steps: in
                     compute_dtype: str | None = None) -> tuple[Any, Any]:
     """Cached (step, metrics) pair of a classifier trained on a masked table (one compiled program each).
 
-    Without trackers the state is ``(params, opt_state, t)``; with trackers it is
-    ``(params, opt_state, t, carries)``, ``carries`` a dict name -> carry updated after every
-    optimiser update with ``(carry, old_params, new_params, t + 1)``.
+    Without trackers the state is `(params, opt_state, t)`; with trackers it is
+    `(params, opt_state, t, carries)`, `carries` a dict name -> carry updated after every
+    optimiser update with `(carry, old_params, new_params, t + 1)`.
 
-    ``padded=False`` (every run has the same number of training pairs, so ``train_w`` is all ones):
-    the full-batch loss is a plain mean over ``train_idx``, without the padding weights.
-    ``compute_dtype`` (e.g. ``"bfloat16"``): the training forward and backward pass run on a copy of
+    `padded=False` (every run has the same number of training pairs, so `train_w` is all ones):
+    the full-batch loss is a plain mean over `train_idx`, without the padding weights.
+    `compute_dtype` (e.g. `"bfloat16"`): the training forward and backward pass run on a copy of
     the parameters cast to it (outputs cast back before the loss); parameters, gradients, optimiser
     state and the recorded metrics stay in the parameters' dtype.
     """
@@ -362,11 +478,11 @@ def _describe(tracker: Any) -> str:
 
 
 BUILTIN_METRICS: tuple[str, ...] = ("loss_train", "loss_test", "acc_train", "acc_test", "param_norm")
-"""Metrics :func:`train_modular` always records (hook and tracker names must differ from them)."""
+"""Metrics that `train_modular` always records (hook and tracker names must differ from them)."""
 
 
 def _betas(betas: Any) -> tuple[float, float]:
-    """Adam's ``(b1, b2)``: a pair of finite numbers, each in [0, 1)."""
+    """Adam's `(b1, b2)`: a pair of finite numbers, each in [0, 1)."""
     if isinstance(betas, (str, bytes)) or np.ndim(betas) != 1 or np.size(betas) != 2:
         raise DomainError(f"betas must be a pair (b1, b2), each in [0, 1) (got {betas!r})")
     b = as_float_array(betas, "betas")
@@ -384,7 +500,7 @@ def _level(x: Any, name: str) -> float:
 
 
 def _hook_items(hooks: Any) -> tuple[tuple[str, Any], ...]:
-    """``hooks`` as sorted ``(name, fn)`` pairs: string names, not built-in metric names, callable values."""
+    """`hooks` as sorted `(name, fn)` pairs: string names, not built-in metric names, callable values."""
     if hooks is None:
         return ()
     if not isinstance(hooks, Mapping):
@@ -401,7 +517,7 @@ def _hook_items(hooks: Any) -> tuple[tuple[str, Any], ...]:
 
 
 def _no_tracker_collision(hook_items: Sequence[tuple[str, Any]], tracker_items: Sequence[tuple[str, Any]]) -> None:
-    """A hook may not take a tracker's recorded name (``name`` or ``name.key``)."""
+    """A hook may not take a tracker's recorded name (`name` or `name.key`)."""
     for h, _ in hook_items:
         for t, _ in tracker_items:
             if h.startswith(t + "."):
@@ -409,7 +525,7 @@ def _no_tracker_collision(hook_items: Sequence[tuple[str, Any]], tracker_items: 
 
 
 def _model_kwargs(spec: ModularModel, model: str, model_kwargs: Any) -> dict[str, Any]:
-    """``model_kwargs`` checked against the model's ``init`` signature (names it does not take are an error)."""
+    """`model_kwargs` checked against the model's `init` signature (names it does not take are an error)."""
     if model_kwargs is None:
         return {}
     if not isinstance(model_kwargs, Mapping):
@@ -426,12 +542,15 @@ def _model_kwargs(spec: ModularModel, model: str, model_kwargs: Any) -> dict[str
     return kwargs
 
 
-#: How a random split's size follows from its fraction (:func:`train_modular`'s ``n_train_rule``).
 N_TRAIN_RULES: tuple[str, ...] = ("floor", "round")
+"""How a random split's size follows from its fraction (`train_modular`'s `n_train_rule`).
+
+`"floor"`: int(frac·p²), the papers' code; `"round"`: round(frac·p²), Levi et al. App. G.
+"""
 
 
 def _split_size(p: int, frac: float, rule: str) -> dict[str, Any]:
-    """Keyword of :func:`grokclocks.task.random_split_mask` for ``rule``: ``frac`` (int(frac p^2)) or ``n_train``."""
+    """Keyword of `grokclocks.task.random_split_mask` for `rule`: `frac` (int(frac p²)) or `n_train`."""
     if rule == "floor":
         return {"frac": frac}
     if not 0.0 < frac < 1.0:
@@ -461,95 +580,155 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                   run_chunk: int | str | None = "auto", n_train_rule: str = "floor") -> Trajectory:
     """Train any paper's model on a modular-arithmetic task: many seeds and a hyperparameter grid at once.
 
-    One compiled program runs every combination of ``seeds`` x ``train_frac`` x ``weight_decay`` x
-    ``lr`` (each a scalar or a sequence): the runs are flattened into one batch axis that is
-    ``vmap``-ped (and sharded over ``devices``), with ``lax.scan`` over steps and metrics recorded
-    inside the scan every ``record_every`` steps (:func:`grokclocks.sim.train.simulate`).
+    One compiled program runs every combination of `seeds` × `train_frac` × `weight_decay` × `lr`
+    (each a scalar or a sequence): the runs are flattened into one batch axis that is `vmap`-ped
+    (and sharded over `devices`), with `lax.scan` over steps and metrics recorded inside the scan
+    every `record_every` steps (`grokclocks.sim.train.simulate`).
 
-    All ``p^2`` pairs are kept with a 0/1 training mask (fixed shapes, so splits of any size batch
+    All p² pairs are kept with a 0/1 training mask (fixed shapes, so splits of any size batch
     together); the test set is the complement.
 
     Parameters
     ----------
     model : str
-        ``"embedding_mlp"`` (spec ``clocks:appB``: kwargs ``d_embed``, ``d_hidden``),
-        ``"transformer"`` (``uniformity:setup``: ``d_model``, ``n_heads``, ``d_head``, ``d_mlp``),
-        ``"tian_quadratic"`` / ``"tian_relu"`` (``repulsion:model``: ``K``),
-        ``"mean_field_quadratic"`` (``levi:appG``: ``d_h``), ``"alpha_two_layer"`` (spec ``kramers``).
-    p : int >= 2
-        Modulus.
-    operation : {"add", "sub", "mul", "sq_sum"} or callable
-        Label ``op(a, b) mod p`` (:func:`grokclocks.sim.data.modular_table`).
-    train_frac : float in (0, 1) or sequence
-        Random split ``default_rng(seed).permutation(p^2)[:int(frac p^2)]``
-        (:func:`~grokclocks.sim.data.random_split_mask`); a sequence is a grid axis.
-    train_mask : bool array (p^2,) or (n_seeds, p^2), optional
-        An explicit split (e.g. :func:`~grokclocks.sim.data.designed_split_mask`) instead of
-        ``train_frac``.
+        The model, a key of `MODULAR_MODELS` or `"alpha_two_layer"`: `"embedding_mlp"` (default;
+        spec `clocks:appB`, `model_kwargs` `d_embed`, `d_hidden`), `"transformer"`
+        (`uniformity:setup`: `d_model`, `n_heads`, `d_head`, `d_mlp`), `"tian_quadratic"` /
+        `"tian_relu"` (`repulsion:model`: `K`), `"mean_field_quadratic"` (`levi:appG`: `d_h`),
+        `"alpha_two_layer"` (spec `kramers`).
+    p : int
+        The modulus p ≥ 2; default 97.
+    operation : str or callable
+        The label op(a, b) mod p: a name of `grokclocks.task.OPERATIONS` (`"add"` (default),
+        `"sub"`, `"mul"`, `"sq_sum"`, `"xy"`, `"sq_of_sum"`) or a function `f(a, b)` on int64
+        arrays (`grokclocks.task.modular_table`).
+    train_frac : float or sequence of float or None
+        Fraction(s) of the p² pairs in the training set, each in (0, 1): the random split is
+        `default_rng(seed).permutation(p²)[:n]` with n = int(frac·p²) (or round, see
+        `n_train_rule`; `grokclocks.task.random_split_mask`); a sequence is a grid axis.  Ignored
+        when `train_mask` is given; `None` needs `train_mask`.  Default 0.3.
+    train_mask : array_like or None
+        An explicit split instead of `train_frac`: bool of shape (p²,) (one split for every seed)
+        or (n_seeds, p²) (one per seed, e.g. from `grokclocks.task.designed_split_mask`), `True` on
+        the training pairs; each split needs a training and a test pair.  `None` (default) draws
+        random splits.
     seeds : sequence of int
-        Initialisation key ``PRNGKey(seed)``; also the split seed unless ``split_seed`` is given.
-    split_seed : int, optional
-        One split shared by every seed (spec ``clocks:appB`` uses 0).
+        Seeds ≥ 0: each run's initialisation key is `PRNGKey(seed)`, and the seed is its split
+        seed unless `split_seed` is given.  Distinct, except with a per-seed `train_mask` (then
+        each (seed, mask) pair must be).  Default `(0,)`.
+    split_seed : int or None
+        One split seed ≥ 0 shared by every run (spec `clocks:appB` uses 0); `None` (default) uses
+        each run's seed.  Not allowed with `train_mask`.
+    model_kwargs : dict or None
+        Keyword arguments of the model's `init` (the widths listed under `model`; not `dtype`);
+        names it does not take are an error.  `None` (default) keeps the model's defaults.
     optimizer : {"sgd", "adam", "adamw"}
-        See :func:`~grokclocks.sim.train.optimizer_factory` (``adam`` = coupled L2, ``adamw`` =
-        decoupled); ``betas``, ``eps`` for the Adam family; ``warmup_steps`` linear warm-up.
-    lr, weight_decay : float or sequence (grid axes)
+        The optimiser (`grokclocks.sim.train.optimizer_factory`): GD with coupled L2, Adam with
+        coupled L2 (PyTorch `Adam(weight_decay=...)`), or AdamW with decoupled decay (default).
+    lr : float or sequence of float
+        Learning rate(s) > 0; a sequence is a grid axis.  Default 10⁻³.
+    weight_decay : float or sequence of float
+        Weight decay(s) ≥ 0 in PyTorch's convention for `optimizer`; a sequence is a grid axis.
+        Default 1.
+    betas : tuple of float
+        Adam's moment decays (b1, b2), each in [0, 1); unused by `"sgd"`.  Default (0.9, 0.98).
+    eps : float
+        Adam's denominator offset > 0; default 10⁻⁸.
+    warmup_steps : int
+        Linear learning-rate warm-up length in steps, an integer ≥ 0 (the rate is multiplied by
+        min(step/w, 1)); default 0, none.
     loss : {"ce", "mse_sum", "mse_mean", "centred_mse"}
-        :data:`grokclocks.sim.models.LOSSES`.
-    batch_size : int, optional
-        Mini-batch GD: each step samples ``batch_size`` distinct training pairs (key
-        ``fold_in(PRNGKey(seed + 1), step)``); ``None`` = full batch.
-    steps, record_every : int
-    hooks : dict name -> fn(params, inputs) -> array, optional
-        Extra metrics recorded with the others (``inputs`` has ``tokens``, ``labels``, ``mask``,
-        and ``train_idx``, ``train_w``: the indices of the run's training pairs, padded to the
-        largest training set with weight 0); use module-level functions so compiled code is reused.
-        Names must differ from the built-in metrics (:data:`BUILTIN_METRICS`) and from the trackers'
-        (``name`` or ``name.key``).  Recorded in the config as ``module:qualname``.
-    trackers : dict name -> tracker, optional
-        Per-step state in the scan (:mod:`grokclocks.sim.trackers`): ``tracker.update(carry,
-        old_params, new_params, step)`` after every optimiser update (``step`` = 1 for the first),
-        ``tracker.read(carry)`` recorded with the metrics as ``name`` (or ``name.key`` for a dict
-        readout).  The record at step ``t`` has seen the updates ``1..t``.  Empty or ``None``:
-        exactly the program without trackers.
-    train_level, test_level : float in (0, 1]
-        Accuracy levels of the extras ``t_train`` and ``t_test``.
+        The training loss, a key of `grokclocks.sim.models.LOSSES`: softmax cross-entropy
+        (default), MSE to the one-hot label summed or averaged over classes, or Tian's zero-meaned
+        MSE.
+    batch_size : int or None
+        Mini-batch GD: each step samples `batch_size` distinct training pairs (key
+        `fold_in(PRNGKey(seed + 1), step)`), an integer in [1, smallest training set].  `None`
+        (default) is full-batch GD.
+    steps : int
+        Number of optimisation steps, an integer ≥ 1 and a multiple of `record_every`; default 1000.
+    record_every : int
+        Steps between two records, an integer ≥ 1 dividing `steps`; default 10.
+    hooks : dict or None
+        Extra metrics recorded with the others, name -> `fn(params, inputs) -> array` (`inputs` has
+        `tokens`, `labels`, `mask`, and `train_idx`, `train_w`: the indices of the run's training
+        pairs, padded to the largest training set with weight 0); use module-level functions so
+        that compiled code is reused.  Names must differ from the built-in metrics
+        (`BUILTIN_METRICS`) and from the trackers' (`name` or `name.key`).  Recorded in the config as
+        `module:qualname`.  `None` (default) adds none.
+    trackers : dict or None
+        Per-step state in the scan, name -> tracker (`grokclocks.sim.trackers`):
+        `tracker.update(carry, old_params, new_params, step)` after every optimiser update (`step`
+        = 1 for the first), `tracker.read(carry)` recorded with the metrics as `name` (or
+        `name.key` for a dict readout).  The record at step t has seen the updates 1..t.  Empty or
+        `None` (default): exactly the program without trackers.
+    train_level : float
+        Training-accuracy level in (0, 1] of the extra `t_train`; default 1.
+    test_level : float
+        Test-accuracy level in (0, 1] of the extra `t_test`; default 0.99.
     dtype : {"float32", "float64"}
-    progress, n_chunks, save_path, resume, overwrite, devices, on_divergence
-        As in :func:`~grokclocks.sim.train.simulate` (checked before anything is built or compiled);
-        ``devices=None`` shards over all local devices.  A saved run holds the result below (grid
-        shape, extras) with the state; ``resume=True`` on a finished run returns it unchanged.
-    compute_dtype : {None, "bfloat16"}
+        The parameters' dtype (float64 switches JAX to x64); default `"float32"`.
+    progress : bool
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    n_chunks : int or None
+        Number of compiled calls the records are split into, an integer ≥ 1 (divergence is checked
+        and the run saved after each); `None` (default) means 1, or 20 with a progress bar or
+        `save_path`.
+    save_path : str or os.PathLike or None
+        Save the run after every chunk to this `.npz` (+ `.json`) file, atomically; it holds the
+        result below (grid shape, extras) with the state.  `None` (default) saves nothing.  An
+        existing file is an error unless `resume` or `overwrite` (checked before anything is built
+        or compiled).
+    resume : bool
+        With `save_path`: continue the run saved there; a finished run is returned unchanged.
+        Default `False`.
+    overwrite : bool
+        With `save_path`: replace an existing run; default `False`.  Exclusive with `resume`.
+    devices : None, int or sequence of jax devices
+        Shard the runs over local devices: `None` (default) means all local devices (one device
+        when their number does not divide the runs), an int `n` the first `n`, a sequence the
+        devices themselves.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose metrics become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged;
+        `"flag"` never raises; `"raise"` raises at the first diverged run.
+    compute_dtype : {"bfloat16"} or None
         Mixed precision: the training forward and backward pass run in this dtype (a cast copy of
         the parameters; the outputs are cast back before the loss), while the parameters, their
-        gradients, the optimiser state and the recorded metrics stay in ``dtype``.  ``None``
-        (default): everything in ``dtype``.
-    n_train_rule : {"floor", "round"}
-        Size of a random split: ``int(frac p^2)`` (default; the papers' code) or ``round(frac p^2)``
-        (Levi et al. App. G, :func:`run_modular_addition`).
+        gradients, the optimiser state and the recorded metrics stay in `dtype`.  `None` (default):
+        everything in `dtype`.
     run_chunk : int, "auto" or None
-        At most this many runs at a time inside the one program (:func:`~grokclocks.sim.train.simulate`);
-        ``"auto"`` (default) chunks only when the program's memory estimate exceeds the free device
-        memory.  The chunk used is ``extras["run_chunk"]``.
+        At most this many runs at a time inside the one program (an integer ≥ 1); `"auto"`
+        (default) chunks only when the program's memory estimate exceeds the free device memory;
+        `None` runs all at once.  The chunk used is `extras["run_chunk"]`.
+    n_train_rule : {"floor", "round"}
+        Size of a random split: int(frac·p²) (default; the papers' code) or round(frac·p²) (Levi
+        et al. App. G, `run_modular_addition`).
 
     Returns
     -------
     Trajectory
-        Metrics ``loss_train``, ``loss_test``, ``acc_train``, ``acc_test``, ``param_norm`` (and the
-        hooks) of shape ``(*grid_shape, n_seeds, [hook value shape,] n_records)``, where
-        ``grid_shape`` lists the sequence-valued arguments among (``train_frac``,
-        ``weight_decay``, ``lr``) in that order (``config.grid_axes``).  Extras: ``t_train``,
-        ``t_test`` (first recorded step with accuracy >= the level; NaN = never; for a diverged run
-        only its records before the divergence count), ``n_train``, ``n_devices``, ``run_chunk``, ``diverged``,
-        ``diverged_step`` (:func:`~grokclocks.sim.train.simulate`).
-        ``final_state = (params, opt_state, step)`` without trackers and
-        ``(params, opt_state, step, carries)`` with them (``carries``: dict name -> final carry),
-        every leaf with the flattened run axis in front (runs in C order over the grid axes and
-        the seeds; :func:`grokclocks.sim.trackers.tracker_carry` reshapes a carry to the batch shape).
+        Metrics `loss_train`, `loss_test`, `acc_train`, `acc_test`, `param_norm` (and the hooks')
+        of shape `(*grid_shape, n_seeds, [hook value shape,] n_records)`, where `grid_shape` lists
+        the sequence-valued arguments among (`train_frac`, `weight_decay`, `lr`) in that order
+        (`config.grid_axes`).  Extras: `t_train`, `t_test` (first recorded step with accuracy ≥ the
+        level; NaN = never; for a diverged run only its records before the divergence count),
+        `n_train`, `n_devices`, `run_chunk`, `diverged`, `diverged_step`.  `final_state` =
+        `(params, opt_state, step)` without trackers and `(params, opt_state, step, carries)` with
+        them (`carries`: dict name -> final carry), every leaf with the flattened run axis in front
+        (runs in C order over the grid axes and the seeds; `grokclocks.sim.trackers.tracker_carry`
+        reshapes a carry to the batch shape).  `config` is a `TrainConfig`.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain (checked before anything is built or compiled).
+    SimulationDiverged
+        As `on_divergence` says.
 
     References
     ----------
-    Specs ``clocks:appB``, ``repulsion:setup``, ``uniformity:setup``, ``levi:appG``.
+    Specs `clocks:appB`, `repulsion:setup`, `uniformity:setup`, `levi:appG`.
     """
     spec = modular_model(model)
     p = integer_at_least(p, "p", 2)

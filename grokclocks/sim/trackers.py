@@ -1,33 +1,33 @@
-"""Per-step trackers for :func:`grokclocks.sim.modular.train_modular`: state that lives in the scan.
+"""Per-step trackers for `grokclocks.sim.modular.train_modular`: state that lives in the scan.
 
-A hook (``hooks=``) sees the parameters only at the recorded steps.  Some quantities need every
-step: the rolling Gram of the last ``w`` weight *updates* (spec ``repulsion:rolling-gram``), or a
-copy of the parameters at chosen epochs.  A tracker is three pure functions
+A hook (`hooks=`) sees the parameters only at the recorded steps.  Some quantities need every
+step: the rolling Gram of the last w weight updates (spec `repulsion:rolling-gram`), or a copy
+of the parameters at chosen epochs.  A tracker is three pure functions
 
-``init(params) -> carry``
+`init(params) -> carry`
     the initial carry of one run (called on the initial parameters, vmapped over the runs);
-``update(carry, old_params, new_params, step) -> carry``
-    called inside the ``lax.scan`` after every optimiser update, with the parameters before and
-    after it; ``step`` (int32 scalar) is the index :math:`\\tau` of that update, i.e. the number of
-    updates done so far, 1 for the first one (:math:`\\Delta W_\\tau = W_\\tau - W_{\\tau-1}`);
-``read(carry) -> array or dict of arrays``
-    what is recorded with the metrics at every record (a dict ``{key: array}`` is recorded as the
-    metrics ``"<name>.<key>"``).  Keep it small: it is stored for every record.
+`update(carry, old_params, new_params, step) -> carry`
+    called inside the `lax.scan` after every optimiser update, with the parameters before and
+    after it; `step` (int32 scalar) is the index τ of that update, i.e. the number of updates done
+    so far, 1 for the first one (ΔW_τ = W_τ − W_{τ−1});
+`read(carry) -> array or dict of arrays`
+    what is recorded with the metrics at every record (a dict `{key: array}` is recorded as the
+    metrics `"<name>.<key>"`).  Keep it small: it is stored for every record.
 
 The carries are part of the scan state, so they are vmapped and sharded over the runs like the
-parameters, saved with the state by incremental saving and restored by ``resume=True``; the final
-carries are returned in ``final_state`` (:func:`tracker_carry`).
+parameters, saved with the state by incremental saving and restored by `resume=True`; the final
+carries are returned in `final_state` (`tracker_carry`).
 
-Alignment with the records (checked in ``tests/test_sim_trackers.py``): :func:`~grokclocks.sim.train.simulate`
-records at step 0 (the initial state, before any update) and after every ``record_every``
-updates; the record at time :math:`t` therefore describes the state after :math:`t` updates and a
-tracker readout at :math:`t` has seen the updates :math:`1..t`.  This is the spec's convention
-"logged at epoch :math:`t`, before step :math:`t`" with row 0 = initialisation (spec ``repulsion:setup``).
+Alignment with the records (checked in `tests/test_sim_trackers.py`): `grokclocks.sim.train.simulate`
+records at step 0 (the initial state, before any update) and after every `record_every` updates;
+the record at time t therefore describes the state after t updates and a tracker readout at t has
+seen the updates 1..t.  This is the spec's convention "logged at epoch t, before step t" with row
+0 = initialisation (spec `repulsion:setup`).
 
-Trackers defined here: :func:`update_gram_tracker` (ring buffer of the last ``w`` updates of one
-parameter leaf and their Gram) and :func:`snapshot_tracker` (copies of the parameters at given
-steps).  Both factories are cached and the trackers are frozen dataclasses compared by value, so
-equal arguments reuse the compiled training program.
+Trackers defined here: `update_gram_tracker` (ring buffer of the last w updates of one parameter
+leaf and their Gram) and `snapshot_tracker` (copies of the parameters at given steps).  Both
+factories are cached and the trackers are frozen dataclasses compared by value, so equal arguments
+reuse the compiled training program.
 """
 
 from __future__ import annotations
@@ -57,19 +57,17 @@ __all__ = [
     "check_trackers",
 ]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
 _HIGHEST = jax.lax.Precision.HIGHEST
 
 
 @dataclasses.dataclass(frozen=True)
 class Tracker:
-    """A user-defined tracker from three pure functions (see the module docstring).
-
-    Attributes
-    ----------
-    init : callable ``params -> carry``
-    update : callable ``(carry, old_params, new_params, step) -> carry``
-    read : callable ``carry -> array or dict of arrays``
-
+    """A user-defined tracker from three pure functions, for the `trackers` of `grokclocks.sim.modular.train_modular`.
     Notes
     -----
     Use module-level functions: trackers are part of the key under which the compiled training
@@ -77,19 +75,24 @@ class Tracker:
     """
 
     init: Callable[[Any], Any]
+    """`init(params) -> carry`: the initial carry of one run, from its initial parameters."""
     update: Callable[[Any, Any, Any, Any], Any]
+    """`update(carry, old_params, new_params, step) -> carry`: called after every optimiser update inside
+    the scan; `step` is the number of updates done, 1 for the first."""
     read: Callable[[Any], Any]
+    """`read(carry) -> array or dict of arrays`: what is recorded at every record (a dict is recorded as
+    the metrics `"<name>.<key>"`)."""
 
 
 def select_leaf(params: Any, select: str | Callable[[Any], Any]) -> jax.Array:
-    """The parameter array a tracker follows: ``params[select]`` for a name, ``select(params)`` for a callable.
+    """The parameter array a tracker follows: `params[select]` for a name, `select(params)` for a callable.
 
     Parameters
     ----------
     params : pytree
-        Parameters of one run (a dict of arrays for every model of :mod:`grokclocks.sim.models`).
+        Parameters of one run (a dict of arrays for every model of `grokclocks.sim.models`).
     select : str or callable
-        Name of a top-level entry of ``params`` (e.g. ``"W"``), or a function ``params -> array``.
+        Name of a top-level entry of `params` (e.g. `"W"`), or a function `params -> array`.
 
     Returns
     -------
@@ -99,7 +102,7 @@ def select_leaf(params: Any, select: str | Callable[[Any], Any]) -> jax.Array:
     Raises
     ------
     DomainError
-        ``select`` names no entry of ``params``.
+        If `select` names no entry of `params`.
     """
     if callable(select):
         return select(params)
@@ -120,29 +123,63 @@ def _check_select(select: Any) -> str | Callable[[Any], Any]:
 
 @dataclasses.dataclass(frozen=True)
 class UpdateGramTracker:
-    """Ring buffer ``(window, P)`` of the last ``window`` updates of one parameter leaf, and their Gram.
+    """Ring buffer (window, P) of the last `window` updates of one parameter leaf, and their Gram.
 
-    Carry ``(buf, gram, count)``: ``buf[(tau - 1) % window]`` holds :math:`\\Delta W_\\tau` flattened
-    (the whole optimiser update of step :math:`\\tau`, weight decay included, computed as
-    ``new - old`` in the parameters' dtype); ``gram[i, j] = <buf[i], buf[j]>`` in slot order, kept
-    up to date by recomputing one row and column per step (:math:`O(wP)` per step, each entry an
-    inner product evaluated once at ``precision=HIGHEST``); ``count`` = number of updates so far.
+    Carry `(buf, gram, count)`: `buf[(τ − 1) % window]` holds ΔW_τ flattened (the whole optimiser
+    update of step τ, weight decay included, computed as `new - old` in the parameters' dtype);
+    `gram[i, j]` = ⟨buf[i], buf[j]⟩ in slot order, kept up to date by recomputing one row and
+    column per step (O(wP) per step, each entry an inner product evaluated once at
+    `precision=HIGHEST`); `count` = number of updates so far.
 
-    Readout: ``{"gram": (window, window), "count": int32}``; ``gram`` is in chronological order
-    (oldest update first); with ``count < window`` only the leading ``count`` rows/columns are
-    non-zero.  :func:`rolling_eigenvalues` turns the records into :math:`\\sigma_k(t)`.
+    Readout: `{"gram": (window, window), "count": int32}`; `gram` is in chronological order (oldest
+    update first); with `count` < `window` only the leading `count` rows/columns are non-zero.
+    `rolling_eigenvalues` turns the records into σ_k(t).  Build it with `update_gram_tracker`.
     """
 
     select: str | Callable[[Any], Any]
+    """The parameter leaf followed: a top-level name of the parameters or a function `params -> array` (see
+    `select_leaf`)."""
     window: int
+    """Ring-buffer length w ≥ 2."""
 
     def init(self, params: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The empty carry of one run.
+
+        Parameters
+        ----------
+        params : pytree
+            The run's initial parameters (only the selected leaf's shape and dtype are used).
+
+        Returns
+        -------
+        tuple of jax.Array
+            `(buf, gram, count)`: zeros of shape (window, P) and (window, window) in the leaf's
+            dtype, and the int32 count 0.
+        """
         x = select_leaf(params, self.select)
         P = int(np.prod(x.shape))
         return (jnp.zeros((self.window, P), x.dtype), jnp.zeros((self.window, self.window), x.dtype),
                 jnp.zeros((), jnp.int32))
 
     def update(self, carry: Any, old_params: Any, new_params: Any, step: Any) -> Any:
+        """Store the update new − old of the selected leaf in the next slot and refresh its Gram row and column.
+
+        Parameters
+        ----------
+        carry : tuple of jax.Array
+            `(buf, gram, count)` of `init` or of the previous update.
+        old_params : pytree
+            The parameters before the optimiser update.
+        new_params : pytree
+            The parameters after it.
+        step : jax.Array
+            The update's index τ (int32, 1 for the first); unused (the carry counts the updates).
+
+        Returns
+        -------
+        tuple of jax.Array
+            The new `(buf, gram, count)`.
+        """
         buf, gram, count = carry
         delta = (select_leaf(new_params, self.select) - select_leaf(old_params, self.select)).reshape(-1)
         slot = count % self.window
@@ -153,6 +190,18 @@ class UpdateGramTracker:
         return buf, gram, count + 1
 
     def read(self, carry: Any) -> dict[str, jax.Array]:
+        """The Gram of the buffered updates in chronological order, and the number of updates.
+
+        Parameters
+        ----------
+        carry : tuple of jax.Array
+            `(buf, gram, count)`.
+
+        Returns
+        -------
+        dict of str to jax.Array
+            `{"gram": (window, window) array, oldest update first, "count": int32 scalar}`.
+        """
         _, gram, count = carry
         w = self.window
         start = jnp.where(count >= w, count % w, 0)
@@ -163,37 +212,46 @@ class UpdateGramTracker:
 @cites("repulsion:rolling-gram")
 @functools.lru_cache(maxsize=None)
 def update_gram_tracker(select: str | Callable[[Any], Any] = "W", window: int = 20) -> UpdateGramTracker:
-    """Tracker of the rolling-window Gram of the updates :math:`\\Delta W_\\tau` of one parameter leaf.
+    r"""Tracker of the rolling-window Gram of the updates ΔW_τ of one parameter leaf.
+
+    The last m = min(t, w) updates, flattened, form the columns of Δ(t), and G(t) = Δ(t)ᵀΔ(t) is
+    their Gram matrix:
 
     .. math::
 
-        \\Delta(t)=[\\Delta W_{\\max(1,t-w+1)},\\dots,\\Delta W_t]\\in\\mathbb R^{P\\times m},\\quad m=\\min(t,w),\\qquad
-        G(t)=\\Delta(t)^\\top\\Delta(t)
+        \Delta(t)=[\Delta W_{\max(1,t-w+1)},\dots,\Delta W_t]\in\mathbb R^{P\times m},\quad m=\min(t,w),\qquad
+        G(t)=\Delta(t)^\top\Delta(t)
 
-    recorded at every record :math:`t` (chronological order, zero-padded to :math:`w\\times w`); the
-    eigenvalues :math:`\\sigma_k(t)=\\lambda_k(G(t))` come from :func:`rolling_eigenvalues` on the host.
+    recorded at every record t (chronological order, zero-padded to w × w); the eigenvalues
+    σ_k(t) = λ_k(G(t)) come from `rolling_eigenvalues` on the host.
 
     Parameters
     ----------
     select : str or callable
-        The parameter leaf (``"W"`` for Tian's first layer) or a function ``params -> array``.
-    window : int >= 2
-        Ring-buffer length :math:`w`.  A tracker of window :math:`w` also serves every smaller
-        window (the trailing block of its Gram; ``window=`` of :func:`rolling_eigenvalues`).
+        The parameter leaf followed: a top-level name of the parameters (default `"W"`, Tian's
+        first layer) or a function `params -> array`.
+    window : int
+        Ring-buffer length w ≥ 2; default 20.  A tracker of window w also serves every smaller
+        window (the trailing block of its Gram; `window` of `rolling_eigenvalues`).
 
     Returns
     -------
     UpdateGramTracker
         Cached: equal arguments return the same (equal) tracker, so compiled code is reused.
 
+    Raises
+    ------
+    DomainError
+        If `select` is neither a str nor callable, or `window` < 2.
+
     Notes
     -----
-    Memory: ``window * P`` entries per run in the parameters' dtype (spec R3: 30 runs x 20 x 290 816
-    float32 = 0.70 GB; window 30: 1.05 GB).  Cost per step :math:`O(wP)`.
+    Memory: `window`·P entries per run in the parameters' dtype (spec R3: 30 runs × 20 × 290 816
+    float32 = 0.70 GB; window 30: 1.05 GB).  Cost per step O(wP).
 
     References
     ----------
-    Spec ``repulsion:rolling-gram`` (eq. 5; code ``EigengapTracker.push`` after ``opt.step()``).
+    Spec `repulsion:rolling-gram` (eq. 5; code `EigengapTracker.push` after `opt.step()`).
 
     Examples
     --------
@@ -206,40 +264,41 @@ def update_gram_tracker(select: str | Callable[[Any], Any] = "W", window: int = 
 
 @cites("repulsion:rolling-gram")
 def rolling_eigenvalues(gram: Any, count: Any, k: int = 5, window: int | None = None) -> np.ndarray:
-    """Top-``k`` eigenvalues :math:`\\sigma_k(t)` from recorded :class:`UpdateGramTracker` readouts (float64, host).
+    """Top-`k` eigenvalues σ_k(t) from recorded `UpdateGramTracker` readouts (float64, on the host).
 
-    Exactly the alignment of :func:`grokclocks.repulsion.rolling_gram_eigenvalues`: the record with
-    ``count`` :math:`=t` gives the eigenvalues, descending, of the Gram of
-    :math:`\\Delta W_{\\max(1,t-w+1)},\\dots,\\Delta W_t` (the last :math:`m=\\min(t,w)` updates); NaN
-    for :math:`t<2` and for orders :math:`>m`.
+    Exactly the alignment of `grokclocks.repulsion.rolling_gram_eigenvalues`: the record with
+    `count` = t gives the eigenvalues, descending, of the Gram of ΔW_{max(1, t−w+1)}, ..., ΔW_t
+    (the last m = min(t, w) updates); NaN for t < 2 and for orders > m.
 
     Parameters
     ----------
-    gram : array (..., W, W, n_records)
-        The recorded ``"<name>.gram"`` metric as :func:`~grokclocks.sim.modular.train_modular`
-        returns it (record axis last).
-    count : array (..., n_records)
-        The recorded ``"<name>.count"`` (the number of updates :math:`t` at each record).
-    k : int in [1, window]
-        Number of eigenvalues.
-    window : int in [2, W], optional
-        Window :math:`w` (default: the tracker's ``W``); a smaller one uses the trailing
-        :math:`\\min(t,w)` updates of the recorded Gram.
+    gram : array_like
+        The recorded `"<name>.gram"` metric as `grokclocks.sim.modular.train_modular` returns it,
+        shape (..., W, W, n_records) (record axis last), finite.
+    count : array_like
+        The recorded `"<name>.count"`, integers ≥ 0 of shape (..., n_records): the number of
+        updates t at each record.
+    k : int
+        Number of eigenvalues, an integer in [1, `window`]; default 5.
+    window : int or None
+        Window w, an integer in [2, W]; `None` (default) means the tracker's W.  A smaller one uses
+        the trailing min(t, w) updates of the recorded Gram.
 
     Returns
     -------
-    ndarray (..., n_records, k)
-        Record axis before the eigenvalue axis, as :func:`~grokclocks.repulsion.rolling_gram_eigenvalues`.
+    numpy.ndarray
+        float64 of shape (..., n_records, k): the record axis before the eigenvalue axis, as in
+        `grokclocks.repulsion.rolling_gram_eigenvalues`.
 
     Raises
     ------
     DomainError
-        Shapes inconsistent, ``window`` outside ``[2, W]``, ``k`` outside ``[1, window]``,
-        non-finite Gram, negative counts.
+        If the shapes are inconsistent, `window` is outside [2, W], `k` outside [1, `window`], the
+        Gram is not finite, or a count is negative or not an integer.
 
     References
     ----------
-    Spec ``repulsion:rolling-gram`` (eq. 5, epoch alignment of the code).
+    Spec `repulsion:rolling-gram` (eq. 5, epoch alignment of the code).
     """
     G = np.asarray(gram, dtype=np.float64)
     c = np.asarray(count)
@@ -278,21 +337,36 @@ def rolling_eigenvalues(gram: Any, count: Any, k: int = 5, window: int | None = 
 
 @dataclasses.dataclass(frozen=True)
 class SnapshotTracker:
-    """Copies of the selected parameters after the updates ``at_steps`` (step 0 = initialisation).
+    """Copies of the selected parameters after the updates `at_steps` (step 0 = initialisation).
 
-    Carry ``{"steps": (n,) int32, "taken": (n,) bool, "params": pytree with a leading axis n}``; only the slot of the
-    current step is written, so a step costs one copy of the selected parameters.  Readout: the
-    number of snapshots taken so far (the copies themselves are read from ``final_state`` with
-    :func:`snapshots`, never recorded per step).
+    Carry `{"steps": (n,) int32, "taken": (n,) bool, "params": pytree with a leading axis n}`; only
+    the slot of the current step is written, so a step costs one copy of the selected parameters.
+    Readout: the number of snapshots taken so far (the copies themselves are read from
+    `final_state` with `snapshots`, never recorded per step).  Build it with `snapshot_tracker`.
     """
 
     select: str | Callable[[Any], Any] | None
+    """What is copied: `None` the whole parameter pytree, a name or a function one array (see
+    `select_leaf`)."""
     at_steps: tuple[int, ...]
+    """The steps (numbers of updates done, ≥ 0, distinct, ascending) after which a copy is kept."""
 
     def _sel(self, params: Any) -> Any:
         return params if self.select is None else select_leaf(params, self.select)
 
     def init(self, params: Any) -> dict[str, Any]:
+        """The carry of one run, with the step-0 snapshot taken if 0 is among `at_steps`.
+
+        Parameters
+        ----------
+        params : pytree
+            The run's initial parameters.
+
+        Returns
+        -------
+        dict of str to object
+            `{"steps", "taken", "params"}` as described in the class docstring.
+        """
         x = self._sel(params)
         n = len(self.at_steps)
         at0 = jnp.asarray(np.asarray(self.at_steps) == 0)
@@ -301,6 +375,24 @@ class SnapshotTracker:
         return {"steps": jnp.asarray(self.at_steps, jnp.int32), "taken": at0, "params": shots}
 
     def update(self, carry: Any, old_params: Any, new_params: Any, step: Any) -> Any:
+        """Copy the new parameters into the slot of `step` if it is one of `at_steps`.
+
+        Parameters
+        ----------
+        carry : dict of str to object
+            The carry of `init` or of the previous update.
+        old_params : pytree
+            The parameters before the optimiser update (unused).
+        new_params : pytree
+            The parameters after it, copied when `step` is due.
+        step : jax.Array
+            The number of updates done, int32, 1 for the first.
+
+        Returns
+        -------
+        dict of str to object
+            The new carry.
+        """
         hit = carry["steps"] == step
         i = jnp.argmax(hit)
         any_hit = jnp.any(hit)
@@ -314,6 +406,18 @@ class SnapshotTracker:
                 "params": jax.tree_util.tree_map(put, carry["params"], x)}
 
     def read(self, carry: Any) -> jax.Array:
+        """The number of snapshots taken so far.
+
+        Parameters
+        ----------
+        carry : dict of str to object
+            The tracker's carry.
+
+        Returns
+        -------
+        jax.Array
+            int32 scalar.
+        """
         return jnp.sum(carry["taken"].astype(jnp.int32))
 
 
@@ -323,30 +427,31 @@ def _snapshot_tracker(select: Any, at_steps: tuple[int, ...]) -> SnapshotTracker
 
 
 def snapshot_tracker(select: str | Callable[[Any], Any] | None, at_steps: Any) -> SnapshotTracker:
-    """Tracker that keeps a copy of the parameters after the updates ``at_steps``.
+    """Tracker that keeps a copy of the parameters after the updates `at_steps`.
 
     Parameters
     ----------
-    select : str, callable or None
-        ``None`` keeps the whole parameter pytree; a name or a function selects one array.
-    at_steps : sequence of int >= 0
-        Distinct steps (number of updates done; 0 = the initial parameters), e.g. epochs
-        ``(50, 100, 175, 250, 300)`` of spec ``repulsion:sign-rule``.
+    select : str or callable or None
+        What is copied: `None` the whole parameter pytree; a top-level name or a function
+        `params -> array` one array.
+    at_steps : int or sequence of int
+        Distinct steps ≥ 0 (numbers of updates done; 0 = the initial parameters), e.g. the epochs
+        (50, 100, 175, 250, 300) of spec `repulsion:sign-rule`.
 
     Returns
     -------
     SnapshotTracker
-        Cached by ``(select, sorted at_steps)``.  Memory ``len(at_steps)`` copies per run.
+        Cached by (`select`, sorted `at_steps`).  Memory: `len(at_steps)` copies per run.
 
     Raises
     ------
     DomainError
-        ``at_steps`` empty, negative, non-integer or with repeats; ``select`` of the wrong type.
+        If `at_steps` is empty, negative, non-integer or has repeats, or `select` has the wrong type.
 
     Notes
     -----
-    Read the copies with :func:`snapshots` (from ``final_state``).  A step beyond the run's last
-    step is never taken (its slot stays zero; the readout counts the snapshots taken).
+    Read the copies with `snapshots` (from `final_state`).  A step beyond the run's last step is
+    never taken (its slot stays zero; the readout counts the snapshots taken).
     """
     if select is not None:
         select = _check_select(select)
@@ -362,13 +467,25 @@ def snapshot_tracker(select: str | Callable[[Any], Any] | None, at_steps: Any) -
 
 
 def check_trackers(trackers: Mapping[str, Any] | None, reserved: Any = ()) -> tuple[tuple[str, Any], ...]:
-    """Validate a ``trackers`` argument; returns its items sorted by name (hashable, for caching).
+    """Check a `trackers` argument of `grokclocks.sim.modular.train_modular`.
+
+    Parameters
+    ----------
+    trackers : mapping of str to tracker, or None
+        Tracker name -> an object with callable `init`, `update` and `read`; names non-empty and
+        without `"."`.  `None` means no tracker.
+    reserved : collection of str
+        Names a tracker may not take (the metric and hook names); default none.
+
+    Returns
+    -------
+    tuple of (str, tracker) pairs
+        The items sorted by name (hashable, for caching); `()` for `None`.
 
     Raises
     ------
     DomainError
-        Not a mapping of str -> object with callable ``init``, ``update``, ``read``, a name
-        containing ``"."``, or a name among ``reserved`` (metric and hook names).
+        If `trackers` is not such a mapping, a name contains `"."` or is among `reserved`.
     """
     if trackers is None:
         return ()
@@ -387,15 +504,25 @@ def check_trackers(trackers: Mapping[str, Any] | None, reserved: Any = ()) -> tu
 
 
 def tracker_carry(traj: Any, name: str) -> Any:
-    """The final carry of tracker ``name`` of a :func:`~grokclocks.sim.modular.train_modular` result.
+    """The final carry of a tracker of a `grokclocks.sim.modular.train_modular` result.
 
-    Leaves are numpy arrays with the run axes reshaped to the result's batch shape
-    ``(*grid_shape, n_seeds, ...)``.
+    Parameters
+    ----------
+    traj : Trajectory
+        The result of `train_modular` run with `trackers`.
+    name : str
+        The tracker's name (its key in `trackers`).
+
+    Returns
+    -------
+    pytree
+        The carry, its leaves numpy arrays with the run axis reshaped to the result's batch shape
+        `(*grid_shape, n_seeds, ...)`.
 
     Raises
     ------
     DomainError
-        The result has no final state with trackers, or no tracker ``name``.
+        If the result has no final state with trackers, or no tracker `name`.
     """
     st = traj.final_state
     if st is None or len(st) < 4 or name not in st[3]:
@@ -406,14 +533,27 @@ def tracker_carry(traj: Any, name: str) -> Any:
 
 
 def snapshots(traj: Any, name: str) -> dict[int, Any]:
-    """The parameter copies of :class:`SnapshotTracker` ``name``: ``{step: pytree (*batch_shape, ...)}``.
+    """The parameter copies of a `SnapshotTracker`, by step.
 
-    Read from ``final_state`` (the carry stores its steps); only steps reached by every run are returned.
+    Read from `final_state` (the carry stores its steps); only steps reached by every run are
+    returned.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        The result of `grokclocks.sim.modular.train_modular` run with the snapshot tracker.
+    name : str
+        The tracker's name (its key in `trackers`).
+
+    Returns
+    -------
+    dict of int to pytree
+        `{step: copy}`, each copy with the result's batch shape `(*batch_shape, ...)` in front.
 
     Raises
     ------
     DomainError
-        No tracker ``name`` or not a snapshot tracker.
+        If there is no tracker `name`, or it is not a snapshot tracker.
     """
     carry = tracker_carry(traj, name)
     if not isinstance(carry, Mapping) or set(carry) != {"steps", "taken", "params"}:

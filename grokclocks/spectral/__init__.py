@@ -1,34 +1,35 @@
 r"""Matrix spectra of the two-clocks theory: stable rank, Schatten quasi-norms, layerwise decay, drift, bounds.
 
-Spec ``clocks`` (Tan, Gai, Zhang, *Deciphering Two Training Clocks in Grokking via Deep Linear
-Network Theory with Conditional ReLU Reduction*, arXiv:2606.05863), sections 1, 4 and 5:
+Spec `clocks` (Tan, Gai, Zhang, Deciphering Two Training Clocks in Grokking via Deep Linear Network
+Theory with Conditional ReLU Reduction, arXiv:2606.05863), sections 1, 4 and 5:
 
-* stable rank :math:`\operatorname{srank}W=\lVert W\rVert_F^2/\lVert W\rVert_2^2` (``clocks:eq2.3``);
-* Schatten-:math:`p` quasi-norms and penalties :math:`\lVert W\rVert_{S_p}^p=\sum_i\sigma_i^p` (``clocks:eq2.6``);
-* the layerwise-weight-decay identity (Shang et al. 2020, ``clocks:eq2.7``)
+* the stable rank srank W = ‖W‖_F²/‖W‖₂² (spec ID `clocks:eq2.3`);
+* Schatten-p quasi-norms and penalties ‖W‖_{S_p}^p = Σ_i σ_i^p (`clocks:eq2.6`);
+* the layerwise-weight-decay identity (Shang et al. 2020, `clocks:eq2.7`)
 
   .. math:: \min_{W_L\cdots W_1=W}\sum_l\lVert W_l\rVert_F^2=L\lVert W\rVert_{S_{2/L}}^{2/L},
      \qquad \lambda=\mu L/2,
 
-  its balanced minimiser, and the conservation / decay of the layer imbalance (``clocks:appF2-balance``);
-* the gradient of the Schatten penalty on a fixed-rank stratum (``clocks:thmD.1``) and the
-  singular-value drift of the end-to-end flow (``clocks:eq4.3``) and of the factorized
-  (layer-trained) flow (``clocks:appF2-balanced-drift``), which differ by the per-direction time
-  rescaling :math:`L\sigma_i^{2-2/L}`;
+  that is, the least Σ_l ‖W_l‖_F² over factorizations is L·‖W‖_{S_{2/L}}^{2/L}, so layerwise decay
+  μ acts as an end-to-end penalty with λ = μ·L/2; its balanced minimiser, and the conservation or
+  decay of the layer imbalance (`clocks:appF2-balance`);
+* the gradient of the Schatten penalty on a fixed-rank stratum (`clocks:thmD.1`) and the
+  singular-value drift of the end-to-end flow (`clocks:eq4.3`) and of the factorized
+  (layer-trained) flow (`clocks:appF2-balanced-drift`), which differ by the per-direction time
+  rescaling L·σ_i^(2−2/L);
 * spectral tails, the Eckart–Young rank choice, covering numbers of balls and the Xu–Mannor
-  robustness bounds (``clocks:appF4-tail``, ``clocks:thm5.2``, ``clocks:prop5.1``, ``clocks:thm2.2``,
-  ``clocks:thm5.5``).
+  robustness bounds (`clocks:appF4-tail`, `clocks:thm5.2`, `clocks:prop5.1`, `clocks:thm2.2`,
+  `clocks:thm5.5`).
 
-All functions compute in float64; singular values come from ``numpy.linalg.svd``.  Matrix
-arguments accept a stack ``(..., m, n)`` where stated.  For :math:`p<1` the round-off singular
-values of a low-rank matrix matter (:math:`(10^{-16})^{0.1}=0.025`): singular values
-:math:`\le` ``rtol`` :math:`\cdot\sigma_1` count as zero, default ``rtol = max(m, n) * eps``
-(the convention of ``numpy.linalg.matrix_rank``); ``rtol=0`` disables the threshold.
+All functions compute in float64; singular values come from `numpy.linalg.svd`.  Matrix arguments
+accept a stack (..., m, n) where stated.  For p < 1 the round-off singular values of a low-rank
+matrix matter ((10⁻¹⁶)^0.1 = 0.025): singular values ≤ rtol·σ_1 count as zero, by default
+rtol = max(m, n)·ε (the convention of `numpy.linalg.matrix_rank`); `rtol=0` disables the
+threshold.
 
-The package keeps one concept per private file (``_helpers``, ``_stable_rank``, ``_schatten``,
-``_layerwise``, ``_energy``, ``_drift``, ``_tails``, ``_bounds``); every public name is imported
-here
-and documented as ``grokclocks.spectral.<name>``.
+The package keeps one concept per private file (`_helpers`, `_stable_rank`, `_schatten`,
+`_layerwise`, `_energy`, `_drift`, `_tails`, `_bounds`); every public name is imported here and
+documented as `grokclocks.spectral.<name>`.
 """
 
 from __future__ import annotations

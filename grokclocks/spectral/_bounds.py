@@ -19,31 +19,42 @@ from ._tails import eckart_young_rank
 @cites("clocks:prop5.1", "clocks:prop5.3")
 @V.broadcasting()
 def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
-    r"""Logarithm of the bounds on the covering number of a Euclidean ball :math:`B_R^k` by radius-:math:`r` balls.
+    r"""Logarithms of the bounds on the covering number N(B_R^k, r) of a Euclidean ball by balls of radius r.
 
     .. math:: k\log\frac Rr\ \le\ \log N(B_R^k,r)\ \le\ k\log\Big(1+\frac{2R}{r}\Big)\ \le\ k\log\frac{3R}{r}
 
-    (external covers; Vershynin 2018, Cor. 4.2.13).  ``upper="vershynin"`` gives :math:`1+2R/r`
-    (any :math:`r>0`), ``upper="3R"`` the paper's form :math:`3R/r` (needs :math:`r\le R`).  The lower
-    bound is returned as :math:`\max(0,k\log(R/r))` (:math:`N\ge1`).  For covers with centres inside
-    the set use radius :math:`r/2`: :math:`N^{\rm int}(S,r)\le N^{\rm ext}(S,r/2)` (``clocks:prop5.3``,
-    cover of a projected representation :math:`P_{V_k}\mathcal H` with :math:`\lVert P_{V_k}h\rVert\le R`).
+    In words: k·log(R/r) ≤ log N ≤ k·log(1 + 2R/r) ≤ k·log(3R/r), for external covers (Vershynin 2018,
+    Cor. 4.2.13).  The lower bound is returned as max(0, k·log(R/r)) since N ≥ 1.  For covers with
+    centres inside the set use radius r/2: N_int(S, r) ≤ N_ext(S, r/2) (spec ID `clocks:prop5.3`, the
+    cover of a projected representation P_{V_k}·H with ‖P_{V_k}·h‖ ≤ R).  R and r broadcast together.
 
     Parameters
     ----------
-    R : float or array_like, > 0
-    r : float or array_like, > 0 (``<= R`` for ``upper="3R"``)
-    k : int >= 1
-    upper : {"vershynin", "3R"}
+    R : float or array_like
+        Radius R of the ball being covered, finite and > 0.
+    r : float or array_like
+        Radius r of the covering balls, finite and > 0 (and ≤ R for `upper="3R"`).
+    k : int
+        Dimension k of the ball, an integer ≥ 1.
+    upper : {"vershynin", "3R"}, optional
+        Form of the upper bound: `"vershynin"` (default) k·log(1 + 2R/r), valid for any r > 0; `"3R"`
+        the paper's k·log(3R/r), which needs r ≤ R.
 
     Returns
     -------
-    (lo, hi) : floats or ndarrays
-        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+    Bounds
+        The named tuple (lower, upper) of the bounds on log N, in nats, each a float or an array of
+        the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If `R` or `r` is not finite and > 0, `k` is not an integer ≥ 1, `upper` is not one of the two
+        forms, r > R with `upper="3R"`, or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:prop5.1``, ``clocks:prop5.3`` (paper Prop. 5.1, 5.3).
+    Spec IDs `clocks:prop5.1` and `clocks:prop5.3` (paper Propositions 5.1 and 5.3).
     """
     Ra = V.positive(R, "R")
     ra = V.positive(r, "r")
@@ -71,19 +82,37 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
 @cites("clocks:prop5.1", "clocks:prop5.3")
 @V.broadcasting()
 def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
-    r"""Bounds :math:`((R/r)^k,\ (1+2R/r)^k\text{ or }(3R/r)^k)` on :math:`N(B_R^k,r)`.
+    r"""Bounds (R/r)^k ≤ N(B_R^k, r) ≤ (1 + 2R/r)^k, or (3R/r)^k, on the covering number of a Euclidean ball.
 
-    ``exp`` of :func:`log_covering_number_ball_bounds` (same parameters); ``inf`` on overflow —
+    The exponentials of `log_covering_number_ball_bounds`; they overflow to `inf` quickly in k, so
     prefer the log version.
+
+    Parameters
+    ----------
+    R : float or array_like
+        Radius R of the ball being covered, finite and > 0.
+    r : float or array_like
+        Radius r of the covering balls, finite and > 0 (and ≤ R for `upper="3R"`).
+    k : int
+        Dimension k of the ball, an integer ≥ 1.
+    upper : {"vershynin", "3R"}, optional
+        Form of the upper bound: `"vershynin"` (default) (1 + 2R/r)^k, valid for any r > 0; `"3R"`
+        the paper's (3R/r)^k, which needs r ≤ R.
 
     Returns
     -------
     Bounds
-        A :class:`~grokclocks.spectral.Bounds` named tuple (``lower``, ``upper``); it unpacks like a plain tuple.
+        The named tuple (lower, upper) of bounds on N, each ≥ 1, a float or an array of the broadcast
+        shape; `inf` only where a bound exceeds 1.8·10³⁰⁸.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:prop5.1``, ``clocks:prop5.3``.
+    Spec IDs `clocks:prop5.1` and `clocks:prop5.3` (paper Propositions 5.1 and 5.3).
     """
     lo, hi = log_covering_number_ball_bounds(R, r, k, upper=upper)
     with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308
@@ -93,33 +122,49 @@ def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
 @cites("clocks:thm2.2", "clocks:def2.1")
 @V.broadcasting()
 def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, log_n_cells=None):
-    r"""Xu–Mannor robustness bound on the generalization gap (holds with probability :math:`\ge1-\delta_f`).
+    r"""Xu–Mannor robustness bound on the generalization gap, holding with probability ≥ 1 − δ_f.
 
-    For an :math:`(N,\epsilon(\cdot))`-robust algorithm (``clocks:def2.1``) and a loss in :math:`[0,M]`:
+    For an (N, ε(·))-robust algorithm (spec ID `clocks:def2.1`) and a loss in [0, M]:
 
     .. math:: \big|\mathcal L_{\rm pop}-\mathcal L_{\rm emp}\big|\le\epsilon
         +M\sqrt{\frac{2N\ln2+2\ln(1/\delta_f)}{n}}
 
-    (Bretagnolle–Huber–Carol).  ``log_n_cells`` (:math:`\ln N`) replaces ``n_cells`` when :math:`N`
-    overflows; :math:`2N\ln2` is then :math:`2\ln2\,e^{\ln N}`.  Evaluated in log space where a term
-    leaves the double range: ``inf`` only where the bound itself exceeds :math:`1.8\times10^{308}`.
+    In words: |L_pop − L_emp| ≤ ε + M·√((2N·ln 2 + 2·ln(1/δ_f))/n) (Bretagnolle–Huber–Carol).  Evaluated
+    in log space where a term leaves the double range: `inf` only where the bound itself exceeds
+    1.8·10³⁰⁸.  The arguments broadcast together.
 
     Parameters
     ----------
-    eps_rob : float or array_like, >= 0
-    n_cells : float or array_like, >= 1 (``None`` when ``log_n_cells`` is given)
-    n : float or array_like, >= 1 (sample size)
-    loss_bound : float or array_like, > 0 (:math:`M`)
-    fail_prob : float or array_like in (0, 1) (:math:`\delta_f`)
-    log_n_cells : float or array_like, >= 0, optional
+    eps_rob : float or array_like
+        Robustness slack ε, finite and ≥ 0, in loss units.
+    n_cells : float or array_like or None
+        Number N of cells of the input partition, finite and ≥ 1.  May be `None` when `log_n_cells` is
+        given; ignored when `log_n_cells` is given.
+    n : float or array_like
+        Sample size n, finite and ≥ 1.
+    loss_bound : float or array_like
+        Upper bound M of the loss (the loss lies in [0, M]), finite and > 0.
+    fail_prob : float or array_like
+        Failure probability δ_f, in the open interval (0, 1).
+    log_n_cells : float or array_like, optional
+        ln N instead of `n_cells`, finite and ≥ 0, for N beyond the double range; 2N·ln 2 is then
+        2·ln 2·e^(ln N).  Default `None`: use `n_cells`.
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
+        The bound on |L_pop − L_emp|, in loss units, of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If `n_cells` and `log_n_cells` are both missing, or an argument is outside its domain above, or
+        the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:thm2.2`` (paper Thm 2.2; Xu & Mannor 2012, Thm 3), ``clocks:def2.1``.
+    Spec IDs `clocks:thm2.2` (paper Theorem 2.2; Xu & Mannor 2012, Theorem 3) and `clocks:def2.1`
+    (Definition 2.1).
     """
     e = V.nonnegative(eps_rob, "eps_rob")
     if log_n_cells is None:
@@ -156,36 +201,56 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
 @V.broadcasting()
 def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_radius, n, loss_bound, fail_prob, *,
                                      upper="3R"):
-    r"""Generalization bound through the representation clock (Thm 5.5).
+    r"""Generalization bound through the representation clock (Theorem 5.5).
 
     .. math:: \big|\mathcal L_{\rm pop}-\mathcal L_{\rm emp}\big|\le\epsilon_{\rm rob}+2L_\ell\,\eta\,\Omega R
         +M\sqrt{\frac{2\,(3R/r)^{\lceil r_s/\eta^2\rceil}\ln2+2\ln(1/\delta_f)}{n}}
 
-    Builds :math:`k=\lceil r_s/\eta^2\rceil` (:func:`eckart_young_rank`), :math:`\ln N` from
-    :func:`log_covering_number_ball_bounds` (upper bound) and calls
-    :func:`robust_generalization_bound` with ``log_n_cells``.  Returns ``inf`` only where the bound
-    exceeds the largest double (the cover term :math:`(3R/r)^k` alone may overflow: log space).  The projection term :math:`2L_\ell\eta\Omega R`
-    dominates unless :math:`\eta\Omega R` is small.
+    In words: the robustness slack, plus the projection term 2·L_ℓ·η·Ω·R, plus the Xu–Mannor term with
+    N = (3R/r)^k cells for the output-effective dimension k = ⌈r_s/η²⌉.  It builds k with
+    `eckart_young_rank`, ln N with `log_covering_number_ball_bounds` (upper bound) and calls
+    `robust_generalization_bound` with `log_n_cells`, so the cover term (3R/r)^k may exceed the double
+    range; the result is `inf` only where the bound itself exceeds the largest double.  The projection
+    term dominates unless η·Ω·R is small.
 
     Parameters
     ----------
-    eps_rob : float >= 0 (projected robustness slack, ``clocks:def5.4``)
-    lip : float >= 0 (Lipschitz constant :math:`L_\ell` of the loss in the logits)
-    eta : float in (0, 1]
-    W_op : float > 0 (:math:`\Omega\ge\lVert W\rVert_2`)
-    R : float > 0 (embedding norm bound)
-    srank : float >= 1
-    cover_radius : float > 0 (:math:`r`; ``<= R`` for ``upper="3R"``)
-    n : float >= 1; loss_bound : float > 0; fail_prob : float in (0, 1)
-    upper : {"3R", "vershynin"}
+    eps_rob : float
+        Projected robustness slack ε_rob (spec ID `clocks:def5.4`), a finite scalar ≥ 0.
+    lip : float
+        Lipschitz constant L_ℓ of the loss in the logits, a finite scalar ≥ 0.
+    eta : float
+        Relative output error η of the rank-k projection, in (0, 1].
+    W_op : float
+        Bound Ω ≥ ‖W‖₂ on the spectral norm of the head, a finite scalar > 0.
+    R : float
+        Bound on the norm of the embeddings, a finite scalar > 0.
+    srank : float
+        Stable rank r_s of the head W, a finite scalar ≥ 1.
+    cover_radius : float
+        Radius r of the covering balls, a finite scalar > 0 (≤ R for `upper="3R"`).
+    n : float
+        Sample size n, finite and ≥ 1.
+    loss_bound : float
+        Upper bound M of the loss (the loss lies in [0, M]), finite and > 0.
+    fail_prob : float
+        Failure probability δ_f, in the open interval (0, 1).
+    upper : {"3R", "vershynin"}, optional
+        Form of the cover bound: `"3R"` (default, the paper's) (3R/r)^k; `"vershynin"` (1 + 2R/r)^k.
 
     Returns
     -------
     float
+        The bound on |L_pop − L_emp|, in loss units; `inf` where it exceeds the largest double.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above, or cover_radius > R with `upper="3R"`.
 
     References
     ----------
-    Spec ``clocks:thm5.5`` (paper Thm 5.5), ``clocks:def5.4``.
+    Spec IDs `clocks:thm5.5` (paper Theorem 5.5) and `clocks:def5.4` (Definition 5.4).
     """
     e = _scalar(eps_rob, "eps_rob", nonnegative=True)
     li = _scalar(lip, "lip", nonnegative=True)

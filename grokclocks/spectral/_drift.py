@@ -15,35 +15,43 @@ from ._helpers import _DEGENERATE_RTOL, _depth, _EPS, _matrix, _p, _rtol, Singul
 
 @cites("clocks:thmD.1")
 def schatten_penalty_grad(W, p, *, rtol=None) -> np.ndarray:
-    r"""Gradient of :math:`\lVert W\rVert_{S_p}^p` on a fixed-rank stratum.
+    r"""Gradient of the Schatten-p penalty ‖W‖_{S_p}^p on a fixed-rank stratum: p·U_r·Σ_r^(p−1)·V_rᵀ.
 
     .. math:: \nabla_W\lVert W\rVert_{S_p}^p=p\,U_r\Sigma_r^{\,p-1}V_r^\top
         \qquad(\lVert W\rVert_{S_p}^p=\operatorname{tr}(W^\top W)^{p/2})
 
-    Well defined for repeated positive singular values.  Singular values :math:`\le`
-    ``rtol`` :math:`\sigma_1` are treated as exactly zero and their directions dropped (the
-    gradient is not defined there for :math:`p<1`; for :math:`p\ge1` this is the minimum-norm
-    subgradient).  The zero matrix returns zeros.
+    In words: along the compact SVD of W, each kept singular value σ_i is replaced by p·σ_i^(p−1).
+    Well defined for repeated positive singular values.  Singular values ≤ rtol·σ_1 are treated as
+    exactly zero and their directions dropped (the gradient is not defined there for p < 1; for p ≥ 1
+    this is the minimum-norm subgradient).  The zero matrix returns zeros.
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n)
-    p : float > 0
-    rtol : float >= 0, optional (default ``max(m, n) * eps``)
+    W : array_like
+        The matrix, finite, of shape (m, n), or a stack (..., m, n).
+    p : float
+        Schatten exponent p, a finite scalar > 0.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 count as zero.  Default
+        `None`: max(m, n)·ε.
 
     Returns
     -------
-    ndarray, shape of ``W``
+    numpy.ndarray
+        float64 array of the shape of `W`, the gradient.
 
     Raises
     ------
+    DomainError
+        If `W` is not a finite matrix with nonzero dimensions, `p` is not a finite scalar > 0, or
+        `rtol` is negative.
     ResultOverflow
-        A weight :math:`p\sigma_i^{p-1}` of a kept singular value beyond the double range (a huge
-        :math:`p` with :math:`\sigma_1>1`, or :math:`p<1` with a tiny kept :math:`\sigma_i`).
+        If a weight p·σ_i^(p−1) of a kept singular value is beyond the double range (a huge p with
+        σ_1 > 1, or p < 1 with a tiny kept σ_i).
 
     References
     ----------
-    Spec ``clocks:thmD.1`` (paper App. D, Thm D.1).
+    Spec ID `clocks:thmD.1` (paper App. D, Theorem D.1).
     """
     a = _matrix(W)
     pa = float(_scalar(p, "p", positive=True))
@@ -99,40 +107,52 @@ def _drift_setup(W, grad_loss, rtol):
 def singular_value_drift_terms(W, grad_loss, lam, p, *, rtol=None) -> SingularValueDrift:
     r"""Data force, shrinkage and drift of the positive singular values under the end-to-end flow.
 
-    For :math:`\dot W=-\nabla\mathcal E(W)`, :math:`\mathcal E=\mathcal L+\lambda\lVert W\rVert_{S_p}^p`,
-    on a stratum where :math:`\sigma_i>0` is simple with singular vectors :math:`u_i,v_i`:
+    For dW/dt = −∇E(W) with E = L + λ·‖W‖_{S_p}^p, on a stratum where σ_i > 0 is simple with singular
+    vectors u_i, v_i:
 
     .. math:: \dot\sigma_i=u_i^\top\dot Wv_i=F_i-\lambda p\,\sigma_i^{\,p-1},
         \qquad F_i=-u_i^\top\nabla\mathcal L(W)\,v_i .
 
-    For :math:`p<1` the shrinkage blows up as :math:`\sigma_i\to0` (a stratum exit; see
-    :func:`free_direction_collapse_time`).  This is the end-to-end clock; a layer-trained network
-    follows :func:`balanced_singular_value_drift` instead.
+    In words: dσ_i/dt = F_i − λ·p·σ_i^(p−1), the data force F_i = −u_iᵀ·∇L(W)·v_i minus the penalty's
+    shrinkage.  For p < 1 the shrinkage blows up as σ_i → 0 (a stratum exit; see
+    `free_direction_collapse_time`).  This is the end-to-end clock; a layer-trained network follows
+    `balanced_singular_value_drift` instead.
 
     Parameters
     ----------
-    W : array_like, shape (m, n)
-    grad_loss : array_like, shape (m, n)
-        :math:`\nabla\mathcal L(W)` (loss only, without the penalty).
-    lam : float >= 0
-    p : float > 0
-    rtol : float >= 0, optional
-        Singular values :math:`\le` ``rtol`` :math:`\sigma_1` are not returned (default ``max(m, n) * eps``).
+    W : array_like
+        The end-to-end map, a finite 2-D matrix of shape (m, n).
+    grad_loss : array_like
+        Gradient ∇L(W) of the loss alone (without the penalty), a finite matrix of the shape of `W`.
+    lam : float
+        Penalty coefficient λ, a finite scalar ≥ 0.
+    p : float
+        Schatten exponent p, a finite scalar > 0.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 are not returned.
+        Default `None`: max(m, n)·ε.
 
     Returns
     -------
     SingularValueDrift
-        ``(sigma, data_force, shrinkage, drift)``, 1-D arrays over the numerically positive singular values.
+        The named tuple (sigma, data_force, shrinkage, drift) of float64 1-D arrays over the
+        numerically positive singular values, in decreasing order of σ_i.
+
+    Raises
+    ------
+    DomainError
+        If `W` or `grad_loss` is not a finite 2-D matrix of one shape, `lam` or `p` is outside its
+        domain, or `rtol` is negative.
 
     Warns
     -----
     SpectralStratumWarning
-        Two kept singular values within ``1e-8 * sigma_1`` (the drift of a non-simple singular value
-        is not defined; the value returned is :math:`u_i^\top\dot Wv_i` for the SVD's vectors).
+        If two kept singular values are within 10⁻⁸·σ_1 (the drift of a non-simple singular value is
+        not defined; the value returned is u_iᵀ·(dW/dt)·v_i for the SVD's vectors).
 
     References
     ----------
-    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (paper eq. 4.3, Prop. 4.3).
+    Spec IDs `clocks:eq4.3` and `clocks:prop4.3` (paper eq. 4.3, Proposition 4.3).
     """
     la = _scalar(lam, "lam", nonnegative=True)
     pa = _scalar(p, "p", positive=True)
@@ -143,54 +163,95 @@ def singular_value_drift_terms(W, grad_loss, lam, p, *, rtol=None) -> SingularVa
 
 @cites("clocks:eq4.3", "clocks:prop4.3")
 def singular_value_drift(W, grad_loss, lam, p, *, rtol=None) -> np.ndarray:
-    r"""Drift :math:`\dot\sigma_i=F_i-\lambda p\sigma_i^{p-1}` of the positive singular values (end-to-end flow).
+    r"""Drift dσ_i/dt = F_i − λ·p·σ_i^(p−1) of the positive singular values under the end-to-end flow.
 
-    See :func:`singular_value_drift_terms` (same parameters); returns only the ``drift`` field.
+    The `drift` field of `singular_value_drift_terms`, which also returns the data force and the
+    shrinkage separately.
+
+    Parameters
+    ----------
+    W : array_like
+        The end-to-end map, a finite 2-D matrix of shape (m, n).
+    grad_loss : array_like
+        Gradient ∇L(W) of the loss alone (without the penalty), a finite matrix of the shape of `W`.
+    lam : float
+        Penalty coefficient λ, a finite scalar ≥ 0.
+    p : float
+        Schatten exponent p, a finite scalar > 0.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 are not returned.
+        Default `None`: max(m, n)·ε.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 1-D array, dσ_i/dt for the numerically positive singular values in decreasing order.
+
+    Raises
+    ------
+    DomainError
+        If `W` or `grad_loss` is not a finite 2-D matrix of one shape, `lam` or `p` is outside its
+        domain, or `rtol` is negative.
+
+    Warns
+    -----
+    SpectralStratumWarning
+        If two kept singular values are within 10⁻⁸·σ_1.
 
     References
     ----------
-    Spec ``clocks:eq4.3`` / ``clocks:prop4.3`` (paper eq. 4.3).
+    Spec IDs `clocks:eq4.3` and `clocks:prop4.3` (paper eq. 4.3, Proposition 4.3).
     """
     return singular_value_drift_terms(W, grad_loss, lam, p, rtol=rtol).drift
 
 
 @cites("clocks:appF2-balanced-drift")
 def balanced_singular_value_drift(W, grad_loss, mu, depth, *, rtol=None) -> np.ndarray:
-    r"""Singular-value drift of the end-to-end map of a *layer-trained* balanced network.
+    r"""Singular-value drift of the end-to-end map of a layer-trained, balanced deep linear network.
 
-    Gradient flow on :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2` from a
-    balanced start gives
+    Gradient flow on L(W_L⋯W_1) + (μ/2)·Σ_l ‖W_l‖_F² from a balanced start gives
 
     .. math:: \dot\sigma_i=L\,\sigma_i^{\,2-2/L}F_i-\mu L\,\sigma_i
         =L\sigma_i^{\,2-2/L}\big(F_i-\lambda p\,\sigma_i^{\,p-1}\big)\Big|_{\lambda=\mu L/2,\ p=2/L},
 
-    :math:`F_i=-u_i^\top\nabla\mathcal L(W)v_i`: the end-to-end flow (:func:`singular_value_drift`)
-    time-rescaled per direction by :math:`L\sigma_i^{2-2/L}`.  Same stationary points, different
-    clocks; the decay shrinkage is linear (exponential tails, no finite-time collapse).
+    In words: dσ_i/dt = L·σ_i^(2−2/L)·F_i − μ·L·σ_i with F_i = −u_iᵀ·∇L(W)·v_i, which is the end-to-end
+    drift (`singular_value_drift` with λ = μ·L/2, p = 2/L) time-rescaled per direction by
+    L·σ_i^(2−2/L).  Same stationary points, different clocks; the decay shrinkage is linear
+    (exponential tails, no finite-time collapse).
 
     Parameters
     ----------
-    W : array_like, shape (m, n)
-        End-to-end map.
-    grad_loss : array_like, shape (m, n)
-        :math:`\nabla\mathcal L(W)` (loss only).
-    mu : float >= 0
-    depth : int >= 1
-    rtol : float >= 0, optional
+    W : array_like
+        The end-to-end map W_L⋯W_1, a finite 2-D matrix of shape (m, n).
+    grad_loss : array_like
+        Gradient ∇L(W) of the loss alone, a finite matrix of the shape of `W`.
+    mu : float
+        Layerwise weight-decay coefficient μ (per-layer penalty (μ/2)·‖W_l‖_F²), a finite scalar ≥ 0.
+    depth : int
+        Depth L of the network, an integer ≥ 1.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 are not returned.
+        Default `None`: max(m, n)·ε.
 
     Returns
     -------
-    ndarray
-        :math:`\dot\sigma_i` for the numerically positive singular values (decreasing order).
+    numpy.ndarray
+        float64 1-D array, dσ_i/dt for the numerically positive singular values in decreasing order.
+
+    Raises
+    ------
+    DomainError
+        If `W` or `grad_loss` is not a finite 2-D matrix of one shape, `mu` or `depth` is outside its
+        domain, or `rtol` is negative.
 
     Warns
     -----
     SpectralStratumWarning
-        Near-degenerate singular values (see :func:`singular_value_drift_terms`).
+        If two kept singular values are within 10⁻⁸·σ_1 (see `singular_value_drift_terms`).
 
     References
     ----------
-    Spec ``clocks:appF2-balanced-drift`` (derived; paper App. F.2).
+    Spec ID `clocks:appF2-balanced-drift` (derived; paper App. F.2).
     """
     m = _scalar(mu, "mu", nonnegative=True)
     L = _depth(depth)
@@ -203,26 +264,36 @@ def balanced_singular_value_drift(W, grad_loss, mu, depth, *, rtol=None) -> np.n
 def free_direction_collapse_time(sigma0, lam, p):
     r"""Time at which a singular value with zero data force reaches 0 under the end-to-end flow.
 
-    With :math:`F_i=0`, :math:`\dot\sigma=-\lambda p\sigma^{p-1}` integrates to
-    :math:`\sigma^{2-p}(t)=\sigma_0^{2-p}-\lambda p(2-p)t`, so for :math:`0<p<2`
+    With F_i = 0, dσ/dt = −λ·p·σ^(p−1) integrates to σ^(2−p)(t) = σ₀^(2−p) − λ·p·(2 − p)·t, so for
+    0 < p < 2
 
     .. math:: t_0=\frac{\sigma_0^{2-p}}{\lambda p(2-p)} ;
 
-    ``inf`` for :math:`p\ge2` (shrinkage at most linear) or :math:`\lambda=0`.
+    in words, the collapse time is σ₀^(2−p)/(λ·p·(2 − p)); it is `inf` for p ≥ 2 (shrinkage at most
+    linear) or λ = 0, and 0 for σ₀ = 0.  The arguments broadcast together.
 
     Parameters
     ----------
-    sigma0 : float or array_like, >= 0
-    lam : float or array_like, >= 0
-    p : float or array_like, > 0
+    sigma0 : float or array_like
+        Initial singular value σ₀, finite and ≥ 0.
+    lam : float or array_like
+        Penalty coefficient λ, finite and ≥ 0.
+    p : float or array_like
+        Schatten exponent p, finite and > 0.
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
+        The collapse time, ≥ 0 or `inf`, of the broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or the arrays do not broadcast.
 
     References
     ----------
-    Spec ``clocks:eq4.3`` (finite-time collapse for :math:`p<1`, paper §4.4).
+    Spec ID `clocks:eq4.3` (paper eq. 4.3; finite-time collapse for p < 1, §4.4).
     """
     s = V.nonnegative(sigma0, "sigma0")
     la = V.nonnegative(lam, "lam")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,15 +16,41 @@ _DEGENERATE_RTOL = 1e-8
 
 
 class SpectralStratumWarning(UserWarning):
-    """Near-degenerate singular values: the drift of an individual singular value is not defined there."""
+    """Warning: two kept singular values lie within 10⁻⁸·σ_1, where a single one's drift is not defined.
+
+    Raised by `singular_value_drift_terms`, `singular_value_drift` and
+    `balanced_singular_value_drift`; the value they then return is u_iᵀ·(dW/dt)·v_i for the singular
+    vectors the SVD happened to choose.
+    """
 
 
-SingularValueDrift = namedtuple("SingularValueDrift", ["sigma", "data_force", "shrinkage", "drift"])
-SingularValueDrift.__doc__ = r"""Terms of the singular-value drift :math:`\dot\sigma_i=F_i-\lambda p\sigma_i^{p-1}`.
+class SingularValueDrift(NamedTuple):
+    r"""Terms of the singular-value drift dσ_i/dt = F_i − λ·p·σ_i^(p−1), as returned by `singular_value_drift_terms`.
 
-Fields (1-D arrays ordered like the singular values, decreasing): ``sigma`` (the numerically
-positive singular values), ``data_force`` (:math:`F_i=-u_i^\top\nabla\mathcal L\,v_i`), ``shrinkage``
-(:math:`\lambda p\sigma_i^{p-1}`), ``drift`` (:math:`F_i-\lambda p\sigma_i^{p-1}`)."""
+    A named tuple; it unpacks like the plain tuple (sigma, data_force, shrinkage, drift).  Every field
+    is a float64 1-D array over the numerically positive singular values, in decreasing order of σ_i.
+
+    Attributes
+    ----------
+    sigma : numpy.ndarray
+        The singular values σ_i > rtol·σ_1 of W.
+    data_force : numpy.ndarray
+        The data force F_i = −u_iᵀ·∇L(W)·v_i of each singular direction (u_i, v_i its singular
+        vectors).
+    shrinkage : numpy.ndarray
+        The penalty's pull λ·p·σ_i^(p−1) ≥ 0 on each singular value.
+    drift : numpy.ndarray
+        The drift dσ_i/dt = F_i − λ·p·σ_i^(p−1).
+    """
+
+    sigma: np.ndarray
+    r"""The singular values σ_i > rtol·σ_1 of W."""
+    data_force: np.ndarray
+    r"""The data force F_i = −u_iᵀ·∇L(W)·v_i of each singular direction (u_i, v_i its singular vectors)."""
+    shrinkage: np.ndarray
+    r"""The penalty's pull λ·p·σ_i^(p−1) ≥ 0 on each singular value."""
+    drift: np.ndarray
+    r"""The drift dσ_i/dt = F_i − λ·p·σ_i^(p−1)."""
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -51,7 +77,7 @@ def _rtol(rtol, default: float) -> float:
 
 
 def _sigma_input(W, singular_values, rtol) -> tuple[np.ndarray, float]:
-    """Singular values (decreasing, last axis) from W or from ``singular_values=``, plus the rtol."""
+    """Singular values (decreasing, last axis) from W or from `singular_values=`, plus the rtol."""
     if (W is None) == (singular_values is None):
         raise DomainError("give exactly one of W and singular_values (got "
                           f"{'both' if W is not None else 'neither'})")

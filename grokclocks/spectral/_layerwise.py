@@ -16,29 +16,39 @@ from ._schatten import _scaled_penalty, _schatten_setup
 
 @cites("clocks:eq2.7")
 def layerwise_decay_penalty(W, depth, *, rtol=None):
-    r"""Minimal layerwise decay cost of a depth-:math:`L` factorization of :math:`W`.
+    r"""Minimal layerwise weight-decay cost of a depth-L factorization of W: L·Σ_i σ_i(W)^(2/L).
 
     .. math:: \min_{W_L\cdots W_1=W}\sum_{l=1}^{L}\lVert W_l\rVert_F^2=L\,\lVert W\rVert_{S_{2/L}}^{2/L}
         =L\sum_i\sigma_i(W)^{2/L}
 
-    (Shang, Cheng, Liu 2020; all hidden widths :math:`\ge\operatorname{rank}W`).  Depth 1 gives
-    :math:`\lVert W\rVert_F^2`, depth 2 twice the nuclear norm.  The minimum is attained by
-    :func:`balanced_factorization`.
+    In words: the least Σ_l ‖W_l‖_F² over all factorizations W = W_L⋯W_1 is L times the Schatten-2/L
+    penalty of W (Shang, Cheng, Liu 2020; every hidden width ≥ rank W).  Depth 1 gives ‖W‖_F², depth 2
+    twice the nuclear norm.  The minimum is attained by `balanced_factorization`.
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n)
-    depth : int >= 1
-    rtol : float >= 0, optional
-        Rank threshold of :func:`schatten_penalty` (relevant for :math:`2/L<1`).
+    W : array_like
+        The end-to-end map, a finite matrix of shape (m, n) or a stack (..., m, n).
+    depth : int
+        Depth L of the factorization, an integer ≥ 1.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 count as zero (this
+        matters for 2/L < 1).  Default `None`: max(m, n)·ε; 0 disables the threshold.
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
+        The minimal cost ≥ 0, a float for one matrix or an array of shape W.shape[:-2].
+
+    Raises
+    ------
+    DomainError
+        If `W` is not a finite matrix with nonzero dimensions, `depth` is not an integer ≥ 1, or `rtol`
+        is negative.
 
     References
     ----------
-    Spec ``clocks:eq2.7`` (paper eq. 2.7).
+    Spec ID `clocks:eq2.7` (paper eq. 2.7; Shang et al. 2020).
     """
     L = _depth(depth)
     pa, s, s1, r = _schatten_setup(W, 2.0 / L, None, rtol)
@@ -47,39 +57,45 @@ def layerwise_decay_penalty(W, depth, *, rtol=None):
 
 @cites("clocks:eq2.7")
 def balanced_factorization(W, depth, *, width=None, rtol=None) -> list[np.ndarray]:
-    r"""The balanced factorization :math:`W=W_L\cdots W_1` that minimises :math:`\sum_l\lVert W_l\rVert_F^2`.
+    r"""The balanced factorization W = W_L⋯W_1 that minimises Σ_l ‖W_l‖_F².
 
-    Along the compact SVD :math:`W=U_r\Sigma_rV_r^\top` (rank :math:`r` after the ``rtol`` threshold):
+    Along the compact SVD W = U_r·Σ_r·V_rᵀ (rank r after the `rtol` threshold):
 
     .. math:: W_1=\Sigma_r^{1/L}V_r^\top,\qquad W_l=\Sigma_r^{1/L}\ (1<l<L),\qquad W_L=U_r\Sigma_r^{1/L}.
 
-    Every hidden width is :math:`r`, or ``width`` (zero padding).  The factors are balanced:
-    :math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top` (``clocks:appF2-balance``), and
-    :math:`\sum_l\lVert W_l\rVert_F^2=L\sum_i\sigma_i^{2/L}`.
+    In words: every layer carries the L-th root of the singular values; the first layer also carries
+    V_rᵀ and the last U_r.  Every hidden width is r, or `width` (zero padding).  The factors are
+    balanced, W_{l+1}ᵀ·W_{l+1} = W_l·W_lᵀ (spec ID `clocks:appF2-balance`), and
+    Σ_l ‖W_l‖_F² = L·Σ_i σ_i^(2/L).
 
     Parameters
     ----------
-    W : array_like, shape (m, n)
-    depth : int in [1, 10**6]
-        Depth 1 returns ``[W]`` (one matrix per layer is returned).
-    width : int >= rank(W), optional
-        Hidden width (zero-padded).  Default: the rank :math:`r` (at least 1).
-    rtol : float >= 0, optional
-        Singular values :math:`\le` ``rtol`` :math:`\sigma_1` are dropped (default ``max(m, n) * eps``).
+    W : array_like
+        The end-to-end map, a finite 2-D matrix of shape (m, n) with nonzero dimensions.
+    depth : int
+        Depth L, an integer in [1, 10⁶]; depth 1 returns [W] (one matrix is returned per layer).
+    width : int, optional
+        Hidden width, an integer ≥ rank(W) (extra rows and columns are zero).  Default `None`: the
+        rank r (at least 1).
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 are dropped.  Default
+        `None`: max(m, n)·ε.
 
     Returns
     -------
-    list of ndarray
-        ``factors[0]`` is :math:`W_1` (``(width, n)``), ``factors[-1]`` is :math:`W_L` (``(m, width)``).
+    list of numpy.ndarray
+        The L factors in the order W_1, …, W_L: factors[0] = W_1 of shape (width, n), the middle ones
+        diagonal (width, width), factors[-1] = W_L of shape (m, width).
 
     Raises
     ------
     DomainError
-        ``depth`` not an integer >= 1; ``width < rank(W)`` (no exact factorization).
+        If `W` is not a finite 2-D matrix, `depth` is not an integer in [1, 10⁶], `width` < rank(W)
+        (no exact factorization), `rtol` is negative, or the factors would exceed 2³⁰ entries.
 
     References
     ----------
-    Spec ``clocks:eq2.7`` (paper eq. 2.7; Shang et al. 2020).
+    Spec ID `clocks:eq2.7` (paper eq. 2.7; Shang et al. 2020).
     """
     a = _matrix(W, stack=False)
     # one matrix per layer is returned: a depth beyond 10**6 is a mistake, not a network (it used to hang)
@@ -109,28 +125,39 @@ def balanced_factorization(W, depth, *, width=None, rtol=None) -> list[np.ndarra
 
 @cites("clocks:eq2.7")
 def weight_decay_to_penalty_coefficient(mu, depth):
-    r"""End-to-end penalty coefficient induced by layerwise weight decay: :math:`\lambda=\mu L/2`.
+    r"""End-to-end penalty coefficient λ = μ·L/2 induced by layerwise weight decay μ at depth L.
 
-    Minimising :math:`\mathcal L(W_L\cdots W_1)+\frac{\mu}{2}\sum_l\lVert W_l\rVert_F^2` over
-    factorizations gives :math:`\mathcal L(W)+\lambda\lVert W\rVert_{S_{2/L}}^{2/L}` with
-    :math:`\lambda=\mu L/2`.  **Assumes the per-layer penalty** :math:`\frac{\mu}{2}\sum_l\lVert W_l\rVert_F^2`
-    (gradient :math:`\mu W_l`, i.e. GD with ``weight_decay = mu``); then :math:`\lambda p=\mu`.
+    Minimising L(W_L⋯W_1) + (μ/2)·Σ_l ‖W_l‖_F² over factorizations gives
+    L(W) + λ·‖W‖_{S_{2/L}}^{2/L} with λ = μ·L/2.  This assumes the per-layer penalty
+    (μ/2)·Σ_l ‖W_l‖_F², whose gradient is μ·W_l (gradient descent with `weight_decay = mu`); then
+    λ·p = μ with p = 2/L.
 
     Parameters
     ----------
-    mu : float or array_like, >= 0
-    depth : int >= 1
+    mu : float or array_like
+        Layerwise weight-decay coefficient μ, finite and ≥ 0.
+    depth : int
+        Depth L of the factorized network, an integer ≥ 1.
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
+        λ = μ·L/2, of the shape of `mu`.
+
+    Raises
+    ------
+    DomainError
+        If `mu` is negative or not finite, or `depth` is not an integer ≥ 1.
 
     References
     ----------
-    Spec ``clocks:eq2.7``.
+    Spec ID `clocks:eq2.7` (paper eq. 2.7).
     """
     L = _depth(depth)
-    return V.scalar_or_array(V.nonnegative(mu, "mu") * L / 2.0)
+    # mu (L/2), L/2 exact (int / int is correctly rounded): mu L overflowed first (inf at mu = 1e308, L = 3)
+    m = V.nonnegative(mu, "mu")
+    with np.errstate(over="ignore"):  # inf only where mu L/2 itself is beyond the double range
+        return V.scalar_or_array(m * (L / 2))
 
 
 def _factors(factors, name: str = "factors") -> list[np.ndarray]:
@@ -146,20 +173,29 @@ def _factors(factors, name: str = "factors") -> list[np.ndarray]:
 
 @cites("clocks:eq4.1")
 def end_to_end_map(factors) -> np.ndarray:
-    r"""End-to-end map :math:`W=W_L\cdots W_1` of a deep linear network.
+    r"""End-to-end map W = W_L⋯W_1 of a deep linear network.
 
     Parameters
     ----------
     factors : sequence of array_like
-        ``[W_1, ..., W_L]``, ``W_l`` of shape ``(..., d_l, d_{l-1})`` (stacks broadcast).
+        The layer matrices [W_1, …, W_L] in forward order, a non-empty list or tuple of finite
+        matrices; W_l has shape (..., d_l, d_{l−1}) (stacks broadcast) and must have as many columns as
+        the previous factor has rows.
 
     Returns
     -------
-    ndarray, shape ``(..., d_L, d_0)``
+    numpy.ndarray
+        float64 array of shape (..., d_L, d_0), the product W_L⋯W_1.
+
+    Raises
+    ------
+    DomainError
+        If `factors` is not a non-empty sequence of finite matrices (a single array is refused), or two
+        consecutive shapes do not chain.
 
     References
     ----------
-    Spec ``clocks:eq4.1`` (paper eq. 4.1).
+    Spec ID `clocks:eq4.1` (paper eq. 4.1).
     """
     fs = _factors(factors)
     W = fs[0]
@@ -170,26 +206,33 @@ def end_to_end_map(factors) -> np.ndarray:
 
 @cites("clocks:appF2-balance")
 def layer_imbalance(factors):
-    r"""Frobenius norms of the layer imbalances :math:`D_l=W_{l+1}^\top W_{l+1}-W_lW_l^\top`.
+    r"""Frobenius norms of the layer imbalances D_l = W_{l+1}ᵀ·W_{l+1} − W_l·W_lᵀ.
 
-    Under gradient flow on :math:`\mathcal L(W_L\cdots W_1)+\frac\mu2\sum_l\lVert W_l\rVert_F^2`
-    (any differentiable :math:`\mathcal L`), :math:`\dot D_l=-2\mu D_l`: conserved for :math:`\mu=0`,
-    :math:`D_l(t)=e^{-2\mu t}D_l(0)` otherwise (:func:`imbalance_decay`).  Every stationary point
-    with :math:`\mu>0` is balanced.
+    Under gradient flow on L(W_L⋯W_1) + (μ/2)·Σ_l ‖W_l‖_F² (any differentiable L),
+    dD_l/dt = −2μ·D_l: conserved for μ = 0, D_l(t) = e^(−2μt)·D_l(0) otherwise (see
+    `imbalance_decay`).  Every stationary point with μ > 0 is balanced.
 
     Parameters
     ----------
     factors : sequence of array_like
-        ``[W_1, ..., W_L]`` with ``W_l`` of shape ``(..., d_l, d_{l-1})``.
+        The layer matrices [W_1, …, W_L] in forward order, a non-empty list or tuple of finite
+        matrices; W_l has shape (..., d_l, d_{l−1}).
 
     Returns
     -------
-    ndarray, shape ``(..., L - 1)``
-        :math:`\lVert D_l\rVert_F`, :math:`l=1,\dots,L-1` (empty last axis for depth 1).
+    numpy.ndarray
+        float64 array of shape (..., L − 1): ‖D_l‖_F for l = 1, …, L − 1 (an empty last axis for
+        depth 1).
+
+    Raises
+    ------
+    DomainError
+        If `factors` is not a non-empty sequence of finite matrices, or two consecutive shapes do not
+        chain.
 
     References
     ----------
-    Spec ``clocks:appF2-balance``.
+    Spec ID `clocks:appF2-balance` (paper App. F.2).
     """
     fs = _factors(factors)
     norms = []
@@ -204,25 +247,38 @@ def layer_imbalance(factors):
 @cites("clocks:appF2-balance")
 @V.broadcasting()
 def imbalance_decay(D0, mu, t):
-    r"""Layer imbalance at time :math:`t` of gradient flow with layerwise decay: :math:`D(t)=D_0e^{-2\mu t}`.
+    r"""Layer imbalance D(t) = D₀·e^(−2μt) at time t of gradient flow with layerwise weight decay μ.
+
+    Formed in log space where e^(−2μt) is subnormal, so D₀ = 10³⁰⁰ with e^(−1000) gives 5·10⁻¹³⁵, not
+    0.  The arguments broadcast together.
 
     Parameters
     ----------
     D0 : float or array_like
-        Initial imbalance (a matrix :math:`D_l(0)` or its norm); finite.
-    mu : float or array_like, >= 0
-        Layerwise weight-decay coefficient (penalty :math:`\frac\mu2\sum_l\lVert W_l\rVert_F^2`).
-    t : float or array_like, >= 0
-        Gradient-flow time (for GD: step count times the learning rate).
+        Initial imbalance D_l(0): the entries of the matrix or its norm; finite, any sign.
+    mu : float or array_like
+        Layerwise weight-decay coefficient μ (per-layer penalty (μ/2)·‖W_l‖_F²), finite and ≥ 0.
+    t : float or array_like
+        Gradient-flow time, finite and ≥ 0 (for gradient descent: step count times the learning rate).
 
     Returns
     -------
-    float or ndarray (broadcast of the inputs)
+    float or numpy.ndarray
+        D(t), of the broadcast shape; 0 only where the true value is below the double range.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain above or the arrays do not broadcast.
+
+    Notes
+    -----
+    For gradient descent with step η the exact recursion is
+    D⁺ = (1 − ημ)²·D + η²·(G_{l+1}ᵀ·G_{l+1} − G_l·G_lᵀ), G_l the loss gradient of layer l.
 
     References
     ----------
-    Spec ``clocks:appF2-balance``.  For GD with step :math:`\eta` the exact recursion is
-    :math:`D^+=(1-\eta\mu)^2D+\eta^2(G_{l+1}^\top G_{l+1}-G_lG_l^\top)`.
+    Spec ID `clocks:appF2-balance` (paper App. F.2).
     """
     d = V.finite(D0, "D0")
     m = V.nonnegative(mu, "mu")

@@ -13,29 +13,47 @@ from ._helpers import _p, _sigma_input, _thresholded_ratios
 
 @cites("clocks:eq2.6")
 def schatten_penalty(W=None, p=None, *, singular_values=None, rtol=None):
-    r"""Schatten-:math:`p` penalty :math:`\lVert W\rVert_{S_p}^p=\sum_i\sigma_i(W)^p`, :math:`p>0`.
+    r"""Schatten-p penalty ‖W‖_{S_p}^p = Σ_i σ_i(W)^p, for p > 0.
 
     .. math:: \lVert W\rVert_{S_p}^p=\sigma_1^p\sum_i(\sigma_i/\sigma_1)^p
 
-    Singular values :math:`\le` ``rtol`` :math:`\cdot\sigma_1` count as zero (see the module
-    docstring; default ``max(m, n) * eps``, or ``len(singular_values) * eps``; ``rtol=0`` disables).
+    In words: the sum of the p-th powers of the singular values, summed directly where the powers are
+    normal doubles and as σ_1^p·Σ_i (σ_i/σ_1)^p in log space elsewhere.  Singular values ≤ rtol·σ_1
+    count as zero (for p < 1 the round-off singular values of a low-rank matrix would otherwise count:
+    (10⁻¹⁶)^0.1 = 0.025).
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n), optional
-        The matrix (or a stack); give either ``W`` or ``singular_values``.
-    p : float or array_like (broadcast against the stack), > 0
-    singular_values : array_like, shape (..., k), optional
-        Nonnegative singular values instead of ``W`` (any order).
-    rtol : float >= 0, optional
+    W : array_like, optional
+        The matrix, finite, of shape (m, n), or a stack of shape (..., m, n).  Give exactly one of `W`
+        and `singular_values`.
+    p : float or array_like
+        Schatten exponent p, finite and > 0 (p = 2/L for a depth-L factorization); an array broadcasts
+        against the stack.  Required, although it follows `W` in the signature.
+    singular_values : array_like, optional
+        Singular values instead of `W`, finite and ≥ 0 along the last axis, shape (k,) or (..., k), in
+        any order.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 count as zero.  Default
+        `None`: max(m, n)·ε for `W` (the convention of `numpy.linalg.matrix_rank`), k·ε for
+        `singular_values`; 0 disables the threshold.
 
     Returns
     -------
-    float or ndarray (``inf`` / ``0`` only where the true value is beyond the double range)
+    float or numpy.ndarray
+        The penalty ≥ 0, a float for one matrix or an array of the stack's (broadcast) shape; `inf` or
+        0 only where the true value is beyond the double range.
+
+    Raises
+    ------
+    DomainError
+        If `p` is missing or not finite and > 0, both or neither of `W` and `singular_values` are
+        given, `W` is not a finite matrix with nonzero dimensions, a singular value is negative, or
+        `rtol` is negative.
 
     References
     ----------
-    Spec ``clocks:eq2.6`` (paper eq. 2.6).
+    Spec ID `clocks:eq2.6` (paper eq. 2.6).
     """
     pa, s, s1, r = _schatten_setup(W, p, singular_values, rtol)
     return V.scalar_or_array(_scaled_penalty(pa, s, s1, r, [1.0]))
@@ -92,28 +110,43 @@ def _schatten_setup(W, p, singular_values, rtol):
 
 @cites("clocks:eq2.6")
 def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
-    r"""Schatten-:math:`p` (quasi-)norm :math:`\lVert W\rVert_{S_p}=(\sum_i\sigma_i^p)^{1/p}`, :math:`p>0`.
+    r"""Schatten-p (quasi-)norm ‖W‖_{S_p} = (Σ_i σ_i^p)^(1/p), for p > 0.
 
     .. math:: \lVert W\rVert_{S_p}=\sigma_1\Big(\sum_i(\sigma_i/\sigma_1)^p\Big)^{1/p}
 
-    A norm for :math:`p\ge1`, a nonconvex quasi-norm for :math:`0<p<1` (favours concentrated
-    spectra).  Factoring out :math:`\sigma_1` avoids overflow for large :math:`p` and underflow for
-    small singular values.  ``rtol`` as in :func:`schatten_penalty`.
+    In words: σ_1 times the p-th root of Σ_i (σ_i/σ_1)^p.  A norm for p ≥ 1, a nonconvex quasi-norm for
+    0 < p < 1 (it favours concentrated spectra).  Factoring out σ_1 avoids overflow for large p and
+    underflow for small singular values.  Singular values ≤ rtol·σ_1 count as zero.
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n), optional
-    p : float or array_like, > 0
-    singular_values : array_like, shape (..., k), optional
-    rtol : float >= 0, optional
+    W : array_like, optional
+        The matrix, finite, of shape (m, n), or a stack of shape (..., m, n).  Give exactly one of `W`
+        and `singular_values`.
+    p : float or array_like
+        Schatten exponent p, finite and > 0; an array broadcasts against the stack.  Required.
+    singular_values : array_like, optional
+        Singular values instead of `W`, finite and ≥ 0 along the last axis, shape (k,) or (..., k), in
+        any order.
+    rtol : float, optional
+        Relative rank threshold, finite and ≥ 0: singular values ≤ rtol·σ_1 count as zero.  Default
+        `None`: max(m, n)·ε for `W`, k·ε for `singular_values`; 0 disables the threshold.
 
     Returns
     -------
-    float or ndarray
+    float or numpy.ndarray
+        ‖W‖_{S_p} ≥ 0, a float for one matrix or an array of the stack's (broadcast) shape.
+
+    Raises
+    ------
+    DomainError
+        If `p` is missing or not finite and > 0, both or neither of `W` and `singular_values` are
+        given, `W` is not a finite matrix with nonzero dimensions, a singular value is negative, or
+        `rtol` is negative.
 
     References
     ----------
-    Spec ``clocks:eq2.6`` (paper eq. 2.6).
+    Spec ID `clocks:eq2.6` (paper eq. 2.6).
     """
     pa, _, s1, r = _schatten_setup(W, p, singular_values, rtol)  # r: mask of the kept singular values
     S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]

@@ -12,33 +12,39 @@ from ._helpers import _matrix, _svals
 
 @cites("clocks:eq2.3", "clocks:appF4-scale", "clocks:thm4.4")
 def stable_rank(W):
-    r"""Stable rank of a matrix (or of each matrix of a stack).
+    r"""Stable rank srank(W) = ‖W‖_F²/‖W‖₂² of a matrix, or of each matrix of a stack.
 
     .. math:: \operatorname{srank}(W)=\frac{\lVert W\rVert_F^2}{\lVert W\rVert_2^2}
         =\frac{\sum_i\sigma_i^2}{\sigma_1^2},\qquad 1\le\operatorname{srank}(W)\le\operatorname{rank}(W).
 
-    Scale invariant (``clocks:appF4-scale``): :math:`\operatorname{srank}(cW)=\operatorname{srank}(W)`,
-    :math:`c\ne0`; continuous away from 0, so a converging trajectory has converging stable rank
-    (``clocks:thm4.4``).  :math:`\lVert W\rVert_F^2` is computed directly, :math:`\sigma_1` by SVD;
-    the matrix is first divided by its largest entry (no overflow or underflow).
+    In words: the squared Frobenius norm over the squared spectral norm, Σ_i σ_i²/σ_1², between 1 and
+    rank(W).  Scale invariant (spec ID `clocks:appF4-scale`): srank(c·W) = srank(W) for c ≠ 0;
+    continuous away from 0, so a converging trajectory has a converging stable rank (`clocks:thm4.4`).
+    ‖W‖_F² is computed directly and σ_1 by SVD, after dividing the matrix by its largest entry (no
+    overflow or underflow).
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n)
-        Finite, nonzero matrix (each matrix of a stack nonzero).
+    W : array_like
+        A finite, nonzero matrix of shape (m, n), or a stack of shape (..., m, n) whose every matrix is
+        nonzero.
 
     Returns
     -------
-    float or ndarray of shape ``W.shape[:-2]``
+    float or numpy.ndarray
+        The stable rank, ≥ 1: a float for one matrix, a float64 array of shape W.shape[:-2] for a
+        stack.
 
     Raises
     ------
     DomainError
-        Fewer than 2 dimensions, non-finite entries, or a zero matrix.
+        If `W` has fewer than 2 dimensions, a zero-length dimension, non-finite entries, or a zero
+        matrix.
 
     References
     ----------
-    Spec ``clocks:eq2.3`` (paper eq. 2.3), ``clocks:appF4-scale``, ``clocks:thm4.4``.
+    Spec IDs `clocks:eq2.3` (paper eq. 2.3), `clocks:appF4-scale` (App. F.4) and `clocks:thm4.4`
+    (Theorem 4.4).
     """
     a = _matrix(W)
     scale = np.max(np.abs(a), axis=(-2, -1))
@@ -52,20 +58,28 @@ def stable_rank(W):
 
 @cites("clocks:eq2.3")
 def stable_rank_from_singular_values(sigma):
-    r"""Stable rank :math:`\sum_i\sigma_i^2/\max_i\sigma_i^2` from singular values (last axis).
+    r"""Stable rank Σ_i σ_i²/max_i σ_i² computed from given singular values (along the last axis).
 
     Parameters
     ----------
-    sigma : array_like, shape (..., k)
-        Nonnegative, finite, not all zero.
+    sigma : array_like
+        Singular values σ_i along the last axis, shape (k,) or (..., k): finite, ≥ 0, in any order,
+        not all zero in any vector.
 
     Returns
     -------
-    float or ndarray of shape ``sigma.shape[:-1]``
+    float or numpy.ndarray
+        The stable rank, ≥ 1: a float for one vector, a float64 array of shape sigma.shape[:-1] for a
+        stack.
+
+    Raises
+    ------
+    DomainError
+        If `sigma` is empty, not finite, has a negative entry, or a vector of zeros.
 
     References
     ----------
-    Spec ``clocks:eq2.3``.
+    Spec ID `clocks:eq2.3` (paper eq. 2.3).
     """
     s = np.atleast_1d(V.as_float_array(sigma, "sigma"))
     if np.any(s < 0):

@@ -16,32 +16,38 @@ from ._helpers import _matrix, _svals
 
 @cites("clocks:appF4-tail", "clocks:appF4-scale")
 def spectral_tail(W, k, *, normalized=True):
-    r"""Rank-:math:`k` spectral tail of :math:`W`.
+    r"""Rank-k spectral tail of W: the share of ‖W‖_F² beyond the top k singular values.
 
     .. math:: \tau_k(W)=\frac{\sum_{i>k}\sigma_i^2}{\sum_i\sigma_i^2}=\frac{\lVert W-W_k\rVert_F^2}{\lVert W\rVert_F^2}\in[0,1]
 
-    or the raw tail :math:`\sum_{i>k}\sigma_i^2` (``normalized=False``).  The tail is summed from
-    the trailing singular values (no cancellation).  :math:`\tau_k(aW)=\tau_k(W)`; the raw tail
-    scales by :math:`a^2`.
+    In words: τ_k(W) = Σ_{i>k} σ_i²/Σ_i σ_i², the relative squared distance to the best rank-k
+    approximation W_k; with `normalized=False` the raw tail Σ_{i>k} σ_i².  The tail is summed from the
+    trailing singular values (no cancellation).  τ_k(a·W) = τ_k(W); the raw tail scales by a².
 
     Parameters
     ----------
-    W : array_like, shape (..., m, n)
-    k : int in ``0 .. min(m, n)`` (``k = 0`` gives 1)
-    normalized : bool
+    W : array_like
+        The matrix, finite, of shape (m, n), or a stack (..., m, n).
+    k : int
+        Number of leading singular values excluded, an integer in [0, min(m, n)] (k = 0 gives τ = 1).
+    normalized : bool, optional
+        `True` (default): the normalized tail τ_k in [0, 1]; `False`: the raw tail Σ_{i>k} σ_i².
 
     Returns
     -------
-    float or ndarray of shape ``W.shape[:-2]``
+    float or numpy.ndarray
+        The tail, a float for one matrix or an array of shape W.shape[:-2]; the raw tail is `inf`
+        only where it exceeds 1.8·10³⁰⁸.
 
     Raises
     ------
     DomainError
-        ``k`` out of range; a zero matrix with ``normalized=True``.
+        If `W` is not a finite matrix with nonzero dimensions, `k` is out of range, `normalized` is not
+        a bool, or a matrix is zero with `normalized=True`.
 
     References
     ----------
-    Spec ``clocks:appF4-tail`` (paper App. F.4).
+    Spec IDs `clocks:appF4-tail` and `clocks:appF4-scale` (paper App. F.4).
     """
     a = _matrix(W)
     kmax = min(a.shape[-2:])
@@ -62,31 +68,38 @@ def spectral_tail(W, k, *, normalized=True):
 
 @cites("clocks:thm5.2")
 def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
-    r"""Output-effective dimension :math:`k=\lceil r_s/\eta^2\rceil` of Thm 5.2.
+    r"""Output-effective dimension k = ⌈r_s/η²⌉ of Theorem 5.2.
 
-    With :math:`k` so chosen, :math:`\sigma_{k+1}\le\sqrt{\lVert W\rVert_F^2/(k+1)}\le\eta\lVert W\rVert_2`,
-    hence :math:`\lVert Wh-WP_{V_k}h\rVert\le\eta\lVert W\rVert_2\lVert h\rVert` for every :math:`h`.
-    :math:`r_s/\eta^2` is snapped to the nearest integer when within :math:`10^{-12}` relative before
-    the ceiling (``ceil(2.7 / 0.3**2)`` would give 31 instead of 30).
+    With k so chosen, σ_{k+1} ≤ √(‖W‖_F²/(k + 1)) ≤ η·‖W‖₂, hence ‖W·h − W·P_{V_k}·h‖ ≤ η·‖W‖₂·‖h‖ for
+    every h (P_{V_k} the projection on the top k right singular vectors).  r_s/η² is snapped to the
+    nearest integer when within a relative 10⁻¹² of one before the ceiling (ceil(2.7/0.3²) would give
+    31 instead of 30).
 
     Parameters
     ----------
-    srank : float >= 1
-        Stable rank :math:`r_s`.
-    eta : float in (0, 1]
-        Relative output error.
-    max_rank : int >= 0, optional
-        Cap (e.g. ``min(m, n)``: beyond the rank the error is 0).
+    srank : float
+        Stable rank r_s of W (see `stable_rank`), a finite scalar ≥ 1.
+    eta : float
+        Relative output error η, in (0, 1].
+    max_rank : int, optional
+        Cap on k, an integer ≥ 0 (e.g. min(m, n): beyond the rank the error is 0).  Default `None`:
+        no cap.
 
     Returns
     -------
     int
-        Exact (a Python ``int``, computed in rational arithmetic), also where :math:`r_s/\eta^2`
-        exceeds the largest double (``eta = 1e-200`` gives :math:`10^{400}`).
+        k, an exact Python int computed in rational arithmetic, also where r_s/η² exceeds the largest
+        double (η = 10⁻²⁰⁰ gives 10⁴⁰⁰).
+
+    Raises
+    ------
+    DomainError
+        If `srank` is not a finite scalar ≥ 1, `eta` is outside (0, 1], or `max_rank` is not an
+        integer ≥ 0.
 
     References
     ----------
-    Spec ``clocks:thm5.2`` (paper Thm 5.2).
+    Spec ID `clocks:thm5.2` (paper Theorem 5.2).
     """
     rs = _scalar(srank, "srank")
     if rs < 1:
@@ -105,20 +118,28 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
 
 @cites("clocks:thm5.2")
 def best_rank_k(W, k) -> np.ndarray:
-    r"""Best rank-:math:`k` approximation :math:`W_k=U_k\Sigma_kV_k^\top` (Eckart–Young).
+    r"""Best rank-k approximation W_k = U_k·Σ_k·V_kᵀ of W (Eckart–Young).
 
     Parameters
     ----------
-    W : array_like, shape (m, n)
-    k : int >= 0 (``k >= min(m, n)`` returns a copy of ``W``)
+    W : array_like
+        The matrix, a finite 2-D array of shape (m, n) with nonzero dimensions.
+    k : int
+        Rank of the approximation, an integer ≥ 0 (k ≥ min(m, n) returns a copy of W).
 
     Returns
     -------
-    ndarray, shape (m, n)
+    numpy.ndarray
+        float64 array of shape (m, n), the truncated SVD of W to its top k singular values.
+
+    Raises
+    ------
+    DomainError
+        If `W` is not a finite 2-D matrix or `k` is not an integer ≥ 0.
 
     References
     ----------
-    Spec ``clocks:thm5.2`` (Eckart & Young 1936).
+    Spec ID `clocks:thm5.2` (paper Theorem 5.2; Eckart & Young 1936).
     """
     a = _matrix(W, stack=False)
     kk = V.integer_at_least(k, "k", 0)
@@ -130,22 +151,30 @@ def best_rank_k(W, k) -> np.ndarray:
 
 @cites("clocks:thm5.2")
 def principal_projection_error(W, k) -> float:
-    r"""Operator-norm error of the rank-:math:`k` truncation: :math:`\lVert W-W_k\rVert_2=\sigma_{k+1}`.
+    r"""Operator-norm error of the rank-k truncation: ‖W − W_k‖₂ = σ_{k+1}.
 
-    Equals :math:`\sup_{h\ne0}\lVert Wh-WP_{V_k}h\rVert/\lVert h\rVert`; 0 for :math:`k\ge\min(m,n)`.
+    It equals sup_{h≠0} ‖W·h − W·P_{V_k}·h‖/‖h‖, and 0 for k ≥ min(m, n).
 
     Parameters
     ----------
-    W : array_like, shape (m, n)
-    k : int >= 0
+    W : array_like
+        The matrix, a finite 2-D array of shape (m, n) with nonzero dimensions.
+    k : int
+        Rank of the truncation, an integer ≥ 0.
 
     Returns
     -------
     float
+        σ_{k+1} (1-based), ≥ 0; 0 when k ≥ min(m, n).
+
+    Raises
+    ------
+    DomainError
+        If `W` is not a finite 2-D matrix or `k` is not an integer ≥ 0.
 
     References
     ----------
-    Spec ``clocks:thm5.2``.
+    Spec ID `clocks:thm5.2` (paper Theorem 5.2).
     """
     a = _matrix(W, stack=False)
     kk = V.integer_at_least(k, "k", 0)

@@ -14,13 +14,41 @@ import mpmath
 import numpy as np
 
 from grokclocks import clocks as C
-from harness import TINY, AccuracyCase, Arg
+from harness import TINY, AccuracyCase, Arg, Branch
 
 mpf = mpmath.mpf
 BIG = 1e300
 #: below the smallest normal double a value is compared absolutely at rtol * TINY (subnormal results
 #: carry fewer significant bits; 0 is the right answer below ~5e-324).
 ULP_SUB = TINY
+
+
+def _two_modes(x, y):
+    """The p = 7 embedding (x cos(2 pi a/7), y sin(6 pi a/7)): energy x^2 at frequency 1, y^2 at 3."""
+    a = np.arange(7)
+    return np.stack([x * np.cos(2 * np.pi * a / 7), y * np.sin(6 * np.pi * a / 7)], axis=1)
+
+
+def _amplitude_ratio(x, y):
+    """sqrt(inside/outside) energy of `_two_modes`, at least 1."""
+    return max(1.0, x / y)
+
+
+def _ref_energy_outside(E, freqs):
+    """Exact fraction of the (centred) energy of the float matrix E outside the folded frequencies
+    ``freqs``: the DFT of each column in mpmath, the outside frequencies summed directly."""
+    p = E.shape[0]
+    cols = [[mpf(float(v)) for v in E[:, j]] for j in range(E.shape[1])]
+    cols = [[v - mpmath.fsum(c) / p for v in c] for c in cols]
+    energy = {}
+    for k in range(1, p // 2 + 1):
+        w = 1 if 2 * k == p else 2
+        energy[k] = mpmath.fsum(
+            w * (mpmath.fsum(c[a] * mpmath.cospi(mpf(2 * k * a) / p) for a in range(p)) ** 2
+                 + mpmath.fsum(c[a] * mpmath.sinpi(mpf(2 * k * a) / p) for a in range(p)) ** 2) / p
+            for c in cols)
+    inside = {min(f % p, p - f % p) for f in freqs}
+    return mpmath.fsum(e for k, e in energy.items() if k not in inside) / mpmath.fsum(energy.values())
 
 
 def in_double(ref):
@@ -131,7 +159,6 @@ def _crossover_ref(kappa, K, rate, C_kl, u, gap0):
     e = 2 * mpf(_theta(u)) - 1
 
     def f(v):
-        eps = mpmath.exp(v)
         delta = mpmath.exp(mpf(kappa) * v)
         need = mpmath.log(mpf(int(K)) - 1) - v
         tr = (delta ** (-e) - mpf(gap0) ** (-e)) / (mpf(C_kl) ** 2 * e) if delta < gap0 else 0
@@ -244,7 +271,9 @@ CASES = [
                  lambda delta, a, u: C.kl_clock_time(delta, 1.0, a, _theta(u)),
                  lambda delta, a, u: _ref_kl_time(delta, 1.0, a, u),
                  {"delta": Arg(TINY, 1.0), "a": Arg(TINY, BIG), "u": Arg(2 ** -53, 0.5 - 2 ** -53)},
-                 rtol=4e-13, atol=1e-300),
+                 rtol=4e-13, atol=1e-300,
+                 # log(gap0/delta) by log1p((gap0 - delta)/delta) for gap0 <= 2 delta (gap0 = 1)
+                 branches=(Branch("delta", (0.5,)),)),
     AccuracyCase("grokclocks.clocks.kl_clock_time [gap0]",
                  lambda delta, gap0, u: C.kl_clock_time(delta, gap0, 1.0, _theta(u)),
                  lambda delta, gap0, u: _ref_kl_time(delta, gap0, 1.0, u),
@@ -312,14 +341,18 @@ CASES = [
                  lambda x, y: mpf(y) ** 2 / (16 * mpf(x) ** 2), {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100)},
                  rtol=1e-15, atol=1e-15 * ULP_SUB),
     AccuracyCase("grokclocks.clocks.fourier_energy_outside [p = 7, freqs {1}]",
-                 lambda x, y: C.fourier_energy_outside(np.stack([x * np.cos(2 * np.pi * np.arange(7) / 7),
-                                                                 y * np.sin(6 * np.pi * np.arange(7) / 7)], axis=1),
-                                                       freqs=[1]),
-                 lambda x, y: mpf(y) ** 2 / (mpf(x) ** 2 + mpf(y) ** 2),
+                 lambda x, y: C.fourier_energy_outside(_two_modes(x, y), freqs=[1]),
+                 lambda x, y: _ref_energy_outside(_two_modes(x, y), (1,)),
                  {"x": Arg(1e-100, 1e100), "y": Arg(1e-100, 1e100)},
-                 # the float cos/sin samples of the modes are orthogonal only to ~1e-16: absolute error
-                 # ~ 1e-16 of the leakage between the two frequencies
-                 rtol=1e-14, atol=1e-15),
+                 # the reference is the exact fraction of the float matrix (its rounded cos/sin samples
+                 # leak ~1e-16 of each mode into the other frequencies). The library's float DFT rows carry
+                 # 1e-16 too: an absolute error ~1e-16 |E| in each outside coefficient, i.e. a relative error
+                 # ~2e-16 sqrt(inside/outside) of the outside fraction (1 - inside/total cancelled: 2e-5 at a
+                 # fraction of 1e-12, 0 at 1e-20)
+                 rtol=lambda x, y: 1e-14 + 2e-15 * _amplitude_ratio(x, y), atol=1e-31,
+                 rtol_doc="1e-14 + 2e-15 sqrt(inside/outside) (the float DFT rows leak 1e-16 of the inside "
+                          "amplitude into each outside coefficient)",
+                 points=({"x": 1.0, "y": 1e-6}, {"x": 1.0, "y": 1e-10})),
     AccuracyCase("grokclocks.clocks.softmax_logit_hessian [K = 2, off-diagonal]",
                  lambda q: C.softmax_logit_hessian([q, 1.0 - q])[0, 1],
                  lambda q: -mpf(q) * (1 - mpf(q)), {"q": Arg(2.0 ** -53, 0.5)},

@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 
 from cases_clocks import in_double
-from harness import TINY, AccuracyCase, Arg
+from harness import TINY, AccuracyCase, Arg, Branch
 
 # the module itself: the package attribute grokclocks.coverage is the re-exported citations.coverage()
 Cv = importlib.import_module("grokclocks.coverage")
@@ -71,6 +71,42 @@ def _required_exact(p, n, metric):
     return mpf(hi) / N
 
 
+def _ball(n):
+    return 2 * int(n) ** 2 - 2 * int(n) + 1
+
+
+def _paper_ref(p, n, f):
+    """p^2 (1 - C/p^2)^m in exact rationals, then mpmath (the power of an exact quotient)."""
+    N, C, m = int(p) ** 2, _ball(n), _m(p, f)
+    return mpf(N) * (mpf(max(N - C, 0)) / N) ** m
+
+
+def _n_near_p2(p, k):
+    """The k-th largest n with C(n) = 2n^2 - 2n + 1 < p^2 (k = 1: the largest), at least 1."""
+    N = int(p) ** 2
+    n = (1 + math.isqrt(2 * N - 1)) // 2 + 1
+    while _ball(n) >= N:
+        n -= 1
+    return max(1, n + 1 - int(k))
+
+
+def _n_for_ratio(q, p, **_):
+    """n with C(n) / p^2 = q: the root of 2n^2 - 2n + 1 = q p^2 (for the stratified draws)."""
+    return (1 + math.sqrt(max(2 * q * int(p) ** 2 - 1, 0.0))) / 2
+
+
+def _f_for_exponent(q, p, n, **_):
+    """m / p^2 with m log(1 - C/p^2) = -q (for the stratified draws; 1 where C >= p^2)."""
+    N, C = int(p) ** 2, _ball(n)
+    return 1.0 if C >= N else q / -math.log1p(-C / N) / N
+
+
+# expected_uncovered_paper's switches: log1p(-C/p^2) for C <= p^2/2, log((p^2 - C)/p^2) above, 0 for
+# C >= p^2; the product p^2 e^y in two halves below y = -700
+_PAPER_BRANCHES = (Branch("n", (0.5, 1.0), lo=1e-9, hi=1e4, solve=_n_for_ratio, what="C(n)/p^2"),
+                   Branch("f", (700.0,), lo=1e-3, hi=1e4, solve=_f_for_exponent, what="-m log(1 - C/p^2)"))
+
+
 def _one_point_torus_distance(p, a, b):
     return min(a, p - a) + min(b, p - b)
 
@@ -114,11 +150,17 @@ CASES = [
                  {"p": Arg(values=PRIMES), "g": Arg(0.0, 1.0, "lin"), "f": Arg(0.0, 1.0, "lin")},
                  rtol=1e-12, atol=1e-13),
     AccuracyCase("grokclocks.coverage.expected_uncovered_paper [binomial]",
-                 lambda p, n, f: Cv.expected_uncovered_paper(int(p), int(n), _m(p, f)),
-                 lambda p, n, f: (mpf(int(p) ** 2) * max(1 - mpf(2 * int(n) ** 2 - 2 * int(n) + 1) / int(p) ** 2, 0)
-                                  ** _m(p, f)),
+                 lambda p, n, f: Cv.expected_uncovered_paper(int(p), int(n), _m(p, f)), _paper_ref,
                  {"p": Arg(2, 2 ** 14, integer=True), "n": Arg(1, BIG, integer=True), "f": Arg(0.0, 1.0, "lin")},
-                 # p^2 exp(m log1p(-C/p^2)): condition number m C / p^2 (<= 745 where the value is normal)
+                 # p^2 exp(m log(1 - C/p^2)), the logarithm to ~1 ulp: condition number |m log(1 - C/p^2)|
+                 # (<= 727 where the value is normal)
+                 rtol=2e-13, atol=2e-13 * TINY, branches=_PAPER_BRANCHES,
+                 # 1 - C/p^2 as a rounded quotient lost 2.3e-8 here (p^2 - C = 3)
+                 points=({"p": 9104, "n": 6438, "f": 20 / 9104 ** 2},)),
+    AccuracyCase("grokclocks.coverage.expected_uncovered_paper [binomial, C(n) just below p^2]",
+                 lambda p, k, f: Cv.expected_uncovered_paper(int(p), _n_near_p2(p, k), _m(p, f)),
+                 lambda p, k, f: _paper_ref(p, _n_near_p2(p, k), f),
+                 {"p": Arg(2, 2 ** 14, integer=True), "k": Arg(1, 1e4, integer=True), "f": Arg(1e-9, 1.0)},
                  rtol=2e-13, atol=2e-13 * TINY),
     AccuracyCase("grokclocks.coverage.expected_uncovered_paper [exp]",
                  lambda p, n, f: Cv.expected_uncovered_paper(int(p), int(n), _m(p, f), form="exp"),

@@ -15,7 +15,7 @@ from scipy import special
 from cases_rmt import (LAM, NEAR1, _pm1, ref_gap, ref_log_expect_exp, ref_log_phi0, ref_log_phi1,
                        ref_stieltjes)
 from grokclocks import linear as L
-from harness import HUGE, TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg, Branch
 
 ERF_SQRT2 = L.ERF_SQRT2
 T = Arg(TINY, 1e300)
@@ -235,6 +235,23 @@ def _ref_gen_late(t, lam, eta0):
 def _ref_gen_late_simple(t, lam, eta0):
     lam = mp.mpf(lam)
     return _ref_train_late(t, lam, eta0, 0) / _a(lam) + (1 - 1 / lam if lam > 1 else 0)
+
+
+def _t_for_x(x, lam, eta0, **_):
+    """t at which x = 4 eta0 (1 - sqrt(lam))^2 t equals x (d_out = 1; for the stratified draws)."""
+    g = 4.0 * eta0 * float(ref_gap(lam))
+    return x / g if g > 0 else math.inf  # lam = 1 (a documented DomainError): any t
+
+
+# the late-time expansions switch on lam (1 - sqrt(lam) as a quotient below lam = 4) and on the exponent
+# x (eq. 22's bracket: the erfcx difference below x = 1, continued fractions of 100 / 60 / 40 / 20 / 12
+# terms from x = 1 / 2 / 4 / 8 / 16); x in [100, 745] is where e^-x carried |x| ulps before the
+# double-double exponent (up to 45x the contract), beyond 745 e^-x alone underflows
+_LATE_BRANCHES = (Branch("lam", (1.0, 4.0), lo=1e-6, hi=1e6, what="lam"),
+                  Branch("t", (1.0, 2.0, 4.0, 8.0, 16.0, 100.0, 745.0), lo=1e-6, hi=1e4, solve=_t_for_x,
+                         what="x = 4 eta0 (1 - sqrt(lam))^2 t"))
+# the worst points of the trial that found the |x|-ulp loss (relative 4.8e-13 in loss_train_late)
+_LATE_POINTS = ({"t": 37480.415316788436, "lam": 0.19096779155569496, "eta0": 0.013665264394562936},)
 
 
 def _eps_eff(eps, level):
@@ -474,17 +491,18 @@ CASES = [
                  lambda t, lam, eta0, order: _ref_train_late(t, lam, eta0, int(order)),
                  {"t": T, "lam": LAM, "eta0": ETA, "order": Arg(values=(0, 1))}, rtol=lambda t, lam, eta0, order: _log_rtol(t, lam, eta0), rtol_doc=_LOG_RTOL_DOC,
                  raises=lambda t, lam, eta0, order: lam == 1.0,
-                 raises_doc='lam = 1 (the expansions diverge)'),
+                 raises_doc='lam = 1 (the expansions diverge)', branches=_LATE_BRANCHES,
+                 points=tuple({**pt, "order": o} for pt in _LATE_POINTS for o in (0, 1))),
     AccuracyCase("grokclocks.linear.loss_gen_late",
                  lambda t, lam, eta0: L.loss_gen_late(t, lam, eta0), _ref_gen_late,
                  {"t": T, "lam": LAM, "eta0": ETA}, rtol=lambda t, lam, eta0: _log_rtol(t, lam, eta0), rtol_doc=_LOG_RTOL_DOC,
                  raises=lambda t, lam, eta0: lam == 1.0, ci_examples=10,
-                 raises_doc='lam = 1 (the expansions diverge)'),
+                 raises_doc='lam = 1 (the expansions diverge)', branches=_LATE_BRANCHES, points=_LATE_POINTS),
     AccuracyCase("grokclocks.linear.loss_gen_late_simple",
                  lambda t, lam, eta0: L.loss_gen_late_simple(t, lam, eta0), _ref_gen_late_simple,
                  {"t": T, "lam": LAM, "eta0": ETA}, rtol=lambda t, lam, eta0: _log_rtol(t, lam, eta0), rtol_doc=_LOG_RTOL_DOC,
                  raises=lambda t, lam, eta0: lam == 1.0,
-                 raises_doc='lam = 1 (the expansions diverge)'),
+                 raises_doc='lam = 1 (the expansions diverge)', branches=_LATE_BRANCHES, points=_LATE_POINTS),
     # ---------------------------------------------------------------- approximate grokking times
     AccuracyCase("grokclocks.linear.t_star_train_lambertw",
                  lambda lam, eps, eta0, level: L.t_star_train_lambertw(lam, eps, eta0, level=level),
@@ -518,8 +536,8 @@ CASES = [
                  {"eps": EPS, "eta0": ETA, "level": LEVEL}, rtol=lambda eps, eta0, level: _log_rtol(eps, eps, eta0),
                  rtol_doc="4e-16 (10 + 2 |log eps| + |log eta0|)"),
     AccuracyCase("grokclocks.linear.dout_max [value at the returned d_out]",
-                 lambda lam, eps: L.dout_max(lam, eps, 0.01)[1],
-                 lambda lam, eps: ref_grok_time(lam, eps, 0.01, L.dout_max(lam, eps, 0.01)[0], 0.95),
+                 lambda lam, eps: L.dout_max(lam, eps, 0.01, level=0.95)[1],
+                 lambda lam, eps: ref_grok_time(lam, eps, 0.01, L.dout_max(lam, eps, 0.01, level=0.95)[0], 0.95),
                  {"lam": Arg(0.05, 1.0, "lin"), "eps": Arg(1e-6, 1e-2)}, rtol=1e-10, ci_examples=0,
                  note="the value at the returned d_out against the reference grokking time there"),
     # ---------------------------------------------------------------- weight decay

@@ -20,11 +20,46 @@ import mpmath as mp
 import numpy as np
 
 from grokclocks import rmt
-from harness import HUGE, TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg, Branch
 
 LAM = Arg(TINY, 1e300)
 S = Arg(TINY, HUGE)
 NEAR1 = Arg(1e-16, 0.1)  # |lam - 1|
+
+
+# ---------------------------------------------------------------- the switch points of rmt (stratified draws)
+# _edge_distances: sqrt(lam) <= 0.29 and >= 3.42; mp_cdf's near-pole break points for delta = lam_-/(4 sqrt(lam))
+# < 1/4, i.e. lam in (0.1459, 6.854); the atom for lam > 1
+_EDGE_LAM = (0.29 ** 2, 3.42 ** 2)
+_CDF_LAM = (*_EDGE_LAM, ((3 - math.sqrt(5)) / 2) ** 2, 1.0, ((3 + math.sqrt(5)) / 2) ** 2)
+# _continuous_integral: QAWS in y for delta >= 1 (lam <= 0.0294 or >= 33.97), in tau = log(1 + y/delta) inside
+_QUAD_LAM = ((3 - 2 * math.sqrt(2)) ** 2, 1.0, (3 + 2 * math.sqrt(2)) ** 2)
+# z = 2 s sqrt(lam): _log_phi1's power series below 1e-3, the Neumann series of Phi_0 up to z = 1, scipy's ive
+# up to the Hankel expansion at 1e8 (_HANKEL_Z), its leading term beyond s sqrt(lam) = 1e300
+_Z_PHI1 = (1e-3, 1e8, 2e300)
+_Z_PHI0 = (1.0, 1e8, 2e300)
+# _log_phi0: the Neumann series for sqrt(lam) <= 1/2, lam <= 1 directly, lam > 1 by duality (1/sqrt(lam) <= 1/2)
+_PHI0_LAM = (0.25, 1.0, 4.0)
+
+
+def _s_for_z(z, lam=None, e=None, side=None, **_):
+    """s at which z = 2 s sqrt(lam) equals z (lam given, or lam = 1 + side e)."""
+    lam = lam if lam is not None else _pm1(e, side)
+    return z / (2.0 * math.sqrt(lam))
+
+
+def _w_for_ratio(q, lam=None, e=None, side=None, **_):
+    """w = q |lam - 1|: the resolvent's b = 1 - lam + w and mp_stieltjes_nu2's c = lam - 1 + w change sign at
+    q = 1."""
+    d = abs(lam - 1.0) if lam is not None else e
+    return q * d if d > 0 else q
+
+
+def _z_branch(points, lo=1e-300):
+    return Branch("s", points, lo=lo, hi=HUGE, solve=_s_for_z, what="z = 2 s sqrt(lam)")
+
+
+_W_BRANCH = Branch("w", (1.0,), lo=1e-8, hi=1e8, solve=_w_for_ratio, what="w/|lam - 1|")
 
 
 def _extra(*xs) -> int:
@@ -178,40 +213,52 @@ CASES = [
                  lambda lam: (1 + mp.sqrt(lam)) ** 2, {"lam": LAM}, rtol=4e-16),
     AccuracyCase("grokclocks.rmt.mp_edges [lam_-]", lambda lam: rmt.mp_edges(lam)[0], ref_gap,
                  {"lam": LAM}, rtol=1e-15),
+    # lam - 2 sqrt(lam) and lam + 2 sqrt(lam) above 1e300 (the square of the rounded quotient overflowed
+    # to inf at the largest double, and (1 + sqrt(lam))^2 came out an ulp below lam_-)
+    AccuracyCase("grokclocks.rmt.mp_edges [lam_-, lam in [1e300, max]]", lambda lam: rmt.mp_edges(lam)[0], ref_gap,
+                 {"lam": Arg(1e300, HUGE)}, rtol=1.2e-16),
+    AccuracyCase("grokclocks.rmt.mp_edges [lam_+, lam in [1e300, max]]", lambda lam: rmt.mp_edges(lam)[1],
+                 lambda lam: (1 + mp.sqrt(lam)) ** 2, {"lam": Arg(1e300, HUGE)}, rtol=1.2e-16),
     AccuracyCase("grokclocks.rmt.mp_edges [lam_-, lam near 1]", lambda e, side: rmt.mp_edges(_pm1(e, side))[0],
                  lambda e, side: ref_gap(_pm1(e, side)), {"e": NEAR1, "side": Arg(values=(-1, 1))},
                  rtol=1e-15),
     AccuracyCase("grokclocks.rmt.mp_atom", rmt.mp_atom,
-                 lambda lam: max(mp.mpf(0), 1 - 1 / mp.mpf(lam)), {"lam": LAM}, rtol=4e-16),
+                 lambda lam: max(mp.mpf(0), 1 - 1 / mp.mpf(lam)), {"lam": LAM}, rtol=4e-16,
+                 branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks.rmt.mp_density", lambda lam, y: rmt.mp_density(_nu_in_support(lam, y), lam),
                  lambda lam, y: ref_density(_nu_in_support(lam, y), lam),
                  {"lam": LAM, "y": Arg(1e-12, 1.0 - 1e-12, "lin")},
                  rtol=lambda lam, y: 1e-15 * (1.0 + 2.0 / _edge_dist(lam, y)),
-                 rtol_doc="1e-15 (1 + 2w/d), d = distance of nu to the nearer edge, w = 4 sqrt(lam)"),
+                 rtol_doc="1e-15 (1 + 2w/d), d = distance of nu to the nearer edge, w = 4 sqrt(lam)",
+                 branches=(Branch("lam", _EDGE_LAM),)),
     AccuracyCase("grokclocks.rmt.mp_cdf", lambda lam, y: rmt.mp_cdf(_nu_in_support(lam, y), lam),
                  lambda lam, y: ref_cdf(_nu_in_support(lam, y), lam),
                  {"lam": LAM, "y": Arg(1e-12, 1.0 - 1e-12, "lin")},
                  rtol=lambda lam, y: 1e-14 + 2e-15 / _edge_dist(lam, y), ci_examples=15,
-                 rtol_doc="1e-14 + 2e-15 w/d (d, w as for mp_density)"),
+                 rtol_doc="1e-14 + 2e-15 w/d (d, w as for mp_density)",
+                 # y = 1/2: integrated from the lower edge below, the upper one above
+                 branches=(Branch("lam", _CDF_LAM), Branch("y", (0.5,), scale="lin"))),
     AccuracyCase("grokclocks.rmt.mp_cdf [lam near 1]",
                  lambda e, side, y: rmt.mp_cdf(_nu_in_support(_pm1(e, side), y), _pm1(e, side)),
                  lambda e, side, y: ref_cdf(_nu_in_support(_pm1(e, side), y), _pm1(e, side)),
                  {"e": NEAR1, "side": Arg(values=(-1, 1)), "y": Arg(1e-12, 1.0 - 1e-12, "lin")},
                  rtol=lambda e, side, y: 1e-14 + 2e-15 / _edge_dist(_pm1(e, side), y), ci_examples=15,
-                 rtol_doc="1e-14 + 2e-15 w/d"),
+                 rtol_doc="1e-14 + 2e-15 w/d", branches=(Branch("y", (0.5,), scale="lin"),)),
     AccuracyCase("grokclocks.rmt.mp_moment", lambda k, lam: rmt.mp_moment(int(k), lam),
                  lambda k, lam: mp.fsum(mp.mpf(lam) ** j * mp.binomial(int(k), j) * mp.binomial(int(k) - 1, j)
                                         / (j + 1) for j in range(int(k))) if k > 0 else mp.mpf(1),
                  {"k": Arg(0, 600, "lin", integer=True), "lam": LAM}, rtol=2e-14,
-                 rtol_doc="2e-14 (k <= 600; each term of the Narayana sum has a few ulps)", ci_examples=15),
+                 rtol_doc="2e-14 (k <= 600; each term of the Narayana sum has a few ulps)", ci_examples=15,
+                 # Narayana numbers beyond 2^1000 (from k = 510) are added in log space
+                 branches=(Branch("k", (509.5,), scale="lin", near=0.02),)),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [k=1]", lambda lam: rmt.mp_inverse_moment(1, lam),
                  lambda lam: 1 / abs(1 - mp.mpf(lam)) / (mp.mpf(lam) if lam > 1 else 1),
                  {"lam": LAM}, rtol=1e-15, raises=lambda lam: lam == 1.0,
-                 raises_doc='lam = 1 (both inverse moments diverge)'),
+                 raises_doc='lam = 1 (both inverse moments diverge)', branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [k=2]", lambda lam: rmt.mp_inverse_moment(2, lam),
                  lambda lam: 1 / abs(1 - mp.mpf(lam)) ** 3, {"lam": LAM}, rtol=2e-15,
                  raises=lambda lam: lam == 1.0,
-                 raises_doc='lam = 1 (both inverse moments diverge)'),
+                 raises_doc='lam = 1 (both inverse moments diverge)', branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks.rmt.mp_inverse_moment [lam near 1]",
                  lambda e, side: rmt.mp_inverse_moment(2, _pm1(e, side)),
                  lambda e, side: 1 / abs(1 - mp.mpf(_pm1(e, side))) ** 3,
@@ -223,38 +270,45 @@ CASES = [
 for _which, _f in (("m", rmt.mp_stieltjes), ("m2", rmt.mp_stieltjes2), ("nu2", rmt.mp_stieltjes_nu2)):
     CASES.append(AccuracyCase(f"grokclocks.rmt.{_f.__name__}", _f,
                               lambda w, lam, _w=_which: ref_stieltjes(w, lam, _w),
-                              {"w": Arg(TINY, HUGE), "lam": Arg(TINY, HUGE)}, rtol=4e-15))
+                              {"w": Arg(TINY, HUGE), "lam": Arg(TINY, HUGE)}, rtol=4e-15,
+                              branches=(Branch("lam", (1.0,)), _W_BRANCH)))
     CASES.append(AccuracyCase(f"grokclocks.rmt.{_f.__name__} [lam near 1]",
                               lambda w, e, side, _f=_f: _f(w, _pm1(e, side)),
                               lambda w, e, side, _w=_which: ref_stieltjes(w, _pm1(e, side), _w),
-                              {"w": Arg(TINY, 1e300), "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=4e-15))
+                              {"w": Arg(TINY, 1e300), "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=4e-15,
+                              branches=(_W_BRANCH,)))
 
 CASES += [
     AccuracyCase("grokclocks.rmt.mp_log_laplace_nu", rmt.mp_log_laplace_nu, ref_log_phi1,
-                 {"s": S, "lam": LAM}, rtol=4e-15, kind="log"),
+                 {"s": S, "lam": LAM}, rtol=4e-15, kind="log", branches=(_z_branch(_Z_PHI1),)),
     AccuracyCase("grokclocks.rmt.mp_log_laplace_nu [lam near 1]",
                  lambda s, e, side: rmt.mp_log_laplace_nu(s, _pm1(e, side)),
                  lambda s, e, side: ref_log_phi1(s, _pm1(e, side)),
-                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=4e-15, kind="log"),
+                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=4e-15, kind="log",
+                 branches=(_z_branch(_Z_PHI1),)),
     AccuracyCase("grokclocks.rmt.mp_laplace_nu", rmt.mp_laplace_nu, lambda s, lam: mp.exp(ref_log_phi1(s, lam)),
-                 {"s": S, "lam": LAM}, rtol=4e-15, kind="exp"),
+                 {"s": S, "lam": LAM}, rtol=4e-15, kind="exp", branches=(_z_branch(_Z_PHI1),)),
     AccuracyCase("grokclocks.rmt.mp_log_laplace", rmt.mp_log_laplace, ref_log_phi0,
-                 {"s": S, "lam": LAM}, rtol=2e-14, kind="log", ci_examples=20),
+                 {"s": S, "lam": LAM}, rtol=2e-14, kind="log", ci_examples=20,
+                 branches=(Branch("lam", _PHI0_LAM), _z_branch(_Z_PHI0))),
     AccuracyCase("grokclocks.rmt.mp_log_laplace [lam near 1]",
                  lambda s, e, side: rmt.mp_log_laplace(s, _pm1(e, side)),
                  lambda s, e, side: ref_log_phi0(s, _pm1(e, side)),
-                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-14, kind="log", ci_examples=10),
+                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-14, kind="log", ci_examples=10,
+                 branches=(_z_branch(_Z_PHI0),)),
     AccuracyCase("grokclocks.rmt.mp_log_laplace [s <= 1e4]", rmt.mp_log_laplace, ref_log_phi0,
-                 {"s": Arg(1e-3, 1e4), "lam": Arg(1e-3, 1e3)}, rtol=2e-14, kind="log", ci_examples=10),
+                 {"s": Arg(1e-3, 1e4), "lam": Arg(1e-3, 1e3)}, rtol=2e-14, kind="log", ci_examples=10,
+                 branches=(Branch("lam", _PHI0_LAM), _z_branch((1.0,), lo=1e-4))),
     AccuracyCase("grokclocks.rmt.mp_laplace", rmt.mp_laplace, lambda s, lam: mp.exp(ref_log_phi0(s, lam)),
-                 {"s": S, "lam": LAM}, rtol=2e-14, kind="exp", ci_examples=10),
+                 {"s": S, "lam": LAM}, rtol=2e-14, kind="exp", ci_examples=10,
+                 branches=(Branch("lam", _PHI0_LAM), _z_branch(_Z_PHI0))),
 ]
 
 for _name, (_ff, _fm, _dom) in F_TESTS.items():
     CASES.append(AccuracyCase(f"grokclocks.rmt.mp_expect [f={_name}]",
                               lambda lam, _ff=_ff: rmt.mp_expect(_ff, lam, rtol=2e-14),
                               lambda lam, _fm=_fm: ref_expect(_fm, lam), {"lam": _dom},
-                              rtol=1e-13, ci_examples=6))
+                              rtol=1e-13, ci_examples=6, branches=(Branch("lam", _QUAD_LAM),)))
     CASES.append(AccuracyCase(f"grokclocks.rmt.mp_expect [f={_name}, lam near 1]",
                               lambda e, side, _ff=_ff: rmt.mp_expect(_ff, _pm1(e, side), rtol=2e-14),
                               lambda e, side, _fm=_fm: ref_expect(_fm, _pm1(e, side)),
@@ -264,11 +318,17 @@ CASES += [
     AccuracyCase("grokclocks.rmt.mp_log_expect_exp [g=nu^2]",
                  lambda s, lam: rmt.mp_log_expect_exp(lambda x: float(x) ** 2, s, lam, rtol=2e-14),
                  lambda s, lam: ref_log_expect_exp(lambda x: x**2, s, lam),
-                 {"s": S, "lam": Arg(TINY, 1e100)}, rtol=1e-13, kind="log", ci_examples=5),
+                 {"s": S, "lam": Arg(TINY, 1e100)}, rtol=1e-13, kind="log", ci_examples=5,
+                 # the range is cut at e^-60 when s 4 sqrt(lam) > 120
+                 branches=(Branch("lam", _QUAD_LAM),
+                           Branch("s", (30.0,), lo=1e-10, hi=1e10, what="s sqrt(lam)",
+                                  solve=lambda q, lam: q / math.sqrt(lam)))),
     AccuracyCase("grokclocks.rmt.mp_log_expect_exp [g=1/(nu+1), lam near 1]",
                  lambda s, e, side: rmt.mp_log_expect_exp(lambda x: 1.0 / (float(x) + 1.0), s, _pm1(e, side),
                                                           rtol=2e-14),
                  lambda s, e, side: ref_log_expect_exp(lambda x: 1 / (x + 1), s, _pm1(e, side)),
-                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, kind="log", ci_examples=5),
+                 {"s": S, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=1e-13, kind="log", ci_examples=5,
+                 branches=(Branch("s", (30.0,), lo=1e-10, hi=1e10, what="s sqrt(lam)",
+                                  solve=lambda q, e, side: q / math.sqrt(_pm1(e, side))),)),
 ]
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from cases_clocks import in_double
 from grokclocks import spectral as S
-from harness import TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg
 
 mpf = mpmath.mpf
 BIG = 1e300
@@ -114,8 +114,9 @@ CASES = [
                  {"x": Arg(TINY, BIG), "y": Arg(TINY, BIG), "L": Arg(1, 1e6, integer=True)}, rtol=4e-13, atol=4e-13 * TINY),
     AccuracyCase("grokclocks.spectral.weight_decay_to_penalty_coefficient",
                  lambda mu, L: S.weight_decay_to_penalty_coefficient(mu, int(L)),
-                 lambda mu, L: mpf(mu) * int(L) / 2, {"mu": Arg(TINY, BIG), "L": Arg(1, 1e6, integer=True)},
-                 rtol=2.3e-16, atol=2.3e-16 * TINY),
+                 lambda mu, L: mpf(mu) * int(L) / 2, {"mu": Arg(TINY, HUGE), "L": Arg(1, 1e6, integer=True)},
+                 # mu (L/2): one rounding; mu L overflowed first (inf at mu = 1e308, L = 3, exact 1.5e308)
+                 rtol=1.2e-16, atol=1.2e-16 * TINY, points=({"mu": 1e308, "L": 3},)),
     AccuracyCase("grokclocks.spectral.imbalance_decay", S.imbalance_decay,
                  lambda D0, mu, t: mpf(D0) * mpmath.exp(-2 * mpf(mu) * mpf(t)),
                  {"D0": Arg(TINY, BIG), "mu": Arg(TINY, 1.7e308), "t": Arg(TINY, BIG)},  # mu > 9e307: 2 mu overflows

@@ -1,6 +1,7 @@
-"""The accuracy contract (tests/accuracy/harness.py): every case at its domain's corners, then
-hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long run; a
-case with a slow reference may ask for fewer draws in the default ``ci`` profile)."""
+"""The accuracy contract (tests/accuracy/harness.py): every case at its domain's corners and fixed
+points, then hypothesis draws (the profile sets how many: ``--hypothesis-profile=thorough`` for a long
+run; a case with a slow reference may ask for fewer draws in the default ``ci`` profile), stratified
+across the pieces of each declared branch."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import AccuracyCase, evaluate, sample_points
+from harness import AccuracyCase, draw_point, evaluate, fixed_points
 
 _HERE = pathlib.Path(__file__).parent
 CASES: list[AccuracyCase] = [c for f in sorted(_HERE.glob("cases_*.py"))
@@ -28,7 +29,7 @@ def _skip_in_ci(case: AccuracyCase) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_corners(case: AccuracyCase):
     _skip_in_ci(case)
-    corners = sample_points(case, 0)
+    corners = fixed_points(case)
     bad = [(pt, s) for pt in corners for s, _ in [evaluate(case, pt)] if s.startswith("bad")]
     assert not bad, bad[:3]
 
@@ -43,7 +44,11 @@ def test_draws(case: AccuracyCase):
     @settings(max_examples=n)
     @given(data=st.data())
     def draw(data):
-        pt = {nm: a.draw(data.draw(st.floats(0.0, 1.0), label=nm)) for nm, a in case.args.items()}
+        us = [data.draw(st.floats(0.0, 1.0), label=nm) for nm in case.args]
+        pieces = [data.draw(st.integers(0, b.pieces(case.args[b.arg])), label=f"{b.arg} piece")
+                  for b in case.branches]
+        bus = [data.draw(st.floats(0.0, 1.0), label=f"{b.arg} in piece") for b in case.branches]
+        pt = draw_point(case, us, pieces, bus)
         status, _ = evaluate(case, pt)
         assert not status.startswith("bad"), (pt, status)
 

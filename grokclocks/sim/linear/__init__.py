@@ -1,21 +1,21 @@
-"""Teacher-student simulations of spec ``levi`` (Levi, Beck, Bar-Sinai): explicit GD and its exact spectral form.
+"""Teacher-student simulations of spec `levi` (Levi, Beck, Bar-Sinai): explicit GD and its exact spectral form.
 
-* :func:`run_gd` -- explicit full-batch GD (optax SGD + weight decay through the one engine,
-  :func:`grokclocks.sim.train.simulate`), vmapped over seeds and, optionally, over a grid of
+* `run_gd` -- explicit full-batch GD (optax SGD + weight decay through the one engine,
+  `grokclocks.sim.train.simulate`), vmapped over seeds and, optionally, over a grid of
   learning rates / weight decays;
-* :func:`run_gd_spectral` -- the *same* GD iterates in closed form from ``eigh`` of the training
-  Gram matrix (no approximation; matches :func:`run_gd` to ~1e-14 relative); real-valued ``t``;
-* :func:`crossing_times` -- first time the loss falls to ``L*``, by bisection on continuous ``t``;
-* :func:`run_two_layer` -- explicit GD of the two-layer network (linear or tanh hidden layer);
-* :func:`run_gd_fresh_noise` -- GD with label noise redrawn at every step (eigenbasis simulation).
+* `run_gd_spectral` -- the same GD iterates in closed form from `eigh` of the training
+  Gram matrix (no approximation; matches `run_gd` to about 10⁻¹⁴ relative); real-valued `t`;
+* `crossing_times` -- first time the loss falls to L∗, by bisection on continuous `t`;
+* `run_two_layer` -- explicit GD of the two-layer network (linear or tanh hidden layer);
+* `run_gd_fresh_noise` -- GD with label noise redrawn at every step (eigenbasis simulation).
 
-Time unit = one GD step with learning rate ``eta`` (spec ``levi:conv-time``); formulas of the
-gradient-flow theory are compared at ``eta0 = eta``.  Weight decay ``gamma`` is in the paper
-convention unless ``wd_convention="torch"`` (spec ``levi:conv-wd``).  Everything runs in float64.
+Time unit = one GD step with learning rate η (spec `levi:conv-time`); formulas of the
+gradient-flow theory are compared at η₀ = η.  Weight decay γ is in the paper convention unless
+`wd_convention="torch"` (spec `levi:conv-wd`).  Everything runs in float64.
 
-The package keeps one concept per private file (``_helpers``, ``_configs``, ``_draws``, ``_gd``,
-``_spectral``, ``_two_layer``, ``_fresh_noise``); every public name is imported here and documented
-as ``grokclocks.sim.linear.<name>``.
+The package keeps one concept per private file (`_helpers`, `_configs`, `_draws`, `_gd`,
+`_spectral`, `_two_layer`, `_fresh_noise`); every public name is imported here and documented
+as `grokclocks.sim.linear.<name>`.
 """
 
 from __future__ import annotations
@@ -60,3 +60,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

@@ -88,38 +88,75 @@ def run_gd_fresh_noise(data: TeacherStudentData, eta: float, steps: int, *, sigm
                        wd_convention: str = "paper", record_every: int = 1, noise_seed: int = 0,
                        progress: bool = False, save_path: str | os.PathLike | None = None,
                        resume: bool = False, overwrite: bool = False, on_divergence: str = "raise_if_all") -> Trajectory:
-    """GD with training-label noise redrawn at every step, simulated exactly in the eigenbasis of Sigma_tr.
+    r"""GD with training-label noise redrawn at every step, simulated exactly in the eigenbasis of Σ_tr.
+
+    At step t the labels are y_i = Tᵀx_i + δ_i⁽ᵗ⁾ with fresh noise δ⁽ᵗ⁾ ~ N(0, σ²I); in the
+    eigenbasis of Σ_tr each mode of the error D̄ = VᵀD contracts by ρ and receives a Gaussian kick:
 
     .. math::
-        y_i^{(t)} = T^\\top x_i + \\delta_i^{(t)},\\ \\delta^{(t)} \\stackrel{iid}{\\sim}\\mathcal N(0,\\sigma^2 I),\\qquad
-        \\bar D_{t+1} = \\rho\\,\\bar D_t + \\frac{2\\eta}{d_{\\rm out}}\\,\\sigma\\sqrt{\\nu/N}\\,\\xi_t - \\eta c\\,\\bar T,\\quad
-        \\rho = 1 - \\eta\\Big(\\frac{2\\nu}{d_{\\rm out}} + c\\Big)
+        y_i^{(t)} = T^\top x_i + \delta_i^{(t)},\ \delta^{(t)} \stackrel{iid}{\sim}\mathcal N(0,\sigma^2 I),\qquad
+        \bar D_{t+1} = \rho\,\bar D_t + \frac{2\eta}{d_{\rm out}}\,\sigma\sqrt{\nu/N}\,\xi_t - \eta c\,\bar T,\quad
+        \rho = 1 - \eta\Big(\frac{2\nu}{d_{\rm out}} + c\Big)
 
-    using ``V^T X^T delta_t / N = sigma sqrt(nu/N) xi_t`` with ``xi_t = U^T delta_t / sigma`` iid
-    N(0, 1) on the ``r`` modes with ``nu > 0`` (X = U diag(sqrt(N nu)) V^T), which is exact in
-    distribution.  Records ``loss_gen = ||D||^2/d_out``, ``loss_train_clean = Tr(D^T Sigma D)/d_out``
-    and ``loss_train`` = the loss on the current noisy labels,
-    ``(1/(N d_out)) ||X D_t - delta^(t)||^2`` (with the chi-square of the ``(N - r) d_out`` noise
-    components outside the column space of X).  The fixed noise ``data.delta`` is not used.
+    using VᵀXᵀδ_t/N = σ·√(ν/N)·ξ_t with ξ_t = Uᵀδ_t/σ iid N(0, 1) on the r modes with ν > 0
+    (X = U·diag(√(N ν))·Vᵀ), which is exact in distribution.  Records `loss_gen` = ‖D‖²/d_out,
+    `loss_train_clean` = Tr(DᵀΣD)/d_out and `loss_train`, the loss on the current noisy labels,
+    ‖X D_t − δ⁽ᵗ⁾‖²/(N d_out) (with the chi-square of the (N − r)·d_out noise components outside
+    the column space of X).  The fixed noise `data.delta` is not used.  Runs in float64.
 
     Parameters
     ----------
     data : TeacherStudentData
-    eta : float > 0; steps : int >= 1; sigma2 : float >= 0 (per-step label-noise variance)
-    gamma : float >= 0; wd_convention : {"paper", "torch"}; record_every : int >= 1
-    noise_seed : int >= 0
-        Selects the noise sequence (derived from the draw's key).
-    progress, save_path, resume, overwrite, on_divergence
-        As in :func:`grokclocks.sim.train.simulate`.
+        The draws, from `make_teacher_student` or `draw_teacher_student`.
+    eta : float
+        Learning rate η > 0 (stable iff η < d_out/(ν_max + γ/2)).
+    steps : int
+        Number of GD steps, an integer ≥ 1 and a multiple of `record_every`.
+    sigma2 : float
+        Variance σ² ≥ 0 of the label noise redrawn at every step.
+    gamma : float
+        Weight decay γ ≥ 0 in the convention `wd_convention`; default 0.
+    wd_convention : {"paper", "torch"}
+        How `gamma` is meant: `"paper"` (default), the decay γ/d_out of paper eq. 3, or `"torch"`,
+        PyTorch's `SGD(weight_decay=gamma)` (decay γ).
+    record_every : int
+        Steps between two records, an integer ≥ 1 dividing `steps`; default 1.
+    noise_seed : int
+        Selects the noise sequence, an integer ≥ 0 (the per-step keys derive from each draw's key
+        and this seed); default 0.
+    progress : bool
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    save_path : str or os.PathLike or None
+        Save the run after every chunk to this `.npz` (+ `.json`) file, atomically, so that a crash
+        loses nothing already computed; `None` (default) saves nothing.  An existing file is an
+        error unless `resume` or `overwrite` is set.
+    resume : bool
+        With `save_path`: continue the run saved there (a missing file starts it; a finished run is
+        returned as saved); default `False`.  The saved run must have this configuration.
+    overwrite : bool
+        With `save_path`: replace an existing run; default `False`.  Exclusive with `resume`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose losses become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged;
+        `"flag"` never raises; `"raise"` raises at the first diverged run (the options of
+        `grokclocks.sim.train.simulate`).
 
     Returns
     -------
     Trajectory
-        Metrics of shape ``(*data.batch_shape, n_records)``; config :class:`FreshNoiseConfig`.
+        Metrics `loss_train`, `loss_train_clean`, `loss_gen` of shape
+        `(*data.batch_shape, n_records)`; `config` a `FreshNoiseConfig`.
+
+    Raises
+    ------
+    SimulationDiverged
+        If a loss becomes NaN or inf, as `on_divergence` says.
+    DomainError
+        If an argument is outside its domain.
 
     References
     ----------
-    Spec ``levi:noise-fresh`` (fresh-per-step noise; the regime of paper Fig. 6, ``levi:fig6``).
+    Spec `levi:noise-fresh` (fresh-per-step noise; the regime of paper Fig. 6, `levi:fig6`).
     """
     enable_x64()
     _check_data(data, TeacherStudentData)

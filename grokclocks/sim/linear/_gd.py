@@ -66,54 +66,88 @@ def run_gd(data: TeacherStudentData, eta: Any, steps: int, *, gamma: Any = 0.0, 
            wd_convention: str = "paper", eps: float | None = None, n_gen: int = 0, progress: bool = False,
            save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
            on_divergence: str = "raise_if_all") -> Trajectory:
-    """Explicit full-batch GD of the linear student, recording the losses every ``record_every`` steps.
+    r"""Explicit full-batch GD of the linear student, recording the losses every `record_every` steps.
+
+    Each step moves the student S by η times the gradient of the training loss plus the decay c·S,
+    where D = S − T is the error matrix, F = Xᵀδ/N_tr the label-noise cross term, and c = γ/d_out
+    (paper convention) or γ (torch):
 
     .. math::
-        S_{t+1} = S_t - \\eta\\Big[\\frac{2}{d_{\\rm out}}(\\Sigma_{\\rm tr} D_t - F) + c\\, S_t\\Big],\\quad
-        D = S - T,\\ F = X^\\top\\delta/N_{\\rm tr},\\ c = \\gamma/d_{\\rm out}\\ (\\text{paper}) \\text{ or } \\gamma\\ (\\text{torch})
+        S_{t+1} = S_t - \eta\Big[\frac{2}{d_{\rm out}}(\Sigma_{\rm tr} D_t - F) + c\, S_t\Big],\quad
+        D = S - T,\ F = X^\top\delta/N_{\rm tr},\ c = \gamma/d_{\rm out}\ (\text{paper}) \text{ or } \gamma\ (\text{torch})
 
-        \\mathcal L_{\\rm tr} = \\frac{1}{N_{\\rm tr} d_{\\rm out}}\\|X S - (X T + \\delta)\\|^2
-        = \\frac{{\\rm Tr}(D^\\top\\Sigma D) - 2{\\rm Tr}(D^\\top F) + \\|\\delta\\|^2/N_{\\rm tr}}{d_{\\rm out}},\\qquad
-        \\mathcal L_{\\rm gen} = \\frac{\\|D\\|_F^2}{d_{\\rm out}}
+    The recorded losses are the training loss (mean squared error on the noisy training labels)
+    and the generalisation loss ‖D‖²/d_out:
 
-    Implemented with optax (``add_decayed_weights(c)`` then ``sgd(eta)``) in the jit + scan +
-    vmap engine; batched over the data's seed axes and, if ``eta`` or ``gamma`` is a 1-D array,
-    over that grid (outermost axis).
+    .. math::
+        \mathcal L_{\rm tr} = \frac{1}{N_{\rm tr} d_{\rm out}}\|X S - (X T + \delta)\|^2
+        = \frac{{\rm Tr}(D^\top\Sigma D) - 2{\rm Tr}(D^\top F) + \|\delta\|^2/N_{\rm tr}}{d_{\rm out}},\qquad
+        \mathcal L_{\rm gen} = \frac{\|D\|_F^2}{d_{\rm out}}
+
+    Implemented with optax (`add_decayed_weights(c)` then `sgd(eta)`) in the jit + scan + vmap
+    engine; batched over the data's seed axes and, if `eta` or `gamma` is a 1-D array, over that
+    grid (outermost axis).  Runs in float64.
 
     Parameters
     ----------
     data : TeacherStudentData
-        From :func:`make_teacher_student` / :func:`draw_teacher_student` (float64).
-    eta : float > 0 or 1-D array of them
-        Learning rate (GD stable iff ``eta < d_out / (nu_max + gamma/2)``).
-    steps : int >= 1, a multiple of ``record_every``
-    gamma : float >= 0 or 1-D array of them
-        Weight decay in ``wd_convention``.
-    record_every : int >= 1
+        The draws, from `make_teacher_student` or `draw_teacher_student` (float64).
+    eta : float or array_like
+        Learning rate η > 0, or a 1-D grid of them (the outermost batch axis of the result).  GD
+        is stable iff η < d_out/(ν_max + γ/2), ν_max ≈ (1 + √λ)² the largest eigenvalue of XᵀX/N.
+    steps : int
+        Number of GD steps, an integer ≥ 1 and a multiple of `record_every`.
+    gamma : float or array_like
+        Weight decay γ ≥ 0 in the convention `wd_convention`, or a 1-D grid of the length of
+        `eta`'s; default 0 (no weight decay).
+    record_every : int
+        Steps between two records, an integer ≥ 1 dividing `steps`; default 1.
     wd_convention : {"paper", "torch"}
-    eps : float > 0, optional
-        If given, also record the empirical accuracies ``acc_train`` (on the training set, residual
-        to the training labels) and, if ``n_gen > 0``, ``acc_gen`` on ``n_gen`` fresh inputs: a
-        sample is correct iff its mean squared error over outputs is ``< eps`` (spec ``levi:conv-acc``).
-    n_gen : int >= 0
-        Number of fresh test inputs (drawn from the data's key; memory ``n_gen * d_in`` per run).
-    progress, save_path, resume, overwrite, on_divergence
-        See :func:`grokclocks.sim.train.simulate`.
+        How `gamma` is meant: `"paper"` (default), the decay γ/d_out of paper eq. 3, or `"torch"`,
+        PyTorch's `SGD(weight_decay=gamma)` (decay γ).
+    eps : float or None
+        Accuracy threshold ε > 0 on the per-sample mean squared error.  If given, also record the
+        empirical accuracies `acc_train` (on the training set, residual to the training labels)
+        and, if `n_gen` > 0, `acc_gen` on `n_gen` fresh inputs: a sample is correct iff its mean
+        squared error over the outputs is < ε (spec `levi:conv-acc`).  `None` (default) records
+        no accuracy.
+    n_gen : int
+        Number of fresh test inputs for `acc_gen`, an integer ≥ 0, drawn from the data's key
+        (memory `n_gen`·d_in per run); needs `eps`.  Default 0.
+    progress : bool
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    save_path : str or os.PathLike or None
+        Save the run after every chunk to this `.npz` (+ `.json`) file, atomically, so that a crash
+        loses nothing already computed; `None` (default) saves nothing.  An existing file is an
+        error unless `resume` or `overwrite` is set.
+    resume : bool
+        With `save_path`: continue the run saved there (a missing file starts it; a finished run is
+        returned as saved); default `False`.  The saved run must have this configuration.
+    overwrite : bool
+        With `save_path`: replace an existing run; default `False`.  Exclusive with `resume`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose losses become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged;
+        `"flag"` never raises; `"raise"` raises at the first diverged run (the options of
+        `grokclocks.sim.train.simulate`).
 
     Returns
     -------
     Trajectory
-        ``times`` = steps; metrics ``loss_train``, ``loss_gen`` (and ``acc_train``, ``acc_gen``) of
-        shape ``(*grid, *data.batch_shape, n_records)``; ``config`` a :class:`LinearGDConfig`.
+        `times` in GD steps; metrics `loss_train`, `loss_gen` (and `acc_train`, `acc_gen`) of
+        shape `(*grid, *data.batch_shape, n_records)`; `config` a `LinearGDConfig`.
 
     Raises
     ------
     SimulationDiverged
-        If a loss becomes NaN/inf (learning rate too large).
+        If a loss becomes NaN or inf (learning rate too large), as `on_divergence` says.
+    DomainError
+        If an argument is outside its domain (e.g. `n_gen` > 0 without `eps`).
 
     References
     ----------
-    Spec ``levi:eq3`` / ``levi:eq13`` (paper eqs. 3, 13), ``levi:conv-wd``, ``levi:conv-acc``, losses ``levi:eq1``/``levi:eq2``.
+    Spec `levi:eq3` / `levi:eq13` (paper eqs. 3, 13), `levi:conv-wd`, `levi:conv-acc`, losses
+    `levi:eq1` / `levi:eq2`.
     """
     enable_x64()
     _check_data(data, TeacherStudentData)

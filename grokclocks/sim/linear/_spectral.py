@@ -88,27 +88,39 @@ def _project_fn(n_douts: int) -> Any:
 @cites("levi:conv-data", "levi:gd-exact")
 def spectral_draws(d_in: int, lam: float, d_outs: int | Sequence[int] = (1,), *,
                    seeds: Sequence[int] = (0,)) -> dict[int, SpectralDraws]:
-    r"""Teacher-student draws of :func:`draw_teacher_student` decomposed once for several ``d_out``.
+    r"""Teacher-student draws of `draw_teacher_student` decomposed once for several output dimensions.
 
-    The inputs ``X`` of a seed do not depend on ``d_out`` (spec section 7.1 splits the key into X, T,
-    S0, noise), so one ``eigh`` of :math:`\Sigma_{\rm tr}` per seed serves every output dimension,
-    student scale and label-noise variance: the result holds, per ``d_out``, the projections of the
-    draw (``init_scale = 1``, unit noise) on the eigenbasis; select a variant with
-    :meth:`SpectralDraws.variant` and pass it to :func:`run_gd_spectral` / :func:`crossing_times`.
+    The inputs X of a seed do not depend on d_out (spec section 7.1 splits the key into X, T, S0
+    and the noise), so one `eigh` of Σ_tr per seed serves every output dimension, student scale and
+    label-noise variance: the result holds, per d_out, the projections of the draw (`init_scale`
+    = 1, unit noise) on the eigenbasis; select a variant with `SpectralDraws.variant` and pass it
+    to `run_gd_spectral` or `crossing_times`.  Runs in float64.
 
     Parameters
     ----------
-    d_in : int >= 1; lam : float > 0
-    d_outs : int or sequence of int >= 1
-    seeds : sequence of int >= 0 (a leading batch axis)
+    d_in : int
+        Input dimension d_in ≥ 1.
+    lam : float
+        λ = d_in/N_tr, input dimension over training-set size; 0 < λ ≤ 2 d_in.
+    d_outs : int or sequence of int
+        The output dimensions d_out ≥ 1 to decompose, one or a non-empty sequence; default `(1,)`.
+    seeds : sequence of int
+        Seeds ≥ 0, distinct (keys `PRNGKey(1000 d_in + seed)`); they form a leading batch axis.
+        Default `(0,)`.
 
     Returns
     -------
-    dict d_out -> SpectralDraws (``sigma2 = 0``, ``init_scale = 1``)
+    dict of int to SpectralDraws
+        For each d_out, its draws with `sigma2` = 0 and `init_scale` = 1.
+
+    Raises
+    ------
+    DomainError
+        If an argument is outside its domain or `d_outs` is empty.
 
     References
     ----------
-    Spec ``levi:conv-data`` (keys ``PRNGKey(1000 d_in + seed)``), ``levi:gd-exact`` (section 7.1).
+    Spec `levi:conv-data` (keys `PRNGKey(1000 d_in + seed)`), `levi:gd-exact` (section 7.1).
     """
     enable_x64()
     outs = tuple(integer_at_least(k, "d_out", 1) for k in np.atleast_1d(d_outs).tolist())
@@ -183,44 +195,54 @@ def _check_rho(dec: dict[str, jax.Array], config: Any, *, continuous: bool, t_no
 @cites("levi:eq5", "levi:eq33", "levi:gd-exact", "levi:eq3")
 def run_gd_spectral(data: TeacherStudentData, eta: float, ts: Any, *, gamma: float = 0.0,
                     wd_convention: str = "paper") -> Trajectory:
-    """The exact GD iterates of :func:`run_gd` in closed form, from ``eigh`` of the training Gram matrix.
+    r"""The exact GD iterates of `run_gd` in closed form, from `eigh` of the training Gram matrix.
+
+    In the eigenbasis V of Σ_tr each mode of the error D̄ = VᵀD decays geometrically, by the factor
+    ρ per step, towards its fixed point D̄_∞:
 
     .. math::
-        \\Sigma_{\\rm tr} = V{\\rm diag}(\\nu)V^\\top,\\quad \\bar D_t = V^\\top D_t
-        = \\rho^t(\\bar D_0 - \\bar D_\\infty) + \\bar D_\\infty,\\quad
-        \\rho = 1 - \\eta\\Big(\\frac{2\\nu}{d_{\\rm out}} + c\\Big),\\quad
-        \\bar D_\\infty = \\frac{\\frac{2}{d_{\\rm out}}\\bar F - c\\bar T}{\\frac{2\\nu}{d_{\\rm out}} + c}
+        \Sigma_{\rm tr} = V{\rm diag}(\nu)V^\top,\quad \bar D_t = V^\top D_t
+        = \rho^t(\bar D_0 - \bar D_\infty) + \bar D_\infty,\quad
+        \rho = 1 - \eta\Big(\frac{2\nu}{d_{\rm out}} + c\Big),\quad
+        \bar D_\infty = \frac{\frac{2}{d_{\rm out}}\bar F - c\bar T}{\frac{2\nu}{d_{\rm out}} + c}
 
-    (``c = gamma/d_out`` paper convention; modes with ``2 nu/d_out + c = 0`` do not move, and
-    eigenvalues below ``nu_max * max(N, d_in) * machine eps`` are the null space, set to 0), and
-    the losses of :func:`run_gd` evaluated on it.  This *is* GD, not an approximation; ``t`` may
-    be real (continuous interpolation ``rho**t``) when every ``rho > 0``.
+    (c = γ/d_out in the paper convention; modes with 2ν/d_out + c = 0 do not move, and eigenvalues
+    below ν_max·max(N, d_in)·machine ε are the null space, set to 0), and the losses of `run_gd`
+    evaluated on it.  This is GD, not an approximation; t may be real (continuous
+    interpolation ρᵗ) when every ρ > 0.  Runs in float64.
 
     Parameters
     ----------
     data : TeacherStudentData or SpectralDraws
-        The draws, or their eigen-projections from :func:`spectral_draws` (no ``eigh`` then).
-    eta : float > 0
-    ts : array of float >= 0 (1-D)
-        Times (GD steps) at which to evaluate.
-    gamma : float >= 0; wd_convention : {"paper", "torch"}
+        The draws, or their eigen-projections from `spectral_draws` (no `eigh` then).
+    eta : float
+        Learning rate η > 0.  Every ρ ≥ −1 is needed (GD stable); non-integer `ts` need every ρ > 0.
+    ts : array_like
+        1-D array of times t ≥ 0, in GD steps, at which to evaluate the losses (real values
+        allowed when every ρ > 0).
+    gamma : float
+        Weight decay γ ≥ 0 in the convention `wd_convention`; default 0.
+    wd_convention : {"paper", "torch"}
+        How `gamma` is meant: `"paper"` (default), the decay γ/d_out of paper eq. 3, or `"torch"`,
+        PyTorch's `SGD(weight_decay=gamma)` (decay γ).
 
     Returns
     -------
     Trajectory
-        ``times = ts``; ``loss_train``, ``loss_gen`` of shape ``(*data.batch_shape, len(ts))``;
-        ``config`` a :class:`SpectralConfig`.
+        `times` = `ts`; metrics `loss_train`, `loss_gen` of shape `(*data.batch_shape, len(ts))`;
+        `config` a `SpectralConfig`.
 
     Raises
     ------
     SimulationDiverged
-        If some mode has ``rho < -1`` (GD diverges).
+        If some mode has ρ < −1 (GD diverges).
     DomainError
-        For non-integer ``ts`` while some ``rho < 0``, and invalid arguments.
+        For non-integer `ts` while some ρ < 0, and for invalid arguments.
 
     References
     ----------
-    Spec ``levi:eq5``, ``levi:gd-exact`` (section 7.1), per-mode solution ``levi:eq33`` in GD form, update ``levi:eq3``.
+    Spec `levi:eq5`, `levi:gd-exact` (section 7.1), per-mode solution `levi:eq33` in GD form,
+    update `levi:eq3`.
     """
     enable_x64()
     _check_data(data, (TeacherStudentData, SpectralDraws))
@@ -277,39 +299,54 @@ def _crossing_fn(n_batch: int) -> Any:
 @cites("levi:tstar", "levi:grok-def", "levi:gd-exact")
 def crossing_times(data: TeacherStudentData, eta: float, loss_star: float, *, gamma: float = 0.0,
                    wd_convention: str = "paper") -> CrossingTimes:
-    """First (continuous) GD time at which the train / gen loss reaches ``loss_star``, per seed.
+    r"""First (continuous) GD time at which the training / generalisation loss reaches `loss_star`, per seed.
+
+    The crossing times t∗_tr and t∗_gen of the loss threshold L∗, and their difference, the
+    grokking time Δt:
 
     .. math::
-        t^*_{\\rm tr/gen} = \\min\\{t \\ge 0 : \\mathcal L_{\\rm tr/gen}(t) \\le \\mathcal L^*\\},\\qquad
-        \\Delta t = t^*_{\\rm gen} - t^*_{\\rm tr}
+        t^*_{\rm tr/gen} = \min\{t \ge 0 : \mathcal L_{\rm tr/gen}(t) \le \mathcal L^*\},\qquad
+        \Delta t = t^*_{\rm gen} - t^*_{\rm tr}
 
-    with the exact GD losses of :func:`run_gd_spectral` on continuous ``t``: a bracket from the
-    doubling grid ``t = 0, 1, 2, 4, ...`` (first grid point with ``L <= L*``), then 80 bisections.
-    For losses that decrease monotonically (no weight decay, no label noise, ``rho > 0``) this is the
-    first crossing; otherwise it is a crossing inside the first bracket.  ``t* = 0`` if
-    ``L(0) <= L*``; ``t* = inf`` if no grid point up to ``2**62`` steps is below ``L*`` (e.g. when the
-    ``t -> inf`` limit is not below ``L*``, spec ``levi:grok-def``).
+    with the exact GD losses of `run_gd_spectral` on continuous t: a bracket from the doubling
+    grid t = 0, 1, 2, 4, ... (first grid point with L ≤ L∗), then 80 bisections.  For losses that
+    decrease monotonically (no weight decay, no label noise, ρ > 0) this is the first crossing;
+    otherwise it is a crossing inside the first bracket.  t∗ = 0 if L(0) ≤ L∗; t∗ = inf if no grid
+    point up to 2⁶² steps is below L∗ (e.g. when the t → ∞ limit is not below L∗, spec
+    `levi:grok-def`).  Runs in float64.
 
     Parameters
     ----------
     data : TeacherStudentData or SpectralDraws
-        The draws, or their eigen-projections from :func:`spectral_draws` (no ``eigh`` then).
-    eta : float > 0
-        Must satisfy ``eta < d_out / (2 nu_max / 2 + ...)`` so that every ``rho > 0`` (continuous t).
-    loss_star : float > 0
-        The loss threshold ``L*`` (e.g. ``grokclocks.linear.loss_threshold(eps, d_out, level)``).
-    gamma : float >= 0; wd_convention : {"paper", "torch"}
+        The draws, or their eigen-projections from `spectral_draws` (no `eigh` then).
+    eta : float
+        Learning rate η > 0; continuous t needs every mode factor ρ = 1 − η(2ν/d_out + c) > 0,
+        i.e. η < d_out/(2ν_max + γ) in the paper convention.
+    loss_star : float
+        The loss threshold L∗ > 0 (e.g. `grokclocks.linear.loss_threshold(eps, d_out, level)`).
+    gamma : float
+        Weight decay γ ≥ 0 in the convention `wd_convention`; default 0.
+    wd_convention : {"paper", "torch"}
+        How `gamma` is meant: `"paper"` (default), the decay γ/d_out of paper eq. 3, or `"torch"`,
+        PyTorch's `SGD(weight_decay=gamma)` (decay γ).
 
     Returns
     -------
     CrossingTimes
-        ``t_train``, ``t_gen``, ``grok_time`` of shape ``data.batch_shape``; ``grok_time`` is NaN where
-        both times are ``inf`` (neither loss reaches ``loss_star``: no grokking time, as in
-        :func:`grokclocks.linear.grok_time_grid`).
+        `t_train`, `t_gen`, `grok_time` in GD steps, of shape `data.batch_shape`; `grok_time` is
+        NaN where both times are inf (neither loss reaches `loss_star`: no grokking time, the
+        convention of `grokclocks.linear.grok_time_grid`).
+
+    Raises
+    ------
+    SimulationDiverged
+        If some mode has ρ < −1 (GD diverges).
+    DomainError
+        If some ρ < 0 (η too large for continuous t), or an argument is outside its domain.
 
     References
     ----------
-    Spec ``levi:tstar``, ``levi:grok-def``, section 7.1 (bisection with the exact GD iterates).
+    Spec `levi:tstar`, `levi:grok-def`, section 7.1 (bisection with the exact GD iterates).
     """
     enable_x64()
     _check_data(data, (TeacherStudentData, SpectralDraws))

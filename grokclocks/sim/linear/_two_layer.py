@@ -76,38 +76,73 @@ def run_two_layer(data: TwoLayerData, eta: Any, steps: int, *, activation: str =
                   record_every: int = 1, wd_convention: str = "paper", n_gen: int = 4096, progress: bool = False,
                   save_path: str | os.PathLike | None = None, resume: bool = False, overwrite: bool = False,
                   on_divergence: str = "raise_if_all") -> Trajectory:
-    """Explicit full-batch GD on (S0, S1) of the two-layer net f(x) = S1^T sigma(S0^T x).
+    r"""Explicit full-batch GD on (S0, S1) of the two-layer net f(x) = S1ᵀ σ(S0ᵀ x).
+
+    The student (S0, S1) follows GD on the mean squared error to the teacher (T0, T1) with the
+    same activation σ, plus the weight-decay term c·(S0, S1):
 
     .. math::
-        \\mathcal L_{\\rm tr} = \\frac{1}{N d_{\\rm out}}\\sum_i\\|S_1^\\top\\sigma(S_0^\\top x_i) - T_1^\\top\\sigma(T_0^\\top x_i)\\|^2,\\quad
-        (S_0, S_1) \\leftarrow (S_0, S_1) - \\eta\\,\\nabla\\mathcal L_{\\rm tr}\\ (+\\ c\\,(S_0,S_1))
+        \mathcal L_{\rm tr} = \frac{1}{N d_{\rm out}}\sum_i\|S_1^\top\sigma(S_0^\top x_i) - T_1^\top\sigma(T_0^\top x_i)\|^2,\quad
+        (S_0, S_1) \leftarrow (S_0, S_1) - \eta\,\nabla\mathcal L_{\rm tr}\ (+\ c\,(S_0,S_1))
 
-    Linear sigma: ``L_tr = Tr(D^T Sigma D)/d_out``, ``L_gen = ||D||^2/d_out`` with
-    ``D = S0 S1 - T0 T1`` (exact).  tanh: ``L_gen`` is sampled on ``n_gen`` fresh inputs (no closed
-    form).  Also records ``norm_D_sq = ||S0 S1 - T0 T1||_F^2`` and ``h = (||S0||^2 + ||S1||^2)/2``.
+    Linear σ: L_tr = Tr(DᵀΣD)/d_out and L_gen = ‖D‖²/d_out with D = S0·S1 − T0·T1 (exact).  tanh:
+    L_gen is sampled on `n_gen` fresh inputs (no closed form).  Also records `norm_D_sq` =
+    ‖S0·S1 − T0·T1‖²_F and `h` = (‖S0‖² + ‖S1‖²)/2.  Runs in float64.
 
     Parameters
     ----------
     data : TwoLayerData
-        From :func:`make_two_layer_teacher_student` / :func:`draw_two_layer`.
-    eta : float > 0 or 1-D grid
-    steps : int >= 1 (multiple of ``record_every``)
-    activation : {"linear", "tanh"}  (teacher and student)
-    gamma : float >= 0 or 1-D grid; wd_convention : {"paper", "torch"}
-    record_every : int >= 1
-    n_gen : int >= 1
-        Fresh inputs for the tanh generalisation loss (unused for linear).
-    progress, save_path, resume, overwrite, on_divergence
-        As in :func:`grokclocks.sim.train.simulate`.
+        The draws, from `make_two_layer_teacher_student` or `draw_two_layer`.
+    eta : float or array_like
+        Learning rate η > 0, or a 1-D grid of them (the outermost batch axis of the result).
+    steps : int
+        Number of GD steps, an integer ≥ 1 and a multiple of `record_every`.
+    activation : {"linear", "tanh"}
+        The hidden activation σ of teacher and student; default `"linear"`.
+    gamma : float or array_like
+        Weight decay γ ≥ 0 in the convention `wd_convention`, or a 1-D grid of the length of
+        `eta`'s; default 0.
+    record_every : int
+        Steps between two records, an integer ≥ 1 dividing `steps`; default 1.
+    wd_convention : {"paper", "torch"}
+        How `gamma` is meant: `"paper"` (default), the decay γ/d_out of paper eq. 3, or `"torch"`,
+        PyTorch's `SGD(weight_decay=gamma)` (decay γ).
+    n_gen : int
+        Number of fresh test inputs for the tanh generalisation loss, an integer ≥ 1 (unused for
+        `"linear"`); default 4096.
+    progress : bool
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    save_path : str or os.PathLike or None
+        Save the run after every chunk to this `.npz` (+ `.json`) file, atomically, so that a crash
+        loses nothing already computed; `None` (default) saves nothing.  An existing file is an
+        error unless `resume` or `overwrite` is set.
+    resume : bool
+        With `save_path`: continue the run saved there (a missing file starts it; a finished run is
+        returned as saved); default `False`.  The saved run must have this configuration.
+    overwrite : bool
+        With `save_path`: replace an existing run; default `False`.  Exclusive with `resume`.
+    on_divergence : {"raise_if_all", "flag", "raise"}
+        What a run whose losses become NaN or inf does: `"raise_if_all"` (default) flags it in
+        `extras["diverged"]` and raises `SimulationDiverged` only when every run diverged;
+        `"flag"` never raises; `"raise"` raises at the first diverged run (the options of
+        `grokclocks.sim.train.simulate`).
 
     Returns
     -------
     Trajectory
-        Metrics ``loss_train``, ``loss_gen``, ``norm_D_sq``, ``h``; config :class:`TwoLayerConfig`.
+        Metrics `loss_train`, `loss_gen`, `norm_D_sq`, `h` of shape
+        `(*grid, *data.batch_shape, n_records)`; `config` a `TwoLayerConfig`.
+
+    Raises
+    ------
+    SimulationDiverged
+        If a metric becomes NaN or inf, as `on_divergence` says.
+    DomainError
+        If an argument is outside its domain.
 
     References
     ----------
-    Spec ``levi:eq16``, ``levi:eq40`` (paper eqs. 16, 39-40), ``levi:tanh``, ``levi:fig4``.
+    Spec `levi:eq16`, `levi:eq40` (paper eqs. 16, 39-40), `levi:tanh`, `levi:fig4`.
     """
     enable_x64()
     _check_data(data, TwoLayerData)

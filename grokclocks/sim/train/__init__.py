@@ -1,34 +1,34 @@
-"""The one training engine: a jit-compiled step, ``lax.scan`` over steps, ``vmap`` over runs.
+"""The one training engine: a jit-compiled step, `lax.scan` over steps, `vmap` over runs.
 
-Every simulation of grokclocks is a pair of pure functions handed to :func:`simulate`:
+Every simulation of grokclocks is a pair of pure functions handed to `simulate`:
 
-``step(state, inputs) -> state``
+`step(state, inputs) -> state`
     one optimisation step (full-batch GD, Adam, a Langevin step, ...);
-``metrics(state, inputs) -> dict[str, scalar]``
+`metrics(state, inputs) -> dict[str, scalar]`
     what to record.
 
-``state`` is any pytree (e.g. ``(params, opt_state)``), ``inputs`` any pytree of per-run constants
+`state` is any pytree (e.g. `(params, opt_state)`), `inputs` any pytree of per-run constants
 (data, targets, hyperparameters such as the learning rate or the weight decay).  The engine
 
-* records ``metrics`` at step 0 and after every ``record_every`` steps; the recording happens
-  *inside* the scan (an outer ``lax.scan`` over records whose body is an inner ``lax.scan`` of
-  ``record_every`` steps), so nothing returns to Python between records;
-* ``vmap``-s the whole scan over any number of batch axes (seeds, a learning-rate or weight-decay
-  grid, ...): ``batch_axes`` lists, outermost first, the ``in_axes`` of ``inputs`` for each batch
+* records `metrics` at step 0 and after every `record_every` steps; the recording happens
+  inside the scan (an outer `lax.scan` over records whose body is an inner `lax.scan` of
+  `record_every` steps), so nothing returns to Python between records;
+* `vmap`-s the whole scan over any number of batch axes (seeds, a learning-rate or weight-decay
+  grid, ...): `batch_axes` lists, outermost first, the `in_axes` of `inputs` for each batch
   axis; the state always carries all batch axes in front;
 * splits the records into chunks (one jitted call each) to show a progress bar, check for
-  divergence per run (``on_divergence``: flag the run, or :class:`~grokclocks.sim.SimulationDiverged`)
-  and save incrementally (:func:`save_trajectory`: atomic, versioned, checksummed ``.npz`` + JSON
-  config), so that a crash loses nothing already computed and ``resume=True`` continues from the
+  divergence per run (`on_divergence`: flag the run, or raise `grokclocks.sim.SimulationDiverged`)
+  and save incrementally (`save_trajectory`: atomic, versioned, checksummed `.npz` + JSON
+  config), so that a crash loses nothing already computed and `resume=True` continues from the
   last saved chunk (and returns a finished run unchanged).
 
-Optimisers come from optax: :func:`optax_step` turns a gradient and an optimiser factory into a step;
-the factory is called *inside* the step with the (possibly vmapped) ``inputs``, so hyperparameters
-such as ``eta`` or the weight decay can be batched like any other input.
+Optimisers come from optax: `optax_step` turns a gradient and an optimiser factory into a step;
+the factory is called inside the step with the (possibly vmapped) `inputs`, so hyperparameters
+such as `eta` or the weight decay can be batched like any other input.
 
-The package keeps one concept per private file (``_batching``, ``_optim``, ``_options``,
-``_engine``); the run-file format lives in the JAX-free :mod:`grokclocks.runfile`; every public name
-of both is imported here and documented as ``grokclocks.sim.train.<name>``.
+The package keeps one concept per private file (`_batching`, `_optim`, `_options`, `_engine`); the
+run-file format lives in the JAX-free `grokclocks.runfile`; every public name of both is imported
+here and documented as `grokclocks.sim.train.<name>`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from ...runfile import (
     save_trajectory,
     Trajectory,
 )
-from .._runtime import DivergenceWarning, SimulationDiverged  # noqa: F401 - attribute access as before
+from .._runtime import DivergenceWarning, SimulationDiverged
 from ._batching import MetricsFn, StepFn, batched, broadcast_batch, first_crossing_step, record_times
 from ._engine import (
     MEMORY_FRACTION,
@@ -100,6 +100,12 @@ __all__ = [
     "RunFileNotFoundError",
     "RunFileWarning",
     "RunPaths",
+    "SimulationDiverged",
+    "DivergenceWarning",
+    "StepFn",
+    "MetricsFn",
+    "MEMORY_FRACTION",
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

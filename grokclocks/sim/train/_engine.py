@@ -1,4 +1,4 @@
-"""The training engine: compiled record scans, memory-sized run chunks, and :func:`simulate` itself."""
+"""The training engine: compiled record scans, memory-sized run chunks, and `simulate` itself."""
 
 from __future__ import annotations
 
@@ -17,17 +17,20 @@ import numpy as np
 
 from ..._validate import choice, DomainError, integer_at_least
 from ...runfile import (
-    check_run_path,
-    _config_from_obj,
-    _config_obj,
-    _paths,
-    _read_run,
     RUN_FORMAT_VERSION,
-    _RunFile,
     RunFileError,
     RunFileWarning,
-    save_trajectory,
     Trajectory,
+    _canonical_class,
+    _check_absent,
+    _check_options,
+    _config_from_obj,
+    _config_obj,
+    _read_run,
+    _RunFile,
+    _RunLock,
+    _trusted_classes,
+    _write_run,
 )
 from .._runtime import DivergenceWarning, SimulationDiverged
 from ._batching import batched, MetricsFn, record_times, StepFn
@@ -35,37 +38,53 @@ from ._options import check_devices, check_record_every, ON_DIVERGENCE
 
 
 class ShardedRuns(NamedTuple):
-    """Result of :func:`shard_runs`."""
+    """Result of `shard_runs`: the state and inputs placed on the devices, and how many were used."""
 
     state: Any
-    """the state, placed on the devices."""
+    """The state, its leaves split over the devices along the outermost batch axis."""
     inputs: Any
-    """the inputs, placed on the devices."""
+    """The inputs: leaves batched on the outermost axis split like the state, shared leaves replicated on
+    every device."""
     n_devices: int
-    """number of devices used."""
+    """Number of devices used, ≥ 1 (1 when nothing was moved)."""
 
 
 def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any = None) -> ShardedRuns:
-    """Shard the outermost batch axis of a sweep over local devices (``jax.sharding``, no scheduler).
+    """Shard the outermost batch axis of a sweep over local devices (`jax.sharding`, no scheduler).
 
-    ``state`` leaves (batch axes in front) and the ``inputs`` leaves batched on the first batch axis
-    are placed with ``NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))``; shared
-    inputs are replicated.  ``jax.jit`` then partitions the vmapped scan over the devices (GSPMD),
+    The `state` leaves (batch axes in front) and the `inputs` leaves batched on the first batch
+    axis are placed with `NamedSharding(Mesh(devices, ("runs",)), PartitionSpec("runs"))`; shared
+    inputs are replicated.  `jax.jit` then partitions the vmapped scan over the devices (GSPMD),
     each device running its share of the runs; no code changes for one device or many.  Only the
-    *local* devices are used: under ``jax.distributed`` each process runs its own share of the sweep
-    (:func:`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
-    (:func:`~grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
+    local devices are used: under `jax.distributed` each process runs its own share of the sweep
+    (`grokclocks.sim.distributed.process_share`) and the shards are joined afterwards
+    (`grokclocks.sim.distributed.merge_seed_shards`); runs never need cross-host traffic.
 
-    ``devices``: ``None`` = all local devices, an int = the first ``n`` of them, or a list of
-    devices (:func:`check_devices`).  With ``devices=None``, if the outermost batch size is not a
-    multiple of the number of devices, nothing is moved (one device); an explicit number of devices
-    that does not divide it is a :class:`DomainError`.  With one device or no batch axis nothing is
-    moved.  Returns ``(state, inputs, n_devices_used)``.
+    Parameters
+    ----------
+    state : pytree
+        The runs' state, every batch axis in front of each leaf.
+    inputs : pytree or None
+        The runs' inputs, batched as `batch_axes` says; `None` places only the state.
+    batch_axes : sequence of pytrees
+        One `in_axes` pytree of `inputs` per batch axis, outermost first (`0` = batched, `None` =
+        shared); only the outermost axis is sharded.  `()` means one run: nothing is moved.
+    devices : None, int or sequence of jax devices
+        `None` (default) means all local devices, an int `n` the first `n` of them, a sequence the
+        devices themselves (see `check_devices`).  With `None`, an outermost batch size that is not
+        a multiple of the number of devices moves nothing (one device is used); an explicit number
+        of devices that does not divide it is a `DomainError`.
 
     Returns
     -------
     ShardedRuns
-        A :class:`ShardedRuns` named tuple (``state``, ``inputs``, ``n_devices``); it unpacks like a plain tuple.
+        The named tuple (`state`, `inputs`, `n_devices`); it unpacks like a plain tuple.  With one
+        device or no batch axis, `state` and `inputs` are returned unmoved and `n_devices` is 1.
+
+    Raises
+    ------
+    DomainError
+        If `devices` is invalid (see `check_devices`).
     """
     leaves = jax.tree_util.tree_leaves(state)
     n_runs = np.shape(leaves[0])[0] if leaves and batch_axes else None
@@ -183,8 +202,8 @@ def _compiled_metrics(metrics: MetricsFn, batch_axes: Sequence[Any], run_chunk: 
 # Memory: how many runs one program step may hold
 # --------------------------------------------------------------------------------------------
 
-#: Fraction of the free device memory that the run-chunk estimate lets one program use.
 MEMORY_FRACTION = 0.8
+"""Fraction of the free device memory that `choose_run_chunk` lets one program use (0.8)."""
 
 
 def _aval_bytes(aval: Any) -> int:
@@ -219,10 +238,27 @@ def _tree_bytes(tree: Any) -> int:
 
 
 def free_device_memory(device: Any = None) -> int | None:
-    """Free memory of ``device`` in bytes (default: the first local device), or None if unknown.
+    """Free memory of a JAX device in bytes, or `None` if it cannot be told.
 
-    Accelerators: ``bytes_limit - bytes_in_use`` of ``device.memory_stats()``; the CPU backend:
-    ``MemAvailable`` of ``/proc/meminfo`` (host memory is the CPU device's memory).
+    On accelerators it is `bytes_limit - bytes_in_use` of `device.memory_stats()`; on the CPU
+    backend, `MemAvailable` of `/proc/meminfo` (host memory is the CPU device's memory), or the
+    available physical pages where that file is missing.
+
+    Parameters
+    ----------
+    device : jax device or None
+        A device of this process (one of `jax.devices()`); `None` (default) means the first local
+        device.
+
+    Returns
+    -------
+    int or None
+        Free bytes, or `None` when neither the device nor the operating system reports it.
+
+    Raises
+    ------
+    DomainError
+        If `device` is not `None` and not a device of this process.
     """
     if device is not None and device not in jax.devices():
         raise DomainError(f"device must be None or a jax device of this process, one of {jax.devices()} "
@@ -248,15 +284,43 @@ _WORKING_BYTES: dict[tuple, int] = {}
 
 def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs: Any, *, record_every: int,
                             n_records: int, batch_axes: Sequence[Any] = ()) -> dict[str, int]:
-    """Memory estimate of one :func:`simulate` program (``n_records`` records of ``record_every`` steps).
+    """Memory estimate of one `simulate` program of `n_records` records of `record_every` steps.
 
-    Returns ``{"resident": bytes, "working": bytes, "n_runs": int}``: ``resident`` = the state and
-    inputs held for the whole call, counted three and two times (the arguments, their run-chunked
-    copies, the returned state); ``working`` = an
-    upper bound on everything the vmapped program creates, the sum of the sizes of every
-    intermediate value of its jaxpr (each loop body counted once, the stacked records included).
-    XLA reuses buffers, so the true peak is lower (typically 2-4x for the modular models).  The
-    working memory grows linearly with the number of runs ``n_runs`` (the outermost batch axis).
+    The estimate traces the vmapped program (`jax.make_jaxpr`, nothing runs) and sums the sizes of
+    every intermediate value of its jaxpr; the result is cached per step, metrics, shapes and
+    dtypes.  XLA reuses buffers, so the true peak is lower (typically 2–4× for the modular models).
+
+    Parameters
+    ----------
+    step : callable
+        The step `step(state, inputs) -> state` of one run, as given to `simulate`.
+    metrics : callable
+        The metrics `metrics(state, inputs) -> dict[str, scalar]` of one run, as given to `simulate`.
+    state : pytree
+        The runs' initial state, every batch axis in front of each leaf (only shapes and dtypes
+        are used).
+    inputs : pytree
+        The runs' inputs, batched as `batch_axes` says (only shapes and dtypes are used).
+    record_every : int
+        Steps between two records, an integer ≥ 1.
+    n_records : int
+        Records made by one program (one chunk of `simulate`), an integer ≥ 1.
+    batch_axes : sequence of pytrees
+        One `in_axes` pytree of `inputs` per batch axis, outermost first; `()` (default) is one run.
+
+    Returns
+    -------
+    dict of str to int
+        `{"resident": bytes, "working": bytes, "n_runs": int}`: `resident` is the state and inputs
+        held for the whole call, counted three and two times (the arguments, their run-chunked
+        copies, the returned state); `working` is an upper bound on everything the vmapped program
+        creates (each loop body counted once, the stacked records included), which grows linearly
+        with `n_runs`, the size of the outermost batch axis (1 without batch axes).
+
+    Raises
+    ------
+    DomainError
+        If `step` or `metrics` is not callable, or a count is not an integer ≥ 1.
     """
     for f, name in ((step, "step"), (metrics, "metrics")):
         if not callable(f):
@@ -275,11 +339,31 @@ def working_memory_estimate(step: StepFn, metrics: MetricsFn, state: Any, inputs
 
 
 def choose_run_chunk(estimate: Mapping[str, int], free_bytes: int | None, n_devices: int = 1) -> int | None:
-    """Runs per chunk so that the :func:`working_memory_estimate` fits ``MEMORY_FRACTION * free_bytes``.
+    """Runs per chunk so that the `working_memory_estimate` fits in `MEMORY_FRACTION` of the free memory.
 
-    ``None`` = everything fits in one program (or the free memory is unknown).  Otherwise the largest
-    chunk (a multiple of ``n_devices``, at least ``n_devices``) with ``resident + working * chunk /
-    n_runs <= MEMORY_FRACTION * free_bytes`` per device.
+    Parameters
+    ----------
+    estimate : mapping of str to int
+        The result of `working_memory_estimate`: `"resident"` and `"working"` in bytes (integers
+        ≥ 0) and `"n_runs"` (integer ≥ 1).
+    free_bytes : int or None
+        Free memory per device in bytes, an integer ≥ 0 (e.g. `free_device_memory()`); `None`
+        means unknown.
+    n_devices : int
+        Number of devices the runs are shared over, an integer ≥ 1; default 1.
+
+    Returns
+    -------
+    int or None
+        `None` when everything fits in one program, when the working memory does not depend on the
+        runs (0), or when `free_bytes` is `None`.  Otherwise the largest chunk, a multiple of
+        `n_devices` and at least `n_devices`, with resident + working·chunk/n_runs ≤
+        `MEMORY_FRACTION` · free_bytes · n_devices; `None` again if that chunk holds every run.
+
+    Raises
+    ------
+    DomainError
+        If `estimate` is not such a mapping, or a count is out of its domain.
     """
     if not isinstance(estimate, Mapping) or not {"resident", "working", "n_runs"} <= set(estimate):
         raise DomainError("estimate must be the mapping of working_memory_estimate (resident, working, n_runs) "
@@ -382,10 +466,11 @@ class _Layout:
 def _config_diff(saved: Mapping[str, Any], config: Any) -> list[str]:
     """The fields in which a saved config (JSON object) and ``config`` differ, as ``name: saved X, now Y``."""
     new = json.loads(json.dumps(_config_obj(config)))
-    if saved.get("class") != new["class"]:
+    if _canonical_class(saved.get("class")) != new["class"]:
         return [f"config class: saved {saved.get('class')}, now {new['class']}"]
-    try:  # rebuilt, so fields added since with a default compare equal
-        old = json.loads(json.dumps(_config_obj(_config_from_obj(saved))))["fields"]
+    try:  # rebuilt (this call's class trusted), so fields added since with a default compare equal
+        trusted = _trusted_classes([type(config)]) if dataclasses.is_dataclass(config) else {}
+        old = json.loads(json.dumps(_config_obj(_config_from_obj(saved, trusted))))["fields"]
     except Exception:
         old = saved.get("fields")
     new_fields = new["fields"]
@@ -446,90 +531,109 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              batch_shape: Sequence[int] | None = None,
              extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None,
              run_chunk: int | str | None = None) -> Trajectory:
-    """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
+    """Run `steps` steps of `step` and record `metrics` every `record_every` steps.
+
+    The step is jit-compiled; the time loop is a `lax.scan` over records whose body scans
+    `record_every` steps, vmapped over the batch axes, so nothing returns to Python between
+    records.  The records are split into `n_chunks` compiled calls, after each of which divergence
+    is checked, the progress bar advances and the run is saved (with `save_path`).
 
     Parameters
     ----------
-    step : callable ``(state, inputs) -> state``
-        One step of one run (pure; jit-compatible).  Use a module-level function or a cached
-        factory (e.g. :func:`optax_step`) so repeated calls reuse the compiled code.
-    metrics : callable ``(state, inputs) -> dict[str, scalar]``
-        What to record (pure; jit-compatible).
+    step : callable
+        `step(state, inputs) -> state`, one step of one run (pure; jit-compatible).  Use a
+        module-level function or a cached factory (e.g. `optax_step`) so that repeated calls
+        reuse the compiled code.
+    metrics : callable
+        `metrics(state, inputs) -> dict[str, scalar]`, what one run records (pure; jit-compatible).
     state0 : pytree
         Initial state, with every batch axis in front of each leaf.
-    inputs : pytree
-        Per-run constants (data, hyperparameters); batched as ``batch_axes`` says.
-    steps : int >= 1
-        Number of steps; must be a multiple of ``record_every``.
-    record_every : int in [1, steps]
-        Record after every ``record_every`` steps (and at step 0).
-    batch_axes : sequence of in_axes pytrees
-        One entry per batch axis, outermost first: the ``in_axes`` of ``inputs`` for that axis
-        (``0`` = batched along that axis, ``None`` = shared).  ``()`` = a single run.
-    config : frozen dataclass, optional
-        Stored with the result, in error messages and in saved files.
+    inputs : pytree or None
+        Per-run constants (data, hyperparameters), batched as `batch_axes` says; `None` (default)
+        for steps that need none.
+    steps : int
+        Number of steps, an integer ≥ 1 and a multiple of `record_every`.
+    record_every : int
+        Record after every `record_every` steps (and at step 0), an integer in [1, `steps`].
+    batch_axes : sequence of pytrees
+        One entry per batch axis, outermost first: the `in_axes` of `inputs` for that axis (`0` =
+        batched along that axis, `None` = shared).  `()` (default) is a single run.
+    config : frozen dataclass or None
+        The run's configuration, stored with the result, shown in error messages and written to
+        saved files; `None` (default) for none.
     progress : bool
-        Show a tqdm progress bar over scan chunks.
-    n_chunks : int, optional
-        Number of jitted calls the records are split into (default: 1, or 20 with a progress bar
-        or incremental saving).  Divergence is checked after each chunk.
-    save_path : path, optional
-        Save the result (and the state, for ``resume``) after every chunk (:func:`save_trajectory`:
-        ``.npz`` + ``.json``, atomic, versioned, checksummed).  An existing file is an error
-        (:class:`RunExistsError`) unless ``resume`` or ``overwrite`` is set; this is checked before
-        anything runs.
+        Show a tqdm progress bar over the compiled chunks; default `False`.
+    n_chunks : int or None
+        Number of compiled calls the records are split into, an integer ≥ 1 (capped at the number
+        of records).  `None` (default) means 1, or 20 with a progress bar or incremental saving.
+        Divergence is checked after each chunk.
+    save_path : str or os.PathLike or None
+        Save the result (and the state, for `resume`) after every chunk with `save_trajectory`
+        (`.npz` + `.json`, atomic, versioned, checksummed).  An existing file is an error
+        (`RunExistsError`) unless `resume` or `overwrite` is set; this is checked before anything
+        runs.  The run's lock file `<save_path>.lock` is held from then until the call returns (or
+        raises): another call on the same path, in this process or another, is a `RunExistsError`
+        naming the holder, with `overwrite=True` too.  `None` (default) saves nothing.
     resume : bool
-        With ``save_path``: continue the run saved there (a missing file starts it).  The saved config,
-        record times, state and metric names must be this run's (else :class:`RunFileError` naming the
-        differences).  A finished run is returned as saved (bit-identical, the file untouched); a
-        partial one continues from its last chunk and ends equal to an uninterrupted run.
+        With `save_path`: continue the run saved there (a missing file starts it); default
+        `False`.  The saved config, record times, state and metric names must be this run's (else
+        `RunFileError` naming the differences).  A finished run is returned as saved
+        (bit-identical, the file untouched); a partial one continues from its last chunk and ends
+        equal to an uninterrupted run.
     overwrite : bool
-        With ``save_path``: replace an existing run (its file is replaced at the first save, after the
-        first chunk, so a run that diverges in its first chunk leaves it intact).  Exclusive with ``resume``.
+        With `save_path`: replace an existing run (its file is replaced at the first save, after
+        the first chunk, so a run that diverges in its first chunk leaves it intact); default
+        `False`.  Exclusive with `resume`.
     divergence_hint : str
-        Added to the :class:`SimulationDiverged` message (e.g. the stability bound on ``eta``).
-    devices : int, list of devices or None
-        Shard the outermost batch axis over devices (:func:`shard_runs`, :func:`check_devices`):
-        ``None`` = all local devices, ``1`` (default) = one device.  The number used is ``extras["n_devices"]``.
+        Text added to the `SimulationDiverged` message and the divergence warning (e.g. the
+        stability bound on the learning rate); default empty.
+    devices : None, int or sequence of jax devices
+        Shard the outermost batch axis over devices (see `shard_runs`, `check_devices`): `None`
+        means all local devices, an int `n` the first `n`, a sequence the devices themselves; `1`
+        (default) is one device.  The number used is `extras["n_devices"]`.
     on_divergence : {"raise_if_all", "flag", "raise"}
-        A run *diverges* at the first record where one of its float metrics is NaN or inf.  Each
-        diverged run is flagged in ``extras["diverged"]`` (bool, batch shape) and
-        ``extras["diverged_step"]`` (that record's step; -1 for runs that did not diverge); its float
-        metrics are NaN from that record on (integer metrics are left as computed), the other runs
-        are untouched.  ``"raise_if_all"`` (default) keeps a sweep in which some runs diverged (with a
-        :class:`~grokclocks.sim.DivergenceWarning`) and raises :class:`SimulationDiverged` once *every*
-        run has diverged (so a single run raises, as before); ``"flag"`` never raises (warning only);
-        ``"raise"`` raises as soon as any run diverges.  A chunk that raises is not saved: the file
-        keeps the last chunk before it (the exception's ``trajectory`` has the records up to it).
-    batch_shape : tuple of int, optional
+        What a diverged run does.  A run diverges at the first record where one of its float
+        metrics is NaN or inf.  Each diverged run is flagged in `extras["diverged"]` (bool, batch
+        shape) and `extras["diverged_step"]` (that record's step; -1 for runs that did not
+        diverge); its float metrics are NaN from that record on (integer metrics are left as
+        computed), the other runs are untouched.  `"raise_if_all"` (default) keeps a sweep in which
+        some runs diverged (with a `grokclocks.sim.DivergenceWarning`) and raises
+        `SimulationDiverged` once every run has diverged (so a single run raises); `"flag"`
+        never raises (warning only); `"raise"` raises as soon as any run diverges.  A chunk that
+        raises is not saved: the file keeps the last chunk before it (the exception's `trajectory`
+        has the records up to it).
+    batch_shape : sequence of int or None
         Shape of the result's batch axes, a C-order reshape of the engine's (e.g. a flattened run
-        axis shown as ``(*grid, n_seeds)``); saved files hold the result's shape.
-    extras_fn : callable ``Trajectory -> dict``, optional
-        Derived per-run extras (e.g. crossing times) added to the result and to every saved file.
+        axis shown as `(*grid, n_seeds)`); saved files hold the result's shape.  `None` (default)
+        keeps the engine's batch shape.
+    extras_fn : callable or None
+        `extras_fn(trajectory) -> dict[str, numpy.ndarray]`, derived per-run extras (e.g. crossing
+        times) added to the result and to every saved file; `None` (default) adds none.
     run_chunk : int, "auto" or None
-        Evaluate at most this many runs (entries of the outermost batch axis) at a time, one chunk
-        after the other inside the same compiled program (``lax.map``), so that a sweep larger than
-        the device memory still runs in one call; every run's arithmetic is unchanged.  ``None``
-        (default): all runs at once.  ``"auto"``: chunk only when :func:`working_memory_estimate`
-        exceeds ``MEMORY_FRACTION`` of :func:`free_device_memory` (:func:`choose_run_chunk`).  The
-        chunk used is ``extras["run_chunk"]``.
+        Evaluate at most this many runs (entries of the outermost batch axis, an integer ≥ 1 and a
+        multiple of the number of devices) at a time, one chunk after the other inside the same
+        compiled program (`lax.map`), so that a sweep larger than the device memory still runs in
+        one call; every run's arithmetic is unchanged.  `None` (default): all runs at once.
+        `"auto"`: chunk only when `working_memory_estimate` exceeds `MEMORY_FRACTION` of
+        `free_device_memory` (see `choose_run_chunk`).  The chunk used is `extras["run_chunk"]`.
 
     Returns
     -------
     Trajectory
-        ``times`` = ``0, record_every, ..., steps``; metrics of shape ``(*batch_shape, n_records)``;
-        extras ``diverged``, ``diverged_step``, ``n_devices`` (and those of ``extras_fn``);
-        ``final_state`` = the state after the last step (numpy, engine layout).
+        `times` = 0, `record_every`, ..., `steps`; metrics of shape `(*batch_shape, n_records)`;
+        extras `diverged`, `diverged_step`, `n_devices`, `run_chunk` (and those of `extras_fn`);
+        `final_state` = the state after the last step (numpy, engine layout).
 
     Raises
     ------
     SimulationDiverged
-        As ``on_divergence`` says.
+        As `on_divergence` says.
     DomainError
         For invalid options (before anything is compiled).
     RunFileError
-        ``save_path`` exists without ``resume``/``overwrite`` (:class:`RunExistsError`), or the run
-        to resume is damaged or is not this run.
+        `save_path` exists without `resume`/`overwrite`, or another process is writing it
+        (`RunExistsError`); the run to resume is damaged or is not this run; a save failed (a full
+        disk, a file-size limit: the file keeps its last complete save).
     """
     steps, record_every = check_record_every(steps, record_every)
     n_records = steps // record_every
@@ -540,13 +644,33 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
     on_divergence = choice(on_divergence, "on_divergence", ON_DIVERGENCE)
     layout = _Layout.of(state0, len(batch_axes), batch_shape)
     check_devices(devices, layout.engine[0] if layout.engine else None)
+    paths = _check_options(save_path, resume, overwrite)
+    lock = None if paths is None else _RunLock.acquire(paths.npz, what="simulate")  # held until the run ends
+    try:
+        if paths is not None and not (resume or overwrite):
+            _check_absent(paths)
+        return _simulate_locked(step, metrics, state0, inputs, steps=steps, record_every=record_every,
+                                batch_axes=batch_axes, config=config, progress=progress, n_chunks=n_chunks,
+                                paths=paths, resume=resume, divergence_hint=divergence_hint, devices=devices,
+                                on_divergence=on_divergence, layout=layout, extras_fn=extras_fn,
+                                run_chunk=run_chunk, n_records=n_records, times=times)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any, *, steps: int, record_every: int,
+                     batch_axes: Sequence[Any], config: Any, progress: bool, n_chunks: int, paths: Any,
+                     resume: bool, divergence_hint: str, devices: Any, on_divergence: str, layout: _Layout,
+                     extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None,
+                     run_chunk: int | str | None, n_records: int, times: np.ndarray) -> Trajectory:
+    """The body of `simulate` once its options are checked and the run's lock (if it saves) is held."""
     saved = None
-    if check_run_path(save_path, resume=resume, overwrite=overwrite) is not None and resume \
-            and _paths(save_path)[0].exists():
-        saved = _read_run(save_path)
-        if saved.version < RUN_FORMAT_VERSION:
+    if paths is not None and resume and paths.npz.exists():
+        saved = _read_run(paths.npz)
+        if saved.version < 2:
             warnings.warn(f"resuming {saved.npz}, a run file of format 1 (no checksum); it is rewritten in format "
-                          f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=2)
+                          f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=3)
 
     records: list[dict[str, np.ndarray]] = []
     state, inputs, n_devices = shard_runs(state0, inputs, batch_axes, devices)
@@ -600,8 +724,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
             records.append({k: _record_axis_last(v, len(batch_axes)) for k, v in jax.device_get(ms).items()})
             result, bad = assemble()
             check(result, bad)
-            if save_path is not None:
-                save_trajectory(result, save_path, state=state, overwrite=True, planned_steps=steps)
+            if paths is not None:
+                _write_run(result, paths, state=state, planned_steps=steps)
             if bar is not None:
                 bar.update(size * record_every)
     finally:
@@ -613,13 +737,13 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         warnings.warn(f"{int(diverged.sum())} of {diverged.size} runs diverged (first at step {int(steps_div.min())}"
                       f"{'; ' + divergence_hint if divergence_hint else ''}); on_divergence={on_divergence!r} kept "
                       "the others: extras['diverged'] flags them, their float metrics are NaN from "
-                      "extras['diverged_step'] on", DivergenceWarning, stacklevel=2)
+                      "extras['diverged_step'] on", DivergenceWarning, stacklevel=3)
     return dataclasses.replace(result, final_state=jax.device_get(state))
 
 
 def _resolve_run_chunk(run_chunk: int | str | None, step: StepFn, metrics: MetricsFn, state: Any, inputs: Any,
                        record_every: int, n_records: int, batch_axes: Sequence[Any], n_devices: int) -> int | None:
-    """The run chunk of :func:`simulate`: None (all runs in one program) or a number of runs < n_runs."""
+    """The run chunk of :func:`simulate`: none (all runs in one program) or a number of runs < n_runs."""
     if run_chunk is None or not batch_axes:
         return None
     n_runs = _n_runs(state, batch_axes)

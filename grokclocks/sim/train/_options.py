@@ -11,25 +11,38 @@ from ..._validate import DomainError, flag, integer_at_least
 
 
 ON_DIVERGENCE: tuple[str, ...] = ("raise_if_all", "flag", "raise")
-"""Values of ``on_divergence`` (:func:`simulate`); the first is the default."""
+"""Accepted values of `on_divergence` in `simulate`; the first, `"raise_if_all"`, is the default."""
 
 
 class RecordPlan(NamedTuple):
-    """Result of :func:`check_record_every`: the checked step counts."""
+    """Result of `check_record_every`: the checked step counts of a run."""
 
     steps: int
-    """total GD steps."""
+    """Total number of optimisation steps of the run, ≥ 1."""
     record_every: int
-    """steps between records."""
+    """Number of steps between two records, in [1, `steps`] and dividing `steps`."""
 
 
 def check_record_every(steps: Any, record_every: Any) -> RecordPlan:
-    """``(steps, record_every)`` as ints: both >= 1, ``record_every <= steps`` and dividing it.
+    """Check the step counts of a run: both ≥ 1, `record_every` ≤ `steps` and dividing it.
+
+    Parameters
+    ----------
+    steps : int
+        Total number of optimisation steps, an integer ≥ 1 (integral floats are accepted).
+    record_every : int
+        Number of steps between two records, an integer in [1, `steps`] that divides `steps`.
 
     Returns
     -------
     RecordPlan
-        A :class:`RecordPlan` named tuple (``steps``, ``record_every``); it unpacks like a plain tuple.
+        The named tuple (`steps`, `record_every`) as Python ints; it unpacks like a plain tuple.
+
+    Raises
+    ------
+    DomainError
+        If either count is not an integer ≥ 1, `record_every` > `steps`, or `record_every` does not
+        divide `steps`.
     """
     steps = integer_at_least(steps, "steps", 1)
     record_every = integer_at_least(record_every, "record_every", 1)
@@ -41,12 +54,32 @@ def check_record_every(steps: Any, record_every: Any) -> RecordPlan:
 
 
 def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tuple[int, ...]:
-    """Integer seeds >= 0 as a tuple (a scalar is one seed); each seed is one run.
+    """Check seeds and return them as a tuple of Python ints; each seed is one run.
 
     A repeated seed would repeat the same run (identical numbers counted twice in every statistic
-    over seeds), so it is a :class:`DomainError`, as is an empty sequence. ``distinct=False`` is for
-    callers whose runs differ in something besides the seed (a per-run train mask) and which check
-    that the runs are distinct themselves.
+    over seeds), so it is a `DomainError`, as is an empty sequence.
+
+    Parameters
+    ----------
+    seeds : int or sequence of int
+        One seed (a scalar gives a 1-tuple) or a sequence of them; every seed an integer ≥ 0.
+    name : str
+        The caller's parameter name, used in error messages; default `"seeds"`.
+    distinct : bool
+        Whether repeated seeds are an error (default `True`).  `False` is for callers whose runs
+        differ in something besides the seed (a per-run train mask) and which check that the
+        runs are distinct themselves.
+
+    Returns
+    -------
+    tuple of int
+        The seeds in the order given, at least one.
+
+    Raises
+    ------
+    DomainError
+        If a seed is not an integer ≥ 0, `seeds` is empty, a seed repeats (with `distinct`), or
+        `name` is not a str.
     """
     if not isinstance(name, str):
         raise DomainError(f"name must be the parameter's name, a str (got {name!r})")
@@ -62,11 +95,28 @@ def seed_tuple(seeds: Any, name: str = "seeds", *, distinct: bool = True) -> tup
 
 
 def check_devices(devices: Any, n_runs: int | None = None) -> list[Any]:
-    """The local devices asked for: ``None`` = all, an int ``n`` = the first ``n``, or a list of devices.
+    """The local JAX devices a run asks for, checked.
 
-    Raises :class:`DomainError` for a bad type, more devices than exist locally, an empty, repeated
-    or non-local device list, and (when ``n_runs`` is given) an explicit number of devices > 1 that
-    does not divide the ``n_runs`` runs.
+    Parameters
+    ----------
+    devices : None, int or sequence of jax devices
+        `None` means all local devices; an int `n` ≥ 1 the first `n` of `jax.local_devices()`; a
+        sequence lists the devices themselves (non-empty, distinct, all local).
+    n_runs : int or None
+        Number of runs to be shared over the devices (the size of the outermost batch axis), an
+        integer ≥ 1; when given, an explicit choice of more than one device must divide it.
+        `None` (default) skips that check.
+
+    Returns
+    -------
+    list of jax devices
+        The devices to use, in `jax.local_devices()` order for an int.
+
+    Raises
+    ------
+    DomainError
+        For a bad type, more devices than exist locally, an empty, repeated or non-local device
+        list, or an explicit number of devices > 1 that does not divide `n_runs`.
     """
     if n_runs is not None:
         n_runs = integer_at_least(n_runs, "n_runs", 1)

@@ -1,0 +1,238 @@
+"""Which column holds which series: names, roles and metrics, and the validated steps and values of a series."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._validate import DomainError
+from ._table import LogError, _at, _Col, _missing, _number, _short, _Table
+
+SERIES: tuple[str, ...] = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
+# W&B's ``_step`` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
+# ``trainer/global_step`` and the Hugging Face WandbCallback as ``train/global_step`` (each log call, train or
+# eval, advances ``_step``), so those two come first when present.
+STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "trainer/global_step", "train/global_step", "_step",
+                               "iteration", "iter", "epoch", "epochs")
+ROLE_WORDS: dict[str, str] = {"train": "train", "training": "train", "val": "test", "valid": "test",
+                              "validation": "test", "eval": "test", "evaluation": "test", "test": "test",
+                              "dev": "test", "holdout": "test"}
+METRIC_WORDS: dict[str, str] = {"acc": "acc", "accuracy": "acc", "top1": "acc", "loss": "loss", "nll": "loss",
+                                "xent": "loss"}
+_NORM_WORDS = {"weight", "weights", "param", "params", "parameter", "parameters"}
+_QUALIFIERS = {"step", "epoch"}
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[/_\-.\s:]+", name.strip().lower()) if w]
+
+
+def canonical_name(column: str) -> str | None:
+    """The series a column name reads as (``"val/acc"`` -> ``"test_acc"``), ``"steps"``, or None.
+
+    Examples
+    --------
+    >>> [canonical_name(c) for c in ("val/acc", "eval_accuracy", "loss", "_step", "lr")]
+    ['test_acc', 'test_acc', 'train_loss', 'steps', None]
+    """
+    if not isinstance(column, str):
+        raise DomainError(f"column must be a column name, a str (got {_short(column)})")
+    low = column.strip().lower()
+    if low in STEP_NAMES:
+        return "steps"
+    words = [w for w in _words(column) if w not in _QUALIFIERS] or _words(column)
+    roles = [ROLE_WORDS[w] for w in words if w in ROLE_WORDS]
+    rest = [w for w in words if w not in ROLE_WORDS]
+    if len(roles) > 1:
+        return None
+    role = roles[0] if roles else "train"
+    if len(rest) == 1 and rest[0] in METRIC_WORDS:
+        return f"{role}_{METRIC_WORDS[rest[0]]}"
+    # a weight or parameter word is required: a bare ``global_norm`` / ``total_norm`` / ``l2_norm`` is what
+    # optax.global_norm(grads) and torch.nn.utils.clip_grad_norm_ return, a gradient norm
+    if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS \
+            and set(rest) & _NORM_WORDS:
+        return "weight_norm"
+    return None
+
+
+def _role_steps(column: str) -> str | None:
+    """``val_step`` -> ``"test"``: a step column of one role; None otherwise."""
+    words = _words(column)
+    if len(words) == 2 and words[1] in ("step", "steps") and words[0] in ROLE_WORDS:
+        return ROLE_WORDS[words[0]]
+    return None
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """``"test_acc=val/accuracy,steps=_step"`` -> ``{"test_acc": "val/accuracy", "steps": "_step"}`` (the CLI's ``--columns``)."""
+    if text is None:
+        return {}
+    if not isinstance(text, str):
+        raise DomainError(f"columns must be a str of NAME=COLUMN pairs separated by commas, e.g. "
+                          f"test_acc=val/accuracy (got {_short(text)})")
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, col = part.partition("=")
+        key, col = key.strip(), col.strip()
+        if not sep or not key or not col:
+            raise DomainError(f"columns must be NAME=COLUMN pairs separated by commas, e.g. test_acc=val/accuracy "
+                              f"(got {part.strip()!r})")
+        out[key] = col
+    return out
+
+
+def _check_columns(columns: Mapping[str, str] | None) -> dict[str, str]:
+    if columns is not None and not isinstance(columns, Mapping):
+        raise DomainError(f"columns must be a mapping series -> column name, e.g. {{'test_acc': 'val/accuracy'}} "
+                          f"(got {_short(columns)})")
+    cols = dict(columns or {})
+    bad = sorted(set(cols) - set(SERIES) - {"steps"})
+    if bad:
+        raise DomainError(f"columns: unknown series {bad}; map any of {['steps', *SERIES]} to a column name")
+    return cols
+
+
+
+def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], str | None, dict[str, str], list[str]]:
+    """(series -> column, step column, role -> role-step column, ignored columns)."""
+    names = list(tab.cols)
+    for key, col in columns.items():
+        if col not in tab.cols:
+            raise LogError(f"{tab.source}: columns maps {key} to {col!r}, which is not a column "
+                           f"(columns: {_short(names, 200)})")
+    chosen = {k: v for k, v in columns.items() if k != "steps"}
+    used = set(columns.values())
+    step_col = columns.get("steps")
+    if step_col is None:
+        lows = {n.strip().lower(): n for n in names}
+        step_col = next((lows[s] for s in STEP_NAMES if s in lows), None)
+    per_col_steps = {n[: -len("_steps")] for n in names if n.endswith("_steps") and n[: -len("_steps")] in tab.cols}
+    role_steps: dict[str, str] = {}
+    for n in names:
+        r = _role_steps(n)
+        if r is not None and n not in used:
+            role_steps[r] = n
+    claims: dict[str, list[str]] = {}
+    for n in names:
+        if n in used or n == step_col or n in role_steps.values() or n.endswith("_steps") and \
+                n[: -len("_steps")] in per_col_steps:
+            continue
+        c = canonical_name(n)
+        if c is None or c == "steps" or c in chosen:
+            continue
+        claims.setdefault(c, []).append(n)
+    for c, cols in claims.items():
+        if len(cols) > 1:
+            raise LogError(f"{tab.source}: columns {cols} all read as {c}; choose one with columns={{{c!r}: "
+                           f"{cols[0]!r}}} (CLI: --columns {c}={cols[0]})")
+        chosen[c] = cols[0]
+    accounted = set(chosen.values()) | {step_col} | set(role_steps.values()) | {
+        f"{s}_steps" for s in per_col_steps}
+    ignored = [n for n in names if n not in accounted and canonical_name(n) != "steps"]
+    return chosen, step_col, role_steps, ignored
+
+
+def _series_steps(tab: _Table, col: _Col, series: str, step_col: str | None,
+                  role_steps: Mapping[str, str]) -> tuple[Any, str]:
+    """The raw step values of a column and the name of where they came from."""
+    if col.steps is not None:
+        return col.steps, "its own steps"
+    own = tab.cols.get(f"{col.name}_steps")
+    if own is not None:
+        return own.values, own.name
+    n = _n_records(col)  # a 2-D column (n_runs, n_records) is matched on its records, not its runs
+    role = series.split("_")[0] if series != "weight_norm" else "train"
+    rs = role_steps.get(role)
+    if rs is not None and len(tab.cols[rs].values) == n:
+        return tab.cols[rs].values, rs
+    if step_col is not None and len(tab.cols[step_col].values) == n:
+        return tab.cols[step_col].values, step_col
+    if step_col is None:
+        raise LogError(f"{tab.source}: no step column for {col.name!r} (looked for {', '.join(STEP_NAMES)}); name "
+                       f"it with columns={{'steps': ...}} (CLI: --columns steps=COLUMN)")
+    n_step = len(tab.cols[step_col].values) if step_col else None
+    raise LogError(f"{tab.source}: column {col.name!r} ({series}) has {n} entries but the steps "
+                   f"{step_col!r} have {n_step}; give its steps as {col.name}_steps or a "
+                   f"{'val' if role == 'test' else 'train'}_step list")
+
+
+def _n_records(col: _Col) -> int:
+    v = col.values
+    return int(v.shape[-1]) if isinstance(v, np.ndarray) and v.ndim == 2 else len(v)
+
+
+def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
+    """Validated steps of a 2-D column (n_runs, n_records): 1-D, finite, strictly increasing, one per record."""
+    try:
+        t = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} are not numbers "
+                       f"({_short(raw)})") from None
+    if t.ndim != 1 or t.size != _n_records(col):
+        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} must be 1-D with one step per "
+                       f"record ({_n_records(col)}) (got shape {t.shape})")
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise LogError(f"{tab.source}: {where!r} entry {bad[0]} is {t[bad[0]]} (steps must be finite)")
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        i = int(back[0]) + 1
+        what = "repeats" if t[i] == t[i - 1] else "goes back from"
+        raise LogError(f"{tab.source}: {where!r} entry {i}: step {t[i]:g} {what} step {t[i - 1]:g} of entry {i - 1} "
+                       "(steps must increase: a resumed or concatenated run? keep one segment)")
+    return t
+
+
+def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (steps, values) of one 1-D column: rows where it was logged, in order."""
+    vals = col.values
+    n = len(vals)
+    if len(steps_raw) != n:
+        raise LogError(f"{tab.source}: column {col.name!r} has {n} entries, its steps {step_name!r} {len(steps_raw)}")
+    t_out, v_out = [], []
+    prev_t, prev_i = None, None
+    for i in range(n):
+        x = vals[i]
+        if _missing(x):
+            continue
+        s = steps_raw[i]
+        step_col = _Col(step_name, steps_raw, None, col.rows)
+        if _missing(s) or (isinstance(s, float) and math.isnan(s)):
+            raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)} has a value but no step "
+                           f"({step_name!r} is empty there)")
+        t = _number(tab, step_col, i, None, "step")
+        v = _number(tab, col, i, t, "number")
+        if math.isnan(v):
+            if tab.text:
+                raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(t)} is NaN (did the run "
+                               "diverge? leave the cell empty where nothing was logged)")
+            continue  # arrays have no empty cell: NaN marks a record where the series was not logged
+        if not math.isfinite(t):
+            raise LogError(f"{tab.source}: {step_name!r} {tab.row(col, i)} is {t} (steps must be finite)")
+        if not math.isfinite(v):
+            raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(t)} is {v} (must be finite)")
+        if series.endswith("acc") and not 0.0 <= v <= 1.0:
+            hint = " (a percentage? divide by 100)" if 1.0 < v <= 100.0 else ""
+            raise LogError(f"{tab.source}: column {col.name!r} ({series}) {tab.row(col, i)}{_at(t)} = {v:g} is "
+                           f"outside [0, 1]{hint}")
+        if series.endswith("loss") and v < 0:
+            raise LogError(f"{tab.source}: column {col.name!r} ({series}) {tab.row(col, i)}{_at(t)} = {v:g} is "
+                           "negative (a loss is >= 0)")
+        if prev_t is not None and t <= prev_t:
+            what = "repeats" if t == prev_t else "goes back from"
+            raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}: step {t:g} {what} step "
+                           f"{prev_t:g} of {tab.row(col, prev_i)} (steps must increase: a resumed or "
+                           "concatenated run? keep one segment)")
+        prev_t, prev_i = t, i
+        t_out.append(t)
+        v_out.append(v)
+    return np.asarray(t_out, dtype=np.float64), np.asarray(v_out, dtype=np.float64)
+
+

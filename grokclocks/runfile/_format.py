@@ -1,0 +1,524 @@
+"""The run-file format: `Trajectory`, and saving and loading it as `<path>.npz` + `<path>.json`.
+
+Loading a run reads arrays and nothing else: `np.load(..., allow_pickle=False)`, a checksum, and a config
+rebuilt only from the fixed registry of the engine's config classes (`grokclocks.runfile._configs`).
+Writing goes through the run lock and atomic replacement (`grokclocks.runfile._files`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import warnings
+import zipfile
+import zlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._validate import DomainError, file_path, flag, writable_file
+from ._configs import _canonical_class, _config_from_obj, _config_obj, _trusted_classes
+from ._errors import RunExistsError, RunFileError, RunFileNotFoundError, RunFileWarning
+from ._files import _atomic_write, _os_reason, _RunLock
+
+RUN_FORMAT = "grokclocks.trajectory"
+"""The `format` tag of a run file's meta record: files without it are not grokclocks run files."""
+RUN_FORMAT_VERSION = 3
+"""Run-file format written by `save_trajectory`.
+
+Version 3 names the config class by its registry name (`modular.TrainConfig`); version 2 wrote the
+class's `module:qualname` (still read: the engine's own classes are mapped to the registry, any other
+class is refused unless the reader passes it); version 1 = the unversioned files of grokclocks 0.1
+before run-file versions (no `meta`, no checksum), still read with a `RunFileWarning`.
+"""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Recorded metrics of a (batch of) simulation(s).
+
+    Attributes
+    ----------
+    times : ndarray, shape (n_records,)
+        GD step index of each record (`0, k, 2k, ...`; real-valued for closed-form results).
+    metrics : dict of str to ndarray
+        The recorded metrics, each of shape `(*batch_shape, n_records)`.
+    config : frozen dataclass or None
+        The configuration that produced the run.
+    extras : dict of str to ndarray
+        Derived per-run quantities (e.g. crossing steps), shape `batch_shape` or scalar.  Every
+        result of `grokclocks.sim.train.simulate` has `diverged` (bool, `batch_shape`),
+        `diverged_step` (int, the first recorded step with a non-finite metric, -1 = none) and
+        `n_devices`.
+    final_state : pytree of ndarray or None
+        The state after the last step (not saved by `save`).
+    """
+
+    times: np.ndarray
+    """GD step index of each record, shape (n_records,) (`0, k, 2k, ...`; real-valued for closed-form results)."""
+    metrics: Mapping[str, np.ndarray]
+    """The recorded metrics, each of shape `(*batch_shape, n_records)`."""
+    config: Any = None
+    """The configuration that produced the run (a frozen dataclass), or `None`."""
+    extras: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    """Derived per-run quantities (e.g. `diverged`, `diverged_step`, `n_devices`), shape `batch_shape` or scalar."""
+    final_state: Any = None
+    """The state after the last step (a pytree of arrays; not saved by `save`), or `None`."""
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self.metrics:
+            return self.metrics[name]
+        if name in self.extras:
+            return self.extras[name]
+        raise KeyError(f"{name!r} is neither a metric ({sorted(self.metrics)}) nor an extra ({sorted(self.extras)})")
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Shape of the batch axes (seeds, hyperparameter grid) in front of the record axis."""
+        first = next(iter(self.metrics.values()))
+        return tuple(first.shape[:-1])
+
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+        """Write the run as `<path>.npz` (times, metrics, extras, config) and `<path>.json` (its config).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Where to save; `.npz` is appended unless the name ends with it.  A missing directory is created.
+        overwrite : bool
+            Replace an existing run at `path`.  Default `False`: an existing run is a `RunExistsError`.
+
+        Returns
+        -------
+        pathlib.Path
+            The `.npz` file written.
+
+        Raises
+        ------
+        RunExistsError
+            The run exists and `overwrite` is false, or another process is writing it.
+        RunFileError
+            The write failed (a full disk, a file-size limit); the previous run is intact.
+
+        Notes
+        -----
+        The same as `save_trajectory(self, path, overwrite=overwrite)`.
+        """
+        return save_trajectory(self, path, overwrite=overwrite)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, config_classes: Iterable[type] = ()) -> Trajectory:
+        """Read a run written by `save` or by the engine (format version and checksum checked).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The run's `.npz` file, or its path without the suffix.
+        config_classes : iterable of dataclass types, optional
+            Config classes of the caller's own to rebuild besides the engine's registered ones.
+            Default: none.
+
+        Returns
+        -------
+        Trajectory
+            The run, without `final_state`.
+
+        Notes
+        -----
+        The same as `load_trajectory(path, config_classes=config_classes)`.
+        """
+        return load_trajectory(path, config_classes=config_classes)
+
+
+def _paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """`(<path>.npz, <path>.json)`: the suffix `.npz` is added unless present."""
+    p = file_path(path, "save_path")
+    if p.suffix != ".npz":
+        p = p.with_name(p.name + ".npz")
+    return p, p.with_suffix(".json")
+
+
+class RunPaths(NamedTuple):
+    """Result of `check_run_path`: the two files of a run."""
+
+    npz: Path
+    """the `.npz` archive."""
+    json: Path
+    """the `.json` config file."""
+
+
+def _check_options(save_path: str | os.PathLike | None, resume: bool, overwrite: bool) -> RunPaths | None:
+    """`check_run_path` without the test for an existing run (made once the run's lock is held)."""
+    resume = flag(resume, "resume")
+    overwrite = flag(overwrite, "overwrite")
+    if save_path is None:
+        if resume or overwrite:
+            raise DomainError(f"resume={resume} and overwrite={overwrite} need a save_path (got save_path=None)")
+        return None
+    if resume and overwrite:
+        raise DomainError("resume and overwrite are exclusive: resume=True continues the saved run, "
+                          "overwrite=True replaces it")
+    npz, js = _paths(save_path)
+    for f in (npz, js):
+        writable_file(f, "save_path", overwrite=True)
+    return RunPaths(npz, js)
+
+
+def _check_absent(paths: RunPaths) -> None:
+    for f in paths:
+        if f.exists():
+            raise RunExistsError(f"{f} already exists: pass resume=True to continue the run saved there "
+                                 "(same config), overwrite=True to replace it, or another save_path")
+
+
+def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
+                   overwrite: bool = False) -> RunPaths | None:
+    """Check `save_path`, `resume` and `overwrite` before any work; the run's two paths, or `None`.
+
+    Parameters
+    ----------
+    save_path : str, os.PathLike or None
+        Where the run is saved (`.npz` is appended unless present; the `.json` lies beside it).
+        `None`: the run is not saved, and `resume` and `overwrite` must be false.
+    resume : bool
+        Continue the run saved at `save_path` (or start it if there is none).  Default `False`.
+    overwrite : bool
+        Replace the run saved at `save_path`.  Default `False`; exclusive with `resume`.
+
+    Returns
+    -------
+    RunPaths or None
+        A `RunPaths` named tuple (`npz`, `json`; it unpacks like a plain tuple), `None` without `save_path`.
+
+    Raises
+    ------
+    RunExistsError
+        A run exists at `save_path` and neither `resume` nor `overwrite` is set: a run is never
+        replaced by accident.
+    DomainError
+        `resume` and `overwrite` together, either without `save_path`, or a `save_path` that is a
+        directory or lies in a directory that cannot be created.
+
+    Notes
+    -----
+    This checks the path only; `grokclocks.sim.train.simulate` and `save_trajectory` also hold the
+    run's lock file while they write, so that a second writer of the same path is refused.
+    """
+    paths = _check_options(save_path, resume, overwrite)
+    if paths is not None and not (resume or overwrite):
+        _check_absent(paths)
+    return paths
+
+
+def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every array in key order: its key, dtype and shape (as JSON), then its bytes (C order)."""
+    h = hashlib.sha256()
+    for k in sorted(arrays):
+        a = np.ascontiguousarray(arrays[k])
+        h.update(json.dumps([k, a.dtype.str, list(a.shape)]).encode())
+        h.update(a.reshape(-1).view(np.uint8))
+    return h.hexdigest()
+
+
+def _run_arrays(result: Trajectory, state: Any) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {"times": np.asarray(result.times)}
+    arrays.update({f"metric:{k}": np.asarray(v) for k, v in result.metrics.items()})
+    arrays.update({f"extra:{k}": np.asarray(v) for k, v in result.extras.items()})
+    if state is not None:
+        import jax  # only a state pytree (passed by the JAX engine, to resume a run) needs JAX to flatten
+
+        for i, leaf in enumerate(jax.tree_util.tree_leaves(state)):
+            arrays[f"state:{i:04d}"] = np.asarray(leaf)
+    for k, a in arrays.items():
+        if a.dtype.kind not in "biufc":
+            raise DomainError(f"{k} must be a numeric array to be saved (got dtype {a.dtype})")
+    return arrays
+
+
+def _write_run(result: Trajectory, paths: RunPaths, *, state: Any = None, planned_steps: int | None = None) -> Path:
+    """Write a run's `.npz` then its `.json` (the caller holds the run's lock); the `.npz`.
+
+    A failed write (a full disk, a file-size limit, no permission) is a `RunFileError` naming the file;
+    the file being written keeps its previous content and no temporary file is left.
+    """
+    npz, js = paths
+    arrays = _run_arrays(result, state)
+    from .. import __version__
+
+    meta = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "grokclocks": __version__,
+            "config": _config_obj(result.config), "planned_steps": planned_steps}
+    arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    digest = _checksum(arrays)
+    # meta and checksum first in the archive: a damaged zip directory that loses entries loses data
+    # entries (caught by the checksum), never silently the meta that makes the check possible
+    arrays = {"sha256": np.array(digest), "meta": arrays.pop("meta"), **arrays}
+    try:
+        _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))
+    except OSError as exc:
+        raise RunFileError(f"cannot write {npz}: {_os_reason(exc)}; {npz.name} is as it was before this save "
+                           "(the previous run, if any, is intact) and no temporary file is left") from exc
+    side = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "sha256": digest, **meta["config"]}
+    try:
+        _atomic_write(js, lambda fh: fh.write(json.dumps(side, indent=1).encode()))
+    except OSError as exc:
+        raise RunFileError(f"{npz} was written, but its config file {js} could not be: {_os_reason(exc)}; the "
+                           f"run and its config are whole in {npz.name}, which is what loading reads ({js.name} "
+                           "is stale until the next save)") from exc
+    return npz
+
+
+def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any = None, overwrite: bool = False,
+                    planned_steps: int | None = None) -> Path:
+    """Save a run as `<path>.npz` (arrays, format version, checksum) and `<path>.json`; returns the `.npz`.
+
+    Parameters
+    ----------
+    result : Trajectory
+        The run to save: its times, metrics, extras (numeric arrays only) and config.
+    path : str or os.PathLike
+        Where to save; `.npz` is appended unless the name ends with it, and the `.json` lies beside
+        it.  A missing directory is created.
+    state : pytree of arrays, optional
+        The engine state after the last step, stored as `state:<i>` so that a run can be resumed
+        (`grokclocks.sim.train.simulate` passes it; flattening it imports JAX).  Default `None`: no state.
+    overwrite : bool
+        Replace an existing run at `path`.  Default `False`: an existing run is a `RunExistsError`.
+    planned_steps : int, optional
+        The number of steps of a run in progress; loading a file with fewer records warns that it is
+        partial.  Default `None`: a finished run.
+
+    Returns
+    -------
+    pathlib.Path
+        The `.npz` file written.
+
+    Raises
+    ------
+    RunExistsError
+        The run exists and `overwrite` is false, or another process holds the run's lock (the
+        message names it).
+    RunFileError
+        The write failed (a full disk, a file-size limit, no permission); the message names the
+        file, and the previous run is intact.
+    DomainError
+        A non-numeric array, or a `path` that is a directory or cannot be created.
+
+    Notes
+    -----
+    The `.npz` is self-contained (format `RUN_FORMAT_VERSION`): the arrays `times`, `metric:<name>`,
+    `extra:<name>` (and `state:<i>`), `meta` (JSON text: format, version, config, planned steps) and
+    `sha256` (the checksum of all the others, which `load_trajectory` checks).  The `.json` repeats
+    the config (`class`, `fields`) and the checksum for people and tools that read JSON; it is derived
+    from the `.npz`, and loading warns when the two disagree.
+
+    Each file is written atomically (a temporary file in the same directory, fsync, `os.replace`): a
+    crash leaves the previous file or the new one, never a mixture.  The run's lock file
+    `<path>.lock` is held for the duration of the save: two processes never write one run at once.
+    """
+    if path is None:
+        raise DomainError("path must be a file path, a str or os.PathLike (got None)")
+    overwrite = flag(overwrite, "overwrite")
+    paths = _check_options(path, False, overwrite)
+    with _RunLock.acquire(paths.npz, what="save_trajectory"):
+        if not overwrite:
+            _check_absent(paths)
+        return _write_run(result, paths, state=state, planned_steps=planned_steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class _RunFile:
+    """A run file as read from disk: its arrays (without `meta`/`sha256`), config record, format version."""
+
+    npz: Path
+    arrays: dict[str, np.ndarray]
+    config: dict[str, Any]
+    version: int
+    planned_steps: int | None = None
+
+    def named(self, prefix: str) -> dict[str, np.ndarray]:
+        return {k.split(":", 1)[1]: v for k, v in self.arrays.items() if k.startswith(prefix + ":")}
+
+
+def _unreadable(exc: BaseException) -> str:
+    text = str(exc)
+    if "pickle" in text.lower():
+        return "it holds pickled Python objects, which a run file never contains (refused, not loaded)"
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"damaged or truncated zip archive ({text})"
+    if isinstance(exc, EOFError):
+        return "truncated: the data ends early"
+    if isinstance(exc, zlib.error):
+        return f"damaged compressed data ({text})"
+    return f"damaged or truncated ({type(exc).__name__}: {text})"
+
+
+def _read_npz(npz: Path) -> dict[str, np.ndarray]:
+    if not npz.is_file():
+        raise RunFileNotFoundError(f"{npz} does not exist (no run saved there)" if not npz.exists()
+                                   else f"{npz} is not a file")
+    size = npz.stat().st_size
+    with open(npz, "rb") as fh:
+        head = fh.read(8)
+    if size == 0:
+        raise RunFileError(f"{npz} is empty (0 bytes): not a run file (an interrupted copy?)")
+    if head.startswith(b"\x93NUMPY"):
+        raise RunFileError(f"{npz} is a single .npy array, not an .npz run archive")
+    if not head.startswith(b"PK"):
+        raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with {head!r})")
+    try:
+        with np.load(npz, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except Exception as exc:  # zip, numpy-header and decompression errors alike: the file is damaged
+        reason = _unreadable(exc)
+    raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {reason}")
+
+
+_SIDECAR_MAX_BYTES = 1 << 26  # 64 MiB: the largest .json sidecar read to compare it with its .npz
+
+
+def _check_sidecar(npz: Path, js: Path, digest: str, config: Any) -> None:
+    """Warn when the `.json` beside a checksummed `.npz` is not the one written with it (the `.npz` counts)."""
+    if not js.is_file():
+        return
+    try:  # a sidecar holds a config record: a larger file is no sidecar of a run, and is not read
+        side = json.loads(js.read_text()) if js.stat().st_size < _SIDECAR_MAX_BYTES else None
+    except (OSError, ValueError):
+        side = None
+    same = (isinstance(side, dict) and side.get("sha256") == digest and isinstance(config, dict)
+            and _canonical_class(side.get("class")) == _canonical_class(config.get("class"))
+            and side.get("fields") == config.get("fields"))
+    if not same:
+        warnings.warn(f"{js} does not match {npz.name} (it was written with another save: an interrupted save, "
+                      f"a save in progress, or a file copied from elsewhere); {npz.name} holds the run and its "
+                      "config and is what was read; the next save rewrites the .json", RunFileWarning, stacklevel=4)
+
+
+def _read_run(path: str | os.PathLike) -> _RunFile:
+    """Read and check a run file: format, version, checksum, structure.  Every failure is a `RunFileError`."""
+    npz, js = _paths(path)
+    arrays = _read_npz(npz)
+    planned = None
+    if "meta" in arrays or "sha256" in arrays:
+        try:
+            stored = str(arrays.pop("sha256")[()])
+            meta = json.loads(str(arrays["meta"][()]))
+        except (KeyError, ValueError, TypeError, IndexError):
+            raise RunFileError(f"{npz} is damaged: its meta or sha256 entry is missing or unreadable") from None
+        if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
+            raise RunFileError(f"{npz} is not a grokclocks run file (meta format "
+                               f"{meta.get('format') if isinstance(meta, dict) else meta!r})")
+        version = meta.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 2:
+            raise RunFileError(f"{npz} has an unknown run-file format version {version!r}")
+        if version > RUN_FORMAT_VERSION:
+            raise RunFileError(f"{npz} has run-file format version {version}; this grokclocks reads versions "
+                               f"<= {RUN_FORMAT_VERSION} (upgrade grokclocks to read it)")
+        computed = _checksum(arrays)
+        if computed != stored:
+            raise RunFileError(f"{npz} is damaged: its sha256 checksum does not match its contents "
+                               f"(stored {stored[:16]}..., computed {computed[:16]}...)")
+        del arrays["meta"]
+        config = meta.get("config")
+        planned = meta.get("planned_steps")
+        _check_sidecar(npz, js, stored, config)
+    else:
+        if "times" not in arrays or not any(k.startswith("metric:") for k in arrays):
+            raise RunFileError(f"{npz} is not a grokclocks run file: no 'times' and 'metric:*' arrays "
+                               f"(keys: {sorted(arrays)[:8]})")
+        version = 1
+        unknown = sorted(k for k in arrays if k != "times" and k.split(":", 1)[0] not in ("metric", "extra", "state"))
+        if unknown:
+            raise RunFileError(f"{npz} is damaged or foreign: no meta entry, and keys {unknown[:4]} that no "
+                               "grokclocks run file has")
+        if not js.is_file():
+            raise RunFileError(f"{npz} has no meta entry (format 1, or damaged), and its config file {js} is missing")
+        try:
+            config = json.loads(js.read_text())
+        except (OSError, ValueError) as exc:
+            raise RunFileError(f"{js} (the config of format-1 run file {npz.name}) is unreadable: {exc}") from None
+        if isinstance(config, dict) and "version" in config:
+            raise RunFileError(f"{npz} is damaged: {js.name} says run-file format {config['version']!r}, but the "
+                               "archive lacks its meta and sha256 entries")
+    if not isinstance(config, dict) or not {"class", "fields"} <= set(config):
+        raise RunFileError(f"{npz}: its config record is malformed (needs 'class' and 'fields')")
+    if planned is not None and (not isinstance(planned, int) or isinstance(planned, bool)):
+        raise RunFileError(f"{npz} is damaged: its planned number of steps is {planned!r}, not an integer")
+    run = _RunFile(npz, arrays, config, version, planned)
+    _check_structure(run)
+    return run
+
+
+def _check_structure(run: _RunFile) -> None:
+    times = run.arrays.get("times")
+    if times is None or times.ndim != 1 or times.size == 0:
+        raise RunFileError(f"{run.npz} is damaged: 'times' must be a non-empty 1-D array")
+    for name, v in run.named("metric").items():
+        if v.ndim == 0 or v.shape[-1] != times.size:
+            raise RunFileError(f"{run.npz} is damaged: metric {name!r} has shape {v.shape}, "
+                               f"its last axis must be the {times.size} records")
+    keys = sorted(k for k in run.arrays if k.startswith("state:"))
+    if keys != [f"state:{i:04d}" for i in range(len(keys))]:
+        raise RunFileError(f"{run.npz} is damaged: its state arrays are not numbered 0..{len(keys) - 1}")
+
+
+def _rebuild_config(run: _RunFile, trusted: Mapping[str, type] | None = None) -> Any:
+    """The config object of a run read from disk (registry classes, or the caller's `trusted` ones)."""
+    try:
+        return _config_from_obj(run.config, trusted)
+    except DomainError as exc:
+        raise RunFileError(f"{run.npz}: {exc}") from None
+
+
+def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] = ()) -> Trajectory:
+    """Load a run written by `save_trajectory`, `Trajectory.save` or `grokclocks.sim.train.simulate`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The run's `.npz` file, or its path without the suffix.
+    config_classes : iterable of dataclass types, optional
+        Config classes of the caller's own to rebuild besides the engine's registered ones, matched
+        by the `module:qualname` the file records.  Default: none, so a file whose config class is
+        not one of the engine's is refused.
+
+    Returns
+    -------
+    Trajectory
+        The run (times, metrics, extras and the rebuilt config; no `final_state`).
+
+    Raises
+    ------
+    RunFileError
+        The file is missing (`RunFileNotFoundError`), empty, truncated, damaged (checksum), foreign,
+        of a newer format, or names a config class outside the registry and `config_classes`, or
+        holds config fields that are not plain data of the declared types.
+
+    Warns
+    -----
+    RunFileWarning
+        A format-1 file (no checksum to check), a run still in progress or interrupted (the
+        warning names the steps it holds), or a `.json` that disagrees with its `.npz`.
+
+    Notes
+    -----
+    Loading reads arrays and nothing else: `np.load` with `allow_pickle=False`, the sha256 checksum,
+    and the config rebuilt from plain JSON data with a class of a registry fixed in code.  The
+    checksum detects damage (a truncated copy, a flipped bit), not tampering: whoever can edit a file
+    can recompute it.  `Trajectory.save(path, overwrite=True)` rewrites an old file in the current format.
+    """
+    trusted = _trusted_classes(config_classes)
+    run = _read_run(path)
+    if run.version < 2:
+        warnings.warn(f"{run.npz} is a run file of format 1 (written by grokclocks before run-file versions): "
+                      "read without an integrity check; Trajectory.save(path, overwrite=True) rewrites it "
+                      f"in format {RUN_FORMAT_VERSION} with a checksum", RunFileWarning, stacklevel=2)
+    times = run.arrays["times"]
+    if run.planned_steps is not None and times[-1] < run.planned_steps:
+        warnings.warn(f"{run.npz} holds a partial run: steps 0..{int(times[-1])} of {run.planned_steps} "
+                      "(continue it with resume=True)", RunFileWarning, stacklevel=2)
+    return Trajectory(times=times, metrics=run.named("metric"), config=_rebuild_config(run, trusted),
+                      extras=run.named("extra"))
