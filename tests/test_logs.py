@@ -559,4 +559,5 @@ def test_notebook_example_runs(capsys):
     assert "50.0 1450.0 430.0 29.0" in out  # t_train, t_test, t_cls and the delay ratio of the three seeds
     assert "clocks     consistent: t_test / t_cls (min over runs) = 1.977" in out
     assert "kramers    cannot tell:" in out and "have 3" in out
+    assert "cannot tell: Ceil(inf) = 1: the split covers every label and token" in out  # the saved splits
     assert "@article{tan2026twoclocks" in out and "author = {{Anonymous / not stated in the source}}" in out

@@ -4,7 +4,7 @@ One module per paper key (``levi``, ``clocks``, ``kramers``, ``uniformity``, ``r
 defining
 
 ``SPEC_IDS``
-    ``{spec ID: (status tag, title)}`` -- every result of ``shared/spec/<key>.md``;
+    ``{spec ID: (status tag, title)}`` -- every result of the paper that the library registers;
 ``MODULES``
     the modules whose import registers the ``@cites`` decorations of that paper;
 ``ERRATA``

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import Erratum
 
-# Every result of shared/spec/levi.md: ID -> (status tag, title).  Statuses are the spec's tags.
+# Every registered result of the paper: ID -> (status tag, title).  Statuses are the spec's tags.
 SPEC_IDS: dict[str, tuple[str, str]] = {
     "levi:conv-time": ("C", "time unit = one GD step; eta0 = eta; spectral variable s = 4 eta0 t / d_out"),
     "levi:conv-data": ("C", "teacher-student data: Gaussian inputs, N(0, 1/(2 d_in d_out)) teacher and student"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import Erratum
 
-# Every result of shared/spec/repulsion.md: ID -> (status tag, title).
+# Every registered result of the paper: ID -> (status tag, title).
 SPEC_IDS: dict[str, tuple[str, str]] = {
     "repulsion:model": ("C", "two-layer model Y_hat = sigma(X W) V, one-hot operand pairs, sigma = x^2 or ReLU (eq. 2)"),
     "repulsion:loss": ("V-corr", "zero-meaned MSE as trained (class centring, mean over samples); eq. 3 form labelled"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import Erratum
 
-# Every result of shared/spec/uniformity.md: ID -> (status tag, title).  The spec tags most statements
+# Every registered result of the paper: ID -> (status tag, title).  The spec tags most statements
 # [RECON] (reconstructed from surviving proof steps); reconstructed-and-pinned definitions carry "V"/"C"
 # here and say "reconstructed" in the title (a dedicated tag would need citations.py).
 SPEC_IDS: dict[str, tuple[str, str]] = {

@@ -73,89 +73,152 @@ def compare_run(run: Any = None, *, index: Any = None, columns: Mapping[str, str
 
     Parameters
     ----------
-    run : Trajectory, RunData, path, list of paths, DataFrame, mapping, or None
-        The run: a :class:`grokclocks.sim.train.Trajectory` (e.g. from
-        :func:`~grokclocks.sim.modular.train_modular`; metrics ``acc_train``, ``acc_test``, ``loss_train``,
-        ``loss_test``, ``param_norm``, and hooks named ``E`` / ``W_E`` (embeddings), ``weights``, ``gap``),
-        a :class:`RunData`, a log file or run directory in any format of :mod:`grokclocks.logs`
-        (:func:`load_run`), a list of them (one seed each), a pandas DataFrame, a mapping of arrays or lists
-        (column names matched by :func:`grokclocks.logs.canonical_name`; unknown keys are ignored with a
-        warning).  ``None``: the keyword arrays alone.
+    run : Trajectory, RunData, str or os.PathLike, list of paths, DataFrame, mapping, or None
+        The run: a `grokclocks.sim.train.Trajectory` (e.g. from `grokclocks.sim.modular.train_modular`;
+        metrics `acc_train`, `acc_test`, `loss_train`, `loss_test`, `param_norm`, and hooks named `E` / `W_E`
+        (embeddings), `weights`, `gap`), a `RunData`, a log file or run directory in any format of
+        `grokclocks.logs` (read by `load_run` with its default limits), a list of them (one seed each), a
+        pandas DataFrame, or a mapping of arrays or lists (column names matched by
+        `grokclocks.logs.canonical_name`; unknown keys are ignored with a warning).  Default `None`: the
+        keyword arrays alone.
     index : tuple of int, optional
-        Grid point of an engine sweep (required if the run holds a grid).
-    columns : mapping, optional
-        Series -> column name of a log (``{"test_acc": "val/accuracy"}``), overriding the name matching.
-    steps, train_acc, test_acc, train_loss, test_loss, weight_norm, embeddings, embedding_steps, weights, weights_steps, gap : array_like, optional
-        Arrays as in :func:`run_data` (``NaN`` = not logged at that record).
-    train_mask, p, operation, b_offset, lam, n_train, lam_sweep : optional
-        Arrays and settings as in :func:`run_data`; given with ``run`` they override its values (e.g.
-        ``train_mask=`` for an engine run trained on an explicit mask, which the trajectory does not store).
-        ``train_mask`` takes any form of :func:`grokclocks.task.as_mask`.
-    train_level, test_level : float in (0, 1], optional
-        Accuracy levels of ``t_train`` and ``t_test`` (default :data:`grokclocks.task.TRAIN_LEVEL` = 1.0 and
-        :data:`~grokclocks.task.TEST_LEVEL` = 0.99; ``run_modular_addition`` runs use their ``threshold``).
-    eps_cls : float > 0
-        Loss level of the classifier clock (``clocks:appF4-cls-estimator``; 1e-3 as in the spec's table).
-    delta : float in (0, 1)
-        Structural-gap level of the representation clocks (0.1 = 90 % of the statistic's change done).
-    window : int >= 1
-        Persistence window (records) of the representation clocks and the sustained classifier clock.
-    n_freqs : int >= 1
-        Key frequencies of the Fourier statistic (the top ``n_freqs`` of each run's final embedding).
+        The grid point of an engine sweep, one index per axis of the trajectory's `config.grid_axes`; required
+        when the run holds a grid of more than one point, `None` (default) otherwise.
+    columns : mapping of str to str, optional
+        Series -> column name of a log (`{"test_acc": "val/accuracy"}`), overriding the name matching;
+        default `None`.
+    steps : array_like, optional
+        `(n_records,)` strictly increasing step of each record (the run's grid); required without `run`.
+    train_acc : array_like, optional
+        `([n_runs,] n_records)` train accuracy in [0, 1], `NaN` = not logged at that record.
+    test_acc : array_like, optional
+        `([n_runs,] n_records)` test accuracy in [0, 1], `NaN` = not logged; with no `run`, at least one of
+        `train_acc` and `test_acc` is needed.
+    train_loss : array_like, optional
+        `([n_runs,] n_records)` training loss ≥ 0 (`NaN` = not logged); the classifier clock reads it.
+    test_loss : array_like, optional
+        `([n_runs,] n_records)` test loss ≥ 0 (`NaN` = not logged).
+    weight_norm : array_like, optional
+        `([n_runs,] n_records)` global parameter norm ≥ 0 (`NaN` = not logged); a representation statistic.
+    embeddings : array_like, optional
+        `([n_runs,] n_snapshots, n_tokens, d)` token-embedding snapshots, row `t` = token `t` (the first `p`
+        rows are the operand tokens); the Fourier, stable-rank and MED statistics read them.
+    embedding_steps : array_like, optional
+        `(n_snapshots,)` steps of the embedding snapshots; default `None`: `steps` (one per record).
+    weights : array_like, optional
+        `([n_runs,] n_snapshots, ...)` parameter snapshots (flattened per record), at consecutive steps for
+        the rolling update Gram of the lock-in detector.
+    weights_steps : array_like, optional
+        `(n_snapshots,)` steps of the weight snapshots; default `None`: `steps`.
+    gap : array_like, optional
+        `([n_runs,] n_epochs)` eigengap series σ₂/σ₃ by epoch, row 0 = init (`NaN` = undefined row), for the
+        lock-in detector.
+    train_mask : array_like, optional
+        The training set in any form of `grokclocks.task.as_mask` (bool `(p, p)`, flat `(p*p,)` or pair
+        indices a*p + b), one per run or shared; with `run` it overrides the run's (e.g. for an engine run
+        trained on an explicit mask, which the trajectory does not store).  It gives the exact ceiling.
+    p : int, optional
+        The modulus p ≥ 2 (taken from `train_mask` when absent); overrides the run's.
+    operation : str, optional
+        The task as `grokclocks.coverage.label_table` names it (`"add"`, `"sub"`, `"mul"`, ...); default
+        `None`: the run's, or `"add"`.
+    b_offset : int, optional
+        Vocabulary offset ≥ 0 of the second operand (0 = shared tokens); default `None`: the run's, or 0.
+    lam : float, optional
+        The linear estimator's aspect ratio λ = d_in/N_tr > 0; overrides the one from `n_train`.
+    n_train : int or array_like, optional
+        Training-set size N_tr (integers ≥ 1), one or one per run; then λ = 2p/N_tr (one-hot pair inputs).
+    lam_sweep : tuple of two array_like, optional
+        `(lams, delays)`: grokking delays measured at ≥ 3 aspect ratios, 1-D of equal length, for the
+        `levi:appG` fit Δt = C (λ* − λ)⁻².
+    train_level : float, optional
+        Train-accuracy level in (0, 1] of the clock `t_train`; default `None`: `grokclocks.task.TRAIN_LEVEL`
+        = 1.0 (`run_modular_addition` runs use their `threshold`).
+    test_level : float, optional
+        Test-accuracy level in (0, 1] of the clock `t_test`; default `None`: `grokclocks.task.TEST_LEVEL` =
+        0.99 (`run_modular_addition` runs use their `threshold`).
+    eps_cls : float
+        Training-loss level ε > 0 of the classifier clock t_cls(ε) (`clocks:appF4-cls-estimator`); default
+        10⁻³ as in the spec's table.
+    delta : float
+        Structural-gap level δ in (0, 1) of the representation clocks: t_rep is the first record from which
+        |S − S_end| ≤ δ |S₀ − S_end| holds for `window` records (default 0.1 = 90 % of the change done).
+    window : int
+        Persistence window ≥ 1, in records, of the representation clocks and the sustained classifier clock;
+        default 5.
+    n_freqs : int
+        Number ≥ 1 of key frequencies of the Fourier statistic (the top `n_freqs` of each run's final
+        embedding); default 4.
     levi_params : mapping, optional
-        ``eps``, ``eta0`` and optional keywords of :func:`grokclocks.linear.grok_time` (``d_out``,
-        ``gamma``, ``level``, ...) for the linear estimator's prediction of the delay.
-    gram_window, slope_lag, slope_threshold, slope_t_min
-        Window of :func:`grokclocks.repulsion.rolling_gram_eigenvalues` and the parameters of
-        :func:`grokclocks.repulsion.slope_detector` (spec defaults 20, 25, 0.04, 100).
+        `eps`, `eta0` and optional keywords of `grokclocks.linear.grok_time` (`d_out`, `gamma`, `level`, ...)
+        for the linear estimator's prediction of the delay; default `None`: no prediction (n/a).
+    gram_window : int
+        Window w ≥ 3, in steps, of the rolling update Gram (`grokclocks.repulsion.rolling_gram_eigenvalues`)
+        built from `weights`; spec default 20.
+    slope_lag : int
+        Lag L ≥ 1, in epochs, of the slope detector's s(t) = (x(t) − x(t − L))/L on the log eigengap
+        (`grokclocks.repulsion.slope_detector`); spec default 25.
+    slope_threshold : float
+        Threshold θ the slope must exceed for the detector to fire (finite); spec default 0.04.
+    slope_t_min : int
+        The first epoch ≥ 0 at which the detector may fire; spec default 100.
 
     Returns
     -------
     Comparison
-        ``.table()`` / ``.table(markdown=True)``, ``.plot(path)``, ``.value("t_test")``, ``.verdicts``,
-        ``.as_json()``, ``.to_dataframe()``, ``.cite()``.
+        `.table()` / `.table(markdown=True)`, `.plot(path)`, `.value("t_test")`, `.verdicts`,
+        `.as_json()`, `.to_dataframe()`, `.cite()`.
 
     Raises
     ------
     DomainError
-        Invalid arrays (shapes, ranges, inf values), a log that cannot be read, or a grid without ``index``.
+        Invalid arrays (shapes, ranges, inf values), a log that cannot be read (`grokclocks.logs.LogError`),
+        an engine run file whose config holds a value of the wrong kind, or a grid without `index`.
 
     Notes
     -----
     Per theory (each entry names its spec ID):
 
-    * ``levi`` -- :math:`\\lambda=d_{\\rm in}/N_{\\rm tr}` (:func:`~grokclocks.linear.modular_lambda`), the measured
-      delay :math:`\\Delta t=t_{\\rm test}-t_{\\rm train}`, the linear estimator's :math:`\\Delta t`
-      (:func:`~grokclocks.linear.grok_time`, only with ``levi_params``), and the App. G fit
-      :math:`\\Delta t=C(\\lambda^*-\\lambda)^{-2}` (:func:`~grokclocks.linear.fit_inverse_square`) over a
-      ``train_frac`` sweep.
-    * ``clocks`` -- zero-one, classifier (first and sustained) and test clocks, a representation clock
-      per structural statistic (Fourier energy, stable rank of the embedding, weight norm), each
-      statistic's lag behind the same clock of the test accuracy, the ordering
-      :math:`t_{\\rm cls}<t_{\\rm rep}` and the separation ratio.
-    * ``kramers`` -- :math:`t_{\\rm grok}/t_{\\rm mem}`, the Arrhenius barrier
-      (:func:`~grokclocks.kramers.arrhenius_barrier`, :math:`\\tau_0=t_{\\rm mem}`), and over seeds the CV of
-      the delay and a KS test against the exponential law of an activated escape.
-    * ``coverage`` -- the exact ceiling :math:`\\mathrm{Ceil}(\\infty)` of the split
-      (:func:`~grokclocks.coverage.analyse_run`), whether the run respects it, the implied radius, MED.
-    * ``repulsion`` -- the lock-in slope detector on a logged eigengap or on the rolling update Gram of
-      per-step weight snapshots.
+    * `levi`: λ = d_in/N_tr (`grokclocks.linear.modular_lambda`), the measured delay Δt = t_test − t_train,
+      the linear estimator's Δt (`grokclocks.linear.grok_time`, only with `levi_params`), and the App. G fit
+      Δt = C (λ* − λ)⁻² (`grokclocks.linear.fit_inverse_square`) over a `train_frac` sweep.
+    * `clocks`: zero-one, classifier (first and sustained) and test clocks, a representation clock per
+      structural statistic (Fourier energy, stable rank of the embedding, weight norm), each statistic's lag
+      behind the same clock of the test accuracy, the ordering t_cls < t_rep, the separation ratio, and the
+      ordering t_train ≤ t_cls < t_test of App. B (`clock_order`: a tie t_train = t_cls on the same record
+      counts as ordered, t_cls = t_test does not).
+    * `kramers`: t_grok/t_mem, the Arrhenius barrier (`grokclocks.kramers.arrhenius_barrier`, with
+      τ₀ = t_mem), and over seeds the CV of the delay and a KS test against the exponential law of an
+      activated escape.
+    * `coverage`: the exact ceiling Ceil(∞) of the split (`grokclocks.coverage.analyse_run`), whether the run
+      respects it, the implied radius, MED.
+    * `repulsion`: the lock-in slope detector on a logged eigengap or on the rolling update Gram of per-step
+      weight snapshots.
 
-    Verdicts (:data:`VERDICT_RULES`; "consistent" only when the deciding number is inside the band):
+    Verdicts (`VERDICT_RULES`; "consistent" only when the deciding number is inside the band):
 
-    * ``levi`` (``levi:grok-def``) -- with ``levi_params``: measured median :math:`\\Delta t` over the linear
-      estimator's, within 15 % (the spec's widest CPU tolerance for :math:`\\Delta t` at :math:`d=500`); with a
-      :math:`\\lambda` sweep (``levi:appG``): the inverse-square fit's largest relative residual <= 15 % (the
-      spec's GPU tolerance); otherwise cannot tell (a network is not the linear model).
-    * ``clocks`` (``clocks:appB``) -- :math:`\\min_{\\rm runs} t_{\\rm test}/t_{\\rm cls} > 1`: the classifier clock
-      fires before generalisation, over the runs where both fired.
-    * ``kramers`` (``kramers:eq15``) -- with >= 5 seeds that grok, the KS p-value of the waiting times
-      :math:`t_{\\rm test}-t_{\\rm train}` against an exponential law >= 0.05 (an activated escape; a true
-      exponential sample is called inconsistent 5 % of the time).
-    * ``coverage`` (``uniformity:thm3.10``) -- every run's max test accuracy <= Ceil(inf) + the chance allowance;
-      a ceiling of 1 allows everything and gives "cannot tell".
-    * ``repulsion`` (``repulsion:headline``) -- the detector fires in exactly the runs that reach test
-      accuracy 0.5.
+    * `levi` (`levi:grok-def`): with `levi_params`, the measured median Δt over the linear estimator's,
+      within 15 % (the spec's widest CPU tolerance for Δt at d = 500); with a λ sweep (`levi:appG`), the
+      inverse-square fit's largest relative residual ≤ 15 % (the spec's GPU tolerance); otherwise cannot tell
+      (a network is not the linear model).
+    * `clocks` (`clocks:appB`): min over runs of t_test/t_cls > 1: the classifier clock fires before
+      generalisation, over the runs where both fired.
+    * `kramers` (`kramers:eq15`): with ≥ 5 seeds that grok, the KS p-value of the waiting times
+      t_test − t_train against an exponential law ≥ 0.05 (an activated escape; a true exponential sample is
+      called inconsistent 5 % of the time).
+    * `coverage` (`uniformity:thm3.10`): every run's max test accuracy ≤ Ceil(∞) + the chance allowance; a
+      ceiling of 1 allows everything and gives "cannot tell".
+    * `repulsion` (`repulsion:headline`): the detector fires in exactly the runs that reach test accuracy
+      0.5.
+
+    References
+    ----------
+    Spec IDs of every entry and verdict: `levi:conv-data`, `levi:appG`, `levi:grok-def`,
+    `clocks:appF4-acc-clock`, `clocks:appF4-cls-estimator`, `clocks:appF4-fourier`, `clocks:appF4-srank-stat`,
+    `clocks:appF4-persist`, `clocks:eq2.2`, `clocks:cor5.7`, `clocks:thm5.6`, `clocks:appF4-sep-ratio`,
+    `clocks:appB`, `kramers:milestones`, `kramers:arrhenius`, `kramers:eq15`, `uniformity:thm3.10`,
+    `uniformity:table1`, `uniformity:def4.2`, `repulsion:slope-detector`, `repulsion:rolling-gram`,
+    `repulsion:headline`.
 
     Examples
     --------

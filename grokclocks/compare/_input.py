@@ -1,4 +1,4 @@
-"""A run's data from arrays (:func:`run_data`) or from a file of the engine or a logger (:func:`load_run`)."""
+"""A run's data from arrays (`run_data`) or from a file of the engine or a logger (`load_run`)."""
 
 from __future__ import annotations
 
@@ -95,30 +95,65 @@ def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_l
              lam: Any = None, n_train: Any = None, lam_sweep: Any = None, train_level: float = _task.TRAIN_LEVEL,
              test_level: float = _task.TEST_LEVEL, source: str = "arrays", embedding_steps: Any = None,
              weights_steps: Any = None, run_names: Sequence[str] = (), input_notes: Sequence[str] = ()) -> RunData:
-    """Validate user arrays into a :class:`RunData` (every argument as in the module docstring).
+    """Validate a run's arrays and settings into a `RunData` (the keys of `USER_KEYS`).
+
+    Series are stacked to `(n_runs, n_records)` (a 1-D series is one run); `NaN` marks a record where a
+    series was not logged; nothing is interpolated.  The alignment of the series is added to the notes.
 
     Parameters
     ----------
-    steps : 1-D strictly increasing finite array
-    train_acc, test_acc : arrays ([n_runs,] n_records) in [0, 1] (NaN = not logged); at least one is required
-    train_loss, test_loss, weight_norm : arrays ([n_runs,] n_records), >= 0 (NaN = not logged)
-    embeddings : array ([n_runs,] n_snapshots, n_tokens, d), optional
-    embedding_steps : 1-D array (n_snapshots,), optional (default ``steps``)
-    weights : array ([n_runs,] n_snapshots, ...), optional (flattened per record)
-    weights_steps : 1-D array (n_snapshots,), optional (default ``steps``)
-    gap : array ([n_runs,] n_epochs), optional (NaN allowed: undefined rows)
-    train_mask : any form of :func:`grokclocks.task.as_mask_stack`, optional
-    p : int >= 2, optional (taken from ``train_mask`` if absent)
+    steps : array_like
+        `(n_records,)` step of each record: 1-D, at least 2 records, finite, strictly increasing.
+    train_acc : array_like, optional
+        `([n_runs,] n_records)` train accuracy in [0, 1], `NaN` = not logged at that record; at least one of
+        `train_acc` and `test_acc` is required.
+    test_acc : array_like, optional
+        `([n_runs,] n_records)` test accuracy in [0, 1], `NaN` = not logged.
+    train_loss : array_like, optional
+        `([n_runs,] n_records)` training loss ≥ 0, `NaN` = not logged.
+    test_loss : array_like, optional
+        `([n_runs,] n_records)` test loss ≥ 0, `NaN` = not logged.
+    weight_norm : array_like, optional
+        `([n_runs,] n_records)` global parameter norm ≥ 0, `NaN` = not logged.
+    embeddings : array_like, optional
+        `([n_runs,] n_snapshots, n_tokens, d)` token-embedding snapshots, row `t` = token `t`.
+    weights : array_like, optional
+        `([n_runs,] n_snapshots, ...)` parameter snapshots, flattened per record.
+    gap : array_like, optional
+        `([n_runs,] n_epochs)` eigengap series σ₂/σ₃ by epoch, n_epochs ≥ 2, row 0 = init (`NaN` allowed:
+        undefined rows; inf refused).
+    train_mask : array_like, optional
+        The training set in any form of `grokclocks.task.as_mask_stack` (bool `(p, p)`, flat `(p*p,)`, pair
+        indices), one per run or one shared; each needs at least one training and one test pair.
+    p : int, optional
+        The modulus p ≥ 2; taken from `train_mask` when absent.
     operation : str
-        Task of :func:`grokclocks.coverage.label_table`.
-    b_offset : int >= 0
-    lam : float > 0, optional; n_train : int or ([n_runs],) ints, optional
-    lam_sweep : (lams, delays), optional
-        Grokking delays measured at >= 3 aspect ratios (for the ``levi:appG`` fit).
-    train_level, test_level : float in (0, 1] (defaults :data:`grokclocks.task.TRAIN_LEVEL`, ``TEST_LEVEL``)
+        The task as `grokclocks.coverage.label_table` names it (`"add"`, `"sub"`, `"mul"`, ...); default
+        `"add"`.
+    b_offset : int
+        Vocabulary offset ≥ 0 of the second operand; default 0 (the operands share their tokens).
+    lam : float, optional
+        The linear estimator's aspect ratio λ = d_in/N_tr > 0, a scalar.
+    n_train : int or array_like, optional
+        Training-set size N_tr, integers ≥ 1: one, or one per run; default `None`: counted from `train_mask`.
+    lam_sweep : tuple of two array_like, optional
+        `(lams, delays)`: grokking delays (> 0) measured at aspect ratios λ > 0, 1-D of equal length (≥ 3
+        for the `levi:appG` fit).
+    train_level : float
+        Train-accuracy level in (0, 1] of the clock `t_train`; default `grokclocks.task.TRAIN_LEVEL` = 1.0.
+    test_level : float
+        Test-accuracy level in (0, 1] of the clock `t_test`; default `grokclocks.task.TEST_LEVEL` = 0.99.
     source : str
-    run_names : sequence of str, optional (one per run)
-    input_notes : sequence of str, optional (how the input was read; the alignment is added)
+        Where the run came from, shown in the table's header; default `"arrays"`.
+    embedding_steps : array_like, optional
+        `(n_snapshots,)` strictly increasing steps of the embedding snapshots; default `None`: `steps` (then
+        there must be one snapshot per record).
+    weights_steps : array_like, optional
+        `(n_snapshots,)` strictly increasing steps of the weight snapshots; default `None`: `steps`.
+    run_names : sequence of str
+        One name per run (e.g. each seed's file); default empty.
+    input_notes : sequence of str
+        How the input was read, one sentence each; the alignment notes are added after them.
 
     Returns
     -------
@@ -128,7 +163,7 @@ def run_data(*, steps: Any, train_acc: Any = None, test_acc: Any = None, train_l
     ------
     DomainError
         Wrong shapes, inf values, a series with no value, accuracies outside [0, 1], negative losses,
-        inconsistent ``p``.
+        inconsistent `p` or run counts; the message names the argument.
     """
     p, b_offset, lam, operation = (x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
                                    for x in (p, b_offset, lam, operation))
@@ -311,7 +346,7 @@ def _cfg_split(cfg: Mapping[str, Any], source: str, axes: tuple[str, ...], index
 
 
 def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarray:
-    """Grid point ``index`` of an engine metric ``(*grid, n_seeds, *value, n_rec)`` -> ``(n_seeds, n_rec, *value)``."""
+    """Grid point `index` of an engine metric `(*grid, n_seeds, *value, n_rec)` -> `(n_seeds, n_rec, *value)`."""
     a = np.asarray(metric)
     if n_grid:
         a = a[index]
@@ -320,7 +355,7 @@ def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarr
 
 def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any], config: Any,
                 index: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Arguments of :func:`run_data` (and defaults) from an engine trajectory's parts.
+    """Arguments of `run_data` (and defaults) from an engine trajectory's parts.
 
     Every config value used is checked (a run file's config is read from the file): a `DomainError` naming
     `source`, the key, its value and what it must be."""
@@ -439,7 +474,7 @@ def _zip_keys(path: Path, max_bytes: int) -> list[str] | None:
 
 
 def _is_engine_npz(path: Path, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> bool:
-    """An engine run file (``Trajectory.save``): its keys, or, when the archive cannot be read, the run
+    """An engine run file (`Trajectory.save`): its keys, or, when the archive cannot be read, the run
     file's config beside it (a truncated engine file is a damaged run file, not a foreign log)."""
     if not path.is_file():
         return False
@@ -533,41 +568,53 @@ def _resolve_path(path: str | os.PathLike) -> Path:
 def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
              format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES,  # noqa: A002
              delimiter: str | None = None, decimal: str | None = None) -> RunData:
-    """Read a run: an engine ``.npz`` (``Trajectory.save``), any log of :mod:`grokclocks.logs`, or several (seeds).
+    """Read a run: an engine `.npz` (`Trajectory.save`), any log of `grokclocks.logs`, or several (one per seed).
 
-    An engine file has the keys ``times``, ``metric:<name>`` and ``extra:<name>`` and a ``.json`` config next
-    to it (read as plain JSON: no JAX needed, except to rebuild a random split's training mask).  Every other
-    file or directory goes to :func:`grokclocks.logs.read_log` (CSV, TSV, JSON lines / W&B, TensorBoard,
-    Lightning ``metrics.csv``, Hugging Face ``trainer_state.json``, ``torch.save``, ``.npz``, ``.npy``, MLflow,
-    DVCLive, Sacred, Aim, key-value text logs).  A list or tuple of paths is one run with one seed per file,
-    or, for files that each hold part of a run (DVCLive or MLflow metric files, W&B chart exports), the runs
-    those parts make (:func:`grokclocks.logs.read_logs`).
+    An engine file has the keys `times`, `metric:<name>` and `extra:<name>` and its config (in the archive's
+    `meta` entry, or the `.json` beside it), read as plain JSON: no JAX is needed except to rebuild a random
+    split's training mask; the config values used (`p`, `threshold`, `train_frac`, `seeds`, `split_seed`,
+    `grid_axes`) are checked.  Every other file or directory goes to `grokclocks.logs.read_log` (CSV, TSV, JSON
+    lines / W&B, TensorBoard, Lightning `metrics.csv`, Hugging Face `trainer_state.json`, `torch.save`,
+    `.npz`, `.npy`, MLflow, DVCLive, Sacred, Aim, Keras `CSVLogger`, W&B chart exports, key-value text logs).
+    A list or tuple of paths is one run with one seed per file, except files that each hold part of a run
+    (DVCLive or MLflow metric files, W&B chart exports), which are joined by run (`grokclocks.logs.read_logs`).
 
     Parameters
     ----------
-    path : path, or a sequence of paths (one per seed)
+    path : str or os.PathLike, or a list or tuple of them
+        The run's file or run directory (`.npz` may be left off an engine run's name), or one log file per
+        seed of the same configuration (an engine run holds its seeds already and is refused in a list).
     index : tuple of int, optional
-        Grid point of an engine sweep (``config.grid_axes``); required when the file holds a grid.
-    columns : mapping, optional
-        Series -> column name, overriding the name matching of :func:`grokclocks.logs.canonical_name`.
+        The grid point of an engine sweep, one index per axis of its `config.grid_axes`; required when the
+        file holds a grid of more than one point, `None` (default) otherwise.
+    columns : mapping of str to str, optional
+        Series -> column name of a log, overriding the name matching of `grokclocks.logs.canonical_name`;
+        default `None`.
     format : str, optional
-        Force a reader (:data:`grokclocks.logs.FORMATS`).
+        Force a log reader, one of `grokclocks.logs.FORMATS` (an engine file is then read as a plain `.npz`
+        log); default `None`: from the content and the extension.
     max_bytes : int
-        The most bytes a file may hold (default 256 MiB).
+        The most bytes a file may hold, or a zip archive's members unpack to (checked from its directory and
+        `.npy` headers before anything is decompressed); an integer ≥ 1, default
+        `grokclocks.logs.DEFAULT_MAX_BYTES` (256 MiB).  The CLI's `--max-bytes`.
     delimiter : str, optional
-        The delimiter of a CSV file (`","`, `";"`, `"\t"` or `"tab"`, `"|"`); default `None`, detected.
+        The delimiter of a CSV log, `","`, `";"`, `"tab"` (or a tab character) or `"|"`; default `None`: detected from
+        its first lines.  The CLI's `--delimiter`.
     decimal : str, optional
-        The decimal mark of a CSV file, `"."` or `","`; default `None`, detected.
+        The decimal mark of a CSV log, `"."` or `","`; default `None`: detected (a comma only with another
+        delimiter).  The CLI's `--decimal`.
 
     Returns
     -------
     RunData
+        The run's arrays, validated by `run_data`, with notes on how the input was read and aligned.
 
     Raises
     ------
     DomainError
-        Missing file, a log that cannot be read (:class:`grokclocks.logs.LogError`: the file, the column,
-        the row and its step), or invalid arrays.
+        A missing file, a log that cannot be read (`grokclocks.logs.LogError`: the file, the column, the row
+        and its step), a damaged engine file (`grokclocks.runfile.RunFileError`), an engine config value of
+        the wrong kind (naming the file and the key), invalid arrays, or an invalid `max_bytes`.
     """
     max_bytes = _safe.check_max_bytes(max_bytes)
     opts = {"columns": columns, "format": format, "max_bytes": max_bytes, "delimiter": delimiter,

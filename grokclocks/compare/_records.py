@@ -19,8 +19,9 @@ THEORIES: tuple[str, ...] = ("levi", "clocks", "kramers", "coverage", "repulsion
 USER_KEYS: tuple[str, ...] = ("steps", "train_acc", "test_acc", "train_loss", "test_loss", "weight_norm",
                               "embeddings", "embedding_steps", "weights", "weights_steps", "gap", "train_mask", "p",
                               "operation", "b_offset", "lam", "n_train")
+"""The keys of a run given as arrays or read from a log (`run_data`'s keywords; shapes and meanings in the
+`grokclocks.compare` module text)."""
 
-#: Stable short IDs of the quantities (``Comparison.value(id)``, the JSON's ``id``, the table's ID column).
 QUANTITY_IDS: dict[str, str] = {
     "lambda": "lambda = d_in / N_train",
     "delta_t": "Delta t = t_test - t_train (grokking delay)",
@@ -57,8 +58,9 @@ QUANTITY_IDS: dict[str, str] = {
     "lock_in": "lock-in epoch of the slope detector",
     "t_test_half": "first record with test acc >= 0.5",
 }
+"""Stable short ID of each quantity -> what it is (the keys of `Comparison.value`, the JSON's `id`, the table's
+ID column)."""
 
-#: The verdict rule of each theory (also in the table's ``verdicts`` section and docs/byor.md).
 VERDICT_RULES: dict[str, str] = {
     "levi": "with levi_params: consistent if |Delta t / Delta t_linear - 1| <= 0.15 (levi:grok-def, the spec's "
             "CPU tolerance at d = 500); with a lambda sweep: consistent if the inverse-square fit's largest relative "
@@ -73,6 +75,8 @@ VERDICT_RULES: dict[str, str] = {
                  "(repulsion:headline: 15/15 grokking runs, 0/15 controls); inconsistent otherwise; cannot tell "
                  "without an eigengap series or per-step weights",
 }
+"""The verdict rule of each theory, in words (also in the table's verdicts section and the Bring your own run
+page)."""
 
 _SERIES = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
 
@@ -95,62 +99,64 @@ _KS_ALPHA = 0.05
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RunData:
-    """A training run in the normal form :func:`compare_run` works on (runs = seeds, on axis 0).
+    """A training run in the normal form `compare_run` works on (runs = seeds, on axis 0), built and checked by
+    `run_data` and `load_run`.
 
-    Attributes
-    ----------
-    steps : ndarray (n_records,)
-        Strictly increasing record steps: the union of the steps at which any series was logged.
-    train_acc, test_acc, train_loss, test_loss, weight_norm : ndarray (n_runs, n_records) or None
-        ``NaN`` where the series was not logged at that record.
-    embeddings : ndarray (n_runs, n_snapshots, n_tokens, d) or None
-    embedding_steps : ndarray (n_snapshots,) or None
-        Steps of the embedding snapshots.
-    weights : ndarray (n_runs, n_snapshots, P) or None
-    weights_steps : ndarray (n_snapshots,) or None
-    gap : ndarray (n_runs, n_epochs) or None
-    train_mask : bool ndarray (n_runs, p, p) or None
-    p : int or None
-    operation : str
-    b_offset : int
-    lam : float or None
-        Linear-estimator aspect ratio given by the user (overrides the one from ``n_train``).
-    n_train : ndarray (n_runs,) or None
-    lam_sweep : (lams, delays) or None
-        Grokking delays at several aspect ratios (a ``train_frac`` grid), for the ``levi:appG`` fit.
-    train_level, test_level : float
-        Accuracy levels of the train / test clocks.
-    source : str
-        Where the run came from (shown in the table's header).
-    run_names : tuple of str
-        One name per run (the file of each seed, or ``run 0``, ``run 1``, ...).
-    input_notes : tuple of str
-        How the input was read and aligned (shown under the header).
-    """
+    Fields: `steps` (the record grid); the series `train_acc`, `test_acc`, `train_loss`, `test_loss`,
+    `weight_norm` (`(n_runs, n_records)`, `NaN` = not logged, or `None`); snapshots `embeddings`, `weights`
+    with `embedding_steps`, `weights_steps`; `gap`; the task `train_mask`, `p`, `operation`, `b_offset`; the
+    linear estimator's `lam`, `n_train`, `lam_sweep`; the clock levels `train_level`, `test_level`; and
+    `source`, `run_names`, `input_notes` (how it was read)."""
 
     steps: np.ndarray
+    """`(n_records,)` strictly increasing record steps: the union of the steps at which any series was logged."""
     train_acc: np.ndarray | None = None
+    """`(n_runs, n_records)` train accuracy in [0, 1], `NaN` where it was not logged at that record; `None` if
+    not logged at all."""
     test_acc: np.ndarray | None = None
+    """`(n_runs, n_records)` test accuracy in [0, 1], `NaN` where not logged; `None` if not logged at all."""
     train_loss: np.ndarray | None = None
+    """`(n_runs, n_records)` training loss ≥ 0, `NaN` where not logged; `None` if not logged at all."""
     test_loss: np.ndarray | None = None
+    """`(n_runs, n_records)` test loss ≥ 0, `NaN` where not logged; `None` if not logged at all."""
     weight_norm: np.ndarray | None = None
+    """`(n_runs, n_records)` global parameter norm ≥ 0, `NaN` where not logged; `None` if not logged at all."""
     embeddings: np.ndarray | None = None
+    """`(n_runs, n_snapshots, n_tokens, d)` token-embedding snapshots (token `t` = row `t`), or `None`."""
     weights: np.ndarray | None = None
+    """`(n_runs, n_snapshots, P)` parameter snapshots flattened per record, or `None`."""
     gap: np.ndarray | None = None
+    """`(n_runs, n_epochs)` eigengap series σ₂/σ₃ by epoch, row 0 = init (`NaN` = undefined row), or `None`."""
     train_mask: np.ndarray | None = None
+    """`(n_runs, p, p)` bool training set (`True` = the pair (a, b) was trained on), or `None`."""
     p: int | None = None
+    """The modulus p ≥ 2 of the task, or `None` if unknown."""
     operation: str = "add"
+    """The task, as `grokclocks.coverage.label_table` names it (`"add"`, `"sub"`, `"mul"`, ...)."""
     b_offset: int = 0
+    """Vocabulary offset ≥ 0 of the second operand (0 = the operands share their tokens)."""
     lam: float | None = None
+    """Linear-estimator aspect ratio λ = d_in/N_tr > 0 given by the user (it overrides the one from `n_train`),
+    or `None`."""
     n_train: np.ndarray | None = None
+    """`(n_runs,)` training-set size N_tr of each run (integers ≥ 1), or `None`."""
     lam_sweep: tuple[np.ndarray, np.ndarray] | None = None
+    """`(lams, delays)`: grokking delays measured at several aspect ratios (a `train_frac` grid), 1-D of equal
+    length, for the `levi:appG` fit; or `None`."""
     train_level: float = _task.TRAIN_LEVEL
+    """Train-accuracy level in (0, 1] of the clock `t_train` (default `grokclocks.task.TRAIN_LEVEL` = 1.0)."""
     test_level: float = _task.TEST_LEVEL
+    """Test-accuracy level in (0, 1] of the clock `t_test` (default `grokclocks.task.TEST_LEVEL` = 0.99)."""
     source: str = "arrays"
+    """Where the run came from (shown in the table's header)."""
     embedding_steps: np.ndarray | None = None
+    """`(n_snapshots,)` steps of the embedding snapshots (`steps` when they were taken at every record)."""
     weights_steps: np.ndarray | None = None
+    """`(n_snapshots,)` steps of the weight snapshots."""
     run_names: tuple[str, ...] = ()
+    """One name per run (the file of each seed), or empty (the runs are then called `run 0`, `run 1`, ...)."""
     input_notes: tuple[str, ...] = ()
+    """How the input was read and aligned, one sentence each (shown under the header)."""
 
     @property
     def n_runs(self) -> int:
@@ -162,7 +168,21 @@ class RunData:
         return 1
 
     def logged(self, name: str, run: int) -> tuple[np.ndarray, np.ndarray]:
-        """(steps, values) of one series of one run at the records where it was logged."""
+        """`(steps, values)` of one series of one run at the records where it was logged.
+
+        Parameters
+        ----------
+        name : str
+            The series, one of `"train_acc"`, `"test_acc"`, `"train_loss"`, `"test_loss"`, `"weight_norm"`;
+            it must not be `None` in this run data.
+        run : int
+            Index of the run (seed) on the leading axis, 0 ≤ run < `n_runs`.
+
+        Returns
+        -------
+        tuple of ndarray
+            The steps and the values at the records where the series is not `NaN`, both 1-D float64.
+        """
         a = getattr(self, name)[run]
         ok = ~np.isnan(a)
         return self.steps[ok], a[ok]
@@ -170,46 +190,39 @@ class RunData:
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """One quantity of one theory.
+    """One quantity of one theory, as `compare_run` measured or predicted it.
 
-    Attributes
-    ----------
-    theory : str
-        ``"levi"``, ``"clocks"``, ``"kramers"``, ``"coverage"`` or ``"repulsion"``.
-    quantity : str
-        What it is, e.g. ``"t_test (test acc >= 0.99)"``.
-    value : float, bool or None
-        Median over the runs where it is finite (``inf`` = never reached by any run, ``nan`` = undefined);
-        for a yes/no quantity the answer (one run) or the fraction of runs answering yes; ``None`` if n/a.
-    status : str
-        ``"measured"``, ``"predicted"`` or ``"n/a: <reason>"``.
-    spec_id : str
-        The spec result behind it.
-    note : str
-        Caveat or definition.
-    per_run : tuple
-        The value of every run (seed), ``inf`` = never, ``nan`` = not defined for that run.
-    id : str
-        Stable short ID (:data:`QUANTITY_IDS`), e.g. ``"t_test"``.
-    """
+    Fields: `theory`, `quantity` (in words), `value` (median over runs; `inf` = never, `None` if n/a),
+    `status` (`"measured"`, `"predicted"`, `"n/a: <reason>"`), `spec_id`, `note`, `per_run` (each run's value)
+    and `id` (its short ID, a key of `QUANTITY_IDS`)."""
 
     theory: str
+    """The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`."""
     quantity: str
+    """What it is, in words, e.g. `"t_test (test acc >= 0.99)"`."""
     value: Any
+    """The median over the runs where it is finite (`inf` = never reached by any run, `nan` = undefined); for a
+    yes/no quantity the answer (one run) or the fraction of runs answering yes; `None` if n/a."""
     status: str
+    """`"measured"`, `"predicted"` or `"n/a: <reason>"`."""
     spec_id: str = ""
+    """The spec result behind it, e.g. `"clocks:appB"`."""
     note: str = ""
+    """A caveat or definition (shown under the table)."""
     per_run: tuple = ()
+    """The value of every run (seed): `inf` = never, `nan` = not defined for that run."""
     id: str = ""
+    """Its stable short ID, a key of `QUANTITY_IDS`, e.g. `"t_test"`."""
 
     @property
     def available(self) -> bool:
-        """False for ``n/a`` entries."""
+        """Whether the entry has a value: `False` for `n/a` entries."""
         return not self.status.startswith("n/a")
 
     @property
     def state(self) -> str:
-        """``"measured"``, ``"predicted"``, ``"never"`` (inf: no run reached it), ``"undefined"`` (nan) or ``"n/a"``."""
+        """What the value is: `"measured"`, `"predicted"`, `"never"` (inf: no run reached it), `"undefined"`
+        (nan) or `"n/a"`."""
         if not self.available:
             return "n/a"
         v = self.value
@@ -229,32 +242,26 @@ class Entry:
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    """Whether the run is consistent with one theory.
+    """Whether the run is consistent with one theory, decided by one number and the band the theory allows (the
+    rules are in `VERDICT_RULES`).
 
-    Attributes
-    ----------
-    theory : str
-    verdict : str
-        ``"consistent"``, ``"inconsistent"`` or ``"cannot tell"``.
-    quantity : str
-        ID of the deciding quantity (:data:`QUANTITY_IDS`), or ``""`` when nothing decided.
-    value : float or None
-        The deciding number (``None`` for "cannot tell" without one).
-    band : str
-        What the theory allows for that number.
-    spec_id : str
-        The spec result the band comes from.
-    reason : str
-        One sentence: why this verdict.
-    """
+    Fields: `theory`, `verdict` (`"consistent"`, `"inconsistent"`, `"cannot tell"`), `quantity` (the deciding
+    quantity's ID), `value` (the deciding number), `band` (what the theory allows), `spec_id` and `reason`."""
 
     theory: str
+    """The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`."""
     verdict: str
+    """`"consistent"`, `"inconsistent"` or `"cannot tell"`."""
     quantity: str
+    """ID of the deciding quantity (a key of `QUANTITY_IDS`), or `""` when nothing decided."""
     value: float | None
+    """The deciding number (`None` for "cannot tell" without one)."""
     band: str
+    """What the theory allows for that number, in words."""
     spec_id: str
+    """The spec result the band comes from."""
     reason: str
+    """One sentence: why this verdict."""
 
     def line(self) -> str:
         """One line for the table."""

@@ -1,4 +1,4 @@
-"""The result of :func:`compare_run`: the table, JSON, citations and plot of a run against every theory."""
+"""The result of `compare_run`: the table, JSON, citations and plot of a run against every theory."""
 
 from __future__ import annotations
 
@@ -18,23 +18,21 @@ __all__ = ["Comparison"]
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Comparison:
-    """The answer of :func:`compare_run`: entries per theory, a verdict per theory, the run, the clocks to draw.
+    """The answer of `compare_run`: entries per theory, a verdict per theory, the run, and the clocks to draw.
 
-    Attributes
-    ----------
-    entries : tuple of Entry
-    run : RunData
-    clocks : dict of str -> float
-        Named clock steps (medians over the runs that reached them) drawn by :meth:`plot`; ``inf`` =
-        never reached, ``nan`` = undefined (listed in the figure, not drawn).
-    verdicts : tuple of Verdict
-        One per theory, in the order of :data:`THEORIES`.
-    """
+    Fields: `entries` (every quantity, in table order), `run` (the `RunData` compared), `clocks` (clock steps
+    that `plot` draws) and `verdicts` (one per theory).  `cmp["t_test"]` (an ID or the quantity text) is the
+    `Entry` of that ID."""
 
     entries: tuple[Entry, ...]
+    """Every quantity of every theory, in the order of the table."""
     run: RunData
+    """The run as compared (after overrides and alignment)."""
     clocks: Mapping[str, float]
+    """Named clock steps (medians over the runs that reached them) that `plot` draws: `inf` = never reached,
+    `nan` = undefined (listed in the figure, not drawn)."""
     verdicts: tuple[Verdict, ...] = ()
+    """One per theory, in the order levi, clocks, kramers, coverage, repulsion."""
 
     def __getitem__(self, key: str) -> Entry:
         for e in self.entries:
@@ -43,15 +41,57 @@ class Comparison:
         raise KeyError(f"no entry {key!r}; IDs: {', '.join(e.id for e in self.entries)}")
 
     def value(self, key: str) -> Any:
-        """The value of the entry with this ID (``"t_test"``) or quantity text (``None`` if it is n/a)."""
+        """The value of one entry (`None` if it is n/a).
+
+        Parameters
+        ----------
+        key : str
+            The entry's short ID (a key of `QUANTITY_IDS`, e.g. `"t_test"`) or its quantity text.
+
+        Returns
+        -------
+        float, bool or None
+            `Entry.value`: the median over runs (`inf` = never reached), a yes/no answer, or `None`.
+
+        Raises
+        ------
+        KeyError
+            No entry has this ID or quantity text (the message lists the IDs).
+        """
         return self[key].value
 
     def theory(self, name: str) -> list[Entry]:
-        """The entries of one theory."""
+        """The entries of one theory.
+
+        Parameters
+        ----------
+        name : str
+            The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`.
+
+        Returns
+        -------
+        list of Entry
+            Its entries in table order (empty for an unknown name).
+        """
         return [e for e in self.entries if e.theory == name]
 
     def verdict(self, theory: str) -> Verdict:
-        """The verdict of one theory."""
+        """The verdict of one theory.
+
+        Parameters
+        ----------
+        theory : str
+            The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`.
+
+        Returns
+        -------
+        Verdict
+
+        Raises
+        ------
+        KeyError
+            No verdict for that name (the message lists the theories).
+        """
         for v in self.verdicts:
             if v.theory == theory:
                 return v
@@ -71,17 +111,38 @@ class Comparison:
         return list(dict.fromkeys(ids))
 
     def cite(self, format: str = "bibtex") -> str:  # noqa: A002 - public keyword, as grokclocks.cite
-        """BibTeX (or one text line per paper) of every result this comparison used (:meth:`spec_ids`)."""
+        """The citations of every result this comparison used (its `spec_ids`).
+
+        Parameters
+        ----------
+        format : {"bibtex", "text"}
+            `"bibtex"` (default): one BibTeX entry per paper; `"text"`: one line per paper.
+
+        Returns
+        -------
+        str
+            The citations, one paper each, as `grokclocks.cite` writes them.
+        """
         from ..citations import cite_many
 
         return cite_many(self.spec_ids(), format=format)
 
     def table(self, markdown: bool = False) -> str:
-        """The comparison as a text table (``markdown=False``) or a Markdown table.
+        """The comparison as a table: the header, how the input was read and aligned, one row per entry, the
+        notes and one verdict line per theory.
 
-        Columns: theory, ID, quantity, value (median over runs; ``[min, max] (k/n)`` = range over the runs
-        that reached it and how many did), spec ID, status (``measured`` / ``predicted`` / ``n/a: reason``);
-        then the notes, how the input was aligned, and one verdict line per theory.
+        Columns: theory, ID, quantity, value (median over runs; `[min, max] (k/n)` = range over the runs
+        that reached it and how many did), spec ID, status (`measured` / `predicted` / `n/a: reason`).
+
+        Parameters
+        ----------
+        markdown : bool
+            `False` (default): aligned plain text for a terminal; `True`: Markdown tables (notes as a list,
+            the verdicts in a second table).
+
+        Returns
+        -------
+        str
         """
         head = ["theory", "id", "quantity", "value", "spec ID", "status", "note"]
         body = [[e.theory, e.id, e.quantity, e.formatted(), e.spec_id, e.status, e.note] for e in self.entries]
@@ -124,10 +185,10 @@ class Comparison:
     def as_dicts(self) -> list[dict[str, Any]]:
         """The entries as JSON-ready dicts.
 
-        ``value`` is a number, a bool or ``null``; ``state`` says which: ``"measured"`` / ``"predicted"``
-        (a value), ``"never"`` (inf: no run reached it; ``value`` is ``null``), ``"undefined"`` (nan) or
-        ``"n/a"`` (the reason is in ``status``).  ``per_run`` holds numbers, bools or ``null`` with
-        ``per_run_state`` (``"ok"``, ``"never"``, ``"undefined"``) beside it.
+        `value` is a number, a bool or `null`; `state` says which: `"measured"` / `"predicted"`
+        (a value), `"never"` (inf: no run reached it; `value` is `null`), `"undefined"` (nan) or
+        `"n/a"` (the reason is in `status`).  `per_run` holds numbers, bools or `null` with
+        `per_run_state` (`"ok"`, `"never"`, `"undefined"`) beside it.
         """
         return [dict(id=e.id, theory=e.theory, quantity=e.quantity, value=_json_number(e.value), state=e.state,
                      formatted=e.formatted(), status=e.status, spec_id=e.spec_id, note=e.note,
@@ -135,16 +196,16 @@ class Comparison:
                 for e in self.entries]
 
     def as_json(self) -> dict[str, Any]:
-        """Header, input notes, entries (:meth:`as_dicts`) and verdicts as one JSON-ready dict."""
+        """Header, input notes, entries (`as_dicts`) and verdicts as one JSON-ready dict."""
         return {"run": self.header(), "input": list(self.run.input_notes), "entries": self.as_dicts(),
                 "verdicts": [dict(theory=v.theory, verdict=v.verdict, quantity=v.quantity,
                                   value=_json_number(v.value), band=v.band, spec_id=v.spec_id, reason=v.reason)
                              for v in self.verdicts]}
 
     def to_dataframe(self) -> Any:
-        """The entries as a pandas DataFrame indexed by ID (columns of :meth:`as_dicts`; ``value`` keeps inf/nan).
+        """The entries as a pandas DataFrame indexed by ID (the columns of `as_dicts`; `value` keeps inf and nan).
 
-        Needs pandas (``pip install "grokclocks[logs]"``).
+        Needs pandas (`pip install "grokclocks[logs]"`).
         """
         try:
             import pandas as pd
@@ -163,16 +224,18 @@ class Comparison:
 
         Each run (seed) has its own colour (train solid, test dashed, each series on the records where it
         was logged); clocks are medians over the runs that reached them, drawn as grey dotted lines.  Step 0
-        is not drawable on a log axis and is left out.  Needs matplotlib (``pip install grokclocks[plots]``).
+        is not drawable on a log axis and is left out.  Needs matplotlib (`pip install grokclocks[plots]`).
 
         Parameters
         ----------
-        path : path, optional
-            Where to save the figure (format from the suffix, e.g. ``.png``, ``.pdf``).
+        path : str or os.PathLike, optional
+            Where to save the figure, its format from the suffix (`.png`, `.pdf`, ...); default `None`: not
+            saved, only returned.
         title : str, optional
-            Figure title (default: the run's source).
+            The figure title; default `None`: the run's source.
         overwrite : bool
-            Whether an existing file at `path` may be replaced; default `False` (checked before drawing).
+            Whether an existing file at `path` may be replaced; default `False` (checked before drawing: an
+            existing file is an `OutputExistsError` and nothing is drawn or written).
 
         Returns
         -------

@@ -20,7 +20,7 @@ from .._validate import DomainError
 from ._records import Entry, RunData, _KS_ALPHA, _MIN_SEEDS_CV, _MIN_SEEDS_KS, _STAT_IDS, _fmt_num
 
 def _summary(per_run: Sequence[float]) -> float:
-    """Median over the runs where the quantity is finite; ``inf`` if it is inf for all; ``nan`` if undefined."""
+    """Median over the runs where the quantity is finite; `inf` if it is inf for all; `nan` if undefined."""
     a = np.asarray(per_run, dtype=float)
     fin = a[np.isfinite(a)]
     if fin.size:
@@ -47,10 +47,10 @@ def _na(theory: str, qid: str, quantity: str, reason: str, spec_id: str, note: s
 
 
 def _normalised_change(x: np.ndarray) -> np.ndarray | None:
-    """``|S_j - S_end| / |S_0 - S_end|``: the normalisation of ``clocks:appF4-srank-stat``, for any statistic.
+    """`|S_j - S_end| / |S_0 - S_end|`: the normalisation of `clocks:appF4-srank-stat`, for any statistic.
 
-    (:func:`grokclocks.clocks.stable_rank_gap` applies it to stable ranks; this is the same ratio for a
-    statistic that is not a stable rank.)  ``None`` if the statistic ends where it started.
+    (`grokclocks.clocks.stable_rank_gap` applies it to stable ranks; this is the same ratio for a
+    statistic that is not a stable rank.)  `None` if the statistic ends where it started.
     """
     den = abs(float(x[0]) - float(x[-1]))
     if not den > 0:
@@ -59,13 +59,13 @@ def _normalised_change(x: np.ndarray) -> np.ndarray | None:
 
 
 def _per_run(r: RunData, name: str, fn: Any) -> np.ndarray:
-    """``fn(steps, values)`` of one series, run by run, on the records where it was logged."""
+    """`fn(steps, values)` of one series, run by run, on the records where it was logged."""
     return np.array([fn(*r.logged(name, i)) for i in range(r.n_runs)], dtype=float)
 
 
 def _clock_entries(r: RunData, eps_cls: float, delta: float, window: int, n_freqs: int,
                    out: list[Entry], clocks: dict[str, float]) -> dict[str, np.ndarray]:
-    """Classifier, accuracy and representation clocks (spec ``clocks``); returns per-run clocks for later use."""
+    """Classifier, accuracy and representation clocks (spec `clocks`); returns per-run clocks for later use."""
     n = r.n_runs
     res: dict[str, np.ndarray] = {}
     lv_tr, lv_te = _fmt_num(r.train_level), _fmt_num(r.test_level)
@@ -334,7 +334,7 @@ def _kramers_entries(r: RunData, res: dict[str, np.ndarray], out: list[Entry]) -
 
 
 def _aligned(r: RunData, name: str, run: int, steps: np.ndarray) -> np.ndarray | None:
-    """Series ``name`` of one run at exactly ``steps`` (None if it is not logged at every one of them)."""
+    """Series `name` of one run at exactly `steps` (None if it is not logged at every one of them)."""
     a = getattr(r, name)
     if a is None:
         return None

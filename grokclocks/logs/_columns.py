@@ -13,16 +13,26 @@ from .._validate import DomainError
 from ._table import LogError, _at, _Col, _missing, _number, _short, _Table
 
 SERIES: tuple[str, ...] = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
-# W&B's ``_step`` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
-# ``trainer/global_step`` and the Hugging Face WandbCallback as ``train/global_step`` (each log call, train or
-# eval, advances ``_step``), so those two come first when present.
+"""The series a log can hold: train and test accuracy (in [0, 1]), train and test loss (≥ 0), the weight norm."""
+
+# W&B's `_step` counts wandb.log calls; Lightning's WandbLogger logs the training step beside it as
+# `trainer/global_step` and the Hugging Face WandbCallback as `train/global_step` (each log call, train or
+# eval, advances `_step`), so those two come first when present.
 STEP_NAMES: tuple[str, ...] = ("steps", "step", "global_step", "trainer/global_step", "train/global_step", "_step",
                                "iteration", "iter", "epoch", "epochs")
+"""Names of a step column (case and surrounding spaces ignored), in order of preference: the first present
+is the log's step column (W&B's `_step` counts `wandb.log` calls, so the training step that Lightning's and
+Hugging Face's W&B loggers write beside it comes first)."""
+
 ROLE_WORDS: dict[str, str] = {"train": "train", "training": "train", "val": "test", "valid": "test",
                               "validation": "test", "eval": "test", "evaluation": "test", "test": "test",
                               "dev": "test", "holdout": "test"}
+"""A word of a column name -> the split it means, `"train"` or `"test"` (a name without one is `"train"`)."""
+
 METRIC_WORDS: dict[str, str] = {"acc": "acc", "accuracy": "acc", "top1": "acc", "loss": "loss", "nll": "loss",
                                 "xent": "loss"}
+"""A word of a column name -> the metric it means, `"acc"` (accuracy) or `"loss"`."""
+
 _NORM_WORDS = {"weight", "weights", "param", "params", "parameter", "parameters"}
 _QUALIFIERS = {"step", "epoch"}
 
@@ -35,7 +45,27 @@ def _words(name: str) -> list[str]:
 
 
 def canonical_name(column: str) -> str | None:
-    """The series a column name reads as (``"val/acc"`` -> ``"test_acc"``), ``"steps"``, or None.
+    """The series a column name reads as (`"val/acc"` -> `"test_acc"`), `"steps"` for a step column, or `None`.
+
+    The name is split into words at `/ _ - . :` and spaces (case ignored); a role word (`ROLE_WORDS`, default
+    train) and one metric word (`METRIC_WORDS`) make the series, and `step` / `epoch` inside a metric name are
+    ignored.  The weight norm needs a weight or parameter word (`weight_norm`, `param_norm`, ...): a bare
+    `global_norm`, `total_norm` or `l2_norm` is what gradient clipping reports.
+
+    Parameters
+    ----------
+    column : str
+        A column name as the log writes it, e.g. `"val/acc"`, `"trainer/global_step"`.
+
+    Returns
+    -------
+    str or None
+        One of `SERIES`, `"steps"` (one of `STEP_NAMES`), or `None` (no series: the column is ignored).
+
+    Raises
+    ------
+    DomainError
+        `column` is not a str.
 
     Examples
     --------
@@ -56,7 +86,7 @@ def canonical_name(column: str) -> str | None:
     role = roles[0] if roles else "train"
     if len(rest) == 1 and rest[0] in METRIC_WORDS:
         return f"{role}_{METRIC_WORDS[rest[0]]}"
-    # a weight or parameter word is required: a bare ``global_norm`` / ``total_norm`` / ``l2_norm`` is what
+    # a weight or parameter word is required: a bare `global_norm` / `total_norm` / `l2_norm` is what
     # optax.global_norm(grads) and torch.nn.utils.clip_grad_norm_ return, a gradient norm
     if not roles and "norm" in rest and set(rest) - {"norm", "l2", "global", "total"} <= _NORM_WORDS \
             and set(rest) & _NORM_WORDS:
@@ -65,7 +95,7 @@ def canonical_name(column: str) -> str | None:
 
 
 def _role_steps(column: str) -> str | None:
-    """``val_step`` -> ``"test"``: a step column of one role; None otherwise."""
+    """`val_step` -> `"test"`: a step column of one role; None otherwise."""
     words = _words(column)
     if len(words) == 2 and words[1] in ("step", "steps") and words[0] in ROLE_WORDS:
         return ROLE_WORDS[words[0]]
@@ -73,7 +103,31 @@ def _role_steps(column: str) -> str | None:
 
 
 def parse_columns(text: str | None) -> dict[str, str]:
-    """``"test_acc=val/accuracy,steps=_step"`` -> ``{"test_acc": "val/accuracy", "steps": "_step"}`` (the CLI's ``--columns``)."""
+    """The mapping of series to column names that the CLI option `--columns` spells as text.
+
+    `"test_acc=val/accuracy,steps=_step"` becomes `{"test_acc": "val/accuracy", "steps": "_step"}`; spaces
+    around names and empty parts are dropped.  The series names are checked by `read_log`.
+
+    Parameters
+    ----------
+    text : str or None
+        `NAME=COLUMN` pairs separated by commas; `None` (the option not given) gives `{}`.
+
+    Returns
+    -------
+    dict
+        Series name -> column name, in the order given.
+
+    Raises
+    ------
+    DomainError
+        `text` is not a str, or a part lacks its `=`, its name or its column.
+
+    Examples
+    --------
+    >>> parse_columns("test_acc=val/accuracy, steps=_step")
+    {'test_acc': 'val/accuracy', 'steps': '_step'}
+    """
     if text is None:
         return {}
     if not isinstance(text, str):

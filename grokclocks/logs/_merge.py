@@ -14,13 +14,37 @@ from ._table import _OTHER_KEYS, LogError, LogWarning, RunLog, _short
 
 
 def merge_seeds(logs: Sequence[RunLog]) -> RunLog:
-    """Several logs of the same configuration as one run with seeds on the leading axis.
+    """Several logs of the same configuration as one run with the seeds on the leading axis.
 
-    The step grid is the union of the logs' grids; a seed's series is ``NaN`` at the steps it did not log.
-    Every log must hold the same series; seeds whose steps come from an ``epoch`` column in one and a ``step``
-    column in another are merged with a :class:`LogWarning` and a note (one unit only for full-batch
-    training); settings (``p``, ``operation``, ...) must agree; training masks
-    are stacked; snapshots (``embeddings``, ``weights``) must have the same shape.
+    The step grid is the union of the logs' grids; a seed's series is `NaN` at the steps it did not log.  Every
+    log must hold the same series; seeds whose steps come from an `epoch` column in one and a `step` column in
+    another are merged with a `LogWarning` and a note (one unit only in full-batch training); settings (`p`,
+    `operation`, ...) must agree; training masks are stacked; snapshots (`embeddings`, `weights`) must have
+    the same shape.
+
+    Parameters
+    ----------
+    logs : list or tuple of RunLog
+        One `RunLog` per seed, as `read_log` returns them; at least one (a single log is returned as it is).
+
+    Returns
+    -------
+    RunLog
+        Each series of shape `(n_seeds, n_records)` on the union grid (a log already holding several runs
+        contributes all of them), `source` naming the seeds' files.
+
+    Raises
+    ------
+    LogError
+        The logs hold different series, settings that disagree, a key some logs lack, or snapshots of
+        different shapes.
+    DomainError
+        `logs` is not a non-empty list or tuple of `RunLog`.
+
+    Warns
+    -----
+    LogWarning
+        The seeds count steps in different columns (an epoch column and a step column).
     """
     if not isinstance(logs, (list, tuple)) or not all(isinstance(lg, RunLog) for lg in logs):
         raise DomainError(f"logs must be a list of RunLog (from read_log) (got {_short(logs)})")

@@ -37,6 +37,7 @@ from ._wandb import is_wandb_export, split_wandb_export
 
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy", "text", "mlflow",
                              "mlflow-db", "dvclive", "sacred", "aim")
+"""The readers `read_log` has, the values of its `format` (see the `grokclocks.logs` module text for each)."""
 
 
 def _one_in_dir(path: Path, name: str) -> Path | None:
@@ -208,19 +209,30 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
              max_bytes: int = DEFAULT_MAX_BYTES, delimiter: str | None = None, decimal: str | None = None) -> RunLog:
     """Read a run from a log file, a run directory or an in-memory table.
 
+    The format is found from the content, then the name (the `grokclocks.logs` module text lists them); each
+    column is matched to a series by `canonical_name` unless `columns` names it; every series keeps the records
+    where it was logged, on the union of their steps, with `NaN` elsewhere (nothing is interpolated).
+
     Parameters
     ----------
-    source : path, pandas DataFrame, mapping or list of records
-        See the module docstring for the formats.
-    columns : mapping, optional
-        ``{"test_acc": "val/accuracy", "steps": "_step", ...}``: which column holds a series (overrides the
-        name matching).
+    source : str or os.PathLike, pandas DataFrame, mapping or list of dicts
+        The log: a path to a file (CSV, TSV, JSON lines, JSON or `trainer_state.json`, TensorBoard event file,
+        `torch.save`, `.npz`, `.npy`) or to a run directory (TensorBoard events, or one `trainer_state.json` or
+        `metrics.csv` under it); or in memory a DataFrame, a mapping of column name -> list or array, or a list
+        of records (dicts).
+    columns : mapping of str to str, optional
+        Series -> column name, e.g. `{"test_acc": "val/accuracy", "steps": "_step"}`, overriding the name
+        matching for those series; keys are `"steps"` or names of `SERIES`.  Default `None`: every column is
+        matched by its name.
     format : str, optional
-        One of :data:`FORMATS` (default: from the content and the extension).
+        The reader, one of `FORMATS`; default `None`: chosen from the content and the extension.
     max_bytes : int
-        The most bytes a file may hold, or an archive's members unpack to (default 256 MiB).
+        The most bytes a file may hold, or a zip archive's members unpack to (read from its directory and
+        each `.npy` header before anything is decompressed), or a TensorBoard directory's event files hold
+        together; an integer ≥ 1, default `DEFAULT_MAX_BYTES` (256 MiB).  A text log takes up to about 20
+        times its size in memory while it is parsed.
     delimiter : str, optional
-        The delimiter of a CSV file: `","`, `";"`, `"\t"` (or `"tab"`) or `"|"`; default `None`, detected
+        The delimiter of a CSV file: `","`, `";"`, `"tab"` (or a tab character) or `"|"`; default `None`, detected
         from the first lines (the one that splits them into equal numbers of fields).
     decimal : str, optional
         The decimal mark of a delimited file, `"."` or `","`; default `None`, detected (a comma when the
@@ -229,19 +241,30 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     Returns
     -------
     RunLog
+        The series on one step grid, the columns they came from, the ignored columns and the reader's notes.
 
     Raises
     ------
     LogError
-        A file that cannot be read, a value that is not a number, a step that does not increase, an
-        accuracy outside [0, 1], ...: the message names the file, the column, the row and its step.
+        The log cannot be read: not a regular file, over `max_bytes`, not UTF-8, nested deeper than
+        `MAX_JSON_DEPTH`, a value that is not a number, a step that does not increase, an accuracy outside
+        [0, 1], a negative loss, two columns for one series, ...; one line naming the file and, where there
+        is one, the column, the row and its step.
     DomainError
-        Invalid ``columns`` or ``format``.
+        `columns`, `format` or `max_bytes` is invalid.
 
     Warns
     -----
     LogWarning
         Columns that match no series (listed once) and skipped records.
+
+    Examples
+    --------
+    >>> log = read_log({"step": [0, 10, 20], "train_acc": [0.2, 0.9, 1.0], "val/acc": [0.1, None, 0.8]})
+    >>> log.columns
+    {'train_acc': 'train_acc', 'test_acc': 'val/acc'}
+    >>> log.arrays["test_acc"].tolist()
+    [0.1, nan, 0.8]
     """
     cols_map = _check_columns(columns)
     max_bytes = check_max_bytes(max_bytes)
@@ -368,7 +391,7 @@ def read_logs(sources: Sequence[Any], *, columns: Mapping[str, str] | None = Non
     max_bytes : int
         The most bytes a file may hold (default `DEFAULT_MAX_BYTES`, 256 MiB).
     delimiter : str, optional
-        The delimiter of delimited files (`","`, `";"`, `"\t"` or `"tab"`, `"|"`); default `None`, detected.
+        The delimiter of delimited files (`","`, `";"`, `"tab"` (or a tab character), `"|"`); default `None`, detected.
     decimal : str, optional
         The decimal mark of delimited files, `"."` or `","`; default `None`, detected.
 

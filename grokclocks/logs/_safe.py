@@ -31,8 +31,15 @@ from .. import _validate as V
 from ._table import LogError, _short
 
 DEFAULT_MAX_BYTES = 256 * 2**20
+"""The default `max_bytes` of `read_log` and `grokclocks.compare.load_run`: 256 MiB = 268,435,456 bytes, the most
+a log file may hold, or a zip archive (`.npz`, `torch.save`) unpack to, or a TensorBoard directory's event files
+hold together.  A text log takes up to about 20 times its size in memory while it is parsed."""
+
 MAX_JSON_DEPTH = 64
+"""The deepest JSON nesting read (levels of lists and objects; a log nests 3 or 4); deeper is a `LogError`."""
+
 MAX_DIR_ENTRIES = 100_000
+"""The most directory entries searched for a run directory's log files; more is a `LogError` (pass the file)."""
 def check_max_bytes(max_bytes: Any) -> int:
     """`max_bytes` validated: an integer ≥ 1 (a `DomainError` naming it otherwise)."""
     return V.integer_at_least(max_bytes, "max_bytes", 1)

@@ -17,11 +17,13 @@ _OTHER_KEYS = ("embeddings", "weights", "gap", "train_mask", "p", "operation", "
 
 
 class LogError(DomainError):
-    """A log that cannot be read; the message names the file, the column, the row and its step."""
+    """A log that cannot be read: a one-line message naming the file and, where there is one, the column, the row
+    and its step (a `DomainError`, so a `ValueError`)."""
 
 
 class LogWarning(UserWarning):
-    """Something in a log was ignored (unknown columns, a summary record); the message lists it."""
+    """Something in a log was ignored (columns that match no series, a closing summary record); the message
+    lists it."""
 
 
 def _short(x: Any, limit: int = 60) -> str:
@@ -120,7 +122,7 @@ def _number(tab: _Table, col: _Col, i: int, step: Any, what: str) -> float:
         except (TypeError, ValueError):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: {_short(x)} is not a "
                            f"number") from None
-        except OverflowError:  # an int beyond the double range (in memory: JSON reads long integers as float)
+        except OverflowError:  # an int beyond the double range: a JSON integer of over 308 digits
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: an integer of "
                            f"{x.bit_length()} bits is beyond the double range (must be finite)") from None
     return v
@@ -189,37 +191,33 @@ def _mapping_table(obj: Mapping[str, Any], source: str, fmt: str, *, text: bool 
 
 @dataclasses.dataclass(frozen=True)
 class RunLog:
-    """A run read from a log: arrays for :func:`grokclocks.compare.run_data` and how they were found.
+    """A run read from a log by `read_log`: its arrays, ready for `grokclocks.compare.run_data`, and how they were
+    found (the columns used, those ignored, what the reader recognised).
 
-    Attributes
-    ----------
-    source : str
-        File name (or ``"DataFrame"``, ``"mapping"``).
-    format : str
-        The reader used (``"csv"``, ``"jsonl"``, ``"hf"``, ``"tensorboard"``, ...).
-    arrays : dict
-        ``steps`` (the union of every series' steps) and each series as ``([n_runs,] n_records)`` float64
-        with ``NaN`` where it was not logged, plus the other keys of the log (``train_mask``, ``p``, ...).
-    columns : dict
-        Series -> the column it was read from.
-    ignored : tuple of str
-        Columns that matched nothing.
-    notes : tuple of str
-        What the reader recognised or skipped.
-    step_column : str or None
-        The column the series' steps came from, None where every series had its own steps (or, after
-        :func:`merge_seeds`, where the seeds used different columns).
-    run_names : tuple of str
-        One name per run where the log held several (a folder of runs, an MLflow experiment, a W&B chart
-        export), empty otherwise.
-    """
+    Built by `read_log` and `merge_seeds`.  Fields: `source` (where it was read from), `format` (the reader),
+    `arrays` (`"steps"` and each series, `NaN` where not logged, plus settings such as `p`), `columns` (series
+    -> column), `ignored` (columns that matched nothing), `notes` (what the reader recognised) and
+    `step_column` (the column the steps came from) and `run_names` (one per run, where it holds several)."""
 
     source: str
+    """Where the run was read from: the file name, `"DataFrame"`, `"mapping"` or `"records"`, or after
+    `merge_seeds` the number of seeds and their files."""
     format: str
+    """The reader used: one of `FORMATS`, `"hf"` (a Hugging Face `trainer_state.json`), `"dataframe"`,
+    `"mapping"` or `"records"`."""
     arrays: dict[str, Any]
+    """`"steps"` (the union of every series' steps, float64, strictly increasing) and each series of `SERIES`
+    that was found, float64 of shape `([n_runs,] n_records)` with `NaN` where it was not logged, plus the other
+    keys of the log (`train_mask`, `p`, `embeddings`, ...; see `grokclocks.compare.USER_KEYS`)."""
     columns: dict[str, str]
+    """Series -> the column it was read from."""
     ignored: tuple[str, ...] = ()
+    """Columns that matched no series (listed once in a `LogWarning`)."""
     notes: tuple[str, ...] = ()
+    """What the reader recognised or skipped, one sentence each (the layout, the step column, skipped records)."""
     step_column: str | None = None
+    """The column the series' steps came from; `None` where every series had its own steps (TensorBoard), or,
+    after `merge_seeds`, where the seeds used different columns."""
     run_names: tuple[str, ...] = ()
-
+    """One name per run where the log held several (a folder of runs, an MLflow experiment, a W&B chart
+    export: the sub-folder, run or `<run> - ` prefix), empty otherwise."""

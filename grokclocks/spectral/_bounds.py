@@ -71,8 +71,8 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     else:
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
         # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
-        x = FL.power_product([Ra, ra], [1, -1]) * 2.0
         with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            x = FL.power_product([Ra, ra], [1, -1]) * 2.0  # inf for R/r > 9e307 (the log form below): no warning
             hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
         # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
         hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)

@@ -23,6 +23,28 @@ BIG = 1e300
 ULP_SUB = TINY
 
 
+# ---------------------------------------------------------------- switch points (stratified draws)
+# (K-1) e^-gamma: ((K-1) e^(-gamma/2)) e^(-gamma/2) while e^(-gamma/2) is normal (gamma <= 1416.8), else in
+# logs; the value itself leaves the normal range at gamma = 708.4 + log(K-1).  For gamma < 0 the product
+# overflows at |gamma| + log(K-1) = 709.78 (then log1p gives way to logaddexp)
+_TAIL_GAMMA = (708.4, 1416.8)
+
+
+def _neg_tail_branch(arg="gamma"):
+    return Branch(arg, (709.78,), lo=1.0, hi=1e4, what="|gamma| + log(K - 1)",
+                  solve=lambda q, K, **_: q - math.log(_k(K) - 1) if _k(K) > 2 else q)
+
+
+# the gap gamma0 + rate t of the fast-clock loss bound, at the tail's switch points
+_GAM_BRANCH = Branch("t", _TAIL_GAMMA, lo=1e-3, hi=1e300, what="gamma = gamma0 + rate t",
+                     solve=lambda q, K, rate, gamma0: (q - gamma0) / rate)
+
+
+# contraction_clock_bound: k0 for eps >= loss0, log1p((loss0 - eps)/eps) for loss0 <= 2 eps, log of the quotient above
+_CONTRACTION_BRANCH = Branch("loss0", (1.0, 2.0), lo=1e-3, hi=1e300, what="loss0/eps",
+                             solve=lambda q, eps, rho: q * eps)
+
+
 def _two_modes(x, y):
     """The p = 7 embedding (x cos(2 pi a/7), y sin(6 pi a/7)): energy x^2 at frequency 1, y^2 at 3."""
     a = np.arange(7)
@@ -174,35 +196,36 @@ def _crossover_ref(kappa, K, rate, C_kl, u, gap0):
 CASES = [
     AccuracyCase("grokclocks.clocks.ce_tail_bound [gamma>0]", lambda gamma, K: C.ce_tail_bound(gamma, _k(K)),
                  _ref_tail, {"gamma": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)},
-                 rtol=4e-16, atol=4e-16 * ULP_SUB),
+                 rtol=4e-16, atol=4e-16 * ULP_SUB, branches=(Branch("gamma", _TAIL_GAMMA),)),
     AccuracyCase("grokclocks.clocks.ce_tail_bound [gamma<0]", lambda gamma, K: C.ce_tail_bound(-gamma, _k(K)),
                  lambda gamma, K: _ref_tail(-gamma, K), {"gamma": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)},
-                 rtol=4e-16),
+                 rtol=4e-16, branches=(_neg_tail_branch(),)),
     # exp(log(K-1) - gamma): the value's condition number in gamma is |gamma| (<= 745 where it is
     # neither 0 nor inf), so the bound is ~|gamma| eps.
     AccuracyCase("grokclocks.clocks.ce_tail_bound_linear", lambda gamma, K: C.ce_tail_bound_linear(gamma, _k(K)),
                  _ref_tail_linear, {"gamma": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)},
-                 rtol=2e-13, atol=2e-13 * ULP_SUB),
+                 rtol=2e-13, atol=2e-13 * ULP_SUB, branches=(Branch("gamma", _TAIL_GAMMA),)),
     AccuracyCase("grokclocks.clocks.ce_tail_bound_linear [gamma<0]",
                  lambda gamma, K: C.ce_tail_bound_linear(-gamma, _k(K)),
                  lambda gamma, K: _ref_tail_linear(-gamma, K), {"gamma": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)},
-                 rtol=2e-13),
+                 rtol=2e-13, branches=(_neg_tail_branch(),)),
     # log(K-1) - log(eps): a difference; near its zero (eps ~ K-1) the error is absolute, eps * |log eps|
     AccuracyCase("grokclocks.clocks.gap_for_loss_level", lambda eps, K: C.gap_for_loss_level(eps, _k(K)),
                  _ref_gap, {"eps": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)}, rtol=4e-16, atol=4e-13),
     AccuracyCase("grokclocks.clocks.gap_for_loss_level [sharp]",
                  lambda eps, K: C.gap_for_loss_level(eps, _k(K), sharp=True),
                  lambda eps, K: _ref_gap(eps, K, True), {"eps": Arg(TINY, BIG), "K": Arg(2, BIG, integer=True)},
-                 rtol=4e-16, atol=4e-13),
+                 rtol=4e-16, atol=4e-13, branches=(Branch("eps", (1.0,)),)),  # log_expm1 switches at 1
     AccuracyCase("grokclocks.clocks.ce_smoothness_constant", C.ce_smoothness_constant, lambda B: mpf(B) ** 2 / 2,
                  {"B": Arg(TINY, BIG)}, rtol=2.3e-16, atol=2.3e-16 * ULP_SUB),
     AccuracyCase("grokclocks.clocks.log_binary_pl_ratio [m>0]", C.log_binary_pl_ratio, _ref_log_pl,
-                 {"margin": Arg(TINY, BIG)}, rtol=1e-15, atol=1e-16),
+                 {"margin": Arg(TINY, BIG)}, rtol=1e-15, atol=1e-16,
+                 branches=(Branch("margin", (36.0,)),)),  # the large-margin form above 36
     AccuracyCase("grokclocks.clocks.log_binary_pl_ratio [m<0]", lambda margin: C.log_binary_pl_ratio(-margin),
                  lambda margin: _ref_log_pl(-margin), {"margin": Arg(TINY, BIG)}, rtol=1e-15, atol=1e-16),
     # exp(log r): condition number |log r| <= 745
     AccuracyCase("grokclocks.clocks.binary_pl_ratio", C.binary_pl_ratio, lambda margin: mpmath.exp(_ref_log_pl(margin)),
-                 {"margin": Arg(TINY, BIG)}, rtol=2e-13, atol=2e-13 * ULP_SUB),
+                 {"margin": Arg(TINY, BIG)}, rtol=2e-13, atol=2e-13 * ULP_SUB, branches=(Branch("margin", (36.0,)),)),
     AccuracyCase("grokclocks.clocks.binary_pl_ratio [m<0]", lambda margin: C.binary_pl_ratio(-margin),
                  lambda margin: mpmath.exp(_ref_log_pl(-margin)), {"margin": Arg(TINY, BIG)}, rtol=2e-13),
     AccuracyCase("grokclocks.clocks.zero_one_loss_threshold", lambda n: C.zero_one_loss_threshold(int(n)),
@@ -221,23 +244,23 @@ CASES = [
                  lambda t, K, rate, gamma0: C.fast_clock_loss_bound(t, _k(K), rate, 0.0, gamma0),
                  lambda t, K, rate, gamma0: _ref_fast_loss(t, K, rate, 0.0, gamma0),
                  {"t": Arg(TINY, BIG), "K": Arg(2, 1e6, integer=True), "rate": Arg(TINY, BIG), "gamma0": Arg(TINY, 1e3)},
-                 rtol=2e-13, atol=2e-13 * ULP_SUB),
+                 rtol=2e-13, atol=2e-13 * ULP_SUB, branches=(_GAM_BRANCH,)),
     AccuracyCase("grokclocks.clocks.fast_clock_loss_bound [log]",
                  lambda t, K, rate, gamma0: C.fast_clock_loss_bound(t, _k(K), rate, 0.0, gamma0, linear=False),
                  lambda t, K, rate, gamma0: _ref_fast_loss(t, K, rate, 0.0, gamma0, False),
                  {"t": Arg(TINY, BIG), "K": Arg(2, 1e6, integer=True), "rate": Arg(TINY, BIG), "gamma0": Arg(TINY, 1e3)},
-                 rtol=2e-13, atol=2e-13 * ULP_SUB),
+                 rtol=2e-13, atol=2e-13 * ULP_SUB, branches=(_GAM_BRANCH,)),
     AccuracyCase("grokclocks.clocks.contraction_clock_bound",
                  lambda eps, loss0, rho: C.contraction_clock_bound(eps, loss0, rho),
                  _ref_contraction, {"eps": Arg(TINY, BIG), "loss0": Arg(TINY, BIG), "rho": Arg(TINY, 1 - 2 ** -53)},
                  # the ceiling of a float quotient x (error <= 1.5 ulp): one step off where x lies within
                  # 1.5 ulp of an integer (measured 1 step at x = 5.5e14); exact elsewhere
-                 rtol=4e-16, atol=1.0),
+                 rtol=4e-16, atol=1.0, branches=(_CONTRACTION_BRANCH,)),
     AccuracyCase("grokclocks.clocks.contraction_clock_bound [exact]",
                  lambda eps, loss0, rho: C.contraction_clock_bound(eps, loss0, rho, exact=True),
                  lambda eps, loss0, rho: _ref_contraction(eps, loss0, rho, exact=True),
                  {"eps": Arg(TINY, BIG), "loss0": Arg(TINY, BIG), "rho": Arg(TINY, 1 - 2 ** -53)}, rtol=4e-16,
-                 atol=1.0),
+                 atol=1.0, branches=(_CONTRACTION_BRANCH,)),
     AccuracyCase("grokclocks.clocks.kl_decay_exponent", lambda u: C.kl_decay_exponent(_theta(u)),
                  lambda u: 1 / (2 * mpf(_theta(u)) - 1), {"u": Arg(2 ** -53, 0.5 - 2 ** -53)}, rtol=1.2e-16),
     AccuracyCase("grokclocks.clocks.representation_clock_exponent", lambda u: C.representation_clock_exponent(_theta(u)),
@@ -311,7 +334,8 @@ CASES = [
                  {"eps": Arg(TINY, 1.0), "delta": Arg(TINY, 1.0), "rate": Arg(1e-3, 1e3), "C_kl": Arg(1e-3, 1e3),
                   "u": Arg(1e-3, 0.5 - 2 ** -53)},
                  # a difference of the two clocks: absolute error eps * (t_rep + t_cls)
-                 rtol=1e-12, atol=1e-10),
+                 rtol=1e-12, atol=1e-10,
+                 branches=(Branch("delta", (0.5,)),)),  # the KL clock's log1p branch for gap0 = 1 <= 2 delta
     AccuracyCase("grokclocks.clocks.coupled_mismatch_lower_bound",
                  lambda eps, kappa, u: C.coupled_mismatch_lower_bound(eps, kappa, 4, 0.5, 0.0, 0.0, 1.0, _theta(u), 1.0,
                                                                       0.0),
@@ -325,7 +349,8 @@ CASES = [
     AccuracyCase("grokclocks.clocks.cross_entropy_from_gaps [3 equal gaps]",
                  lambda gamma: C.cross_entropy_from_gaps([gamma, gamma, gamma]),
                  lambda gamma: mpmath.log1p(3 * mpmath.exp(-mpf(gamma))), {"gamma": Arg(TINY, BIG)},
-                 rtol=4.5e-16, atol=4.5e-16 * ULP_SUB),
+                 rtol=4.5e-16, atol=4.5e-16 * ULP_SUB,
+                 branches=(Branch("gamma", (708.4, 745.13)),)),  # the sum subnormal, then 0: logaddexp
     AccuracyCase("grokclocks.clocks.cross_entropy [logits (0, -gamma)]",
                  lambda gamma: C.cross_entropy([[0.0, -gamma]], [0]),
                  lambda gamma: mpmath.log1p(mpmath.exp(-mpf(gamma))), {"gamma": Arg(TINY, BIG)},

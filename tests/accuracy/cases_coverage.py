@@ -107,6 +107,16 @@ _PAPER_BRANCHES = (Branch("n", (0.5, 1.0), lo=1e-9, hi=1e4, solve=_n_for_ratio, 
                    Branch("f", (700.0,), lo=1e-3, hi=1e4, solve=_f_for_exponent, what="-m log(1 - C/p^2)"))
 
 
+def _f_for_fill(q, p, g, **_):
+    """f = m/p^2 at which m = q (p^2 - s), s the torus coverers of a point (for the stratified draws)."""
+    N = int(p) ** 2
+    return q * (N - _coverers(p, _n(p, g), "torus")[0]) / N
+
+
+# _log_binom_ratio: log(1 - o/(N - j)) from the exact N - j - o where o > (N - j)/2; E[U] = 0 once m > p^2 - s
+_FILL_BRANCH = Branch("f", (0.5, 1.0), lo=1e-3, hi=2.0, scale="lin", solve=_f_for_fill, what="m/(p^2 - s)")
+
+
 def _one_point_torus_distance(p, a, b):
     return min(a, p - a) + min(b, p - b)
 
@@ -137,13 +147,15 @@ CASES = [
                  lambda p, g, f: _as_mpf(_expected_exact(p, _n(p, g), _m(p, f), "torus")),
                  {"p": Arg(values=PRIMES), "g": Arg(0.0, 1.0, "lin"), "f": Arg(0.0, 1.0, "lin")},
                  # product form of the binomial ratio: ~ eps |log E[U]| (<= 745 eps; measured 2.2e-14, the
-                 # log-gamma form gave 1.3e-12 at p = 29)
-                 rtol=2e-13, atol=1e-300),
+                 # log-gamma form gave 1.3e-12 at p = 29; 1.96e-13 at p = 31, n = 15, m = 538 while log1p(-o/(N - j))
+                 # took the rounded quotient near 1, now 3.2e-14)
+                 rtol=2e-13, atol=1e-300, branches=(_FILL_BRANCH,),
+                 points=({"p": 31, "g": 15 / 62, "f": 538 / 961},)),
     AccuracyCase("grokclocks.coverage.expected_uncovered [grid]",
                  lambda p, g, f: Cv.expected_uncovered(int(p), _n(p, g), _m(p, f), "grid"),
                  lambda p, g, f: _as_mpf(_expected_exact(p, _n(p, g), _m(p, f), "grid")),
                  {"p": Arg(values=PRIMES), "g": Arg(0.0, 1.0, "lin"), "f": Arg(0.0, 1.0, "lin")},
-                 rtol=2e-13, atol=1e-300),
+                 rtol=2e-13, atol=1e-300, branches=(_FILL_BRANCH,)),
     AccuracyCase("grokclocks.coverage.full_coverage_probability_lower_bound [torus]",
                  lambda p, g, f: Cv.full_coverage_probability_lower_bound(int(p), _n(p, g), _m(p, f)),
                  lambda p, g, f: _as_mpf(max(Fraction(0), 1 - _expected_exact(p, _n(p, g), _m(p, f), "torus"))),
@@ -178,8 +190,9 @@ CASES = [
                                / (mpf(16381) ** 2 * mpmath.log1p(-mpf(2 * max(1, int(g * 11582)) ** 2
                                                                      - 2 * max(1, int(g * 11582)) + 1) / 16381 ** 2))),
                  {"p": Arg(values=(16381,)), "g": Arg(1e-4, 1.0)},
-                 # log1p(-C/N) with C/N a rounded quotient: condition number C/(N - C) near C -> N
-                 rtol=1e-9),
+                 # log(1 - C/N) from the exact integer N - C above C = N/2 (log1p(-C/N) of the rounded quotient
+                 # had condition number C/(N - C): 1.03e-14 at g = 1, under a contract of 1e-9); measured 3.4e-16
+                 rtol=6.7e-16),
     AccuracyCase("grokclocks.coverage.required_train_fraction [torus_exact]",
                  lambda p, g: Cv.required_train_fraction(int(p), _n(p, g), "torus_exact"),
                  lambda p, g: _required_exact(p, _n(p, g), "torus"),

@@ -15,7 +15,7 @@ import numpy as np
 
 from cases_clocks import in_double
 from grokclocks import kramers as K
-from harness import TINY, AccuracyCase, Arg
+from harness import TINY, AccuracyCase, Arg, Branch
 
 mpf = mpmath.mpf
 BIG = 1e300
@@ -132,7 +132,8 @@ CASES = [
     AccuracyCase("grokclocks.kramers.ridge_grok_time_asymptotic",
                  lambda e, f, lam: K.ridge_grok_time_asymptotic(2 * e * (1 + f), e, lam),
                  lambda e, f, lam: mpmath.log(mpf(2 * e * (1 + f)) / (2 * mpf(e))) / (4 * mpf(lam)),
-                 {"e": Arg(TINY, 1e-10), "f": Arg(2.0 ** -52, 1e200), "lam": Arg(TINY, BIG)}, rtol=4.5e-16),
+                 {"e": Arg(TINY, 1e-10), "f": Arg(2.0 ** -52, 1e200), "lam": Arg(TINY, BIG)}, rtol=4.5e-16,
+                 branches=(Branch("f", (1.0,)),)),  # log_quotient: log1p of the exact difference up to a ratio 2
     AccuracyCase("grokclocks.kramers.log_eyring_kramers_time [diag]", _ek_call(K.log_eyring_kramers_time), _ek,
                  _ek_args(), raises=_degenerate,
                  # a sum of logs: absolute error eps (|log a| + ... + dF/T); relative where it is large
@@ -168,7 +169,7 @@ CASES = [
                  rtol=6.7e-16),
     AccuracyCase("grokclocks.kramers.arrhenius_barrier", lambda r, p: K.arrhenius_barrier(r * (1 + p), r),
                  lambda r, p: mpmath.log(mpf(r * (1 + p)) / mpf(r)), {"r": Arg(TINY, 1e-10), "p": Arg(2.0 ** -52, 1e200)},
-                 rtol=4.5e-16),
+                 rtol=4.5e-16, branches=(Branch("p", (1.0,)),)),  # log_quotient, as above
     AccuracyCase("grokclocks.kramers.t_eff_sgd", lambda eta, tr, B, P: K.t_eff_sgd(eta, tr, int(B), int(P)),
                  lambda eta, tr, B, P: mpf(eta) * mpf(tr) / (2 * int(B) * int(P)),
                  {"eta": Arg(TINY, BIG), "tr": Arg(TINY, BIG), "B": Arg(1, 1e6, integer=True), "P": Arg(1, 1e9, integer=True)},
@@ -189,8 +190,12 @@ CASES = [
                  lambda lo, hi, u: K.spectral_delay_ratio([lo, hi], eta=2 * u / max(lo, hi)),
                  lambda lo, hi, u: _log_abs_1m(2 * u / max(lo, hi), max(lo, hi)) / _log_abs_1m(2 * u / max(lo, hi), min(lo, hi)),
                  {"lo": Arg(1e-150, 1e150), "hi": Arg(1e-150, 1e150), "u": Arg(1e-150, 1 - 2.0 ** -30)},
-                 raises=lambda lo, hi, u: mpf(2 * u / max(lo, hi)) * mpf(max(lo, hi)) == 1,
-                 rtol=1e-15),
+                 # exactly (Fractions): mpmath's default 53 bits rounded a product 1 - 1.2e-16 to 1 at u = 1/2
+                 raises=lambda lo, hi, u: Fraction(2 * u / max(lo, hi)) * Fraction(max(lo, hi)) == 1,
+                 rtol=1e-15,
+                 # log|1 - eta mu|: log1p(-eta mu) below eta mu = 1/2, the exact difference up to 3/2, log1p of
+                 # -(2 - eta mu) above (eta max(lo, hi) = 2u)
+                 branches=(Branch("u", (0.25, 0.5, 0.75)),)),
     AccuracyCase("grokclocks.kramers.delay_scaling_estimate [ridge]",
                  lambda mu, lam: K.delay_scaling_estimate("ridge", mu_min=mu, lam=lam),
                  lambda mu, lam: mpf(mu) / (2 * mpf(lam)), {"mu": Arg(TINY, BIG), "lam": Arg(TINY, BIG)},

@@ -12,8 +12,8 @@ import math
 import mpmath as mp
 from scipy import special
 
-from cases_rmt import (LAM, NEAR1, _pm1, ref_gap, ref_log_expect_exp, ref_log_phi0, ref_log_phi1,
-                       ref_stieltjes)
+from cases_rmt import (_PHI0_LAM, _QUAD_LAM, _Z_PHI0, _Z_PHI1, LAM, NEAR1, _pm1, ref_gap, ref_log_expect_exp,
+                       ref_log_phi0, ref_log_phi1, ref_stieltjes)
 from grokclocks import linear as L
 from harness import HUGE, TINY, AccuracyCase, Arg, Branch
 
@@ -239,8 +239,8 @@ def _ref_gen_late_simple(t, lam, eta0):
 
 def _t_for_x(x, lam, eta0, **_):
     """t at which x = 4 eta0 (1 - sqrt(lam))^2 t equals x (d_out = 1; for the stratified draws)."""
-    g = 4.0 * eta0 * float(ref_gap(lam))
-    return x / g if g > 0 else math.inf  # lam = 1 (a documented DomainError): any t
+    g = float(ref_gap(lam))
+    return x / 4.0 / eta0 / g if g > 0 else math.inf  # lam = 1 (a documented DomainError): any t
 
 
 # the late-time expansions switch on lam (1 - sqrt(lam) as a quotient below lam = 4) and on the exponent
@@ -252,6 +252,53 @@ _LATE_BRANCHES = (Branch("lam", (1.0, 4.0), lo=1e-6, hi=1e6, what="lam"),
                          what="x = 4 eta0 (1 - sqrt(lam))^2 t"))
 # the worst points of the trial that found the |x|-ulp loss (relative 4.8e-13 in loss_train_late)
 _LATE_POINTS = ({"t": 37480.415316788436, "lam": 0.19096779155569496, "eta0": 0.013665264394562936},)
+
+
+# ---------------------------------------------------------------- switch points of linear (stratified draws)
+# the losses at gamma = 0 are rmt's Phi_1 / Phi_0 at s = 4 eta0 t/d_out (their switches in z = 2 s sqrt(lam)
+# and lam: cases_rmt); the small-lam grokking delay below lam = 1/4 (_SMALL_LAM) and log(1 - sqrt(lam)) by
+# log1p below lam = 1/4 (_log1m_sqrt)
+
+
+def _t_for_z(z, lam=None, eta0=0.01, d_out=1, e=None, side=None, **_):
+    """t at which z = 2 s sqrt(lam), s = 4 eta0 t/d_out, equals z (lam given, or 1 + side e)."""
+    lam = lam if lam is not None else _pm1(e, side)
+    return z * int(d_out) / 8.0 / eta0 / math.sqrt(lam)  # divided in turn: the product underflowed to 0
+
+
+def _loss_z_branch(points):
+    return Branch("t", points, lo=1e-300, hi=HUGE, solve=_t_for_z, what="z = 2 s sqrt(lam), s = 4 eta0 t/d_out")
+
+
+_LAMBERTW_LOG_Z = (-690.8, 700.0)  # W from scipy between; log W = log z below z = 1e-300, Newton above L = 700
+
+
+def _eps_for_log_z(L_, lam, level=ERF_SQRT2, gen=True, tr_of_eq25=False):
+    """eps at which log z of eqs. 23/24 (gen: z_gen, else z_tr; tr_of_eq25: eq. 25's z_tr) equals L_."""
+    log_a = 2.0 * math.log1p(-math.sqrt(lam))
+    la = log_a if (tr_of_eq25 or not gen) else log_a / 3.0
+    log_eps_eff = 1.5 * (L._approx._LOG_Z0 + la - 0.5 * math.log(lam) - L_)
+    if level == ERF_SQRT2:
+        return math.exp(min(log_eps_eff, 709.0))
+    return math.exp(min(log_eps_eff + 2.0 * math.log(float(special.erfinv(level))) - math.log(2.0), 709.0))
+
+
+def _lambertw_branches(gen):
+    return (Branch("lam", (0.25,)),
+            Branch("eps", _LAMBERTW_LOG_Z, lo=-1500.0, hi=1500.0, scale="lin",
+                   solve=lambda q, lam, eta0, level: _eps_for_log_z(q, lam, level, gen),
+                   what="log z_gen" if gen else "log z_tr"))
+
+
+# gamma > 0: lam at the QAWS-map thresholds; t where the quadrature's range is cut at e^-60, (s/2) 4 sqrt(lam)
+# = 120 with s = 4 eta0 t (eta0 = 0.01)
+_WD_LOSS_BRANCHES = (Branch("lam", _QUAD_LAM),
+                     Branch("t", (30.0,), lo=1e-6, hi=1e8, what="(s/2) sqrt(lam)",
+                            solve=lambda q, lam, gamma: 50.0 * q / math.sqrt(lam)))
+# the resolvent's b = 1 - lam + gamma/2 changes sign at gamma/2 = |lam - 1| (lam > 1)
+_PLATEAU_BRANCHES = (Branch("lam", (1.0,)),
+                     Branch("gamma", (1.0,), lo=1e-8, hi=1e8, what="gamma/(2 |lam - 1|)",
+                            solve=lambda q, lam, **_: 2.0 * q * abs(lam - 1.0) if lam != 1.0 else q))
 
 
 def _eps_eff(eps, level):
@@ -354,35 +401,36 @@ CASES = [
                  lambda t, lam, eta0, d_out, alpha: ref_log_loss("train", t, lam, eta0, int(d_out), alpha),
                  {"t": T, "lam": LAM, "eta0": ETA, "d_out": DOUT, "alpha": ALPHA}, rtol=1e-14, kind="log",
                  raises=_s_overflows,
-                 raises_doc='4 eta0 t/d_out > 1.8e308'),
+                 raises_doc='4 eta0 t/d_out > 1.8e308', branches=(_loss_z_branch(_Z_PHI1),)),
     AccuracyCase("grokclocks.linear.loss_train",
                  lambda t, lam, eta0: L.loss_train(t, lam, eta0), lambda t, lam, eta0: mp.exp(
                      ref_log_loss("train", t, lam, eta0)),
                  {"t": T, "lam": LAM, "eta0": ETA}, rtol=1e-14, kind="exp", raises=_s_overflows,
-                 raises_doc='4 eta0 t/d_out > 1.8e308'),
+                 raises_doc='4 eta0 t/d_out > 1.8e308', branches=(_loss_z_branch(_Z_PHI1),)),
     AccuracyCase("grokclocks.linear.log_loss_gen",
                  lambda t, lam, eta0, d_out, alpha: L.log_loss_gen(t, lam, eta0, d_out=int(d_out), init_scale=alpha),
                  lambda t, lam, eta0, d_out, alpha: ref_log_loss("gen", t, lam, eta0, int(d_out), alpha),
                  {"t": T, "lam": LAM, "eta0": ETA, "d_out": DOUT, "alpha": ALPHA}, rtol=2e-14, kind="log",
                  raises=_s_overflows, ci_examples=15,
-                 raises_doc='4 eta0 t/d_out > 1.8e308'),
+                 raises_doc='4 eta0 t/d_out > 1.8e308',
+                 branches=(Branch("lam", _PHI0_LAM), _loss_z_branch(_Z_PHI0))),
     AccuracyCase("grokclocks.linear.loss_gen [lam near 1]",
                  lambda t, e, side: L.loss_gen(t, _pm1(e, side), 0.01),
                  lambda t, e, side: mp.exp(ref_log_loss("gen", t, _pm1(e, side), 0.01)),
                  {"t": T, "e": NEAR1, "side": Arg(values=(-1, 1))}, rtol=2e-14, kind="exp",
                  raises=lambda t, e, side: _s_overflows(t, 0.01), ci_examples=5,
-                 raises_doc='4 eta0 t/d_out > 1.8e308'),
+                 raises_doc='4 eta0 t/d_out > 1.8e308', branches=(_loss_z_branch(_Z_PHI0),)),
     # ---------------------------------------------------------------- losses, gamma > 0 (quadrature)
     AccuracyCase("grokclocks.linear.log_loss_gen [gamma > 0]",
                  lambda t, lam, gamma: L.log_loss_gen(t, lam, 0.01, gamma=gamma),
                  lambda t, lam, gamma: ref_log_loss_wd("gen", t, lam, 0.01, gamma),
                  {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6), "gamma": Arg(1e-300, 1e300)}, rtol=1e-12,
-                 kind="log", ci_examples=4),
+                 kind="log", ci_examples=4, branches=_WD_LOSS_BRANCHES),
     AccuracyCase("grokclocks.linear.log_loss_train [gamma > 0]",
                  lambda t, lam, gamma: L.log_loss_train(t, lam, 0.01, gamma=gamma),
                  lambda t, lam, gamma: ref_log_loss_wd("train", t, lam, 0.01, gamma),
                  {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6), "gamma": Arg(1e-300, 1e300)}, rtol=1e-12,
-                 kind="log", ci_examples=4),
+                 kind="log", ci_examples=4, branches=_WD_LOSS_BRANCHES),
     # ---------------------------------------------------------------- exact GD
     AccuracyCase("grokclocks.linear.log_loss_gen [discrete]",
                  lambda t, lam, frac: L.log_loss_gen(
@@ -390,14 +438,18 @@ CASES = [
                  lambda t, lam, frac: ref_log_loss_gd("gen", t, lam, frac / (1 + math.sqrt(lam)) ** 2),
                  {"t": Arg(1.0, 1e8, integer=True), "lam": Arg(1e-6, 1e6), "frac": Arg(1e-6, 0.999, "lin")},
                  rtol=1e-12, kind="log", ci_examples=4,
-                 note="eta0 = frac d_out/lam_+ (GD stable for frac < 1)"),
+                 note="eta0 = frac d_out/lam_+ (GD stable for frac < 1)",
+                 # 1 - 2 eta0 lam_+/d_out < 0 (oscillating top modes) for frac > 1/2
+                 branches=(Branch("lam", _QUAD_LAM), Branch("frac", (0.5,), scale="lin"))),
     AccuracyCase("grokclocks.linear.log_loss_train [discrete, gamma > 0]",
                  lambda t, lam, gamma: L.log_loss_train(t, lam, 0.01, gamma=gamma, discrete=True),
                  lambda t, lam, gamma: _ref_log_loss_gd_wd("train", t, lam, 0.01, gamma),
                  {"t": Arg(1.0, 1e8, integer=True), "lam": Arg(1e-6, 1e3), "gamma": Arg(1e-10, 10.0)},
                  rtol=1e-12, kind="log", ci_examples=3,
                  raises=lambda t, lam, gamma: 0.02 * ((1 + math.sqrt(lam)) ** 2 + gamma / 2) >= 2,
-                 raises_doc="2 eta0 (lam_+ + gamma/2)/d_out >= 2 (GD diverges)"),
+                 raises_doc="2 eta0 (lam_+ + gamma/2)/d_out >= 2 (GD diverges)",
+                 # oscillating modes once 0.02 (lam_+ + gamma/2) > 1: lam in (32.6, 37.9) for gamma in [0, 10]
+                 branches=(Branch("lam", (*_QUAD_LAM, (math.sqrt(45.0) - 1) ** 2, (math.sqrt(50.0) - 1) ** 2)),)),
     # ---------------------------------------------------------------- finite spectra
     AccuracyCase("grokclocks.linear.loss_gen_finite",
                  lambda t, eta0: L.loss_gen_finite(t, [0.0, 0.3, 1.1, 2.5], [0.5, 0.25, 0.125, 0.125], eta0),
@@ -427,6 +479,9 @@ CASES = [
                                                       regularized=True),
                  {"loss": Arg(TINY, HUGE), "eps": Arg(TINY, HUGE), "d_out": DOUT}, rtol=1.5e-14, kind="exp",
                  ci_examples=30,
+                 # P(a, x) from its series in log x where x < 1e-3 and P < 1e-280, or x < e^-690
+                 branches=(Branch("eps", (1e-300, 1e-3), lo=1e-310, hi=1e300, what="x = d_out eps/(2 loss)",
+                                  solve=lambda q, loss, d_out: 2.0 * q * loss / int(d_out)),),
                  # Measured (2026-11-25, 15,000 points with eps/loss log-uniform in [0.2, 5], i.e. across the
                  # accuracy transition, d_out in {1, 2, 5, 37, 1000}): worst 8.5e-15 at d_out = 1000, 5.2e-15
                  # at d_out = 1.  Log-uniform draws of loss and eps almost never land there (20,000 such points:
@@ -455,7 +510,9 @@ CASES = [
                  lambda eps, d_out, level: ref_lstar(eps, int(d_out), level),
                  {"eps": Arg(TINY, HUGE), "d_out": DOUT, "level": Arg(TINY, 1e-6)}, rtol=1e-13,
                  raises=lambda eps, d_out, level: ref_lstar(eps, int(d_out), level) > HUGE,
-                 raises_doc="L* beyond 1.8e308 (ResultOverflow)"),
+                 raises_doc="L* beyond 1.8e308 (ResultOverflow)",
+                 # d_out = 1: (eps/e)/e/2 where e = erfinv(level) <= 1e-150, i.e. level <= 1.128e-150
+                 branches=(Branch("level", (1e-150 * 2 / math.sqrt(math.pi),)),)),
     # ---------------------------------------------------------------- exact crossing times
     AccuracyCase("grokclocks.linear.t_star [train]",
                  lambda lam, eps, eta0: L.t_star("train", lam, eps, eta0),
@@ -472,19 +529,21 @@ CASES = [
                  rtol=1e-13, atol=lambda lam, eps, eta0, d_out: _lam_t_atol(eps, eta0, int(d_out)),
                  raises=lambda lam, eps, eta0, d_out: _t_star_raises("gen", lam, eps, eta0, int(d_out)),
                  ci_examples=0, rtol_doc="1e-13, or |error| <= 1e-15 max(1, |log L*|) d_out/(4 eta0)",
-                 raises_doc='t* (or 4 eta0 t*/d_out) beyond 1.6e308'),
+                 raises_doc='t* (or 4 eta0 t*/d_out) beyond 1.6e308', branches=(Branch("lam", _PHI0_LAM),)),
     AccuracyCase("grokclocks.linear.grok_time",
                  lambda lam, eps: L.grok_time(lam, eps, 0.01),
                  lambda lam, eps: ref_grok_time(lam, eps, 0.01),
                  {"lam": Arg(TINY, 1.0), "eps": Arg(1e-100, 1.0)}, rtol=1e-12, ci_examples=3,
                  raises=lambda lam, eps: _t_star_raises("gen", lam, eps, 0.01),
-                 raises_doc='t* (or 4 eta0 t*/d_out) beyond 1.6e308'),
+                 raises_doc='t* (or 4 eta0 t*/d_out) beyond 1.6e308',
+                 branches=(Branch("lam", (0.25,)),)),  # the small-lam delay (_SMALL_LAM)
     AccuracyCase("grokclocks.linear.grok_time [gamma > 0]",
                  lambda lam, gamma, eps: L.grok_time(lam, eps, 0.01, gamma=gamma),
                  lambda lam, gamma, eps: _ref_grok_time_wd(lam, gamma, eps),
                  {"lam": Arg(1e-4, 3.0), "gamma": Arg(1e-8, 1e-2), "eps": Arg(1e-8, 1e-2)},
                  rtol=lambda lam, gamma, eps: 1e-11 + 1e-13 / lam, ci_examples=0,
-                 rtol_doc="1e-11 + 1e-13/lam (a difference of two crossing times, Delta t/t ~ lam)"),
+                 rtol_doc="1e-11 + 1e-13/lam (a difference of two crossing times, Delta t/t ~ lam)",
+                 branches=(Branch("lam", _QUAD_LAM),)),
     # ---------------------------------------------------------------- late-time expansions
     AccuracyCase("grokclocks.linear.loss_train_late",
                  lambda t, lam, eta0, order: L.loss_train_late(t, lam, eta0, order=int(order)),
@@ -507,26 +566,39 @@ CASES = [
     AccuracyCase("grokclocks.linear.t_star_train_lambertw",
                  lambda lam, eps, eta0, level: L.t_star_train_lambertw(lam, eps, eta0, level=level),
                  lambda lam, eps, eta0, level: _ref_lambertw(lam, eps, eta0, level, "train"),
-                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20),
+                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20,
+                 branches=_lambertw_branches(False)),
     AccuracyCase("grokclocks.linear.t_star_gen_lambertw",
                  lambda lam, eps, eta0, level: L.t_star_gen_lambertw(lam, eps, eta0, level=level),
                  lambda lam, eps, eta0, level: _ref_lambertw(lam, eps, eta0, level, "gen"),
-                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20),
+                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20,
+                 branches=_lambertw_branches(True)),
     AccuracyCase("grokclocks.linear.grok_time_lambertw",
                  lambda lam, eps, eta0, level: L.grok_time_lambertw(lam, eps, eta0, level=level),
                  lambda lam, eps, eta0, level: _ref_lambertw(lam, eps, eta0, level, "grok"),
-                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20),
+                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": Arg(TINY, HUGE), "eta0": ETA, "level": LEVEL}, rtol=lambda lam, eps, eta0, level: _log_rtol(lam, eps, eta0), rtol_doc=_LOG_RTOL_DOC, ci_examples=20,
+                 branches=_lambertw_branches(True)),
     AccuracyCase("grokclocks.linear.grok_time_eq25",
                  lambda lam, eps, eta0: L.grok_time_eq25(lam, eps, eta0),
                  lambda lam, eps, eta0: _ref_eq25(lam, eps, eta0, ERF_SQRT2),
                  {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eps": EPS, "eta0": ETA},
-                 rtol=lambda lam, eps, eta0: _log_rtol(lam, eps, eta0) / min(1.0, abs(1.0 - _log_zgen(lam, eps))),
-                 rtol_doc="4e-16 (10 + |log lam| + |log eps| + |log eta0|)/min(1, |1 - log z_gen|) (log z_gen is a "
-                          "sum of logarithms, and the bracket is 4 sqrt(lam)(1 - 1/log z_gen) at small lam)",
-                 ci_examples=30),
+                 # x = (2/3) log a/log z_gen carries the absolute error of log z_gen (a sum of logarithms,
+                 # ~eps sum |log|) relative to |log z_gen|: 1e-7 at log z_gen = 1e-7 (a switch point of the
+                 # NaN boundary log z_tr = 0, lam = 1.5e-154: the draws had not been there)
+                 rtol=lambda lam, eps, eta0: _log_rtol(lam, eps, eta0) / min(1.0, abs(1.0 - _log_zgen(lam, eps)),
+                                                                           abs(_log_zgen(lam, eps))),
+                 rtol_doc="4e-16 (10 + |log lam| + |log eps| + |log eta0|)/min(1, |1 - log z_gen|, |log z_gen|) "
+                          "(log z_gen is a sum of logarithms, the bracket is 4 sqrt(lam)(1 - 1/log z_gen) at small "
+                          "lam, and (2/3) log a/log z_gen divides by it)",
+                 ci_examples=30,
+                 # NaN where log z_tr <= 0
+                 branches=(Branch("lam", (0.25,)),
+                           Branch("eps", (0.0,), lo=-50.0, hi=50.0, scale="lin", what="log z_tr",
+                                  solve=lambda q, lam, eta0: _eps_for_log_z(q, lam, tr_of_eq25=True)))),
     AccuracyCase("grokclocks.linear.grok_time_asymptotic", L.grok_time_asymptotic,
                  lambda lam, eta0: -mp.log1p(-mp.sqrt(lam)) / (2 * mp.mpf(eta0) * _a(lam)),
-                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eta0": ETA}, rtol=1e-15),
+                 {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eta0": ETA}, rtol=1e-15,
+                 branches=(Branch("lam", (0.25,)),)),
     AccuracyCase("grokclocks.linear.grok_time_near_one", L.grok_time_near_one,
                  lambda lam, eta0: mp.log(4 / (1 - mp.mpf(lam)) ** 2) / (mp.mpf(eta0) * (1 - mp.mpf(lam)) ** 2),
                  {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eta0": ETA}, rtol=1e-15),
@@ -544,25 +616,29 @@ CASES = [
     AccuracyCase("grokclocks.linear.wd_asymptotes [train]",
                  lambda lam, gamma, d_out: L.wd_asymptotes(lam, gamma, d_out=int(d_out))[0],
                  lambda lam, gamma, d_out: ref_stieltjes_plateau("train", lam, gamma, int(d_out)),
-                 {"lam": LAM, "gamma": Arg(TINY, 1e300), "d_out": DOUT}, rtol=1e-14, kind="exp"),
+                 {"lam": LAM, "gamma": Arg(TINY, 1e300), "d_out": DOUT}, rtol=1e-14, kind="exp",
+                 branches=_PLATEAU_BRANCHES),
     AccuracyCase("grokclocks.linear.wd_asymptotes [gen]",
                  lambda lam, gamma, d_out: L.wd_asymptotes(lam, gamma, d_out=int(d_out))[1],
                  lambda lam, gamma, d_out: ref_stieltjes_plateau("gen", lam, gamma, int(d_out)),
-                 {"lam": LAM, "gamma": Arg(TINY, 1e300), "d_out": DOUT}, rtol=1e-14, kind="exp"),
+                 {"lam": LAM, "gamma": Arg(TINY, 1e300), "d_out": DOUT}, rtol=1e-14, kind="exp",
+                 branches=_PLATEAU_BRANCHES),
     AccuracyCase("grokclocks.linear.wd_asymptotes_small_gamma [gen]",
                  lambda lam, gamma: L.wd_asymptotes_small_gamma(lam, gamma)[1],
                  lambda lam, gamma: (mp.mpf(gamma) ** 2 / (8 * abs(1 - mp.mpf(lam)) ** 3)
                                      + ((1 - 1 / mp.mpf(lam)) / 2 if lam > 1 else 0)),
                  {"lam": LAM, "gamma": Arg(TINY, 1e300)}, rtol=1e-15, raises=lambda lam, gamma: lam == 1.0,
-                 raises_doc='lam = 1'),
+                 raises_doc='lam = 1', branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks.linear.wd_asymptotes_small_gamma [train]",
                  lambda lam, gamma: L.wd_asymptotes_small_gamma(lam, gamma)[0],
                  lambda lam, gamma: mp.mpf(gamma) ** 2 / (8 * abs(1 - mp.mpf(lam)) * (mp.mpf(lam) if lam > 1 else 1)),
                  {"lam": LAM, "gamma": Arg(TINY, 1e300)}, rtol=1e-15, raises=lambda lam, gamma: lam == 1.0,
-                 raises_doc='lam = 1'),
+                 raises_doc='lam = 1', branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks.linear.wd_gamma_max",
                  lambda lam, eps: L.wd_gamma_max(lam, eps), lambda lam, eps: _ref_wd_gamma_max(lam, eps),
-                 {"lam": LAM, "eps": EPS}, rtol=1e-12, ci_examples=10),
+                 {"lam": LAM, "eps": EPS}, rtol=1e-12, ci_examples=10,
+                 # inf for L* = eps >= 1/2; 0 where the lam > 1 plateau (1 - 1/lam)/2 is above L*
+                 branches=(Branch("lam", (1.0,)), Branch("eps", (0.5,)))),
     AccuracyCase("grokclocks.linear.grok_time_wd_paper", L.grok_time_wd_paper,
                  lambda lam, eta0: mp.log1p(mp.sqrt(lam)) / (2 * mp.mpf(eta0) * _a(lam)),
                  {"lam": Arg(TINY, 1.0 - 2**-53, "log"), "eta0": ETA}, rtol=1e-15),
@@ -577,30 +653,37 @@ CASES = [
                  lambda t, lam, sigma2: L.loss_train_label_noise(t, lam, 0.01, sigma2),
                  lambda t, lam, sigma2: _ref_noise("train", "fixed", t, lam, 0.01, sigma2),
                  {"t": Arg(1e-3, 1e8), "lam": Arg(1e-4, 1e4), "sigma2": Arg(1e-10, 10.0)}, rtol=1e-12,
-                 ci_examples=3),
+                 ci_examples=3, branches=(Branch("lam", _QUAD_LAM),)),
     AccuracyCase("grokclocks.linear.loss_gen_label_noise [fixed]",
                  lambda t, lam, sigma2: L.loss_gen_label_noise(t, lam, 0.01, sigma2),
                  lambda t, lam, sigma2: _ref_noise("gen", "fixed", t, lam, 0.01, sigma2),
                  {"t": Arg(1e-3, 1e8), "lam": Arg(1e-4, 1e4), "sigma2": Arg(1e-10, 10.0)}, rtol=1e-12,
-                 ci_examples=3),
+                 ci_examples=3, branches=(Branch("lam", _QUAD_LAM),)),
     AccuracyCase("grokclocks.linear.loss_gen_label_noise [fresh]",
                  lambda t, lam, sigma2: L.loss_gen_label_noise(t, lam, 0.01, sigma2, mode="fresh"),
                  lambda t, lam, sigma2: _ref_noise("gen", "fresh", t, lam, 0.01, sigma2),
                  {"t": Arg(1.0, 1e6, integer=True), "lam": Arg(1e-4, 1e2), "sigma2": Arg(1e-10, 10.0)},
                  rtol=1e-12, ci_examples=3, raises=lambda t, lam, sigma2: 0.02 * (1 + math.sqrt(lam)) ** 2 >= 2,
-                 raises_doc='2 eta0 lam_+/d_out >= 2 (GD diverges)'),
+                 raises_doc='2 eta0 lam_+/d_out >= 2 (GD diverges)',
+                 # |1 - 2 eta0 nu| from log1p below 2 eta0 nu = 1 (lam_+ < 50 at lam < 37.9), its log above
+                 branches=(Branch("lam", (*_QUAD_LAM, (math.sqrt(50.0) - 1) ** 2)),)),
     AccuracyCase("grokclocks.linear.loss_train_label_noise [fresh]",
                  lambda t, lam, sigma2: L.loss_train_label_noise(t, lam, 0.01, sigma2, mode="fresh"),
                  lambda t, lam, sigma2: _ref_noise("train", "fresh", t, lam, 0.01, sigma2),
                  {"t": Arg(1.0, 1e6, integer=True), "lam": Arg(1e-4, 1e2), "sigma2": Arg(1e-10, 10.0)},
                  rtol=1e-12, ci_examples=3, raises=lambda t, lam, sigma2: 0.02 * (1 + math.sqrt(lam)) ** 2 >= 2,
-                 raises_doc='2 eta0 lam_+/d_out >= 2 (GD diverges)'),
+                 raises_doc='2 eta0 lam_+/d_out >= 2 (GD diverges)',
+                 # |1 - 2 eta0 nu| from log1p below 2 eta0 nu = 1 (lam_+ < 50 at lam < 37.9), its log above
+                 branches=(Branch("lam", (*_QUAD_LAM, (math.sqrt(50.0) - 1) ** 2)),)),
     # ---------------------------------------------------------------- two-layer, modular, fits
     AccuracyCase("grokclocks.linear.loss_two_layer",
                  lambda t, lam, d_out: L.loss_two_layer(t, lam, 0.01, int(d_out), 0.7, "train"),
                  lambda t, lam, d_out: mp.mpf(0.7) / int(d_out) * mp.exp(
                      ref_log_phi1(4 * mp.mpf(0.01) * mp.mpf(0.5) * mp.mpf(t) / int(d_out) ** 2, lam)),
-                 {"t": T, "lam": LAM, "d_out": DOUT}, rtol=1e-14, kind="exp"),
+                 {"t": T, "lam": LAM, "d_out": DOUT}, rtol=1e-14, kind="exp",
+                 # s = 4 (0.01)(0.5) t/d_out^2 into Phi_1
+                 branches=(Branch("t", _Z_PHI1, lo=1e-300, hi=HUGE, what="z = 2 s sqrt(lam)",
+                                  solve=lambda q, lam, d_out: q * int(d_out) ** 2 / 0.04 / math.sqrt(lam)),)),
     AccuracyCase("grokclocks.linear.modular_lambda",
                  lambda alpha, p: L.modular_lambda(alpha, int(p)), lambda alpha, p: 2 / (mp.mpf(alpha) * int(p)),
                  {"alpha": Arg(TINY, 1.0), "p": Arg(values=(2, 3, 97, 113, 10**6))}, rtol=4e-16),
@@ -611,7 +694,7 @@ CASES = [
     AccuracyCase("grokclocks.linear.fig1_table [grok_time]",
                  lambda lam, eps: L.fig1_table(lams=[lam], epss=[eps])["grok_time"][0, 0],
                  lambda lam, eps: ref_grok_time(lam, eps, 0.01), {"lam": Arg(1e-3, 1.0), "eps": Arg(1e-8, 1e-1)},
-                 rtol=1e-12, ci_examples=0),
+                 rtol=1e-12, ci_examples=0, branches=(Branch("lam", (0.25,)),)),
     AccuracyCase("grokclocks.linear.fig2_table [t_gen]",
                  lambda lam, d_out: L.fig2_table(d_outs=[int(d_out)], lams=[lam])["t_gen"][0, 0],
                  lambda lam, d_out: ref_t_star("gen", lam, 1e-3, 0.01, int(d_out), 0.95),
@@ -625,11 +708,13 @@ CASES = [
     AccuracyCase("grokclocks.linear.fig7_tables [c]",
                  lambda lam, d_out: L.fig7_tables(d_outs=(int(d_out),), lams=(lam,), parts=("c",))["c"][0, 0],
                  lambda lam, d_out: ref_grok_time(lam, 1e-3, 0.01, int(d_out), 0.95),
-                 {"lam": Arg(1e-3, 1.0), "d_out": Arg(values=(1, 5, 20))}, rtol=1e-12, ci_examples=0),
+                 {"lam": Arg(1e-3, 1.0), "d_out": Arg(values=(1, 5, 20))}, rtol=1e-12, ci_examples=0,
+                 branches=(Branch("lam", (0.25,)),)),
     AccuracyCase("grokclocks.linear.fig3_table [t_gen]",
                  lambda lam, gamma: L.fig3_table(gammas=[gamma], lams=[lam])["t_gen"][0, 0],
                  lambda lam, gamma: _ref_t_star_wd_gen(lam, gamma),
-                 {"lam": Arg(0.05, 2.0), "gamma": Arg(1e-6, 1e-2)}, rtol=1e-11, ci_examples=0),
+                 {"lam": Arg(0.05, 2.0), "gamma": Arg(1e-6, 1e-2)}, rtol=1e-11, ci_examples=0,
+                 branches=(Branch("lam", _QUAD_LAM),)),
 ]
 
 

@@ -17,9 +17,26 @@ from cases_linear import (_lam_t_atol, bracketed_root, ref_grok_time, ref_log_lo
 from cases_rmt import NEAR1, _pm1, ref_log_expect_exp
 from grokclocks import _mpgrid as G
 from grokclocks import linear as L
-from harness import HUGE, TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg, Branch
 
 GAMMA = Arg(1e-12, 10.0)
+
+
+def _level_for_x(x, d_out, **_):
+    """level at which x = P^-1(d_out/2, level) equals x, from P(a, x) ~ x^a/Gamma(a + 1) (small x)."""
+    a = 0.5 * d_out
+    return math.exp(min(a * math.log(x) - math.lgamma(a + 1.0), 0.0))
+
+
+# _mpgrid's switches: P^-1 below 1e-300 from its series (loss_threshold_grid); the quadrature's range cut at
+# e^-60 where s_eff 2 sqrt(lam) > 60, s_eff = s/2 with weight decay (s sqrt(lam) = 60), s without (30); the
+# plateau (1 - 1/lam) for lam > 1
+def _s_sqrt_lam(cut, arg="s", factor=1.0, lam_of=None):
+    """Branch on s sqrt(lam) (arg = s) or on 4 eta0 t sqrt(lam) (arg = t, factor = 4 eta0 = 0.04)."""
+    def solve(q, **kw):
+        lam = lam_of(**kw) if lam_of else kw["lam"]
+        return q / (factor * math.sqrt(lam))
+    return Branch(arg, (cut,), lo=1e-6, hi=1e12, solve=solve, what="s sqrt(lam)")
 
 
 def ref_log_decay(which, s, lam, gamma):
@@ -60,34 +77,40 @@ CASES = [
                  lambda eps, d_out, level: G.loss_threshold_grid(eps, d_out=d_out, level=level),
                  lambda eps, d_out, level: ref_lstar(eps, d_out, level),
                  {"eps": Arg(TINY, HUGE), "d_out": Arg(values=(1e-300, 0.01, 1, 2.5, 37)),
-                  "level": Arg(TINY, 1e-6)}, rtol=1e-13),
+                  "level": Arg(TINY, 1e-6)}, rtol=1e-13,
+                 branches=(Branch("level", (1e-300,), lo=1e-320, hi=1e-100, solve=_level_for_x,
+                                  what="x = P^-1(d_out/2, level)"),)),
     AccuracyCase("grokclocks._mpgrid.wd_asymptote_grid [gen]",
                  lambda lam, gamma: G.wd_asymptote_grid(lam, gamma),
                  lambda lam, gamma: ref_stieltjes_plateau("gen", lam, gamma),
-                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp"),
+                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp",
+                 branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks._mpgrid.wd_asymptote_grid [train]",
                  lambda lam, gamma: G.wd_asymptote_grid(lam, gamma, which="train"),
                  lambda lam, gamma: ref_stieltjes_plateau("train", lam, gamma),
-                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp"),
+                 {"lam": Arg(TINY, HUGE), "gamma": Arg(TINY, HUGE)}, rtol=1e-14, kind="exp",
+                 branches=(Branch("lam", (1.0,)),)),
     AccuracyCase("grokclocks._mpgrid.mp_decay_grid [gen]",
                  lambda s, lam, gamma: G.mp_decay_grid(s, lam, gamma)[0],
                  lambda s, lam, gamma: ref_log_decay("gen", s, lam, gamma),
                  {"s": Arg(1e-6, 1e12), "lam": Arg(1e-6, 1e6), "gamma": GAMMA}, rtol=1e-12, kind="log",
-                 ci_examples=4),
+                 ci_examples=4, branches=(Branch("lam", (1.0,)), _s_sqrt_lam(60.0))),
     AccuracyCase("grokclocks._mpgrid.mp_decay_grid [train, lam near 1]",
                  lambda s, e, side, gamma: G.mp_decay_grid(s, _pm1(e, side), gamma, which="train")[0],
                  lambda s, e, side, gamma: ref_log_decay("train", s, _pm1(e, side), gamma),
                  {"s": Arg(1e-6, 1e12), "e": NEAR1, "side": Arg(values=(-1, 1)), "gamma": GAMMA},
-                 rtol=1e-12, kind="log", ci_examples=0),
+                 rtol=1e-12, kind="log", ci_examples=0,
+                 branches=(_s_sqrt_lam(60.0, lam_of=lambda e, side, **_: _pm1(e, side)),)),
     AccuracyCase("grokclocks._mpgrid.log_wd_loss_grid [gen]",
                  lambda t, lam, gamma: G.log_wd_loss_grid(t, lam, gamma, 0.01),
                  lambda t, lam, gamma: ref_log_loss_wd("gen", t, lam, 0.01, gamma),
                  {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6), "gamma": GAMMA}, rtol=1e-12, kind="log",
-                 ci_examples=10),
+                 ci_examples=10, branches=(Branch("lam", (1.0,)), _s_sqrt_lam(60.0, "t", 0.04))),
     AccuracyCase("grokclocks._mpgrid.wd_loss_grid [train, gamma = 0]",
                  lambda t, lam: G.wd_loss_grid(t, lam, 0.0, 0.01, which="train"),
                  lambda t, lam: mp.exp(ref_log_loss("train", t, lam, 0.01)),
-                 {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6)}, rtol=1e-12, kind="exp", ci_examples=10),
+                 {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6)}, rtol=1e-12, kind="exp", ci_examples=10,
+                 branches=(_s_sqrt_lam(30.0, "t", 0.04),)),
     AccuracyCase("grokclocks._mpgrid.crossing_time_grid [train, gamma = 0]",
                  lambda lam, eps: G.crossing_time_grid("train", lam, 0.0, eps, 0.01),
                  lambda lam, eps: ref_t_star("train", lam, eps, 0.01),
@@ -114,12 +137,14 @@ CASES = [
     AccuracyCase("grokclocks.linear.grok_time_grid [dt, gamma = 0]",
                  lambda lam, eps: L.grok_time_grid(lam, 0.0, eps, 0.01)[2],
                  lambda lam, eps: ref_grok_time(lam, eps, 0.01),
-                 {"lam": Arg(1e-8, 1.0), "eps": Arg(1e-30, 1.0)}, rtol=1e-10, ci_examples=0),
+                 {"lam": Arg(1e-8, 1.0), "eps": Arg(1e-30, 1.0)}, rtol=1e-10, ci_examples=0,
+                 branches=(Branch("lam", (0.25,)),)),  # the small-lam delay (_SMALL_LAM)
     AccuracyCase("grokclocks.linear.grok_time_grid [dt, vs linear.grok_time]",
                  lambda lam, gamma, eps: L.grok_time_grid(lam, gamma, eps, 0.01)[2],
                  lambda lam, gamma, eps: mp.mpf(L.grok_time(lam, eps, 0.01, gamma=gamma)),
                  {"lam": Arg(1e-6, 10.0), "gamma": Arg(values=(0.0, 1e-6, 1e-3)), "eps": Arg(1e-12, 0.5)},
                  rtol=lambda lam, gamma, eps: 1e-10 if gamma == 0.0 else 1e-10 + 1e-13 / lam, ci_examples=5,
+                 branches=(Branch("lam", (0.25, 1.0)),),
                  rtol_doc="1e-10 (gamma = 0); 1e-10 + 1e-13/lam (gamma > 0: a difference of two crossing "
                           "times, Delta t/t ~ lam)",
                  note="reference: grokclocks.linear.grok_time (the spec's QAWS + Brent)"),

@@ -15,7 +15,7 @@ import numpy as np
 
 from cases_clocks import in_double
 from grokclocks import spectral as S
-from harness import HUGE, TINY, AccuracyCase, Arg
+from harness import HUGE, TINY, AccuracyCase, Arg, Branch
 
 mpf = mpmath.mpf
 BIG = 1e300
@@ -30,6 +30,19 @@ def _kept(x, y, rtol=2 * EPS):
     """Singular values kept by the default rank threshold (sigma_i > rtol sigma_1; rtol = max(m,n) eps)."""
     s1, s2 = max(x, y), min(x, y)
     return [mpf(s1)] + ([mpf(s2)] if s2 > rtol * s1 else [])
+
+
+# ---------------------------------------------------------------- switch points (stratified draws)
+# the default rank threshold keeps sigma_2 only above 2 eps sigma_1 (the ratio of the diagonal entries)
+def _ratio_branch(arg="y", other="x", lo=1e-30):
+    return Branch(arg, (2 * EPS,), lo=lo, hi=1.0, what=f"{arg}/{other}",
+                  solve=lambda q, **kw: q * kw[other])
+
+
+# the covering numbers: x = 2R/r below 2^-54 (a power product), the log form where x overflows; the
+# lower bound's max(log(R/r), 0) at R = r
+def _cover_branch(points):
+    return Branch("r", points, lo=1e-300, hi=1e308, what="R/r", solve=lambda q, R, **_: R / q)
 
 
 def _ref_pen(x, y, p):
@@ -94,7 +107,7 @@ CASES = [
                  _ref_pen, {"x": Arg(TINY, BIG), "y": Arg(TINY, BIG), "p": Arg(1e-3, 1e3)},
                  # direct sum of sigma_i^p where sigma_1^p is a normal double (<= 2 ulp); log space
                  # beyond, error ~ eps p |log sigma_1| (the condition number of sigma^p in p)
-                 rtol=4e-13, atol=4e-13 * TINY),
+                 rtol=4e-13, atol=4e-13 * TINY, branches=(_ratio_branch(),)),
     AccuracyCase("grokclocks.spectral.schatten_penalty [singular_values, rtol=0]",
                  lambda x, y, p: S.schatten_penalty(singular_values=[x, y], p=p, rtol=0.0),
                  lambda x, y, p: mpf(x) ** mpf(p) + mpf(y) ** mpf(p),
@@ -103,7 +116,7 @@ CASES = [
                  lambda x, y, p: S.schatten_quasi_norm(_diag(x, y), p), _ref_norm,
                  {"x": Arg(TINY, BIG), "y": Arg(TINY, BIG), "p": Arg(1e-3, 1e3)},
                  # sigma_1 (sum r_i^p)^(1/p): the rounding of the sum (<= 2 ulp) is raised to 1/p <= 1000
-                 rtol=2e-13, atol=2e-13 * TINY),
+                 rtol=2e-13, atol=2e-13 * TINY, branches=(_ratio_branch(),)),
     AccuracyCase("grokclocks.spectral.schatten_quasi_norm [singular_values, p in (0, 1e300)]",
                  lambda x, y, p: S.schatten_quasi_norm(singular_values=[x, y], p=p, rtol=0.0),
                  lambda x, y, p: (mpf(x) ** mpf(p) + mpf(y) ** mpf(p)) ** (1 / mpf(p)),
@@ -111,7 +124,8 @@ CASES = [
     AccuracyCase("grokclocks.spectral.layerwise_decay_penalty [diag(x, y)]",
                  lambda x, y, L: S.layerwise_decay_penalty(_diag(x, y), int(L)),
                  lambda x, y, L: int(L) * _ref_pen(x, y, mpf(2) / int(L)),
-                 {"x": Arg(TINY, BIG), "y": Arg(TINY, BIG), "L": Arg(1, 1e6, integer=True)}, rtol=4e-13, atol=4e-13 * TINY),
+                 {"x": Arg(TINY, BIG), "y": Arg(TINY, BIG), "L": Arg(1, 1e6, integer=True)}, rtol=4e-13, atol=4e-13 * TINY,
+                 branches=(_ratio_branch(),)),
     AccuracyCase("grokclocks.spectral.weight_decay_to_penalty_coefficient",
                  lambda mu, L: S.weight_decay_to_penalty_coefficient(mu, int(L)),
                  lambda mu, L: mpf(mu) * int(L) / 2, {"mu": Arg(TINY, HUGE), "L": Arg(1, 1e6, integer=True)},
@@ -121,7 +135,10 @@ CASES = [
                  lambda D0, mu, t: mpf(D0) * mpmath.exp(-2 * mpf(mu) * mpf(t)),
                  {"D0": Arg(TINY, BIG), "mu": Arg(TINY, 1.7e308), "t": Arg(TINY, BIG)},  # mu > 9e307: 2 mu overflows
                  # e^{-2 mu t}: condition number 2 mu t (<= 745 where the value is a normal double)
-                 rtol=2e-13, atol=2e-13 * TINY),
+                 rtol=2e-13, atol=2e-13 * TINY,
+                 # D0 e^(-2 mu t) while e^(-2 mu t) is normal, exp(log D0 - 2 mu t) beyond
+                 branches=(Branch("t", (708.4,), lo=1e-3, hi=1e300, what="2 mu t",
+                                  solve=lambda q, D0, mu: q / (2.0 * mu)),)),
     AccuracyCase("grokclocks.spectral.end_to_end_energy [diag(x, y)]",
                  lambda x, lam, p: S.end_to_end_energy(1.0, _diag(x, x / 3), lam, p),
                  lambda x, lam, p: 1 + mpf(lam) * _ref_pen(x, x / 3, p),
@@ -143,7 +160,7 @@ CASES = [
                  lambda x, y, p: mpf(p) * mpf(x) ** (mpf(p) - 1) if x > 2 * EPS * max(x, y) else mpf(0),
                  {"x": Arg(1e-20, 1e20), "y": Arg(1e-20, 1e20),
                                                                     "p": Arg(0.1, 10.0)},
-                 rtol=2e-14),
+                 rtol=2e-14, branches=(_ratio_branch("x", "y", lo=1e-40),)),
     AccuracyCase("grokclocks.spectral.singular_value_drift [diag, top]",
                  lambda x, f, gx, lam, p: S.singular_value_drift(_diag(x, x * f), np.diag([gx, -gx]), lam, p)[0],
                  lambda x, f, gx, lam, p: -mpf(gx) - mpf(lam) * mpf(p) * mpf(x) ** (mpf(p) - 1),
@@ -180,11 +197,13 @@ CASES = [
     AccuracyCase("grokclocks.spectral.log_covering_number_ball_bounds [lower]",
                  lambda R, r, k: S.log_covering_number_ball_bounds(R, r, int(k))[0],
                  lambda R, r, k: int(k) * max(mpmath.log(mpf(R) / mpf(r)), 0),
-                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG), "k": Arg(1, 1e6, integer=True)}, rtol=4.5e-16),
+                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG), "k": Arg(1, 1e6, integer=True)}, rtol=4.5e-16,
+                 branches=(_cover_branch((1.0,)),)),
     AccuracyCase("grokclocks.spectral.log_covering_number_ball_bounds [vershynin]",
                  lambda R, r, k: S.log_covering_number_ball_bounds(R, r, int(k))[1],
                  lambda R, r, k: _ref_logcov(R, r, k, "vershynin"),
-                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG), "k": Arg(1, 1e6, integer=True)}, rtol=4.5e-16),
+                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG), "k": Arg(1, 1e6, integer=True)}, rtol=4.5e-16,
+                 branches=(_cover_branch((2.0 ** -55, 8.9e307)),)),
     AccuracyCase("grokclocks.spectral.log_covering_number_ball_bounds [3R]",
                  lambda R, f, k: S.log_covering_number_ball_bounds(R, R * f, int(k), upper="3R")[1],
                  lambda R, f, k: _ref_logcov(R, R * f, k, "3R"),
@@ -192,7 +211,8 @@ CASES = [
     AccuracyCase("grokclocks.spectral.covering_number_ball_bounds [vershynin]",
                  lambda R, r: S.covering_number_ball_bounds(R, r, 3)[1],
                  lambda R, r: (1 + 2 * mpf(R) / mpf(r)) ** 3,
-                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG)}, rtol=2e-13),
+                 {"R": Arg(TINY, BIG), "r": Arg(TINY, BIG)}, rtol=2e-13,
+                 branches=(_cover_branch((2.0 ** -55, 8.9e307)),)),
     AccuracyCase("grokclocks.spectral.robust_generalization_bound",
                  lambda eps_rob, n_cells, n, loss_bound, fail_prob: S.robust_generalization_bound(
                      eps_rob, n_cells, n, loss_bound, fail_prob),
