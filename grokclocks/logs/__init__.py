@@ -17,7 +17,21 @@ Formats (chosen by content, then extension; `format=` forces one):
 | `torch` | a `torch.save` dict of lists or tensors (loaded with `weights_only=True`; needs torch) |
 | `npz` | `numpy.savez` arrays (keys as in `grokclocks.compare.USER_KEYS`) |
 | `npy` | `numpy.save` of a structured array with named fields |
+| `text` | a training script's log lines with a step (or epoch) and `name value`, `name: value` or `name=value` pairs (`step 500 \| train_acc 1.000 \| val_acc 0.031`); the values carry only the printed precision |
+| `mlflow` | MLflow's file store: `mlruns/`, an experiment folder (one seed per run), a run folder, its `metrics/` folder, or one metric file (`timestamp value step` lines; the key is the file's path under `metrics/`) |
+| `mlflow-db` | MLflow's sqlite store (`mlflow.db`), read-only with `sqlite3`: the runs of its one experiment |
+| `dvclive` | a DVCLive folder or one of its `plots/metrics/<key>.tsv` files (the role is in the folder) |
+| `sacred` | a Sacred run folder or its `metrics.json` (each metric with its own steps) |
+| `aim` | an Aim repository (`.aim`), through Aim's API (`pip install "grokclocks[aim]"`) |
 | (object) | a pandas DataFrame, any mapping of arrays or lists, or a list of records |
+
+A CSV's delimiter (`,` `;` tab `|`) and decimal mark are detected (`delimiter=`, `decimal=` force them);
+`NA` cells (Keras' `CSVLogger`) are not logged; a W&B chart export (`Step`, `<run> - <key>`, `__MIN`,
+`__MAX`) is one seed per run.  A folder whose sub-folders are runs of one format is one seed per
+sub-folder.  `read_logs` reads several files as one run: one seed per file, except files that each hold
+part of a run (one metric file, one chart), which are joined by run.  A series named by a file's path
+(`plots/metrics/val/acc.tsv`, `metrics/val_acc`) takes its role from the path; a key without a role word is
+the training series only beside its test twin, and refused alone.
 
 Column names: a column is matched to a series by its words (split at `/ _ - . :` and spaces, case
 ignored), `canonical_name`:
