@@ -13,6 +13,8 @@ backticks, inline maths as Unicode text, display formulas in `.. math::` blocks 
   (mkdocs-autorefs): a dotted name (`grokclocks.rmt.mp_edges`) as it is, a bare or partly dotted one
   (`t_star`, `rmt.mp_edges`, `GrokTimes.dt`) resolved against the documented object's own package
   face (`grokclocks.linear` for a function of `grokclocks/linear/_crossing.py`) and then its parents;
+  it also escapes the asterisks of inline Unicode maths (t*_gen, L*), which Markdown would read as
+  emphasis;
 * defines `SpecIdsSection`, a griffe extension that shows the spec IDs of every `@cites`-decorated
   function in the API pages.
 
@@ -225,6 +227,11 @@ def link_code_spans(text: str, scopes: list[str], linkable: set[str], local: set
                 return f"[{match.group(0)}][{candidate}]"
         return match.group(0)
 
+    return _map_prose_lines(text, lambda line: _CODE_SPAN.sub(resolve, line))
+
+
+def _map_prose_lines(text: str, func) -> str:
+    """Apply `func` to every line of `text` outside fenced code, `.. math::` blocks and doctest lines."""
     out, fenced, math_indent = [], False, None
     for line in text.split("\n"):
         stripped = line.strip()
@@ -235,9 +242,35 @@ def link_code_spans(text: str, scopes: list[str], linkable: set[str], local: set
         elif _DIRECTIVE.match(line):
             math_indent = _indent(line)
         elif not fenced and math_indent is None and not _DOCTEST.match(line):
-            line = _CODE_SPAN.sub(resolve, line)
+            line = func(line)
         out.append(line)
     return "\n".join(out)
+
+
+# A Parameters entry of a starred parameter ("**params : float") or a list bullet ("* item") keeps its stars.
+_LEADING_STARS = re.compile(r"^(\s*(?:\*{1,2}(?=[A-Za-z_]\w*\s*:)|\*\s))")
+_ANY_CODE_SPAN = re.compile(r"(`+).+?\1")
+
+
+def escape_prose_stars(text: str) -> str:
+    """Escape the asterisks of prose (`t*_gen`, `L*`) so that Markdown does not read two of them as emphasis.
+
+    The convention writes inline maths as Unicode text, where `*` is a superscript star (t*_gen − t*_tr
+    rendered as "t<em>_gen − t</em>_tr" before).  Code spans, fenced code, `.. math::` blocks, doctest lines,
+    list bullets and the stars of a `*args` / `**kwargs` Parameters entry are left alone; docstrings use no
+    Markdown emphasis (`help()` shows it as raw asterisks anyway).
+    """
+    def line_stars(line: str) -> str:
+        lead = _LEADING_STARS.match(line)
+        head, rest = (lead.group(1), line[lead.end():]) if lead else ("", line)
+        parts, pos = [], 0
+        for m in _ANY_CODE_SPAN.finditer(rest):
+            parts += [rest[pos:m.start()].replace("*", r"\*"), m.group(0)]
+            pos = m.end()
+        parts.append(rest[pos:].replace("*", r"\*"))
+        return head + "".join(parts)
+
+    return _map_prose_lines(text, line_stars)
 
 
 def _walk(obj: griffe.Object):
@@ -248,7 +281,10 @@ def _walk(obj: griffe.Object):
 
 
 class CodeSpanLinks(griffe.Extension):
-    """Griffe extension: code spans naming a public object become cross-references (see the module docstring)."""
+    """Griffe extension: code spans naming a public object become cross-references, prose stars are escaped.
+
+    See the module docstring and `escape_prose_stars`.
+    """
 
     def on_package(self, *, pkg, loader, **kwargs):
         if pkg.name != "grokclocks":
@@ -260,4 +296,5 @@ class CodeSpanLinks(griffe.Extension):
             local = {p.name for p in obj.parameters} if obj.is_function else set()
             if obj.is_class:
                 local |= {p.name for p in obj.parameters}
-            obj.docstring.value = link_code_spans(obj.docstring.value, _scopes(obj), linkable, local)
+            value = link_code_spans(obj.docstring.value, _scopes(obj), linkable, local)
+            obj.docstring.value = escape_prose_stars(value)

@@ -1,7 +1,7 @@
 """Result records shared by several theory modules (a leaf module: it imports no other grokclocks module).
 
-:mod:`grokclocks.clocks` and :mod:`grokclocks.spectral` both return two-sided bounds; they export
-this one :class:`Bounds` type.
+`grokclocks.clocks` and `grokclocks.spectral` both return two-sided bounds; they export this one `Bounds`
+type.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ __all__ = ["Bounds"]
 
 
 class Bounds(NamedTuple):
-    """A two-sided bound ``lower <= x <= upper``."""
+    """A two-sided bound `lower` ≤ x ≤ `upper` on a quantity x (a named tuple; it unpacks like a plain tuple)."""
 
     lower: float | np.ndarray
-    """lower bound."""
+    """The lower bound on the quantity (float, or an array of the quantity's shape)."""
     upper: float | np.ndarray
-    """upper bound."""
+    """The upper bound on the quantity (float, or an array of the quantity's shape)."""

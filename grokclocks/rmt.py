@@ -1,8 +1,8 @@
 r"""The Marchenko–Pastur law: density, atom, moments, Laplace transforms and expectations.
 
-The eigenvalues :math:`\nu` of the empirical Gram matrix :math:`\Sigma_{\rm tr}=X^\top X/N` of
-:math:`N` standard Gaussian samples in :math:`d` dimensions follow, as :math:`d,N\to\infty` at fixed
-aspect ratio :math:`\lambda=d/N`, the Marchenko–Pastur law (spec ``levi:eq6``)
+The eigenvalues ν of the empirical Gram matrix Σ_tr = XᵀX/N of N standard Gaussian samples in d dimensions
+follow, as d, N → ∞ at fixed aspect ratio λ = d/N, the Marchenko–Pastur law (spec `levi:eq6`): an atom of
+mass max(0, 1 − 1/λ) at 0 and a continuous part on [λ₋, λ₊], λ± = (1 ± √λ)²,
 
 .. math::
 
@@ -10,10 +10,10 @@ aspect ratio :math:`\lambda=d/N`, the Marchenko–Pastur law (spec ``levi:eq6``)
     +\frac{\sqrt{(\lambda_+-\nu)(\nu-\lambda_-)}}{2\pi\lambda\,\nu}\,\mathbf 1_{[\lambda_-,\lambda_+]}(\nu)\,d\nu,
     \qquad \lambda_\pm=(1\pm\sqrt\lambda)^2 .
 
-This module is paper-independent; :mod:`grokclocks.linear` builds the loss curves of the linear
-teacher–student model on it.  All functions accept numpy-broadcastable arrays (except the generic
-expectations, which take a scalar ``lam``), compute in float64 and return Python floats for scalar
-input.  Quantities that under/overflow have ``log_`` variants.
+This module is paper-independent; `grokclocks.linear` builds the loss curves of the linear teacher–student
+model on it. All functions accept numpy-broadcastable arrays (except the generic expectations and `mp_cdf`,
+which take a scalar `lam`), compute in float64 and return Python floats for scalar input. Quantities that
+underflow or overflow have `log_` variants.
 """
 
 from __future__ import annotations
@@ -151,12 +151,12 @@ def _lam(lam) -> np.ndarray:
 
 
 class MPEdges(NamedTuple):
-    r"""Result of :func:`mp_edges`: the support :math:`[\lambda_-,\lambda_+]` of the continuous part."""
+    r"""Result of `mp_edges`: the edges `lam_minus` = λ₋ and `lam_plus` = λ₊ of the continuous part of the Marchenko–Pastur law."""
 
     lam_minus: float | np.ndarray
-    r""":math:`\lambda_-=(1-\sqrt\lambda)^2`."""
+    """The lower edge λ₋ = (1 − √λ)²."""
     lam_plus: float | np.ndarray
-    r""":math:`\lambda_+=(1+\sqrt\lambda)^2`."""
+    """The upper edge λ₊ = (1 + √λ)²."""
 
 
 @cites("levi:eq6")
@@ -165,21 +165,22 @@ def mp_edges(lam):
 
     .. math:: \lambda_\pm=(1\pm\sqrt\lambda)^2
 
+    In words: λ₋ = (1 − √λ)² and λ₊ = (1 + √λ)². λ₋ is evaluated as ((1 − λ)/(1 + √λ))² (no cancellation near
+    λ = 1); both are correct to a few ulps for every λ in [10⁻³⁰⁸, 10³⁰⁰].
+
     Parameters
     ----------
     lam : float or array_like
-        Aspect ratio :math:`\lambda=d_{\rm in}/N_{\rm tr}>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
 
     Returns
     -------
     (lam_minus, lam_plus) : tuple of float or ndarray
-        A :class:`MPEdges` named tuple (``lam_minus``, ``lam_plus``); it unpacks like a plain tuple.
-        :math:`\lambda_-` is evaluated as :math:`((1-\lambda)/(1+\sqrt\lambda))^2` (no cancellation near
-        :math:`\lambda=1`); both to a few ulps for every :math:`\lambda\in[10^{-308},10^{300}]`.
+        An `MPEdges` named tuple (λ₋, λ₊), each of the shape of `lam`; it unpacks like a plain tuple.
 
     References
     ----------
-    Levi et al., eq. (6).
+    Levi et al., eq. (6); spec `levi:eq6`.
     """
     a = _lam(lam)
     return MPEdges(V.scalar_or_array(_gap(a)), V.scalar_or_array((1.0 + np.sqrt(a)) ** 2))
@@ -187,16 +188,21 @@ def mp_edges(lam):
 
 @cites("levi:eq6")
 def mp_atom(lam):
-    r"""Mass of the atom at :math:`\nu=0`: :math:`(1-1/\lambda)^+` (non-zero only for :math:`\lambda>1`).
+    r"""Mass of the Marchenko–Pastur atom at ν = 0: max(0, 1 − 1/λ), non-zero only for λ > 1.
 
     Parameters
     ----------
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        The mass in [0, 1), the shape of `lam`.
 
     References
     ----------
-    Levi et al., eq. (6).
+    Levi et al., eq. (6); spec `levi:eq6`.
     """
     a = _lam(lam)
     return V.scalar_or_array(np.where(a > 1.0, (a - 1.0) / a, 0.0))
@@ -209,22 +215,26 @@ def mp_density(nu, lam):
 
     .. math:: \frac{\sqrt{(\lambda_+-\nu)(\nu-\lambda_-)}}{2\pi\lambda\,\nu}\,\mathbf 1_{[\lambda_-,\lambda_+]}(\nu)
 
-    Its integral is :math:`\min(1, 1/\lambda)`; the atom :func:`mp_atom` carries the rest.  The
-    distances to the edges come from :func:`_edge_distances` (accurate to an ulp of the support's
-    width, where the rounded edges themselves may be off by more than the width: tiny or huge
-    :math:`\lambda`), so the relative error is <= 4e-16 (1 + :math:`4\sqrt\lambda`/distance to the
-    nearer edge).
+    In words: √((λ₊ − ν)(ν − λ₋))/(2πλν) on [λ₋, λ₊], 0 elsewhere. Its integral is min(1, 1/λ); the atom
+    `mp_atom` carries the rest. The distances to the edges are computed to an ulp of the support's width (the
+    rounded edges themselves may be off by more than the width at tiny or huge λ), so the relative error is ≤
+    4·10⁻¹⁶·(1 + 4√λ/distance to the nearer edge).
 
     Parameters
     ----------
     nu : float or array_like
-        Eigenvalue(s), any finite real.
+        The eigenvalue(s) ν at which to evaluate, any finite real.
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        The density, the broadcast shape of `nu` and `lam`.
 
     References
     ----------
-    Levi et al., eq. (6).
+    Levi et al., eq. (6); spec `levi:eq6`.
     """
     x = V.finite(nu, "nu")
     a = _lam(lam)
@@ -243,30 +253,34 @@ def mp_cdf(x, lam):
     .. math:: F(x)=\Big(1-\frac1\lambda\Big)^+\mathbf 1_{x\ge0}
         +\int_{\lambda_-}^{x}\frac{\sqrt{(\lambda_+-\nu)(\nu-\lambda_-)}}{2\pi\lambda\,\nu}\,d\nu
 
-    (used for Kolmogorov–Smirnov comparisons of simulated spectra).  Evaluated in the angle
-    :math:`\nu=\lambda_-+4\sqrt\lambda\sin^2(\theta/2)`, where the continuous part is
-    :math:`\frac2\pi\int_0^{\theta_x}\frac{\sin^2\theta}{\nu(\theta)}d\theta`: a smooth integrand at every
-    :math:`\lambda` (bounded by :math:`\max(1,1/\lambda)`; the :math:`1/\nu` near-pole of
-    :math:`\lambda\to1` is a bump of width :math:`\sqrt{\lambda_-}`, given to the adaptive rule as a break
-    point), integrated from the nearer edge (:math:`F` = mass minus the upper part when
-    :math:`\theta_x>\pi/2`).  (The former QAWS rule in :math:`\nu` divided by zero at
-    :math:`\lambda=1-10^{-10}` and was off by 8e-8 at :math:`\lambda=10^{-20}`, where the rounded edges
-    :math:`(1\pm\sqrt\lambda)^2` lose the width of the support.)
-
-    Accuracy (``docs/accuracy.md``): relative error <= 1e-14 + 1e-15 :math:`w/(x-\lambda_-)`,
-    :math:`w=4\sqrt\lambda` the width of the support: the second term is the rounding of
-    :math:`x-\lambda_-` (:func:`_edge_distances`), which matters only within a few ulps of the edge.
+    In words: P(ν ≤ x), the atom's mass (for x ≥ 0) plus the integral of `mp_density` up to x; used for
+    Kolmogorov–Smirnov comparisons of simulated spectra. It is evaluated in the angle ν = λ₋ + 4√λ·sin²(θ/2),
+    where the continuous part is (2/π)∫₀^θx sin²θ/ν(θ) dθ: a smooth integrand at every λ (bounded by max(1,
+    1/λ); the 1/ν near-pole of λ → 1 is a bump of width √λ₋, given to the adaptive rule as a break point),
+    integrated from the nearer edge. (The former QAWS rule in ν divided by zero at λ = 1 − 10⁻¹⁰ and was off
+    by 8·10⁻⁸ at λ = 10⁻²⁰, where the rounded edges lose the width of the support.)
 
     Parameters
     ----------
     x : float or array_like
-        Point(s) at which to evaluate, any finite real.
+        The point(s) x at which to evaluate, any finite real.
     lam : float
-        Aspect ratio, scalar :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0; a scalar.
+
+    Returns
+    -------
+    float or ndarray
+        F(x) in [0, 1], the shape of `x`.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): relative error ≤ 10⁻¹⁴ + 10⁻¹⁵·w/(x − λ₋), w = 4√λ
+    the width of the support; the second term is the rounding of x − λ₋, which matters only within a few ulps
+    of the edge.
 
     References
     ----------
-    Levi et al., eq. (6).
+    Levi et al., eq. (6); spec `levi:eq6`.
     """
     a = _scalar_lam(lam)
     xs = V.finite(x, "x")
@@ -315,20 +329,30 @@ def mp_cdf(x, lam):
 
 @cites("levi:mp-moments")
 def mp_moment(k, lam):
-    r"""Moment :math:`\mathbb E\nu^k` of the Marchenko–Pastur law (Narayana polynomials).
+    r"""Moment E[νᵏ] of the Marchenko–Pastur law (Narayana polynomials).
 
     .. math:: \mathbb E\nu^k=\sum_{j=0}^{k-1}\frac{\lambda^j}{j+1}\binom{k}{j}\binom{k-1}{j}
         \qquad(1,\ 1+\lambda,\ 1+3\lambda+\lambda^2,\dots)
 
-    A sum of positive terms with exact integer (Narayana) coefficients: relative error <= 2e-14 for
-    :math:`k\le600`, :math:`\lambda\in[10^{-308},10^{300}]` (``inf`` where the moment exceeds 1.8e308).
+    In words: the sum over j < k of λʲ times the Narayana number C(k, j)·C(k−1, j)/(j + 1): 1, 1 + λ, 1 + 3λ +
+    λ², ... A sum of positive terms with exact integer coefficients: relative error ≤ 2·10⁻¹⁴ for k ≤ 600 and
+    λ in [10⁻³⁰⁸, 10³⁰⁰].
 
     Parameters
     ----------
     k : int
-        Order, :math:`k\ge0` (:math:`\mathbb E\nu^0=1`).
+        The order k, an integer ≥ 0 (E[ν⁰] = 1).
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        E[νᵏ], the shape of `lam` (`inf` where the moment exceeds 1.8·10³⁰⁸).
+
+    References
+    ----------
+    Spec `levi:mp-moments`.
     """
     k = V.integer_at_least(k, "k", 0)
     a = _lam(lam)
@@ -347,20 +371,32 @@ def mp_moment(k, lam):
 
 @cites("levi:mp-moments")
 def mp_inverse_moment(k, lam):
-    r"""Inverse moment :math:`\mathbb E[\nu^{-k};\nu>0]`, :math:`k\in\{1,2\}` (continuous part only).
+    r"""Inverse moment E[ν⁻ᵏ; ν > 0] of the Marchenko–Pastur law for k = 1, 2 (continuous part only).
 
     .. math::
         \lambda<1:\ \frac1{1-\lambda},\ \frac1{(1-\lambda)^3};\qquad
         \lambda>1:\ \frac1{\lambda(\lambda-1)},\ \frac1{(\lambda-1)^3}.
 
-    Relative error <= 2e-15 (``inf`` where the value exceeds 1.8e308, i.e. within ~1e-103 of 1).
+    In words: for λ < 1, 1/(1 − λ) (k = 1) and 1/(1 − λ)³ (k = 2); for λ > 1, 1/(λ(λ − 1)) and 1/(λ − 1)³.
+    Relative error ≤ 2·10⁻¹⁵.
 
     Parameters
     ----------
     k : int
-        1 or 2.
+        The order k, 1 or 2.
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`, :math:`\lambda\ne1` (both diverge at :math:`\lambda=1`).
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0, λ ≠ 1 (both
+        moments diverge at λ = 1).
+
+    Returns
+    -------
+    float or ndarray
+        E[ν⁻ᵏ; ν > 0], the shape of `lam` (`inf` where it exceeds 1.8·10³⁰⁸, i.e. within about 10⁻¹⁰³ of λ
+        = 1).
+
+    References
+    ----------
+    Spec `levi:mp-moments`.
     """
     k = V.integer_at_least(k, "k", 1)
     if k > 2:
@@ -456,20 +492,33 @@ def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 @cites("levi:mp-stieltjes")
 @V.broadcasting()
 def mp_stieltjes(w, lam):
-    r"""Resolvent moment :math:`m(w)=\mathbb E[1/(\nu+w)]` of the MP law, atom included.
+    r"""Resolvent moment m(w) = E[1/(ν + w)] of the Marchenko–Pastur law, atom included.
 
     .. math:: m(w)=\frac{-(1-\lambda+w)+\sqrt{(1-\lambda+w)^2+4\lambda w}}{2\lambda w}
 
-    evaluated without cancellation (rationalised numerator when :math:`1-\lambda+w>0`) and without
-    spurious overflow (``hypot`` for the square root): relative error <= 1e-15 for every
-    :math:`w,\lambda\in[10^{-308},10^{300}]` (``docs/accuracy.md``).
+    In words: the positive root of λw·m² + (1 − λ + w)·m − 1 = 0, evaluated without cancellation (rationalised
+    numerator when 1 − λ + w > 0) and without spurious overflow (`hypot` for the square root).
 
     Parameters
     ----------
     w : float or array_like
-        Shift, :math:`w>0`.
+        The shift w > 0 of the resolvent, E[1/(ν + w)].
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        m(w), the broadcast shape of `w` and `lam`.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): relative error ≤ 10⁻¹⁵ for every w, λ in [10⁻³⁰⁸,
+    10³⁰⁰].
+
+    References
+    ----------
+    Spec `levi:mp-stieltjes`.
     """
     m, _, _ = _stieltjes_parts(w, lam)
     return V.scalar_or_array(m)
@@ -478,19 +527,29 @@ def mp_stieltjes(w, lam):
 @cites("levi:mp-stieltjes")
 @V.broadcasting()
 def mp_stieltjes2(w, lam):
-    r"""Second resolvent moment :math:`m_2(w)=\mathbb E[1/(\nu+w)^2]=-m'(w)`, atom included.
-
-    From :math:`\lambda w m^2+(1-\lambda+w)m-1=0`:
+    r"""Second resolvent moment m₂(w) = E[1/(ν + w)²] = −m′(w) of the Marchenko–Pastur law, atom included.
 
     .. math:: m_2(w)=\frac{m(w)\,(1+\lambda m(w))}{\sqrt{(1-\lambda+w)^2+4\lambda w}} .
 
-    Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]` (0 / ``inf`` only where the
-    value itself under/overflows).
+    In words: m(1 + λm)/√((1 − λ + w)² + 4λw) with m = `mp_stieltjes`, from differentiating λw·m² + (1 − λ +
+    w)·m − 1 = 0. Relative error ≤ 4·10⁻¹⁵ for w, λ in [10⁻³⁰⁸, 1.8·10³⁰⁸] (0 or `inf` only where the value
+    itself underflows or overflows).
 
     Parameters
     ----------
-    w, lam
-        As in :func:`mp_stieltjes`.
+    w : float or array_like
+        The shift w > 0 of the resolvent, E[1/(ν + w)].
+    lam : float or array_like
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        m₂(w), the broadcast shape of `w` and `lam`.
+
+    References
+    ----------
+    Spec `levi:mp-stieltjes`.
     """
     m, D, a = _stieltjes_parts(w, lam)
     with np.errstate(over="ignore", under="ignore"):  # inf/0 only where m2 itself is beyond the float range
@@ -500,21 +559,32 @@ def mp_stieltjes2(w, lam):
 @cites("levi:mp-stieltjes", "levi:eq15")
 @V.broadcasting()
 def mp_stieltjes_nu2(w, lam):
-    r"""Moment :math:`\mathbb E[\nu/(\nu+w)^2]=m(w)-w\,m_2(w)` of the MP law, without cancellation.
+    r"""Moment E[ν/(ν + w)²] = m(w) − w·m₂(w) of the Marchenko–Pastur law, without cancellation.
 
     .. math::
         \mathbb E\Big[\frac{\nu}{(\nu+w)^2}\Big]=\frac{m(w)\,(D-c)}{2D},\qquad
         D=\sqrt{(1-\lambda+w)^2+4\lambda w},\quad c=\lambda-1+w,
 
-    with :math:`D-c=4w/(D+c)` when :math:`c>0`.  For :math:`\lambda>1` the atom makes :math:`m` and
-    :math:`w\,m_2` both :math:`\approx(1-1/\lambda)/w`, so the difference :math:`m-w\,m_2` would cancel
-    catastrophically at small :math:`w`; this form does not.  (It is the train-loss plateau of
-    weight decay, spec ``levi:eq15``.)  Relative error <= 4e-15 for :math:`w,\lambda\in[10^{-308},1.8\cdot10^{308}]`.
+    In words: m(w)(D − c)/(2D) with D − c = 4w/(D + c) when c > 0. For λ > 1 the atom makes m and w·m₂ both
+    about (1 − 1/λ)/w, so the difference m − w·m₂ would cancel catastrophically at small w; this form does
+    not. It is the train-loss plateau with weight decay (spec `levi:eq15`). Relative error ≤ 4·10⁻¹⁵ for w, λ
+    in [10⁻³⁰⁸, 1.8·10³⁰⁸].
 
     Parameters
     ----------
-    w, lam
-        As in :func:`mp_stieltjes`.
+    w : float or array_like
+        The shift w > 0 of the resolvent, E[1/(ν + w)].
+    lam : float or array_like
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        E[ν/(ν + w)²], the broadcast shape of `w` and `lam`.
+
+    References
+    ----------
+    Spec `levi:mp-stieltjes`, `levi:eq15`.
     """
     ww = V.positive(w, "w")
     a = _lam(lam)
@@ -725,28 +795,37 @@ def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
 @cites("levi:eq19")
 @V.broadcasting()
 def mp_laplace_nu(s, lam):
-    r"""Closed form of :math:`\Phi_1(s;\lambda)=\mathbb E_{\rm MP(\lambda)}[\nu e^{-s\nu}]` (the train-loss integral).
+    r"""Closed form of Φ₁(s; λ) = E[ν e^(−sν)] over the Marchenko–Pastur law (the train-loss integral).
 
     .. math::
         \Phi_1(s;\lambda)=e^{-s(1+\lambda)}\,{}_0F_1(;2;\lambda s^2)
         =e^{-s(1-\sqrt\lambda)^2}\,\frac{\mathrm{ive}(1,2s\sqrt\lambda)}{s\sqrt\lambda},\qquad\Phi_1(0)=1 .
 
-    Valid for every :math:`\lambda>0` (the atom contributes 0), not only :math:`\lambda<1` as the
-    paper states (erratum levi-8).  Underflows for :math:`s(1-\sqrt\lambda)^2\gtrsim700`; use
-    :func:`mp_log_laplace_nu` there.  Accuracy (``docs/accuracy.md``): relative error
-    <= 4e-15 max(1, |log value|) for :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`
-    (power series below :math:`z=2s\sqrt\lambda=10^{-3}`, Hankel expansion above :math:`10^8`).
+    In words: e^(−s(1 − √λ)²)·ive(1, 2s√λ)/(s√λ), with ive(1, z) = e^(−z)I₁(z) the scaled modified Bessel
+    function. Valid for every λ > 0 (the atom contributes 0), not only λ < 1 as the paper states (erratum
+    levi-8). It underflows for s(1 − √λ)² ≳ 700; use `mp_log_laplace_nu` there.
 
     Parameters
     ----------
     s : float or array_like
-        Spectral time, :math:`s\ge0` (:math:`s=4\eta_0t/d_{\rm out}` in the linear model).
+        The spectral time s ≥ 0 (s = 4η₀t/d_out in the linear model, `grokclocks.linear`).
     lam : float or array_like
-        Aspect ratio, :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Φ₁(s; λ), the broadcast shape of `s` and `lam`.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): relative error ≤ 4·10⁻¹⁵·max(1, |log value|) for s
+    in [0, 1.8·10³⁰⁸] and λ in [10⁻³⁰⁸, 10³⁰⁰] (power series below z = 2s√λ = 10⁻³, Hankel expansion above
+    10⁸).
 
     References
     ----------
-    Levi et al., eq. (19) (and eq. (8), train part).
+    Levi et al., eq. (19) (and eq. (8), train part); spec `levi:eq19`.
     """
     ss, a = _s_lam(s, lam)
     return V.scalar_or_array(np.exp(_log_phi1(ss, a)))
@@ -755,17 +834,26 @@ def mp_laplace_nu(s, lam):
 @cites("levi:eq19")
 @V.broadcasting()
 def mp_log_laplace_nu(s, lam):
-    r"""Logarithm of :func:`mp_laplace_nu`, :math:`\log\mathbb E[\nu e^{-s\nu}]` (never underflows).
+    r"""Logarithm of `mp_laplace_nu`, log E[ν e^(−sν)] (never underflows).
 
-    Absolute error <= 4e-15 max(1, |value|) for :math:`s\in[0,1.8\cdot10^{308}]`,
-    :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is below -1.8e308.
+    Absolute error ≤ 4·10⁻¹⁵·max(1, |value|) for s in [0, 1.8·10³⁰⁸] and λ in [10⁻³⁰⁸, 10³⁰⁰]; `-inf` where
+    the logarithm is below −1.8·10³⁰⁸.
 
     Parameters
     ----------
     s : float or array_like
-        :math:`s\ge0`.
+        The spectral time s ≥ 0 (s = 4η₀t/d_out in the linear model, `grokclocks.linear`).
     lam : float or array_like
-        :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        log Φ₁(s; λ), the broadcast shape of `s` and `lam`.
+
+    References
+    ----------
+    Levi et al., eq. (19); spec `levi:eq19`.
     """
     ss, a = _s_lam(s, lam)
     return V.scalar_or_array(_log_phi1(ss, a))
@@ -774,37 +862,42 @@ def mp_log_laplace_nu(s, lam):
 @cites("levi:gen-closed", "levi:eq8")
 @V.broadcasting()
 def mp_laplace(s, lam):
-    r"""Closed form of :math:`\Phi_0(s;\lambda)=\mathbb E_{\rm MP(\lambda)}[e^{-s\nu}]` (the generalisation-loss integral).
+    r"""Closed form of Φ₀(s; λ) = E[e^(−sν)] over the Marchenko–Pastur law, atom included (the generalisation-loss integral).
 
     .. math::
         \Phi_0(s;\lambda)=e^{-s(1+\lambda)}\Big[I_0(2s\sqrt\lambda)+\frac{I_1(2s\sqrt\lambda)}{\sqrt\lambda}\Big]
         +\Big(1-\frac1\lambda\Big)\Big[1-Q_1\big(\sqrt{2s},\sqrt{2\lambda s}\big)\Big]
 
-    with :math:`Q_1` the Marcum Q-function of order 1 (:math:`1-Q_1(a,b)` is the CDF of a
-    non-central :math:`\chi^2_2` with non-centrality :math:`a^2` at :math:`b^2`).  The paper states
-    that no closed form is known (erratum levi-9).  :math:`\Phi_0(0)=1`,
-    :math:`\Phi_0(\infty)=(1-1/\lambda)^+`, :math:`\Phi_0'=-\Phi_1`.
+    In words: Bessel terms plus (1 − 1/λ) times the CDF 1 − Q₁ of a non-central χ²₂ (Q₁ the Marcum Q-function
+    of order 1). The paper states that no closed form is known (erratum levi-9). Φ₀(0) = 1, Φ₀(∞) = max(0, 1 −
+    1/λ), Φ₀′ = −Φ₁.
 
-    Evaluation (every branch a sum of positive terms; the closed form above subtracts two terms of
-    size :math:`1/\lambda` and was 1.8e13 instead of 0.1353 at :math:`\lambda=10^{-30}`, s = 2):
-    :math:`\lambda>1` by the MP duality :math:`\Phi_0(s;\lambda)=(1-1/\lambda)+\Phi_0(s\lambda;1/\lambda)/\lambda`;
-    for :math:`\lambda\le1` the Neumann series
-    :math:`e^{-s(1+\lambda)}\sum_{m\ge1}m\lambda^{(m-1)/2}\,2I_m(z)/z`, :math:`z=2s\sqrt\lambda`, where
-    :math:`\sqrt\lambda\le1/2` or :math:`z\le1`; at :math:`\lambda=1`
-    :math:`e^{-2s}[I_0(2s)+I_1(2s)]`; otherwise the tail integral
-    :math:`\int_s^\infty\Phi_1(u)\,du` (spec ``levi:gen-closed``, in the variable :math:`\log u`).
-    Accuracy (``docs/accuracy.md``): relative error <= 2e-14 max(1, |log value|) for
-    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; underflows to 0 (use
-    :func:`mp_log_laplace`).
+    Evaluation (every branch a sum of positive terms; the closed form above subtracts two terms of size 1/λ
+    and gave 1.8·10¹³ instead of 0.1353 at λ = 10⁻³⁰, s = 2): λ > 1 by the duality Φ₀(s; λ) = (1 − 1/λ) +
+    Φ₀(sλ; 1/λ)/λ; for λ ≤ 1 the Neumann series e^(−s(1+λ))·Σ_{m≥1} m·λ^((m−1)/2)·2I_m(z)/z, z = 2s√λ, where
+    √λ ≤ 1/2 or z ≤ 1; at λ = 1, e^(−2s)[I₀(2s) + I₁(2s)]; otherwise the tail integral ∫_s^∞ Φ₁(u) du in the
+    variable log u (spec `levi:gen-closed`). It underflows to 0 at large s; use `mp_log_laplace` there.
 
     Parameters
     ----------
-    s, lam
-        As in :func:`mp_log_laplace_nu`.
+    s : float or array_like
+        The spectral time s ≥ 0 (s = 4η₀t/d_out in the linear model, `grokclocks.linear`).
+    lam : float or array_like
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Φ₀(s; λ), the broadcast shape of `s` and `lam`.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): relative error ≤ 2·10⁻¹⁴·max(1, |log value|) for s
+    in [0, 1.8·10³⁰⁸] and λ in [10⁻³⁰⁸, 10³⁰⁰].
 
     References
     ----------
-    Levi et al., eq. (8) (gen part); closed form: spec ``levi:gen-closed``.
+    Levi et al., eq. (8) (generalisation part); spec `levi:gen-closed`, `levi:eq8`.
     """
     ss, a = _s_lam(s, lam)
     return V.scalar_or_array(np.exp(_log_phi0(ss, a)))
@@ -813,16 +906,26 @@ def mp_laplace(s, lam):
 @cites("levi:gen-closed", "levi:eq8")
 @V.broadcasting()
 def mp_log_laplace(s, lam):
-    r"""Logarithm of :func:`mp_laplace`, :math:`\log\mathbb E[e^{-s\nu}]`, atom included (never underflows).
+    r"""Logarithm of `mp_laplace`, log E[e^(−sν)], atom included (never underflows).
 
-    Same branches as :func:`mp_laplace`; absolute error <= 2e-14 max(1, |value|) for
-    :math:`s\in[0,1.8\cdot10^{308}]`, :math:`\lambda\in[10^{-308},10^{300}]`; ``-inf`` where the logarithm is
-    below -1.8e308.
+    The same branches as `mp_laplace`; absolute error ≤ 2·10⁻¹⁴·max(1, |value|) for s in [0, 1.8·10³⁰⁸] and λ
+    in [10⁻³⁰⁸, 10³⁰⁰]; `-inf` where the logarithm is below −1.8·10³⁰⁸.
 
     Parameters
     ----------
-    s, lam
-        As in :func:`mp_log_laplace_nu`.
+    s : float or array_like
+        The spectral time s ≥ 0 (s = 4η₀t/d_out in the linear model, `grokclocks.linear`).
+    lam : float or array_like
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        log Φ₀(s; λ), the broadcast shape of `s` and `lam`.
+
+    References
+    ----------
+    Levi et al., eq. (8); spec `levi:gen-closed`, `levi:eq8`.
     """
     ss, a = _s_lam(s, lam)
     return V.scalar_or_array(_log_phi0(ss, a))
@@ -953,38 +1056,53 @@ def _continuous_integral(f: Callable, lam: float, shift: float, rtol: float, nam
 
 @cites("levi:mp-quad")
 def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-12) -> float:
-    r"""Expectation :math:`\mathbb E_{\rm MP(\lambda)}[f(\nu)]` for any integrand, by adaptive Gauss–Jacobi quadrature.
+    r"""Expectation E[f(ν)] over the Marchenko–Pastur law for any integrand, by adaptive Gauss–Jacobi quadrature.
 
     .. math::
         \mathbb E[f(\nu)]=\Big(1-\frac1\lambda\Big)^+f(0)+\frac1{2\pi\lambda}\int_{\lambda_-}^{\lambda_+}
         (\nu-\lambda_-)^{1/2}(\lambda_+-\nu)^{1/2}\frac{f(\nu)}{\nu}\,d\nu .
 
-    The square-root end-point singularities are carried by the weight of QUADPACK's QAWS rule
-    (``scipy.integrate.quad(weight='alg')``), so smooth integrands converge to ~1e-14 (spec
-    ``levi:mp-quad``).  Near :math:`\lambda=1` the :math:`1/\nu` near-pole is removed by the change of
-    variables :math:`\nu-\lambda_-=\lambda_-(e^\tau-1)` before QAWS; at :math:`\lambda=1` exactly it
-    merges with the weight (:math:`\nu^{-1/2}(4-\nu)^{1/2}`).  (A fixed Gauss–Chebyshev rule in
-    :math:`\theta` is not accurate near :math:`\lambda=1`, spec ``levi:mp-quad``; neither is QAWS in
-    :math:`\nu` without the map: 2e+3 relative error at :math:`\lambda=1-10^{-12}`.)
-
-    Accuracy (``docs/accuracy.md``): relative error <= 1e-13 for integrands analytic on a
-    neighbourhood of the support (measured with :math:`1,\nu^k,e^{-c\nu},1/(\nu+w)`) for every
-    :math:`\lambda\in[10^{-300},10^{300}]`; the value is correctly rounded to 0 where it underflows.
-    Integrands whose values are below ~1e-290 on the support lose accuracy in QUADPACK: use
-    :func:`mp_log_expect_exp` for exponentially small expectations.
+    In words: the atom's mass times f(0) plus the integral of f against `mp_density`. The square-root
+    end-point singularities are carried by the weight of QUADPACK's QAWS rule (`scipy.integrate.quad` with
+    `weight='alg'`), so smooth integrands converge to about 10⁻¹⁴ (spec `levi:mp-quad`). Near λ = 1 the 1/ν
+    near-pole is removed by the change of variables ν − λ₋ = λ₋(e^τ − 1) before QAWS; at λ = 1 exactly it
+    merges with the weight (ν^(−1/2)(4 − ν)^(1/2)). (A fixed Gauss–Chebyshev rule in θ is not accurate near λ
+    = 1; neither is QAWS in ν without the map: 2·10³ relative error at λ = 1 − 10⁻¹².)
 
     Parameters
     ----------
     f : callable
-        Integrand, called with a float64 0-d array; must be finite on the support (and at 0 when
-        the atom is included).
+        The integrand f(ν), called with a float64 0-d array and returning a real number; it must be finite
+        on the support (and at 0 when the atom is included).
     lam : float
-        Aspect ratio, scalar :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0; a scalar.
     include_atom : bool
-        Include the atom :math:`(1-1/\lambda)^+f(0)` (only non-zero for :math:`\lambda>1`).
+        Whether to add the atom term max(0, 1 − 1/λ)·f(0) (non-zero only for λ > 1); default True.
     rtol : float
-        Relative tolerance passed to QUADPACK, in :math:`[1.2\cdot10^{-14},1)` (QUADPACK refuses
-        smaller requests).
+        The relative tolerance passed to QUADPACK, in [1.2·10⁻¹⁴, 1) (QUADPACK refuses smaller requests);
+        default 10⁻¹².
+
+    Returns
+    -------
+    float
+        E[f(ν)].
+
+    Raises
+    ------
+    DomainError
+        `ResultOverflow` (a `DomainError`) where the expectation is beyond the double range, besides
+        invalid arguments and an integrand that is not finite.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): relative error ≤ 10⁻¹³ for integrands analytic on
+    a neighbourhood of the support (measured with 1, νᵏ, e^(−cν), 1/(ν + w)) for every λ in [10⁻³⁰⁰, 10³⁰⁰];
+    the value is correctly rounded to 0 where it underflows. Integrands whose values are below about 10⁻²⁹⁰ on
+    the support lose accuracy in QUADPACK: use `mp_log_expect_exp` for exponentially small expectations.
+
+    References
+    ----------
+    Spec `levi:mp-quad`.
     """
     V.callable_(f, "f")
     a = _scalar_lam(lam)
@@ -1001,31 +1119,42 @@ def mp_expect(f: Callable, lam, *, include_atom: bool = True, rtol: float = 1e-1
 
 @cites("levi:mp-quad")
 def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: float = 1e-12) -> float:
-    r"""Logarithm of :math:`\mathbb E_{\rm MP(\lambda)}[g(\nu)e^{-s\nu}]` for a non-negative integrand :math:`g`.
+    r"""Logarithm of E[g(ν) e^(−sν)] over the Marchenko–Pastur law, for a non-negative integrand g.
 
-    Computed as :math:`-s\lambda_-+\log\mathbb E[g(\nu)e^{-s(\nu-\lambda_-)}]` so that nothing
-    underflows; the atom term :math:`(1-1/\lambda)^+g(0)` is added with ``logaddexp``.  The range
-    is truncated where :math:`e^{-s(\nu-\lambda_-)}<e^{-60}`.  Same quadrature and accuracy as
-    :func:`mp_expect` (absolute error of the logarithm <= 1e-13 max(1, |log|)); ``-inf`` where the
-    logarithm is below the float range (:math:`s\lambda_->1.8\cdot10^{308}`).
+    Computed as −sλ₋ + log E[g(ν) e^(−s(ν − λ₋))] so that nothing underflows; the atom term max(0, 1 −
+    1/λ)·g(0) is added with `logaddexp`. The range is truncated where e^(−s(ν − λ₋)) < e^(−60). Same
+    quadrature and accuracy as `mp_expect` (absolute error of the logarithm ≤ 10⁻¹³·max(1, |log|)); `-inf`
+    where the logarithm is below the float range (sλ₋ > 1.8·10³⁰⁸).
 
     Parameters
     ----------
     g : callable
-        Non-negative integrand, called with a float64 0-d array.
+        The non-negative integrand g(ν), called with a float64 0-d array; finite on the support (and at 0
+        when the atom is included).
     s : float
-        :math:`s\ge0`, scalar.
+        The decay rate s ≥ 0 of the exponential factor, a scalar (the spectral time 4η₀t/d_out in the
+        linear model).
     lam : float
-        Aspect ratio, scalar :math:`\lambda>0`.
+        The aspect ratio λ = d/N of the Gram matrix (d_in/N_tr in the linear model), λ > 0; a scalar.
     include_atom : bool
-        Include the atom at :math:`\nu=0` (for :math:`\lambda>1`).
+        Whether to add the atom term at ν = 0 (non-zero only for λ > 1); default True.
     rtol : float
-        Relative tolerance passed to QUADPACK, in :math:`[1.2\cdot10^{-14},1)`.
+        The relative tolerance passed to QUADPACK, in [1.2·10⁻¹⁴, 1) (QUADPACK refuses smaller requests);
+        default 10⁻¹².
 
     Returns
     -------
     float
-        The logarithm (``-inf`` if the expectation is exactly 0).
+        The natural logarithm of the expectation (`-inf` if the expectation is exactly 0).
+
+    Raises
+    ------
+    DomainError
+        Where g is negative (its expectation, or g(0) at the atom), besides invalid arguments.
+
+    References
+    ----------
+    Spec `levi:mp-quad`.
     """
     V.callable_(g, "g")
     a = _scalar_lam(lam)

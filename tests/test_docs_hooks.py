@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("mkdocs")
+markdown = pytest.importorskip("markdown")
 griffe = pytest.importorskip("griffe")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,3 +73,15 @@ def test_scopes_start_at_the_class_then_the_package_face():
 def test_math_directive_becomes_a_display_block():
     out = H.rst_to_markdown(["Text.", "", ".. math::", "", "    x = 1", "", "More."])
     assert out == ["Text.", "", "", "$$", "x = 1", "$$", "", "More."]
+
+
+def test_prose_stars_are_escaped_outside_code_maths_bullets_and_starred_parameters():
+    # Python-Markdown reads any two asterisks of a paragraph as emphasis: t*_gen - t*_tr lost both stars
+    assert H.escape_prose_stars("Δt = t*_gen − t*_tr; `a*b` stays") == r"Δt = t\*_gen − t\*_tr; `a*b` stays"
+    lines = ["**params : float", "    *args : any", ".. math:: t^*", "    L^*", ">>> 2*3", "```", "x*y", "```"]
+    assert H.escape_prose_stars("\n".join(lines)).split("\n") == lines
+    assert H.escape_prose_stars("* a bullet with L* in it") == r"* a bullet with L\* in it"
+    # rendered: the stars stay, no <em>
+    md = markdown.Markdown()
+    assert md.convert(H.escape_prose_stars("t*_gen − t*_tr")) == "<p>t*_gen − t*_tr</p>"
+    assert "<em>" in md.convert("t*_gen − t*_tr")

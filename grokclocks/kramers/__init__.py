@@ -1,37 +1,33 @@
-r"""Escape-rate theory and timescale separation of the grokking delay (spec ``kramers``).
+r"""Escape-rate theory and timescale separation of the grokking delay (spec `kramers`).
 
-The source paper ("Analytical Proof of Grokking Delay: Timescale Separation and Kramers Barrier
-Analysis for Two-Layer Networks on Modular Arithmetic") is an argument, not a set of theorems.  This
-module implements what is exact in it, the corrected forms of what is wrong, and labels the scaling
-heuristics as estimates:
+The source paper ("Analytical Proof of Grokking Delay: Timescale Separation and Kramers Barrier Analysis for
+Two-Layer Networks on Modular Arithmetic") is an argument, not a set of theorems. This package implements what
+is exact in it, the corrected forms of what is wrong, and labels the scaling heuristics as estimates:
 
-* the α-parameterised two-layer ReLU net (:func:`two_layer_forward`, :func:`param_count`), its explicit
-  Jacobian and NTK split into readout and feature parts (:func:`two_layer_jacobian`,
-  :func:`ntk_decomposition`), the infinite-width kernels on one-hot pairs of :math:`\mathbb Z_p^2` and
-  their closed-form spectrum (:func:`relu_nngp_modadd`, :func:`modadd_nngp_spectrum`), the LLN kernel
-  norms (:func:`readout_kernel_norm`) and the readout residual with weight decay (:func:`readout_residual`,
-  corrected: it tends to the ridge residual, not to 0);
-* timescales (:func:`readout_timescale`, :func:`initial_timescales`) and the measured separation
-  exponents (:func:`separation_exponent`; the paper's :math:`N^{2\alpha}` is an erratum);
-* Lyu et al.'s implicit-bias time (:func:`implicit_bias_time_estimate`);
-* the ridge-regression solvable model (:func:`ridge_gf`, :func:`ridge_gd`, :func:`ridge_losses`,
-  :func:`ridge_timescales`, :func:`ridge_delay`);
-* Kramers escape: Eyring–Kramers time in any dimension (:func:`eyring_kramers_time`, log twin), the
-  1-D law, the exact 1-D mean first-passage time by quadrature (:func:`mfpt_1d_exact`) and an exact
-  2-D reference by a finite-volume solve of the backward equation (:func:`mfpt_2d_exact`), the
-  Arrhenius inversion, SGD / GD temperatures (corrected / flagged), spectral asymmetry;
-* the two convention switches of spec §0: :func:`decay_rate` (``penalty``) and
-  :func:`kernel_rate_factor` (``loss_norm``).
+* the α-parameterised two-layer ReLU net (`two_layer_forward`, `param_count`), its explicit Jacobian and NTK
+  split into readout and feature parts (`two_layer_jacobian`, `ntk_decomposition`), the infinite-width kernels
+  on one-hot pairs of ℤ_p² and their closed-form spectrum (`relu_nngp_modadd`, `modadd_nngp_spectrum`), the
+  law-of-large-numbers kernel norms (`readout_kernel_norm`) and the readout residual with weight decay
+  (`readout_residual`, corrected: it tends to the ridge residual, not to 0);
+* timescales (`readout_timescale`, `initial_timescales`) and the measured separation exponents
+  (`separation_exponent`; the paper's N^(2α) is an erratum);
+* Lyu et al.'s implicit-bias time (`implicit_bias_time_estimate`);
+* the ridge-regression solvable model (`ridge_gf`, `ridge_gd`, `ridge_losses`, `ridge_timescales`,
+  `ridge_delay`);
+* Kramers escape: the Eyring–Kramers time in any dimension (`eyring_kramers_time` and its log), the 1-d law,
+  the exact 1-d mean first-passage time by quadrature (`mfpt_1d_exact`) and an exact 2-d reference by a
+  finite-volume solve of the backward equation (`mfpt_2d_exact`), the Arrhenius inversion, SGD and
+  full-batch temperatures (corrected / flagged), the spectral asymmetry;
+* the two convention switches of spec §0: `decay_rate` (`penalty`) and `kernel_rate_factor` (`loss_norm`).
 
-Conventions (spec §0): time is gradient-flow time unless ``eta`` is given (then a step count);
-``penalty="eq2"`` means the objective :math:`\mathcal L+\lambda\|\theta\|^2` (decay rate
-:math:`\gamma=2\lambda`), ``"half"`` means :math:`\mathcal L+\tfrac\lambda2\|\theta\|^2` (:math:`\gamma=\lambda`);
-``loss_norm="sum"`` is :math:`\tfrac12\sum_i r_i^2`, ``"mean"`` divides every kernel rate by ``n``;
-``alpha`` is the width exponent (∈ [0, 1/2]) and ``init_scale`` Lyu et al.'s initialisation scale.
+Conventions (spec §0): time is gradient-flow time unless `eta` is given (then a step count);
+`penalty="eq2"` means the objective L + λ‖θ‖² (decay rate γ = 2λ), "half" means L + (λ/2)‖θ‖² (γ = λ);
+`loss_norm="sum"` is ½Σᵢrᵢ², "mean" divides every kernel rate by n; `alpha` is the width exponent (in
+[0, 1/2]) and `init_scale` Lyu et al.'s initialisation scale.
 
-This module never imports JAX; simulations live in :mod:`grokclocks.sim.langevin` and
-:mod:`grokclocks.sim.kramers`.  One concept per file, all re-exported here: ``_conventions``, ``_model``,
-``_ntk``, ``_readout``, ``_separation``, ``_ridge``, ``_escape``, ``_mfpt``, ``_temperatures``, ``_headline``.
+This package never imports JAX; simulations live in `grokclocks.sim.langevin` and `grokclocks.sim.kramers`.
+One concept per file, all re-exported here: `_conventions`, `_model`, `_ntk`, `_readout`, `_separation`,
+`_ridge`, `_escape`, `_mfpt`, `_temperatures`, `_headline`.
 """
 
 from __future__ import annotations

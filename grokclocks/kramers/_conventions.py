@@ -15,13 +15,19 @@ __all__ = ["HEADLINE", "LOSS_NORMS", "PENALTIES", "decay_rate", "kernel_rate_fac
 
 
 PENALTIES = ("eq2", "half")
+"""The accepted values of `penalty` (spec convention C1): "eq2" (L + λ‖θ‖², γ = 2λ) and "half" (L + (λ/2)‖θ‖², γ = λ)."""
 
 LOSS_NORMS = ("sum", "mean")
+"""The accepted values of `loss_norm` (spec convention C2): "sum" (½Σᵢrᵢ²) and "mean" (the sum divided by n)."""
 
-#: The paper's headline experiment (§4.1), as reported (spec ``kramers:headline``).  Erratum E10: it
-#: cannot have been plain GD on eq. (2); the numbers match AdamW (lr 1e-3, decoupled weight decay 1.0).
 HEADLINE: dict[str, float] = dict(alpha=0.0, lam=1.0, N=512, p=97, eta=1e-3, rho=0.3, t_mem=200, t_grok=14600,
                                   ratio=73.0, train_acc=1.0, test_acc=1.0)
+"""The paper's headline experiment (§4.1) as reported (spec `kramers:headline`).
+
+Width exponent `alpha`, weight decay `lam`, width `N`, modulus `p`, learning rate `eta`, training fraction `rho`,
+the memorisation and grokking steps `t_mem`, `t_grok`, their `ratio` and the final accuracies. Erratum E10: it
+cannot have been plain GD on eq. (2); the numbers match AdamW (learning rate 10⁻³, decoupled weight decay 1.0).
+"""
 
 _SQ3 = math.sqrt(3.0)
 
@@ -34,26 +40,34 @@ _S0 = 0.31514674362772044
 
 @cites("kramers:eq2", "kramers:eq3")
 def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> float | np.ndarray:
-    r"""Decay rate :math:`\gamma` of a parameter component untouched by the data (spec C1).
+    r"""Decay rate γ of a parameter component untouched by the data (spec convention C1).
 
     .. math::
         \gamma = 2\lambda\ (\texttt{penalty="eq2"}:\ \mathcal L+\lambda\|\theta\|^2),\qquad
         \gamma = \lambda\ (\texttt{penalty="half"}:\ \mathcal L+\tfrac\lambda2\|\theta\|^2).
 
+    In words: γ = 2λ for the paper's eq. (2) penalty λ‖θ‖², γ = λ for the penalty (λ/2)‖θ‖²; pure decay is
+    θ(t) = θ(0)e^(−γt).
+
     Parameters
     ----------
-    lam : float or array, > 0 (>= 0 with ``allow_zero``)
-        Weight-decay coefficient.
+    lam : float or array_like
+        λ, the weight-decay coefficient; λ > 0 (λ ≥ 0 with `allow_zero`).
     penalty : {"eq2", "half"}
-        Convention of the penalty (eq. (2) of the paper, or Lyu et al. / §2.5-2.6).
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+    allow_zero : bool
+        Whether λ = 0 (no weight decay, γ = 0) is accepted; default False.
 
     Returns
     -------
     float or ndarray
+        γ, the shape of `lam`, in inverse gradient-flow time.
 
     References
     ----------
-    ``kramers:eq2``, ``kramers:eq3``; erratum E6 (the paper switches conventions).
+    Spec `kramers:eq2`, `kramers:eq3`; erratum E6 (the paper switches conventions).
     """
     if penalty not in PENALTIES:
         raise DomainError(f"penalty must be 'eq2' or 'half' (got {penalty!r})")
@@ -73,24 +87,26 @@ def _decay_parts(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) ->
 
 @cites("kramers:eq4", "kramers:eq5")
 def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
-    r"""Factor multiplying every kernel rate for the loss normalisation (spec C2).
+    r"""Factor multiplying every kernel rate for the loss normalisation (spec convention C2).
 
-    ``"sum"``: :math:`\mathcal L=\tfrac12\sum_i r_i^2`, :math:`\dot r=-Kr` → factor 1;
-    ``"mean"``: :math:`\mathcal L=\tfrac1{2n}\sum_i r_i^2` → factor :math:`1/n`.
+    "sum": L = ½Σᵢrᵢ², ṙ = −Kr, factor 1; "mean": L = (1/(2n))Σᵢrᵢ², factor 1/n.
 
     Parameters
     ----------
-    n : int >= 1
-        Number of training points.
+    n : int
+        The number n of training points, an integer ≥ 1.
     loss_norm : {"sum", "mean"}
+        The loss normalisation (spec convention C2). "sum" (default): L = ½Σᵢrᵢ², kernel rates as they
+        are; "mean": L = (1/(2n))Σᵢrᵢ², every kernel rate divided by n.
 
     Returns
     -------
     float
+        1 or 1/n.
 
     References
     ----------
-    ``kramers:eq4`` (convention C2).
+    Spec `kramers:eq4`, `kramers:eq5` (convention C2).
     """
     if loss_norm not in LOSS_NORMS:
         raise DomainError(f"loss_norm must be 'sum' or 'mean' (got {loss_norm!r})")

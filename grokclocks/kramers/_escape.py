@@ -39,13 +39,35 @@ def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @cites("kramers:eyring", "kramers:eq15")
 def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
-    r"""Natural log of the Eyring–Kramers mean transition time (never forms :math:`e^{\Delta F/T}`).
+    r"""Natural log of the Eyring–Kramers mean transition time (never forms e^(ΔF/T)).
 
     .. math:: \ln\tau_{\rm EK}=\ln2\pi-\ln|\lambda_s|+\tfrac12\Big(\sum\ln|{\rm eig}(\nabla^2F(s))|-\sum\ln{\rm eig}(\nabla^2F(m))\Big)+\frac{\Delta F}{T}.
 
+    In words: ln 2π − ln|λ_s| plus half the difference of the log-determinants of the two Hessians, plus ΔF/T;
+    λ_s is the negative Hessian eigenvalue at the saddle. See `eyring_kramers_time`.
+
+    Parameters
+    ----------
+    hess_min : array_like
+        The Hessian ∇²F(m) at the minimum, a (d, d) symmetric positive definite array (a scalar for d =
+        1).
+    hess_saddle : array_like
+        The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
+        the shape of `hess_min`.
+    delta_F : float
+        The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        ln τ_EK, τ_EK in the time unit of the Langevin dynamics.
+
     References
     ----------
-    ``kramers:eyring``; Bovier, Eckhoff, Gayrard, Klein (2004).
+    Spec `kramers:eyring`, `kramers:eq15`; Bovier, Eckhoff, Gayrard, Klein (2004).
     """
     em, es = _hessians(hess_min, hess_saddle)
     dF = V.positive(delta_F, "delta_F", scalar=True)
@@ -57,29 +79,45 @@ def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: 
 
 @cites("kramers:eyring", "kramers:eq15")
 def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
-    r"""Eyring–Kramers mean transition time (asymptotic, exact as T → 0) for overdamped Langevin dynamics (eq. 17).
+    r"""Eyring–Kramers mean transition time (asymptotic, exact as T → 0) of overdamped Langevin dynamics (eq. 17).
 
     .. math:: \tau_{\rm EK}=\frac{2\pi}{|\lambda_s|}\sqrt{\frac{|\det\nabla^2F(s)|}{\det\nabla^2F(m)}}\;e^{\Delta F/T},
 
-    :math:`\lambda_s` the single negative Hessian eigenvalue at the saddle — a *rate*, not a frequency
-    :math:`\sqrt{|\lambda_s|}` (erratum E11).  τ is the time to reach the *next minimum* (about twice the
-    time to first cross the saddle; ``kramers:fpt-criterion``).  Finite-T error (measured against exact
-    references): 14 % / 6 % at ΔF/T = 4 / 8 in 1-D, 40 % / 15 % on the 2-D test potential.
+    In words: 2π/|λ_s| times √(|det ∇²F(s)|/det ∇²F(m)) times e^(ΔF/T), λ_s the single negative Hessian
+    eigenvalue at the saddle: a rate, not a frequency √|λ_s| (erratum E11). τ is the time to reach the next
+    minimum (about twice the time to first cross the saddle; `kramers:fpt-criterion`). Finite-T error
+    (measured against exact references): 14 % / 6 % at ΔF/T = 4 / 8 in 1-d, 40 % / 15 % on the 2-d test
+    potential.
 
     Parameters
     ----------
-    hess_min : (d, d) positive definite; hess_saddle : (d, d), exactly one negative eigenvalue
-    delta_F : float > 0;  T : float > 0
+    hess_min : array_like
+        The Hessian ∇²F(m) at the minimum, a (d, d) symmetric positive definite array (a scalar for d =
+        1).
+    hess_saddle : array_like
+        The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
+        the shape of `hess_min`.
+    delta_F : float
+        The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        τ_EK in the time unit of the Langevin dynamics.
 
     Raises
     ------
-    ResultOverflow
-        (a ``DomainError`` and an ``OverflowError``) where :math:`\tau_{\rm EK}` exceeds the largest
-        double, :math:`\ln\tau>709.78` (use :func:`log_eyring_kramers_time`).
+    DomainError
+        `ResultOverflow` (a `DomainError` and an `OverflowError`) where τ_EK exceeds the largest double,
+        ln τ > 709.78 (use `log_eyring_kramers_time`); a degenerate critical point; besides invalid
+        arguments.
 
     References
     ----------
-    ``kramers:eyring``, ``kramers:eq15``.
+    Spec `kramers:eyring`, `kramers:eq15`.
     """
     lt = log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T)
     if lt > FL.LOG_MAX:
@@ -90,11 +128,30 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
 
 @cites("kramers:eyring")
 def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
-    r"""Eyring–Kramers rate :math:`k=1/\tau_{\rm EK}` (may underflow to 0 for huge ΔF/T; use the log time).
+    r"""Eyring–Kramers rate k = 1/τ_EK (it may underflow to 0 for huge ΔF/T; use the log time there).
+
+    Parameters
+    ----------
+    hess_min : array_like
+        The Hessian ∇²F(m) at the minimum, a (d, d) symmetric positive definite array (a scalar for d =
+        1).
+    hess_saddle : array_like
+        The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
+        the shape of `hess_min`.
+    delta_F : float
+        The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        k in inverse time units of the Langevin dynamics.
 
     References
     ----------
-    ``kramers:eyring``.
+    Spec `kramers:eyring`.
     """
     return math.exp(max(-log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T), -1e4))  # 0 below 5e-324
 
@@ -109,11 +166,30 @@ def _ek1d_check(curv_min, curv_saddle, delta_F, T):
 
 @cites("kramers:eyring-1d")
 def log_kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: float) -> float:
-    r"""Log of the 1-D Kramers time, :math:`\ln2\pi-\tfrac12\ln(F''(m)|F''(s)|)+\Delta F/T`.
+    r"""Log of the one-dimensional Kramers time, ln 2π − ½ln(F″(m)|F″(s)|) + ΔF/T.
+
+    See `kramers_time_1d`.
+
+    Parameters
+    ----------
+    curv_min : float
+        F″(m) > 0, the curvature of the potential at the minimum.
+    curv_saddle : float
+        F″(s) < 0, the curvature of the potential at the saddle (barrier top).
+    delta_F : float
+        The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        ln τ.
 
     References
     ----------
-    ``kramers:eyring-1d``.
+    Spec `kramers:eyring-1d`.
     """
     cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
     # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
@@ -127,13 +203,35 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
 
     .. math:: \tau=\frac{2\pi}{\sqrt{F''(m)\,|F''(s)|}}\,e^{\Delta F/T}.
 
-    For :math:`F=(x^2-1)^2` the exact MFPT exceeds it by 14.2 % at ΔF/T = 4, 5.7 % at 8, 2.6 % at 16.
-    Raises ``ResultOverflow`` (a ``DomainError`` and an ``OverflowError``) where τ exceeds the largest
-    double (:math:`\ln\tau>709.78`; use :func:`log_kramers_time_1d`).
+    In words: 2π/√(F″(m)|F″(s)|) times e^(ΔF/T). For F = (x² − 1)² the exact mean first-passage time
+    (`mfpt_1d_exact`) exceeds it by 14.2 % at ΔF/T = 4, 5.7 % at 8, 2.6 % at 16.
+
+    Parameters
+    ----------
+    curv_min : float
+        F″(m) > 0, the curvature of the potential at the minimum.
+    curv_saddle : float
+        F″(s) < 0, the curvature of the potential at the saddle (barrier top).
+    delta_F : float
+        The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        τ in the time unit of the Langevin dynamics.
+
+    Raises
+    ------
+    DomainError
+        `ResultOverflow` (a `DomainError` and an `OverflowError`) where τ exceeds the largest double, ln τ
+        > 709.78 (use `log_kramers_time_1d`); besides invalid arguments.
 
     References
     ----------
-    ``kramers:eyring-1d``.
+    Spec `kramers:eyring-1d`.
     """
     lt = log_kramers_time_1d(curv_min, curv_saddle, delta_F, T)
     if lt > FL.LOG_MAX:
@@ -143,16 +241,31 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
 
 @cites("kramers:eyring-1d")
 def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddle: Sequence[float], T: float) -> float:
-    r"""Estimate of :math:`\tau_{\rm exact}/\tau_{\rm EK}` to first order in T (Laplace expansion at m and s).
+    r"""Estimate of τ_exact/τ_EK to first order in T (Laplace expansion at the minimum m and the saddle s).
 
     .. math:: 1+T\Big[\tfrac{5F'''(m)^2}{24F''(m)^3}-\tfrac{F''''(m)}{8F''(m)^2}+\tfrac{F''''(s)}{8F''(s)^2}+\tfrac{5F'''(s)^2}{24|F''(s)|^3}\Big].
 
-    ``derivs_*`` = (F'', F''', F'''') at the point.  For :math:`F=h(x^2-1)^2`: :math:`1+\tfrac38T/h`
-    (1.047 vs exact 1.057 at T/h = 1/8).
+    In words: 1 plus T times a combination of the second to fourth derivatives of F at m and s. For F = h(x² −
+    1)²: 1 + (3/8)T/h (1.047 against the exact 1.057 at T/h = 1/8).
+
+    Parameters
+    ----------
+    derivs_min : sequence of float
+        (F″(m), F‴(m), F⁗(m)), the derivatives at the minimum; F″(m) > 0.
+    derivs_saddle : sequence of float
+        (F″(s), F‴(s), F⁗(s)), the derivatives at the saddle; F″(s) < 0.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+
+    Returns
+    -------
+    float
+        The estimated ratio τ_exact/τ_EK.
 
     References
     ----------
-    ``kramers:eyring-1d`` (documented estimate of the asymptotic error).
+    Spec `kramers:eyring-1d` (documented estimate of the asymptotic error).
     """
     m2, m3, m4 = (float(v) for v in V.as_float_array(derivs_min, "derivs_min"))
     s2, s3, s4 = (float(v) for v in V.as_float_array(derivs_saddle, "derivs_saddle"))

@@ -31,23 +31,36 @@ _DELAY_PARAMS = {  # mechanism -> (required, optional) keyword arguments
 def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     r"""Estimate of the delay by one of the paper's mechanisms (§5.1 table, corrected where wrong).
 
-    ====================  =========================================  ====================================
-    mechanism             params                                     returns
-    ====================  =========================================  ====================================
-    ``"separation"``      N, alpha, measure (required), a_init       :math:`N^{e}` with e = :func:`separation_exponent`
-    ``"implicit_bias"``   init_scale, lam, penalty                   :math:`\ln s/\gamma`
-    ``"ridge"``           mu_min (= λ⁺_min(ΦᵀΦ)/n), lam, penalty     :math:`\mu^+_{\min}/\gamma` (erratum E5)
-    ``"kramers"``         hess_min, hess_saddle, delta_F, T          :math:`\tau_{\rm EK}` (log form: ``log=True``)
-    ``"spectral"``        eigs, eta=None                             κ or the GD step ratio
-    ====================  =========================================  ====================================
+    | mechanism | params | returns |
+    |---|---|---|
+    | "separation" | `N`, `alpha`, `measure` (required), `a_init` | N^e with e = `separation_exponent` |
+    | "implicit_bias" | `init_scale`, `lam`, `penalty` | ln s/γ (`implicit_bias_time_estimate`) |
+    | "ridge" | `mu_min` (= λ⁺_min(ΦᵀΦ)/n), `lam`, `penalty` | μ⁺_min/γ (erratum E5) |
+    | "kramers" | `hess_min`, `hess_saddle`, `delta_F`, `T`, `log` | τ_EK (`eyring_kramers_time`; its log with `log=True`) |
+    | "spectral" | `eigs`, `eta` | κ or the GD step ratio (`spectral_delay_ratio`) |
 
-    ``measure`` has no default, so that nobody gets the erratum (``"paper_claim"``, :math:`N^{2\alpha}`) by
-    accident.  The paper's :math:`\exp(\Omega(P/T_{\rm eff}))` barrier (eq. 16, ``kramers:barrier``) is asserted,
-    not derived: pass an explicit ΔF.
+    `measure` has no default, so that nobody gets the erratum ("paper_claim", N^(2α)) by accident. The paper's
+    exp(Ω(P/T_eff)) barrier (eq. 16, `kramers:barrier`) is asserted, not derived: pass an explicit ΔF. Also
+    available as `delay_scaling`.
+
+    Parameters
+    ----------
+    mechanism : {"separation", "implicit_bias", "ridge", "kramers", "spectral"}
+        The mechanism, one row of the table above.
+    **params : any
+        The mechanism's arguments by name, as in the table; each is validated by the function named in the
+        last column, whose documentation gives its meaning and domain. Missing or unknown names raise
+        `DomainError`.
+
+    Returns
+    -------
+    float
+        The estimate: dimensionless for "separation", "ridge" and "spectral", gradient-flow time for
+        "implicit_bias" and "kramers".
 
     References
     ----------
-    ``kramers:table``, ``kramers:eq8``, ``kramers:eq16``, ``kramers:barrier``.
+    Spec `kramers:table`, `kramers:eq8`, `kramers:eq16`, `kramers:barrier`.
     """
     mechanism = V.choice(mechanism, "mechanism", ("separation", "implicit_bias", "ridge", "kramers", "spectral"))
     p = dict(params)
@@ -76,14 +89,21 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
 
 
 delay_scaling = delay_scaling_estimate
+"""A second name of `delay_scaling_estimate` (the same function): the delay by one of the paper's mechanisms."""
 
 
 @cites("kramers:headline")
 def headline_record() -> dict[str, float]:
-    """A copy of :data:`HEADLINE`, the paper's reported run (empirical; reproduced with AdamW, erratum E10).
+    r"""A copy of `HEADLINE`, the paper's reported run (empirical; reproduced with AdamW, erratum E10).
+
+    Returns
+    -------
+    dict
+        The keys of `HEADLINE`: `alpha`, `lam`, `N`, `p`, `eta`, `rho`, `t_mem`, `t_grok`, `ratio`,
+        `train_acc`, `test_acc`.
 
     References
     ----------
-    ``kramers:headline``.
+    Spec `kramers:headline`.
     """
     return dict(HEADLINE)

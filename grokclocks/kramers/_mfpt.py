@@ -108,44 +108,84 @@ def _log_mfpt_1d(F: Any, x0: float, b: float, T: float, lower: float) -> float:
 
 @cites("kramers:mfpt-1d")
 def log_mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.inf) -> float:
-    r"""Log of the exact 1-D mean first-passage time (see :func:`mfpt_1d_exact`); finite for any ΔF/T.
+    r"""Log of the exact one-dimensional mean first-passage time of `mfpt_1d_exact`; finite for any ΔF/T.
+
+    Parameters
+    ----------
+    F : callable or array_like
+        The potential F: a callable (scalar → scalar), or the coefficients of a polynomial in increasing
+        powers (a 1-d sequence).
+    x0 : float
+        The start x₀, a finite real with `lower` < x₀ < b.
+    b : float
+        The absorbing point b > x₀ (mirror F for a target on the left).
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+    lower : float
+        The reflecting boundary; default −∞ (then F must grow to +∞ on the left: an odd-degree or
+        negative-leading polynomial is refused).
+
+    Returns
+    -------
+    float
+        ln τ(x₀ → b).
+
+    Raises
+    ------
+    DomainError
+        Invalid arguments, or an odd-degree / negative-leading polynomial with lower = −∞.
 
     References
     ----------
-    ``kramers:mfpt-1d``.
+    Spec `kramers:mfpt-1d`.
     """
     return _log_mfpt_1d(F, x0, b, T, lower)
 
 
 @cites("kramers:mfpt-1d")
 def mfpt_1d_exact(F: Any, x0: float, b: float, T: float, lower: float = -math.inf) -> float:
-    r"""Exact mean first-passage time of :math:`dx=-F'(x)dt+\sqrt{2T}dB` from ``x0`` to ``b`` > ``x0``.
+    r"""Exact mean first-passage time of dx = −F′(x)dt + √(2T)dB from `x0` to `b` > `x0`.
 
-    Reflecting at ``lower`` (default −∞, needs F → ∞), absorbing at ``b``:
+    Reflecting at `lower` (default −∞, which needs F → ∞), absorbing at `b`:
 
     .. math:: \tau(x_0\to b)=\frac1T\int_{x_0}^{b}e^{F(y)/T}\Big[\int_{\rm lower}^{y}e^{-F(z)/T}dz\Big]dy .
 
-    Evaluated with ``scipy.integrate.quad`` in shifted variables (:math:`e^{(F-F_{\max})/T}` outside,
-    :math:`e^{-(F-F_{\min})/T}` inside) with breakpoints at the critical points of F; agrees with 30-digit
-    mpmath to ≤ 1e-10 up to ΔF/T = 16.  This is the exact reference for the simulator and for
-    :func:`kramers_time_1d`.
+    In words: the double integral of e^((F(y) − F(z))/T)/T over lower < z < y, x₀ < y < b. Evaluated with
+    `scipy.integrate.quad` in shifted variables (e^((F − F_max)/T) outside, e^(−(F − F_min)/T) inside) with
+    break points at the critical points of F; agrees with 30-digit mpmath to ≤ 10⁻¹⁰ up to ΔF/T = 16. This is
+    the exact reference for the simulator and for `kramers_time_1d`.
 
     Parameters
     ----------
-    F : callable (scalar → scalar) or polynomial coefficients in increasing powers
-    x0, b : start and absorbing point, lower < x0 < b (mirror F for a target on the left)
-    T : float > 0
+    F : callable or array_like
+        The potential F: a callable (scalar → scalar), or the coefficients of a polynomial in increasing
+        powers (a 1-d sequence).
+    x0 : float
+        The start x₀, a finite real with `lower` < x₀ < b.
+    b : float
+        The absorbing point b > x₀ (mirror F for a target on the left).
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+    lower : float
+        The reflecting boundary; default −∞ (then F must grow to +∞ on the left: an odd-degree or
+        negative-leading polynomial is refused).
+
+    Returns
+    -------
+    float
+        τ(x₀ → b) in the time unit of the Langevin dynamics.
 
     Raises
     ------
     DomainError
-        Invalid arguments; odd-degree / negative-leading polynomial with lower = −∞;
-        ``ResultOverflow`` (also an ``OverflowError``) where the result exceeds the largest double
-        (use :func:`log_mfpt_1d_exact`).
+        Invalid arguments; an odd-degree / negative-leading polynomial with lower = −∞; `ResultOverflow`
+        (also an `OverflowError`) where the result exceeds the largest double (use `log_mfpt_1d_exact`).
 
     References
     ----------
-    ``kramers:mfpt-1d``.
+    Spec `kramers:mfpt-1d`.
     """
     lt = _log_mfpt_1d(F, x0, b, T, lower)
     if lt > FL.LOG_MAX:
@@ -191,42 +231,61 @@ def _solve_refined(A: sparse.csc_matrix, rhs: np.ndarray) -> tuple[np.ndarray, f
 def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequence[float], b: float, T: float, *,
                   box: tuple[float, float, float] = (-2.0, -2.5, 2.5), h: float = 0.02,
                   richardson: bool = True) -> float:
-    r"""Exact reference MFPT in 2-D: finite-volume solve of the backward (Dynkin) equation.
+    r"""Exact reference mean first-passage time in 2-d: a finite-volume solve of the backward (Dynkin) equation.
 
     .. math:: T\Delta\tau-\nabla F\cdot\nabla\tau=-1\ \text{in}\ \{x<b\},\qquad \tau=0\ \text{on}\ x=b,
 
-    reflecting walls at :math:`x=x_{\rm lo}`, :math:`|y|` = box edges.  Discretisation: the generator
-    :math:`Te^{F/T}\nabla\cdot(e^{-F/T}\nabla\tau)` with exponential face weights
-    :math:`r_{ij}=\tfrac{T}{h^2}B((F_j-F_i)/T)`, :math:`B(z)=z/(e^z-1)` (Scharfetter–Gummel; preserves detailed
-    balance) on a uniform grid with a node line on :math:`x=b`; sparse LU (``scipy.sparse.linalg.splu``);
-    the value at ``x0`` is bilinearly interpolated.  The scheme is :math:`O(h^2)` (−1.0e-3, −2.6e-4, −6.6e-5 at
-    h = 0.04, 0.02, 0.01 on ``saddle_2d(1, 1, 3)``, T = 1/4); with ``richardson=True`` (default) the solves at
-    h and 2h are extrapolated: this reproduces the spec's table to ≤ 2.3e-5 for ΔF/T = 3…10 and, with c = 0,
-    the 1-D quadrature to 1e-6.  Reflecting walls mirror the node inside (zero normal derivative), which keeps
-    the scheme second order with a wall where the density is not negligible (wall at x = −1.35 beside the
-    minimum at −1, T = 1/2: Richardson at h = 0.025 and 0.0125 agree to 4e-7; a wall without the mirror was
-    first order there, 2e-3 apart).  ``h`` (and ``2h`` with Richardson) must divide the box.
+    In words: the expected time τ to reach the line x = b solves T·Δτ − ∇F·∇τ = −1, with τ = 0 on the line and
+    reflecting walls at x = x_lo and at the y edges of the box. Discretisation: the generator T e^(F/T)
+    ∇·(e^(−F/T)∇τ) with exponential face weights r_ij = (T/h²)·B((F_j − F_i)/T), B(z) = z/(e^z − 1)
+    (Scharfetter–Gummel; preserves detailed balance) on a uniform grid with a node line on x = b; sparse LU
+    (`scipy.sparse.linalg.splu`); the value at `x0` is bilinearly interpolated. The scheme is O(h²)
+    (−1.0·10⁻³, −2.6·10⁻⁴, −6.6·10⁻⁵ at h = 0.04, 0.02, 0.01 on `saddle_2d(1, 1, 3)`, T = 1/4); with
+    `richardson=True` the solves at h and 2h are extrapolated: this reproduces the spec's table to ≤ 2.3·10⁻⁵
+    for ΔF/T = 3 to 10 and, with c = 0, the 1-d quadrature to 10⁻⁶. Reflecting walls mirror the node inside
+    (zero normal derivative), which keeps the scheme second order with a wall where the density is not
+    negligible (wall at x = −1.35 beside the minimum at −1, T = 1/2: Richardson at h = 0.025 and 0.0125 agree
+    to 4·10⁻⁷; a wall without the mirror was first order there, 2·10⁻³ apart).
 
-    Exponential face weights :math:`TB(\Delta F/T)=\Delta F/(e^{\Delta F/T}-1)` keep the system finite for
-    every :math:`T>0` (subnormal or ~1e308).  The solve's condition number grows like :math:`e^{\Delta F/T}`:
-    where rates over the barrier underflow to 0 the MFPT is beyond the double range (``ResultOverflow``).
-    One step of iterative refinement estimates the solve's relative error (6e-14, 1e-11, 4e-7, 9e-5, 1.3e-3
-    at ΔF/T = 3, 10, 20, 25, 30 on ``saddle_2d(1, 1, 3)``, h = 0.02); above :data:`MFPT_2D_SOLVE_RTOL`
-    (1e-6: about ΔF/T > 21 there) it raises ``DomainError`` (raise T) instead of returning a time with
-    lost digits.
+    The face weights T·B(ΔF/T) = ΔF/(e^(ΔF/T) − 1) keep the system finite for every T > 0 (subnormal or about
+    10³⁰⁸). The solve's condition number grows like e^(ΔF/T): where rates over the barrier underflow to 0 the
+    time is beyond the double range (`ResultOverflow`). One step of iterative refinement estimates the solve's
+    relative error (6·10⁻¹⁴, 10⁻¹¹, 4·10⁻⁷, 9·10⁻⁵, 1.3·10⁻³ at ΔF/T = 3, 10, 20, 25, 30 on `saddle_2d(1, 1,
+    3)`, h = 0.02); above 10⁻⁶ (about ΔF/T > 21 there) it raises `DomainError` (raise T) instead of returning
+    a time with lost digits.
 
     Parameters
     ----------
-    F : vectorised callable F(x, y)
-    x0 : (x, y) start, inside the box with x < b
-    b : absorbing line x = b
-    T : float > 0
-    box : (x_lo, y_lo, y_hi) reflecting walls
-    h : grid spacing
+    F : callable
+        The potential F(x, y), vectorised over numpy arrays x, y of equal shape.
+    x0 : sequence of float
+        The start (x, y), inside the box with x < b.
+    b : float
+        The absorbing line x = b.
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+    box : tuple of float
+        (x_lo, y_lo, y_hi), the reflecting walls, with y_lo < y_hi and x_lo < b; default (−2, −2.5, 2.5).
+    h : float
+        The grid spacing h > 0; h (and 2h with `richardson`) must divide the box. Default 0.02.
+    richardson : bool
+        Whether to extrapolate the solves at h and 2h (default True) or return the solve at h.
+
+    Returns
+    -------
+    float
+        τ(x₀) in the time unit of the Langevin dynamics.
+
+    Raises
+    ------
+    DomainError
+        Where the solve's estimated relative error exceeds 10⁻⁶, where h does not divide the box,
+        `ResultOverflow` where τ is beyond the double range; besides invalid arguments.
 
     References
     ----------
-    ``kramers:eyring`` (exact reference), ``kramers:test-potentials``.
+    Spec `kramers:eyring` (exact reference), `kramers:test-potentials`.
     """
     V.callable_(F, "F")
     T = V.positive(T, "T", scalar=True)
@@ -323,21 +382,30 @@ def mfpt_2d_exact(F: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: Sequenc
 def test_potential(name: str, **params: float) -> dict[str, Any]:
     r"""Benchmark landscapes with known critical points (exact).
 
-    * ``double_well_1d(h)``: :math:`F=h(x^2-1)^2`; minima ±1, saddle 0, ΔF = h, F''(m) = 8h, F''(s) = −4h,
-      :math:`\tau_{\rm EK}=\frac{2\pi}{\sqrt{32}h}e^{h/T}`.
-    * ``saddle_2d(h, k, c)``: :math:`F=h(x^2-1)^2+\tfrac12(k+cx^2)y^2`; minima (±1, 0), saddle (0, 0),
-      :math:`\nabla^2F(m)=\mathrm{diag}(8h,k+c)`, :math:`\nabla^2F(s)=\mathrm{diag}(-4h,k)`,
-      :math:`\tau_{\rm EK}=\frac{2\pi}{4h}\sqrt{\frac{k}{2(k+c)}}e^{h/T}`.
+    * "double_well_1d" (parameter `h`): F = h(x² − 1)²; minima ±1, saddle 0, ΔF = h, F″(m) = 8h, F″(s) = −4h,
+      τ_EK = 2π/(√32·h)·e^(h/T).
+    * "saddle_2d" (parameters `h`, `k`, `c`): F = h(x² − 1)² + ½(k + cx²)y²; minima (±1, 0), saddle (0, 0),
+      ∇²F(m) = diag(8h, k + c), ∇²F(s) = diag(−4h, k), τ_EK = 2π/(4h)·√(k/(2(k + c)))·e^(h/T).
+
+    Parameters
+    ----------
+    name : {"double_well_1d", "saddle_2d"}
+        Which landscape.
+    **params : float
+        The landscape's parameters by name: `h` > 0 (barrier height; default 1) for both; `k` > 0
+        (transverse stiffness; default 1) and `c` ≥ 0 (its growth away from the saddle; default 3) for
+        "saddle_2d". Other names are refused.
 
     Returns
     -------
-    dict(F, grad, hess_min, hess_saddle, delta_F, x_min, x_saddle, x_min_other, dim[, coef])
-    ``F`` / ``grad`` act on arrays whose last axis is the coordinate (1-D: also scalars); ``coef`` is the
-    polynomial (increasing powers) for the 1-D well.
+    dict
+        `F`, `grad` (acting on arrays whose last axis is the coordinate; 1-d: also scalars), `hess_min`,
+        `hess_saddle`, `delta_F`, `x_min`, `x_saddle`, `x_min_other`, `dim`, and `coef` (the polynomial in
+        increasing powers) for the 1-d well or `F_xy` (F(x, y)) for the 2-d one.
 
     References
     ----------
-    ``kramers:test-potentials``.
+    Spec `kramers:test-potentials`.
     """
     name = V.choice(name, "name", ("double_well_1d", "saddle_2d"))
     if name == "double_well_1d":
@@ -378,15 +446,28 @@ test_potential.__test__ = False  # not a pytest test despite its name
 
 @cites("kramers:fpt-criterion")
 def continuity_correction_shift(T: float, dt: float) -> float:
-    r"""Broadie–Glasserman shift :math:`0.5826\sqrt{2T\Delta t}` of a barrier monitored at discrete times.
+    r"""Broadie–Glasserman shift 0.5826·√(2TΔt) of a barrier monitored at discrete times.
 
-    Moving a saddle-crossing threshold outward by this amount removes the leading :math:`O(\sqrt{\Delta t})`
-    bias of discrete monitoring (predicts +13 % at Δt = 0.01, T = 1/4; measured +11.6 %).  The
-    recommended criterion avoids it: reach the *other minimum* (≈ τ_EK; crossing the saddle ≈ τ_EK/2).
+    Moving a saddle-crossing threshold outward by this amount removes the leading O(√Δt) bias of discrete
+    monitoring (predicts +13 % at Δt = 0.01, T = 1/4; measured +11.6 %). The recommended criterion avoids it:
+    reach the other minimum (≈ τ_EK; crossing the saddle ≈ τ_EK/2).
+
+    Parameters
+    ----------
+    T : float
+        The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
+        F.
+    dt : float
+        The time step Δt > 0 between monitoring times.
+
+    Returns
+    -------
+    float
+        The shift, in the units of the coordinate.
 
     References
     ----------
-    ``kramers:fpt-criterion``; Broadie, Glasserman, Kou (1997).
+    Spec `kramers:fpt-criterion`; Broadie, Glasserman, Kou (1997).
     """
     T = V.positive(T, "T", scalar=True)
     dt = V.positive(dt, "dt", scalar=True)
@@ -395,16 +476,29 @@ def continuity_correction_shift(T: float, dt: float) -> float:
 
 @cites("kramers:arrhenius")
 def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float:
-    r"""Arrhenius inversion :math:`\Delta F/T_{\rm eff}=\ln(\text{delay\_ratio}/\text{prefactor\_ratio})` (exact algebra, heuristic use).
+    r"""Arrhenius inversion ΔF/T_eff = ln(delay_ratio/prefactor_ratio) (exact algebra, heuristic use).
 
-    Headline: ln 73 = 4.2905.  Caveats (measured): (i) at ΔF/T ≈ 4 the Eyring–Kramers law itself is
-    14–40 % off; (ii) :math:`\tau_0=t_{\rm mem}` is an assumption; (iii) Kramers escape times are
-    exponentially distributed (CV ≈ 1) while the headline :math:`t_{\rm grok}` has CV 4 % across seeds
-    (erratum E13).  A ratio below the prefactor gives a negative barrier (allowed, with a warning).
+    Headline: ln 73 = 4.2905. Caveats (measured): (i) at ΔF/T ≈ 4 the Eyring–Kramers law itself is 14–40 %
+    off; (ii) τ₀ = t_mem is an assumption; (iii) Kramers escape times are exponentially distributed
+    (coefficient of variation ≈ 1) while the headline t_grok has 4 % across seeds (erratum E13). A ratio below
+    the prefactor gives a negative barrier (allowed, with a `RuntimeWarning`).
+
+    Parameters
+    ----------
+    delay_ratio : float
+        The measured delay ratio t_grok/t_mem > 0.
+    prefactor_ratio : float
+        The ratio τ₀/t_mem > 0 of the Arrhenius prefactor to the memorisation time; default 1 (τ₀ =
+        t_mem).
+
+    Returns
+    -------
+    float
+        ΔF/T_eff, dimensionless.
 
     References
     ----------
-    ``kramers:arrhenius``.
+    Spec `kramers:arrhenius`.
     """
     r = V.positive(delay_ratio, "delay_ratio", scalar=True)
     p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=True)

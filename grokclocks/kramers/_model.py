@@ -16,10 +16,12 @@ __all__ = ["Milestones", "milestones", "n_train", "param_count", "two_layer_forw
 
 
 class Milestones(NamedTuple):
-    r"""Memorisation and grokking times :math:`(t_{\rm mem}, t_{\rm grok})` of :func:`milestones` (``None``: never)."""
+    r"""Result of `milestones`: the memorisation time `t_mem` and the grokking time `t_grok` (`None`: never reached)."""
 
     t_mem: float | None
+    """The first evaluation step at which the train accuracy reaches `q_train` (`None`: never)."""
     t_grok: float | None
+    """The first evaluation step at which the test accuracy reaches `q_test` (`None`: never)."""
 
 
 def _alpha(alpha: Any) -> float:
@@ -42,22 +44,33 @@ def _net_arrays(X: Any, W: Any, a: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 @cites("kramers:eq1")
 def two_layer_forward(X: Any, W: Any, a: Any, alpha: float) -> np.ndarray:
-    r"""α-parameterised two-layer ReLU network (eq. 1).
+    r"""The α-parameterised two-layer ReLU network of eq. (1).
 
     .. math:: f(x)=N^{-\alpha}\sum_{j=1}^N a_j\,\sigma(w_j\cdot x),\qquad \sigma(u)=\max(u,0).
 
+    In words: N^(−α) times the readout-weighted sum of the ReLU features σ(wⱼ·x).
+
     Parameters
     ----------
-    X : (n, d) inputs; W : (N, d) features; a : (N,) or (N, C) readout
-    alpha : float in [0, 1/2]
+    X : array_like
+        The inputs, an (n, d) array: n samples of dimension d (for modular addition the one-hot pairs, d =
+        2p).
+    W : array_like
+        The first-layer weights (features), an (N, d) array: one row wⱼ per hidden unit, N the width.
+    a : array_like
+        The readout weights, an (N,) array (scalar output) or (N, C) (C outputs).
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
 
     Returns
     -------
-    ndarray, shape (n,) or (n, C), float64.
+    ndarray
+        The outputs f(x), float64 of shape (n,) or (n, C).
 
     References
     ----------
-    ``kramers:eq1``.
+    Spec `kramers:eq1`.
     """
     X, W, a = _net_arrays(X, W, a)
     al = _alpha(alpha)
@@ -67,13 +80,28 @@ def two_layer_forward(X: Any, W: Any, a: Any, alpha: float) -> np.ndarray:
 
 @cites("kramers:params")
 def param_count(N: int, p: int, n_out: int = 1) -> int:
-    r"""Number of trained parameters, no biases: :math:`P=N(2p+C)` (:math:`C=1`: the paper's :math:`N(d+1)`).
+    r"""Number of trained parameters of the two-layer net without biases: P = N(2p + C).
 
-    Headline: N = 512, p = 97 gives 99 840 (scalar, the paper) or 148 992 (p-way readout, erratum E1).
+    With C = 1 it is the paper's N(d + 1), d = 2p. Headline: N = 512, p = 97 gives 99 840 (scalar output, the
+    paper) or 148 992 (p-way readout, erratum E1).
+
+    Parameters
+    ----------
+    N : int
+        The width N (number of hidden units), an integer ≥ 1.
+    p : int
+        The modulus p of the modular-addition task, an integer ≥ 2.
+    n_out : int
+        The number C of outputs (readout columns), an integer ≥ 1; default 1, the paper's scalar output.
+
+    Returns
+    -------
+    int
+        P.
 
     References
     ----------
-    ``kramers:params``.
+    Spec `kramers:params`.
     """
     N = V.integer_at_least(N, "N", 1)
     p = V.integer_at_least(p, "p", 2)
@@ -83,13 +111,23 @@ def param_count(N: int, p: int, n_out: int = 1) -> int:
 
 @cites("kramers:task")
 def n_train(p: int, rho: float) -> int:
-    r"""Training-set size :math:`n_{\rm train}=\lfloor\rho p^2\rfloor` (p = 97, ρ = 0.3 → 2822).
+    r"""Training-set size n_train = ⌊ρp²⌋ of the modular-addition task (p = 97, ρ = 0.3: 2822).
 
-    Domain: p >= 2 integer, 0 < ρ < 1, and :math:`1\le\lfloor\rho p^2\rfloor\le p^2-1`.
+    Parameters
+    ----------
+    p : int
+        The modulus p of the modular-addition task, an integer ≥ 2.
+    rho : float
+        ρ, the fraction of the p² pairs used for training, 0 < ρ < 1, with 1 ≤ ⌊ρp²⌋ ≤ p² − 1.
+
+    Returns
+    -------
+    int
+        n_train.
 
     References
     ----------
-    ``kramers:task``.
+    Spec `kramers:task`.
     """
     p = V.integer_at_least(p, "p", 2)
     rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
@@ -106,24 +144,33 @@ def milestones(steps: Any, train_acc: Any, test_acc: Any, q_train: float = TRAIN
 
     .. math:: t_{\rm mem}=\min\{t:\ \text{train acc}\ge q_{\rm tr}\},\qquad t_{\rm grok}=\min\{t:\ \text{test acc}\ge q_{\rm te}\}.
 
+    In words: the first evaluation step at which the train accuracy reaches `q_train`, and the first at which
+    the test accuracy reaches `q_test`.
+
     Parameters
     ----------
-    steps : 1-D increasing array of evaluation steps (the grid; report it with the result)
-    train_acc, test_acc : 1-D arrays, same length, in [0, 1]
-    q_train, q_test : thresholds in (0, 1]
-        Defaults :data:`grokclocks.task.TRAIN_LEVEL` = 1.0 (every training pair right: the zero-one clock
-        of ``clocks:appF4-acc-clock``, the ``t_train`` of :func:`grokclocks.compare.compare_run`) and
-        :data:`grokclocks.task.TEST_LEVEL` = 0.99.  The spec's text gives 0.99 for both; pass
-        ``q_train=0.99`` for that reading.
+    steps : array_like
+        The evaluation steps, a strictly increasing 1-d array (the grid; report it with the result).
+    train_acc : array_like
+        The training accuracy at each step, fractions in [0, 1], the length of `steps`.
+    test_acc : array_like
+        The test accuracy at each step, fractions in [0, 1], the length of `steps`.
+    q_train : float
+        The memorisation threshold in (0, 1]. Default `grokclocks.task.TRAIN_LEVEL` = 1.0 (every training
+        pair right: the zero-one clock of `clocks:appF4-acc-clock`, the `t_train` of
+        `grokclocks.compare.compare_run`). The spec's text gives 0.99; pass `q_train=0.99` for that
+        reading.
+    q_test : float
+        The grokking threshold in (0, 1]. Default `grokclocks.task.TEST_LEVEL` = 0.99.
 
     Returns
     -------
     Milestones
-        ``(t_mem, t_grok)``: the first grid step reaching the threshold, ``None`` where it is never reached.
+        (t_mem, t_grok): the first grid step reaching each threshold, `None` where it is never reached.
 
     References
     ----------
-    ``kramers:milestones``.
+    Spec `kramers:milestones`.
     """
     s = V.as_float_array(steps, "steps")
     tr = V.as_float_array(train_acc, "train_acc")

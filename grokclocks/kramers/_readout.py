@@ -39,31 +39,48 @@ def _times(t: Any, name: str = "t") -> np.ndarray:
 @cites("kramers:eq5")
 def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str = "eq2",
                      loss_norm: str = "sum") -> np.ndarray:
-    r"""Residual of readout-only gradient flow with weight decay (eq. 5, **corrected**; erratum E2).
+    r"""Residual of readout-only gradient flow with weight decay (eq. 5, corrected; erratum E2).
 
-    Features frozen, :math:`r=\Phi a-y`, :math:`\dot a=-\Phi^\top r-\gamma a`:
+    Features frozen, r = Φa − y, ȧ = −Φᵀr − γa:
 
     .. math::
         \dot r=-(K+\gamma I)\,r-\gamma y,\qquad r(t)=r_\star+e^{-(K+\gamma I)t}(r_0-r_\star),\qquad
         r_\star=-\gamma(K+\gamma I)^{-1}y,
 
-    with :math:`\gamma` = :func:`decay_rate` (:math:`2\lambda` for ``"eq2"``) and :math:`K\to K/n` for
-    ``loss_norm="mean"``.  The paper drops the :math:`-\gamma y` forcing and claims :math:`r\to0`.  Valid only
-    while the features are effectively frozen (:math:`t\ll1/(2\lambda)` with weight decay on W).
+    In words: the residual relaxes from r₀ to r⋆ = −γ(K + γI)⁻¹y at the rates of K + γI, with γ = `decay_rate`
+    (2λ for "eq2") and K → K/n for `loss_norm="mean"`. The paper drops the −γy forcing and claims r → 0; r⋆ is
+    the ridge residual. Valid only while the features are effectively frozen (t ≪ 1/(2λ) with weight decay on
+    W).
 
     Parameters
     ----------
-    K_a : (n, n) symmetric PSD readout kernel; y, r0 : (n,)
-    lam : float >= 0 (0 allowed: plain readout flow)
-    t : float or 1-D array >= 0
+    K_a : array_like
+        The readout kernel K₀⁽ᵃ⁾ (e.g. `ntk_decomposition`'s `K_a`), an (n, n) symmetric positive
+        semi-definite array.
+    y : array_like
+        The targets y, an (n,) array.
+    r0 : array_like
+        The initial residual r₀ = f(X) − y, an (n,) array.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ ≥ 0 (0: no weight decay).
+    t : float or array_like
+        Gradient-flow time(s) t ≥ 0, a scalar or a 1-d array.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+    loss_norm : {"sum", "mean"}
+        The loss normalisation (spec convention C2). "sum" (default): L = ½Σᵢrᵢ², kernel rates as they
+        are; "mean": L = (1/(2n))Σᵢrᵢ², every kernel rate divided by n.
 
     Returns
     -------
-    ndarray (n,) for scalar t, (len(t), n) for 1-D t.
+    ndarray
+        r(t): shape (n,) for a scalar `t`, (len(t), n) for a 1-d `t`.
 
     References
     ----------
-    ``kramers:eq5`` (corrected form).
+    Spec `kramers:eq5` (corrected form).
     """
     K = _sym(K_a, "K_a")
     n = K.shape[0]
@@ -92,15 +109,31 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
 
 @cites("kramers:lln")
 def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
-    r"""LLN prediction of :math:`\|K_0^{(a)}\|_{\rm op}` on the full :math:`p^2` grid (asymptotic, N → ∞).
+    r"""Law-of-large-numbers prediction of ‖K₀⁽ᵃ⁾‖_op on the full p² grid (asymptotic, N → ∞).
 
     .. math:: \|K_0^{(a)}\|_{\rm op}\simeq N^{1-2\alpha}\lambda_{\rm top}(p).
 
-    Measured finite-N bias (p = 11): +1.5 % at N = 64, +0.3 % at N = 1024, −0.2 % at 16384.
+    In words: N^(1−2α) times the top eigenvalue of `modadd_nngp_spectrum`. Measured finite-N bias (p = 11):
+    +1.5 % at N = 64, +0.3 % at N = 1024, −0.2 % at N = 16384.
+
+    Parameters
+    ----------
+    N : int
+        The width N (number of hidden units), an integer ≥ 1.
+    p : int
+        The modulus p of the modular-addition task, an integer ≥ 2.
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
+
+    Returns
+    -------
+    float
+        The predicted operator norm.
 
     References
     ----------
-    ``kramers:lln``.
+    Spec `kramers:lln`.
     """
     N = V.count(N, "N", 1)
     al = _alpha(alpha)
@@ -109,14 +142,31 @@ def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
 
 @cites("kramers:lln")
 def feature_kernel_norm(N: int, p: int, alpha: float, a_std: float | None = None) -> float:
-    r"""LLN prediction of :math:`\|K_0^{(w)}\|_{\rm op}` on the full grid: :math:`N^{-2\alpha}(N\sigma_a^2)\,(1+2p)/3`.
+    r"""Law-of-large-numbers prediction of ‖K₀⁽ʷ⁾‖_op on the full p² grid: N^(−2α)(Nσ_a²)(1 + 2p)/3.
 
-    ``a_std=None`` means :math:`\sigma_a=N^{-1/2}` (the paper's init).  The top eigenvalue of
-    :math:`\kappa_1` (1 on the diagonal, 1/3 for one shared coordinate) is :math:`1+2(p-1)/3=(1+2p)/3`.
+    The top eigenvalue of κ₁ (1 on the diagonal, 1/3 for one shared operand) is 1 + 2(p − 1)/3 = (1 + 2p)/3.
+
+    Parameters
+    ----------
+    N : int
+        The width N (number of hidden units), an integer ≥ 1.
+    p : int
+        The modulus p of the modular-addition task, an integer ≥ 2.
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
+    a_std : float or None
+        σ_a > 0, the standard deviation of the initial readout weights; default `None`, meaning σ_a =
+        N^(−1/2) (the paper's initialisation).
+
+    Returns
+    -------
+    float
+        The predicted operator norm.
 
     References
     ----------
-    ``kramers:lln``.
+    Spec `kramers:lln`.
     """
     N = V.count(N, "N", 1)
     p = V.count(p, "p", 2)
@@ -137,16 +187,41 @@ def _eta_out(tau: float, eta: Any) -> float:
 @cites("kramers:eq6")
 def readout_timescale(K_a: Any, which: str = "max", eta: float | None = None, lam: float = 0.0,
                       penalty: str = "eq2", loss_norm: str = "sum") -> float:
-    r"""Readout timescale (eq. 6): :math:`\tau=1/(\lambda(K_0^{(a)})+\gamma)` for the fastest or slowest mode.
+    r"""Readout timescale of eq. (6): τ = 1/(λ(K₀⁽ᵃ⁾) + γ) for the fastest or the slowest mode.
 
-    ``which="max"``: :math:`1/(\lambda_{\max}+\gamma)` (the paper's eq. 6, :math:`\Theta(N^{2\alpha-1})`);
-    ``which="min"``: smallest *positive* eigenvalue (threshold :math:`10^{-12}\lambda_{\max}`) — the label of
-    modular addition lies in the bottom eigenspace, so this one governs fitting the labels.  ``eta`` given →
-    step count :math:`\tau/\eta` (C3).  ``lam = 0`` allowed.
+    `which="max"`: 1/(λ_max + γ) (the paper's eq. 6, Θ(N^(2α−1))). `which="min"`: the smallest positive
+    eigenvalue (threshold 10⁻¹²·λ_max): the label of modular addition lies in the bottom eigenspace, so this
+    one governs fitting the labels.
+
+    Parameters
+    ----------
+    K_a : array_like
+        The readout kernel K₀⁽ᵃ⁾ (e.g. `ntk_decomposition`'s `K_a`), an (n, n) symmetric positive
+        semi-definite array.
+    which : {"max", "min"}
+        Which mode: "max" (default) the fastest, "min" the slowest positive one.
+    eta : float or None
+        The learning rate η > 0 of a discrete run: if given, the timescale is returned as a step count τ/η
+        (spec convention C3); default `None`, gradient-flow time.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ ≥ 0 (0: no weight decay).
+        Default 0.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+    loss_norm : {"sum", "mean"}
+        The loss normalisation (spec convention C2). "sum" (default): L = ½Σᵢrᵢ², kernel rates as they
+        are; "mean": L = (1/(2n))Σᵢrᵢ², every kernel rate divided by n.
+
+    Returns
+    -------
+    float
+        τ in gradient-flow time, or in steps if `eta` is given.
 
     References
     ----------
-    ``kramers:eq6``.
+    Spec `kramers:eq6`.
     """
     K = _sym(K_a, "K_a") * kernel_rate_factor(_sym(K_a, "K_a").shape[0], loss_norm)
     which = V.choice(which, "which", ("max", "min"))

@@ -23,10 +23,12 @@ __all__ = ["RidgeTimescales", "rf_interpolant_norm", "ridge_delay", "ridge_gd", 
 
 
 class RidgeTimescales(NamedTuple):
-    r"""The two ridge timescales :math:`(\tau_\parallel, \tau_\perp)` (:func:`ridge_timescales`)."""
+    r"""Result of `ridge_timescales`: `tau_par` = τ∥ and `tau_perp` = τ⊥, in gradient-flow time."""
 
     tau_par: float
+    """τ∥ = 1/(μ⁺_min + γ), the slowest relaxation inside the row space of Φ."""
     tau_perp: float
+    """τ⊥ = 1/γ, the decay time of the null-space part."""
 
 
 def _ridge_setup(Phi: Any, lam: Any, penalty: str) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
@@ -63,20 +65,39 @@ def _ridge_parts(Phi, y, lam, theta0, penalty):
 
 @cites("kramers:ridge-gf")
 def ridge_gf(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, penalty: str = "eq2") -> np.ndarray:
-    r"""Exact gradient flow of ridge regression, :math:`F=\frac1{2n}\|\Phi\theta-y\|^2+\frac\gamma2\|\theta\|^2`.
+    r"""Exact gradient flow of ridge regression, F = (1/(2n))‖Φθ − y‖² + (γ/2)‖θ‖².
 
     .. math:: \theta(t)=\theta_\gamma+e^{-(A+\gamma I)t}(\theta_0-\theta_\gamma),\quad A=\Phi^\top\Phi/n,\quad
               \theta_\gamma=(A+\gamma I)^{-1}\Phi^\top y/n.
 
-    The null-space part decays exactly as :math:`e^{-\gamma t}`.  Thin SVD of Φ; no dense matrix exponential.
+    In words: θ relaxes from θ₀ to the ridge solution θ_γ at the rates of A + γI, A = ΦᵀΦ/n; the null-space
+    part decays exactly as e^(−γt). Computed from the thin SVD of Φ (no dense matrix exponential).
+
+    Parameters
+    ----------
+    Phi : array_like
+        The feature matrix Φ, an (n, D) array: n training points, D features.
+    y : array_like
+        The training targets y, an (n,) array.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    theta0 : array_like
+        The initial parameters θ₀, a (D,) array.
+    t : float or array_like
+        Gradient-flow time(s) t ≥ 0, a scalar or a 1-d array.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
 
     Returns
     -------
-    (D,) for scalar t, (len(t), D) for 1-D t.
+    ndarray
+        θ(t): shape (D,) for a scalar `t`, (len(t), D) for a 1-d `t`.
 
     References
     ----------
-    ``kramers:ridge-gf``.
+    Spec `kramers:ridge-gf`.
     """
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
     lam_v, cg = _decay_parts(lam, penalty)
@@ -93,17 +114,40 @@ def ridge_gf(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, penalty: str = "
 @cites("kramers:ridge-gd")
 def ridge_gd(Phi: Any, y: Any, lam: float, theta0: Any, eta: float, k: Any, penalty: str = "eq2",
              allow_unstable: bool = False) -> np.ndarray:
-    r"""Exact discrete GD iterate :math:`\theta_k=\theta_\gamma+(I-\eta(A+\gamma I))^k(\theta_0-\theta_\gamma)`.
+    r"""Exact discrete gradient-descent iterate of ridge regression, θ_k = θ_γ + (I − η(A + γI))ᵏ(θ₀ − θ_γ).
 
-    Stable iff :math:`\eta(\mu_{\max}+\gamma)<2` (else ``DomainError`` unless ``allow_unstable``).
+    Stable if and only if η(μ_max + γ) < 2, μ_max the largest eigenvalue of A = ΦᵀΦ/n (else `DomainError`,
+    unless `allow_unstable`).
 
     Parameters
     ----------
-    k : int >= 0 or 1-D array of ints
+    Phi : array_like
+        The feature matrix Φ, an (n, D) array: n training points, D features.
+    y : array_like
+        The training targets y, an (n,) array.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    theta0 : array_like
+        The initial parameters θ₀, a (D,) array.
+    eta : float
+        The learning rate η > 0.
+    k : int or array_like
+        The step count(s) k ≥ 0, an integer or a 1-d integer array.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+    allow_unstable : bool
+        Whether to return the (diverging) iterates where η(μ_max + γ) ≥ 2; default False (`DomainError`).
+
+    Returns
+    -------
+    ndarray
+        θ_k: shape (D,) for a scalar `k`, (len(k), D) for a 1-d `k`.
 
     References
     ----------
-    ``kramers:ridge-gd``.
+    Spec `kramers:ridge-gd`.
     """
     Phi, g, mu, Vr, c_g, c0, perp0 = _ridge_parts(Phi, y, lam, theta0, penalty)
     eta = V.positive(eta, "eta", scalar=True)
@@ -152,11 +196,43 @@ def ridge_losses(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, Phi_test: An
     .. math:: \mathcal L_{\rm tr}=\tfrac1{2n}\|\Phi\theta(t)-y\|^2,\qquad
               \mathcal L_{\rm te}=\tfrac1{2n_{\rm te}}\|\Phi_{\rm te}\theta(t)-y_{\rm te}\|^2\ \text{or}\ \tfrac12\|\theta(t)-\theta_T\|^2.
 
-    Exactly one of (``Phi_test``, ``y_test``) or ``theta_teacher`` must be given.
+    In words: half the mean squared training residual, and either half the mean squared test residual or half
+    the squared distance to the teacher. Exactly one of (`Phi_test`, `y_test`) or `theta_teacher` must be
+    given.
+
+    Parameters
+    ----------
+    Phi : array_like
+        The feature matrix Φ, an (n, D) array: n training points, D features.
+    y : array_like
+        The training targets y, an (n,) array.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    theta0 : array_like
+        The initial parameters θ₀, a (D,) array.
+    t : float or array_like
+        Gradient-flow time(s) t ≥ 0, a scalar or a 1-d array.
+    Phi_test : array_like or None
+        The test feature matrix Φ_te, an (m, D) array, given together with `y_test`; or `None` (default)
+        with `theta_teacher` given instead.
+    y_test : array_like or None
+        The test targets, an (m,) array, given together with `Phi_test`; or `None` (default).
+    theta_teacher : array_like or None
+        The teacher parameters θ_T, a (D,) array: the test loss is then ½‖θ − θ_T‖²; or `None` (default)
+        with `Phi_test` and `y_test` given instead.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+
+    Returns
+    -------
+    (train, test) : tuple of float or ndarray
+        The two losses, each a float for a scalar `t` or an array of the length of `t`.
 
     References
     ----------
-    ``kramers:ridge-loss``.
+    Spec `kramers:ridge-loss`.
     """
     Phi_a = V.as_float_array(Phi, "Phi")
     test = _test_spec(Phi_test, y_test, theta_teacher, Phi_a.shape[1] if Phi_a.ndim == 2 else -1)
@@ -168,14 +244,30 @@ def ridge_losses(Phi: Any, y: Any, lam: float, theta0: Any, t: Any, Phi_test: An
 
 @cites("kramers:ridge-rates")
 def ridge_timescales(Phi: Any, lam: float, penalty: str = "eq2") -> RidgeTimescales:
-    r"""The two ridge timescales :math:`\tau_\parallel=1/(\mu^+_{\min}+\gamma)` and :math:`\tau_\perp=1/\gamma`.
+    r"""The two ridge timescales τ∥ = 1/(μ⁺_min + γ) and τ⊥ = 1/γ.
 
-    :math:`\mu^+_{\min}=\lambda^+_{\min}(\Phi^\top\Phi)/n`.  Returns :class:`RidgeTimescales`
-    ``(tau_par, tau_perp)``.
+    μ⁺_min = λ⁺_min(ΦᵀΦ)/n is the smallest positive eigenvalue of ΦᵀΦ/n: τ∥ is the slowest relaxation inside
+    the row space of Φ, τ⊥ the decay of the null-space part.
+
+    Parameters
+    ----------
+    Phi : array_like
+        The feature matrix Φ, an (n, D) array: n training points, D features.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+
+    Returns
+    -------
+    RidgeTimescales
+        (tau_par, tau_perp) in gradient-flow time.
 
     References
     ----------
-    ``kramers:ridge-rates``.
+    Spec `kramers:ridge-rates`.
     """
     _, g, mu, _ = _ridge_setup(Phi, lam, penalty)
     return RidgeTimescales(1.0 / (float(mu.min()) + g), 1.0 / g)
@@ -183,14 +275,32 @@ def ridge_timescales(Phi: Any, lam: float, penalty: str = "eq2") -> RidgeTimesca
 
 @cites("kramers:ridge-delay")
 def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, penalty: str = "eq2") -> float:
-    r"""Asymptotic ridge grokking time :math:`t_{\rm grok}\simeq\frac1{2\gamma}\ln\frac{\|P_\perp\theta_0\|^2}{2\varepsilon_{\rm te}}`.
+    r"""Asymptotic ridge grokking time t_grok ≈ ln(‖P⊥θ₀‖²/(2ε_te))/(2γ).
 
-    Valid for :math:`\gamma\ll\mu^+_{\min}`, teacher in the row space and :math:`\|P_\perp\theta_0\|^2\gg2\varepsilon`
-    (measured 474.146 vs exact 474.154 in the spec's example).
+    Valid for γ ≪ μ⁺_min, a teacher in the row space and ‖P⊥θ₀‖² ≫ 2ε (measured 474.146 against the exact
+    474.154 in the spec's example).
+
+    Parameters
+    ----------
+    null_norm2 : float
+        ‖P⊥θ₀‖² > 2ε_te, the squared norm of the initial parameters' component in the null space of Φ.
+    eps_test : float
+        ε_te > 0, the test-loss threshold that defines grokking.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+
+    Returns
+    -------
+    float
+        t_grok in gradient-flow time.
 
     References
     ----------
-    ``kramers:ridge-delay``.
+    Spec `kramers:ridge-delay`.
     """
     nn = V.positive(null_norm2, "null_norm2", scalar=True)
     e = V.positive(eps_test, "eps_test", scalar=True)
@@ -222,28 +332,59 @@ def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: f
 def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps_test: float,
                 theta_teacher: Any = None, Phi_test: Any = None, y_test: Any = None, penalty: str = "eq2",
                 t_max: float | None = None) -> dict[str, float]:
-    r"""Exact first-passage memorisation / grokking times of the ridge flow and the **corrected** delay ratio.
+    r"""Exact first-passage memorisation and grokking times of the ridge flow, and the corrected delay ratio.
 
-    :math:`t_{\rm mem}=\min\{t:\mathcal L_{\rm tr}\le\varepsilon_{\rm tr}\}`, :math:`t_{\rm grok}=\min\{t:\mathcal L_{\rm te}\le\varepsilon_{\rm te}\}`
-    (log-grid scan for the first sign change, then ``brentq``).  Asymptotic ratio (erratum E5; the paper's
-    :math:`1/(\lambda\lambda^+_{\min})` is neither a time nor a ratio):
+    t_mem = min{t : L_tr ≤ ε_tr}, t_grok = min{t : L_te ≤ ε_te} (log-grid scan for the first sign change, then
+    `brentq`). The asymptotic ratio (erratum E5; the paper's 1/(λλ⁺_min) is neither a time nor a ratio):
 
     .. math:: \frac{t_{\rm grok}}{t_{\rm mem}}\sim\frac{\mu^+_{\min}}{\gamma}=\frac{\lambda^+_{\min}(\Phi^\top\Phi)}{n\gamma}.
 
+    In words: the smallest positive eigenvalue of ΦᵀΦ/n over the decay rate γ.
+
+    Parameters
+    ----------
+    Phi : array_like
+        The feature matrix Φ, an (n, D) array: n training points, D features.
+    y : array_like
+        The training targets y, an (n,) array.
+    lam : float
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    theta0 : array_like
+        The initial parameters θ₀, a (D,) array.
+    eps_train : float
+        ε_tr > 0, the training-loss threshold of memorisation.
+    eps_test : float
+        ε_te > 0, the test-loss threshold of grokking.
+    theta_teacher : array_like or None
+        The teacher parameters θ_T, a (D,) array: the test loss is then ½‖θ − θ_T‖²; or `None` (default)
+        with `Phi_test` and `y_test` given instead.
+    Phi_test : array_like or None
+        The test feature matrix Φ_te, an (m, D) array, given together with `y_test`; or `None` (default)
+        with `theta_teacher` given instead.
+    y_test : array_like or None
+        The test targets, an (m,) array, given together with `Phi_test`; or `None` (default).
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+    t_max : float or None
+        The end t_max > 0 of the search in gradient-flow time; default `None`, meaning 50/γ.
+
     Returns
     -------
-    dict(t_mem, t_grok, ratio, ratio_asymptotic) — ``inf`` where a threshold is not reached by ``t_max``
-    (default :math:`50/\gamma`).
+    dict
+        `t_mem`, `t_grok` (gradient-flow time; `inf` where a threshold is not reached by `t_max`), their
+        `ratio` and `ratio_asymptotic` = μ⁺_min/γ.
 
     Raises
     ------
     DomainError
-        ``t_max`` not given and :math:`50/\gamma` beyond the double range (:math:`\lambda<1.4\times10^{-307}`
-        for ``"eq2"``): pass a finite ``t_max``.
+        Where `t_max` is not given and 50/γ is beyond the double range (λ < 1.4·10⁻³⁰⁷ for "eq2"): pass a
+        finite `t_max`; besides invalid arguments.
 
     References
     ----------
-    ``kramers:ridge-delay``.
+    Spec `kramers:ridge-delay`.
     """
     e_tr = V.positive(eps_train, "eps_train", scalar=True)
     e_te = V.positive(eps_test, "eps_test", scalar=True)
@@ -273,14 +414,25 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
 
 @cites("kramers:rf-norm")
 def rf_interpolant_norm(K_a: Any, y: Any) -> float:
-    r"""Norm of the min-norm random-feature readout interpolant :math:`\|a^\star\|=\sqrt{y^\top K^{-1}y}` (Cholesky).
+    r"""Norm ‖a⋆‖ = √(yᵀK⁻¹y) of the minimum-norm random-feature readout interpolant (Cholesky).
 
-    Erratum E7: since :math:`\lambda_{\min}(K_0^{(a)})` grows like :math:`N^{1-2\alpha}`, this *shrinks* like
-    :math:`N^{\alpha-1/2}` (the paper says :math:`O(\sqrt N)`).
+    Erratum E7: since λ_min(K₀⁽ᵃ⁾) grows like N^(1−2α), this shrinks like N^(α−1/2) (the paper says O(√N)).
+
+    Parameters
+    ----------
+    K_a : array_like
+        The readout kernel K₀⁽ᵃ⁾, an (n, n) symmetric positive definite array.
+    y : array_like
+        The targets y, an (n,) array.
+
+    Returns
+    -------
+    float
+        ‖a⋆‖.
 
     References
     ----------
-    ``kramers:rf-norm``.
+    Spec `kramers:rf-norm`.
     """
     K = _sym(K_a, "K_a")
     y = V.as_float_array(y, "y")

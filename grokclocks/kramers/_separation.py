@@ -27,20 +27,37 @@ def initial_timescales(X: Any, y: Any, W: Any, a: Any, alpha: float) -> dict[str
         \tau_r=\frac1{\lambda_{\max}(K_0^{(a)})},\quad \tau_W=\frac{\|W_0\|_F}{\|\dot W(0)\|_F},\quad
         \tau_K=\frac{\|K_0^{(a)}\|_F}{\|\dot K^{(a)}(0)\|_F},
 
-    :math:`\dot W(0)=-N^{-\alpha}(D\odot r a^\top)^\top X`, :math:`\dot K^{(a)}=N^{-2\alpha}(\dot SS^\top+S\dot S^\top)`,
-    :math:`\dot S=D\odot(X\dot W^\top)`.  Also returns the median per-neuron feature speed
-    :math:`\|\dot w_j(0)\|` (``kramers:feature-speed``; heuristic scaling :math:`N^{-1/2-\alpha}`).
-    Their N-scaling (heuristic, measured: ``separation_exponent``) is the corrected separation claim.
+    In words: the residual's relaxation time, and the times the weights and the readout kernel would take to
+    change by their own size at their initial speed, with Ẇ(0) = −N^(−α)(D ⊙ r aᵀ)ᵀX, K̇⁽ᵃ⁾ = N^(−2α)(ṠSᵀ +
+    SṠᵀ), Ṡ = D ⊙ (XẆᵀ). Also returns the median per-neuron feature speed ‖ẇⱼ(0)‖ (`kramers:feature-speed`;
+    heuristic scaling N^(−1/2−α)). Their N-scaling (heuristic, measured: `separation_exponent`) is the
+    corrected separation claim.
+
+    Parameters
+    ----------
+    X : array_like
+        The inputs, an (n, d) array: n samples of dimension d (for modular addition the one-hot pairs, d =
+        2p).
+    y : array_like
+        The targets y, an (n,) array.
+    W : array_like
+        The first-layer weights (features), an (N, d) array: one row wⱼ per hidden unit, N the width.
+    a : array_like
+        The readout weights, an (N,) array (scalar output).
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
 
     Returns
     -------
-    dict(tau_r, tau_W, tau_K, feature_speed_median)
-        A timescale is ``inf`` where its speed is 0 (:math:`\lambda_{\max}(K_0^{(a)})=0` or a zero
-        velocity: e.g. every ReLU unit inactive on ``X``, when nothing moves).
+    dict
+        `tau_r`, `tau_W`, `tau_K` (gradient-flow time) and `feature_speed_median`. A timescale is `inf`
+        where its speed is 0 (λ_max(K₀⁽ᵃ⁾) = 0 or a zero velocity: e.g. every ReLU unit inactive on `X`,
+        when nothing moves).
 
     References
     ----------
-    ``kramers:sep``, ``kramers:feature-speed``.
+    Spec `kramers:sep`, `kramers:feature-speed`.
     """
     X, W, a = _net_arrays(X, W, a)
     if a.ndim != 1:
@@ -74,15 +91,30 @@ def _timescale(size: float, speed: float) -> float:
 
 @cites("kramers:feature-speed")
 def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None) -> float:
-    r"""Estimate (heuristic scaling, no constant): time for an O(1) relative change of W.
+    r"""Estimate (heuristic scaling, no constant) of the time for an O(1) relative change of W.
 
-    :math:`\|\dot w_j\|=O(N^{-\alpha}\sigma_a)` with :math:`r=O(1)`, so :math:`t\sim N^{\alpha}/\sigma_a`
-    (:math:`N^{1/2+\alpha}` for :math:`\sigma_a=N^{-1/2}`).  Only the exponent is a prediction
-    (measured −0.501 / −1.002 for the speed at α = 0 / 0.5).
+    ‖ẇⱼ‖ = O(N^(−α)σ_a) with r = O(1), so t ~ N^α/σ_a (N^(1/2+α) for σ_a = N^(−1/2)). Only the exponent is a
+    prediction (measured −0.501 / −1.002 for the speed at α = 0 / 0.5).
+
+    Parameters
+    ----------
+    N : int
+        The width N (number of hidden units), an integer ≥ 1.
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
+    a_std : float or None
+        σ_a > 0, the standard deviation of the initial readout weights; default `None`, meaning σ_a =
+        N^(−1/2) (the paper's initialisation).
+
+    Returns
+    -------
+    float
+        N^α/σ_a, in arbitrary units (only its N-scaling is meaningful).
 
     References
     ----------
-    ``kramers:feature-speed`` (heuristic).
+    Spec `kramers:feature-speed` (heuristic).
     """
     N = V.count(N, "N", 1)
     al = _alpha(alpha)
@@ -96,26 +128,39 @@ _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_in
 
 @cites("kramers:sep", "kramers:eq8")
 def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> float:
-    r"""Exponent e in :math:`\tau_{\rm features}/\tau_{\rm readout}\sim N^{e}` (heuristic scaling; erratum E3).
+    r"""Exponent e in τ_features/τ_readout ~ N^e (heuristic scaling; erratum E3).
 
-    ==================  ===================  ================
-    measure             ``a_init="paper"``   ``a_init="unit"``
-    ==================  ===================  ================
-    paper_claim         :math:`2\alpha`      (not defined)
-    paper_algebra       1                    1
-    weights             :math:`3/2-\alpha`   1/2
-    kernel              :math:`2-\alpha`     1
-    kernel_integrated   :math:`2-2\alpha`    1
-    ==================  ===================  ================
+    | measure | `a_init="paper"` | `a_init="unit"` |
+    |---|---|---|
+    | "paper_claim" | 2α | (not defined) |
+    | "paper_algebra" | 1 | 1 |
+    | "weights" | 3/2 − α | 1/2 |
+    | "kernel" | 2 − α | 1 |
+    | "kernel_integrated" | 2 − 2α | 1 |
 
-    ``"paper_claim"`` (:math:`N^{2\alpha}`) is **the erratum**: it contradicts the paper's own algebra
-    (:math:`N/\|\nabla_wK\|`, α-independent) and the measured exponents, which *decrease* with α (measured
-    :math:`\tau_W/\tau_r`: 1.511/1.265/1.013, :math:`\tau_K/\tau_r`: 1.983/1.754/1.500 at α = 0/0.25/0.5).
-    ``a_init="paper"``: :math:`a_j\sim\mathcal N(0,1/N)`; ``"unit"``: :math:`a_j\sim\mathcal N(0,1)`.
+    "paper_claim" (N^(2α)) is the erratum: it contradicts the paper's own algebra (N/‖∇_wK‖, independent of
+    α) and the measured exponents, which decrease with α (measured τ_W/τ_r: 1.511/1.265/1.013, τ_K/τ_r:
+    1.983/1.754/1.500 at α = 0/0.25/0.5).
+
+    Parameters
+    ----------
+    alpha : float
+        α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
+        initialisation scale, which is `init_scale`).
+    measure : {"paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated"}
+        Which timescale ratio: the paper's claim, the paper's own algebra, the weights' relative change
+        τ_W/τ_r, the kernel's τ_K/τ_r, or the kernel change integrated over the run.
+    a_init : {"paper", "unit"}
+        The readout initialisation: "paper" (default) aⱼ ~ N(0, 1/N); "unit" aⱼ ~ N(0, 1).
+
+    Returns
+    -------
+    float
+        The exponent e.
 
     References
     ----------
-    ``kramers:sep``, ``kramers:eq8``.
+    Spec `kramers:sep`, `kramers:eq8`.
     """
     al = _alpha(alpha)
     measure = V.choice(measure, "measure", _SEP_MEASURES)
@@ -131,17 +176,34 @@ def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> fl
 @cites("kramers:lyu")
 @V.broadcasting()
 def implicit_bias_time_estimate(init_scale: Any, lam: Any, penalty: str = "eq2") -> float | np.ndarray:
-    r"""Estimate (heuristic) of Lyu et al.'s kernel-to-rich switching time :math:`t_\star\simeq\ln s/\gamma`.
+    r"""Estimate (heuristic) of Lyu et al.'s kernel-to-rich switching time t⋆ ≈ ln s/γ.
 
     .. math:: t_\star\simeq\frac{\ln s}{\gamma}=\frac{\ln s}{2\lambda}\ (\texttt{"eq2"}),\quad\frac{\ln s}{\lambda}\ (\texttt{"half"}),
 
-    up to an additive :math:`O(1/\gamma)` constant; only the slope :math:`dt_\star/d\ln s=1/\gamma` is a
-    prediction (measured on a diagonal linear net: 25.00 vs 1/(2λ) = 25).  ``init_scale`` is Lyu et al.'s
-    :math:`\alpha\gg1` (symbol clash C4), domain > 1.
+    In words: the log of the initialisation scale s over the decay rate γ, up to an additive O(1/γ) constant;
+    only the slope dt⋆/d ln s = 1/γ is a prediction (measured on a diagonal linear net: 25.00 against 1/(2λ) =
+    25). Also available as `implicit_bias_time`.
+
+    Parameters
+    ----------
+    init_scale : float or array_like
+        s, Lyu et al.'s initialisation scale (their α ≫ 1; symbol clash C4, not the width exponent
+        `alpha`); s > 1.
+    lam : float or array_like
+        λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
+    penalty : {"eq2", "half"}
+        The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
+        paper's eq. (2), decay rate γ = 2λ. "half": L + (λ/2)‖θ‖² (§2.5–2.6 of the paper, Lyu et al.), γ =
+        λ.
+
+    Returns
+    -------
+    float or ndarray
+        t⋆ in gradient-flow time, the broadcast shape of `init_scale` and `lam`.
 
     References
     ----------
-    ``kramers:lyu``; Lyu et al. (2024).
+    Spec `kramers:lyu`; Lyu et al. (2024).
     """
     s = V.as_float_array(init_scale, "init_scale")
     if np.any(s <= 1):
@@ -152,3 +214,4 @@ def implicit_bias_time_estimate(init_scale: Any, lam: Any, penalty: str = "eq2")
 
 
 implicit_bias_time = implicit_bias_time_estimate
+"""A second name of `implicit_bias_time_estimate` (the same function): Lyu et al.'s switching time ln s/γ."""

@@ -19,19 +19,36 @@ __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullb
 
 @cites("kramers:teff-sgd")
 def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | None = None) -> float:
-    r"""SGD temperature in the diffusion approximation (**corrected**, erratum E9).
+    r"""SGD temperature in the diffusion approximation (corrected, erratum E9).
 
     .. math:: T_{\rm coord}=\frac{\eta\,\mathrm{tr}\,\Sigma}{2BP}\ (\texttt{n\_params}=P),\qquad
               T_{\rm paper}=\frac{\eta\,\mathrm{tr}\,\Sigma}{2B}=P\,T_{\rm coord}\ (\texttt{n\_params=None}).
 
-    The paper's :math:`T_{\rm paper}` is the *sum* of the mode temperatures (= tr(HC) of the stationary
-    covariance), P times the per-coordinate temperature (measured tr(HC)/P = 1.013 T_coord for P = 8);
-    put only :math:`T_{\rm coord}` or the directional :func:`t_eff_sgd_direction` into :math:`e^{\Delta F/T}`.
-    With-replacement sampling; without replacement multiply by (n − B)/(n − 1).
+    In words: η·tr Σ/(2B), divided by P when `n_params` is given. The paper's T_paper is the sum of the mode
+    temperatures (= tr(HC) of the stationary covariance), P times the per-coordinate temperature (measured
+    tr(HC)/P = 1.013·T_coord for P = 8); put only T_coord or the directional `t_eff_sgd_direction` into
+    e^(ΔF/T). Sampling with replacement; without replacement multiply by (n − B)/(n − 1).
+
+    Parameters
+    ----------
+    eta : float
+        The SGD learning rate η > 0.
+    trace_sigma : float
+        tr Σ ≥ 0, the trace of the per-sample gradient-noise covariance.
+    batch_size : int
+        The batch size B, an integer ≥ 1.
+    n_params : int or None
+        The number P ≥ 1 of parameters: the per-coordinate temperature T_coord; default `None`, the
+        paper's T_paper.
+
+    Returns
+    -------
+    float
+        The temperature, in the units of the loss.
 
     References
     ----------
-    ``kramers:teff-sgd``; Li, Tai, E (2017).
+    Spec `kramers:teff-sgd`; Li, Tai, E (2017).
     """
     eta = V.positive(eta, "eta", scalar=True)
     tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=True)
@@ -44,11 +61,27 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
 
 @cites("kramers:teff-sgd")
 def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int) -> float:
-    r"""Directional SGD temperature :math:`T_s=\eta\,e_s^\top\Sigma e_s/(2B)` (``direction`` normalised here).
+    r"""Directional SGD temperature T_s = η·e_sᵀΣe_s/(2B) (`direction` is normalised here).
+
+    Parameters
+    ----------
+    eta : float
+        The SGD learning rate η > 0.
+    sigma : array_like
+        Σ, the per-sample gradient-noise covariance, a (P, P) symmetric positive semi-definite array.
+    direction : array_like
+        The direction e_s, a non-zero (P,) array (e.g. the escape direction over the saddle).
+    batch_size : int
+        The batch size B, an integer ≥ 1.
+
+    Returns
+    -------
+    float
+        T_s, in the units of the loss.
 
     References
     ----------
-    ``kramers:teff-sgd``.
+    Spec `kramers:teff-sgd`.
     """
     eta = V.positive(eta, "eta", scalar=True)
     S = _sym(sigma, "sigma")
@@ -68,15 +101,31 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
 
 @cites("kramers:teff-sgd")
 def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, curvature: float) -> float:
-    r"""Exact stationary :math:`h\,\mathrm{Var}\,\theta` of 1-D SGD :math:`\theta_{k+1}=\theta_k-\eta(h\theta_k+\xi_k)`.
+    r"""Exact stationary h·Var θ of one-dimensional SGD θ_{k+1} = θ_k − η(hθ_k + ξ_k).
 
     .. math:: h\,\mathrm{Var}\,\theta=\frac{\eta\sigma^2}{B(2-\eta h)}\ \ (=2T_{\rm coord}\ \text{as}\ \eta\to0),
 
-    :math:`\mathrm{Var}\,\xi=\sigma^2/B`; requires :math:`0<\eta h<2`.
+    In words: ησ²/(B(2 − ηh)), with Var ξ = σ²/B; it tends to 2T_coord as η → 0. Requires 0 < ηh < 2.
+
+    Parameters
+    ----------
+    eta : float
+        The SGD learning rate η > 0.
+    sigma2 : float
+        σ² ≥ 0, the per-sample gradient-noise variance.
+    batch_size : int
+        The batch size B, an integer ≥ 1.
+    curvature : float
+        h, the curvature of the quadratic loss, with 0 < ηh < 2.
+
+    Returns
+    -------
+    float
+        h·Var θ.
 
     References
     ----------
-    ``kramers:teff-sgd``.
+    Spec `kramers:teff-sgd`.
     """
     eta = V.positive(eta, "eta", scalar=True)
     s2 = V.nonnegative(sigma2, "sigma2", scalar=True)
@@ -92,18 +141,31 @@ def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, cu
 
 @cites("kramers:teff-gd")
 def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> float:
-    r"""The paper's full-batch "temperature" :math:`T=\texttt{coef}\cdot\eta^2\,\mathrm{tr}\nabla^2F` — **unsupported heuristic**.
+    r"""The paper's full-batch "temperature" T = coef·η²·tr ∇²F: an unsupported heuristic.
 
-    No derivation exists in the Langevin sense: full-batch GD is deterministic (backward-error analysis
-    gives the deterministic modified loss :math:`F+\tfrac\eta4\|\nabla F\|^2`, not noise), and
-    :math:`\eta^2\mathrm{tr}\nabla^2F` has units :math:`[\theta]^2/[F]`, not :math:`[F]`; ``coef`` is
-    therefore required and carries the missing units.  GD in a strict minimum with :math:`\eta<2/F''`
-    never escapes (measured: 10^6 steps, η up to 0.249 on ``double_well_1d(1)``) — its escape temperature is 0
-    (erratum E12).
+    No derivation exists in the Langevin sense: full-batch GD is deterministic (backward-error analysis gives
+    the deterministic modified loss F + (η/4)‖∇F‖², not noise), and η²·tr ∇²F has units [θ]²/[F], not [F];
+    `coef` is therefore required and carries the missing units. GD in a strict minimum with η < 2/F″ never
+    escapes (measured: 10⁶ steps, η up to 0.249 on `double_well_1d(1)`): its escape temperature is 0 (erratum
+    E12).
+
+    Parameters
+    ----------
+    eta : float
+        The learning rate η > 0.
+    trace_hessian : float
+        tr ∇²F, the trace of the loss Hessian, any finite real.
+    coef : float
+        The proportionality constant, any finite real, in units [F]²/[θ]² (the paper gives none).
+
+    Returns
+    -------
+    float
+        coef·η²·tr ∇²F.
 
     References
     ----------
-    ``kramers:teff-gd`` (heuristic, unsupported).
+    Spec `kramers:teff-gd` (heuristic, unsupported).
     """
     eta = V.positive(eta, "eta", scalar=True)
     tr = V.finite(trace_hessian, "trace_hessian", scalar=True)
@@ -118,13 +180,24 @@ def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> 
 def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     r"""Delay ratio of the slowest to the fastest mode of a quadratic (exact for a quadratic model).
 
-    Gradient flow: :math:`t_{\rm slow}/t_{\rm fast}=\kappa=\mu_{\max}/\mu_{\min}`.  GD with step η:
-    :math:`\ln|1-\eta\mu_{\max}|/\ln|1-\eta\mu_{\min}|` (→ κ as η → 0; requires :math:`\eta\mu_{\max}<2`).
-    Zero modes must be removed by the caller.
+    Gradient flow: t_slow/t_fast = κ = μ_max/μ_min. GD with step η: ln|1 − ημ_max|/ln|1 − ημ_min| (→ κ as η →
+    0; requires ημ_max < 2).
+
+    Parameters
+    ----------
+    eigs : array_like
+        The Hessian eigenvalues μ > 0 (remove zero modes first).
+    eta : float or None
+        The GD step η > 0; default `None`, gradient flow.
+
+    Returns
+    -------
+    float
+        The ratio.
 
     References
     ----------
-    ``kramers:spectral``.
+    Spec `kramers:spectral`.
     """
     e = V.positive(eigs, "eigs", context="(remove zero modes first)")
     lo, hi = float(np.min(e)), float(np.max(e))

@@ -1,34 +1,33 @@
-r"""Linear teacher–student theory of grokking (spec ``levi``: Levi, Beck, Bar-Sinai, ICLR 2024).
+r"""Linear teacher–student theory of grokking (spec `levi`: Levi, Beck, Bar-Sinai, ICLR 2024).
 
-A linear student :math:`S` learns a linear teacher :math:`T` from :math:`N_{\rm tr}` Gaussian inputs
-in :math:`d_{\rm in}` dimensions by full-batch gradient descent on the mean squared error.  With
-:math:`\lambda=d_{\rm in}/N_{\rm tr}` the spectrum of the training Gram matrix follows the
-Marchenko–Pastur law (:mod:`grokclocks.rmt`), and the train / generalisation losses are Laplace
-transforms of it.  A sample counts as correct when its squared error is below :math:`\epsilon`; the
-train accuracy reaches a level (default :math:`\mathrm{erf}\sqrt2\approx95.4\%`) before the
-generalisation accuracy does, and the difference of the two crossing times is the grokking time.
+A linear student S learns a linear teacher T from N_tr Gaussian inputs in d_in dimensions by full-batch
+gradient descent on the mean squared error. With λ = d_in/N_tr the spectrum of the training Gram matrix
+follows the Marchenko–Pastur law (`grokclocks.rmt`), and the train and generalisation losses are Laplace
+transforms of it. A sample counts as correct when its squared error is below ε; the train accuracy reaches a
+level (default erf(√2) ≈ 95.4 %, `ERF_SQRT2`) before the generalisation accuracy does, and the difference of
+the two crossing times is the grokking time.
 
-Conventions (spec §0): ``t`` counts GD steps, ``eta0`` is the learning rate, the spectral variable is
-:math:`s=4\eta_0t/d_{\rm out}`; weight decay ``gamma`` is in the paper's convention unless
-``wd_convention="torch"`` (:math:`\gamma_{\rm paper}=d_{\rm out}\gamma_{\rm torch}`).
+Conventions (spec §0): `t` counts GD steps, `eta0` is the learning rate η₀, the spectral variable is
+s = 4η₀t/d_out; the weight decay `gamma` is in the paper's convention unless `wd_convention="torch"`
+(γ_paper = d_out·γ_torch). Every function takes its accuracy `level` with the default `ERF_SQRT2`, except the
+figure reproductions `fig2_table` and `fig7_tables`, which default to the 0.95 of the paper's Figs. 2 and 7.
 
 Contents
 --------
-* losses: :func:`loss_train`, :func:`loss_gen` (+ ``log_`` variants; exact MP forms, weight decay,
-  discrete GD, init scale), finite-spectrum forms, late-time expansions;
-* accuracy and thresholds: :func:`accuracy_from_loss`, :func:`loss_threshold`;
-* times: :func:`t_star`, :func:`grok_time` (exact, by root finding) and the paper's approximations
-  (Lambert W, eq. 25, eq. 11, λ→1);
+* losses: `loss_train`, `loss_gen` and their `log_` variants (exact Marchenko–Pastur forms, weight decay,
+  discrete GD, initialisation scale), finite-spectrum forms, late-time expansions;
+* accuracy and thresholds: `accuracy_from_loss`, `loss_threshold`;
+* times: `t_star`, `grok_time` (exact, by root finding), `grok_time_grid` (a whole grid at once) and the
+  paper's approximations (Lambert W, eq. 25, eq. 11, λ → 1);
 * weight decay, initialisation scale, label noise, two-layer networks, modular addition;
-* figure reproductions ``fig*_table`` (pure math).
+* figure reproductions `fig1_table`, `fig2_table`, `fig3_table`, `fig5_table`, `fig7_tables` (pure maths).
 
-Functions never import JAX; simulations live in :mod:`grokclocks.sim.linear`.
+Functions never import JAX; simulations live in `grokclocks.sim.linear`.
 
-The package keeps one concept per private file (``_conventions``: constants, argument checks, the
-weight-decay convention; ``_losses``; ``_finite``; ``_crossing``: accuracy, L*, crossing times;
-``_late``; ``_approx``: the paper's approximate times; ``_weight_decay``; ``_init_scale``;
-``_label_noise``; ``_two_layer``; ``_modular``; ``_tables``: figure tables and :func:`grok_time_grid`);
-every public name is imported here and documented as ``grokclocks.linear.<name>``.
+The package keeps one concept per private file (`_conventions`: constants, argument checks, the weight-decay
+convention; `_losses`; `_finite`; `_crossing`: accuracy, L*, crossing times; `_late`; `_approx`: the paper's
+approximate times; `_weight_decay`; `_init_scale`; `_label_noise`; `_two_layer`; `_modular`; `_tables`: figure
+tables and `grok_time_grid`); every public name is imported here and documented as `grokclocks.linear.<name>`.
 """
 
 from __future__ import annotations
@@ -51,7 +50,6 @@ from ._crossing import (
     accuracy_from_loss,
     _grok_delay_small_lam,
     grok_time,
-    grok_time_exact,
     _grok_time_scalar,
     loss_threshold,
     _lstar,
@@ -85,7 +83,6 @@ __all__ = [
     "loss_threshold",
     "t_star",
     "grok_time",
-    "grok_time_exact",
     "grok_time_grid",
     "GrokTimes",
     "loss_train_late",

@@ -91,27 +91,34 @@ def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
         t^*_{\rm tr}\simeq\frac{3}{8\eta_0a}\,W_0\!\Big(\frac{2^{5/3}\,a}{3\pi^{1/3}\sqrt\lambda\,\epsilon^{2/3}}\Big),
         \qquad a=(1-\sqrt\lambda)^2
 
-    (:math:`d_{\rm out}=1`; for a general level :math:`\epsilon\to4\mathcal L^*`).  Measured
-    accuracy: within 2 % of :func:`t_star` for :math:`\epsilon\le10^{-2}`, :math:`\lambda\le0.95`.
+    In words: 3/(8η₀a) times the principal branch W₀ of the Lambert function at 2^(5/3)a/(3π^(1/3)√λ ε^(2/3)),
+    with a = (1 − √λ)² (d_out = 1). Measured accuracy: within 2 % of the exact `t_star` for ε ≤ 10⁻² and λ ≤
+    0.95.
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`0<\lambda<1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     level : float or array_like
-        Accuracy level in (0, 1).
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. The paper's
+        formulas are written for L* = ε/4; for another level ε is replaced by 4L*.
 
     Returns
     -------
     float or ndarray
+        The approximate t*_tr in GD steps, the broadcast shape of the arguments.
 
     References
     ----------
-    Levi et al., eq. (23) (cube root simplified); spec ``levi:eq23``.
+    Levi et al., eq. (23) (cube root simplified); spec `levi:eq23`.
     """
     ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 23)")
     return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, False))))
@@ -120,32 +127,39 @@ def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 @cites("levi:eq24")
 @V.broadcasting()
 def t_star_gen_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
-    r"""Generalisation crossing time from eq. 10 solved with the Lambert W function (paper eq. 24, :math:`\eta\to\eta_0`).
+    r"""Generalisation crossing time from eq. 10 solved with the Lambert W function (paper eq. 24, η → η₀).
 
     .. math::
         t^*_{\rm gen}\simeq\frac{3}{8\eta_0a}\,W_0\!\Big(\frac{2^{5/3}\,a^{1/3}}{3\pi^{1/3}\sqrt\lambda\,\epsilon^{2/3}}\Big)
 
-    Overestimates the exact value (error from eq. 10): 7/4/2 % at :math:`\lambda=0.1`, 30/11/5 % at
-    :math:`\lambda=0.9` for :math:`\epsilon=10^{-2},10^{-3},10^{-4}`.
+    In words: 3/(8η₀a) times W₀ at 2^(5/3)a^(1/3)/(3π^(1/3)√λ ε^(2/3)), a = (1 − √λ)² (d_out = 1). It
+    overestimates the exact value (the error comes from eq. 10): 7/4/2 % at λ = 0.1 and 30/11/5 % at λ = 0.9
+    for ε = 10⁻², 10⁻³, 10⁻⁴.
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`0<\lambda<1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     level : float or array_like
-        Accuracy level in (0, 1).
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. The paper's
+        formulas are written for L* = ε/4; for another level ε is replaced by 4L*.
 
     Returns
     -------
     float or ndarray
+        The approximate t*_gen in GD steps, the broadcast shape of the arguments.
 
     References
     ----------
-    Levi et al., eq. (24); spec ``levi:eq24``.
+    Levi et al., eq. (24); spec `levi:eq24`.
     """
     ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 24)")
     return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, True))))
@@ -158,21 +172,35 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 
     .. math:: \Delta t\simeq\frac{3}{8\eta_0a}\big[W_0(z_{\rm gen})-W_0(z_{\rm tr})\big]
 
-    The best closed-form approximation (table T2): ≤ 15 % for :math:`\lambda\ge0.3`,
-    :math:`\epsilon\le10^{-3}`; +37 % at :math:`\lambda=0.1`, :math:`\epsilon=10^{-3}`.
+    In words: `t_star_gen_lambertw` minus `t_star_train_lambertw`, computed as one root (W₀(z_gen) and
+    W₀(z_tr) agree to about √λ relative, so their plain difference kept no digit below λ ≈ 10⁻³²). The best
+    closed-form approximation of the paper (spec table T2): within 15 % of the exact `grok_time` for λ ≥ 0.3,
+    ε ≤ 10⁻³; +37 % at λ = 0.1, ε = 10⁻³.
 
     Parameters
     ----------
-    lam, eps, eta0, level
-        As in :func:`t_star_gen_lambertw`.
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
+    eps : float or array_like
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    level : float or array_like
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. The paper's
+        formulas are written for L* = ε/4; for another level ε is replaced by 4L*.
 
     Returns
     -------
     float or ndarray
+        The approximate Δt in GD steps, the broadcast shape of the arguments.
 
     References
     ----------
-    Levi et al., eqs. (23), (24).
+    Levi et al., eqs. (23), (24); spec `levi:eq23`, `levi:eq24`.
     """
     ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eqs. 23-24)")
     log_wt = _log_lambertw(_log_z(ll, le, log_a, False))
@@ -198,30 +226,42 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
 @cites("levi:eq25")
 @V.broadcasting()
 def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
-    r"""Small-:math:`\epsilon` expansion of the Lambert-W difference (paper eq. 25); NaN where undefined.
+    r"""Small-ε expansion of the Lambert-W difference (paper eq. 25); NaN where it is undefined.
 
     .. math::
         \Delta t\simeq-\frac{\log(1-\sqrt\lambda)}{2\eta_0a}+\frac{3}{8\eta_0a}
         \log\!\Big(1+\frac{\log a^{2/3}}{\log z_{\rm gen}}\Big),\qquad
         z_{\rm gen}=\frac{2(2-2\sqrt\lambda)^{2/3}}{3\pi^{1/3}\sqrt\lambda\,\epsilon^{2/3}}
 
-    (from :math:`W(z)\approx\log z-\log\log z`).  The expression needs :math:`\log z_{\rm tr}>0`
-    (:math:`z_{\rm tr}=a^{2/3}z_{\rm gen}`); where :math:`z_{\rm tr}\le1` its logarithm is undefined
-    and ``nan`` is returned (e.g. :math:`\lambda=0.7,\epsilon=10^{-2}`; :math:`\lambda=0.9,\epsilon\ge10^{-4}`).
+    In words: eq. 11's −log(1 − √λ)/(2η₀a) plus a correction 3/(8η₀a)·log(1 + log a^(2/3)/log z_gen), from
+    W(z) ≈ log z − log log z. The expression needs log z_tr > 0 (z_tr = a^(2/3)z_gen); where z_tr ≤ 1 its
+    logarithm is undefined and NaN is returned (e.g. λ = 0.7, ε = 10⁻²; λ = 0.9, ε ≥ 10⁻⁴).
 
     Parameters
     ----------
-    lam, eps, eta0, level
-        As in :func:`t_star_gen_lambertw`.
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
+    eps : float or array_like
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    level : float or array_like
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. The paper's
+        formulas are written for L* = ε/4; for another level ε is replaced by 4L*.
 
     Returns
     -------
     float or ndarray
-        :math:`\Delta t` or ``nan``.
+        The approximate Δt in GD steps, or NaN where eq. 25 is undefined; the broadcast shape of the
+        arguments.
 
     References
     ----------
-    Levi et al., eq. (25) (:math:`\eta\to\eta_0`); spec ``levi:eq25``.
+    Levi et al., eq. (25) (η → η₀); spec `levi:eq25`.
     """
     ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "eq. 25")
     log_zg = _log_z(ll, le, log_a, True)
@@ -239,28 +279,31 @@ def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
 @cites("levi:eq11")
 @V.broadcasting()
 def grok_time_asymptotic(lam, eta0):
-    r"""The :math:`\epsilon\to0` limit of the grokking time (paper eq. 11).
+    r"""The ε → 0 limit of the grokking time (paper eq. 11).
 
     .. math:: \Delta t_{\rm grok}\xrightarrow[\epsilon\to0]{}-\frac{\log(1-\sqrt\lambda)}{2\eta_0(1-\sqrt\lambda)^2}
 
-    Correct limit, slowly approached (error :math:`\sim1/\log(1/\epsilon)`): vs the exact value it is
-    +62…+295 % too large at :math:`\epsilon=10^{-3}` (λ = 0.3…0.95) and still +10–15 % at
-    :math:`\epsilon=10^{-12}` (table T2).
+    In words: −log(1 − √λ)/(2η₀(1 − √λ)²), independent of ε and of the level. The limit is correct but slowly
+    approached (error ~ 1/log(1/ε)): against the exact `grok_time` it is +62 % to +295 % too large at ε = 10⁻³
+    (λ = 0.3 to 0.95) and still +10–15 % at ε = 10⁻¹² (spec table T2).
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`0<\lambda<1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
 
     Returns
     -------
     float or ndarray
+        The limiting Δt in GD steps, the broadcast shape of `lam` and `eta0`.
 
     References
     ----------
-    Levi et al., eq. (11).
+    Levi et al., eq. (11); spec `levi:eq11`.
     """
     ll = _lam_below_one(lam, "eq. 11")
     et = _eta0(eta0)
@@ -271,25 +314,30 @@ def grok_time_asymptotic(lam, eta0):
 @cites("levi:eq11-lim")
 @V.broadcasting()
 def grok_time_near_one(lam, eta0):
-    r"""The paper's :math:`\lambda\to1^-` form of eq. 11 (valid only with :math:`\epsilon\to0` taken first).
+    r"""The paper's λ → 1⁻ form of eq. 11 (valid only with the limit ε → 0 taken first).
 
     .. math:: \Delta t_{\rm grok}\approx\frac{1}{\eta_0(1-\lambda)^2}\log\frac{4}{(1-\lambda)^2}
 
-    At fixed :math:`\epsilon` the true grokking time stays finite at :math:`\lambda=1` (see
-    :func:`t_star_gen_critical`).
+    In words: log(4/(1 − λ)²)/(η₀(1 − λ)²). At fixed ε the true grokking time stays finite at λ = 1 (see
+    `t_star_gen_critical`).
 
     Parameters
     ----------
-    lam, eta0
-        As in :func:`grok_time_asymptotic`.
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1 (the approximation needs 1 − √λ > 0).
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
 
     Returns
     -------
     float or ndarray
+        The approximate Δt in GD steps, the broadcast shape of `lam` and `eta0`.
 
     References
     ----------
-    Levi et al., eq. (11), λ→1 discussion; spec ``levi:eq11-lim``.
+    Levi et al., eq. (11) and its λ → 1 discussion; spec `levi:eq11-lim`.
     """
     ll = _lam_below_one(lam, "the lam -> 1 form of eq. 11")
     et = _eta0(eta0)
@@ -300,30 +348,35 @@ def grok_time_near_one(lam, eta0):
 @cites("levi:eq11-lim")
 @V.broadcasting()
 def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
-    r"""Generalisation crossing time at :math:`\lambda=1` (finite at fixed :math:`\epsilon`; erratum levi-15).
+    r"""Generalisation crossing time at λ = 1, finite at fixed ε (erratum levi-15).
 
     .. math::
         t^*_{\rm gen}(\lambda=1)\approx\frac{1}{4\pi\eta_0\mathcal L^{*2}}=\frac{4}{\pi\eta_0\epsilon^2}
         \quad(\mathcal L^*=\epsilon/4)
 
-    from :math:`\mathcal L_{\rm gen}(t)\sim1/\sqrt{4\pi\eta_0t}` at :math:`\lambda=1`, :math:`d_{\rm out}=1`.
+    In words: 1/(4πη₀L*²), which is 4/(πη₀ε²) at the default level; it follows from L_gen(t) ~ 1/√(4πη₀t) at λ
+    = 1, d_out = 1.
 
     Parameters
     ----------
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     level : float or array_like
-        Accuracy level in (0, 1).
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1.
 
     Returns
     -------
     float or ndarray
+        The approximate t*_gen at λ = 1 in GD steps, the broadcast shape of the arguments.
 
     References
     ----------
-    Spec ``levi:eq11-lim`` (Levi et al. §3.1.3).
+    Levi et al., §3.1.3; spec `levi:eq11-lim`.
     """
     ee = _eps(eps)
     et = _eta0(eta0)
@@ -334,45 +387,54 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
 
 
 class DoutMax(NamedTuple):
-    """Result of :func:`dout_max`."""
+    r"""Result of `dout_max`: `d_out_star`, the maximising output dimension, and `dt_max`, the maximal grokking time."""
 
     d_out_star: float
-    r"""output dimension :math:`d_{\rm out}^*` that maximises :math:`\Delta t`."""
+    """The output dimension d_out* (real-valued) that maximises the grokking time Δt."""
     dt_max: float
-    r"""the maximal grokking time :math:`\Delta t(d_{\rm out}^*)`."""
+    """The maximal grokking time Δt(d_out*) in GD steps."""
 
 
 @cites("levi:dout-max", "levi:eq12-loss")
-def dout_max(lam, eps, eta0, *, level=0.95):
+def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Output dimension that maximises the grokking time, and the maximum.
 
     .. math:: d^{\max}_{\rm out}=\arg\max_{d_{\rm out}\ge1}\Delta t_{\rm grok}(\lambda,\epsilon,\eta_0,d_{\rm out})
 
-    :math:`d_{\rm out}` is treated as continuous.  A coarse scan of 25 points in
-    :math:`\log d_{\rm out}\in[0,\log(10/\epsilon)]` locates the maximum (guarding against the flat
-    :math:`\Delta t=0` region at large :math:`d_{\rm out}`), then a bounded scalar minimisation of
-    :math:`-\Delta t` on the neighbouring cells refines it.  Reference: :math:`\epsilon=10^{-3}`,
-    level 0.95, :math:`\eta_0=0.01`: 234 (λ=0.3, Δt=3772), 147 (0.5, 8250), 83 (0.7, 18358), 26 (0.9, 72025).
+    In words: the d_out (treated as continuous) at which the exact `grok_time` (γ = 0, gradient flow) is
+    largest. A coarse scan of 25 points in log d_out over [0, log(10/ε)] locates the maximum (guarding against
+    the flat Δt = 0 region at large d_out), then a bounded scalar minimisation of −Δt on the neighbouring
+    cells refines it. At the same `level`, the returned `dt_max` is `grok_time` at `d_out_star`.
+
+    Reference values (ε = 10⁻³, η₀ = 0.01, level 0.95 as in the paper's Fig. 2): d_out* = 234 (λ = 0.3, Δt =
+    3772), 147 (0.5, 8250), 83 (0.7, 18358), 26 (0.9, 72025).
 
     Parameters
     ----------
     lam : float
-        :math:`0<\lambda\le1` (for :math:`\lambda>1` small :math:`d_{\rm out}` never grok, so the maximum is infinite).
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ ≤ 1 (for λ > 1 small d_out never grok, so the maximum is
+        infinite); a scalar.
     eps : float
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0; a scalar.
     eta0 : float
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     level : float
-        Accuracy level in (0, 1); default 0.95 (the paper's Fig. 2).
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. Pass 0.95 for the
+        paper's Fig. 2 (the reference values above).
 
     Returns
     -------
     (d_out_star, dt_max) : tuple of float
-        A :class:`DoutMax` named tuple (``d_out_star``, ``dt_max``); it unpacks like a plain tuple.
+        A `DoutMax` named tuple: the maximising output dimension d_out* (real) and the maximal grokking
+        time Δt(d_out*) in GD steps; it unpacks like a plain tuple.
 
     References
     ----------
-    Spec ``levi:dout-max`` (Levi et al. §3.2, Fig. 2).
+    Levi et al., §3.2, Fig. 2; spec `levi:dout-max`, `levi:eq12-loss`.
     """
     la = V.scalar(V.positive(lam, "lam"), "lam")
     if la > 1.0:

@@ -118,32 +118,34 @@ def _broadcast_apply(func: Callable[..., float], *arrays: np.ndarray) -> np.ndar
 
 @cites("levi:conv-wd")
 def gamma_paper_convention(gamma, *, d_out=1, wd_convention="paper"):
-    r"""Weight decay converted to the paper's convention (the one used by every function here).
+    r"""Weight decay converted to the paper's convention (the one every function of `grokclocks.linear` uses).
 
     .. math:: \gamma_{\rm paper}=\begin{cases}\gamma & \text{wd\_convention="paper"}\\
         d_{\rm out}\,\gamma & \text{wd\_convention="torch"}\end{cases}
 
-    Paper eq. (3) adds :math:`\eta\gamma S/d_{\rm out}` per step (the gradient of
-    :math:`\mathcal L_{\rm tr}+\frac{\gamma}{2d_{\rm out}}\|S\|_F^2`); PyTorch ``SGD(weight_decay=γ_t)``
-    on a mean-reduced MSE adds :math:`\eta\gamma_tS`.  The two agree for :math:`d_{\rm out}=1`.
+    In words: a PyTorch weight decay is multiplied by the output dimension. Paper eq. (3) adds η₀γS/d_out per
+    step (the gradient of L_tr + γ‖S‖²_F/(2d_out)); PyTorch `SGD(weight_decay=γ_t)` on a mean-reduced MSE adds
+    η₀γ_tS. The two agree at d_out = 1.
 
     Parameters
     ----------
     gamma : float or array_like
-        Weight decay, :math:`\gamma\ge0`, in the convention named by ``wd_convention``.
+        Weight decay γ ≥ 0 in the convention named by `wd_convention`.
     d_out : int
-        Output dimension, integer :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     wd_convention : {"paper", "torch"}
-        Convention of ``gamma``.
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\gamma` in the paper convention.
+        γ in the paper convention, the shape of `gamma`.
 
     References
     ----------
-    Levi et al., eq. (3); spec ``levi:conv-wd``.
+    Levi et al., eq. (3); spec `levi:conv-wd`.
     """
     d = _d_out(d_out)
     return V.scalar_or_array(_gamma_paper(gamma, d, wd_convention))

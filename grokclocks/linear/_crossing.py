@@ -35,33 +35,38 @@ from ._losses import _log_c, _log_loss_inf, _log_loss_kernel
 @cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
 @V.broadcasting()
 def accuracy_from_loss(L, eps, d_out=1):
-    r"""Fraction of samples whose mean squared error is below :math:`\epsilon`, for Gaussian errors of loss :math:`\mathcal L`.
+    r"""Fraction of samples whose squared error is below ε, for Gaussian errors of loss L.
 
     .. math::
         \mathcal A=P\Big(\frac{d_{\rm out}}2,\frac{d_{\rm out}\epsilon}{2\mathcal L}\Big)
         =1-\frac{\Gamma(\frac{d_{\rm out}}2,\frac{d_{\rm out}\epsilon}{2\mathcal L})}{\Gamma(\frac{d_{\rm out}}2)},
         \qquad d_{\rm out}=1:\ \mathcal A=\mathrm{erf}\sqrt{\frac{\epsilon}{2\mathcal L}}
 
-    (:math:`P` = regularised lower incomplete gamma).  :math:`\mathcal L` is the *variance* of each
-    error component (the paper says "standard deviation"), and the map assumes isotropic errors.
+    In words: the regularised lower incomplete gamma function P(d_out/2, d_out·ε/(2L)); at d_out = 1 it is
+    erf(√(ε/(2L))). L is the variance of each error component (the paper says "standard deviation"), and the
+    map assumes isotropic Gaussian errors.
 
     Parameters
     ----------
     L : float or array_like
-        Loss :math:`\mathcal L\ge0` (:math:`\mathcal L=0` gives accuracy 1).
+        Loss L ≥ 0: the mean squared error per output, i.e. the variance of each error component (L = 0
+        gives accuracy 1).
     eps : float or array_like
-        Threshold :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     d_out : int
-        Output dimension, integer :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
 
     Returns
     -------
     float or ndarray
-        Accuracy in :math:`[0,1]`.
+        Accuracy in [0, 1], the broadcast shape of `L` and `eps`. Accuracies below 10⁻²⁸⁰ come from a
+        log-space series, so they do not flush to 0.
 
     References
     ----------
-    Levi et al., eqs. (9), (12) (with the argument order of :math:`\Gamma(a,z)` corrected).
+    Levi et al., eqs. (9), (12) (with the argument order of Γ(a, z) corrected); spec `levi:eq9`,
+    `levi:eq12-acc`, `levi:conv-acc`.
     """
     LL = V.nonnegative(L, "L")
     ee = _eps(eps)
@@ -124,30 +129,40 @@ def _lstar(eps: float, d: float, level: float) -> float:
 @cites("levi:lstar", "levi:conv-acc")
 @V.broadcasting()
 def loss_threshold(eps, d_out=1, level=ERF_SQRT2):
-    r"""Loss below which the accuracy of :func:`accuracy_from_loss` exceeds ``level``.
+    r"""Loss L* below which the accuracy of `accuracy_from_loss` exceeds `level`.
 
     .. math::
         \mathcal L^*=\frac{d_{\rm out}\,\epsilon}{2\,P^{-1}(d_{\rm out}/2,\ \ell)};\qquad
         d_{\rm out}=1,\ \ell=\mathrm{erf}\sqrt2:\ \mathcal L^*=\epsilon/4
 
-    (:math:`d_{\rm out}=1` is evaluated as :math:`\epsilon/(2\,\mathrm{erfinv}(\ell)^2)`, exact to 1 ulp).
+    In words: d_out·ε over twice the inverse of the regularised incomplete gamma function at the level. At
+    d_out = 1 it is evaluated as ε/(2 erfinv(ℓ)²), exact to 1 ulp.
 
     Parameters
     ----------
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     level : float or array_like
-        Accuracy level in :math:`(0,1)`; default :data:`ERF_SQRT2`.
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1.
 
     Returns
     -------
     float or ndarray
+        L*, the broadcast shape of `eps` and `level`.
+
+    Raises
+    ------
+    DomainError
+        `ResultOverflow` (a `DomainError` and an `OverflowError`) where L* exceeds the largest double (ε
+        near 10³⁰⁸ with a tiny level), besides invalid arguments.
 
     References
     ----------
-    Spec ``levi:lstar`` (App. B of Levi et al.).
+    Levi et al., App. B; spec `levi:lstar`, `levi:conv-acc`.
     """
     ee = _eps(eps)
     d = _d_out(d_out)
@@ -248,62 +263,72 @@ def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_con
 @V.broadcasting()
 def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
            wd_convention="paper"):
-    r"""Exact time at which the train or generalisation accuracy reaches ``level`` (root finding).
+    r"""Exact time at which the train or generalisation accuracy reaches `level` (root finding).
 
     .. math:: t^*:\quad \log\mathcal L(t^*)=\log\mathcal L^*(\epsilon,d_{\rm out},\ell)
 
-    Bracketed by galloping in the exponent of :math:`t` from 1 (1, 2, 4, 16, 256, ...; over the whole
-    float range, :math:`2^{-1074}` to :math:`1.6\cdot10^{308}`) and bisecting the exponent, then Brent's
-    method on the log-space loss in :math:`[2^k,2^{k+1}]` (relative tolerance :math:`10^{-15}`; the spec
-    asks :math:`10^{-12}`).  Returns ``math.inf`` if the asymptote
-    :math:`\mathcal L(\infty)\ge\mathcal L^*` (checked first; e.g. :math:`\lambda>1` with a plateau
-    above the threshold, or weight decay beyond :func:`wd_gamma_max`), and ``0.0`` if
-    :math:`\mathcal L(0)\le\mathcal L^*`.
+    In words: the first time the loss (`loss_train` or `loss_gen`) falls to the threshold L* of
+    `loss_threshold`. The root is bracketed by galloping in the exponent of t from 1 (1, 2, 4, 16, 256, ...;
+    over the whole float range, 2⁻¹⁰⁷⁴ to 1.6·10³⁰⁸) and bisecting the exponent, then found by Brent's method
+    on the log-space loss in [2ᵏ, 2ᵏ⁺¹] (relative tolerance 10⁻¹⁵; the spec asks 10⁻¹²). Returns `math.inf` if
+    the asymptote L(∞) ≥ L* (checked first; e.g. λ > 1 with a plateau above the threshold, or weight decay
+    beyond `wd_gamma_max`), and 0.0 if L(0) ≤ L*.
 
     Parameters
     ----------
     which : {"train", "tr", "gen"}
-        Which accuracy.
+        Which accuracy: "train" (or its alias "tr") for the training accuracy, "gen" for the
+        generalisation accuracy.
     lam : float or array_like
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     gamma : float or array_like
-        Weight decay :math:`\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
     level : float or array_like
-        Accuracy level in :math:`(0,1)`.
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1.
     init_scale : float or array_like
-        Student init scale :math:`\alpha`.
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
     discrete : bool
-        Exact GD losses (``levi:gd-exact``).
+        False (default): gradient flow. True: the exact losses of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`), e^(−s(ν+γ/2)/2) → (1 − 2η₀(ν + γ/2)/d_out)^t; this needs 2η₀(λ₊ +
+        γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
     wd_convention : {"paper", "torch"}
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`t^*` in GD steps (real-valued), ``inf`` or ``0.0`` as above (also 0.0 where
-        :math:`t^*<5\cdot10^{-324}`, its correctly rounded value).
+        t* in GD steps (real-valued), the broadcast shape of the array arguments; `inf` or 0.0 as above
+        (also 0.0 where t* < 5·10⁻³²⁴, its correctly rounded value).
 
     Raises
     ------
     DomainError
-        Where :math:`t^*` or :math:`4\eta_0t^*/d_{\rm out}` exceeds :math:`1.6\cdot10^{308}` (e.g.
-        :math:`\lambda=1`, :math:`\epsilon=10^{-300}`: :math:`t^*\sim10^{600}`), besides invalid arguments.
+        Where t* or 4η₀t*/d_out exceeds 1.6·10³⁰⁸ (e.g. λ = 1, ε = 10⁻³⁰⁰: t* ~ 10⁶⁰⁰), besides invalid
+        arguments.
 
     Notes
     -----
-    Accuracy (``docs/accuracy.md``, :math:`\gamma=0`): relative error <= 1e-13, or an absolute error
-    <= 1e-15 max(1, |log L*|) d_out/(4 eta0) (the rounding of :math:`\log\mathcal L^*` itself, which
-    dominates only when :math:`t^*` is tiny), for :math:`\lambda\in[10^{-308},10^{300}]`,
-    :math:`\epsilon,\eta_0\in[10^{-308},10^{300}]`.
+    Measured accuracy (Accuracy page of the documentation, γ = 0): relative error ≤ 10⁻¹³, or an absolute
+    error ≤ 10⁻¹⁵·max(1, |log L*|)·d_out/(4η₀) (the rounding of log L* itself, which dominates only when t* is
+    tiny), for λ in [10⁻³⁰⁸, 10³⁰⁰] and ε, η₀ in [10⁻³⁰⁸, 10³⁰⁰].
 
     References
     ----------
-    Spec ``levi:tstar``, ``levi:grok-def``.
+    Levi et al., §3.1.3; spec `levi:tstar`, `levi:grok-def`.
     """
     w = _which(which)
     ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
@@ -368,46 +393,75 @@ def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> 
 @V.broadcasting()
 def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale=1.0, discrete=False,
               wd_convention="paper"):
-    r"""Exact grokking time: generalisation crossing minus train crossing.
+    r"""Exact grokking time: the generalisation crossing time minus the train crossing time.
 
     .. math:: \Delta t_{\rm grok}=t^*_{\rm gen}-t^*_{\rm tr}
 
-    with both crossings from :func:`t_star`.  :math:`+\infty` when only the generalisation accuracy
-    never reaches the level, ``nan`` when neither does (both documented, spec ``levi:grok-def``).
+    In words: Δt = t*_gen − t*_tr, both crossings from `t_star`. It is +∞ when only the generalisation
+    accuracy never reaches the level, and NaN when neither does (spec `levi:grok-def`).
 
-    For :math:`\gamma=0`, gradient flow and :math:`\lambda\le1/4` the delay is computed as its own root
-    (:math:`\int_0^{\Delta s}\Phi_1(s_t+u)du=\Phi_0(s_t)-\Phi_1(s_t)`, both sides free of cancellation),
-    not as :math:`t^*_{\rm gen}-t^*_{\rm tr}`: the two agree to ~:math:`\lambda` relative, and the
-    difference gave 0 at :math:`\lambda=10^{-20}` (exact: :math:`207.35\lambda` at :math:`\epsilon=10^{-3}`,
-    :math:`\eta_0=0.01`).  Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 1e-12
-    for every :math:`\lambda\in[10^{-308},1]`; :math:`\gamma>0` it is a difference of two crossing
-    times, relative error <= 1e-11 + 1e-13/λ.
+    For γ = 0, gradient flow and λ ≤ 1/4 the delay is computed as its own root (∫₀^Δs Φ₁(s_t + u) du = Φ₀(s_t)
+    − Φ₁(s_t), both sides free of cancellation), not as t*_gen − t*_tr: the two crossing times agree to about
+    λ relative, and their difference gave 0 at λ = 10⁻²⁰ (exact: 207.35λ at ε = 10⁻³, η₀ = 0.01).
 
     Parameters
     ----------
-    lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention
-        As in :func:`t_star`.
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
+    eps : float or array_like
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
+    gamma : float or array_like
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
+    level : float or array_like
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1.
+    init_scale : float or array_like
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
+    discrete : bool
+        False (default): gradient flow. True: the exact losses of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`), e^(−s(ν+γ/2)/2) → (1 − 2η₀(ν + γ/2)/d_out)^t; this needs 2η₀(λ₊ +
+        γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
+    wd_convention : {"paper", "torch"}
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\Delta t_{\rm grok}` in GD steps.
+        Δt_grok in GD steps, the broadcast shape of the array arguments; `inf` or NaN as above.
 
     Raises
     ------
     DomainError
-        As :func:`t_star` (a crossing time beyond :math:`1.6\cdot10^{308}`).
+        Where a crossing time or 4η₀t*/d_out exceeds 1.6·10³⁰⁸, besides invalid arguments.
+
+    Notes
+    -----
+    Measured accuracy (Accuracy page of the documentation): γ = 0, relative error ≤ 10⁻¹² for every λ in
+    [10⁻³⁰⁸, 1]; γ > 0 it is a difference of two crossing times, relative error ≤ 10⁻¹¹ + 10⁻¹³/λ.
 
     References
     ----------
-    Spec ``levi:grok-def``, ``levi:tstar``; Levi et al. Fig. 1.
+    Levi et al., §3.1.3, Fig. 1; spec `levi:grok-def`, `levi:tstar`.
+
+    Examples
+    --------
+    >>> from grokclocks.linear import grok_time
+    >>> round(grok_time(0.5, 1e-3, 0.01))
+    431
     """
     ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
                                                  wd_convention)
     out = _broadcast_apply(lambda la, e, h, g, l_, a: _grok_time_scalar(la, e, h, d, g, l_, a, disc),
                            ll, ee, et, gg, lv, aa)
     return V.scalar_or_array(out)
-
-
-#: Alias of :func:`grok_time` named for what it is (the exact root-finding value).
-grok_time_exact = grok_time

@@ -65,65 +65,81 @@ def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
 
 @cites("levi:eq5", "levi:eq4", "levi:eq1", "levi:gd-exact", "levi:eq3", "levi:eq13")
 def loss_train_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
-    r"""Exact training loss of one finite problem from the spectrum of :math:`\Sigma_{\rm tr}` and the projections of :math:`D_0`.
+    r"""Exact training loss of one finite problem, from the spectrum of Σ_tr and the projections of the initial error D₀.
 
     .. math::
         \mathcal L_{\rm tr}(t)=\frac1{d_{\rm out}}\sum_iw_i\,\nu_i\,e^{-4\eta_0\nu_it/d_{\rm out}},\qquad
         w_i=\|(V^\top D_0)_{i,:}\|^2
 
-    (gradient flow, eq. 5); ``discrete=True`` replaces :math:`e^{-s\nu_i}` by
-    :math:`(1-2\eta_0\nu_i/d_{\rm out})^{2t}`, which is exact for GD at integer ``t``.
+    In words: the sum over eigen-directions i of Σ_tr of wᵢνᵢ e^(−4η₀νᵢt/d_out), divided by d_out, where wᵢ is
+    the squared norm of the projection of D₀ on the i-th eigenvector (gradient flow, eq. 5). `discrete=True`
+    replaces e^(−sνᵢ) by (1 − 2η₀νᵢ/d_out)^(2t), exact for gradient descent at integer t.
 
     Parameters
     ----------
     t : float or array_like
-        GD steps, :math:`t\ge0`.
-    eigvals : array_like, 1-d
-        Eigenvalues :math:`\nu_i\ge0` of :math:`\Sigma_{\rm tr}=X^\top X/N_{\rm tr}` (round-off
-        negatives down to :math:`-10^{-10}\max|\nu|` are set to 0).
-    proj_sq : array_like, 1-d
-        :math:`w_i\ge0`, same shape as ``eigvals``.
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    eigvals : array_like
+        Eigenvalues νᵢ ≥ 0 of the training covariance Σ_tr = XᵀX/N_tr, a 1-d array (round-off negatives
+        down to −10⁻¹⁰·max|ν| are set to 0).
+    proj_sq : array_like
+        wᵢ ≥ 0, the squared norms of the rows of VᵀD₀ (V = eigenvectors of Σ_tr), one per eigenvalue: the
+        shape of `eigvals`.
     eta0 : float
-        Learning rate :math:`>0` (scalar).
+        η₀, the gradient-descent learning rate (step size), a scalar > 0.
     d_out : int
-        Output dimension, :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     discrete : bool
-        GD instead of gradient flow (needs :math:`2\eta_0\max\nu/d_{\rm out}<2`).
+        False (default): gradient flow, e^(−4η₀νᵢt/d_out). True: discrete gradient descent, (1 −
+        2η₀νᵢ/d_out)^(2t), exact at integer t; needs 2η₀·max ν/d_out < 2 (else `DomainError`).
 
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm tr}(t)`, shape of ``t``; ``inf`` only where the loss exceeds 1.8e308
-        (weights near 1e308).
+        L_tr(t), the shape of `t`; `inf` only where the loss exceeds 1.8·10³⁰⁸ (weights near 10³⁰⁸).
 
     References
     ----------
-    Levi et al., eqs. (4), (5); spec ``levi:eq5``, ``levi:gd-exact``.
+    Levi et al., eqs. (3), (4), (5), (13); spec `levi:eq5`, `levi:eq4`, `levi:gd-exact`.
     """
     return _finite_loss("train", t, eigvals, proj_sq, eta0, d_out, discrete)
 
 
 @cites("levi:eq5", "levi:eq4", "levi:eq2", "levi:gd-exact", "levi:eq3", "levi:eq13")
 def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
-    r"""Exact generalisation loss :math:`\|D_t\|_F^2/d_{\rm out}` of one finite problem.
+    r"""Exact generalisation loss ‖D_t‖²_F/d_out of one finite problem, from the spectrum of Σ_tr and the projections of D₀.
 
     .. math:: \mathcal L_{\rm gen}(t)=\frac1{d_{\rm out}}\sum_iw_i\,e^{-4\eta_0\nu_it/d_{\rm out}}
 
-    (``discrete=True``: :math:`(1-2\eta_0\nu_i/d_{\rm out})^{2t}`).  Zero modes never move.
+    In words: the sum over eigen-directions of wᵢ e^(−4η₀νᵢt/d_out), divided by d_out (`discrete=True`: (1 −
+    2η₀νᵢ/d_out)^(2t)). Directions with νᵢ = 0 never move.
 
     Parameters
     ----------
-    t, eigvals, proj_sq, eta0, d_out, discrete
-        As in :func:`loss_train_finite`.
+    t : float or array_like
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    eigvals : array_like
+        Eigenvalues νᵢ ≥ 0 of the training covariance Σ_tr = XᵀX/N_tr, a 1-d array (round-off negatives
+        down to −10⁻¹⁰·max|ν| are set to 0).
+    proj_sq : array_like
+        wᵢ ≥ 0, the squared norms of the rows of VᵀD₀ (V = eigenvectors of Σ_tr), one per eigenvalue: the
+        shape of `eigvals`.
+    eta0 : float
+        η₀, the gradient-descent learning rate (step size), a scalar > 0.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
+    discrete : bool
+        False (default): gradient flow, e^(−4η₀νᵢt/d_out). True: discrete gradient descent, (1 −
+        2η₀νᵢ/d_out)^(2t), exact at integer t; needs 2η₀·max ν/d_out < 2 (else `DomainError`).
 
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm gen}(t)`; ``inf`` only where the loss exceeds 1.8e308 (weights near 1e308).
+        L_gen(t), the shape of `t`; `inf` only where the loss exceeds 1.8·10³⁰⁸ (weights near 10³⁰⁸).
 
     References
     ----------
-    Levi et al., eqs. (4), (5); spec ``levi:eq5``.
+    Levi et al., eqs. (2), (4), (5); spec `levi:eq5`, `levi:eq4`, `levi:gd-exact`.
     """
     return _finite_loss("gen", t, eigvals, proj_sq, eta0, d_out, discrete)
 
@@ -139,53 +155,70 @@ def _equal_proj(which, t, eigvals, eta0, d_out, D0_sq):
 
 @cites("levi:eq7")
 def loss_train_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
-    r"""Training loss of a finite spectrum with equal projections :math:`w_i=\|D_0\|_F^2/d_{\rm in}`.
+    r"""Training loss of a finite spectrum with equal projections wᵢ = ‖D₀‖²_F/d_in.
 
     .. math:: \mathcal L_{\rm tr}\approx\frac{\|D_0\|_F^2}{d_{\rm out}d_{\rm in}}\sum_i\nu_ie^{-4\eta_0\nu_it/d_{\rm out}}
+
+    In words: `loss_train_finite` with every projection replaced by its mean ‖D₀‖²_F/d_in (gradient flow),
+    d_in being the number of eigenvalues.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t\ge0`.
-    eigvals : array_like, 1-d
-        Eigenvalues :math:`\nu_i\ge0` (:math:`d_{\rm in}` = their number).
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    eigvals : array_like
+        Eigenvalues νᵢ ≥ 0 of the training covariance Σ_tr = XᵀX/N_tr, a 1-d array (round-off negatives
+        down to −10⁻¹⁰·max|ν| are set to 0). Their number is d_in.
     eta0 : float
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size), a scalar > 0.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     D0_sq : float
-        :math:`\|D_0\|_F^2\ge0` (1 in expectation at the paper's init).
+        ‖D₀‖²_F ≥ 0, the squared Frobenius norm of the initial error D₀ = S₀ − T (student minus teacher),
+        a scalar; default 1, its expectation at the paper's initialisation.
 
     Returns
     -------
     float or ndarray
-        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
+        L_tr(t), the shape of `t`; `inf` only where the loss exceeds 1.8·10³⁰⁸ (`D0_sq` near 10³⁰⁸).
 
     References
     ----------
-    Levi et al., eq. (7).
+    Levi et al., eq. (7); spec `levi:eq7`.
     """
     return _equal_proj("train", t, eigvals, eta0, d_out, D0_sq)
 
 
 @cites("levi:eq7")
 def loss_gen_equal_proj(t, eigvals, eta0, *, d_out=1, D0_sq=1.0):
-    r"""Generalisation loss of a finite spectrum with equal projections :math:`w_i=\|D_0\|_F^2/d_{\rm in}`.
+    r"""Generalisation loss of a finite spectrum with equal projections wᵢ = ‖D₀‖²_F/d_in.
 
     .. math:: \mathcal L_{\rm gen}\approx\frac{\|D_0\|_F^2}{d_{\rm out}d_{\rm in}}\sum_ie^{-4\eta_0\nu_it/d_{\rm out}}
 
+    In words: `loss_gen_finite` with every projection replaced by its mean ‖D₀‖²_F/d_in (gradient flow).
+
     Parameters
     ----------
-    t, eigvals, eta0, d_out, D0_sq
-        As in :func:`loss_train_equal_proj`.
+    t : float or array_like
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    eigvals : array_like
+        Eigenvalues νᵢ ≥ 0 of the training covariance Σ_tr = XᵀX/N_tr, a 1-d array (round-off negatives
+        down to −10⁻¹⁰·max|ν| are set to 0). Their number is d_in.
+    eta0 : float
+        η₀, the gradient-descent learning rate (step size), a scalar > 0.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
+    D0_sq : float
+        ‖D₀‖²_F ≥ 0, the squared Frobenius norm of the initial error D₀ = S₀ − T (student minus teacher),
+        a scalar; default 1, its expectation at the paper's initialisation.
 
     Returns
     -------
     float or ndarray
-        ``inf`` only where the loss exceeds 1.8e308 (``D0_sq`` near 1e308).
+        L_gen(t), the shape of `t`; `inf` only where the loss exceeds 1.8·10³⁰⁸ (`D0_sq` near 10³⁰⁸).
 
     References
     ----------
-    Levi et al., eq. (7).
+    Levi et al., eq. (7); spec `levi:eq7`.
     """
     return _equal_proj("gen", t, eigvals, eta0, d_out, D0_sq)

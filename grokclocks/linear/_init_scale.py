@@ -11,22 +11,27 @@ from ._conventions import _eps
 
 @cites("levi:init-rescale")
 def init_scale_factor(alpha):
-    r"""Factor by which both losses grow when the student init is rescaled, :math:`S_0\to\alpha S_0`.
+    r"""Factor by which both losses grow when the student's initialisation is rescaled, S₀ → αS₀.
 
     .. math:: c_\alpha=\frac{\mathbb E\|D_0\|_F^2(\alpha)}{\mathbb E\|D_0\|_F^2(1)}=\frac{1+\alpha^2}{2}
+
+    In words: c_α = (1 + α²)/2, the expected squared initial error ‖S₀ − T‖² at scale α over its value at the
+    paper's initialisation (α = 1).
 
     Parameters
     ----------
     alpha : float or array_like
-        Any real :math:`\alpha` (0 allowed).
+        α, the scale of the student's initialisation relative to the paper's; any finite real (0 starts
+        the student at zero).
 
     Returns
     -------
     float or ndarray
+        c_α, the shape of `alpha` (`inf` only where it exceeds 1.8·10³⁰⁸, |α| > 1.9·10¹⁵⁴).
 
     References
     ----------
-    Spec ``levi:init-rescale`` (Levi et al. §3.1.3; erratum levi-18).
+    Levi et al., §3.1.3; spec `levi:init-rescale` (erratum levi-18).
     """
     a = V.finite(alpha, "alpha")
     with np.errstate(over="ignore"):  # inf = the factor itself beyond 1.8e308 (|alpha| > 1.9e154)
@@ -36,27 +41,30 @@ def init_scale_factor(alpha):
 @cites("levi:init-rescale")
 @V.broadcasting()
 def effective_eps(eps, alpha):
-    r"""Threshold that gives the :math:`\alpha=1` losses the accuracies of init scale :math:`\alpha` (γ = 0).
+    r"""Threshold that gives the α = 1 losses the accuracies of the initialisation scale α (γ = 0).
 
     .. math:: \epsilon_{\rm eff}=\frac{\epsilon}{c_\alpha}=\frac{2\epsilon}{1+\alpha^2}
 
-    Rescaling the init does *not* leave the grokking time unchanged (paper's claim): e.g.
-    λ=0.5, ε=1e-3: Δt = 412.5, 431.3, 463.2, 497.6 for α = 0.5, 1, 2, 4.
+    In words: ε divided by c_α = (1 + α²)/2. Rescaling the initialisation does not leave the grokking time
+    unchanged (the paper's claim): e.g. λ = 0.5, ε = 10⁻³: Δt = 412.5, 431.3, 463.2, 497.6 for α = 0.5, 1, 2,
+    4.
 
     Parameters
     ----------
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     alpha : float or array_like
-        Any real :math:`\alpha`.
+        α, the scale of the student's initialisation relative to the paper's; any finite real.
 
     Returns
     -------
     float or ndarray
+        ε_eff, the broadcast shape of `eps` and `alpha`.
 
     References
     ----------
-    Spec ``levi:init-rescale``.
+    Levi et al., §3.1.3; spec `levi:init-rescale`.
     """
     e = _eps(eps)
     a = V.finite(alpha, "alpha")

@@ -70,7 +70,7 @@ def _noise_fresh(t: float, lam: float, eta: float, d: float, q: str) -> float:
 @cites("levi:eq26", "levi:eq28", "levi:noise-fresh", "levi:fig6")
 @V.broadcasting()
 def loss_train_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
-    r"""Training loss with noisy training labels :math:`y=T^\top x+\delta`, :math:`\delta\sim\mathcal N(0,\sigma^2I)`.
+    r"""Training loss with noisy training labels y = Tᵀx + δ, δ ~ N(0, σ²I).
 
     .. math::
         \text{fixed: }\ \mathcal L_{\rm tr}=\mathcal L^{(0)}_{\rm tr}+\sigma^2\Big[(1-\lambda)^++\lambda\,\mathbb E\big[e^{-s\nu};\nu>0\big]\Big]
@@ -79,36 +79,41 @@ def loss_train_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
         \text{fresh: }\ \mathcal L_{\rm tr}=\mathcal L^{(0)}_{\rm tr}+\sigma^2+\frac{\eta_0\sigma^2\lambda}{d_{\rm out}}\,
         \mathbb E\Big[\frac{\nu\,(1-(1-2\eta_0\nu/d_{\rm out})^{2t})}{1-\eta_0\nu/d_{\rm out}};\nu>0\Big]
 
-    (:math:`s=4\eta_0t/d_{\rm out}`; :math:`\mathcal L^{(0)}` = noiseless :func:`loss_train`).
-    ``"fixed"``: labels drawn once; GD fits the noise, :math:`\mathcal L_{\rm tr}\to\sigma^2(1-\lambda)^+`
-    (corrects paper eq. 26).  ``"fresh"``: noise redrawn every step (loss on the current labels); the
-    last term, the part of the injected noise that GD fits, is :math:`\approx\eta_0\sigma^2\lambda/d_{\rm out}`
-    at late times.  The spec's form omits it (:math:`\mathcal L^{(0)}_{\rm tr}+\sigma^2`): measured
-    (d_in=500, λ=0.5, σ²=0.01, η=0.01, 3 seeds, last 1e4 of 5e4 steps) 0.010049 vs 0.010050 with it
-    and 0.010000 without it (``verify/levi/test_levi.py::test_noise_fresh``).
-    ``"paper"``: the paper's eq. 26 transcription.
+    In words: the noiseless `loss_train` L⁽⁰⁾ plus a noise term, s = 4η₀t/d_out. "fixed": labels drawn once;
+    gradient descent fits the noise and L_tr → σ²·max(0, 1 − λ) (this corrects the paper's eq. 26). "fresh":
+    noise redrawn every step; the last term, the part of the injected noise that gradient descent fits, is
+    about η₀σ²λ/d_out at late times. The spec's form L⁽⁰⁾ + σ² omits it: measured (d_in = 500, λ = 0.5, σ² =
+    0.01, η = 0.01, 3 seeds, last 10⁴ of 5·10⁴ steps) 0.010049 against 0.010050 with it and 0.010000 without
+    it (the `pytest verify` check `test_noise_fresh`). "paper": the paper's eq. 26.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t\ge0`.
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
     lam : float
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0; a scalar.
     eta0 : float
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     sigma2 : float
-        Noise variance per output :math:`\sigma^2\ge0`.
+        σ², the variance of the label noise per output, σ² ≥ 0.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     mode : {"fixed", "fresh", "paper"}
+        How the label noise is drawn. "fixed" (default): once, with the training set; gradient descent
+        fits it. "fresh": redrawn at every step, the loss taken on the current labels; needs 2η₀λ₊/d_out <
+        2, λ₊ = (1 + √λ)². "paper": the paper's eq. 26–27 transcription.
 
     Returns
     -------
     float or ndarray
+        L_tr(t), the shape of `t`.
 
     References
     ----------
-    Levi et al., App. C, eqs. (26), (28) (corrected; erratum levi-4); spec ``levi:noise-fresh``.
+    Levi et al., App. C, eqs. (26), (28) (corrected; erratum levi-4); spec `levi:eq26`, `levi:eq28`,
+    `levi:noise-fresh`, `levi:fig6`.
     """
     tt, ll, et, s2, d, m = _noise_args(t, lam, eta0, sigma2, d_out, mode)
     base = np.asarray(_loss_public("train", tt, ll, et, d, 0.0, 1.0, False, "paper", False))
@@ -128,7 +133,7 @@ def loss_train_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
 @cites("levi:eq27", "levi:eq28", "levi:noise-fresh", "levi:fig6")
 @V.broadcasting()
 def loss_gen_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
-    r"""Generalisation loss with noisy training labels.
+    r"""Generalisation loss with noisy training labels y = Tᵀx + δ, δ ~ N(0, σ²I).
 
     .. math::
         \text{fixed: }\ \mathcal L_{\rm gen}=\mathcal L^{(0)}_{\rm gen}+\sigma^2\lambda\,
@@ -140,31 +145,39 @@ def loss_gen_label_noise(t, lam, eta0, sigma2, *, d_out=1, mode="fixed"):
         \mathbb E\Big[\frac{1-(1-2\eta_0\nu/d_{\rm out})^{2t}}{1-\eta_0\nu/d_{\rm out}};\nu>0\Big]
         \qquad\text{paper: }\ \mathcal L^{(0)}_{\rm gen}
 
-    The paper's "generalisation loss still goes to 0" holds only for fresh noise (floor
-    :math:`\approx\eta_0\sigma^2\min(\lambda,1)/d_{\rm out}`), not for fixed noisy labels.
-    ``"fresh"`` needs :math:`2\eta_0\lambda_+/d_{\rm out}<2`.
+    In words: the noiseless `loss_gen` L⁽⁰⁾ plus the noise gradient descent has fitted, s = 4η₀t/d_out.
+    "fixed" tends to L⁽⁰⁾(∞) + σ²λ/(1 − λ) (λ < 1) or σ²/(λ − 1) (λ > 1). The paper's "generalisation loss
+    still goes to 0" holds only for fresh noise (floor about η₀σ²·min(λ, 1)/d_out), not for fixed noisy
+    labels. "paper" returns L⁽⁰⁾ unchanged.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t\ge0`.
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
     lam : float
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0; a scalar.
     eta0 : float
-        :math:`\eta_0>0` (also the GD step of the fresh-noise formula).
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out. With `mode="fresh"` it is also the step of the noise recursion.
     sigma2 : float
-        :math:`\sigma^2\ge0`.
+        σ², the variance of the label noise per output, σ² ≥ 0.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     mode : {"fixed", "fresh", "paper"}
+        How the label noise is drawn. "fixed" (default): once, with the training set; gradient descent
+        fits it. "fresh": redrawn at every step, the loss taken on the current labels; needs 2η₀λ₊/d_out <
+        2, λ₊ = (1 + √λ)². "paper": the paper's eq. 26–27 transcription.
 
     Returns
     -------
     float or ndarray
+        L_gen(t), the shape of `t`.
 
     References
     ----------
-    Levi et al., App. C, eqs. (27), (28) (corrected; erratum levi-4); spec ``levi:noise-fresh``.
+    Levi et al., App. C, eqs. (27), (28) (corrected; erratum levi-4); spec `levi:eq27`, `levi:eq28`,
+    `levi:noise-fresh`, `levi:fig6`.
     """
     tt, ll, et, s2, d, m = _noise_args(t, lam, eta0, sigma2, d_out, mode)
     base = np.asarray(_loss_public("gen", tt, ll, et, d, 0.0, 1.0, False, "paper", False))

@@ -40,36 +40,39 @@ def _log_train_late0(log_s, x, lam):
 @cites("levi:eq21", "levi:fig5")
 @V.broadcasting()
 def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
-    r"""Late-time expansion of the training loss (paper eq. 21, plus its first correction).
+    r"""Late-time expansion of the training loss (paper eq. 21, with its first correction on request).
 
     .. math::
         \mathcal L_{\rm tr}\simeq\frac{e^{-4\eta_0(1-\sqrt\lambda)^2t}}{16\sqrt\pi\,\lambda^{3/4}(\eta_0t)^{3/2}}
         \Big[1-\frac{3}{64\,\eta_0t\sqrt\lambda}\Big]_{\text{order}=1}
 
-    (:math:`d_{\rm out}>1`: :math:`\frac1{d_{\rm out}}\mathcal L^{(1)}(\eta_0/d_{\rm out},t)`).  Valid for
-    :math:`8\eta_0t\sqrt\lambda/d_{\rm out}\gg1`; relative error of the leading term
-    :math:`\approx3d_{\rm out}/(64\eta_0t\sqrt\lambda)`.  For :math:`\lambda>1` it is the whole train loss too.
+    In words: e^(−4η₀(1 − √λ)²t)/(16√π λ^(3/4)(η₀t)^(3/2)), times 1 − 3/(64η₀t√λ) at `order=1`; for d_out > 1
+    it is L⁽¹⁾(η₀/d_out, t)/d_out. Valid for 8η₀t√λ/d_out ≫ 1; the relative error of the leading term is about
+    3d_out/(64η₀t√λ). For λ > 1 it is the whole train loss too.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t>0`.
+        Time t > 0 in gradient-descent steps (real-valued); the expansion needs large t.
     lam : float or array_like
-        :math:`\lambda>0`, :math:`\lambda\ne1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, λ ≠ 1 (the expansions diverge there).
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     order : {0, 1}
-        0: the paper's leading term; 1: with the :math:`1-3/(64\eta_0t\sqrt\lambda)` correction.
+        0 (default): the paper's leading term; 1: with the correction factor 1 − 3/(64η₀t√λ).
 
     Returns
     -------
     float or ndarray
+        The approximate L_tr(t), the broadcast shape of `t`, `lam`, `eta0`.
 
     References
     ----------
-    Levi et al., eq. (21); spec ``levi:eq21``.
+    Levi et al., eq. (21); spec `levi:eq21`, `levi:fig5`.
     """
     o = V.integer_at_least(order, "order", 0)
     if o > 1:
@@ -109,28 +112,31 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
         -\frac{|1-\sqrt\lambda|\,\Gamma\big(\tfrac12,4\eta_0t(1-\sqrt\lambda)^2\big)}{\sqrt\pi\,\lambda^{3/4}}
         \;\Big[+\Big(1-\frac1\lambda\Big)\ \text{for}\ \lambda>1\Big]
 
-    evaluated as :math:`\frac{e^{-x}}{\lambda^{3/4}\sqrt s}[\pi^{-1/2}-\sqrt x\,\mathrm{erfcx}\sqrt x]`,
-    :math:`s=4\eta_0t`, :math:`x=sa` (asymptotic series of the bracket for :math:`x>10^3`);
-    :math:`d_{\rm out}` rule as in :func:`loss_train_late`.
+    In words: the time integral of eq. 21, plus the plateau 1 − 1/λ when λ > 1. It is evaluated as
+    e^(−x)/(λ^(3/4)√s)·[π^(−1/2) − √x·erfcx(√x)] with s = 4η₀t and x = s(1 − √λ)², using the asymptotic series
+    of the bracket for x > 10³; the d_out rule is that of `loss_train_late`.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t>0`.
+        Time t > 0 in gradient-descent steps (real-valued); the expansion needs large t.
     lam : float or array_like
-        :math:`\lambda>0`, :math:`\lambda\ne1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, λ ≠ 1 (the expansions diverge there).
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
 
     Returns
     -------
     float or ndarray
+        The approximate L_gen(t), the broadcast shape of `t`, `lam`, `eta0`.
 
     References
     ----------
-    Levi et al., eq. (22); spec ``levi:eq22``.
+    Levi et al., eq. (22); spec `levi:eq22`, `levi:fig5`.
     """
     log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
     with np.errstate(under="ignore", over="ignore", divide="ignore"):  # idem; bracket(x = inf) = 0
@@ -142,27 +148,37 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
 @cites("levi:eq10", "levi:fig5")
 @V.broadcasting()
 def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
-    r"""The paper's simplest late-time generalisation loss: eq. 21 divided by :math:`(1-\sqrt\lambda)^2` (eq. 10).
+    r"""The paper's simplest late-time generalisation loss: eq. 21 divided by (1 − √λ)² (eq. 10).
 
     .. math::
         \mathcal L_{\rm gen}\simeq\frac{\mathcal L_{\rm tr}^{\rm (eq.21)}}{(1-\sqrt\lambda)^2}\;
         \Big[+\Big(1-\frac1\lambda\Big)\ \text{for}\ \lambda>1\Big]
 
-    Narrow validity: needs :math:`x=4\eta_0t(1-\sqrt\lambda)^2/d_{\rm out}\gg1.5` (next order
-    :math:`1-3/(2x)`); e.g. 102 % error at :math:`\lambda=0.9`, :math:`\eta_0t=100`.
+    In words: the leading term of `loss_train_late` divided by (1 − √λ)², plus the plateau 1 − 1/λ when λ > 1.
+    Narrow validity: it needs x = 4η₀t(1 − √λ)²/d_out ≫ 1.5 (the next order is 1 − 3/(2x)); e.g. 102 % error
+    at λ = 0.9, η₀t = 100.
 
     Parameters
     ----------
-    t, lam, eta0, d_out
-        As in :func:`loss_gen_late`.
+    t : float or array_like
+        Time t > 0 in gradient-descent steps (real-valued); the expansion needs large t.
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, λ ≠ 1 (the expansions diverge there).
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
 
     Returns
     -------
     float or ndarray
+        The approximate L_gen(t), the broadcast shape of `t`, `lam`, `eta0`.
 
     References
     ----------
-    Levi et al., eq. (10); spec ``levi:eq10``.
+    Levi et al., eq. (10); spec `levi:eq10`, `levi:fig5`.
     """
     log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
     with np.errstate(under="ignore", over="ignore"):

@@ -267,56 +267,65 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
         \mathcal L_{\rm tr}(t)=\frac{1+\alpha^2}{2d_{\rm out}}\,\Phi_1\!\Big(\frac{4\eta_0t}{d_{\rm out}};\lambda\Big),
         \qquad\Phi_1(s)=\mathbb E[\nu e^{-s\nu}]=e^{-s(1+\lambda)}\frac{I_1(2s\sqrt\lambda)}{s\sqrt\lambda}
 
-    (:math:`\gamma=0`, gradient flow).  With weight decay :math:`\gamma>0` (paper convention, eq. 14):
+    In words (γ = 0, gradient flow): (1 + α²)/(2d_out) times Φ₁(s) = E[ν e^(−sν)] over the Marchenko–Pastur
+    law of ratio λ, at s = 4η₀t/d_out. With weight decay γ > 0 (paper convention, eq. 14), g = γ/2:
 
     .. math::
         \mathcal L_{\rm tr}=\frac1{2d_{\rm out}}\mathbb E\Big[\nu\Big(\alpha^2e^{-s(\nu+g)}
         +\Big(\frac{e^{-s(\nu+g)/2}\nu+g}{\nu+g}\Big)^2\Big)\Big],\quad g=\frac\gamma2,\ s=\frac{4\eta_0t}{d_{\rm out}},
 
-    by QAWS quadrature (log space); the ratio is the spec's :math:`1-(1-e^{-\dots})\nu/(\nu+g)`
-    written without cancellation.  ``discrete=True`` gives the exact GD value (``eta0`` is the GD
-    step): :math:`e^{-s(\nu+g)/2}\to(1-2\eta_0(\nu+g)/d_{\rm out})^t`.
+    evaluated by QAWS quadrature in log space; the ratio is the spec's 1 − (1 − e^(−…))ν/(ν + g) written
+    without cancellation. `discrete=True` gives the exact GD value: e^(−s(ν+g)/2) → (1 − 2η₀(ν + g)/d_out)^t.
 
     Parameters
     ----------
     t : float or array_like
-        Number of GD steps, :math:`t\ge0` (real).
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
     lam : float or array_like
-        :math:`\lambda=d_{\rm in}/N_{\rm tr}>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
     eta0 : float or array_like
-        Learning rate :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        Output dimension, integer :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0` (convention: ``wd_convention``) (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
     init_scale : float or array_like
-        Student init scale :math:`\alpha` (:math:`S_0\to\alpha S_0`; any real, 0 allowed).
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
     discrete : bool
-        Exact discrete GD instead of gradient flow; needs
-        :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2` (else ``DomainError``); with :math:`\gamma>0`
-        also a ``DomainError`` where the loss is below 1e-290 (its one quadrature underflows there).
+        False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
+        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
+        underflows.
     wd_convention : {"paper", "torch"}
-        Convention of ``gamma`` (spec ``levi:conv-wd``).
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm tr}(t)` (underflows to 0 at very late times: use :func:`log_loss_train`).
+        L_tr(t), the broadcast shape of the array arguments (it underflows to 0 at very late times: use
+        `log_loss_train`).
 
     Raises
     ------
     DomainError
-        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+        Where 4η₀t/d_out exceeds the float range (1.8·10³⁰⁸), besides invalid arguments.
 
     Notes
     -----
-    Accuracy (``docs/accuracy.md``, :math:`t,\eta_0\in[10^{-308},10^{300}]`, :math:`\lambda\in[10^{-308},10^{300}]`):
-    :math:`\gamma=0` relative error <= 1e-14 max(1, |log L|) (that of :func:`grokclocks.rmt.mp_log_laplace_nu`);
-    :math:`\gamma>0` and ``discrete=True`` (QAWS quadrature, ``rtol`` 1e-12) <= 1e-12.
+    Measured accuracy (Accuracy page of the documentation; t, η₀, λ in [10⁻³⁰⁸, 10³⁰⁰]): γ = 0, relative error
+    ≤ 10⁻¹⁴·max(1, |log L|) (that of `grokclocks.rmt.mp_log_laplace_nu`); γ > 0 and `discrete=True` (QAWS
+    quadrature, relative tolerance 10⁻¹²), ≤ 10⁻¹².
 
     References
     ----------
-    Levi et al., eqs. (8), (12), (14), (19); spec ``levi:eq8``, ``levi:eq14``, ``levi:gd-exact``.
+    Levi et al., eqs. (8), (12), (14), (19), (33); spec `levi:eq8`, `levi:eq12-loss`, `levi:eq14`,
+    `levi:gd-exact`, `levi:init-rescale`.
     """
     return _loss_public("train", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, False)
 
@@ -328,53 +337,62 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
 
     .. math::
         \mathcal L_{\rm gen}(t)=\frac{1+\alpha^2}{2d_{\rm out}}\,\Phi_0\!\Big(\frac{4\eta_0t}{d_{\rm out}};\lambda\Big),
-        \qquad\Phi_0(s)=\mathbb E[e^{-s\nu}]\ \text{(closed form with Marcum Q, atom included)}
+        \qquad\Phi_0(s)=\mathbb E[e^{-s\nu}]\ \text{(atom at 0 included)}
 
-    (:math:`\gamma=0`).  :math:`\mathcal L_{\rm gen}(0)=(1+\alpha^2)/(2d_{\rm out})`,
-    :math:`\mathcal L_{\rm gen}(\infty)=(1+\alpha^2)(1-1/\lambda)^+/(2d_{\rm out})`, and
-    :math:`d\mathcal L_{\rm gen}/dt=-(4\eta_0/d_{\rm out})\mathcal L_{\rm tr}` (eq. 20, γ=0, gradient flow).
-    With weight decay, eq. 14 with :math:`q=1` (see :func:`loss_train`); ``discrete=True``: exact GD.
+    In words (γ = 0, gradient flow): (1 + α²)/(2d_out) times Φ₀(s) = E[e^(−sν)] over the Marchenko–Pastur law
+    of ratio λ (its atom at 0 included when λ > 1), at s = 4η₀t/d_out. L_gen(0) = (1 + α²)/(2d_out), L_gen(∞)
+    = (1 + α²)·max(0, 1 − 1/λ)/(2d_out), and dL_gen/dt = −(4η₀/d_out)·L_tr (eq. 20, γ = 0, gradient flow).
+    With weight decay: eq. 14 with q = 1 (the formula of `loss_train` without the factor ν); `discrete=True`:
+    exact GD.
 
     Parameters
     ----------
     t : float or array_like
-        Number of GD steps, :math:`t\ge0`.
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
     lam : float or array_like
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
     eta0 : float or array_like
-        Learning rate :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        Output dimension, integer :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     gamma : float or array_like
-        Weight decay :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
     init_scale : float or array_like
-        Student init scale :math:`\alpha` (real).
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
     discrete : bool
-        Exact discrete GD (needs :math:`2\eta_0(\lambda_++\gamma/2)/d_{\rm out}<2`; with :math:`\gamma>0`
-        a ``DomainError`` where the loss is below 1e-290).
+        False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
+        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
+        underflows.
     wd_convention : {"paper", "torch"}
-        Convention of ``gamma``.
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\mathcal L_{\rm gen}(t)`.
+        L_gen(t), the broadcast shape of the array arguments.
 
     Raises
     ------
     DomainError
-        Where :math:`4\eta_0t/d_{\rm out}` exceeds the float range (1.8e308), besides invalid arguments.
+        Where 4η₀t/d_out exceeds the float range (1.8·10³⁰⁸), besides invalid arguments.
 
     Notes
     -----
-    Accuracy (``docs/accuracy.md``): :math:`\gamma=0` relative error <= 2e-14 max(1, |log L|) (that of
-    :func:`grokclocks.rmt.mp_log_laplace`, every :math:`\lambda\in[10^{-308},10^{300}]`, including
-    :math:`\lambda\to0`, where the former closed form gave 512 for a loss below 1); :math:`\gamma>0` and
-    ``discrete=True`` <= 1e-12.
+    Measured accuracy (Accuracy page of the documentation): γ = 0, relative error ≤ 2·10⁻¹⁴·max(1, |log L|)
+    (that of `grokclocks.rmt.mp_log_laplace`) for every λ in [10⁻³⁰⁸, 10³⁰⁰], including λ → 0, where the
+    former closed form gave 512 for a loss below 1; γ > 0 and `discrete=True`, ≤ 10⁻¹².
 
     References
     ----------
-    Levi et al., eqs. (8), (12), (14), (20); closed form: spec ``levi:gen-closed``.
+    Levi et al., eqs. (8), (12), (14), (20), (33); spec `levi:eq8`, `levi:gen-closed`, `levi:eq14`,
+    `levi:gd-exact`.
     """
     return _loss_public("gen", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, False)
 
@@ -382,23 +400,54 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
 @cites("levi:eq1", "levi:eq19", *_LOSS_IDS)
 @V.broadcasting()
 def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
-    r"""Natural logarithm of :func:`loss_train` (never underflows).
+    r"""Natural logarithm of the training loss `loss_train`, computed without forming the loss (never underflows).
 
     .. math:: \log\mathcal L_{\rm tr}(t)=\log\frac{1+\alpha^2}{2d_{\rm out}}+\log\Phi_1(4\eta_0t/d_{\rm out};\lambda)\quad(\gamma=0)
 
+    In words: log((1 + α²)/(2d_out)) + log Φ₁(s) at γ = 0; with weight decay the log of eq. 14 as a log-sum of
+    its non-negative terms. Use it where the loss itself underflows (s(1 − √λ)² beyond about 700).
+
     Parameters
     ----------
-    t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention
-        As in :func:`loss_train` (same domains).
+    t : float or array_like
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
+    gamma : float or array_like
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
+    init_scale : float or array_like
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
+    discrete : bool
+        False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
+        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
+        underflows.
+    wd_convention : {"paper", "torch"}
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\log\mathcal L_{\rm tr}(t)`.
+        log L_tr(t), the broadcast shape of the array arguments.
+
+    Raises
+    ------
+    DomainError
+        Where 4η₀t/d_out exceeds the float range (1.8·10³⁰⁸), besides invalid arguments.
 
     References
     ----------
-    Levi et al., eqs. (8), (14), (19).
+    Levi et al., eqs. (8), (14), (19); spec `levi:eq8`, `levi:eq14`, `levi:gd-exact`.
     """
     return _loss_public("train", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, True)
 
@@ -406,22 +455,53 @@ def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete
 @cites("levi:eq2", "levi:gen-closed", *_LOSS_IDS)
 @V.broadcasting()
 def log_loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False, wd_convention="paper"):
-    r"""Natural logarithm of :func:`loss_gen`, plateau included (never underflows).
+    r"""Natural logarithm of the generalisation loss `loss_gen`, plateau included (never underflows).
 
     .. math:: \log\mathcal L_{\rm gen}(t)=\log\frac{1+\alpha^2}{2d_{\rm out}}+\log\Phi_0(4\eta_0t/d_{\rm out};\lambda)\quad(\gamma=0)
 
+    In words: log((1 + α²)/(2d_out)) + log Φ₀(s) at γ = 0 (for λ > 1 the plateau 1 − 1/λ is included); with
+    weight decay the log of eq. 14 with q = 1.
+
     Parameters
     ----------
-    t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention
-        As in :func:`loss_gen`.
+    t : float or array_like
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
+    lam : float or array_like
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
+    eta0 : float or array_like
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
+    d_out : int
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
+    gamma : float or array_like
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`; default 0 (none). The single value
+        5e-324 in the paper convention raises `DomainError` (its half γ/2 rounds to 0).
+    init_scale : float or array_like
+        α, the scale of the student's initialisation relative to the paper's (S₀ → αS₀); any finite real,
+        0 starts the student at zero; default 1. Without weight decay both losses scale by (1 + α²)/2.
+    discrete : bool
+        False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
+        (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
+        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
+        underflows.
+    wd_convention : {"paper", "torch"}
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
-        :math:`\log\mathcal L_{\rm gen}(t)`.
+        log L_gen(t), the broadcast shape of the array arguments.
+
+    Raises
+    ------
+    DomainError
+        Where 4η₀t/d_out exceeds the float range (1.8·10³⁰⁸), besides invalid arguments.
 
     References
     ----------
-    Levi et al., eqs. (8), (14); spec ``levi:gen-closed``.
+    Levi et al., eqs. (8), (14); spec `levi:gen-closed`, `levi:eq14`, `levi:gd-exact`.
     """
     return _loss_public("gen", t, lam, eta0, d_out, gamma, init_scale, discrete, wd_convention, True)

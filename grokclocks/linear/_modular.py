@@ -14,24 +14,27 @@ from ..citations import cites
 
 @cites("levi:appG")
 def modular_lambda(alpha, p):
-    r"""Aspect ratio of modular addition mod :math:`p` with a training fraction :math:`\alpha`.
+    r"""Aspect ratio λ of modular addition mod p with training fraction α.
 
     .. math:: \lambda=\frac{d_{\rm in}}{N_{\rm tr}}=\frac{2p}{\alpha p^2}=\frac{2}{\alpha p}
+
+    In words: the input dimension 2p (two one-hot tokens) over the number of training pairs αp², i.e. 2/(αp).
 
     Parameters
     ----------
     alpha : float or array_like
-        Training fraction, :math:`0<\alpha\le1`.
+        α, the fraction of the p² pairs used for training, 0 < α ≤ 1.
     p : int
-        Modulus, integer :math:`\ge2`.
+        The modulus p, an integer ≥ 2.
 
     Returns
     -------
     float or ndarray
+        λ, the shape of `alpha`.
 
     References
     ----------
-    Levi et al., App. G.
+    Levi et al., App. G; spec `levi:appG`.
     """
     pp = V.integer_at_least(p, "p", 2)
     a = V.positive(alpha, "alpha")
@@ -42,45 +45,45 @@ def modular_lambda(alpha, p):
 
 
 class InverseSquareFit(NamedTuple):
-    r"""Result of :func:`fit_inverse_square`: :math:`\Delta t=C(\lambda^*-\lambda)^{-2}`."""
+    r"""Result of `fit_inverse_square`: the prefactor `C` and the critical aspect ratio `lam_star` of Δt = C(λ* − λ)⁻²."""
 
     C: float
-    """prefactor :math:`C`."""
+    """The prefactor C, in the time unit of the fitted grokking times."""
     lam_star: float
-    r"""critical aspect ratio :math:`\lambda^*`."""
+    """The critical aspect ratio λ* at which the fitted grokking time diverges."""
 
 
 @cites("levi:appG", "levi:fig8")
 def fit_inverse_square(lams, dts, *, residuals="absolute"):
-    r"""Fit :math:`\Delta t=C\,(\lambda^*-\lambda)^{-2}` to measured grokking times (App. G, Fig. 8).
+    r"""Fit Δt = C(λ* − λ)⁻² to measured grokking times (App. G, Fig. 8).
 
     .. math::
         \text{absolute: }\min_{C,\lambda^*}\sum_i\big[\Delta t_i-C(\lambda^*-\lambda_i)^{-2}\big]^2,\qquad
         \text{log: }\min_{C,\lambda^*}\sum_i\big[\log\Delta t_i-\log C+2\log|\lambda^*-\lambda_i|\big]^2
 
-    Starting point: the straight line :math:`1/\sqrt{\Delta t}=A+B\lambda` (:math:`\lambda^*=-A/B`,
-    :math:`C=1/B^2`); :math:`\lambda^*` is kept on the side of the data where that line puts it.
-    ``"absolute"`` (ordinary least squares on :math:`\Delta t`) reproduces the spec's fit of the
-    App. G data (:math:`\lambda^*=0.121`, :math:`C\approx3.28`); ``"log"`` weights all points equally in
-    relative terms (:math:`\lambda^*=0.1194`, :math:`C=3.10` on the same data).
+    In words: least squares on Δt ("absolute") or on log Δt ("log"). Starting point: the straight line 1/√Δt =
+    A + Bλ (λ* = −A/B, C = 1/B²); λ* is kept on the side of the data where that line puts it. "absolute"
+    reproduces the spec's fit of the App. G data (λ* = 0.121, C ≈ 3.28); "log" weights all points equally in
+    relative terms (λ* = 0.1194, C = 3.10 on the same data).
 
     Parameters
     ----------
-    lams : array_like, 1-d
-        :math:`\lambda_i>0`, at least 3 distinct values.
-    dts : array_like, 1-d
-        :math:`\Delta t_i>0`, same length.
+    lams : array_like
+        The aspect ratios λᵢ > 0 of the runs, a 1-d array with at least 3 distinct values.
+    dts : array_like
+        The measured grokking times Δtᵢ > 0 (any time unit), the length of `lams`.
     residuals : {"absolute", "log"}
-        Least-squares objective.
+        The least-squares objective: "absolute" (default) or "log", as above.
 
     Returns
     -------
     (C, lam_star) : tuple of float
-        A :class:`InverseSquareFit` named tuple (``C``, ``lam_star``); it unpacks like a plain tuple.
+        An `InverseSquareFit` named tuple: the prefactor C (in the unit of `dts`) and the critical aspect
+        ratio λ*; it unpacks like a plain tuple.
 
     References
     ----------
-    Levi et al., App. G, Fig. 8.
+    Levi et al., App. G, Fig. 8; spec `levi:appG`, `levi:fig8`.
     """
     mode = V.choice(residuals, "residuals", ("absolute", "log"))
     x = V.positive(lams, "lams").reshape(-1)

@@ -15,42 +15,51 @@ from ._losses import _log_phi
 
 @cites("levi:eq18", "levi:eq42", "levi:eq16", "levi:eq40", "levi:eq17", "levi:eq41")
 def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=None, proj_sq=None):
-    r"""Losses of the two-layer linear network :math:`f(x)=S_1^\top S_0^\top x` (corrected eq. 18).
+    r"""Losses of the two-layer linear network f(x) = S₁ᵀS₀ᵀx (corrected eq. 18).
 
     .. math::
         \mathcal L_{\rm tr/gen}(t)=\frac{\|D_0\|_F^2}{d_{\rm out}}\,\mathbb E\Big[q\,\exp\Big(-\frac{4\eta_0h}{d_{\rm out}^2}\nu t\Big)\Big]
 
-    (frozen :math:`h\approx\|S_1\|_F^2\approx\tfrac12`; the paper's prefactor lacks the
-    :math:`1/d_{\rm out}`, erratum levi-7).  Refined form (``kappa``, ``proj_sq`` = eigenvalues
-    :math:`\kappa_j` of :math:`S_1(0)^\top S_1(0)` and :math:`\|D_0u_j\|^2`):
-    :math:`\mathcal L=\frac1{d_{\rm out}}\sum_j\|D_0u_j\|^2\,\mathbb E[q\,e^{-4\eta_0\kappa_j\nu t/d_{\rm out}}]`
-    (``D0_sq`` is then not used).  Valid for :math:`d_h\gg d_{\rm out}`.
+    In words: ‖D₀‖²_F/d_out times the Marchenko–Pastur expectation of q·e^(−4η₀hνt/d_out²), q = ν (train) or 1
+    (generalisation), with the second layer frozen at h ≈ ‖S₁‖²_F ≈ 1/2 (the paper's prefactor lacks the
+    1/d_out; erratum levi-7). Refined form, with `kappa` and `proj_sq`: L = (1/d_out)·Σⱼ ‖D₀uⱼ‖²·E[q
+    e^(−4η₀κⱼνt/d_out)] (`D0_sq` and `h` are then not used). Valid for d_h ≫ d_out.
 
     Parameters
     ----------
     t : float or array_like
-        :math:`t\ge0`.
+        Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
     lam : float
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0; a scalar.
     eta0 : float
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1.
     D0_sq : float
-        :math:`\|D_0\|_F^2\ge0` (measured, or :math:`1/(2d_h)` at the paper's init).
+        ‖D₀‖²_F ≥ 0, the squared Frobenius norm of the initial end-to-end error (measured, or 1/(2d_h) at
+        the paper's initialisation, d_h the hidden width).
     which : {"train", "tr", "gen"}
+        Which loss: "train" (default; alias "tr") or "gen".
     h : float
-        Frozen :math:`h>0` (default 1/2).
-    kappa, proj_sq : array_like, optional
-        Refined form; both or neither, 1-d, same length, entries :math:`\ge0`.
+        The frozen second-layer factor h ≈ ‖S₁‖²_F > 0; default 1/2, its value at the paper's
+        initialisation.
+    kappa : array_like or None
+        Refined form: the eigenvalues κⱼ ≥ 0 of S₁(0)ᵀS₁(0), a 1-d array; given together with `proj_sq`,
+        or `None` (default) for the frozen-h form.
+    proj_sq : array_like or None
+        Refined form: ‖D₀uⱼ‖² ≥ 0 for the eigenvectors uⱼ of S₁(0)ᵀS₁(0), the length of `kappa`; given
+        together with `kappa`, or `None` (default).
 
     Returns
     -------
     float or ndarray
+        The loss at `t`, the shape of `t`.
 
     References
     ----------
-    Levi et al., eqs. (16)–(18), (40)–(42) (corrected); spec ``levi:eq18``.
+    Levi et al., eqs. (16)–(18), (40)–(42) (corrected); spec `levi:eq18`, `levi:eq42`, `levi:eq16`.
     """
     w = _which(which)
     tt = _t(t)

@@ -29,49 +29,58 @@ from ._losses import _log_loss_inf
 
 
 class WDAsymptotes(NamedTuple):
-    """Result of :func:`wd_asymptotes` and :func:`wd_asymptotes_small_gamma` (eq. 15)."""
+    r"""Result of `wd_asymptotes` and `wd_asymptotes_small_gamma`: the t → ∞ losses with weight decay (eq. 15).
+
+    `L_tr_inf` is the train loss and `L_gen_inf` the generalisation loss as t → ∞.
+    """
 
     L_tr_inf: float | np.ndarray
-    r"""train loss :math:`\mathcal L_{\rm tr}(t\to\infty)`."""
+    """The train loss as t → ∞, L_tr(∞)."""
     L_gen_inf: float | np.ndarray
-    r"""generalisation loss :math:`\mathcal L_{\rm gen}(t\to\infty)`."""
+    """The generalisation loss as t → ∞, L_gen(∞)."""
 
 
 @cites("levi:eq15", "levi:mp-stieltjes", "levi:conv-wd")
 @V.broadcasting()
 def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
-    r"""Exact :math:`t\to\infty` train and generalisation losses with weight decay (eq. 15, corrected).
+    r"""Exact t → ∞ train and generalisation losses with weight decay (eq. 15, corrected).
 
     .. math::
         \mathcal L_{\rm tr}(\infty)=\frac{\gamma^2}{8d_{\rm out}}\,\mathbb E\Big[\frac{\nu}{(\nu+g)^2}\Big]
         =\frac{\gamma^2}{8d_{\rm out}}[m(g)-g\,m_2(g)],\qquad
         \mathcal L_{\rm gen}(\infty)=\frac{\gamma^2}{8d_{\rm out}}\,m_2(g),\qquad g=\frac\gamma2
 
-    (:math:`m,m_2` = MP resolvent moments, atom included).  For :math:`\lambda>1` the generalisation
-    value tends to :math:`\tfrac12(1-1/\lambda)/d_{\rm out}` as :math:`\gamma\to0^+`, half of the
-    :math:`\gamma=0` plateau; at :math:`\gamma=0` exactly the :math:`\gamma=0` limits
-    :math:`(0,(1-1/\lambda)^+/d_{\rm out})` are returned.  Independent of the learning rate and of
-    the init scale (for :math:`\gamma>0`).
+    In words: γ²/(8d_out) times E[ν/(ν + g)²] (train) and E[1/(ν + g)²] = m₂(g) (generalisation) over the
+    Marchenko–Pastur law, atom included, g = γ/2 (m, m₂ are its resolvent moments). For λ > 1 the
+    generalisation value tends to (1 − 1/λ)/(2d_out) as γ → 0⁺, half of the γ = 0 plateau; at γ = 0 exactly
+    the γ = 0 limits (0, max(0, 1 − 1/λ)/d_out) are returned. Independent of the learning rate and (for γ > 0)
+    of the init scale.
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
     gamma : float or array_like
-        :math:`\gamma\ge0` (``DomainError`` for the one value 5e-324 in the paper convention, whose half rounds to 0).
+        Weight decay γ ≥ 0, in the convention named by `wd_convention`. The single value 5e-324 in the
+        paper convention raises `DomainError` (its half γ/2 rounds to 0).
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     wd_convention : {"paper", "torch"}
-        Convention of ``gamma``.
+        Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
+        "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
+        converted as γ_paper = d_out·γ (spec `levi:conv-wd`).
 
     Returns
     -------
     (L_tr_inf, L_gen_inf) : tuple of float or ndarray
-        A :class:`WDAsymptotes` named tuple (``L_tr_inf``, ``L_gen_inf``); it unpacks like a plain tuple.
+        A `WDAsymptotes` named tuple: the limiting train and generalisation losses, each the broadcast
+        shape of `lam` and `gamma`; it unpacks like a plain tuple.
 
     References
     ----------
-    Levi et al., eq. (15) (the paper's :math:`\gamma^2/4` is corrected to :math:`\gamma^2/8`; erratum levi-1).
+    Levi et al., eq. (15) (the paper's γ²/4 is corrected to γ²/8; erratum levi-1); spec `levi:eq15`,
+    `levi:mp-stieltjes`, `levi:conv-wd`.
     """
     ll = _lam(lam)
     d = _d_out(d_out)
@@ -89,32 +98,37 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
 @cites("levi:eq15")
 @V.broadcasting()
 def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
-    r"""Small-:math:`\gamma` forms of the weight-decay asymptotes (:math:`d_{\rm out}=1`).
+    r"""Small-γ forms of the weight-decay asymptotes (d_out = 1).
 
     .. math::
         \lambda<1:\ \frac{\gamma^2}{8(1-\lambda)},\ \frac{\gamma^2}{8(1-\lambda)^3};\qquad
         \lambda>1:\ \frac{\gamma^2}{8\lambda(\lambda-1)},\ \frac{1-1/\lambda}{2}+\frac{\gamma^2}{8(\lambda-1)^3}
 
-    ``convention="paper"`` returns the paper's printed :math:`\gamma^2/(4(1-\lambda))`,
-    :math:`\gamma^2/(4(1-\lambda)^3)` (twice too large; only stated for :math:`\lambda<1`).  Valid for
-    :math:`\gamma/2\ll(1-\sqrt\lambda)^2`; use :func:`wd_asymptotes` otherwise.
+    In words (train, generalisation): for λ < 1, γ²/(8(1 − λ)) and γ²/(8(1 − λ)³); for λ > 1, γ²/(8λ(λ − 1))
+    and (1 − 1/λ)/2 + γ²/(8(λ − 1)³). `convention="paper"` returns the paper's printed γ²/(4(1 − λ)) and
+    γ²/(4(1 − λ)³) (twice too large; stated only for λ < 1). Valid for γ/2 ≪ (1 − √λ)²; use `wd_asymptotes`
+    otherwise.
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`\lambda>0`, :math:`\lambda\ne1` (``"paper"``: :math:`0<\lambda<1`).
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, λ ≠ 1; 0 < λ < 1 with `convention="paper"`.
     gamma : float or array_like
-        :math:`\gamma\ge0` (paper convention).
+        Weight decay γ ≥ 0 in the paper convention.
     convention : {"corrected", "paper"}
+        "corrected" (default): the expansions of the exact asymptotes above; "paper": the paper's printed
+        eq. 15.
 
     Returns
     -------
     (L_tr_inf, L_gen_inf) : tuple of float or ndarray
-        A :class:`WDAsymptotes` named tuple (``L_tr_inf``, ``L_gen_inf``); it unpacks like a plain tuple.
+        A `WDAsymptotes` named tuple, each entry the broadcast shape of `lam` and `gamma`; it unpacks like
+        a plain tuple.
 
     References
     ----------
-    Levi et al., eq. (15); errata levi-1, levi-3.
+    Levi et al., eq. (15); spec `levi:eq15`; errata levi-1, levi-3.
     """
     conv = V.choice(convention, "convention", ("corrected", "paper"))
     g = V.nonnegative(gamma, "gamma")
@@ -155,36 +169,40 @@ def _wd_gamma_max_scalar(lam: float, eps: float, d: float, level: float) -> floa
 @cites("levi:eq15", "levi:eq14", "levi:fig3")
 @V.broadcasting()
 def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
-    r"""Largest weight decay for which the generalisation accuracy still reaches ``level`` (edge of Fig. 3's gray region).
+    r"""Largest weight decay for which the generalisation accuracy still reaches `level` (edge of Fig. 3's gray region).
 
     .. math:: \gamma_{\max}:\quad \mathcal L_{\rm gen}(\infty;\gamma_{\max})=\frac{\gamma_{\max}^2}{8d_{\rm out}}\,m_2(\gamma_{\max}/2)=\mathcal L^*
 
-    (root of the exact asymptote of :func:`wd_asymptotes`, which increases with :math:`\gamma`).
-    ``inf`` if :math:`\mathcal L^*\ge1/(2d_{\rm out})` (every :math:`\gamma` works); ``0.0`` if
-    :math:`\lambda>1` and :math:`(1-1/\lambda)/(2d_{\rm out})\ge\mathcal L^*` (no :math:`\gamma>0` works).
-    Reference (:math:`\epsilon=10^{-3}`, :math:`d_{\rm out}=1`): 0.02713 (λ=0.3), 0.01659 (0.5),
-    0.007882 (0.7), 0.001621 (0.9).
+    In words: the root in γ of L_gen(∞; γ) = L*, with the exact asymptote of `wd_asymptotes` (which increases
+    with γ) and L* of `loss_threshold`. Returns `inf` if L* ≥ 1/(2d_out) (every γ works) and 0.0 if λ > 1 and
+    (1 − 1/λ)/(2d_out) ≥ L* (no γ > 0 works). Reference values (ε = 10⁻³, d_out = 1, default level): 0.02713
+    (λ = 0.3), 0.01659 (0.5), 0.007882 (0.7), 0.001621 (0.9).
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`\lambda>0`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0.
     eps : float or array_like
-        :math:`\epsilon>0`.
+        ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
+        sample counts as correct; ε > 0.
     d_out : int
-        :math:`\ge1`.
+        d_out, the output dimension (number of teacher outputs); an integer ≥ 1. Default 1.
     level : float or array_like
-        Accuracy level in (0, 1).
+        Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
+        erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1.
     wd_convention : {"paper", "torch"}
-        Convention of the returned :math:`\gamma`.
+        Convention of the returned γ: "paper" (default) or "torch" (the paper value divided by d_out; spec
+        `levi:conv-wd`).
 
     Returns
     -------
     float or ndarray
+        γ_max in the requested convention, the broadcast shape of `lam`, `eps` and `level`.
 
     References
     ----------
-    Levi et al., eqs. (14), (15), Fig. 3.
+    Levi et al., eqs. (14), (15), Fig. 3; spec `levi:eq15`, `levi:eq14`, `levi:fig3`.
     """
     ll = _lam(lam)
     ee = _eps(eps)
@@ -200,28 +218,31 @@ def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
 @cites("levi:eq15-dt")
 @V.broadcasting()
 def grok_time_wd_paper(lam, eta0):
-    r"""The paper's grokking time with weight decay — a paper claim, contradicted by exact eq. 14.
+    r"""The paper's grokking time with weight decay: a paper claim, contradicted by the exact eq. 14.
 
     .. math:: \Delta t_{\rm grok}\simeq\frac{\log(1+\sqrt\lambda)}{2\eta_0(1-\sqrt\lambda)^2}\quad\text{(paper; not derivable)}
 
-    Transcription only: the exact :func:`grok_time` with ``gamma > 0`` *increases* with
-    :math:`\gamma` and diverges at :func:`wd_gamma_max` (λ=0.5, ε=1e-3: 431, 439, 457, 596, ∞ for
-    γ = 0, 1e-3, 3e-3, 1e-2, 3e-2, while this gives 312; erratum levi-2).
+    In words: log(1 + √λ)/(2η₀(1 − √λ)²), independent of γ. Transcription only: the exact `grok_time` with
+    `gamma` > 0 increases with γ and diverges at `wd_gamma_max` (λ = 0.5, ε = 10⁻³: 431, 439, 457, 596, ∞
+    for γ = 0, 10⁻³, 3·10⁻³, 10⁻², 3·10⁻², while this gives 312; erratum levi-2).
 
     Parameters
     ----------
     lam : float or array_like
-        :math:`0<\lambda<1`.
+        λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
+        training data); λ > 0, with 0 < λ < 1.
     eta0 : float or array_like
-        :math:`\eta_0>0`.
+        η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
+        = 4η₀t/d_out.
 
     Returns
     -------
     float or ndarray
+        The paper's Δt in GD steps, the broadcast shape of `lam` and `eta0`.
 
     References
     ----------
-    Levi et al., eq. (15) / §3.3.2; spec ``levi:eq15-dt`` (status: paper claim).
+    Levi et al., eq. (15) and §3.3.2; spec `levi:eq15-dt` (status: paper claim).
     """
     ll = _lam_below_one(lam, "the paper's weight-decay grokking time")
     et = _eta0(eta0)

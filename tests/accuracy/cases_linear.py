@@ -518,8 +518,8 @@ CASES = [
                  {"eps": EPS, "eta0": ETA, "level": LEVEL}, rtol=lambda eps, eta0, level: _log_rtol(eps, eps, eta0),
                  rtol_doc="4e-16 (10 + 2 |log eps| + |log eta0|)"),
     AccuracyCase("grokclocks.linear.dout_max [value at the returned d_out]",
-                 lambda lam, eps: L.dout_max(lam, eps, 0.01)[1],
-                 lambda lam, eps: ref_grok_time(lam, eps, 0.01, L.dout_max(lam, eps, 0.01)[0], 0.95),
+                 lambda lam, eps: L.dout_max(lam, eps, 0.01, level=0.95)[1],
+                 lambda lam, eps: ref_grok_time(lam, eps, 0.01, L.dout_max(lam, eps, 0.01, level=0.95)[0], 0.95),
                  {"lam": Arg(0.05, 1.0, "lin"), "eps": Arg(1e-6, 1e-2)}, rtol=1e-10, ci_examples=0,
                  note="the value at the returned d_out against the reference grokking time there"),
     # ---------------------------------------------------------------- weight decay

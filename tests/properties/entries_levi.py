@@ -142,7 +142,7 @@ ENTRIES = [
             nan="NaN where neither accuracy reaches level (documented: no grokking time)",
             raises=lambda discrete, lam, eta0, gamma, d_out, **k: discrete and np.any(
                 2 * np.asarray(eta0) * ((1 + np.sqrt(lam)) ** 2 + np.asarray(gamma) / 2) / d_out >= 2))
-      for f in ("grok_time",)],  # grok_time_exact is the same function
+      for f in ("grok_time",)],
     Entry("linear.grok_time_grid", {"lam": LAM, "gamma": GAMMA, "eps": EPS, "eta0": ETA0,
                                     "d_out": Pos(typ=(0.5, 5.0)), "level": LEVEL}, vec=True, cost=2,
           inf="inf where a loss never reaches L* (documented)", nan="dt is NaN where neither loss reaches L* (documented)"),
