@@ -10,53 +10,54 @@ show up in tab completion and `dir()`, and `grokclocks.annotations` looked like 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import types
 
 import pytest
 
-# The namespaces of the package face and of the simulation layer: each must be clean.
-CLEAN = (
-    "grokclocks",
-    "grokclocks.errata",
-    "grokclocks.sim",
-    "grokclocks.sim.data",
-    "grokclocks.sim.deep_linear",
-    "grokclocks.sim.distributed",
-    "grokclocks.sim.kramers",
-    "grokclocks.sim.landscapes",
-    "grokclocks.sim.langevin",
-    "grokclocks.sim.linear",
-    "grokclocks.sim.models",
-    "grokclocks.sim.modular",
-    "grokclocks.sim.repulsion",
-    "grokclocks.sim.trackers",
-    "grokclocks.sim.train",
-)
 
-# The other public namespaces: the names they leak today, which may only shrink (a new leak fails).
-KNOWN = {
-    "grokclocks.citations": {"Any", "Callable", "F", "Sequence", "TypeVar", "annotations", "dataclasses",
-                             "functools", "importlib", "inspect", "paper_modules", "warnings"},
-    "grokclocks.cli": {"DomainError", "FORMATTER", "Sequence", "annotations", "argparse", "sys"},
-    "grokclocks.clocks": {"annotations", "set_home"},
-    "grokclocks.compare": {"THEORIES", "annotations", "set_home"},
-    "grokclocks.coverage": {"MED_VARIANTS", "METRICS", "annotations", "set_home"},
-    "grokclocks.kramers": {"annotations", "set_home"},
-    "grokclocks.linear": {"annotations", "set_home"},
-    "grokclocks.logs": {"Any", "Callable", "DomainError", "Mapping", "Path", "Sequence", "annotations", "csv",
-                        "dataclasses", "io", "json", "math", "np", "os", "re", "warnings", "zipfile"},
-    "grokclocks.repulsion": {"DomainError", "annotations", "set_home"},
-    "grokclocks.rmt": {"Callable", "NamedTuple", "V", "annotations", "cites", "integrate", "math", "np", "special",
-                       "warnings"},
-    "grokclocks.runfile": {"Any", "Callable", "DomainError", "Mapping", "NamedTuple", "OutputExistsError", "Path",
-                           "annotations", "dataclasses", "file_path", "flag", "hashlib", "importlib", "json", "math",
-                           "np", "os", "uuid", "warnings", "writable_file", "zipfile", "zlib"},
-    "grokclocks.spectral": {"DomainError", "annotations", "set_home"},
-    "grokclocks.task": {"Any", "Callable", "DomainError", "NamedTuple", "Sequence", "V", "annotations", "cites",
-                        "flag", "integer_at_least", "math", "max_size", "np", "warnings"},
-    "grokclocks.verification": {"Any", "Callable", "Path", "V", "annotations", "dataclasses", "json", "math", "np",
-                                "platform"},
+def _public_namespaces() -> list[str]:
+    """grokclocks and each of its modules and packages whose dotted path has no part with a leading
+    underscore, found by walking the package (so a new module is checked too)."""
+    import grokclocks
+
+    names = ["grokclocks"]
+    for info in pkgutil.walk_packages(grokclocks.__path__, "grokclocks."):
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]):
+            names.append(info.name)
+    return sorted(names)
+
+
+NAMESPACES = _public_namespaces()
+
+# Namespaces of other areas that still list imported helpers in dir(); each must drop them (faces:
+# `del annotations, set_home`; modules: a `__dir__` that returns `__all__` and the private names, as
+# grokclocks.sim.data does) and then leave this table: the xfail is strict, so a fixed namespace fails
+# here until its entry is removed.
+PENDING = {
+    "grokclocks.citations": "another area: dir(grokclocks.citations) lists imported helpers (annotations, ...)",
+    "grokclocks.cli": "another area: dir(grokclocks.cli) lists imported helpers (annotations, ...)",
+    "grokclocks.clocks": "another area: dir(grokclocks.clocks) lists imported helpers (annotations, ...)",
+    "grokclocks.compare": "another area: dir(grokclocks.compare) lists imported helpers (annotations, ...)",
+    "grokclocks.coverage": "another area: dir(grokclocks.coverage) lists imported helpers (annotations, ...)",
+    "grokclocks.kramers": "another area: dir(grokclocks.kramers) lists imported helpers (annotations, ...)",
+    "grokclocks.linear": "another area: dir(grokclocks.linear) lists imported helpers (annotations, ...)",
+    "grokclocks.logs": "another area: dir(grokclocks.logs) lists imported helpers (annotations, ...)",
+    "grokclocks.repulsion": "another area: dir(grokclocks.repulsion) lists imported helpers (annotations, ...)",
+    "grokclocks.rmt": "another area: dir(grokclocks.rmt) lists imported helpers (annotations, ...)",
+    "grokclocks.runfile": "another area: dir(grokclocks.runfile) lists imported helpers (annotations, ...)",
+    "grokclocks.spectral": "another area: dir(grokclocks.spectral) lists imported helpers (annotations, ...)",
+    "grokclocks.task": "another area: dir(grokclocks.task) lists imported helpers (annotations, ...)",
+    "grokclocks.verification": "another area: dir(grokclocks.verification) lists imported helpers (annotations, ...)",
 }
+
+# Package faces of this area: they only import their API, so they drop what is left over instead of hiding it.
+FACES = ("grokclocks", "grokclocks.sim", "grokclocks.sim.linear", "grokclocks.sim.train")
+
+
+def _params(names) -> list:
+    return [pytest.param(n, id=n, marks=[pytest.mark.xfail(reason=PENDING[n], strict=True)] if n in PENDING else [])
+            for n in names]
 
 
 def _public_submodule(mod: types.ModuleType, name: str) -> bool:
@@ -70,7 +71,7 @@ def leaked(mod: types.ModuleType) -> list[str]:
     return sorted(n for n in dir(mod) if not n.startswith("_") and n not in exported and not _public_submodule(mod, n))
 
 
-@pytest.mark.parametrize("name", CLEAN)
+@pytest.mark.parametrize("name", _params(NAMESPACES))
 def test_namespace_shows_only_its_api(name):
     mod = importlib.import_module(name)
     assert hasattr(mod, "__all__"), f"{name} defines no __all__"
@@ -80,8 +81,13 @@ def test_namespace_shows_only_its_api(name):
     assert not missing, f"{name}.__all__ names missing objects: {missing}"
 
 
-# Package faces: they only import their API, so they drop what is left over instead of hiding it.
-FACES = ("grokclocks", "grokclocks.sim", "grokclocks.sim.linear", "grokclocks.sim.train")
+def test_every_namespace_is_found():
+    """The walk finds the simulation layer's modules and the packages with private files."""
+    for name in ("grokclocks", "grokclocks.sim.train", "grokclocks.sim.landscapes", "grokclocks.linear",
+                 "grokclocks.errata"):
+        assert name in NAMESPACES
+    assert not [n for n in NAMESPACES if "._" in n]
+    assert set(PENDING) <= set(NAMESPACES), sorted(set(PENDING) - set(NAMESPACES))
 
 
 @pytest.mark.parametrize("name", FACES)
@@ -89,13 +95,6 @@ def test_faces_drop_their_helpers(name):
     """`from __future__ import annotations` binds `annotations`; `grokclocks.annotations` is not API."""
     mod = importlib.import_module(name)
     assert not [n for n in ("annotations", "set_home") if hasattr(mod, n)]
-
-
-@pytest.mark.parametrize("name", sorted(KNOWN))
-def test_other_namespaces_leak_nothing_new(name):
-    mod = importlib.import_module(name)
-    new = sorted(set(leaked(mod)) - KNOWN[name])
-    assert not new, f"dir({name}) shows new names that are not its API: {new}"
 
 
 def test_private_names_stay_reachable():
