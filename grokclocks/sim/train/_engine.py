@@ -667,7 +667,7 @@ def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any,
     """The body of `simulate` once its options are checked and the run's lock (if it saves) is held."""
     saved = None
     if paths is not None and resume and paths.npz.exists():
-        saved = _read_run(paths.npz)
+        saved = _read_run(paths.npz, max_bytes=None)  # its arrays may unpack to max(256 MiB, its size)
         if saved.version < 2:
             warnings.warn(f"resuming {saved.npz}, a run file of format 1 (no checksum); it is rewritten in format "
                           f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=3)
