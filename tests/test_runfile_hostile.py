@@ -342,6 +342,25 @@ def test_config_from_json_refuses_deep_text():
     assert R.config_from_json(b'{"class": null, "fields": null}') is None
 
 
+def test_a_hostile_lock_file_or_temporary_name_does_not_stop_a_save(tmp_path):
+    """The run's directory may hold what a stranger wrote: a lock file nested 3,000 levels (was a RecursionError)
+    or whose record names a host of 3,000 characters, and a temporary-file name with a 30-digit pid (was an
+    OverflowError from os.kill at every save).  The save goes on: the lock is taken over with a one-line warning,
+    the stale temporary file is removed."""
+    traj = R.Trajectory(times=np.arange(3), metrics={"m": np.ones(3)})
+    (tmp_path / "run.lock").write_text("[" * 3000 + "]" * 3000)
+    with pytest.warns(R.RunFileWarning, match=r"taking over the lock file run\.lock left by an unknown process"):
+        R.save_trajectory(traj, tmp_path / "run")
+    (tmp_path / "run.lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": "h" * 3000}))  # read: 4 KiB
+    with pytest.warns(R.RunFileWarning, match=r"left by pid 4206649 on host h{77}\.\.\., which ended") as seen:
+        R.save_trajectory(traj, tmp_path / "run", overwrite=True)
+    assert len(str(seen[0].message)) < 400
+    stale = tmp_path / f".run.npz.{R._files._HOST_TAG}-{'9' * 30}.0123abcd.tmp"
+    stale.write_text("left by no process that can exist")
+    R.save_trajectory(traj, tmp_path / "run", overwrite=True)
+    assert not stale.exists() and R.load_trajectory(tmp_path / "run").times.size == 3
+
+
 def test_simulate_resume_reads_through_the_safe_layer(tmp_path):
     """`simulate(resume=True)` refuses a hostile file at its save_path as `load_trajectory` does (it was a
     RecursionError for a meta nested 10⁴ levels)."""
