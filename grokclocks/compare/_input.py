@@ -490,19 +490,17 @@ def _is_engine_npz(path: Path, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> bool
 
 
 def _check_engine_archive(p: Path, max_bytes: int) -> None:
-    """Before the run file is read: its members unpack to at most `max_bytes`, and no `.npy` header announces
-    more data than its member holds (numpy would allocate what the header says first).  A zip directory that
-    cannot be read is left to the run-file reader, which says how the file is damaged."""
+    """Before the run file is read, the limits of the log readers with their `LogError`: its members unpack to at
+    most `max_bytes` and are stored or deflated (`_safe.zip_limits`), and no `.npy` header announces more data
+    than `max_bytes` or than its member holds.  A zip directory that cannot be read is left to the run-file
+    reader, which says how the file is damaged (and reads it through the same layer)."""
     with _safe.open_regular(p, max_bytes) as f:
         try:
             z = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError):
             return
+        infos = _safe.zip_limits(z, p.name, max_bytes)
         with z:
-            infos = z.infolist()
-            total = sum(i.file_size for i in infos)
-            if total > max_bytes:
-                raise _safe._over(p.name, "the archive's members unpack to", total, max_bytes)
             for info in infos:
                 if not info.filename.endswith(".npy"):
                     continue
@@ -520,7 +518,7 @@ def _check_engine_archive(p: Path, max_bytes: int) -> None:
 
 def _engine_file(p: Path, index: Any, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:
     _check_engine_archive(p, max_bytes)
-    run = _runfile._read_run(p)  # format, version, sha256 and structure checked: RunFileError otherwise
+    run = _runfile._read_run(p, max_bytes)  # format, version, sha256, structure: RunFileError otherwise
     config = run.config.get("fields")
     try:
         kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
