@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import warnings
@@ -64,21 +65,33 @@ def _byte_count(text: str) -> int:
     return int(digits) * _BYTE_UNITS[unit]
 
 
-def _read_mask(path: str) -> object:
+def _read_mask(path: str, max_bytes: int | None = None) -> object:
     """A training mask file for `--train-mask`: `.npy` (bool (p, p) or (p*p,), or integer pair indices) or a
-    text file of integer indices (one or two per line)."""
+    text file of integer indices (one or two per line).
+
+    Read through the log readers' safe layer: a regular file only (a FIFO or a device is refused without
+    waiting), at most `max_bytes` bytes (`--max-bytes`; default that of the log readers), a `.npy` header's
+    shape checked before the array is allocated, no pickles."""
+    import io
+
     import numpy as np
 
+    from ..logs import _safe
+
+    limit = _safe.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if path.endswith(".npz"):
+        raise CLIError("--train-mask must be a .npy array or a text file of indices, not an .npz archive")
+    p = Path(path)
     try:
         if path.endswith(".npy"):
-            m = np.load(path, allow_pickle=False)
-        elif path.endswith(".npz"):
-            raise CLIError("--train-mask must be a .npy array or a text file of indices, not an .npz archive")
-        else:
-            m = np.loadtxt(path, dtype=np.int64, ndmin=1, delimiter=None)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from exc
-    return m
+            with _safe.open_regular(p, limit, name=path) as f:
+                return _safe.read_npy(f, path, os.fstat(f.fileno()).st_size, limit)
+        text = _safe.read_text(p, limit, name=path)
+        return np.loadtxt(io.StringIO(text), dtype=np.int64, ndmin=1, delimiter=None)
+    except DomainError as exc:
+        raise CLIError(f"--train-mask: {exc}") from None
+    except (OSError, ValueError, OverflowError) as exc:
+        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from None
 
 
 def _per_seed(masks: list, paths: list[str]) -> list:
@@ -116,7 +129,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     columns = parse_columns(args.columns)
     over: dict = {}
     if args.train_mask:
-        masks = [_read_mask(m) for m in args.train_mask]
+        masks = [_read_mask(m, args.max_bytes) for m in args.train_mask]
         over["train_mask"] = masks[0] if len(masks) == 1 else _per_seed(masks, args.train_mask)
     if args.p is not None:
         over["p"] = args.p

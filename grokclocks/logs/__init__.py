@@ -1,4 +1,4 @@
-"""Read a training run from the files it was logged in.
+r"""Read a training run from the files it was logged in.
 
 `read_log` takes a path (or an in-memory table) and returns a `RunLog`: the run's series (`train_acc`,
 `test_acc`, `train_loss`, `test_loss`, `weight_norm`) on one step grid, each `NaN` where it was not logged,
