@@ -384,3 +384,19 @@ def test_budget_stops_a_suite_at_the_end_of_the_budget_and_leaves_no_certificate
     assert rc == 1 and "stopped at the budget's end" in text and "no new certificate" in text
     assert wall <= 14 + 1.0  # never past the budget (the Python start-up of this call aside)
     assert (out / "sa.json").read_bytes() == before and sorted(p.name for p in out.iterdir()) == ["sa.json", "sa.md"]
+
+
+def test_verify_replaces_its_own_certificate_and_keeps_the_previous_one(tmp_path, monkeypatch, capsys):
+    """A second `grokclocks verify` replaces .verify/verify-cpu.* (the tool's own folder) and keeps the first as
+    verify-cpu.prev.*; a --report-dir the user named still needs --overwrite (refused before anything runs)."""
+    root = _checkout(tmp_path, {"sa": _PASS})
+    for _ in range(2):
+        assert _verify_cli(monkeypatch, root, "--", "-q", "-p", "no:cacheprovider") == 0
+    assert sorted(p.name for p in (root / ".verify").iterdir()) == [
+        "verify-cpu.json", "verify-cpu.md", "verify-cpu.prev.json", "verify-cpu.prev.md"]
+    named = tmp_path / "named"
+    named.mkdir()
+    (named / "verify-cpu.json").write_text("{}")
+    capsys.readouterr()
+    assert _verify_cli(monkeypatch, root, "--report-dir", str(named)) == 2
+    assert "already exists; pass --overwrite" in capsys.readouterr().err
