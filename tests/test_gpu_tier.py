@@ -110,6 +110,8 @@ def test_suite_status_passed_failed_incomplete_never_and_stale_since_the_commit(
     c0 = _git(root, "rev-parse", "HEAD")
     cert = _cert(root, "sa", commit=c0)
     assert cert["meta"]["fingerprint"]["files"].keys() >= {"grokclocks/core.py", "verify/sa/test_sa.py"}
+    assert suite_certificate([], "sa", "gpu", 500.0, root=root)["budget_warnings"] == ["suite sa: wall time 500 s > 420 s"]
+    assert suite_certificate([], "sa", "gpu", 400.0, root=root)["budget_warnings"] == []
     assert suite_status(None, "sa", root).state == "never run"
     st = suite_status(cert, "sa", root)
     assert (st.state, st.verdict, st.n_rows, st.n_failed, st.wall_s) == ("passed", "passed", 1, 0, 12.0)

@@ -38,6 +38,7 @@ per-suite planner `grokclocks verify --scale gpu --budget SECONDS`, run one afte
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import resource
@@ -249,9 +250,14 @@ def pytest_collection_finish(session):
                 cert = cert or (read_suite_certificate(d / f"{s}.json") if d else None)
             except ValueError:
                 pass
+        if cert is None:  # the committed whole-tier certificate of this scale (its per-test wall times)
+            try:
+                cert = json.loads((_COMMITTED_SUITE_DIR / f"verify-{scale}.json").read_text())
+            except (OSError, ValueError):
+                cert = None
         try:
             per_fn = time_estimates(s, scale, certificate=cert, budget=budget, root=_ROOT)
-        except ValueError:
+        except (ValueError, TypeError, KeyError, AttributeError):  # a certificate not of the expected form
             per_fn = {}
         keys = {it.nodeid: function_of_node(f"{_rel(it)}::{it.name}") for it in its}
         n_items: dict[str, int] = {}
@@ -416,7 +422,7 @@ def _progress_loop() -> None:
         if elapsed >= shown.get(node, 0.0) + every:
             shown[node] = elapsed - elapsed % every
             est = _STATE["estimates"].get(node)
-            _terminal_write(f"    ... {node} still running: {elapsed:.0f} s"
+            _terminal_write(f"\n    ... {node} still running: {elapsed:.0f} s"
                             + (f" (expected {est:.0f} s)" if est else ""))
 
 

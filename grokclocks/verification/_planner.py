@@ -154,13 +154,20 @@ def time_estimates(suite: str, scale: str, *, certificate: dict | None = None,
     tests = suite_tests(suite, root)
     measured: dict[str, float] = {}
     where = ""
+    if certificate is not None and not isinstance(certificate, dict):
+        raise V.DomainError(f"certificate must be None or a certificate dict (got {V.show(certificate)})")
     if certificate is not None:
-        m = certificate.get("meta", {}) if isinstance(certificate, dict) else {}
+        m = certificate.get("meta")
+        m = m if isinstance(m, dict) else {}
         if m.get("scale") == scale:
             where = f"measured {str(m.get('date', '?'))[:10]} on {m.get('device', '?')}"
-            for t in certificate.get("tests", []):
-                w = t.get("wall_s") if isinstance(t, dict) else None
-                if t.get("outcome") in ("passed", "failed", "error") and isinstance(w, (int, float)) and w >= 0:
+            recs = certificate.get("tests", [])
+            for t in recs if isinstance(recs, list) else []:
+                if not (isinstance(t, dict) and isinstance(t.get("test"), str) and "::" in t["test"]):
+                    continue  # a record not of the certificate's form: no measurement
+                w = t.get("wall_s")
+                if (t.get("outcome") in ("passed", "failed", "error") and isinstance(w, (int, float))
+                        and math.isfinite(w) and w >= 0):
                     key = function_of_node(t["test"])
                     measured[key] = measured.get(key, 0.0) + float(w)
     budget = budget or {}

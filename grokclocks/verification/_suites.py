@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
+from ._budget import GPU_SUITE_LIMIT_S
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the checkout holding grokclocks/ (and verify/ beside it)
 _SUITE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -268,7 +269,8 @@ def suite_certificate(rows: list, suite: str, scale: str, duration_s: float | No
     Returns
     -------
     dict
-        The certificate; meta["suite"], meta["fingerprint"] (see `suite_fingerprint`) and meta["complete"].
+        The certificate; meta["suite"], meta["fingerprint"] (see `suite_fingerprint`) and meta["complete"]; at GPU
+        scale a suite over `GPU_SUITE_LIMIT_S` (420 s) of wall time is listed under its budget warnings.
 
     Raises
     ------
@@ -282,7 +284,11 @@ def suite_certificate(rows: list, suite: str, scale: str, duration_s: float | No
         raise V.DomainError(f"meta must be None or a dict (got {V.show(meta)})")
     m = {"suite": suite, "fingerprint": suite_fingerprint(suite, root), "complete": True}
     m.update(meta or {})
-    return certificate(rows, scale, duration_s, tests=tests, meta=m)
+    cert = certificate(rows, scale, duration_s, tests=tests, meta=m)
+    wall = cert["meta"]["duration_s"]
+    if scale == "gpu" and wall is not None and wall > GPU_SUITE_LIMIT_S:
+        cert["budget_warnings"].append(f"suite {suite}: wall time {wall:.0f} s > {GPU_SUITE_LIMIT_S:.0f} s")
+    return cert
 
 
 def read_suite_certificate(path: Any) -> dict[str, Any] | None:
