@@ -212,7 +212,8 @@ def _plan(args: argparse.Namespace, root: Path):
 
 def _plan_lines(items, budget: float, scale: str) -> list[str]:
     run = [p for p in items if p.run]
-    first = (f"plan ({scale} scale, budget {budget:.0f} s): {len(run)} suites, {sum(p.estimate_s for p in run):.0f} s"
+    first = (f"plan ({scale} scale, budget {budget:.0f} s): {len(run)} suite{'' if len(run) == 1 else 's'}, "
+             f"{sum(p.estimate_s for p in run):.0f} s"
              + (": " + ", ".join(f"{p.suite} ({p.reason}, {p.estimate_s:.0f} s)" for p in run) if run else ""))
     lines = [first]
     for p in items:
