@@ -13,9 +13,10 @@ hook, parameter snapshots) serves every row of this file (spec §10 recipes R2 a
 * GPU (recipe R3, headline): M = 71, K = 2048, n = 2016, 15 seeds x {2e-4, 0}, 400 epochs, tracker
   window 30 (windows 5/10/20/30 from one run), W and V tracked, snapshots at epochs 50/100/175/250/300.
   The detector's control false-positive rate is a binomial proportion: 128 further eta = 0 control seeds
-  (15-142, one vmapped program without the rho hook) join the 15 of the main run, and the rate is reported
-  with its Clopper-Pearson 95 % interval and checked against the interval of the paper's 0/15 (the
-  2026-11-24 H100 run had 1/15: seed 6 fired at epoch 397 of 400).
+  (15-142, one vmapped program without the rho hook) join the 15 of the main run; the rate is reported
+  with its Clopper-Pearson 95 % interval, and the 112 controls not used to measure it before (seeds 31-142)
+  are checked against the rate measured on seeds 0-30 (2/31 at W = 20: the 2026-11-24 H100 run had seed 6
+  fire at epoch 397 of 400, a CPU run seed 28 at 278; 0/31 at W = 30), see `rate_bound`.
   Extensions (``-m "gpu and slow"``): ReLU 800 epochs; eta sweep 5 x 5 seeds x 600 epochs; eta = 1e-5
   for 2000 epochs.  Every row carries the paper's number in its ``source``.
 
@@ -115,8 +116,8 @@ def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, wi
     quantile at the reference rate of `REFERENCE_FIRES[window]`.  Details: the fire epochs, the largest slope s(t),
     t >= 100, of every control (the threshold is 0.04: how close the non-firing controls come), the power of the
     check (its probability of failing at control rates 0.1 / 0.15 / 0.2), the probability of the paper's 0/15 at
-    the measured rate and the two-sided Fisher exact p-value of k/N vs 0/15.  Returns (reference rate, bound on the
-    rate, hold-out indices) for the reject rows of other windows and thresholds.
+    the measured rate and the two-sided Fisher exact p-value of k/N vs 0/15.  Returns (reference rate, tolerance of
+    the check, hold-out indices).
     """
     fires = _fires(gaps)
     slopes = [float(np.nanmax(R.slope_detector(g)[1][100:])) for g in gaps]
@@ -129,7 +130,7 @@ def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, wi
     p_ref, k_max = rate_bound(k_ref, n_ref, n_h)
     power = {f"P(fail | rate {r})": float(stats.binom.sf(k_max, n_h, r)) for r in (0.1, 0.15, 0.2)}
     det = {"fires": k, "controls": n, "rate": k / n, "clopper_pearson_95": [lo, hi],
-           "fire epochs": [f for f in fires if f is not None], "fire seeds": [s for s, f in zip(seeds, fires) if f],
+           "fire epochs": [f for f in fires if f is not None], "fire seeds": [s for s, f in zip(seeds, fires) if f is not None],
            "max slope (t >= 100) per control": [round(x, 4) for x in slopes],
            "controls with max slope > 0.03": int(np.sum(np.asarray(slopes) > 0.03)),
            "hold-out fires": k_h, "hold-out controls": n_h, "reference": f"{k_ref}/{n_ref} (seeds 0-30)",
