@@ -16,7 +16,8 @@ Run from anywhere (``python docs/gen_pages.py``); it writes
 * ``docs/verification/gpu.md``  the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
                                 written by ``grokclocks verify --scale gpu --budget`` / ``benchmarks/gpu_session.sh``)
                                 against the files of this checkout: passed / failed / stale since commit X /
-                                incomplete / never run (:func:`gpu_status_markdown`).
+                                incomplete / never run (:func:`gpu_status_markdown`); the same table on the
+                                Verification page, ``docs/verification/index.md`` (between its markers).
 """
 
 from __future__ import annotations
@@ -302,6 +303,13 @@ def _fresh_gpu_rows() -> list[dict]:
     return [r for st in _gpu_statuses() if st.state in ("passed", "failed") for r in st.certificate["rows"]]
 
 
+def gpu_status_table() -> str:
+    """The one-line-per-suite table of the GPU tier for docs/verification/index.md (links into gpu/)."""
+    from grokclocks.verification import status_markdown
+
+    return "\n" + status_markdown(_gpu_statuses(), link_dir="gpu") + "\n"
+
+
 def gpu_status_markdown() -> str:
     """docs/verification/gpu.md: one line per GPU suite (passed / failed / stale since commit X / incomplete /
     never run, with date, device and wall time) and how a GPU window runs the missing ones."""
@@ -505,6 +513,8 @@ def main() -> None:
     _write(DOCS / "coverage.md", coverage_markdown())
     copy_certificate("cpu")
     _write(DOCS / "verification" / "gpu.md", gpu_status_markdown())
+    _write_between_markers(DOCS / "verification" / "index.md", "<!-- gpu-suites:begin", "<!-- gpu-suites:end",
+                           gpu_status_table())
     _write(DOCS / "traceability.md", traceability_markdown())
 
 

@@ -432,11 +432,19 @@ def test_appG_modular_addition(report, scale):
     # Erratum levi-20 explained: the mean-over-classes loss is the summed one divided by p, so GD on it
     # with eta is GD on the summed loss with eta/p -- the same gradient flow run p times slower:
     # dt(mean) = p dt(sum) up to the discretisation difference of the two step sizes.
-    src = ("measured, seeds 0..11 x 3 alphas: dt_mean/(p dt_sum) = 0.897..1.074, mean log -0.018, sd 0.030 "
-           "(max |log| 0.109); tolerance 0.11 = 3 sd + |mean log|; recorded every 10 / 1 steps")
-    report.check("levi:appG", predicted=p * dt_sum, measured=dt_mean, logtol=0.11, source=src,
+    # Tolerance: the former 0.11 was the maximum over seeds 0..11 (|log| 0.109), exceeded out of sample (alpha =
+    # (0.7, 0.8) in one call: 0.119).  Measured on seeds 12..35 (x the 3 alphas in one call, as here; 72 values):
+    # log(dt_mean/(p dt_sum)) mean -0.021, sd 0.028, max |log| 0.133; the spread is alpha = 0.7's (mean -0.033, sd
+    # 0.046; 0.8 and 0.9: sd 0.008).  |mean| + 3.14 sd at alpha = 0.7 (a 1 % family-wise false-fail probability over
+    # the 6 elements compared) = 0.18.  Seeds 0, 1 (run here) did not set it.
+    tol = round(0.033 + 3.14 * 0.046, 2)
+    src = ("measured out of sample, seeds 12..35 x alphas 0.7/0.8/0.9 (72 values): log(dt_mean/(p dt_sum)) mean -0.021, "
+           "sd 0.028, max |log| 0.133; alpha = 0.7 mean -0.033, sd 0.046 (0.8, 0.9: sd 0.008) -> |mean| + 3.14 sd "
+           f"(1 % family-wise over 6 elements) = {tol}; recorded every 10 / 1 steps (the former 0.11 was the maximum "
+           "over seeds 0..11)")
+    report.check("levi:appG", predicted=p * dt_sum, measured=dt_mean, logtol=tol, source=src,
                  what=f"dt(mean MSE) = p dt(summed MSE), p={p}: eta -> eta/p rescales time by p")
-    report.reject("levi:appG", wrong=dt_sum, measured=dt_mean, logtol=0.11, source=src,
+    report.reject("levi:appG", wrong=dt_sum, measured=dt_mean, logtol=tol, source=src,
                   what="the normalisation does not rescale time: dt(mean) = dt(summed)")
 
 
@@ -477,7 +485,7 @@ def _appG_gpu(report, cfg):
                   what="dt of the mean-over-classes MSE (time x p, erratum levi-20)")
 
     # Erratum levi-20: with the mean-over-classes MSE (time slower by p) the runs do not grok within the
-    # budget; predicted from the summed runs (CPU: dt(mean) = p dt(sum) within 11 %): a mean run groks iff
+    # budget; predicted from the summed runs (CPU: dt(mean) = p dt(sum) within 14 %): a mean run groks iff
     # p t_test(sum) <= steps.
     sub, sub_seeds = cfg["mean_alphas"], cfg["mean_seeds"]
     mean = run_modular_addition(p, sub, d_h, eta, steps, seeds=sub_seeds, loss="mean", record_every=10)
@@ -487,7 +495,7 @@ def _appG_gpu(report, cfg):
     meas = float(np.mean(np.isfinite(np.asarray(mean["t_test"], dtype=float))))
     tol = 0.5 / t_sum.size
     src = ("spec erratum levi-20 (H100: nothing trains in 6e4 steps); prediction from the time rescaling "
-           "dt(mean) = p dt(sum) measured on CPU (within 11 %)")
+           "dt(mean) = p dt(sum) measured on CPU (within 14 %: max |log| 0.133 over 72 runs, seeds 12..35)")
     report.check("levi:appG", predicted=pred, measured=meas, atol=tol, source=src,
                  what=f"fraction of mean-MSE runs grokking within {steps} steps, p={p}")
     report.reject("levi:appG", wrong=1.0, measured=meas, atol=tol, source=src,
