@@ -65,6 +65,12 @@ __all__ = [
     "IMPLEMENTATION_MODULES",
 ]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -48,6 +48,12 @@ __all__ = [
     "mp_log_expect_exp",
 ]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 # Bessel functions are evaluated as ive(m, z) = e^{-z} I_m(z).  scipy's ive is accurate to ~3e-16
 # for z in [1e-3, 1e9] at orders 0-3 (and to 2e-14 up to order 64), measured against mpmath; it
 # returns NaN beyond z ~ 1e10 (Hankel expansion there) and loses up to 6e-14 at order 1 for

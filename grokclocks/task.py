@@ -64,6 +64,12 @@ __all__ = ["TRAIN_LEVEL", "TEST_LEVEL", "as_mask", "as_mask_stack", "flat_mask",
            "token_ids", "random_split_mask", "modadd_split", "square_design", "strip_design", "random_design",
            "designed_split", "designed_split_mask"]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 TRAIN_LEVEL: float = 1.0
 """Default train-accuracy level 1.0 of t_train (= t_mem): every training pair classified correctly.
 

@@ -11,10 +11,14 @@ import numpy as np
 
 from .. import task as _task
 
-__all__ = ["Entry", "QUANTITY_IDS", "RunData", "USER_KEYS", "VERDICT_RULES", "Verdict"]
+__all__ = ["Entry", "QUANTITY_IDS", "RunData", "THEORIES", "USER_KEYS", "VERDICT_RULES", "Verdict"]
 
 
 THEORIES: tuple[str, ...] = ("levi", "clocks", "kramers", "coverage", "repulsion")
+"""The names of the theories `compare_run` gives a verdict for, in the order of its report (`Verdict.theory`,
+the key of `Comparison.verdict`): Levi et al.'s linear estimator (`"levi"`), the two training clocks
+(`"clocks"`), Kramers escape (`"kramers"`), coverage and uniformity of Gu et al. (`"coverage"`, spec
+paper key `uniformity`) and Tian's feature repulsion (`"repulsion"`)."""
 
 USER_KEYS: tuple[str, ...] = ("steps", "train_acc", "test_acc", "train_loss", "test_loss", "weight_norm",
                               "embeddings", "embedding_steps", "weights", "weights_steps", "gap", "train_mask", "p",

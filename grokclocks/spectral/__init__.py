@@ -35,7 +35,6 @@ documented as `grokclocks.spectral.<name>`.
 from __future__ import annotations
 
 from .._facade import set_home
-from .._validate import DomainError
 from ._bounds import (
     covering_number_ball_bounds,
     log_covering_number_ball_bounds,
@@ -97,3 +96,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API
