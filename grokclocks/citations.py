@@ -47,6 +47,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from ._fielddocs import document_records
 from ._papers import paper_modules
 from ._validate import DomainError, UnknownKey
 
@@ -80,23 +81,7 @@ class CitationWarning(UserWarning):
 
 @dataclasses.dataclass(frozen=True)
 class Paper:
-    """A source paper: its spec key, BibTeX entry and one-line text citation.
-
-    Attributes
-    ----------
-    key : str
-        The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...).
-    bibkey : str
-        The BibTeX citation key of `bibtex`.
-    bibtex : str
-        The BibTeX entry.
-    text : str
-        A one-line plain-text citation.
-    missing : tuple of str
-        The fields that the source text does not state (`author`, `venue`, `eprint`); the BibTeX
-        entry says so visibly (an `author` of "Anonymous / not stated in the source" and a `note`)
-        and `cite` warns with a `CitationWarning`.  Empty for a complete entry.
-    """
+    """A source paper: its spec key, BibTeX entry and one-line text citation."""
 
     key: str
     """The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...)."""
@@ -107,22 +92,15 @@ class Paper:
     text: str
     """A one-line plain-text citation."""
     missing: tuple[str, ...] = ()
-    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry."""
+    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry.
+
+    The BibTeX entry says so visibly (an `author` of "Anonymous / not stated in the source" and a `note`) and
+    `cite` warns with a `CitationWarning`."""
 
 
 @dataclasses.dataclass(frozen=True)
 class SpecEntry:
-    """One result of a spec: its ID, status and a short title.
-
-    Attributes
-    ----------
-    id : str
-        The spec ID, `<paper key>:<label>`.
-    status : str
-        One of the statuses listed in the module docstring (`exact`, `asymptotic`, ...).
-    title : str
-        A short title of the result.
-    """
+    """One result of a spec: its ID, status and a short title."""
 
     id: str
     """The spec ID, `<paper key>:<label>`."""
@@ -566,3 +544,6 @@ def coverage(paper: str | None = None, *, import_all: bool = True) -> dict[str, 
                 if "jax" not in str(exc) and "optax" not in str(exc):
                     raise
     return {i: sorted(_REGISTRY.get(i, [])) for i in spec_ids(paper)}
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

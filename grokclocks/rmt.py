@@ -27,6 +27,7 @@ import numpy as np
 from scipy import integrate, special
 
 from . import _validate as V
+from ._fielddocs import document_records
 from .citations import cites
 
 __all__ = [
@@ -1206,3 +1207,6 @@ def mp_log_expect_exp(g: Callable, s, lam, *, include_atom: bool = True, rtol: f
         if g0 > 0:
             out = float(np.logaddexp(out, math.log(a - 1.0) - math.log(a) + math.log(g0)))
     return out
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields
