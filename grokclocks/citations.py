@@ -43,6 +43,7 @@ import difflib
 import functools
 import importlib
 import inspect
+import textwrap
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -238,7 +239,7 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
     callable
         The decorator.  It stores the IDs on the function as `__cites__`, records the function under
         each ID (see `coverage`) and appends a `Spec IDs` section naming each ID and its status to
-        the docstring, so that `help(f)` and the API pages show them.
+        the docstring (wrapped to 76 columns), so that `help(f)` and the API pages show them.
 
     Raises
     ------
@@ -259,8 +260,9 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
             if name not in lst:
                 lst.append(name)
         if obj.__doc__ is not None and "\nSpec IDs\n" not in obj.__doc__:
-            tags = ", ".join(f"`{e.id}` ({e.status})" for e in entries)
-            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}.\n"
+            tags = textwrap.fill(", ".join(f"`{e.id}` ({e.status})" for e in entries) + ".", width=76,
+                                 break_long_words=False, break_on_hyphens=False)  # 80 columns in help()
+            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}\n"
         return obj
 
     return deco

@@ -192,8 +192,8 @@ def mp_edges(lam):
 
     .. math:: \lambda_\pm=(1\pm\sqrt\lambda)^2
 
-    In words: λ₋ = (1 − √λ)² and λ₊ = (1 + √λ)². λ₋ is evaluated as ((1 − λ)/(1 + √λ))² (no cancellation near
-    λ = 1); both are correct to a few ulps for every λ in [10⁻³⁰⁸, 10³⁰⁰].
+    In words: λ₋ = (1 − √λ)² and λ₊ = (1 + √λ)², the smallest and largest eigenvalue of the Gram
+    matrix's continuous spectrum (accuracy under Returns).
 
     Parameters
     ----------

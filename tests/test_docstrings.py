@@ -46,7 +46,7 @@ RAW_REST = re.compile(r"``|:(?:py:)?(?:func|class|math|data|meth|mod|attr|obj|ex
 LAZY_DESCRIPTION = re.compile(r"^\s*(?:as in|see|same as)\b", re.IGNORECASE)
 # The line `@cites` appends to `__doc__` at import time (grokclocks.citations.cites); checked on its own by
 # test_cites_line_has_no_rest so that the modules' help() checks report their own docstrings.
-CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n[^\n]*\n?")
+CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n(?:[^\n]+\n?)*")  # its lines, wrapped, up to a blank one
 
 # Modules whose docstrings are not yet converted and which no engineer of this conversion owns; their
 # checks are expected to fail (strict: a module that passes must leave this list).
