@@ -36,6 +36,13 @@ on a reduced config)::
 
     python benchmarks/bench_modular_engine.py --scale cpu --config both
 
+Quick GPU mode, part (b) of a GPU window (``benchmarks/gpu_session.sh``): the canonical config only; a PyTorch
+eager loop of 1000 timed epochs first, then the engine and the plain ``jit(vmap(scan))`` at 1, 16 and 256 seeds
+(500 timed epochs a call, 3 repeats, alternating), all in one run; no measurement starts after ``--max-seconds``
+and each is saved as it finishes (``benchmarks/results/modular_engine_gpu_quick.json``)::
+
+    python benchmarks/bench_modular_engine.py --scale gpu-quick --max-seconds 110
+
 Writes ``benchmarks/results/modular_engine_<cpu|gpu>.json``; ``benchmarks/plot_modular_engine.py``
 turns it into the figure of ``docs/benchmarks.md``.
 """
@@ -93,8 +100,19 @@ SCALES = {
     },
 }
 
+# The quick mode of a GPU window (benchmarks/gpu_session.sh): the canonical config only, the engine and the plain
+# jit(vmap(scan)) at 1, 16 and 256 seeds (500 timed epochs a call, 3 repeats), and a PyTorch eager loop of 1000
+# timed epochs on the same config, in one run of at most GPU_BENCH_S = 120 s (--max-seconds). "cpu-quick" is the
+# same control flow at a CPU size, for testing the script without a GPU.
+SCALES["gpu-quick"] = {"canonical": dict(timing=("canonical", (1, 16, 256), 500), grok=None, record_every=100,
+                                         run_chunks=(), torch_timing=True)}
+SCALES["cpu-quick"] = {"canonical": dict(timing=("canonical", (1, 2), 100), grok=None, record_every=100,
+                                         run_chunks=(), torch_timing=True)}
+QUICK_PARTS = "torch_timing,timing"
+
 TEST_LEVEL = 0.99
 TORCH_WARMUP = 20
+_T0 = time.perf_counter()
 
 
 def _cfg(name: str) -> dict:
@@ -318,6 +336,22 @@ def torch_run(name: str, seed: int, epochs: int, record_every: int, device: str,
             "torch": torch.__version__, "threads": torch.get_num_threads(), "device": device}
 
 
+def torch_timing(name: str, epochs: int, record_every: int, device: str) -> dict:
+    """The PyTorch eager loop on the timing config: one seed, `epochs` timed after the warm-up (or why it is missing)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        return {"skipped": f"PyTorch not installed ({exc}); pip install torch to measure this baseline"}
+    n = epochs + TORCH_WARMUP
+    try:
+        r = torch_run(name, 0, n - n % record_every + record_every, record_every, device)
+    except Exception as exc:  # noqa: BLE001 -- recorded, the other measurements go on
+        return {"torch_eager_timing_config": {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}}
+    rec = {k: v for k, v in r.items() if k not in ("times", "acc_test")}
+    rec["config"] = name
+    return {"torch_eager_timing_config": rec}
+
+
 # ---------------------------------------------------------------------------------- summaries
 
 
@@ -414,6 +448,25 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
     out: dict = {"timing_config": tname, "config": CONFIGS[tname], "epochs": epochs, "record_every": rec,
                  "model_flops_per_seed_epoch": model_flops_per_seed_epoch(tname, rec), "timing": []}
     parts = set(args.parts.split(","))
+
+    def out_of_time(what: str) -> bool:
+        """--max-seconds: True (and recorded) when no new measurement may start."""
+        if args.max_seconds and time.perf_counter() - _T0 > args.max_seconds:
+            out.setdefault("stopped", []).append(f"{what}: not started, {args.max_seconds:.0f} s limit reached")
+            print(f"{key}: {what} not started ({args.max_seconds:.0f} s limit)", flush=True)
+            save(out)
+            return True
+        return False
+
+    if "torch_timing" in parts and plan.get("torch_timing"):
+        out["torch"] = torch_timing(tname, args.torch_epochs, rec, torch_dev)
+        r = out["torch"].get("torch_eager_timing_config", {})
+        if "epochs_per_s" in r:
+            print(f"{key}: torch_eager ({tname}, 1 seed, {r['epochs_timed']} epochs timed): {r['epochs_per_s']:.1f} "
+                  "epochs/s", flush=True)
+        else:
+            print(f"{key}: torch_eager not measured: {out['torch'].get('skipped') or r.get('error')}", flush=True)
+        save(out)
     if "scale_out" in parts and plan.get("scale_out"):
         sname, sn, swd, sep = plan["scale_out"]
         sep = args.scale_out_epochs or sep
@@ -422,6 +475,8 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
         print(f"{key}: scale out {so['n_runs']} runs ({so['n_seeds']} seeds x wd {so['weight_decay']}, {so['config']}), "
               f"run_chunk {so['run_chunk']}: {so['seed_epochs_per_s']:.1f} seed-epochs/s", flush=True)
     for n in seed_counts if "timing" in parts else ():
+        if out_of_time(f"timing at {n} seeds"):
+            break
         seeds = tuple(range(n))
         row: dict = {"n_seeds": n}
         progs: dict = {}
@@ -455,6 +510,9 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
         if "engine" in secs and "plain_scan" in secs:
             row["engine_over_plain_scan"] = row["engine"]["seed_epochs_per_s"] / row["plain_scan"]["seed_epochs_per_s"]
             row["paired_ratios"] = paired_ratios(secs["plain_scan"], secs["engine"])
+        if "epochs_per_s" in out.get("torch", {}).get("torch_eager_timing_config", {}) and "engine" in row:
+            row["engine_over_torch_eager"] = (row["engine"]["seed_epochs_per_s"]
+                                              / out["torch"]["torch_eager_timing_config"]["epochs_per_s"])
         out["timing"].append(row)
         save(out)
         msg = f"{key}: {n:5d} seeds"
@@ -464,7 +522,7 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
             msg += f" | engine/plain {row['engine_over_plain_scan']:.2f}x"
         print(msg, flush=True)
 
-    if "grok" not in parts:
+    if "grok" not in parts or not plan.get("grok"):
         return out
     # ---- grokking-step distributions, the same seeds for every program
     gname, n_grok, g_epochs = plan["grok"]
@@ -573,8 +631,15 @@ def main(argv: list[str] | None = None) -> dict:
                     help="comma-separated subset of timing, grok (grokking steps and the PyTorch loops), scale_out")
     ap.add_argument("--scale-out-seeds", type=int, default=None, help="override the scale-out seed count")
     ap.add_argument("--scale-out-epochs", type=int, default=None, help="override the scale-out epochs")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="start no new measurement after this many seconds of the run (the quick GPU mode of "
+                         "benchmarks/gpu_session.sh: 110); every finished measurement is saved as it finishes")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    if args.scale in ("gpu-quick", "cpu-quick"):
+        args.config = "canonical"
+        if args.parts == "timing,grok,scale_out":
+            args.parts = QUICK_PARTS
     if args.device:
         os.environ["JAX_PLATFORMS"] = "cuda" if args.device == "gpu" else "cpu"
 
@@ -593,7 +658,7 @@ def main(argv: list[str] | None = None) -> dict:
         out["optax"] = optax.__version__
     except ImportError:
         pass
-    tag = "gpu" if on_gpu else "cpu"
+    tag = ("gpu" if on_gpu else "cpu") + ("_quick" if scale.endswith("-quick") else "")
     path = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"modular_engine_{tag}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
 

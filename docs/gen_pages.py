@@ -11,9 +11,12 @@ Run from anywhere (``python docs/gen_pages.py``); it writes
                                 package, its size and the grokclocks modules it imports at load, from
                                 :func:`module_imports` (the graph ``tests/test_architecture.py`` checks);
 * ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
-                                (and ``verify-cpu.json`` beside it), if there is one; the GPU
-                                certificate likewise if ``.verify/verify-gpu.md`` exists; the comparison
-                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them.
+                                (and ``verify-cpu.json`` beside it), if there is one; the comparison
+                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them;
+* ``docs/verification/gpu.md``  the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
+                                written by ``grokclocks verify --scale gpu --budget`` / ``benchmarks/gpu_session.sh``)
+                                against the files of this checkout: passed / failed / stale since commit X /
+                                incomplete / never run (:func:`gpu_status_markdown`).
 """
 
 from __future__ import annotations
@@ -176,13 +179,15 @@ def _test_references() -> dict[str, set[str]]:
 
 
 def _verify_rows() -> dict[str, dict[str, list[dict]]]:
-    """Spec ID -> scale -> the rows of the committed certificates ``docs/verification/verify-<scale>.json``."""
+    """Spec ID -> scale -> the rows of the committed certificates: ``docs/verification/verify-cpu.json``, and for
+    the GPU scale the per-suite certificates that are fresh for this checkout (:func:`_fresh_gpu_rows`)."""
     out: dict[str, dict[str, list[dict]]] = {}
-    for scale in ("cpu", "gpu"):
-        js = DOCS / "verification" / f"verify-{scale}.json"
-        if js.exists():
-            for row in json.loads(js.read_text())["rows"]:
-                out.setdefault(row["spec_id"], {}).setdefault(scale, []).append(row)
+    js = DOCS / "verification" / "verify-cpu.json"
+    if js.exists():
+        for row in json.loads(js.read_text())["rows"]:
+            out.setdefault(row["spec_id"], {}).setdefault("cpu", []).append(row)
+    for row in _fresh_gpu_rows():
+        out.setdefault(row["spec_id"], {}).setdefault("gpu", []).append(row)
     return out
 
 
@@ -195,7 +200,8 @@ def traceability_markdown() -> str:
     cov = coverage()
     refs = _test_references()
     rows = _verify_rows()
-    scales = [s for s in ("cpu", "gpu") if (DOCS / "verification" / f"verify-{s}.json").exists()]
+    scales = ["cpu"] if (DOCS / "verification" / "verify-cpu.json").exists() else []
+    scales += ["gpu"] if _fresh_gpu_rows() else []
     lines = [
         "# Traceability: spec ID → function → test → verify check",
         "",
@@ -276,6 +282,94 @@ def copy_certificate(scale: str) -> None:
         _write(DOCS / "verification" / src.name,
                f"# `compare_run` on the {run} run ({scale} scale)\n\nWritten by `pytest verify/compare` "
                f"next to the certificate of the same session.\n\n" + src.read_text())
+
+
+# ------------------------------------------------------------------------------------------ GPU tier (suites)
+
+
+def _gpu_statuses():
+    """The state of every GPU suite certificate in docs/verification/gpu/ against the files of this checkout."""
+    from grokclocks.cli import VERIFY_SUITES
+    from grokclocks.verification import suite_statuses, suites
+
+    names = [s for s in VERIFY_SUITES if s in suites(ROOT)] + [s for s in suites(ROOT) if s not in VERIFY_SUITES]
+    return suite_statuses(DOCS / "verification" / "gpu", names, ROOT)
+
+
+def _fresh_gpu_rows() -> list[dict]:
+    """The rows of the GPU suite certificates that are fresh (passed or failed, complete, fingerprint equal to
+    the files of this checkout): only those count as results of the current code."""
+    return [r for st in _gpu_statuses() if st.state in ("passed", "failed") for r in st.certificate["rows"]]
+
+
+def gpu_status_markdown() -> str:
+    """docs/verification/gpu.md: one line per GPU suite (passed / failed / stale since commit X / incomplete /
+    never run, with date, device and wall time) and how a GPU window runs the missing ones."""
+    from grokclocks.verification import GPU_SUITE_LIMIT_S, GPU_TEST_LIMIT_S, status_markdown
+
+    st = _gpu_statuses()
+    count = Counter(s.state for s in st)
+    summary = (f"**{count['passed']} of {len(st)} suites passed on the files of this checkout**; "
+               + ", ".join(f"{n} {k}" for k, n in (("failed", count["failed"]), ("stale", count["stale"]),
+                                                   ("incomplete", count["incomplete"]),
+                                                   ("never run", count["never run"])) if n) + ".")
+    return "\n".join([
+        "# Verification at GPU scale",
+        "",
+        "The GPU tier (`pytest verify --scale gpu`: the spec's paper-scale configurations -- larger input dimensions,",
+        "more seeds, longer training) is certified **suite by suite**, one `verify/<suite>/` directory each, because",
+        "GPU time comes in short windows: 15 minutes of device time in all, machine start-up included, at most 10",
+        "minutes a command. A suite's certificate records its commit, date, device, wall time and every test's wall",
+        "time, compile time and peak memory, and the sha256 of every file its results can depend on: the suite's own",
+        "files, `verify/conftest.py` and every grokclocks or verify module they import. It is **stale** from the",
+        "first commit that changes one of them: kept and shown, never counted as a result of the current code.",
+        "",
+        summary,
+        "",
+        status_markdown(st, link_dir="gpu"),
+        "",
+        "Generated by `docs/gen_pages.py` from `docs/verification/gpu/<suite>.json`; a suite's page holds its full",
+        "table and per-test times. Only the fresh certificates (passed or failed) enter the",
+        "[Traceability](../traceability.md) page.",
+        "",
+        "## Running a GPU window",
+        "",
+        f"Each suite fits one window: no suite is estimated over {GPU_SUITE_LIMIT_S:.0f} s (its pytest start-up "
+        f"included) and no test over {GPU_TEST_LIMIT_S:.0f} s",
+        "([GPU time budget](gpu-budget.md), which also says how many windows the whole tier needs). Whoever has a",
+        "window runs one prepared command (at most 540 s; it checks its own clock and never runs past 570 s):",
+        "",
+        "```bash",
+        "benchmarks/gpu_session.sh /tmp/gpu-out      # its first line prints the estimated time of each part",
+        "cp -r /tmp/gpu-out/docs /tmp/gpu-out/benchmarks .   # the results, in the repository's layout",
+        "```",
+        "",
+        "It runs the engine benchmark in its quick GPU mode (at most 120 s), then the planner with the time left:",
+        "`grokclocks verify --scale gpu --budget SECONDS` runs the suites whose certificate is missing, stale or",
+        "incomplete, oldest first, as many as fit (timed by their latest measurement, else the budget table's",
+        "estimate), one pytest process per suite. No test starts that would end past the budget, a suite still",
+        "running at its end is stopped without a certificate, and each finished suite's certificate is written at",
+        "once, so a window cut short keeps every finished suite. `--dry-run` prints the plan only.",
+        "",
+        "See [Running the GPU tier](gpu-tier.md) for one process, slices and what each certificate records.",
+        "",
+        "## What `--scale gpu` runs, per suite",
+        "",
+        "* `levi`: input dimensions up to 4000, 8-64 seeds, the two-layer and tanh networks at d_in = 1000 (32 seeds",
+        "  each, seeds 192-223: not those the tolerances were set on), appendix-G modular addition at p = 48;",
+        "* `clocks`: the embedding-MLP sweep at p = 97 (train fraction 0.3/0.5 × weight decay 0-3, 15 000 steps),",
+        "  deep linear nets of width 128/256 with 16 seeds;",
+        "* `kramers`: Langevin walkers at ΔF/T = 4 and 6 (2^21 walkers, two step sizes, Richardson), the",
+        "  diagonal network at D = 200, n = 80, 5 AdamW seeds at p = 97 for 30 000 steps;",
+        "* `kramers_barrier8`: the walkers at ΔF/T = 8 (1-D with 2^21, 2-D with 2^20 walkers), where the",
+        "  asymptotic law is 5.7 % / 15 % off the exact time against a 0.4 % tolerance;",
+        "* `kramers_widths`: the timescale-separation exponents from widths N = 4096..262144 with 16 seeds;",
+        "* `uniformity`: coverage statistics at p = 193 with 10 000 random sets, the Table 1 grid of transformer runs;",
+        "* `repulsion`: the headline configuration M = 71, K = 2048, n = 2016, 15 seeds × {η = 2·10⁻⁴, 0} and 128",
+        "  more controls, with the window, threshold, ReLU and eta sweeps;",
+        "* `modular` / `compare`: 64-seed canonical grokking at p = 97 and the comparison table on GPU-size runs.",
+        "",
+    ])
 
 
 def _module_name(path: Path) -> str:
@@ -410,7 +504,7 @@ def main() -> None:
     _write(DOCS / "errata.md", to_markdown())
     _write(DOCS / "coverage.md", coverage_markdown())
     copy_certificate("cpu")
-    copy_certificate("gpu")
+    _write(DOCS / "verification" / "gpu.md", gpu_status_markdown())
     _write(DOCS / "traceability.md", traceability_markdown())
 
 

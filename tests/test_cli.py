@@ -186,6 +186,30 @@ def test_compare_train_mask_as_indices(capsys, tmp_path):
     assert rc == 2 and "give p to read them" in err
 
 
+def test_compare_train_mask_hostile_files(capsys, tmp_path):
+    """--train-mask goes through the log readers' safe layer: a FIFO, a device, a .npy whose header claims
+    10^12 elements and a pickled .npy are one-line errors naming the file, read without waiting or allocating."""
+    import os
+    import time
+
+    f = _user_npz(tmp_path / "run.npz")
+    fifo = tmp_path / "mask_fifo.npy"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.npy"
+    with open(big, "wb") as fh:  # a valid header for a (10^6, 10^6) bool array, and 8 bytes of data
+        np.lib.format.write_array_header_1_0(fh, {"descr": "|b1", "fortran_order": False, "shape": (10**6, 10**6)})
+        fh.write(b"\x00" * 8)
+    pick = tmp_path / "pickled.npy"
+    np.save(pick, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    for path, words in ((fifo, "not a regular file"), ("/dev/zero", "not a regular file"),
+                        (big, "over the limit max_bytes"), (pick, "pickled python objects")):
+        t0 = time.monotonic()
+        rc, out, err = run(["compare", str(f), "--train-mask", str(path)], capsys)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (path, err)
+        assert "--train-mask" in err and str(path) in err and words in err.lower(), err
+        assert time.monotonic() - t0 < 30, path
+
+
 def test_compare_errors_exit_2(capsys, tmp_path):
     rc, _, err = run(["compare", str(tmp_path / "missing.npz")], capsys)
     assert rc == 2 and "existing log file" in err

@@ -503,13 +503,18 @@ def test_other_files(tmp_path):
     for v in ("version_0", "version_1"):
         (two / v).mkdir(parents=True)
         shutil.copy(FIX / "metrics.csv", two / v / "metrics.csv")
-    with pytest.raises(LogError, match="several metrics.csv files"):
-        load_run(two)
-    # a forced format picks no run either (before, format="csv" read version_0 without a word)
-    with pytest.raises(LogError, match=r"several metrics.csv files \(version_0/metrics.csv, version_1/metrics.csv\)"):
-        load_run(two, format="csv")
-    with pytest.raises(LogError, match=r"two: a directory without a trainer_state.json"):
+    # a folder whose sub-folders are runs is one seed per sub-folder (as two/*/ would be), said in the notes;
+    # a forced format reads them too, never one of them alone (before, format="csv" read version_0 without a word)
+    for fmt in (None, "csv"):
+        rd = _quiet_load(two, format=fmt)
+        assert rd.run_names == ("version_0", "version_1") and rd.test_acc.shape[0] == 2
+        assert any("a folder of 2 runs (version_0, version_1): one seed per sub-folder" in n for n in rd.input_notes)
+    with pytest.raises(LogError, match=r"two: a folder of csv runs, not json"):
         load_run(two, format="json")
+    (two / "version_1" / "deeper").mkdir()
+    shutil.copy(FIX / "metrics.csv", two / "version_1" / "deeper" / "metrics.csv")
+    with pytest.raises(LogError, match=r"several metrics.csv files \(deeper/metrics.csv, metrics.csv\)"):
+        load_run(two)
     with pytest.raises(DomainError, match="existing log file or run directory"):
         load_run(tmp_path / "missing.csv")
 

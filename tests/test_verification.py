@@ -29,6 +29,14 @@ VERIFY_CONFTEST = ROOT / "verify" / "conftest.py"
 SRC = "8 seeds at d=500, spec 7.2"
 
 
+@pytest.fixture(autouse=True)
+def _checkout_first_on_path(monkeypatch):
+    """pytester's subprocesses import grokclocks from this checkout (not another install of the package)."""
+    import os
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+
+
 # ---------------------------------------------------------------- check()
 
 
@@ -196,11 +204,33 @@ def test_write_report_writes_json_and_markdown(tmp_path):
 
 
 def test_format_table_plain_text():
-    text = format_table(_rows())
+    text = format_table(_rows(), width=200)
     lines = text.splitlines()
-    assert lines[0].split()[:2] == ["spec", "ID"] and set(lines[1]) <= {"-", " "}
-    assert len(lines) == 2 + 3
-    assert "NOT REJECTED" not in text and "rejected" in lines[3] and "FAIL" in lines[4]
+    head = next(i for i, line in enumerate(lines) if line.startswith("spec ID"))
+    assert lines[0].startswith("Legend -- agree:") and set(lines[head + 1]) <= {"-", " "}
+    assert len(lines) == head + 2 + 3  # at this width every row fits one line
+    assert "NOT REJECTED" not in text and "rejected" in lines[head + 3] and "FAIL" in lines[head + 4]
+    assert lines[head].rstrip().endswith("tolerance source") and lines[head + 2].rstrip().endswith(SRC)
+
+
+def test_format_table_wraps_long_checks_and_sources_instead_of_cutting_them():
+    """The terminal table keeps every word of the check and of the tolerance source (the former table cut the
+    check at 48 characters and had no source column), within the width, and explains the row kinds."""
+    rep = Report()
+    what = "checked quantity " + " ".join(f"w{i:02d}" for i in range(40))  # 176 characters
+    src = "measured spread " + " ".join(f"s{i:02d}" for i in range(30))
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.1, source=src, what=what)
+    rep.observe("clocks:cor5.7", measured=2.0, source="no prediction in the paper", what="lag")
+    text = format_table(rep.rows, width=140)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 140
+    words = text.split()
+    assert all(f"w{i:02d}" in words for i in range(40)) and all(f"s{i:02d}" in words for i in range(30))
+    legend = " ".join(lines[: next(i for i, line in enumerate(lines) if line.startswith("spec ID"))])
+    for phrase in ("agree:", "reject:", "WRONG variant", "'rejected'", "report:", "nan (none)", "never counted as a pass"):
+        assert phrase in legend, phrase
+    assert "nan (none)" in text and "no prediction in the paper" in text
+    assert format_table(rep.rows, width=40) == text  # narrower requests get the minimum, 140
 
 
 def test_gpu_scale_is_recorded(tmp_path):
@@ -433,11 +463,11 @@ def test_merge_refuses_a_test_run_in_two_slices(tmp_path):
 
 
 def test_budget_warnings_at_gpu_scale_only(tmp_path):
-    tests = [{"test": "a", "wall_s": 181.0, "compile_s": 1.0, "compile_max_s": 1.0},
+    tests = [{"test": "a", "wall_s": 241.0, "compile_s": 1.0, "compile_max_s": 1.0},
              {"test": "b", "wall_s": 10.0, "compile_s": 70.0, "compile_max_s": 61.0, "compile_max_fun": "jit(big)"},
-             {"test": "c", "wall_s": 179.0, "compile_s": 59.0, "compile_max_s": 59.0}]
+             {"test": "c", "wall_s": 239.0, "compile_s": 59.0, "compile_max_s": 59.0}]
     warn = budget_warnings(tests, "gpu")
-    assert len(warn) == 2 and warn[0].startswith("a: wall time 181 s > 180 s") and "jit(big)" in warn[1]
+    assert len(warn) == 2 and warn[0].startswith("a: wall time 241 s > 240 s") and "jit(big)" in warn[1]
     assert budget_warnings(tests, "cpu") == []
     rep = Report("gpu")
     rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.1, source=SRC)

@@ -19,7 +19,11 @@ Each verify module may list its GPU-scale tests' dominant programs in a module-l
 
 and writes one JSON per suite, ``docs/verification/gpu-budget/<suite>.json`` (so that helpers measuring different
 suites do not edit the same file), and the table ``docs/verification/gpu-budget.md`` from all of them (one row per
-item, totals per test, per suite and overall; a test over ``TEST_LIMIT_S`` is flagged).  The next GPU run's certificate
+item, totals per test, per suite -- its pytest start-up ``SUITE_START_S`` included -- and overall; a test over
+``TEST_LIMIT_S`` (240 s) or a suite over ``SUITE_LIMIT_S`` (420 s) is flagged, and the number of GPU windows the
+tier needs is the first-fit-decreasing packing of the suites into windows of ``WINDOW_S`` seconds).  The planner
+of a GPU window (``grokclocks verify --scale gpu --budget SECONDS``) times a test by its latest measurement where a
+certificate has one and by this table otherwise.  The next GPU run's certificate
 (per-test wall and compile time in its details) is compared with this table.
 
 Registering a test (in ``verify/<suite>/test_<x>.py``)::
@@ -49,6 +53,7 @@ Usage::
     PYTHONPATH=. python verify/budget.py --only levi,kramers  # re-measure two suites, keep the other rows
     PYTHONPATH=. python verify/budget.py --no-measure         # FLOP counts only (no CPU run)
     PYTHONPATH=. python verify/budget.py --recompute          # new constants, the stored measurements
+    PYTHONPATH=. python verify/budget.py --recompute --measure-missing --only kramers   # + measure new items only
 
 Each suite's rows live in their own ``gpu-budget/<suite>.json``; ``--only`` rewrites only those suites' files
 and regenerates ``gpu-budget.md`` from all of them.
@@ -96,8 +101,11 @@ T_CALL = 5e-3
 T_CALL_SRC = "5 ms per program call (dispatch, transfer of the results to the host)"
 COMPILE_FACTOR = 2.0
 COMPILE_SRC = "XLA:GPU compile assumed 2x the XLA:CPU compile time measured here"
-TEST_LIMIT_S = 180.0
-TIER_LIMIT_S = 1200.0
+from grokclocks.verification import GPU_BENCH_S, GPU_COMMAND_S, GPU_SUITE_LIMIT_S, GPU_TEST_LIMIT_S, SUITE_START_S
+
+TEST_LIMIT_S = GPU_TEST_LIMIT_S  # 240 s: no single test over this
+SUITE_LIMIT_S = GPU_SUITE_LIMIT_S  # 420 s: no suite (its pytest process, start-up included) over this
+WINDOW_S = GPU_COMMAND_S - GPU_BENCH_S  # the suites' share of one GPU window's command (the benchmark at its cap)
 
 # Wall times of the 2026-11-24 H100 run (shared/gpu-runs/2026-11-24, parallel processes on one GPU:
 # upper bounds under contention; "not finished" = no verdict within the process's 330-530 s).
@@ -350,6 +358,23 @@ def _fmt(x: Any, nd: int = 3) -> str:
     return f"{x:.{nd}g}"
 
 
+def pack_windows(suite_s: dict[str, float], capacity: float) -> list[list[str]]:
+    """First-fit decreasing: the suites (seconds each) packed into windows of `capacity` seconds; a suite over the
+    capacity gets a window of its own."""
+    windows: list[list[str]] = []
+    load: list[float] = []
+    for s in sorted(suite_s, key=lambda x: (-suite_s[x], x)):
+        for i, used in enumerate(load):
+            if used + suite_s[s] <= capacity:
+                windows[i].append(s)
+                load[i] += suite_s[s]
+                break
+        else:
+            windows.append([s])
+            load.append(suite_s[s])
+    return windows
+
+
 def load_budget(out_dir: Path) -> dict[str, Any]:
     """Every suite's stored rows: {"modules": {module: {...}}, "meta": {suite: meta}}."""
     modules: dict[str, Any] = {}
@@ -387,7 +412,10 @@ def write_table(data: dict[str, Any], out_dir: Path, suites: set[str] | None = N
              "items with an H100 rate measured on 2026-11-24 use that rate). "
              "The next GPU certificate (per-test wall and compile time in its details) is to be compared with it.", "",
              "Model constants: " + "; ".join([RATE_SRC, EIGH_SRC, T_ITER_SRC, T_CALL_SRC, CPU_TO_H100_SRC, COMPILE_SRC]) + ".", "",
-             f"Limits: a test over {TEST_LIMIT_S:.0f} s is flagged; the tier must fit {TIER_LIMIT_S / 60:.0f} min.", ""]
+             f"Limits: no test over {TEST_LIMIT_S:.0f} s, no suite over {SUITE_LIMIT_S:.0f} s with its start-up, so that "
+             "each suite fits one GPU window (15 minutes of device time, start-up included, at most 10 minutes a "
+             "command); the suites of the tier are run window by window (`grokclocks verify --scale gpu --budget`, "
+             "`benchmarks/gpu_session.sh`).", ""]
     total = 0.0
     suite_tot: dict[str, float] = {}
     flagged = []
@@ -416,10 +444,24 @@ def write_table(data: dict[str, Any], out_dir: Path, suites: set[str] | None = N
                 note = r["note"] + (f"; {r['unknown_loops']} while loop(s) counted once" if r["unknown_loops"] else "")
                 body.append(f"| `{node}` | {r['config']} | {r['seeds']} x {r['steps']} ({r['calls']}) | {_fmt(r['gflop'])} | "
                             f"{red} | {_fmt(r.get('cpu_full_s'))} | {est} | {log if i == 0 else ''} | {note} |")
-    lines += [f"**Estimated total of the registered tests: {total:.0f} s ({total / 60:.1f} min)**; per suite: "
-              + ", ".join(f"{s} {v:.0f} s" for s, v in sorted(suite_tot.items())) + ".", ""]
+    suites_s = {s: v + SUITE_START_S for s, v in suite_tot.items()}
+    windows = pack_windows(suites_s, WINDOW_S)
+    tier = sum(suites_s.values())
+    lines += [f"**Estimated total of the registered tests: {total:.0f} s ({total / 60:.1f} min); with the start-up of "
+              f"each suite's pytest process ({SUITE_START_S:.0f} s), {tier:.0f} s.** Per suite (start-up included): "
+              + ", ".join(f"{s} {v:.0f} s" for s, v in sorted(suites_s.items())) + ".", "",
+              f"**GPU windows:** one window's command is at most {GPU_COMMAND_S:.0f} s, of which the quick engine "
+              f"benchmark takes up to {GPU_BENCH_S:.0f} s, leaving {WINDOW_S:.0f} s for suites; packed first-fit "
+              f"decreasing, the tier needs **{len(windows)} windows**: "
+              + "; ".join(f"{i + 1}: " + ", ".join(w) + f" ({sum(suites_s[x] for x in w):.0f} s)"
+                          for i, w in enumerate(windows)) + ".", ""]
+    over_suites = [(s, v) for s, v in sorted(suites_s.items()) if v > SUITE_LIMIT_S]
     if flagged:
-        lines += ["**Over the per-test limit:** " + ", ".join(f"`{n}` ({v:.0f} s)" for n, v in flagged) + ".", ""]
+        lines += [f"**Over the per-test limit ({TEST_LIMIT_S:.0f} s):** "
+                  + ", ".join(f"`{n}` ({v:.0f} s)" for n, v in flagged) + ".", ""]
+    if over_suites:
+        lines += [f"**Over the per-suite limit ({SUITE_LIMIT_S:.0f} s):** "
+                  + ", ".join(f"`{n}` ({v:.0f} s)" for n, v in over_suites) + ".", ""]
     lines += [head, "|" + "---|" * 9] + body + [""]
     md = out_dir / "gpu-budget.md"
     md.write_text("\n".join(lines))
@@ -434,13 +476,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--test", help="only items of this test function (for a quick look; not written)")
     ap.add_argument("--recompute", action="store_true",
                     help="re-derive the estimates of the stored measurements with the current constants (no run)")
+    ap.add_argument("--measure-missing", action="store_true",
+                    help="with --recompute: measure the items that have no stored measurement (new tests or configs)")
     args = ap.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     out = Path(args.out)
     modules = dict(load_budget(out)["modules"])
     if args.recompute:
         for mname, mod, tests in discover(only):
-            if mname not in modules:  # never measured: nothing to recompute (and no file to write for it)
+            if mname not in modules and not args.measure_missing:  # never measured: nothing to recompute
                 continue
             stored = {(r["test"], r["config"]): r for r in modules.get(mname, {}).get("items", [])}
             rows = []
@@ -448,8 +492,12 @@ def main(argv: list[str] | None = None) -> int:
                 r = stored.get((item.test, item.config))
                 if r is None and item.build is None:  # host work only: nothing to measure
                     r = measure(item)
+                if r is None and args.measure_missing:
+                    r = measure(item)
+                    print(f"{mname}::{item.test} [{item.config}]: measured, est. H100 {r['h100_s']:.3g} s", flush=True)
                 if r is None:
-                    print(f"{mname}::{item.test} [{item.config}]: not measured yet (run without --recompute)")
+                    print(f"{mname}::{item.test} [{item.config}]: not measured yet (run without --recompute, or add "
+                          "--measure-missing)")
                     continue
                 if "flops" not in r:  # rows written before the FLOP split was stored
                     r["eigh_s"] = Cost(eigh=[tuple(e) for e in r["eigh"]]).eigh_seconds

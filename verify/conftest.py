@@ -2,41 +2,67 @@
 
 Options:
 
-* ``--scale cpu|gpu`` (or env ``GROKCLOCKS_SCALE``) picks the configuration size;
-* ``--report-dir`` (default ``.verify/``, env ``GROKCLOCKS_REPORT_DIR``) is where ``verify-<scale>.json`` /
-  ``.md`` are written; it is checked (created, writable) before any test runs;
-* ``--shard K/N`` (env ``GROKCLOCKS_SHARD``) runs slice K of N: test modules (with the modules that
-  share a cached training, ``SHARD_GROUPS`` / a module's ``SHARD_GROUP``) are spread over N slices,
-  balanced by the estimated H100 seconds of ``docs/verification/gpu-budget/*.json`` at GPU scale (else by
-  the number of tests).  Each slice writes ``verify-<scale>-shard-K-of-N.json`` / ``.md`` with the tests
-  it ran; ``grokclocks verify --merge DIR...`` combines the slices into one certificate.
+* `--scale cpu|gpu` (or env `GROKCLOCKS_SCALE`) picks the configuration size;
+* `--report-dir` (default `.verify/`, env `GROKCLOCKS_REPORT_DIR`) is where `verify-<scale>.json` / `.md` are
+  written; it is checked (created, writable) before any test runs. Each run replaces the pair there and keeps
+  the previous one beside it as `verify-<scale>.prev.json` / `.md`;
+* `--shard K/N` (env `GROKCLOCKS_SHARD`) runs slice K of N: test modules (with the modules that share a cached
+  training, `SHARD_GROUPS` / a module's `SHARD_GROUP`) are spread over N slices, balanced by the estimated H100
+  seconds of `docs/verification/gpu-budget/*.json` at GPU scale (else by the number of tests). Each slice
+  writes `verify-<scale>-shard-K-of-N.json` / `.md` with the tests it ran; `grokclocks verify --merge DIR...`
+  combines the slices into one certificate;
+* `--suite-certificates DIR` (env `GROKCLOCKS_SUITE_DIR`) also writes one certificate per suite
+  (`verify/<suite>/`), `DIR/<suite>.json` / `.md`, as soon as the suite's last test has finished, stamped with
+  the fingerprint of the files the suite depends on (`grokclocks.verification.suite_certificate`). A suite
+  that did not run whole (tests deselected, a file not collected, tests not started for the deadline) is
+  written as incomplete; a session interrupted inside a suite (Ctrl-C, SIGINT) writes nothing for that suite,
+  and each file is written atomically, so no half-written certificate is left;
+* `--deadline EPOCH` (env `GROKCLOCKS_DEADLINE`, seconds since the epoch): a test is not started when its
+  expected time (the latest measurement in the suite certificates, else verify/budget.py's estimate) would
+  end past the deadline; it is reported as skipped ("budget") and its suite as incomplete;
+* `--progress-every SECONDS` (env `GROKCLOCKS_PROGRESS_S`, default 20; 0 = off): a test running longer prints
+  a line every that many seconds (elapsed time, expected time), so a long test is never silent.
 
 Per test the certificate records the outcome, wall time (setup included), the XLA compile time
-(``jax.monitoring`` backend-compile events: sum and longest; counted from JAX's import, which the verify
-modules do at collection) and the peak memory: the device's
-``peak_bytes_in_use`` where JAX reports it (GPU), else the host's maximum RSS (``resource.getrusage``);
-both are process peaks so far, and a test that raised the peak is marked.  At GPU scale a test over
-180 s or a compile over 60 s is listed under "Budget warnings".
+(`jax.monitoring` backend-compile events: sum and longest; counted from JAX's import, which the verify modules
+do at collection) and the peak memory: the device's `peak_bytes_in_use` where JAX reports it (GPU), else the
+host's maximum RSS (`resource.getrusage`); both are process peaks so far, and a test that raised the peak is
+marked. At GPU scale a test over 240 s or a compile over 60 s is listed under "Budget warnings".
 
-One process per GPU: at ``--scale gpu`` the tier sets ``XLA_PYTHON_CLIENT_PREALLOCATE=false`` (unless
-set) so that JAX allocates on demand instead of taking 75 % of the device at start, and refuses
-pytest-xdist workers (several processes on one GPU exhausted cuSolver handles on 2026-11-24: use
-``--shard`` for slices, run one after another).
+One process per GPU: at `--scale gpu` the tier sets `XLA_PYTHON_CLIENT_PREALLOCATE=false` (unless set) so that
+JAX allocates on demand instead of taking 75 % of the device at start, and refuses pytest-xdist workers
+(several processes on one GPU exhausted cuSolver handles on 2026-11-24: use `--shard` for slices, or the
+per-suite planner `grokclocks verify --scale gpu --budget SECONDS`, run one after another).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from grokclocks.verification import Report, format_table, parse_shard, shard_plan, write_report
+from grokclocks.verification import (
+    Report,
+    budget_estimates,
+    format_table,
+    function_of_node,
+    parse_shard,
+    read_suite_certificate,
+    shard_plan,
+    suite_certificate,
+    time_estimates,
+    write_certificate,
+    write_report,
+)
 
 _STATE: dict = {}
 _HERE = Path(__file__).resolve().parent
@@ -47,6 +73,7 @@ SHARD_GROUPS = {
     "compare/test_compare_runs.py": "canonical-grokking",
 }
 _BUDGET_DIR = _ROOT / "docs" / "verification" / "gpu-budget"
+_COMMITTED_SUITE_DIR = _ROOT / "docs" / "verification"  # + /<scale>: the committed per-suite certificates
 
 
 def pytest_addoption(parser):
@@ -54,23 +81,42 @@ def pytest_addoption(parser):
     g.addoption("--scale", choices=("cpu", "gpu"), default=os.environ.get("GROKCLOCKS_SCALE", "cpu"),
                 help="configuration size: cpu (CI, default) or gpu (large configs)")
     g.addoption("--report-dir", default=os.environ.get("GROKCLOCKS_REPORT_DIR", ".verify"),
-                help="where verify-<scale>.json and .md are written (default .verify/)")
+                help="where verify-<scale>.json and .md are written (default .verify/; the previous pair is kept "
+                     "as verify-<scale>.prev.*)")
     g.addoption("--shard", default=os.environ.get("GROKCLOCKS_SHARD"), metavar="K/N",
                 help="run slice K of N of the verify tests (whole modules, balanced by the GPU budget table) "
                      "and write verify-<scale>-shard-K-of-N.json/.md; merge with 'grokclocks verify --merge'")
+    g.addoption("--suite-certificates", default=os.environ.get("GROKCLOCKS_SUITE_DIR"), metavar="DIR",
+                help="also write one certificate per suite, DIR/<suite>.json/.md, as each suite finishes")
+    g.addoption("--deadline", default=os.environ.get("GROKCLOCKS_DEADLINE"), metavar="EPOCH",
+                help="do not start a test whose expected time would end after this time (seconds since the epoch)")
+    g.addoption("--progress-every", default=os.environ.get("GROKCLOCKS_PROGRESS_S", "20"), metavar="SECONDS",
+                help="print a line every SECONDS while a test runs longer (default 20; 0: off)")
 
 
-def _check_report_dir(text: str) -> Path:
+def _check_report_dir(text: str, option: str = "--report-dir") -> Path:
     p = Path(text).expanduser()
     if p.exists() and not p.is_dir():
-        raise pytest.UsageError(f"--report-dir {text!r} exists and is not a directory")
+        raise pytest.UsageError(f"{option} {text!r} exists and is not a directory")
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise pytest.UsageError(f"--report-dir {text!r} cannot be created ({exc.strerror or exc})") from None
+        raise pytest.UsageError(f"{option} {text!r} cannot be created ({exc.strerror or exc})") from None
     if not os.access(p, os.W_OK | os.X_OK):
-        raise pytest.UsageError(f"--report-dir {text!r} is not writable")
+        raise pytest.UsageError(f"{option} {text!r} is not writable")
     return p
+
+
+def _number(text, option: str, minimum: float) -> float | None:
+    if text in (None, ""):
+        return None
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not (math.isfinite(x) and x >= minimum):
+        raise pytest.UsageError(f"{option} must be a number >= {minimum:g} (got {text!r})")
+    return x
 
 
 def _git(*args: str) -> str | None:
@@ -94,6 +140,10 @@ def pytest_configure(config):
     scale = config.getoption("--scale")
     _STATE["report"] = Report(scale=scale)
     _STATE["report_dir"] = _check_report_dir(config.getoption("--report-dir"))
+    suite_dir = config.getoption("--suite-certificates")
+    _STATE["suite_dir"] = _check_report_dir(suite_dir, "--suite-certificates") if suite_dir else None
+    _STATE["deadline"] = _number(config.getoption("--deadline"), "--deadline", 0.0)
+    _STATE["progress_every"] = _number(config.getoption("--progress-every"), "--progress-every", 0.0) or 0.0
     shard = config.getoption("--shard")
     try:
         _STATE["shard"] = parse_shard(shard) if shard else None
@@ -104,12 +154,13 @@ def pytest_configure(config):
             raise pytest.UsageError("--scale gpu runs in one process per GPU (several processes exhausted cuSolver "
                                     "handles): drop -n/xdist, use --shard K/N for slices")
         os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    _STATE["tests"] = []
-    _STATE["compile"] = {"total": 0.0, "max": 0.0, "max_fun": ""}
-    _STATE["peak"] = 0
-    _STATE["listening"] = False
+    _STATE.update(tests=[], compile={"total": 0.0, "max": 0.0, "max_fun": ""}, peak=0, listening=False,
+                  deselected=[], budget_skipped={}, interrupted=set(), suite_span={}, written=set(), running=None,
+                  estimates={}, config=config)
     _listen()
     _STATE["t0"] = time.perf_counter()
+    if _STATE["progress_every"] > 0:
+        threading.Thread(target=_progress_loop, name="grokclocks-verify-progress", daemon=True).start()
 
 
 def _listen() -> None:
@@ -129,21 +180,19 @@ def _rel(item) -> str:
         return ""
 
 
+def _suite(item) -> str | None:
+    """The suite (verify/<suite>/) of a test item; None outside a suite directory."""
+    rel = _rel(item)
+    return rel.split("/", 1)[0] if "/" in rel else None
+
+
 def _budget_seconds() -> dict[str, float]:
     """Estimated H100 seconds per test node ('suite/test_x.py::test_y') from the committed budget table."""
-    import json
+    return budget_estimates(_BUDGET_DIR)
 
-    out: dict[str, float] = {}
-    for f in sorted(_BUDGET_DIR.glob("*.json")):
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        for mname, m in data.get("modules", {}).items():
-            for r in m.get("items", []):
-                node = f"{mname}::{r['test']}"
-                out[node] = out.get(node, 0.0) + float(r.get("h100_s", 0.0))
-    return out
+
+def pytest_deselected(items):
+    _STATE.setdefault("deselected", []).extend(items)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -172,6 +221,54 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = keep
 
 
+def pytest_collection_finish(session):
+    """Per suite: its collected tests, which of its test files were not collected or had tests deselected (an
+    incomplete suite), and the expected seconds of each test (for --deadline and the progress lines)."""
+    scale = session.config.getoption("--scale")
+    by_suite: dict[str, list] = {}
+    for it in session.items:
+        s = _suite(it)
+        if s:
+            by_suite.setdefault(s, []).append(it)
+    _STATE["suite_last"] = {s: its[-1].nodeid for s, its in by_suite.items()}
+    desel = {}
+    for it in _STATE.get("deselected", []):
+        s = _suite(it)
+        if s:
+            desel.setdefault(s, []).append(it.nodeid)
+    _STATE["suite_missing"] = {}
+    budget = _budget_seconds() if scale == "gpu" else {}
+    for s, its in by_suite.items():
+        files = {_rel(it).split("/", 1)[1].split("::")[0] for it in its}
+        absent = sorted(f.name for f in (_HERE / s).glob("test_*.py") if f.name not in files)
+        missing = [f"{len(desel.get(s, []))} tests deselected"] if desel.get(s) else []
+        missing += [f"{f} not collected" for f in absent]
+        _STATE["suite_missing"][s] = missing
+        cert = None
+        for d in (_STATE.get("suite_dir"), _COMMITTED_SUITE_DIR / scale):
+            try:
+                cert = cert or (read_suite_certificate(d / f"{s}.json") if d else None)
+            except ValueError:
+                pass
+        if cert is None:  # the committed whole-tier certificate of this scale (its per-test wall times)
+            try:
+                cert = json.loads((_COMMITTED_SUITE_DIR / f"verify-{scale}.json").read_text())
+            except (OSError, ValueError):
+                cert = None
+        try:
+            per_fn = time_estimates(s, scale, certificate=cert, budget=budget, root=_ROOT)
+        except (ValueError, TypeError, KeyError, AttributeError):  # a certificate not of the expected form
+            per_fn = {}
+        keys = {it.nodeid: function_of_node(f"{_rel(it)}::{it.name}") for it in its}
+        n_items: dict[str, int] = {}
+        for key in keys.values():
+            n_items[key] = n_items.get(key, 0) + 1
+        for it in its:
+            key = keys[it.nodeid]
+            if key in per_fn:
+                _STATE["estimates"][it.nodeid] = per_fn[key][0] / n_items[key]
+
+
 def _memory() -> tuple[int | None, str]:
     if "jax" in sys.modules and _STATE["compile"]["total"] > 0:
         try:
@@ -184,30 +281,62 @@ def _memory() -> tuple[int | None, str]:
     return int(rss) * (1 if sys.platform == "darwin" else 1024), "host max RSS (resource.getrusage; no device memory stats)"
 
 
+def _budget_skip(item) -> None:
+    """Do not start the test if its expected time would end past --deadline."""
+    deadline = _STATE.get("deadline")
+    if deadline is None:
+        return
+    est = _STATE["estimates"].get(item.nodeid, 0.0)
+    left = deadline - time.time()
+    if est > left:
+        reason = f"budget: expected {est:.0f} s, {max(left, 0.0):.0f} s left before the deadline"
+        _STATE["budget_skipped"][item.nodeid] = reason
+        item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     if not _rel(item):
         yield
         return
     _listen()
+    _budget_skip(item)
     listening = _STATE["listening"]
     c = _STATE["compile"]
     c0, m0 = c["total"], c["max"]
     c["max"], c["max_fun"] = 0.0, ""
     _STATE["outcome"] = "passed"
     t0 = time.perf_counter()
-    yield
-    wall = time.perf_counter() - t0
+    suite = _suite(item)
+    if suite:
+        _STATE["suite_span"].setdefault(suite, [t0, t0])
+    _STATE["running"] = (item.nodeid, t0)
+    outcome = yield
+    _STATE["running"] = None
+    t1 = time.perf_counter()
+    if getattr(outcome, "excinfo", None) is not None:  # interrupted (KeyboardInterrupt, SIGINT): its suite gets no certificate
+        if suite:
+            _STATE["interrupted"].add(suite)
+        return
     peak, kind = _memory()
-    rec = {"test": item.nodeid, "outcome": _STATE["outcome"], "wall_s": wall,
+    out = _STATE["outcome"]
+    if item.nodeid in _STATE["budget_skipped"]:
+        out = "not run (budget)"
+    rec = {"test": item.nodeid, "outcome": out, "wall_s": t1 - t0,
            "compile_s": c["total"] - c0 if listening else None, "compile_max_s": c["max"] if listening else None,
            "compile_max_fun": c["max_fun"], "peak_bytes": peak, "memory_kind": kind,
            "raised_peak": bool(peak and peak > _STATE["peak"])}
+    if suite:
+        rec["suite"] = suite
     if _STATE.get("shard"):
         rec["shard"] = f"{_STATE['shard'][0]}/{_STATE['shard'][1]}"
     _STATE["peak"] = max(_STATE["peak"], peak or 0)
     c["max"] = max(c["max"], m0)
     _STATE["tests"].append(rec)
+    if suite:
+        _STATE["suite_span"][suite][1] = t1
+        if _STATE.get("suite_last", {}).get(suite) == item.nodeid:
+            _write_suite(suite, item.session)
 
 
 def pytest_runtest_logreport(report):
@@ -215,6 +344,89 @@ def pytest_runtest_logreport(report):
         _STATE["outcome"] = "failed" if report.when == "call" else "error"
     elif report.skipped and _STATE.get("outcome") == "passed":
         _STATE["outcome"] = "skipped"
+
+
+# ------------------------------------------------------------------------------------------ per-suite certificates
+
+
+def _meta(config) -> dict:
+    commit = _git("rev-parse", "HEAD")
+    return {"commit": commit, "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else None,
+            "pytest_args": list(config.invocation_params.args)}
+
+
+def _write_suite(suite: str, session) -> None:
+    """Write DIR/<suite>.json/.md (--suite-certificates) once the suite's last test has finished."""
+    d = _STATE.get("suite_dir")
+    if d is None or suite in _STATE["written"] or suite in _STATE["interrupted"]:
+        return
+    if session.shouldstop or session.shouldfail:  # -x / --maxfail: the suite did not run to its end
+        return
+    _STATE["written"].add(suite)
+    rep: Report = _STATE["report"]
+    mine = [t for t in _STATE["tests"] if t.get("suite") == suite]
+    nodes = {t["test"] for t in mine}
+    rows = [r for r in rep.rows if r.test in nodes]
+    not_run = [t["test"] for t in mine if t["outcome"] == "not run (budget)"]
+    reasons = list(_STATE["suite_missing"].get(suite, []))
+    if not_run:
+        reasons.append(f"{len(not_run)} tests not started (--deadline)")
+    t0, t1 = _STATE["suite_span"].get(suite, (0.0, 0.0))
+    meta = _meta(session.config) | {
+        "complete": not reasons, "not_run": not_run, "not_run_reason": reasons,
+        "startup_s": _STATE.get("first_test_t", t0) - _STATE["t0"]}
+    cert = suite_certificate(rows, suite, rep.scale, t1 - t0, tests=mine, meta=meta, root=_ROOT)
+    js, _ = write_certificate(cert, d, suite, overwrite=True)
+    tr = session.config.pluginmanager.getplugin("terminalreporter")
+    if tr is not None:
+        tr.write_line(f"suite certificate {js} ({'complete' if not reasons else 'incomplete: ' + '; '.join(reasons)})")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _STATE.setdefault("first_test_t", time.perf_counter())
+
+
+# ------------------------------------------------------------------------------------------ progress of long tests
+
+
+def _terminal_write(text: str) -> None:
+    """Write a line to the terminal while a test runs, past pytest's output capture (best effort)."""
+    config = _STATE.get("config")
+    capman = config.pluginmanager.getplugin("capturemanager") if config else None
+    out = getattr(getattr(capman, "_global_capturing", None), "out", None)
+    data = (text + "\n").encode()
+    try:
+        fd = getattr(out, "targetfd_save", None)
+        if fd is not None:
+            os.write(fd, data)
+            return
+        old = getattr(out, "_old", None)
+        stream = old if old is not None else sys.__stdout__
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _progress_loop() -> None:
+    every = _STATE["progress_every"]
+    shown: dict[str, float] = {}
+    while True:
+        time.sleep(min(1.0, every / 4))
+        running = _STATE.get("running")
+        if not running:
+            continue
+        node, t0 = running
+        elapsed = time.perf_counter() - t0
+        if elapsed >= shown.get(node, 0.0) + every:
+            shown[node] = elapsed - elapsed % every
+            est = _STATE["estimates"].get(node)
+            _terminal_write(f"\n    ... {node} still running: {elapsed:.0f} s"
+                            + (f" (expected {est:.0f} s)" if est else ""))
+
+
+# ------------------------------------------------------------------------------------------ fixtures and the table
 
 
 @pytest.fixture(scope="session")
@@ -225,7 +437,7 @@ def scale(pytestconfig) -> str:
 
 @pytest.fixture
 def report(request) -> Report:
-    """The session's verification report; ``report.check(...)`` / ``report.reject(...)``."""
+    """The session's verification report; `report.check(...)` / `report.reject(...)` / `report.observe(...)`."""
     rep: Report = _STATE["report"]
     rep.current_test = request.node.nodeid
     return rep
@@ -233,12 +445,14 @@ def report(request) -> Report:
 
 def pytest_sessionfinish(session, exitstatus):
     _STATE["stopped_early"] = bool(session.shouldstop or session.shouldfail)  # -x / --maxfail
+    _STATE["exitstatus"] = exitstatus
 
 
 def _partial_run(config, terminalreporter) -> str | None:
     """Why this session ran less than the whole tier (tests deselected by -k / -m / --deselect / --lf, a
-    file, test or suite named instead of verify/, a stop after a failure), or None: a partial
-    certificate must not replace the committed one (``docs/gen_pages.py`` reads this)."""
+    file, test or suite named instead of verify/, a stop after a failure, an interruption, tests not started
+    for the deadline), or None: a partial certificate must not replace the committed one (docs/gen_pages.py
+    reads this)."""
     reasons = []
     n_desel = len(terminalreporter.stats.get("deselected", ()))
     if n_desel and not _STATE.get("shard"):
@@ -250,6 +464,10 @@ def _partial_run(config, terminalreporter) -> str | None:
             reasons.append(f"ran {arg}")
     if _STATE.get("stopped_early"):
         reasons.append("stopped early")
+    if _STATE.get("exitstatus") == pytest.ExitCode.INTERRUPTED:
+        reasons.append("interrupted")
+    if _STATE.get("budget_skipped"):
+        reasons.append(f"{len(_STATE['budget_skipped'])} tests not started (--deadline)")
     return "; ".join(reasons) or None
 
 
@@ -263,19 +481,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     shard = _STATE.get("shard")
     tr.section(f"grokclocks verification table ({rep.scale} scale"
                + (f", slice {shard[0]} of {shard[1]})" if shard else ")"))
-    tr.write_line(format_table(rep.rows))
-    commit = _git("rev-parse", "HEAD")
-    meta = {"commit": commit, "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else None,
-            "pytest_args": list(config.invocation_params.args), "partial": _partial_run(config, terminalreporter)}
+    tr.write_line(format_table(rep.rows, width=max(tr._tw.fullwidth, 140)))
+    meta = _meta(config) | {"partial": _partial_run(config, terminalreporter)}
     stem = None
     if shard:
         meta.update(shard=list(shard), plan=_STATE.get("plan", {}), plan_weights=_STATE.get("plan_weights", {}),
                     plan_digest=hashlib.sha1(repr(sorted(_STATE.get("plan", {}).items())).encode()).hexdigest()[:12])
         stem = f"verify-{rep.scale}-shard-{shard[0]}-of-{shard[1]}"
-    # each `pytest verify` run replaces the report directory's verify-<scale>.* (README); `grokclocks verify`
-    # asks for --overwrite before it starts the run
+    # each `pytest verify` run replaces the report directory's verify-<scale>.* and keeps the previous pair as
+    # verify-<scale>.prev.* (README); `grokclocks verify` asks for --overwrite only for a --report-dir it was given
     js, md = write_report(rep.rows, _STATE["report_dir"], rep.scale, dt, tests=tests, meta=meta, stem=stem,
-                          overwrite=True)
+                          keep_previous=True)
     from grokclocks.verification import budget_warnings
 
     for w in budget_warnings(tests, rep.scale):

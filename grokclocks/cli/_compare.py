@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import warnings
 from pathlib import Path
 
 from .._validate import DomainError
+from ..logs import FORMATS
 from ._common import (
     FORMATTER,
     CLIError,
@@ -63,21 +65,47 @@ def _byte_count(text: str) -> int:
     return int(digits) * _BYTE_UNITS[unit]
 
 
-def _read_mask(path: str) -> object:
+def _read_mask(path: str, max_bytes: int | None = None) -> object:
     """A training mask file for `--train-mask`: `.npy` (bool (p, p) or (p*p,), or integer pair indices) or a
-    text file of integer indices (one or two per line)."""
+    text file of integer indices (one or two per line).
+
+    Read through the log readers' safe layer: a regular file only (a FIFO or a device is refused without
+    waiting), at most `max_bytes` bytes (`--max-bytes`; default that of the log readers), a `.npy` header's
+    shape checked before the array is allocated, no pickles."""
+    import io
+
     import numpy as np
 
+    from ..logs import _safe
+
+    limit = _safe.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if path.endswith(".npz"):
+        raise CLIError("--train-mask must be a .npy array or a text file of indices, not an .npz archive")
+    p = Path(path)
     try:
         if path.endswith(".npy"):
-            m = np.load(path, allow_pickle=False)
-        elif path.endswith(".npz"):
-            raise CLIError("--train-mask must be a .npy array or a text file of indices, not an .npz archive")
-        else:
-            m = np.loadtxt(path, dtype=np.int64, ndmin=1, delimiter=None)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from exc
-    return m
+            with _safe.open_regular(p, limit, name=path) as f:
+                return _safe.read_npy(f, path, os.fstat(f.fileno()).st_size, limit)
+        text = _safe.read_text(p, limit, name=path)
+        return np.loadtxt(io.StringIO(text), dtype=np.int64, ndmin=1, delimiter=None)
+    except DomainError as exc:
+        raise CLIError(f"--train-mask: {exc}") from None
+    except (OSError, ValueError, OverflowError) as exc:
+        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from None
+
+
+def _per_seed(masks: list, paths: list[str]) -> list:
+    """One training mask per seed, from one `--train-mask` file each: each a single split."""
+    import numpy as np
+
+    out = []
+    for m, path in zip(masks, paths):
+        a = np.asarray(m)
+        if a.ndim == 3 or (a.ndim == 2 and a.shape[0] != a.shape[1] and a.dtype == np.bool_):
+            raise CLIError(f"--train-mask: {path!r} holds a stack of {a.shape[0]} masks; with one file per seed, "
+                           "each file holds one seed's split (or give one stacked file alone)")
+        out.append(a)
+    return out
 
 
 def _plot_path(args: argparse.Namespace) -> Path | None:
@@ -100,8 +128,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     index = _parse_index(args.index)
     columns = parse_columns(args.columns)
     over: dict = {}
-    if args.train_mask is not None:
-        over["train_mask"] = _read_mask(args.train_mask)
+    if args.train_mask:
+        masks = [_read_mask(m, args.max_bytes) for m in args.train_mask]
+        over["train_mask"] = masks[0] if len(masks) == 1 else _per_seed(masks, args.train_mask)
     if args.p is not None:
         over["p"] = args.p
     if args.train_level is not None:
@@ -112,6 +141,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         paths = list(args.run)
         limit = {} if args.max_bytes is None else {"max_bytes": args.max_bytes}
+        limit.update(delimiter=args.delimiter, decimal=args.decimal)
         try:
             run = load_run(paths if len(paths) > 1 else paths[0], index=index, columns=columns, format=args.format,
                            **limit)
@@ -150,7 +180,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "Formats (by content and extension): CSV / TSV (Lightning's metrics.csv too), JSON lines "
                     "(W&B history), trainer_state.json (Hugging Face), TensorBoard event files or run "
                     "directories, torch.save dicts, .npz (a user file or an engine run), .npy structured "
-                    "arrays. Several files are several seeds. Column names are matched by their words "
+                    "arrays, MLflow (mlruns/ folders, mlflow.db), DVCLive, Sacred metrics.json, Aim, Keras "
+                    "CSVLogger, W&B chart exports, key-value text logs. Several files are several seeds (files "
+                    "holding one metric of a run are joined by run); a folder of run folders is one seed per "
+                    "folder. Column names are matched by their words "
                     "(step/_step/global_step/epoch; train, val/eval/valid/test; acc/accuracy, loss); "
                     "--columns overrides. See docs/byor.md.",
         epilog="examples:\n"
@@ -160,12 +193,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "  grokclocks compare lightning_logs/version_0/metrics.csv --json\n"
                "  grokclocks compare tb_logs/ --cite                          # TensorBoard run directory\n"
                "  grokclocks compare sweep.npz --index 0,1        # one point of an engine grid\n"
-               "  grokclocks compare run.csv --train-mask mask.npy  # the split: bool (p, p), (p*p,) or indices\n")
+               "  grokclocks compare run.csv --train-mask mask.npy  # the split: bool (p, p), (p*p,) or indices\n"
+               "  grokclocks compare s0.csv s1.csv --train-mask m0.npy m1.npy   # one split per seed\n"
+               "  grokclocks compare mlruns/1234/                 # an MLflow experiment: one seed per run\n"
+               "  grokclocks compare train.log                    # step 500 | train_acc 1.000 | val_acc 0.031\n"
+               "  grokclocks compare export.csv --delimiter ';' --decimal ,\n")
     m.add_argument("run", nargs="+", help="the run: a log file or run directory (several = one per seed)")
     m.add_argument("--columns", metavar="NAME=COL[,...]",
                    help="which column holds a series, e.g. test_acc=val/accuracy,steps=_step")
-    m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
+    m.add_argument("--format", choices=FORMATS,
                    help="force a reader (default: from the content and the extension)")
+    m.add_argument("--delimiter", choices=(",", ";", "tab", "|"),
+                   help="the delimiter of a CSV file (default: detected from its first lines)")
+    m.add_argument("--decimal", choices=(".", ","),
+                   help="the decimal mark of a CSV file (default: detected; ',' only with another delimiter)")
     m.add_argument("--max-bytes", type=_byte_count, metavar="N",
                    help="the most bytes a log file may hold, or an archive's members unpack to (default 256M; "
                         "units K, M, G are binary)")
@@ -178,8 +219,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),
                    help="also print the citations of every result the comparison used (default bibtex)")
     m.add_argument("--index", metavar="I[,J...]", help="grid point of an engine sweep (e.g. 0 or 0,1)")
-    m.add_argument("--train-mask", metavar="FILE",
-                   help="training split: .npy bool (p, p) or (p*p,), or integer pair indices a*p+b (.npy or text)")
+    m.add_argument("--train-mask", metavar="FILE", nargs="+", action="extend",
+                   help="training split: .npy bool (p, p) or (p*p,), or integer pair indices a*p+b (.npy or text); "
+                        "one file per seed, in the order of the seeds, or one stacked .npy (n_seeds, p, p); put it "
+                        "after the run files")
     m.add_argument("--p", type=int, help="the modulus p (needed to read a --train-mask given as indices)")
     m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0, grokclocks.task)")
     m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99, grokclocks.task)")

@@ -490,19 +490,17 @@ def _is_engine_npz(path: Path, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> bool
 
 
 def _check_engine_archive(p: Path, max_bytes: int) -> None:
-    """Before the run file is read: its members unpack to at most `max_bytes`, and no `.npy` header announces
-    more data than its member holds (numpy would allocate what the header says first).  A zip directory that
-    cannot be read is left to the run-file reader, which says how the file is damaged."""
+    """Before the run file is read, the limits of the log readers with their `LogError`: its members unpack to at
+    most `max_bytes` and are stored or deflated (`_safe.zip_limits`), and no `.npy` header announces more data
+    than `max_bytes` or than its member holds.  A zip directory that cannot be read is left to the run-file
+    reader, which says how the file is damaged (and reads it through the same layer)."""
     with _safe.open_regular(p, max_bytes) as f:
         try:
             z = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError):
             return
+        infos = _safe.zip_limits(z, p.name, max_bytes)
         with z:
-            infos = z.infolist()
-            total = sum(i.file_size for i in infos)
-            if total > max_bytes:
-                raise _safe._over(p.name, "the archive's members unpack to", total, max_bytes)
             for info in infos:
                 if not info.filename.endswith(".npy"):
                     continue
@@ -520,7 +518,7 @@ def _check_engine_archive(p: Path, max_bytes: int) -> None:
 
 def _engine_file(p: Path, index: Any, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:
     _check_engine_archive(p, max_bytes)
-    run = _runfile._read_run(p)  # format, version, sha256 and structure checked: RunFileError otherwise
+    run = _runfile._read_run(p, max_bytes)  # format, version, sha256, structure: RunFileError otherwise
     config = run.config.get("fields")
     try:
         kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
@@ -558,7 +556,7 @@ def _log_kwargs(log: _logs.RunLog) -> dict[str, Any]:
 
 def _resolve_path(path: str | os.PathLike) -> Path:
     p = Path(path)
-    if not p.exists() and p.with_name(p.name + ".npz").exists():
+    if not p.exists() and p.name and p.with_name(p.name + ".npz").exists():
         p = p.with_name(p.name + ".npz")
     if not p.exists():
         raise DomainError(f"path must be an existing log file or run directory (got {str(path)!r})")
@@ -566,7 +564,8 @@ def _resolve_path(path: str | os.PathLike) -> Path:
 
 
 def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
-             format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> RunData:  # noqa: A002
+             format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES,  # noqa: A002
+             delimiter: str | None = None, decimal: str | None = None) -> RunData:
     """Read a run: an engine `.npz` (`Trajectory.save`), any log of `grokclocks.logs`, or several (one per seed).
 
     An engine file has the keys `times`, `metric:<name>` and `extra:<name>` and its config (in the archive's
@@ -574,8 +573,9 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
     split's training mask; the config values used (`p`, `threshold`, `train_frac`, `seeds`, `split_seed`,
     `grid_axes`) are checked.  Every other file or directory goes to `grokclocks.logs.read_log` (CSV, TSV, JSON
     lines / W&B, TensorBoard, Lightning `metrics.csv`, Hugging Face `trainer_state.json`, `torch.save`,
-    `.npz`, `.npy`).  A list or tuple of paths is one run with one seed per file
-    (`grokclocks.logs.merge_seeds`).
+    `.npz`, `.npy`, MLflow, DVCLive, Sacred, Aim, Keras `CSVLogger`, W&B chart exports, key-value text logs).
+    A list or tuple of paths is one run with one seed per file, except files that each hold part of a run
+    (DVCLive or MLflow metric files, W&B chart exports), which are joined by run (`grokclocks.logs.read_logs`).
 
     Parameters
     ----------
@@ -595,6 +595,12 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         The most bytes a file may hold, or a zip archive's members unpack to (checked from its directory and
         `.npy` headers before anything is decompressed); an integer ≥ 1, default
         `grokclocks.logs.DEFAULT_MAX_BYTES` (256 MiB).  The CLI's `--max-bytes`.
+    delimiter : str, optional
+        The delimiter of a CSV log, `","`, `";"`, `"tab"` (or a tab character) or `"|"`; default `None`: detected from
+        its first lines.  The CLI's `--delimiter`.
+    decimal : str, optional
+        The decimal mark of a CSV log, `"."` or `","`; default `None`: detected (a comma only with another
+        delimiter).  The CLI's `--decimal`.
 
     Returns
     -------
@@ -609,13 +615,15 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         the wrong kind (naming the file and the key), invalid arrays, or an invalid `max_bytes`.
     """
     max_bytes = _safe.check_max_bytes(max_bytes)
+    opts = {"columns": columns, "format": format, "max_bytes": max_bytes, "delimiter": delimiter,
+            "decimal": decimal}
     if isinstance(path, (list, tuple)):
         if not path:
             raise DomainError("give at least one path")
         if len(path) == 1:
-            return load_run(path[0], index=index, columns=columns, format=format, max_bytes=max_bytes)
-        logs = []
+            return load_run(path[0], index=index, **opts)
         seen: dict[Path, Any] = {}
+        resolved = []
         for q in path:
             p = _resolve_path(q)
             if p.resolve() in seen:
@@ -624,25 +632,22 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
             seen[p.resolve()] = q
             if _is_engine_npz(p, max_bytes):
                 raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
-            logs.append(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes))
-        merged = _logs.merge_seeds(logs)
-        kw = _log_kwargs(merged)
-        kw["run_names"] = [_seed_name(Path(q), path) for q in path]
-        names = ", ".join(kw["run_names"])
-        kw["source"] = f"{len(path)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
+            resolved.append(p)
+        log = _logs.read_logs(resolved, **opts)
+        kw = _log_kwargs(log)
+        if log.run_names:
+            kw["run_names"] = list(log.run_names)
+            names = ", ".join(log.run_names)
+            kw["source"] = f"{len(log.run_names)} seeds: {names if len(names) <= 120 else names[:117] + '...'}"
         return run_data(**kw)
     p = _resolve_path(path)
     if format is None and _is_engine_npz(p, max_bytes):
         return _engine_file(p, index, max_bytes)
-    return run_data(**_log_kwargs(_logs.read_log(p, columns=columns, format=format, max_bytes=max_bytes)))
-
-
-def _seed_name(p: Path, all_paths: Sequence[Any]) -> str:
-    """The shortest distinguishing name of a seed's file (`seed1/metrics.csv` -> `seed1`)."""
-    names = [Path(q).name for q in all_paths]
-    if len(set(names)) == len(names):
-        return p.name
-    return p.parent.name if len({Path(q).parent.name for q in all_paths}) == len(names) else str(p)
+    log = _logs.read_log(p, **opts)
+    kw = _log_kwargs(log)
+    if log.run_names:
+        kw["run_names"] = list(log.run_names)
+    return run_data(**kw)
 
 
 def _finish(kw: dict[str, Any], defaults: dict[str, Any], overrides: dict[str, Any]) -> RunData:

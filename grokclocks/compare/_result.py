@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as V
 from ._records import Entry, RunData, THEORIES, Verdict, _fmt_num, _json_number, _json_state
 
 __all__ = ["Comparison"]
@@ -216,7 +217,7 @@ class Comparison:
             rows.append(d)
         return pd.DataFrame(rows).set_index("id")
 
-    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None) -> Any:
+    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None, overwrite: bool = False) -> Any:
         """One figure of the run: accuracy (top) and loss (bottom) vs step, log x, every clock a labelled line.
 
         Each run (seed) has its own colour (train solid, test dashed, each series on the records where it
@@ -230,11 +231,23 @@ class Comparison:
             saved, only returned.
         title : str, optional
             The figure title; default `None`: the run's source.
+        overwrite : bool
+            Whether an existing file at `path` may be replaced; default `False` (checked before drawing: an
+            existing file is an `OutputExistsError` and nothing is drawn or written).
 
         Returns
         -------
         matplotlib.figure.Figure
+
+        Raises
+        ------
+        OutputExistsError
+            `path` exists and `overwrite` is false; nothing is written.
+        DomainError
+            `path` is a directory or its directory cannot be written.
         """
+        if path is not None:
+            path = V.writable_file(path, "path", overwrite=overwrite)
         try:
             from matplotlib.figure import Figure
         except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -1,4 +1,4 @@
-"""Read a training run from the files it was logged in.
+r"""Read a training run from the files it was logged in.
 
 `read_log` takes a path (or an in-memory table) and returns a `RunLog`: the run's series (`train_acc`,
 `test_acc`, `train_loss`, `test_loss`, `weight_norm`) on one step grid, each `NaN` where it was not logged,
@@ -17,7 +17,21 @@ Formats (chosen by content, then extension; `format=` forces one):
 | `torch` | a `torch.save` dict of lists or tensors (loaded with `weights_only=True`; needs torch) |
 | `npz` | `numpy.savez` arrays (keys as in `grokclocks.compare.USER_KEYS`) |
 | `npy` | `numpy.save` of a structured array with named fields |
+| `text` | a training script's log lines with a step (or epoch) and `name value`, `name: value` or `name=value` pairs (`step 500 \| train_acc 1.000 \| val_acc 0.031`); the values carry only the printed precision |
+| `mlflow` | MLflow's file store: `mlruns/`, an experiment folder (one seed per run), a run folder, its `metrics/` folder, or one metric file (`timestamp value step` lines; the key is the file's path under `metrics/`) |
+| `mlflow-db` | MLflow's sqlite store (`mlflow.db`), read-only with `sqlite3`: the runs of its one experiment |
+| `dvclive` | a DVCLive folder or one of its `plots/metrics/<key>.tsv` files (the role is in the folder) |
+| `sacred` | a Sacred run folder or its `metrics.json` (each metric with its own steps) |
+| `aim` | an Aim repository (`.aim`), through Aim's API (`pip install "grokclocks[aim]"`) |
 | (object) | a pandas DataFrame, any mapping of arrays or lists, or a list of records |
+
+A CSV's delimiter (`,` `;` tab `|`) and decimal mark are detected (`delimiter=`, `decimal=` force them);
+`NA` cells (Keras' `CSVLogger`) are not logged; a W&B chart export (`Step`, `<run> - <key>`, `__MIN`,
+`__MAX`) is one seed per run.  A folder whose sub-folders are runs of one format is one seed per
+sub-folder.  `read_logs` reads several files as one run: one seed per file, except files that each hold
+part of a run (one metric file, one chart), which are joined by run.  A series named by a file's path
+(`plots/metrics/val/acc.tsv`, `metrics/val_acc`) takes its role from the path; a key without a role word is
+the training series only beside its test twin, and refused alone.
 
 Column names: a column is matched to a series by its words (split at `/ _ - . :` and spaces, case
 ignored), `canonical_name`:
@@ -55,14 +69,14 @@ from __future__ import annotations
 from .._facade import set_home
 from ._columns import METRIC_WORDS, ROLE_WORDS, SERIES, STEP_NAMES, canonical_name, parse_columns
 from ._merge import merge_seeds
-from ._read import FORMATS, read_log
+from ._read import FORMATS, read_log, read_logs
 from ._safe import DEFAULT_MAX_BYTES, MAX_DIR_ENTRIES, MAX_JSON_DEPTH
 from ._table import LogError, LogWarning, RunLog
 from ._table import _short as _short  # for grokclocks.compare's messages
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "MAX_DIR_ENTRIES", "FORMATS", "SERIES", "STEP_NAMES",
            "ROLE_WORDS", "METRIC_WORDS", "LogError", "LogWarning", "RunLog", "canonical_name", "read_log",
-           "merge_seeds", "parse_columns"]
+           "read_logs", "merge_seeds", "parse_columns"]
 
 set_home(__name__, globals(), __all__)  # shown, pickled and documented as grokclocks.logs.<name>
 del annotations, set_home  # not part of the API

@@ -142,6 +142,9 @@ def parse_columns(text: str | None) -> dict[str, str]:
         if not sep or not key or not col:
             raise DomainError(f"columns must be NAME=COLUMN pairs separated by commas, e.g. test_acc=val/accuracy "
                               f"(got {part.strip()!r})")
+        if key in out:
+            raise DomainError(f"columns names {key} twice ({key}={out[key]} and {key}={col}); a series is read "
+                              "from one column: keep one")
         out[key] = col
     return out
 
@@ -193,10 +196,34 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
             raise LogError(f"{tab.source}: columns {cols} all read as {c}; choose one with columns={{{c!r}: "
                            f"{cols[0]!r}}} (CLI: --columns {c}={cols[0]})")
         chosen[c] = cols[0]
+    if tab.path_roles:
+        _check_path_roles(tab, chosen, set(columns.values()))
     accounted = set(chosen.values()) | {step_col} | set(role_steps.values()) | {
         f"{s}_steps" for s in per_col_steps}
     ignored = [n for n in names if n not in accounted and canon[n] != "steps"]
     return chosen, step_col, role_steps, ignored
+
+
+def _has_role(name: str) -> bool:
+    """Whether a column name holds a role word (train, val, test, ...)."""
+    return any(w in ROLE_WORDS for w in _words(name))
+
+
+def _check_path_roles(tab: _Table, chosen: Mapping[str, str], given: set[str]) -> None:
+    """A series named by a file's path (DVCLive's `plots/metrics/<key>.tsv`, MLflow's `metrics/<key>`) whose
+    key holds no role word is a training series only beside the test series of its kind (`loss` and
+    `val_loss`, Keras' names); alone, it could be either, and is refused rather than guessed."""
+    for series, name in chosen.items():
+        if name in given or series == "weight_norm" or _has_role(name):
+            continue
+        kind = series.split("_", 1)[1]
+        if f"test_{kind}" in chosen:
+            continue
+        where = tab.origin.get(name, name)
+        raise LogError(f"{tab.source}: cannot tell whether {name!r} ({where}) is a training or a test series: "
+                       "neither its name nor its folder says train, val or test, and no test series of its kind "
+                       f"is beside it; say which with columns={{'train_{kind}': {name!r}}} or "
+                       f"{{'test_{kind}': {name!r}}} (CLI: --columns train_{kind}={name} or test_{kind}={name})")
 
 
 def _series_steps(tab: _Table, col: _Col, series: str, step_col: str | None,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ._sacred import is_sacred, sacred_table
 from ._safe import json_loads, read_text
 from ._table import LogError, _mapping_table, _records_table, _short, _Table
 
@@ -24,6 +25,8 @@ def _read_json(path: Path, max_bytes: int) -> _Table:
         raise LogError(f"{path.name}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if isinstance(obj, Mapping) and "log_history" in obj:
         return _hf_table(obj, path.name)
+    if is_sacred(obj):
+        return sacred_table(obj, path.name)
     if isinstance(obj, list):
         return _records_table(obj, path.name, "json", lambda i: f"record {i}")
     if isinstance(obj, Mapping):

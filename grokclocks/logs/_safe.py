@@ -1,119 +1,60 @@
-"""Reading a file that may be hostile: regular files only, a byte limit, strict text decoding, bounded JSON.
+"""Reading a log that may be hostile: the shared safe-reading layer bound to `LogError`, strict text decoding,
+a bounded directory search.
 
-Every reader of `grokclocks.logs` opens its file here.  A file is opened without blocking and checked to be a
-regular file before a byte is read (a FIFO, a device such as `/dev/zero` or a socket is refused); its size, or
-for an archive the uncompressed size its directory and array headers announce, must not exceed `max_bytes`
-(default `DEFAULT_MAX_BYTES` = 256 MiB) before anything is decompressed or allocated; text must be UTF-8 (a
-byte that is not is reported with its offset); JSON may nest at most `MAX_JSON_DEPTH` levels; an integer
-beyond the double range (more than 308 digits) is refused where it is read as a number, and one too long for
-Python to parse as an int (4,300 digits by default) is read as an infinite float, refused where it is used.
-A run directory is searched through at most `MAX_DIR_ENTRIES` entries.  Every refusal is a `LogError` naming
-the file.
+Every reader of `grokclocks.logs` opens its file here.  The checks themselves live in `grokclocks._safe_io`
+(shared with the run-file reader): a file is opened without blocking and checked to be a regular file before a
+byte is read (a FIFO, a device such as `/dev/zero` or a socket is refused); its size, or for an archive the
+uncompressed size its directory and array headers announce, must not exceed `max_bytes` (default
+`DEFAULT_MAX_BYTES` = 256 MiB) before anything is decompressed or allocated; JSON may nest at most
+`MAX_JSON_DEPTH` levels; an integer beyond the double range (more than 308 digits) is refused where it is read
+as a number, and one too long for Python to parse as an int (4,300 digits by default) is read as an infinite
+float, refused where it is used.  Here: text must be UTF-8 (a byte that is not is reported with its offset),
+and a run directory is searched through at most `MAX_DIR_ENTRIES` entries.  Every refusal is a `LogError`
+naming the file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
-import json
-import math
 import os
-import stat
-import sys
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
 
-import numpy as np
+from .. import _safe_io
+from .._safe_io import (
+    DEFAULT_MAX_BYTES,
+    MAX_JSON_DEPTH,
+    check_max_bytes,
+    json_depth,
+    not_regular,
+)
+from ._table import LogError
 
-from .. import _validate as V
-from ._table import LogError, _short
-
-DEFAULT_MAX_BYTES = 256 * 2**20
-"""The default `max_bytes` of `read_log` and `grokclocks.compare.load_run`: 256 MiB = 268,435,456 bytes, the most
-a log file may hold, or a zip archive (`.npz`, `torch.save`) unpack to, or a TensorBoard directory's event files
-hold together.  A text log takes up to about 20 times its size in memory while it is parsed."""
-
-MAX_JSON_DEPTH = 64
-"""The deepest JSON nesting read (levels of lists and objects; a log nests 3 or 4); deeper is a `LogError`."""
+# the names the readers and grokclocks.compare import from here (those of the shared layer raise LogError)
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_DIR_ENTRIES", "MAX_JSON_DEPTH", "check_max_bytes", "csv_field_limit",
+           "decode_text", "find_files", "json_depth", "json_loads", "not_regular", "npy_header", "open_regular",
+           "read_bytes", "read_npy", "read_npz", "read_text", "zip_limits", "zip_members"]
 
 MAX_DIR_ENTRIES = 100_000
 """The most directory entries searched for a run directory's log files; more is a `LogError` (pass the file)."""
-def check_max_bytes(max_bytes: Any) -> int:
-    """`max_bytes` validated: an integer ≥ 1 (a `DomainError` naming it otherwise)."""
-    return V.integer_at_least(max_bytes, "max_bytes", 1)
 
+_READER = _safe_io.Reader(
+    LogError,
+    limit_hint="raise it with read_log(..., max_bytes=N) or load_run(..., max_bytes=N) (CLI: --max-bytes N) if the "
+               "file is what you meant to read",
+    stream_hint="save the log to a file first",
+    content="a log nests 3 or 4: a list of records of values")
 
-def _mib(n: int) -> str:
-    return f"{n / 2**20:.4g} MiB" if n >= 2**20 else f"{n} bytes"
-
-
-def _over(name: str, what: str, n: int, max_bytes: int) -> LogError:
-    return LogError(f"{name}: {what} {n} bytes ({_mib(n)}), over the limit max_bytes = {max_bytes} "
-                    f"({_mib(max_bytes)}); raise it with read_log(..., max_bytes=N) or load_run(..., max_bytes=N) "
-                    "(CLI: --max-bytes N) if the file is what you meant to read")
-
-
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _kind(mode: int) -> str:
-    return next((text for test, text in _KINDS if test(mode)), "not a regular file")
-
-
-def not_regular(path: Path) -> str | None:
-    """What `path` is when it is not a regular file (`"a FIFO (named pipe)"`, ...), None for a regular file.
-
-    Symbolic links are followed; a path that cannot be examined is an `OSError` for the caller."""
-    mode = os.stat(path).st_mode
-    return None if stat.S_ISREG(mode) else _kind(mode)
-
-
-@contextlib.contextmanager
-def open_regular(path: Path, max_bytes: int, *, name: str | None = None) -> Iterator[IO[bytes]]:
-    """A binary file object of `path`, refused unless it is a regular file of at most `max_bytes` bytes.
-
-    The file is opened with `O_NONBLOCK` (opening a FIFO does not wait for a writer) and examined with
-    `fstat` on the open descriptor, so what is checked is what is read."""
-    name = name or path.name
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise LogError(f"{name}: cannot be opened ({exc.strerror or exc})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise LogError(f"{name}: {_kind(st.st_mode)}, not a regular file; only files are read (a stream "
-                           "or device never ends: save the log to a file first)")
-        if st.st_size > max_bytes:
-            raise _over(name, "the file holds", st.st_size, max_bytes)
-        f = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    with f:
-        yield f
-
-
-def read_bytes(path: Path, max_bytes: int, *, name: str | None = None) -> bytes:
-    """The bytes of a regular file of at most `max_bytes` bytes (a file that grows past it while read is refused)."""
-    name = name or path.name
-    with open_regular(path, max_bytes, name=name) as f:
-        # read(n) allocates n bytes first: ask for the size fstat gave, then for what a growing file added
-        size = os.fstat(f.fileno()).st_size
-        parts, total = [], 0
-        while True:
-            part = f.read(min(max_bytes + 1 - total, max(size + 1 - total, 2**20)))
-            if not part:
-                break
-            parts.append(part)
-            total += len(part)
-            if total > max_bytes:
-                raise _over(name, "the file holds more than", max_bytes, max_bytes)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+_over = _READER.over
+open_regular = _READER.open_regular
+read_bytes = _READER.read_bytes
+json_loads = _READER.json_loads
+zip_members = _READER.zip_members
+zip_limits = _READER.zip_limits
+npy_header = _READER.npy_header
+read_npy = _READER.read_npy
+read_npz = _READER.read_npz
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -151,121 +92,6 @@ def csv_field_limit(max_bytes: int) -> Iterator[None]:
         yield
     finally:
         csv.field_size_limit(old)
-
-
-def _parse_int(text: str) -> int | float:
-    # int() of more digits than sys.get_int_max_str_digits() (4,300 by default; 0 = no limit) is a ValueError;
-    # float(text) is the number for any length (inf beyond the double range, refused as not finite)
-    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-    return int(text) if limit == 0 or len(text.lstrip("-")) <= limit else float(text)
-
-
-_DECODER = json.JSONDecoder(parse_int=_parse_int)  # one decoder: json.loads(..., parse_int=) builds one a call
-
-
-def json_depth(obj: Any) -> int:
-    """How deeply lists and dicts nest in `obj` (0 for a scalar), without recursion."""
-    if isinstance(obj, dict) and not any(isinstance(v, (dict, list)) for v in obj.values()):
-        return 1  # a flat record, the common case: no walk
-    deepest, stack = 0, [(obj, 1)]
-    while stack:
-        o, d = stack.pop()
-        if isinstance(o, dict):
-            children = o.values()
-        elif isinstance(o, list):
-            children = o
-        else:
-            continue
-        deepest = max(deepest, d)
-        if d > MAX_JSON_DEPTH:
-            return d
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
-    return deepest
-
-
-def json_loads(text: str, name: str, where: str = "") -> Any:
-    """`json.loads` with a nesting limit, and integers of more than 4,300 digits (which Python's int refuses to
-    parse) read as float; `json.JSONDecodeError` is left to the caller (which knows the line), every other
-    failure is a `LogError` naming `name` and `where`."""
-    deep = (f"{name}: {where}JSON nested deeper than {MAX_JSON_DEPTH} levels (a log nests 3 or 4: a list of "
-            "records of values)")
-    try:
-        try:
-            obj = json.loads(text)  # the C parser; parse_int= would call Python for every integer
-        except json.JSONDecodeError:
-            raise
-        except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
-            obj = _DECODER.decode(text)
-    except RecursionError:
-        raise LogError(deep) from None
-    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(obj) > MAX_JSON_DEPTH:
-        raise LogError(deep)
-    return obj
-
-
-# ============================================================================================ archives
-
-_NPY_MAGIC = b"\x93NUMPY"
-
-
-def zip_members(f: IO[bytes], name: str, max_bytes: int) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
-    """The zip archive in `f` and its members, refused when their uncompressed sizes (from the archive's
-    directory, before anything is decompressed) add up to more than `max_bytes`, or when a member uses a
-    compression other than stored or deflate (what numpy and torch write)."""
-    try:
-        z = zipfile.ZipFile(f)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise LogError(f"{name}: not a readable zip archive ({_short(str(exc), 120)})") from None
-    infos = z.infolist()
-    total = sum(i.file_size for i in infos)
-    if total > max_bytes:
-        z.close()
-        raise _over(name, "the archive's members unpack to", total, max_bytes)
-    for i in infos:
-        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            z.close()
-            raise LogError(f"{name}: member {_short(i.filename)} is compressed with method {i.compress_type} "
-                           "(numpy and torch write stored or deflate members only)")
-    return z, infos
-
-
-def npy_header(f: IO[bytes], name: str, available: int, max_bytes: int) -> tuple[tuple[int, ...], bool, np.dtype]:
-    """`(shape, fortran_order, dtype)` of the `.npy` data that follows in `f`, checked before it is read.
-
-    `available` is the number of bytes the file (or zip member) holds in all.  Refused: no `.npy` magic, a
-    header numpy cannot parse, Python objects (which would need pickle), and a shape × itemsize beyond
-    `max_bytes` or beyond the bytes that follow the header (a truncated file)."""
-    magic = f.read(len(_NPY_MAGIC))
-    if magic != _NPY_MAGIC:
-        raise LogError(f"{name}: not a .npy array (no numpy header)")
-    f.seek(0)
-    try:
-        version = np.lib.format.read_magic(f)
-        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read(f)
-    except (ValueError, SyntaxError, EOFError, OSError, TypeError) as exc:
-        raise LogError(f"{name}: a damaged .npy header ({_short(str(exc), 120)})") from None
-    if dtype.hasobject:
-        raise LogError(f"{name}: the .npy holds Python objects (dtype {_short(str(dtype), 80)}), which are not "
-                       "loaded (they need pickle, which can run code); save plain numbers and strings")
-    nbytes = math.prod(int(s) for s in shape) * dtype.itemsize
-    if nbytes > max_bytes:
-        raise _over(name, f"the .npy header announces shape {_short(shape, 80)} of {dtype} =", nbytes, max_bytes)
-    left = available - f.tell()
-    if nbytes > left:
-        raise LogError(f"{name}: truncated: the .npy header announces shape {_short(shape, 80)} of {dtype} = "
-                       f"{nbytes} bytes, but {max(left, 0)} follow it")
-    return shape, fortran, dtype
-
-
-def read_npy(f: IO[bytes], name: str, available: int, max_bytes: int) -> np.ndarray:
-    """The array of a `.npy` stream, its header checked by `npy_header` first."""
-    npy_header(f, name, available, max_bytes)
-    f.seek(0)
-    try:
-        return np.lib.format.read_array(f, allow_pickle=False)
-    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
-        raise LogError(f"{name}: a damaged .npy ({_short(str(exc), 120)})") from None
 
 
 # ============================================================================================ directories

@@ -43,6 +43,11 @@ def _short(x: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _cut(text: str, limit: int = 120) -> str:
+    """`text` cut to `limit` characters (an ellipsis marks the cut), without the quotes of `_short`."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _tensor_hint(x: Any) -> str:
     if isinstance(x, str) and x.startswith("tensor("):
         return " (a torch tensor written with str(); log float(x) or x.item())"
@@ -83,6 +88,16 @@ class _Table:
     notes: list[str] = dataclasses.field(default_factory=list)
     text: bool = True  # text formats: an explicit NaN is an error (an empty cell is the gap)
     canon: dict[str, str | None] = dataclasses.field(default_factory=dict)  # column -> canonical_name, once
+    # where the column names come from file paths (DVCLive's plots/metrics/<key>.tsv, MLflow's metrics/<key>),
+    # a name without a role word is not taken for a training series unless the test series of its kind is there
+    path_roles: bool = False
+    origin: dict[str, str] = dataclasses.field(default_factory=dict)  # column -> the file it was read from
+    # the run the table belongs to, when it holds only part of it (one metric file of a run, one W&B chart):
+    # the files given together are joined by this key; None for a whole run
+    part_of: str | None = None
+    run: str | None = None  # the run's name, when a file or folder holds several runs (seeds)
+    # text logs: column -> (fewest decimals printed, a value printed so)
+    decimals: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)
 
     def row(self, col: _Col, i: int) -> str:
         return col.rows[i] if col.rows is not None else f"row {i}"
@@ -200,3 +215,6 @@ class RunLog:
     step_column: str | None = None
     """The column the series' steps came from; `None` where every series had its own steps (TensorBoard), or,
     after `merge_seeds`, where the seeds used different columns."""
+    run_names: tuple[str, ...] = ()
+    """One name per run where the log held several (a folder of runs, an MLflow experiment, a W&B chart
+    export: the sub-folder, run or `<run> - ` prefix), empty otherwise."""

@@ -6,9 +6,13 @@ This package is part of the pure core (numpy only; JAX is imported only to flatt
 the engine passes when it saves a run to resume), so that `grokclocks.compare` and other readers can
 load engine runs without JAX.  `grokclocks.sim.train` re-exports every public name.
 
-Safe with a stranger's file: loading a run reads arrays (`allow_pickle=False`) and plain JSON data,
-and rebuilds its config only with a class of a registry fixed in code (or one the caller passes);
-nothing in a file decides which code is imported or run.  The checksum detects damage, not tampering.
+Safe with a stranger's file: loading a run reads arrays (no pickles) and plain JSON data, and rebuilds
+its config only with a class of a registry fixed in code (or one the caller passes); nothing in a file
+decides which code is imported or run.  The file is read with the limits of the log readers (the
+private `grokclocks._safe_io`, shared with `grokclocks.logs`): regular files only, at most `max_bytes`
+(256 MiB by default) on disk and unpacked, checked from the zip directory and each `.npy` header before
+anything is decompressed or allocated, stored or deflate members only, JSON nested at most 64 levels.
+The checksum detects damage, not tampering.
 
 Every failure to read or write a run (missing, empty, truncated, damaged, foreign, of a newer format,
 a config class outside the registry, a full disk) is a `RunFileError` (a `grokclocks.DomainError`)

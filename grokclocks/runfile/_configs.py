@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import DomainError
+from .. import _safe_io
+from .._validate import DomainError, show
 
 # The run-file name of every config class of the engine, and where the class lives.  Fixed in code: a run
 # file chooses among these names; nothing read from a file is imported.
@@ -151,7 +152,7 @@ def _config_class(name: Any, trusted: Mapping[str, type]) -> type:
     """The class a recorded config name stands for: a registered engine class, or one the caller trusts."""
     known = ", ".join(_REGISTRY)
     if not isinstance(name, str):
-        raise DomainError(f"its config class must be a name, one of {known} (got {name!r})")
+        raise DomainError(f"its config class must be a name, one of {known} (got {show(name)})")
     registered = _canonical_class(name)
     if registered in _REGISTRY:
         module, attr = _REGISTRY[registered]
@@ -163,7 +164,7 @@ def _config_class(name: Any, trusted: Mapping[str, type]) -> type:
         return getattr(mod, attr)
     if name in trusted:
         return trusted[name]
-    raise DomainError(f"its config class {name!r} is not one of the engine's config classes ({known}); a run "
+    raise DomainError(f"its config class {show(name)} is not one of the engine's config classes ({known}); a run "
                       "file never decides which code is imported or called: if you trust that class, pass it "
                       "to the reader (load_trajectory(path, config_classes=[TheClass]))")
 
@@ -247,17 +248,17 @@ def _config_from_obj(obj: Any, trusted: Mapping[str, type] | None = None) -> Any
         raise DomainError("its config record is malformed (needs 'class' and 'fields')")
     if obj["class"] is None:
         if obj["fields"] is not None:
-            raise DomainError(f"its config record has fields but no class (fields {obj['fields']!r:.80})")
+            raise DomainError(f"its config record has fields but no class (fields {show(obj['fields'], 80)})")
         return None
     cls = _config_class(obj["class"], trusted or {})
     name = _canonical_class(obj["class"])
     fields = obj["fields"]
     if not isinstance(fields, Mapping):
-        raise DomainError(f"the fields of its config {name} must be a JSON object (got {fields!r:.80})")
+        raise DomainError(f"the fields of its config {name} must be a JSON object (got {show(fields, 80)})")
     declared = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(str(k) for k in fields if k not in declared)
     if unknown:
-        raise DomainError(f"its config {name} has fields {unknown} that {cls.__name__} does not declare")
+        raise DomainError(f"its config {name} has fields {show(unknown, 200)} that {cls.__name__} does not declare")
     missing = [k for k, f in declared.items() if k not in fields and f.default is dataclasses.MISSING
                and f.default_factory is dataclasses.MISSING]
     if missing:
@@ -272,8 +273,8 @@ def _config_from_obj(obj: Any, trusted: Mapping[str, type] | None = None) -> Any
         try:
             kwargs[k] = _coerce(v, hint)
         except _Mismatch:
-            raise DomainError(f"field {k!r} of its config {name} must be {_hint_text(hint)} as plain JSON data "
-                              f"(got {v!r:.80})") from None
+            raise DomainError(f"field {show(k)} of its config {name} must be {_hint_text(hint)} as plain JSON data "
+                              f"(got {show(v, 80)})") from None
     try:
         return cls(**kwargs)
     except Exception as exc:  # the class's own checks (e.g. __post_init__) refuse the values
@@ -302,8 +303,19 @@ def config_from_json(text: str, *, config_classes: Iterable[type] = ()) -> Any:
         The text is not JSON, names a class that is neither registered nor in `config_classes`,
         or holds fields that the class does not declare or values not of the declared type.
     """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DomainError(f"text must be the JSON text of a config record (not UTF-8: {exc})") from None
+    if not isinstance(text, str):
+        raise DomainError(f"text must be the JSON text of a config record, a str (got {type(text).__name__})")
     try:
-        obj = json.loads(text)
-    except (TypeError, ValueError) as exc:
+        obj = _JSON.json_loads(text, "text")
+    except json.JSONDecodeError as exc:
         raise DomainError(f"text must be the JSON text of a config record ({exc})") from None
     return _config_from_obj(obj, _trusted_classes(config_classes))
+
+
+# JSON text read through the safe-reading layer: nested at most 64 levels (deeper was a RecursionError)
+_JSON = _safe_io.Reader(DomainError, limit_hint="", stream_hint="", content="a config record nests 3 or 4 levels")

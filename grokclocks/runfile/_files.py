@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._validate import show
 from ._errors import RunExistsError, RunFileError, RunFileWarning
 
 try:
@@ -71,7 +72,7 @@ def _alive(pid: int, start: str | None = None) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: beyond a C int, no process has that pid
         return False
     except PermissionError:  # another user's process: it exists
         pass
@@ -161,9 +162,16 @@ def _holder_text(record: Any) -> str:
     """Who a lock record names, in words: "pid 123 on host h (since 2026-01-01 12:00:00)"."""
     if not isinstance(record, dict) or not isinstance(record.get("pid"), int):
         return "an unknown process (the lock file holds no readable record)"
-    since = f", since {record['since']}" if isinstance(record.get("since"), str) else ""
+    since = f", since {_cut(record['since'], 40)}" if isinstance(record.get("since"), str) else ""
     me = " (this process)" if record["pid"] == os.getpid() and record.get("host") == _HOST else ""
-    return f"pid {record['pid']}{me} on host {record.get('host', '?')}{since}"
+    host = record.get("host", "?")
+    return f"pid {show(record['pid'], 24)}{me} on host {_cut(host, 80) if isinstance(host, str) else show(host)}{since}"
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters (a lock file is written by whoever can write the directory)."""
+    text = " ".join(text[: 2 * limit].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _read_record(fd: int) -> Any:
@@ -176,7 +184,7 @@ def _read_record(fd: int) -> Any:
         return None
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a "record" of 2,000 nested lists
         return "unreadable"
 
 

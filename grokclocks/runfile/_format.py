@@ -1,8 +1,10 @@
 """The run-file format: `Trajectory`, and saving and loading it as `<path>.npz` + `<path>.json`.
 
-Loading a run reads arrays and nothing else: `np.load(..., allow_pickle=False)`, a checksum, and a config
-rebuilt only from the fixed registry of the engine's config classes (`grokclocks.runfile._configs`).
-Writing goes through the run lock and atomic replacement (`grokclocks.runfile._files`).
+Loading a run reads arrays and nothing else: the archive through the safe-reading layer `grokclocks._safe_io`
+(regular files only, a byte limit checked from the zip directory and each `.npy` header before anything is
+decompressed or allocated, no pickles, bounded JSON), a checksum, and a config rebuilt only from the fixed
+registry of the engine's config classes (`grokclocks.runfile._configs`).  Writing goes through the run lock and
+atomic replacement (`grokclocks.runfile._files`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 import warnings
 import zipfile
 import zlib
@@ -20,7 +23,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validate import DomainError, file_path, flag, writable_file
+from .. import _safe_io
+from .._safe_io import DEFAULT_MAX_BYTES, check_max_bytes
+from .._validate import INT64_MAX, DomainError, file_path, flag, show, writable_file
 from ._configs import _canonical_class, _config_from_obj, _config_obj, _trusted_classes
 from ._errors import RunExistsError, RunFileError, RunFileNotFoundError, RunFileWarning
 from ._files import _atomic_write, _os_reason, _RunLock
@@ -102,7 +107,8 @@ class Trajectory:
         return save_trajectory(self, path, overwrite=overwrite)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, *, config_classes: Iterable[type] = ()) -> Trajectory:
+    def load(cls, path: str | os.PathLike, *, config_classes: Iterable[type] = (),
+             max_bytes: int = DEFAULT_MAX_BYTES) -> Trajectory:
         """Read a run written by `save` or by the engine (format version and checksum checked).
 
         Parameters
@@ -112,6 +118,9 @@ class Trajectory:
         config_classes : iterable of dataclass types, optional
             Config classes of the caller's own to rebuild besides the engine's registered ones.
             Default: none.
+        max_bytes : int
+            The most bytes the run file may hold on disk and its arrays unpack to, checked before
+            anything is decompressed or allocated; an integer ≥ 1, default 268,435,456 (256 MiB).
 
         Returns
         -------
@@ -120,9 +129,9 @@ class Trajectory:
 
         Notes
         -----
-        The same as `load_trajectory(path, config_classes=config_classes)`.
+        The same as `load_trajectory(path, config_classes=config_classes, max_bytes=max_bytes)`.
         """
-        return load_trajectory(path, config_classes=config_classes)
+        return load_trajectory(path, config_classes=config_classes, max_bytes=max_bytes)
 
 
 def _paths(path: str | os.PathLike) -> tuple[Path, Path]:
@@ -335,9 +344,7 @@ class _RunFile:
 
 
 def _unreadable(exc: BaseException) -> str:
-    text = str(exc)
-    if "pickle" in text.lower():
-        return "it holds pickled Python objects, which a run file never contains (refused, not loaded)"
+    text = show(str(exc), 200)
     if isinstance(exc, zipfile.BadZipFile):
         return f"damaged or truncated zip archive ({text})"
     if isinstance(exc, EOFError):
@@ -347,37 +354,79 @@ def _unreadable(exc: BaseException) -> str:
     return f"damaged or truncated ({type(exc).__name__}: {text})"
 
 
-def _read_npz(npz: Path) -> dict[str, np.ndarray]:
-    if not npz.is_file():
-        raise RunFileNotFoundError(f"{npz} does not exist (no run saved there)" if not npz.exists()
-                                   else f"{npz} is not a file")
-    size = npz.stat().st_size
-    with open(npz, "rb") as fh:
+_LIMIT_HINT = ("raise it with load_trajectory(..., max_bytes=N) or Trajectory.load(..., max_bytes=N) if the file is "
+               "what you meant to read")
+_RESUME_HINT = ("resume=True reads at most the larger of 256 MiB and the run file's own size: grokclocks writes run "
+                "files uncompressed, so that they unpack to about their size, and this one does not (compressed or "
+                "altered); load_trajectory(..., max_bytes=N) reads it")
+_SIDECAR_HINT = "a run's .json holds its config, a few KiB; one of 64 MiB or more is not read"
+_CONTENT = "a run file's meta and config nest 4 or 5 levels"
+
+
+def _reader(limit_hint: str) -> _safe_io.Reader:
+    """The safe-reading layer reporting its refusals as `RunFileError`, ending an over-the-limit message with
+    `limit_hint`."""
+    return _safe_io.Reader(RunFileError, limit_hint=limit_hint, stream_hint="copy the run to a file first",
+                           content=_CONTENT)
+
+
+_LOAD, _RESUME, _SIDECAR = _reader(_LIMIT_HINT), _reader(_RESUME_HINT), _reader(_SIDECAR_HINT)
+
+
+def _read_npz(npz: Path, max_bytes: int | None) -> dict[str, np.ndarray]:
+    """Every array of the run archive `npz`, read through the safe-reading layer.
+
+    `max_bytes` bounds the file's size and what its members unpack to (from the zip directory and each
+    `.npy` header, before anything is decompressed or allocated); `None` (resume) bounds what the members
+    unpack to by the larger of `DEFAULT_MAX_BYTES` and the file's own size."""
+    if not npz.exists():
+        raise RunFileNotFoundError(f"{npz} does not exist (no run saved there)")
+    reader = _LOAD if max_bytes is not None else _RESUME
+    with reader.open_regular(npz, sys.maxsize if max_bytes is None else max_bytes, name=str(npz)) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        limit = max(DEFAULT_MAX_BYTES, size) if max_bytes is None else max_bytes
         head = fh.read(8)
-    if size == 0:
-        raise RunFileError(f"{npz} is empty (0 bytes): not a run file (an interrupted copy?)")
-    if head.startswith(b"\x93NUMPY"):
-        raise RunFileError(f"{npz} is a single .npy array, not an .npz run archive")
-    if not head.startswith(b"PK"):
-        raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with {head!r})")
+        if size == 0:
+            raise RunFileError(f"{npz} is empty (0 bytes): not a run file (an interrupted copy?)")
+        if head.startswith(b"\x93NUMPY"):
+            raise RunFileError(f"{npz} is a single .npy array, not an .npz run archive")
+        if not head.startswith(b"PK"):
+            raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with {head!r})")
+        fh.seek(0)
+        try:
+            z = zipfile.ZipFile(fh)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {_unreadable(exc)}") from None
+        infos = reader.zip_limits(z, str(npz), limit)
+        with z:
+            return reader.npz_arrays(z, infos, str(npz), limit)
+
+
+_SIDECAR_MAX_BYTES = 1 << 26  # 64 MiB: a .json sidecar of this size or more is not read
+
+
+def _read_json(js: Path, max_bytes: int) -> Any:
+    """The JSON data of the `.json` config file `js`, read through the safe-reading layer: a regular file of at
+    most `max_bytes` bytes and of less than `_SIDECAR_MAX_BYTES`, UTF-8, nested at most `MAX_JSON_DEPTH` levels.
+    Every refusal is a `RunFileError` naming `js`; text that is not JSON is a `json.JSONDecodeError`."""
+    limit = min(max_bytes, _SIDECAR_MAX_BYTES - 1)
+    reader = _LOAD if limit == max_bytes else _SIDECAR
+    data = reader.read_bytes(js, limit, name=str(js))
     try:
-        with np.load(npz, allow_pickle=False) as f:
-            return {k: f[k] for k in f.files}
-    except Exception as exc:  # zip, numpy-header and decompression errors alike: the file is damaged
-        reason = _unreadable(exc)
-    raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {reason}")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(f"{js}: not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be "
+                           "decoded (a run's .json is written as UTF-8)") from None
+    return reader.json_loads(text, str(js))
 
 
-_SIDECAR_MAX_BYTES = 1 << 26  # 64 MiB: the largest .json sidecar read to compare it with its .npz
-
-
-def _check_sidecar(npz: Path, js: Path, digest: str, config: Any) -> None:
+def _check_sidecar(npz: Path, js: Path, digest: str, config: Any, max_bytes: int) -> None:
     """Warn when the `.json` beside a checksummed `.npz` is not the one written with it (the `.npz` counts)."""
     if not js.is_file():
         return
-    try:  # a sidecar holds a config record: a larger file is no sidecar of a run, and is not read
-        side = json.loads(js.read_text()) if js.stat().st_size < _SIDECAR_MAX_BYTES else None
-    except (OSError, ValueError):
+    try:  # a sidecar holds a config record: a file too large, too deep or not a file is no sidecar of a run
+        side = _read_json(js, max_bytes)
+    except (RunFileError, ValueError):
         side = None
     same = (isinstance(side, dict) and side.get("sha256") == digest and isinstance(config, dict)
             and _canonical_class(side.get("class")) == _canonical_class(config.get("class"))
@@ -388,26 +437,44 @@ def _check_sidecar(npz: Path, js: Path, digest: str, config: Any) -> None:
                       "config and is what was read; the next save rewrites the .json", RunFileWarning, stacklevel=4)
 
 
-def _read_run(path: str | os.PathLike) -> _RunFile:
-    """Read and check a run file: format, version, checksum, structure.  Every failure is a `RunFileError`."""
+def _text_entry(a: Any) -> str | None:
+    """The text of a 0-d string array (how `meta` and `sha256` are stored), `None` for anything else."""
+    return str(a[()]) if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "U" else None
+
+
+def _read_meta(npz: Path, arrays: dict[str, np.ndarray]) -> tuple[str, dict[str, Any]]:
+    """`(stored sha256, meta record)` of a run archive of format 2 or later (`sha256` removed from `arrays`)."""
+    stored, text = _text_entry(arrays.pop("sha256", None)), _text_entry(arrays.get("meta"))
+    try:
+        meta = None if stored is None or text is None else _LOAD.json_loads(text, str(npz), "its meta entry: ")
+    except json.JSONDecodeError:
+        meta = None
+    if meta is None:
+        raise RunFileError(f"{npz} is damaged: its meta or sha256 entry is missing or unreadable")
+    if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
+        raise RunFileError(f"{npz} is not a grokclocks run file (meta format "
+                           f"{show(meta.get('format') if isinstance(meta, dict) else meta)})")
+    version = meta.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 2:
+        raise RunFileError(f"{npz} has an unknown run-file format version {show(version)}")
+    if version > RUN_FORMAT_VERSION:
+        raise RunFileError(f"{npz} has run-file format version {show(version)}; this grokclocks reads versions "
+                           f"<= {RUN_FORMAT_VERSION} (upgrade grokclocks to read it)")
+    return stored, meta
+
+
+def _read_run(path: str | os.PathLike, max_bytes: int | None = DEFAULT_MAX_BYTES) -> _RunFile:
+    """Read and check a run file: format, version, checksum, structure.  Every failure is a `RunFileError`.
+
+    `max_bytes` is the limit of `load_trajectory` (an integer ≥ 1); `None`, what a resume reads: the members may
+    unpack to the larger of `DEFAULT_MAX_BYTES` and the file's own size (the engine writes them uncompressed)."""
     npz, js = _paths(path)
-    arrays = _read_npz(npz)
+    arrays = _read_npz(npz, max_bytes)
+    json_limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     planned = None
     if "meta" in arrays or "sha256" in arrays:
-        try:
-            stored = str(arrays.pop("sha256")[()])
-            meta = json.loads(str(arrays["meta"][()]))
-        except (KeyError, ValueError, TypeError, IndexError):
-            raise RunFileError(f"{npz} is damaged: its meta or sha256 entry is missing or unreadable") from None
-        if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
-            raise RunFileError(f"{npz} is not a grokclocks run file (meta format "
-                               f"{meta.get('format') if isinstance(meta, dict) else meta!r})")
-        version = meta.get("version")
-        if not isinstance(version, int) or isinstance(version, bool) or version < 2:
-            raise RunFileError(f"{npz} has an unknown run-file format version {version!r}")
-        if version > RUN_FORMAT_VERSION:
-            raise RunFileError(f"{npz} has run-file format version {version}; this grokclocks reads versions "
-                               f"<= {RUN_FORMAT_VERSION} (upgrade grokclocks to read it)")
+        stored, meta = _read_meta(npz, arrays)
+        version = meta["version"]
         computed = _checksum(arrays)
         if computed != stored:
             raise RunFileError(f"{npz} is damaged: its sha256 checksum does not match its contents "
@@ -415,29 +482,31 @@ def _read_run(path: str | os.PathLike) -> _RunFile:
         del arrays["meta"]
         config = meta.get("config")
         planned = meta.get("planned_steps")
-        _check_sidecar(npz, js, stored, config)
+        _check_sidecar(npz, js, stored, config, json_limit)
     else:
         if "times" not in arrays or not any(k.startswith("metric:") for k in arrays):
             raise RunFileError(f"{npz} is not a grokclocks run file: no 'times' and 'metric:*' arrays "
-                               f"(keys: {sorted(arrays)[:8]})")
+                               f"(keys: {show(sorted(arrays)[:8], 200)})")
         version = 1
         unknown = sorted(k for k in arrays if k != "times" and k.split(":", 1)[0] not in ("metric", "extra", "state"))
         if unknown:
-            raise RunFileError(f"{npz} is damaged or foreign: no meta entry, and keys {unknown[:4]} that no "
-                               "grokclocks run file has")
-        if not js.is_file():
+            raise RunFileError(f"{npz} is damaged or foreign: no meta entry, and keys {show(unknown[:4], 200)} that "
+                               "no grokclocks run file has")
+        if not js.exists():
             raise RunFileError(f"{npz} has no meta entry (format 1, or damaged), and its config file {js} is missing")
         try:
-            config = json.loads(js.read_text())
-        except (OSError, ValueError) as exc:
+            config = _read_json(js, json_limit)
+        except json.JSONDecodeError as exc:
             raise RunFileError(f"{js} (the config of format-1 run file {npz.name}) is unreadable: {exc}") from None
         if isinstance(config, dict) and "version" in config:
-            raise RunFileError(f"{npz} is damaged: {js.name} says run-file format {config['version']!r}, but the "
-                               "archive lacks its meta and sha256 entries")
+            raise RunFileError(f"{npz} is damaged: {js.name} says run-file format {show(config['version'])}, but "
+                               "the archive lacks its meta and sha256 entries")
     if not isinstance(config, dict) or not {"class", "fields"} <= set(config):
         raise RunFileError(f"{npz}: its config record is malformed (needs 'class' and 'fields')")
-    if planned is not None and (not isinstance(planned, int) or isinstance(planned, bool)):
-        raise RunFileError(f"{npz} is damaged: its planned number of steps is {planned!r}, not an integer")
+    if planned is not None and (not isinstance(planned, int) or isinstance(planned, bool)
+                                or not 0 <= planned <= INT64_MAX):
+        raise RunFileError(f"{npz} is damaged: its planned number of steps is {show(planned)}, not an integer in "
+                           f"[0, {INT64_MAX}]")
     run = _RunFile(npz, arrays, config, version, planned)
     _check_structure(run)
     return run
@@ -464,7 +533,8 @@ def _rebuild_config(run: _RunFile, trusted: Mapping[str, type] | None = None) ->
         raise RunFileError(f"{run.npz}: {exc}") from None
 
 
-def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] = ()) -> Trajectory:
+def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] = (),
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> Trajectory:
     """Load a run written by `save_trajectory`, `Trajectory.save` or `grokclocks.sim.train.simulate`.
 
     Parameters
@@ -475,6 +545,12 @@ def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] =
         Config classes of the caller's own to rebuild besides the engine's registered ones, matched
         by the `module:qualname` the file records.  Default: none, so a file whose config class is
         not one of the engine's is refused.
+    max_bytes : int
+        The most bytes the `.npz` may hold on disk and its arrays unpack to (checked from the zip
+        directory and each array's `.npy` header before anything is decompressed or allocated), and the
+        most its `.json` config file may hold (which is read below 64 MiB in any case); an integer ≥ 1.
+        Default 268,435,456 (256 MiB, the `DEFAULT_MAX_BYTES` of `grokclocks.logs`); a run that holds
+        more needs a larger value.
 
     Returns
     -------
@@ -486,7 +562,13 @@ def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] =
     RunFileError
         The file is missing (`RunFileNotFoundError`), empty, truncated, damaged (checksum), foreign,
         of a newer format, or names a config class outside the registry and `config_classes`, or
-        holds config fields that are not plain data of the declared types.
+        holds config fields that are not plain data of the declared types; or it is refused unread:
+        not a regular file (a FIFO, a device), over `max_bytes` (on disk, or unpacked as its zip
+        directory or a `.npy` header announces), a member compressed otherwise than stored or deflate,
+        a member that is not a `.npy` array, pickled objects, or JSON nested deeper than 64 levels.
+        The message names the file.
+    DomainError
+        `max_bytes` is not an integer ≥ 1.
 
     Warns
     -----
@@ -496,13 +578,16 @@ def load_trajectory(path: str | os.PathLike, *, config_classes: Iterable[type] =
 
     Notes
     -----
-    Loading reads arrays and nothing else: `np.load` with `allow_pickle=False`, the sha256 checksum,
-    and the config rebuilt from plain JSON data with a class of a registry fixed in code.  The
-    checksum detects damage (a truncated copy, a flipped bit), not tampering: whoever can edit a file
-    can recompute it.  `Trajectory.save(path, overwrite=True)` rewrites an old file in the current format.
+    Loading reads arrays and nothing else: numpy arrays without pickles, the sha256 checksum, and the
+    config rebuilt from plain JSON data with a class of a registry fixed in code.  The file is read as
+    data from a stranger: regular files only, every size checked before it is allocated, so a
+    hostile file costs at most about `max_bytes` of memory.  The checksum detects damage (a truncated
+    copy, a flipped bit), not tampering: whoever can edit a file can recompute it.
+    `Trajectory.save(path, overwrite=True)` rewrites an old file in the current format.
     """
+    max_bytes = check_max_bytes(max_bytes)
     trusted = _trusted_classes(config_classes)
-    run = _read_run(path)
+    run = _read_run(path, max_bytes)
     if run.version < 2:
         warnings.warn(f"{run.npz} is a run file of format 1 (written by grokclocks before run-file versions): "
                       "read without an integrity check; Trajectory.save(path, overwrite=True) rewrites it "

@@ -12,7 +12,6 @@ Matrix functions are checked on families with a closed form (mpmath at 40 digits
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import mpmath
 import numpy as np

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import mpmath as mp
-import numpy as np
 
 from grokclocks import rmt
 from harness import HUGE, TINY, AccuracyCase, Arg, Branch

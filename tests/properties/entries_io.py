@@ -116,6 +116,69 @@ def _paths_bad(merge):
 
 _PATHS_NAMES = ("paths", "certificate", "slice", "file or directory")
 
+
+# ---------------------------------------------------------------------------------------------- verification: GPU tier
+
+_SUITE = Fixed("levi", "kramers", "modular", bad=("nope", "../levi", "levi/x", 3, None, ""))
+_ROOT = Fixed(None, bad=(3, "/no/such/checkout", ["x"]))
+_SUITE_NAMES = {"suite": ("suite",), "root": ("root",)}
+
+
+def _statuses():
+    from grokclocks.verification import SuiteStatus
+
+    states = st.sampled_from(["passed", "failed", "stale", "incomplete", "never run"])
+    one = st.tuples(st.sampled_from(["levi", "kramers", "clocks"]), states,
+                    st.sampled_from([None, "2026-01-01T00:00:00+00:00", "2026-02-01T00:00:00+00:00"])).map(
+        lambda t: SuiteStatus(t[0], t[1], date=t[2], wall_s=12.0 if t[2] else None))
+    return st.lists(one, max_size=4, unique_by=lambda s: s.suite)
+
+
+_STATUSES_BAD = (3, None, ["levi"], [{"suite": "levi"}])
+
+_GPU_TIER = [
+    Entry("verification.suites", {"root": _ROOT}, names={"root": ("root",)}),
+    *[Entry(f"verification.{f}", {"suite": _SUITE, "root": _ROOT}, names=_SUITE_NAMES, cost=2)
+      for f in ("check_suite", "suite_files", "suite_fingerprint", "suite_tests")],
+    Entry("verification.function_of_node", {"nodeid": Fixed("verify/levi/test_levi.py::test_x[0.5-a]", "a.py::t",
+                                                            bad=("a.py", 3, None, ""))}, names={"nodeid": ("nodeid",)}),
+    Entry("verification.budget_estimates", {"directory": Fixed("docs/verification/gpu-budget", "/no/such/dir",
+                                                               bad=(3, None, ["x"]))},
+          names={"directory": ("directory",)}),
+    Entry("verification.time_estimates", {"suite": _SUITE, "scale": Choice("cpu", "gpu"), "certificate": Fixed(None),
+                                          "budget": Fixed(None, {"levi/test_levi.py::test_eq6_mp_law": 1.0}),
+                                          "root": _ROOT}, names=_SUITE_NAMES | {"scale": ("scale",)}, cost=2),
+    Entry("verification.plan_run", {"budget_s": NonNeg(typ=(0.0, 1e3), vec=False),
+                                    "start_s": NonNeg(typ=(0.0, 30.0), vec=False)},
+          build=lambda n: _statuses().map(lambda s: {"statuses": s, "estimates": {
+              x.suite: {f"{x.suite}/test_x.py::test_a": (10.0, "fake")} for x in s}}),
+          bad={"statuses": lambda n, kw: st.sampled_from(_STATUSES_BAD),
+               "estimates": lambda n, kw: st.sampled_from([3, None, "x"])},
+          names={"statuses": ("statuses",), "estimates": ("estimates",)}),
+    Entry("verification.status_markdown", {"link_dir": Fixed(None, "gpu")},
+          build=lambda n: _statuses().map(lambda s: {"statuses": s}),
+          bad={"statuses": lambda n, kw: st.sampled_from(_STATUSES_BAD)}, names={"statuses": ("statuses",)}),
+    Entry("verification.suite_status", {"certificate": Fixed(None), "suite": _SUITE, "root": _ROOT, "git": Flag()},
+          names=_SUITE_NAMES | {"git": ("git",)}, cost=2),
+    Entry("verification.suite_statuses", {"suite_names": Fixed(None, ["levi"], ["kramers", "levi"],
+                                                               bad=(3, ["nope"], [3])),
+                                          "root": _ROOT, "git": Flag()},
+          build=lambda n: st.just(None).map(lambda _: {"directories": tempfile.mkdtemp(prefix="gc-prop-suites-")}),
+          bad={"directories": lambda n, kw: st.sampled_from([3, None, [], [3]])},
+          names={"directories": ("directories",), "suite_names": ("suite",), "root": ("root",), "git": ("git",)},
+          cost=3),
+    Entry("verification.read_suite_certificate", {"path": Fixed("/no/such/levi.json", bad=(3, None, "", ["x"]))},
+          names={"path": ("path",)}),
+    Entry("verification.suite_certificate", {"suite": _SUITE, "scale": Choice("cpu", "gpu"),
+                                             "duration_s": NonNeg(typ=(0.0, 1e4), vec=False, optional=True),
+                                             "meta": Fixed(None, {"commit": "abc"}, bad=(3, "m", [1])),
+                                             "root": _ROOT},
+          build=lambda n: st.just(None).map(lambda _: {"rows": _rows()}),
+          bad={"rows": lambda n, kw: st.sampled_from([3, "r", [3]])},
+          names=_SUITE_NAMES | {"rows": ("rows",), "meta": ("meta",), "scale": ("scale",), "duration_s": ("duration_s",)},
+          inf="a row may carry a measured inf (shown as such)", cost=3),
+]
+
 # ---------------------------------------------------------------------------------------------- sim.train
 
 
@@ -306,6 +369,7 @@ ENTRIES = [
     Entry("verification.merge_certificates", build=lambda n: st.booleans().map(
         lambda dirs: {"paths": _partials(as_dirs=dirs)}), bad={"paths": _paths_bad(True)}, names={"paths": _PATHS_NAMES},
           cost=5),
+    *_GPU_TIER,
     Entry("sim.train.check_record_every", build=lambda n: _record_every(),
           bad={"steps": lambda n, kw: st.sampled_from([0, -1, 2.5, "10", True, None, 10**30]
                                                       + ([kw["steps"] + 1] if kw["record_every"] > 1 else [])),

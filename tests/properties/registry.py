@@ -80,6 +80,8 @@ EXEMPT: list[Exempt] = [
     Exempt("logs.RunLog", _RECORD + " (read_log builds it; merge_seeds, compare.run_data)"),
     Exempt("sim.linear.SpectralDraws", _RECORD + " (spectral_draws)"),
     Exempt("verification.BudgetItem", _RECORD + " (verify/budget.py)"),
+    Exempt("verification.SuiteStatus", _RECORD + " (suite_status, suite_statuses)"),
+    Exempt("verification.PlanItem", _RECORD + " (plan_run)"),
     Exempt("sim.SimulationDiverged", _EXC),
     Exempt("spectral.SpectralStratumWarning", _EXC),
     Exempt("spectral.SingularValueDrift", _RECORD + " (returned by singular_value_drift_terms)"),

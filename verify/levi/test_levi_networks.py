@@ -64,20 +64,42 @@ _SRC_CPU = {
 # +0.158 at t=0.1/0.3/1 T, sd 0.077/0.11/0.19 for L_tr), kappa max 0.184 (mean <= 0.012 in magnitude, sd <= 0.071).
 # The 2026-11-24 tolerance (0.40) was the d_in=200, T=5000 spread, which does not carry over: the paper form's
 # error grows with t (see _bias_rows) and the d_in=200 source was not measured at this configuration.
-_TOL_GPU = {"paper": 0.49, "kappa": 0.21, "realised": 0.05}
+#
+# Out of sample, the maxima do not hold: on seeds 64..191 (128 more draws, the realised form, no GD; measured here)
+# the per-seed max |log(realised/form)| is 0.550 (paper) and 0.188 (kappa), so the former tolerances 0.49 / 0.21
+# (the 0..63 maxima + 0.025) would fail on new seeds.  The tolerances now come from the measured spread of the worst
+# element, t = T (seeds 64..191: paper L_tr mean +0.137, sd 0.157; L_gen +0.110, 0.147; kappa L_gen +0.013, 0.081;
+# L_tr +0.010, 0.071): |mean| + z sd with z = 3.78, the two-sided normal quantile at 1e-2 / 128 (32 seeds x train and
+# gen at t = T: a 1 % family-wise probability of failing a correct simulation), + 0.025 for the simulation's
+# deviation from the realised form.  The GPU run uses seeds 192..223, which set nothing.
+GPU_HOLDOUT_SEEDS = tuple(range(192, 224))
+_Z_FAMILY = 3.78
+_SPREAD_T = {"paper": (0.137, 0.157), "kappa": (0.013, 0.081)}  # (|mean|, sd) of the worst element at t = T
+_TOL_GPU = {k: round(m + _Z_FAMILY * sd + 0.025, 2) for k, (m, sd) in _SPREAD_T.items()} | {"realised": 0.05}
 _SRC_GPU = {
-    "paper": ("measured at this config: |log(realised-spectrum form/paper form)| over seeds 0..63 max 0.461, + 0.025 "
-              "(max deviation of the simulation from the realised form, explicit GD of seeds 0..7); 2026-11-24 H100: "
-              "0.443 (seeds 0..7) against the former 0.40, which was the d_in=200, T=5000 spread"),
-    "kappa": ("measured at this config: |log(realised/kappa-refined)| over seeds 0..63 max 0.184, + 0.025 (simulation "
-              "vs realised form, seeds 0..7); explicit GD of seeds 0..7: max 0.115"),
-    "realised": "measured at this config, explicit GD of seeds 0..7 (CPU): max 0.025 (mean -0.018 at t=T); d_in=200: 0.047",
+    "paper": (f"measured at this config (realised-spectrum form, seeds 64..191): |log(realised/paper form)| at t=T "
+              f"mean +0.137, sd 0.157 -> 0.137 + 3.78 sd (1 % family-wise over 32 seeds x 2) + 0.025 (simulation vs "
+              f"realised form, explicit GD of seeds 0..7) = {0.137 + _Z_FAMILY * 0.157 + 0.025:.2f}; per-seed max over "
+              "seeds 0..63 0.461, over 64..191 0.550 (the former 0.49 was the 0..63 max + 0.025); 2026-11-24 H100: 0.443 "
+              "(seeds 0..7)"),
+    "kappa": (f"measured at this config (seeds 64..191): |log(realised/kappa-refined)| at t=T mean +0.013, sd 0.081 -> "
+              f"0.013 + 3.78 sd + 0.025 = {0.013 + _Z_FAMILY * 0.081 + 0.025:.2f}; per-seed max over seeds 0..63 0.184, "
+              "over 64..191 0.188; explicit GD of seeds 0..7: max 0.115"),
+    "realised": ("measured at this config, explicit GD of seeds 0..7 (CPU): max 0.025 (mean -0.018 at t=T, a bias of "
+                 "the dropped S0 S0^T Sigma D term, seed spread ~0.004); d_in=200: 0.047"),
 }
-# tanh: linear to O(pre-activation variance 1/(2 d_h)) = 0.25 % at this init; its L_gen (and the prefactor, the
-# measured L_gen(0)) is sampled on 4096 fresh inputs, relative sd ~1.4 % each -> the linear tolerances + 0.03
-_TOL_GPU_TANH = {k: v + 0.03 for k, v in _TOL_GPU.items()}
-_SRC_GPU_TANH = {k: v + "; tanh: + 0.03 for the Monte-Carlo L_gen (4096 inputs) -- 2026-11-24 H100 tanh paper-form max "
-                 "0.466 (linear 0.443, same draws)" for k, v in _SRC_GPU.items()}
+# tanh at the GPU configuration: not yet measured (no GPU run since).  Its tolerances are the linear ones plus an
+# allowance derived from what differs: L_gen (and the prefactor, the measured L_gen(0)) is a Monte-Carlo mean over
+# 4096 fresh inputs of |5 Gaussian components|^2, relative sd sqrt(2/5)/64 = 0.99 % each, sqrt(2) x that in their
+# ratio = 0.014, and 3.3 sd of it (the largest of ~100 per-seed gen values) = 0.046; tanh departs from linear by
+# O(pre-activation variance 1/(2 d_h)) = 0.0025.  So + 0.05 (the 2026-11-24 H100 run, seeds 0..7: tanh paper-form
+# max 0.466 against 0.443 for the linear net on the same draws).
+_TANH_ALLOWANCE = 0.05
+_TOL_GPU_TANH = {k: v + _TANH_ALLOWANCE for k, v in _TOL_GPU.items()}
+_SRC_GPU_TANH = {k: v + f"; tanh (not yet measured at this configuration): + {_TANH_ALLOWANCE} derived -- 3.3 sd of the "
+                 "Monte-Carlo L_gen ratio (two 4096-input means, sd 0.014) + 0.0025 (tanh vs linear at pre-activation "
+                 "variance 1/(2 d_h)); 2026-11-24 H100 tanh paper-form max 0.466 (linear 0.443, same draws)"
+                 for k, v in _SRC_GPU.items()}
 
 CONFIG = {
     "cpu": {
@@ -102,12 +124,14 @@ CONFIG = {
     "gpu": {
         "eq17": dict(d_in=1000, d_h=50, seeds=tuple(range(8))),  # the spec's own measurement used d_in=1000
         # 32 seeds (cheap under vmap: 30000 steps of a 1000 x 200 x 5 linear net): the seed mean resolves the paper
-        # form's late-time bias (+0.158 +- 0.034 expected; 8 seeds give +-0.058)
-        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(32)), tol=_TOL_GPU, src=_SRC_GPU),
+        # form's late-time bias (+0.158 +- 0.034 expected; 8 seeds give +-0.058).  Seeds 192..223: not the seeds
+        # 0..191 the per-seed tolerances were measured on (_TOL_GPU), so the check is out of sample
+        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=GPU_HOLDOUT_SEEDS, tol=_TOL_GPU, src=_SRC_GPU),
         "fig4": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
                      src="spec Fig. 4, d_in=1000, d_h=50, t=3e4: kappa-refined 0.95-1.02 per seed, paper form "
                          "1.31-1.38 (one seed 2.0)"),
-        "tanh": dict(d_in=1000, d_h=200, steps=30_000, seeds=tuple(range(8)), tol=_TOL_GPU_TANH, src=_SRC_GPU_TANH),
+        # the same 32 hold-out draws as eq18 (the bias rows of _bias_rows are checks from 16 seeds on)
+        "tanh": dict(d_in=1000, d_h=200, steps=30_000, seeds=GPU_HOLDOUT_SEEDS, tol=_TOL_GPU_TANH, src=_SRC_GPU_TANH),
         "tanh_side": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
                           src="spec levi:tanh, d_h=50: paper-form ratio up to 1.9-2.2, the same pattern as the "
                               "linear net (kappa-refined 0.95-1.02 there)"),
@@ -443,15 +467,17 @@ def _appG_gpu(report, cfg):
     span = float(dt_mean[0] / dt_mean[-1])
     report.reject("levi:fig8", wrong=float(((1 - lams[-1]) / (1 - lams[0])) ** 2), measured=span, rtol=0.15,
                   source=src, what=f"dt(alpha={alphas[0]})/dt(alpha={alphas[-1]}) with the pole lambda* = 1")
-    src = ("spec 7.3 2-seed means vs our 4-seed means: 3 sd sqrt(1/2 + 1/4) with the largest per-seed sd of log dt "
-           "measured at p=23 (0.17)")
-    report.check("levi:fig8", predicted=np.asarray(cfg["spec_dt"]), measured=dt_mean, logtol=0.45, source=src,
+    sd = max(CONFIG["cpu"]["appG"]["sd_log_dt"])
+    tol = 3 * sd * math.sqrt(1 / 2 + 1 / 4)
+    src = (f"spec 7.3 2-seed means vs our 4-seed means: 3 sd sqrt(1/2 + 1/4) = {tol:.2f} with the largest per-seed sd "
+           f"of log dt measured at p=23 ({sd}, seeds 0..11)")
+    report.check("levi:fig8", predicted=np.asarray(cfg["spec_dt"]), measured=dt_mean, logtol=tol, source=src,
                  what="Fig. 8 dt(alpha) vs the spec's H100 numbers")
-    report.reject("levi:fig8", wrong=np.asarray(cfg["spec_dt"]) * p, measured=dt_mean, logtol=0.45, source=src,
+    report.reject("levi:fig8", wrong=np.asarray(cfg["spec_dt"]) * p, measured=dt_mean, logtol=tol, source=src,
                   what="dt of the mean-over-classes MSE (time x p, erratum levi-20)")
 
     # Erratum levi-20: with the mean-over-classes MSE (time slower by p) the runs do not grok within the
-    # budget; predicted from the summed runs (CPU: dt(mean) = p dt(sum) within 7 %): a mean run groks iff
+    # budget; predicted from the summed runs (CPU: dt(mean) = p dt(sum) within 11 %): a mean run groks iff
     # p t_test(sum) <= steps.
     sub, sub_seeds = cfg["mean_alphas"], cfg["mean_seeds"]
     mean = run_modular_addition(p, sub, d_h, eta, steps, seeds=sub_seeds, loss="mean", record_every=10)
@@ -461,7 +487,7 @@ def _appG_gpu(report, cfg):
     meas = float(np.mean(np.isfinite(np.asarray(mean["t_test"], dtype=float))))
     tol = 0.5 / t_sum.size
     src = ("spec erratum levi-20 (H100: nothing trains in 6e4 steps); prediction from the time rescaling "
-           "dt(mean) = p dt(sum) measured on CPU (within 7 %)")
+           "dt(mean) = p dt(sum) measured on CPU (within 11 %)")
     report.check("levi:appG", predicted=pred, measured=meas, atol=tol, source=src,
                  what=f"fraction of mean-MSE runs grokking within {steps} steps, p={p}")
     report.reject("levi:appG", wrong=1.0, measured=meas, atol=tol, source=src,
@@ -554,7 +580,8 @@ def _gpu_budget():
         B("test_eq18_two_layer", _budget_two_layer(fig4["d_in"], fig4["d_h"], "linear"), len(fig4["seeds"]),
           fig4["steps"], 2, 1000, config="fig4: linear, d_h=50, 16 seeds, 3e4 steps", **f64),
         B("test_tanh", _budget_two_layer(tanh["d_in"], tanh["d_h"], "tanh"), len(tanh["seeds"]), tanh["steps"], 1, 100,
-          config="tanh, d_in=1000, d_h=200, N=2000, 8 seeds, 3e4 steps, L_gen on 4096 inputs", **f64),
+          config=f"tanh, d_in=1000, d_h=200, N=2000, {len(tanh['seeds'])} seeds, 3e4 steps, L_gen on 4096 inputs", **f64,
+          note="CPU measurement: the 8-seed configuration's (2026-11-25) x4 in seeds (its FLOPs are linear in seeds)"),
         B("test_tanh", _budget_two_layer(side["d_in"], side["d_h"], "tanh"), len(side["seeds"]), side["steps"], 1, 100,
           config="tanh, d_h=50, 16 seeds, 3e4 steps", **f64),
         B("test_appG_modular_addition", _budget_modular(ag["p"], ag["d_h"], len(ag["alphas"]), "sum"), len(ag["seeds"]),

@@ -53,11 +53,16 @@ def test_canonical_grokking_embedding_mlp(report, scale):
 
 # ------------------------------------------------------------------------------------------ GPU budget
 
-from _budget_engine import host_item  # noqa: E402  (verify/ is on sys.path)
+from grokclocks.verification import BudgetItem  # noqa: E402
 
-# the sweep is shared with verify/compare (same shard group); in one process verify/compare runs first
-# and trains it (its budget row), so this test reads the cache (alone, it trains the sweep itself: the
-# row of verify/compare/test_compare_runs.py::test_compare_clocks_equal_engine_extras)
-GPU_BUDGET = [host_item("test_canonical_grokking_embedding_mlp", 0.5,
-                        "reads the canonical sweep trained by verify/compare (shared, cached)",
-                        "embedding MLP p=97, 128/256, frac 0.3, wd {1, 0} x 64 seeds, 5000 steps")]
+from _budget_engine import engine_build  # noqa: E402  (verify/ is on sys.path)
+
+
+
+# The GPU tier runs each suite in its own pytest process (one certificate per suite), so this suite trains the
+# canonical sweep itself (in a session that also runs verify/compare, the second reads the cache).
+GPU_BUDGET = [BudgetItem("test_canonical_grokking_embedding_mlp", engine_build(K.budget_sweep), seeds=64, steps=5000,
+                         cpu_seeds=1, cpu_steps=50,
+                         config="canonical sweep (verify/modular/_canonical.py): embedding MLP p=97, 128/256, frac 0.3, "
+                                "wd {1, 0} x 64 seeds, 5000 steps, record every 50, embeddings recorded",
+                         note="trained here: each suite runs in its own process in the GPU tier")]

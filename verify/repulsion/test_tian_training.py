@@ -13,9 +13,10 @@ hook, parameter snapshots) serves every row of this file (spec §10 recipes R2 a
 * GPU (recipe R3, headline): M = 71, K = 2048, n = 2016, 15 seeds x {2e-4, 0}, 400 epochs, tracker
   window 30 (windows 5/10/20/30 from one run), W and V tracked, snapshots at epochs 50/100/175/250/300.
   The detector's control false-positive rate is a binomial proportion: 128 further eta = 0 control seeds
-  (15-142, one vmapped program without the rho hook) join the 15 of the main run, and the rate is reported
-  with its Clopper-Pearson 95 % interval and checked against the interval of the paper's 0/15 (the
-  2026-11-24 H100 run had 1/15: seed 6 fired at epoch 397 of 400).
+  (15-142, one vmapped program without the rho hook) join the 15 of the main run; the rate is reported
+  with its Clopper-Pearson 95 % interval, and the 112 controls not used to measure it before (seeds 31-142)
+  are checked against the rate measured on seeds 0-30 (2/31 at W = 20: the 2026-11-24 H100 run had seed 6
+  fire at epoch 397 of 400, a CPU run seed 28 at 278; 0/31 at W = 30), see `rate_bound`.
   Extensions (``-m "gpu and slow"``): ReLU 800 epochs; eta sweep 5 x 5 seeds x 600 epochs; eta = 1e-5
   for 2000 epochs.  Every row carries the paper's number in its ``source``.
 
@@ -79,9 +80,14 @@ def _extra_controls(scale: str):
                       window=20, max_window=c["max_window"], k=5, track_V=False, rho=False, progress=True)
 
 
-# The paper's control count (spec R3: 0 of 15 control seeds fire) as a binomial observation: its two-sided
-# Clopper-Pearson 95 % interval is [0, 0.218].  A measured control rate inside it is consistent with the paper.
+# The detector's control false-positive rate measured before the GPU tier ran it (spec R3 setup, M = 71, K = 2048,
+# n = 2016, 400 epochs; erratum repulsion-8): at W = 20, 2 of 31 controls fire (H100 2026-11-24, seeds 0-14: seed 6
+# at epoch 397; CPU 2026-11-25, seeds 15-30: seed 28 at epoch 278); at W = 30, 0 of 31.  The paper's 0/15 is a
+# sample too (its Clopper-Pearson 95 % interval [0, 0.218] is kept in the details).
 PAPER_CONTROLS = (0, 15)
+REFERENCE_FIRES = {20: (2, 31), 30: (0, 31)}
+REFERENCE_SEEDS = range(31)  # the seeds that set the reference: the check counts the other controls only
+FALSE_FAIL = 1e-3  # the check's probability of failing a detector whose rate is the reference rate
 
 
 def _rate_ci(k: int, n: int) -> tuple[float, float]:
@@ -89,37 +95,65 @@ def _rate_ci(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def control_fire_rows(report, gaps: np.ndarray, what: str, where: str, window: int):
-    """Report the control fire rate k/N with its Clopper-Pearson interval; check it against the paper's 0/15.
+def rate_bound(k_ref: int, n_ref: int, n: int, alpha: float = FALSE_FAIL) -> tuple[float, int]:
+    """(reference rate, largest count allowed) for `n` new controls, from `k_ref` fires in `n_ref` measured ones.
 
-    ``gaps``: (n_controls, epochs) eigengap series of the eta = 0 runs at this window.  Check: the
-    measured rate lies inside the 95 % Clopper-Pearson interval of the paper's 0/15 (upper end 0.218).
-    Details: the fire epochs, the largest slope s(t), t >= 100, of every control (the threshold is 0.04:
-    how close the non-firing controls come), the probability of the paper's 0/15 at the measured rate,
-    (1 - k/N)^15, and the two-sided Fisher exact p-value of k/N vs 0/15.
+    The reference rate is the rate at which the measured count is the median outcome: the one-sided upper
+    Clopper-Pearson bound at 50 % confidence (2/31 -> 0.085; 0/31 -> 0.022, where the point estimate 0 would
+    forbid any fire).  The count allowed is the binomial (1 - alpha) quantile at that rate among `n` controls, so a
+    detector as good as measured fails with probability <= alpha, and a worse one fails more often (the power is
+    in the row's details)."""
+    p_ref = float(stats.beta.ppf(0.5, k_ref + 1, n_ref - k_ref))
+    return p_ref, int(stats.binom.ppf(1.0 - alpha, n, p_ref))
+
+
+def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, window: int):
+    """Report the control fire rate k/N with its Clopper-Pearson interval; check the rate of the controls not
+    used to set the reference against the binomial bound at the measured rate (`rate_bound`).
+
+    `gaps`: (n_controls, epochs) eigengap series of the eta = 0 runs at this window; `seeds`: their seeds.  Check:
+    the fire count of the hold-out controls (seeds not in `REFERENCE_SEEDS`) is at most the (1 - 1e-3) binomial
+    quantile at the reference rate of `REFERENCE_FIRES[window]`.  Details: the fire epochs, the largest slope s(t),
+    t >= 100, of every control (the threshold is 0.04: how close the non-firing controls come), the power of the
+    check (its probability of failing at control rates 0.1 / 0.15 / 0.2), the probability of the paper's 0/15 at
+    the measured rate and the two-sided Fisher exact p-value of k/N vs 0/15.  Returns (reference rate, tolerance of
+    the check, hold-out indices).
     """
     fires = _fires(gaps)
     slopes = [float(np.nanmax(R.slope_detector(g)[1][100:])) for g in gaps]
     k, n = sum(f is not None for f in fires), len(fires)
     lo, hi = _rate_ci(k, n)
     k0, n0 = PAPER_CONTROLS
-    bound = _rate_ci(k0, n0)[1]
+    hold = [i for i, s in enumerate(seeds) if s not in REFERENCE_SEEDS]
+    k_h, n_h = sum(fires[i] is not None for i in hold), len(hold)
+    k_ref, n_ref = REFERENCE_FIRES[window]
+    p_ref, k_max = rate_bound(k_ref, n_ref, n_h)
+    power = {f"P(fail | rate {r})": float(stats.binom.sf(k_max, n_h, r)) for r in (0.1, 0.15, 0.2)}
     det = {"fires": k, "controls": n, "rate": k / n, "clopper_pearson_95": [lo, hi],
-           "fire epochs": [f for f in fires if f is not None],
+           "fire epochs": [f for f in fires if f is not None], "fire seeds": [s for s, f in zip(seeds, fires) if f is not None],
            "max slope (t >= 100) per control": [round(x, 4) for x in slopes],
            "controls with max slope > 0.03": int(np.sum(np.asarray(slopes) > 0.03)),
+           "hold-out fires": k_h, "hold-out controls": n_h, "reference": f"{k_ref}/{n_ref} (seeds 0-30)",
+           "reference rate (50 % upper Clopper-Pearson)": p_ref, "largest hold-out count allowed": k_max,
+           "P(fail | reference rate)": float(stats.binom.sf(k_max, n_h, p_ref)), **power,
            "P(0 of 15 fire | rate k/N)": (1 - k / n) ** n0,
            "fisher_exact_p_vs_paper_0_of_15": float(stats.fisher_exact([[k, n - k], [k0, n0 - k0]]).pvalue),
-           "paper_0_of_15_clopper_pearson_95": [0.0, bound]}
+           "paper_0_of_15_clopper_pearson_95": [0.0, _rate_ci(k0, n0)[1]]}
     report.observe("repulsion:slope-detector", measured=k / n, details=det,
                    source="the control false-positive rate has no prediction in the paper beyond its sample (0/15); "
                           f"Clopper-Pearson 95 % interval [{lo:.3f}, {hi:.3f}] over {n} controls",
                    what=f"control fire rate (false positives), w={window}, {n} eta=0 seeds, {where}")
-    report.check("repulsion:slope-detector", predicted=k0 / n0, measured=k / n, atol=bound, details=det,
-                 source=f"paper 0/15 control fires (spec R3) -> Clopper-Pearson 95 % interval [0, {bound:.3f}]; "
-                        f"measured {k}/{n}",
-                 what=f"{what} (w={window}), {n} eta=0 seeds, vs the paper's 0/15, {where}")
-    return bound
+    bound = k_max / n_h
+    tol = bound - p_ref
+    assert tol >= p_ref, "the bound must be one-sided: a rate of 0 passes"
+    report.check("repulsion:slope-detector", predicted=p_ref, measured=k_h / n_h, atol=tol, details=det,
+                 source=f"measured before: {k_ref}/{n_ref} fires (seeds 0-30) -> reference rate {p_ref:.3f} (the rate at "
+                        f"which that count is the median); at most {k_max} of {n_h} hold-out controls may fire (binomial "
+                        f"0.999 quantile): fails w.p. <= 1e-3 at the reference rate, {power['P(fail | rate 0.15)']:.2f} "
+                        f"at 0.15, {power['P(fail | rate 0.2)']:.2f} at 0.2",
+                 what=f"{what} (w={window}), {n_h} hold-out eta=0 seeds (31-142), vs the rate measured on seeds 0-30, "
+                      f"{where}")
+    return p_ref, tol, hold
 
 
 def _fires(gaps: np.ndarray, **kw) -> list:
@@ -235,8 +269,10 @@ def test_tian_spectral_lockin(report, scale):
                  source="spec R3 window [168, 180]; paper median 174 [173, 174]; spec 172-174",
                  what=f"median slope-detector fire epoch, grok, {where}")
     extra = _extra_controls(scale)
-    control_fire_rows(report, np.concatenate([g[1], extra.gap[0]]), "fraction of control seeds where the detector fires",
-                      f"M={CONFIG[scale]['M']}, K={CONFIG[scale]['K']}, {CONFIG[scale]['steps']} epochs", 20)
+    c = CONFIG[scale]
+    control_fire_rows(report, np.concatenate([g[1], extra.gap[0]]), c["seeds"] + c["extra_control_seeds"],
+                      "fraction of control seeds where the detector fires",
+                      f"M={c['M']}, K={c['K']}, {c['steps']} epochs", 20)
 
 
 @pytest.mark.gpu
@@ -255,26 +291,35 @@ def test_tian_detector_negative_controls(report, scale):
         sweep[w] = (_fires(run.gaps(w)[0]), _fires(ctrl_gaps[w]))
     det = {f"w={w} fires (grok, control)": v for w, v in sweep.items()}
     grok = {w: sum(f is not None for f in v[0]) / n for w, v in sweep.items()}
-    ctrl = {w: np.mean([f is not None for f in v[1]]) for w, v in sweep.items()}
-    n_ctrl = len(sweep[20][1])
-    short = f"M={CONFIG[scale]['M']}, K={CONFIG[scale]['K']}, {CONFIG[scale]['steps']} epochs"
-    # the w = 20 rate is reported and checked by test_tian_spectral_lockin (same fires); here w = 30
-    bound = control_fire_rows(report, ctrl_gaps[30], "control fire fraction", short, 30)
+    c = CONFIG[scale]
+    ctrl_seeds = c["seeds"] + c["extra_control_seeds"]
+    short = f"M={c['M']}, K={c['K']}, {c['steps']} epochs"
+    # the w = 20 rate is reported and checked by test_tian_spectral_lockin (same fires); here w = 30, and the w = 20
+    # bound (reference 2/31) for the two wrong variants below
+    control_fire_rows(report, ctrl_gaps[30], ctrl_seeds, "control fire fraction", short, 30)
+    hold = [i for i, s in enumerate(ctrl_seeds) if s not in REFERENCE_SEEDS]
+    p20, k20 = rate_bound(*REFERENCE_FIRES[20], len(hold))
+    tol20 = k20 / len(hold) - p20
     for w in (20, 30):
         report.check("repulsion:slope-detector", predicted=1.0, measured=grok[w], atol=1.01 / n, details=det,
                      source="paper window sweep: w = 20, 30 perfect (3 seeds); spec R3 >= 14/15 at w=20",
                      what=f"grok fire fraction at w={w}, {where}")
-    report.reject("repulsion:slope-detector", wrong=0.0, measured=ctrl[5], atol=bound, details=det,
-                  source="spec R3 negative control: w=5 gives >= 1 control false positive (paper: w=5, 10 false "
-                         f"positives in 3/3 seeds); tolerance = the rate check's (paper 0/15 -> [0, {bound:.3f}])",
-                  what=f"w=5 as specific as w=20 (control rate within the paper's 0/15 interval)? {n_ctrl} controls, {short}")
+    rate = {w: float(np.mean([sweep[w][1][i] is not None for i in hold])) for w in sweep}
+    src = (f"the w=20 rate check's bound: reference {p20:.3f} (2/31 measured), at most {k20} of {len(hold)} hold-out "
+           f"controls firing (rate {p20 + tol20:.3f})")
+    report.reject("repulsion:slope-detector", wrong=p20, measured=rate[5], atol=tol20, details=det,
+                  source="spec R3 negative control: w=5 gives control false positives (paper: w=5, 10 false "
+                         f"positives in 3/3 seeds); {src}",
+                  what=f"w=5 as specific as w=20 (its hold-out control rate within the w=20 bound)? {len(hold)} "
+                       f"controls, {short}")
     low = _fires(ctrl_gaps[20], threshold=0.01)
-    report.reject("repulsion:slope-detector", wrong=0.0, measured=np.mean([f is not None for f in low]), atol=bound,
-                  details={"control fires at theta=0.01": low,
-                           "control fires at theta=0.02": _fires(ctrl_gaps[20], threshold=0.02)},
+    report.reject("repulsion:slope-detector", wrong=p20, measured=np.mean([low[i] is not None for i in hold]),
+                  atol=tol20, details={"control fires at theta=0.01": low,
+                                       "control fires at theta=0.02": _fires(ctrl_gaps[20], threshold=0.02)},
                   source="spec R3 negative control: theta=0.01 fires on controls (spec measured 5/5 at 197-226; "
-                         f"5/5 at 0.02); tolerance = the rate check's ([0, {bound:.3f}])",
-                  what=f"theta=0.01 as specific as 0.04? measured control fire fraction, {n_ctrl} controls, {short}")
+                         f"5/5 at 0.02); {src}",
+                  what=f"theta=0.01 as specific as 0.04 (its hold-out control rate within the w=20 bound)? "
+                       f"{len(hold)} controls, {short}")
 
 
 # ------------------------------------------------------------------------------ rho_tian

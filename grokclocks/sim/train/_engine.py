@@ -579,7 +579,10 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         `False`.  The saved config, record times, state and metric names must be this run's (else
         `RunFileError` naming the differences).  A finished run is returned as saved
         (bit-identical, the file untouched); a partial one continues from its last chunk and ends
-        equal to an uninterrupted run.
+        equal to an uninterrupted run.  The file is read as `grokclocks.runfile.load_trajectory`
+        reads it, its arrays unpacking to at most the larger of 256 MiB and the file's own size
+        (the engine writes them uncompressed): a file that is not a regular file, that unpacks to
+        more, or that is otherwise hostile is a `RunFileError` naming it.
     overwrite : bool
         With `save_path`: replace an existing run (its file is replaced at the first save, after
         the first chunk, so a run that diverges in its first chunk leaves it intact); default
@@ -667,7 +670,7 @@ def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any,
     """The body of `simulate` once its options are checked and the run's lock (if it saves) is held."""
     saved = None
     if paths is not None and resume and paths.npz.exists():
-        saved = _read_run(paths.npz)
+        saved = _read_run(paths.npz, max_bytes=None)  # its arrays may unpack to max(256 MiB, its size)
         if saved.version < 2:
             warnings.warn(f"resuming {saved.npz}, a run file of format 1 (no checksum); it is rewritten in format "
                           f"{RUN_FORMAT_VERSION} at the next save", RunFileWarning, stacklevel=3)

@@ -1,0 +1,121 @@
+"""The verification report: one row per theorem-vs-simulation check, and its certificates.
+
+`pytest verify` collects rows through `Report` (the `report` fixture of verify/) and ends with one table --
+spec ID, prediction, measurement, error, tolerance, verdict, tolerance source -- written as JSON and Markdown:
+a verification certificate (`write_report`, `write_certificate`).
+
+Three kinds of row:
+
+* `Report.check` -- the prediction must agree with the measurement within a tolerance whose measured source
+  is stated ("agree");
+* `Report.reject` -- a plausible wrong variant (a factor 2 in the rate, the paper's uncorrected form) must lie
+  outside the same tolerance, which shows the check can fail ("reject");
+* `Report.observe` -- a measurement with no prediction to test ("report"); it is shown, never counted as a
+  pass, and cannot fail.
+
+`check` and `reject` record the row and raise `AssertionError` when the verdict is negative.
+
+The GPU tier is certified suite by suite (one directory verify/<suite>/ each), because a GPU window is short:
+`suite_certificate` stamps a suite's certificate with the fingerprint of every file its results depend on
+(`suite_files`), `suite_statuses` tells passed / failed / stale / incomplete / never run against the files of
+today, and `plan_run` chooses the suites a window runs (missing or stale, oldest first, as many as fit its
+budget, timed by the latest measurement or verify/budget.py's estimate). A run of the whole tier can also be
+cut into slices (`shard_plan`) whose partial certificates are merged (`merge_certificates`).
+"""
+
+from __future__ import annotations
+
+from ._budget import (
+    GPU_BENCH_S,
+    GPU_COMMAND_HARD_S,
+    GPU_COMMAND_S,
+    GPU_COMPILE_LIMIT_S,
+    GPU_SUITE_LIMIT_S,
+    GPU_TEST_LIMIT_S,
+    SUITE_START_S,
+    BudgetItem,
+    budget_warnings,
+)
+from ._certificate import (
+    _cpu_model,
+    _environment,
+    _row_from_dict,
+    certificate,
+    write_certificate,
+    write_report,
+)
+from ._planner import (
+    DEFAULT_TEST_S,
+    PlanItem,
+    budget_estimates,
+    function_of_node,
+    plan_run,
+    suite_tests,
+    time_estimates,
+)
+from ._report import LEGEND, Report, Row, _errors, format_table
+from ._shards import (
+    CertificateError,
+    merge_certificates,
+    parse_shard,
+    partial_certificates,
+    shard_plan,
+)
+from ._suites import (
+    STATES,
+    SuiteStatus,
+    check_suite,
+    read_suite_certificate,
+    status_markdown,
+    suite_certificate,
+    suite_files,
+    suite_fingerprint,
+    suite_status,
+    suite_statuses,
+    suites,
+)
+
+__all__ = [
+    "DEFAULT_TEST_S",
+    "GPU_BENCH_S",
+    "GPU_COMMAND_HARD_S",
+    "GPU_COMMAND_S",
+    "GPU_COMPILE_LIMIT_S",
+    "GPU_SUITE_LIMIT_S",
+    "GPU_TEST_LIMIT_S",
+    "LEGEND",
+    "STATES",
+    "SUITE_START_S",
+    "BudgetItem",
+    "CertificateError",
+    "PlanItem",
+    "Report",
+    "Row",
+    "SuiteStatus",
+    "budget_estimates",
+    "budget_warnings",
+    "certificate",
+    "check_suite",
+    "format_table",
+    "function_of_node",
+    "merge_certificates",
+    "parse_shard",
+    "partial_certificates",
+    "plan_run",
+    "read_suite_certificate",
+    "shard_plan",
+    "status_markdown",
+    "suite_certificate",
+    "suite_files",
+    "suite_fingerprint",
+    "suite_status",
+    "suite_statuses",
+    "suite_tests",
+    "suites",
+    "time_estimates",
+    "write_certificate",
+    "write_report",
+]
+
+# private helpers other parts of the project import from here (benchmarks, docs generators, tests)
+_ = (_cpu_model, _environment, _errors, _row_from_dict)

@@ -1,0 +1,295 @@
+"""The verification certificate: the table of one session (or one suite) as JSON and Markdown, with its environment."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import _validate as V
+from ..runfile import _atomic_write
+from ._budget import (
+    GPU_COMPILE_LIMIT_S,
+    GPU_SUITE_LIMIT_S,
+    GPU_TEST_LIMIT_S,
+    _check_tests,
+    budget_warnings,
+)
+from ._report import LEGEND, Row, _rows, format_table
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo; `platform.processor()` where there is none): the machine a
+    certificate, a benchmark or the accuracy page names."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _environment() -> dict[str, Any]:
+    env: dict[str, Any] = {"python": platform.python_version(), "machine": platform.machine(),
+                           "processor": platform.processor() or platform.machine(), "cpu_model": _cpu_model(),
+                           "numpy": np.__version__, "cpu_count": os.cpu_count()}
+    try:
+        import scipy
+
+        env["scipy"] = scipy.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    if "jax" in sys.modules:  # only report JAX if a check used it
+        jax = sys.modules["jax"]
+        env["jax"] = jax.__version__
+        try:
+            env["jax_devices"] = [str(d.device_kind) for d in jax.devices()]
+        except Exception:  # pragma: no cover
+            pass
+    return env
+
+
+def _device(env: dict[str, Any]) -> str:
+    """The machine a certificate ran on, in words: JAX's first non-CPU device, else the CPU model and cores."""
+    devs = [d for d in env.get("jax_devices", []) if isinstance(d, str) and d.lower() != "cpu"]
+    if devs:
+        return devs[0] + (f" x {len(devs)}" if len(devs) > 1 else "")
+    return f"{env.get('cpu_model') or env.get('processor', '?')}, {env.get('cpu_count', '?')} cores"
+
+
+def _row_dict(r: Row) -> dict[str, Any]:
+    return dataclasses.asdict(r) | {"verdict": r.verdict}
+
+
+def _row_from_dict(d: dict[str, Any]) -> Row:
+    names = {f.name for f in dataclasses.fields(Row)}
+    return Row(**{k: v for k, v in d.items() if k in names})
+
+
+def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
+                tests: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate of a verify session as a JSON-ready dict.
+
+    Parameters
+    ----------
+    rows : list of Row
+        The table's rows.
+    scale : {"cpu", "gpu"}
+        The configuration size the rows were measured at (part of the file names).
+    duration_s : float, optional
+        Wall time of the session in seconds, finite and ≥ 0; default unknown (None).
+    tests : list of dict, optional
+        Per-test records: each with a "test" node ID and, where measured, "outcome", "wall_s",
+        "compile_s", "compile_max_s" (seconds, ≥ 0), "peak_bytes"; default none.
+    meta : dict, optional
+        Further metadata merged into meta (commit, shard, suite, ...), overriding the defaults; default none.
+
+    Returns
+    -------
+    dict
+        {"meta", "rows", "tests", "budget_warnings"}: meta holds the package version, scale, UTC date,
+        environment, device (in words), duration and the row counts (n_rows, n_failed, n_reported).
+
+    Raises
+    ------
+    DomainError
+        If an argument is not of the form above.
+    """
+    from .. import __version__
+
+    rows = _rows(rows)
+    scale = V.choice(scale, "scale", ("cpu", "gpu"))  # part of the file names: nothing else may reach the path
+    if duration_s is not None:
+        duration_s = V.nonnegative(duration_s, "duration_s", scalar=True)
+    tests = [] if tests is None else _check_tests(tests)
+    if meta is not None and not isinstance(meta, dict):
+        raise V.DomainError(f"meta must be None or a dict (got {V.show(meta)})")
+    env = _environment()
+    m = {"grokclocks": __version__, "scale": scale,
+         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "environment": env,
+         "device": _device(env), "duration_s": duration_s, "n_rows": len(rows),
+         "n_failed": sum(not r.passed for r in rows), "n_reported": sum(r.kind == "report" for r in rows)}
+    m.update(meta or {})
+    return {"meta": m, "rows": [_row_dict(r) for r in rows], "tests": tests,
+            "budget_warnings": budget_warnings(tests, scale)}
+
+
+def _fmt_bytes(b: float | None) -> str:
+    if b is None:
+        return "-"
+    return f"{b / 2**30:.2f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"
+
+
+def _tests_table(tests: list[dict[str, Any]]) -> str:
+    head = "| test | outcome | wall s | XLA compile s (total / longest) | peak memory (process, so far) | slice |"
+    out = [head, "|---|---|---|---|---|---|"]
+    for t in tests:
+        comp = (f"{t['compile_s']:.1f} / {t['compile_max_s']:.1f}" if t.get("compile_s") is not None else "-")
+        mem = _fmt_bytes(t.get("peak_bytes")) + (" (raised)" if t.get("raised_peak") else "")
+        wall = t.get("wall_s")
+        out.append(f"| `{t['test']}` | {t.get('outcome', '?')} | {'-' if wall is None else f'{wall:.1f}'} | {comp} "
+                   f"| {mem} | {t.get('shard', '')} |")
+    return "\n".join(out)
+
+
+def _suite_header(meta: dict[str, Any]) -> str:
+    fp = meta.get("fingerprint") or {}
+    files = fp.get("files") or {}
+    text = (f"Suite `{meta['suite']}` (`verify/{meta['suite']}/`); fingerprint `{str(fp.get('digest', '?'))[:16]}` over "
+            f"{len(files)} files (the suite's own files, `verify/conftest.py` and every grokclocks or verify module "
+            "they import): the certificate is stale once one of them changes.")
+    if meta.get("complete") is False:
+        text += " **Incomplete**: " + "; ".join(str(x) for x in meta.get("not_run_reason", [])) + "."
+    return text + "\n\n"
+
+
+def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: str | None = None, *,
+                      overwrite: bool = False, keep_previous: bool = False) -> tuple[Path, Path]:
+    """Write a certificate dict as <stem>.json and <stem>.md.
+
+    Parameters
+    ----------
+    cert : dict
+        A certificate from `certificate`, `merge_certificates` or `suite_certificate`: "meta" (with scale,
+        n_rows, n_failed, n_reported) and "rows".
+    directory : str or os.PathLike
+        Where to write; created if missing.
+    stem : str, optional
+        The file name without extension and without a directory; default "verify-<scale>".
+    overwrite : bool, optional
+        Replace an existing <stem>.json or <stem>.md; default False (then `OutputExistsError` names the
+        file and nothing is written).
+    keep_previous : bool, optional
+        Replace an existing pair after moving it to <stem>.prev.json and <stem>.prev.md (an older .prev
+        pair is dropped); default False. Implies `overwrite`.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The JSON and the Markdown file.
+
+    Raises
+    ------
+    DomainError
+        If `cert` is not a certificate dict, `stem` holds a directory, or a flag is not a bool.
+    OutputExistsError
+        If a file exists and neither `overwrite` nor `keep_previous` is set (both files are checked before
+        either is written).
+
+    Notes
+    -----
+    Each file is written atomically (a temporary file in `directory`, then `os.replace`), so an interrupted
+    write leaves the previous file whole and no half-written certificate.
+    """
+    for name, flag in (("overwrite", overwrite), ("keep_previous", keep_previous)):
+        if not isinstance(flag, bool):
+            raise V.DomainError(f"{name} must be True or False (got {V.show(flag)})")
+    if not isinstance(directory, (str, os.PathLike)):
+        raise V.DomainError(f"directory must be a path (str or pathlib.Path) (got {V.show(directory)})")
+    if (not isinstance(cert, dict) or not isinstance(cert.get("meta"), dict) or not isinstance(cert.get("rows"), list)
+            or not {"scale", "n_rows", "n_failed", "n_reported"} <= set(cert["meta"])):
+        raise V.DomainError("cert must be a certificate dict (from certificate() or merge_certificates()) with "
+                            f"'meta' (scale, n_rows, n_failed, n_reported) and 'rows' (got {V.show(cert)})")
+    if stem is not None and (not isinstance(stem, str) or not stem or Path(stem).name != stem or stem in (".", "..")):
+        raise V.DomainError(f"stem must be None or a file name without a directory (got {V.show(stem)})")
+    meta = cert["meta"]
+    scale = V.choice(meta["scale"], "scale", ("cpu", "gpu"))  # part of the file names
+    d = Path(directory)
+    stem = stem or f"verify-{scale}"
+    js, md = d / f"{stem}.json", d / f"{stem}.md"
+    for f in (js, md):  # both checked before either is written
+        V.writable_file(f, "certificate file", overwrite=overwrite or keep_previous)
+    d.mkdir(parents=True, exist_ok=True)
+    js_text = json.dumps(cert, indent=1, default=float)
+    env = meta.get("environment", {})
+    rows = [_row_from_dict(r) for r in cert["rows"]]
+    dev = ", ".join(env.get("jax_devices", [])) or env.get("processor", "?")
+    dur = meta.get("duration_s")
+    title = f"# Verification certificate ({scale} scale)"
+    if meta.get("suite"):
+        title = f"# Verification certificate: suite {meta['suite']} ({scale} scale)"
+    if meta.get("shard"):
+        title += f", slice {meta['shard'][0]} of {meta['shard'][1]}"
+    header = (f"{title}\n\n"
+              f"grokclocks {meta.get('grokclocks', '?')}, {meta.get('date', '?')}, Python {env.get('python', '?')} on "
+              f"{env.get('machine', '?')} ({env.get('cpu_count', '?')} cores; devices: {dev}); "
+              f"{meta['n_rows']} rows, {meta['n_failed']} failed, {meta['n_reported']} report-only"
+              + (f", {dur:.0f} s" if dur else "") + ".\n\n")
+    if meta.get("commit"):
+        header += f"Commit `{meta['commit']}`" + (" (with uncommitted changes)" if meta.get("dirty") else "") + ".\n\n"
+    if meta.get("suite"):
+        header += _suite_header(meta)
+    if meta.get("merged_from"):
+        header += (f"Merged from {len(meta['merged_from'])} slices (`grokclocks verify --merge`): "
+                   + ", ".join(f"slice {s['shard'][0]}: {s['n_tests']} tests, {s['duration_s']:.0f} s"
+                               for s in meta["merged_from"]) + ".\n\n")
+    warn = cert.get("budget_warnings") or []
+    if warn:
+        header += (f"## Budget warnings\n\nEach GPU suite must fit one command of a GPU window ({GPU_SUITE_LIMIT_S:.0f} s, "
+                   f"start-up included) with no test over {GPU_TEST_LIMIT_S:.0f} s and no XLA compile over "
+                   f"{GPU_COMPILE_LIMIT_S:.0f} s:\n\n" + "".join(f"* {w}\n" for w in warn) + "\n")
+    legend = "Legend: " + LEGEND.replace("agree:", "`agree`:").replace("reject:", "`reject`:").replace(
+        "report:", "`report`:") + "\n\n"
+    body = header + legend + format_table(rows, markdown=True) + "\n"
+    if cert.get("tests"):
+        kind = cert["tests"][0].get("memory_kind", "")
+        body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
+                 "the backend compiles during the test (jax.monitoring) and its longest single compile. Memory: "
+                 f"{kind}; '(raised)' marks a test that raised the process peak.\n\n" + _tests_table(cert["tests"]) + "\n")
+    if keep_previous:
+        for f in (js, md):
+            if f.exists():
+                os.replace(f, f.with_name(f"{stem}.prev{f.suffix}"))
+    _atomic_write(js, lambda fh: fh.write(js_text.encode()))
+    _atomic_write(md, lambda fh: fh.write(body.encode()))
+    return js, md
+
+
+def write_report(rows: list[Row], directory: str | os.PathLike, scale: str, duration_s: float | None = None, *,
+                 tests: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+                 stem: str | None = None, overwrite: bool = False, keep_previous: bool = False) -> tuple[Path, Path]:
+    """Write the certificate of `rows` as verify-<scale>.json and verify-<scale>.md (or <stem>.*).
+
+    Parameters
+    ----------
+    rows : list of Row
+        The table's rows.
+    directory : str or os.PathLike
+        Where to write; created if missing.
+    scale : {"cpu", "gpu"}
+        The configuration size of the rows.
+    duration_s : float, optional
+        Wall time of the session in seconds, finite and ≥ 0; default unknown.
+    tests : list of dict, optional
+        Per-test records (see `certificate`); default none.
+    meta : dict, optional
+        Further metadata (see `certificate`); default none.
+    stem : str, optional
+        File name without extension; default "verify-<scale>".
+    overwrite : bool, optional
+        Replace an existing pair; default False (see `write_certificate`).
+    keep_previous : bool, optional
+        Replace an existing pair after moving it to <stem>.prev.*; default False.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The JSON and the Markdown file.
+
+    Raises
+    ------
+    DomainError
+        If an argument is not of the form above.
+    OutputExistsError
+        If a file exists and neither `overwrite` nor `keep_previous` is set.
+    """
+    return write_certificate(certificate(rows, scale, duration_s, tests=tests, meta=meta), directory, stem,
+                             overwrite=overwrite, keep_previous=keep_previous)

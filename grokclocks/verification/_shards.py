@@ -1,0 +1,207 @@
+"""Slices of one verify run (`pytest verify --shard K/N`) and the merge of their partial certificates."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import _validate as V
+
+
+class CertificateError(V.DomainError):
+    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices).
+
+    A `grokclocks.DomainError`, so a `ValueError`.
+    """
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Read a slice "K/N" of a verify run.
+
+    Parameters
+    ----------
+    text : str
+        "K/N": slice K of N, integers with 1 ≤ K ≤ N (spaces around the numbers allowed).
+
+    Returns
+    -------
+    tuple of int
+        (K, N).
+
+    Raises
+    ------
+    DomainError
+        If `text` is not of that form; the message names the expected form.
+    """
+    try:
+        k_s, n_s = str(text).split("/")
+        k, n = int(k_s), int(n_s)
+    except ValueError:
+        raise V.DomainError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})") from None
+    if not 1 <= k <= n:
+        raise V.DomainError(f"--shard must be K/N with integers 1 <= K <= N, e.g. 2/3 (got {text!r})")
+    return k, n
+
+
+def shard_plan(weights: dict[str, float], n: int) -> dict[str, int]:
+    """Assign groups of tests to `n` slices (numbered from 1), balancing the summed weights; deterministic.
+
+    Parameters
+    ----------
+    weights : dict of str to float
+        Test group (a module path or a shared-training group name) → its weight, finite and ≥ 0 (estimated
+        seconds, or the number of tests).
+    n : int
+        The number of slices, in [1, 10⁴].
+
+    Returns
+    -------
+    dict of str to int
+        Group → its slice in 1..`n`.
+
+    Raises
+    ------
+    DomainError
+        If `weights` is not such a dict or `n` is out of range.
+
+    Notes
+    -----
+    Longest-processing-time greedy: groups by decreasing weight (ties by a stable hash of the name, then the
+    name) each go to the least loaded slice (ties: the lowest index). The same weights give the same plan in
+    every process, so `--shard 1/n` ... `--shard n/n` together run every group exactly once.
+    """
+    n = V.integer_at_least(n, "n", 1, maximum=10**4)  # slices of one verify run (each group scans all n)
+    if not isinstance(weights, dict) or not all(isinstance(g, str) for g in weights):
+        raise V.DomainError(f"weights must be a dict test group (str) -> weight (got {V.show(weights)})")
+    if weights:
+        V.nonnegative(list(weights.values()), "weights")
+
+    def key(g: str) -> tuple:
+        return (-float(weights[g]), hashlib.sha1(g.encode()).hexdigest(), g)
+
+    load = [0.0] * n
+    plan: dict[str, int] = {}
+    for g in sorted(weights, key=key):
+        i = min(range(n), key=lambda j: (load[j], j))
+        plan[g] = i + 1
+        load[i] += float(weights[g])
+    return plan
+
+
+def partial_certificates(paths: list[str | Path]) -> list[Path]:
+    """The partial certificates verify-<scale>-shard-K-of-N.json in each directory (or the files given).
+
+    Parameters
+    ----------
+    paths : list of str or os.PathLike
+        Directories (searched for verify-*-shard-*-of-*.json) or certificate files, at least one.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files found, in the order the paths were given (each directory's files sorted by name).
+
+    Raises
+    ------
+    CertificateError
+        If `paths` is empty or not a list of paths, a path does not exist, or a directory holds none.
+    """
+    if not isinstance(paths, (list, tuple)) or not paths:
+        raise CertificateError(f"paths must be a non-empty list of partial certificates or directories "
+                               f"(got {V.show(paths)})")
+    if not all(isinstance(p, (str, Path)) for p in paths):
+        raise CertificateError(f"paths must hold file or directory names, str or pathlib.Path (got {V.show(paths)})")
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            hits = sorted(p.glob("verify-*-shard-*-of-*.json"))
+            if not hits:
+                raise CertificateError(f"no partial certificate (verify-<scale>-shard-K-of-N.json) in {p}")
+            found += hits
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise CertificateError(f"{p}: no such file or directory")
+    return found
+
+
+def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
+    """Combine the partial certificates of `pytest verify --shard K/N` (one per slice) into one.
+
+    Parameters
+    ----------
+    paths : list of str or os.PathLike
+        Directories holding the slices' verify-<scale>-shard-K-of-N.json, or those files.
+
+    Returns
+    -------
+    dict
+        The merged certificate (meta, rows, tests, budget_warnings), ready for `write_certificate`. Rows and
+        per-test records are concatenated in slice order; meta["merged_from"] lists the slices with their
+        durations; meta["duration_s"] is their sum (the wall time of running them one after another).
+
+    Raises
+    ------
+    CertificateError
+        If a file is unreadable or not a partial certificate, the slices differ in scale, commit, package
+        version, number of slices or shard plan, a slice is given twice or missing (the message names the
+        missing ones), or a test ran in two slices.
+    """
+    files = partial_certificates(paths)
+    certs = []
+    for f in files:
+        try:
+            c = json.loads(f.read_text())
+        except (OSError, ValueError) as exc:
+            raise CertificateError(f"{f}: not a readable certificate ({exc})") from None
+        if not isinstance(c, dict) or not isinstance(c.get("meta"), dict) or "rows" not in c:
+            raise CertificateError(f"{f}: not a verification certificate (no meta/rows)")
+        if not c["meta"].get("shard"):
+            raise CertificateError(f"{f}: not a partial certificate (written without --shard)")
+        certs.append((f, c))
+    first_f, first = certs[0]
+    m0 = first["meta"]
+    n = int(m0["shard"][1])
+    for f, c in certs[1:]:
+        m = c["meta"]
+        for key, name in (("scale", "scale"), ("commit", "commit"), ("grokclocks", "grokclocks version")):
+            if m.get(key) != m0.get(key):
+                raise CertificateError(f"{name} differs between slices: {m.get(key)!r} in {f.name}, "
+                                       f"{m0.get(key)!r} in {first_f.name}")
+        if int(m["shard"][1]) != n:
+            raise CertificateError(f"number of slices differs: {f.name} is of {m['shard'][1]}, {first_f.name} of {n}")
+        if m.get("plan") != m0.get("plan"):
+            raise CertificateError(f"shard plans differ between {f.name} and {first_f.name} (different test "
+                                   "selection or budget table): run every slice with the same arguments")
+    by_k: dict[int, Path] = {}
+    for f, c in certs:
+        k = int(c["meta"]["shard"][0])
+        if k in by_k:
+            raise CertificateError(f"slice {k} of {n} given twice: {by_k[k]} and {f}")
+        by_k[k] = f
+    missing = [k for k in range(1, n + 1) if k not in by_k]
+    if missing:
+        raise CertificateError(f"missing slice(s) {', '.join(map(str, missing))} of {n} (have {sorted(by_k)})")
+    certs.sort(key=lambda fc: int(fc[1]["meta"]["shard"][0]))
+    rows, tests, warn, seen = [], [], [], {}
+    for f, c in certs:
+        for t in c.get("tests", []):
+            if t["test"] in seen:
+                raise CertificateError(f"test {t['test']} ran in two slices ({seen[t['test']]} and {f.name})")
+            seen[t["test"]] = f.name
+        rows += c["rows"]
+        tests += c.get("tests", [])
+        warn += c.get("budget_warnings", [])
+    durs = [c["meta"].get("duration_s") or 0.0 for _, c in certs]
+    meta = {k: v for k, v in m0.items() if k not in ("shard", "duration_s", "date")}
+    meta.update(date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), duration_s=float(sum(durs)),
+                n_rows=len(rows), n_failed=sum(r["verdict"] in ("FAIL", "NOT REJECTED") for r in rows),
+                n_reported=sum(r["kind"] == "report" for r in rows), dirty=any(c["meta"].get("dirty") for _, c in certs),
+                merged_from=[{"file": str(f), "shard": c["meta"]["shard"], "n_tests": len(c.get("tests", [])),
+                              "n_rows": len(c["rows"]), "duration_s": c["meta"].get("duration_s") or 0.0,
+                              "date": c["meta"].get("date"), "environment": c["meta"].get("environment")}
+                             for f, c in certs])
+    return {"meta": meta, "rows": rows, "tests": tests, "budget_warnings": warn}
