@@ -54,6 +54,9 @@ PENDING = {
     "grokclocks.cli": "owned outside the docstring conversion (cli/)",
     "grokclocks.verification": "owned outside the docstring conversion (verification.py)",
 }
+# The help() check has its own table: the help() text of both modules above has no raw reST any more
+# (their remaining problems are parameters and constants without a description).
+PENDING_HELP: dict[str, str] = {}
 
 
 def _selected(module: str) -> bool:
@@ -222,10 +225,10 @@ def _modules() -> list[str]:
     return sorted(_objects_by_module())
 
 
-def _params(modules: list[str]) -> list:
+def _params(modules: list[str], pending: dict[str, str] = PENDING) -> list:
     out = []
     for m in modules:
-        marks = [pytest.mark.xfail(reason=PENDING[m], strict=True)] if m in PENDING else []
+        marks = [pytest.mark.xfail(reason=pending[m], strict=True)] if m in pending else []
         out.append(pytest.param(m, id=m, marks=marks))
     return out
 
@@ -252,7 +255,7 @@ def _runtime_objects(module: str) -> list[tuple[str, object]]:
     return out
 
 
-@pytest.mark.parametrize("module", _params(_modules()))
+@pytest.mark.parametrize("module", _params(_modules(), PENDING_HELP))
 def test_help_text_has_no_rest(module):
     """`help()` on the module docstring and on every public function and class shows no reST roles or ``."""
     if not _selected(module):

@@ -33,12 +33,14 @@ from grokclocks import _fielddocs
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Record classes of another area (grokclocks.verification is being rewritten); strict xfails: one that
-# passes must leave this table.
-PENDING = {
-    "grokclocks.verification.Row": "another area: grokclocks.verification's records have no field docstrings yet",
-    "grokclocks.verification.BudgetItem": "another area: grokclocks.verification's records have no field docstrings yet",
-}
+# Record classes of another area (grokclocks.verification, a package being rewritten): strict xfails, so a
+# record that passes must leave its table.  Its fields have no docstrings yet (help); two list them in an
+# Attributes section of the class docstring instead (source).
+_VERIF = "another area: grokclocks.verification's records document their fields in the class docstring"
+PENDING = {f"grokclocks.verification.{m}.{c}": _VERIF for m, c in (
+    ("_budget", "BudgetItem"), ("_planner", "PlanItem"), ("_report", "Row"), ("_suites", "SuiteStatus"))}
+PENDING_SOURCE = {p: _VERIF for p in ("grokclocks.verification._planner.PlanItem",
+                                      "grokclocks.verification._suites.SuiteStatus")}
 
 
 def _public_namespaces() -> list[str]:
@@ -105,22 +107,22 @@ def _field_docs_of_source(gcls: griffe.Class, name: str) -> str | None:
     return member.docstring.value if member.docstring is not None else None
 
 
-def _params(pending: bool = True) -> list:
-    return [pytest.param(p, id=p, marks=[pytest.mark.xfail(reason=PENDING[p], strict=True)]
-                         if pending and p in PENDING else []) for p in sorted(_records())]
+def _params(pending: dict[str, str]) -> list:
+    return [pytest.param(p, id=p, marks=[pytest.mark.xfail(reason=pending[p], strict=True)] if p in pending else [])
+            for p in sorted(_records())]
 
 
 def test_the_walk_finds_the_records():
-    """The records of the core and of the simulation layer are found (74 on 27.11.2026)."""
+    """The records of the core and of the simulation layer are found (76 on 27.11.2026)."""
     found = _records()
     assert len(found) >= 70, len(found)
     for path in ("grokclocks.linear.GrokTimes", "grokclocks._results.Bounds", "grokclocks.runfile.Trajectory",
                  "grokclocks.sim.linear.LinearGDConfig", "grokclocks.coverage.OperatorNormBounds"):
         assert path in found
-    assert set(PENDING) <= set(found)
+    assert set(PENDING) | set(PENDING_SOURCE) <= set(found)
 
 
-@pytest.mark.parametrize("path", _params())
+@pytest.mark.parametrize("path", _params(PENDING))
 def test_help_lists_every_field(path):
     cls = _records()[path]
     gcls = _griffe_class(path)
@@ -139,7 +141,7 @@ def test_help_lists_every_field(path):
     assert not problems, f"help({path}):\n  " + "\n  ".join(problems)
 
 
-@pytest.mark.parametrize("path", _params(pending=False))
+@pytest.mark.parametrize("path", _params(PENDING_SOURCE))
 def test_source_docstring_has_no_attributes_section(path):
     """The per-field docstrings are the one source: the class docstring does not list the fields again."""
     gcls = _griffe_class(path)
