@@ -63,7 +63,17 @@ def document_fields(cls: type) -> type:
 
     Call it while `cls.__module__` still names the module that defines the class (the package faces
     call it before they re-home the class, `grokclocks._facade.set_home`).  Calling it again, or on a
-    class that is no record, does nothing.  Returns `cls`, so that it also works as a class decorator.
+    class that is no record, does nothing.
+
+    Parameters
+    ----------
+    cls : type
+        Any class; only a dataclass or a `typing.NamedTuple` class is changed.
+
+    Returns
+    -------
+    type
+        `cls` itself, so that the function also works as a class decorator.
     """
     if not is_record(cls) or isinstance(cls.__dict__.get("__doc__"), _RecordDoc):
         return cls
@@ -72,7 +82,15 @@ def document_fields(cls: type) -> type:
 
 
 def document_records(namespace: Mapping[str, Any], names: Iterable[str]) -> None:
-    """Apply `document_fields` to every record class among the objects `names` of `namespace`."""
+    """Apply `document_fields` to every record class among the objects `names` of `namespace`.
+
+    Parameters
+    ----------
+    namespace : mapping of str to object
+        A module's namespace, e.g. its `globals()`.
+    names : iterable of str
+        The names to look at, each a key of `namespace`, e.g. the module's `__all__`.
+    """
     for name in names:
         document_fields(namespace[name])
 
@@ -119,7 +137,19 @@ def _own_field_docs(cls: type) -> dict[str, str]:
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """Each field of the record class `cls` with its docstring ('' where it has none), bases included."""
+    """Each field of the record class `cls` with its docstring ('' where it has none), bases included.
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass or `typing.NamedTuple` class.
+
+    Returns
+    -------
+    dict of str to str
+        Field name -> its docstring (`inspect.cleandoc`-ed), in field order; a field of a base record
+        class keeps the base's docstring unless the class documents it again.
+    """
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         if is_record(klass):
@@ -137,7 +167,19 @@ def _annotation(cls: type, name: str) -> str:
 
 
 def attributes_section(cls: type) -> str:
-    """The numpy-style Attributes section of the record class `cls`: every field, its annotation, its docstring."""
+    """The numpy-style Attributes section of the record class `cls`: every field, its annotation, its docstring.
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass or `typing.NamedTuple` class.
+
+    Returns
+    -------
+    str
+        The section, "Attributes" and its underline first, then `name : annotation` and the docstring
+        indented by 4 for each field (a field without a docstring gets its line only).
+    """
     lines = ["Attributes", "----------"]
     for name, doc in field_docs(cls).items():
         ann = _annotation(cls, name)
