@@ -1,10 +1,11 @@
 """Package faces: a package that keeps one concept per private submodule presents its public names as its own.
 
-``set_home("grokclocks.linear", globals(), __all__)`` in ``grokclocks/linear/__init__.py`` sets
-``__module__`` of every function and class it re-exports from its private submodules (and of their
-methods) to the package, so that ``help()``, pickling, the API pages, the property registry and the
-``@cites`` registry (:func:`grokclocks.citations.coverage`) all name them by their documented path,
-``grokclocks.linear.grok_time``, not by the file that holds them.
+`set_home("grokclocks.linear", globals(), __all__)` in `grokclocks/linear/__init__.py` sets `__module__`
+of every function and class it re-exports from its private submodules (and of their methods) to the
+package, so that `help()`, pickling, the API pages, the property registry and the `@cites` registry
+(`grokclocks.citations.coverage`) all name them by their documented path, `grokclocks.linear.grok_time`,
+not by the file that holds them.  Record classes also get their fields listed in `help()`
+(`grokclocks._fielddocs`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import citations
+from ._fielddocs import document_fields
 
 __all__: list[str] = []
 
@@ -24,11 +26,17 @@ def _move(obj: Any, old: str, new: str) -> None:
 
 
 def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str]) -> None:
-    """Give the objects ``names`` of ``namespace`` defined in a private submodule of ``package`` the home ``package``."""
+    """Give the objects `names` of `namespace` defined in a private submodule of `package` the home `package`.
+
+    Record classes among them (dataclasses, NamedTuples) first get the Attributes section of their fields
+    in `help()` (`grokclocks._fielddocs.document_fields`, which reads the source of the module that defines
+    the class, so it runs before the class is re-homed).
+    """
     for name in names:
         obj = namespace[name]
         if not (inspect.isfunction(obj) or inspect.isclass(obj)):
             continue
+        document_fields(obj)
         old = obj.__module__
         if not old.startswith(package + "._"):
             continue

@@ -43,10 +43,12 @@ import difflib
 import functools
 import importlib
 import inspect
+import textwrap
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from ._fielddocs import document_records
 from ._papers import paper_modules
 from ._validate import DomainError, UnknownKey
 
@@ -65,6 +67,12 @@ __all__ = [
     "IMPLEMENTATION_MODULES",
 ]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -74,23 +82,7 @@ class CitationWarning(UserWarning):
 
 @dataclasses.dataclass(frozen=True)
 class Paper:
-    """A source paper: its spec key, BibTeX entry and one-line text citation.
-
-    Attributes
-    ----------
-    key : str
-        The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...).
-    bibkey : str
-        The BibTeX citation key of `bibtex`.
-    bibtex : str
-        The BibTeX entry.
-    text : str
-        A one-line plain-text citation.
-    missing : tuple of str
-        The fields that the source text does not state (`author`, `venue`, `eprint`); the BibTeX
-        entry says so visibly (an `author` of "Anonymous / not stated in the source" and a `note`)
-        and `cite` warns with a `CitationWarning`.  Empty for a complete entry.
-    """
+    """A source paper: its spec key, BibTeX entry and one-line text citation."""
 
     key: str
     """The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...)."""
@@ -101,22 +93,15 @@ class Paper:
     text: str
     """A one-line plain-text citation."""
     missing: tuple[str, ...] = ()
-    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry."""
+    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry.
+
+    The BibTeX entry says so visibly (an `author` of "Anonymous / not stated in the source" and a `note`) and
+    `cite` warns with a `CitationWarning`."""
 
 
 @dataclasses.dataclass(frozen=True)
 class SpecEntry:
-    """One result of a spec: its ID, status and a short title.
-
-    Attributes
-    ----------
-    id : str
-        The spec ID, `<paper key>:<label>`.
-    status : str
-        One of the statuses listed in the module docstring (`exact`, `asymptotic`, ...).
-    title : str
-        A short title of the result.
-    """
+    """One result of a spec: its ID, status and a short title."""
 
     id: str
     """The spec ID, `<paper key>:<label>`."""
@@ -254,7 +239,7 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
     callable
         The decorator.  It stores the IDs on the function as `__cites__`, records the function under
         each ID (see `coverage`) and appends a `Spec IDs` section naming each ID and its status to
-        the docstring, so that `help(f)` and the API pages show them.
+        the docstring (wrapped to 76 columns), so that `help(f)` and the API pages show them.
 
     Raises
     ------
@@ -275,8 +260,9 @@ def cites(*spec_ids: str) -> Callable[[F], F]:
             if name not in lst:
                 lst.append(name)
         if obj.__doc__ is not None and "\nSpec IDs\n" not in obj.__doc__:
-            tags = ", ".join(f"`{e.id}` ({e.status})" for e in entries)
-            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}.\n"
+            tags = textwrap.fill(", ".join(f"`{e.id}` ({e.status})" for e in entries) + ".", width=76,
+                                 break_long_words=False, break_on_hyphens=False)  # 80 columns in help()
+            obj.__doc__ = inspect.cleandoc(obj.__doc__) + f"\n\nSpec IDs\n--------\n{tags}\n"
         return obj
 
     return deco
@@ -560,3 +546,6 @@ def coverage(paper: str | None = None, *, import_all: bool = True) -> dict[str, 
                 if "jax" not in str(exc) and "optax" not in str(exc):
                     raise
     return {i: sorted(_REGISTRY.get(i, [])) for i in spec_ids(paper)}
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

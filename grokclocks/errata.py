@@ -8,6 +8,7 @@ page and the evidence cannot drift apart.
 from __future__ import annotations
 
 from . import _validate as V
+from ._fielddocs import document_records
 from ._papers import Erratum, paper_modules
 from .citations import PAPERS, SPEC
 
@@ -107,6 +108,9 @@ def to_markdown() -> str:
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields
 
 
 if __name__ == "__main__":  # pragma: no cover

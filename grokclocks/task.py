@@ -55,6 +55,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _validate as V
+from ._fielddocs import document_records
 from ._validate import DomainError, flag, integer_at_least, max_size
 from .citations import cites
 
@@ -63,6 +64,12 @@ __all__ = ["TRAIN_LEVEL", "TEST_LEVEL", "as_mask", "as_mask_stack", "flat_mask",
            "label_table", "code_labels", "modular_table", "token_inputs", "onehot_inputs", "modadd_inputs",
            "token_ids", "random_split_mask", "modadd_split", "square_design", "strip_design", "random_design",
            "designed_split", "designed_split_mask"]
+
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
 
 TRAIN_LEVEL: float = 1.0
 """Default train-accuracy level 1.0 of t_train (= t_mem): every training pair classified correctly.
@@ -335,13 +342,6 @@ class Split(NamedTuple):
 
     A named tuple; it unpacks as `train, test = ...`.  The fields are masks (bool (p, p) or (p·p,)) or
     index arrays, as the function that returns the split says.
-
-    Attributes
-    ----------
-    train : numpy.ndarray
-        The training set T: a boolean mask or the flat pair indices a·p + b.
-    test : numpy.ndarray
-        The test set S, in the same form as `train`.
     """
 
     train: np.ndarray
@@ -354,17 +354,6 @@ class TokenLayout(NamedTuple):
     r"""Vocabulary layout of the transformer task, as returned by `token_ids`.
 
     A named tuple; it unpacks like the plain tuple (a_ids, b_ids, equals_id, d_vocab).
-
-    Attributes
-    ----------
-    a_ids : numpy.ndarray
-        int64 array of shape (p,): the token id of first-operand value a (a itself).
-    b_ids : numpy.ndarray
-        int64 array of shape (p,): the token id b + d of second-operand value b.
-    equals_id : int
-        The token id of `=`, d_vocab − 1.
-    d_vocab : int
-        The vocabulary size.
     """
 
     a_ids: np.ndarray
@@ -382,15 +371,6 @@ class PairTable(NamedTuple):
 
     A named tuple; it unpacks like the plain tuple (a, b, labels).  Each field is an int64 array of
     shape (p²,).
-
-    Attributes
-    ----------
-    a : numpy.ndarray
-        The first operand of each row.
-    b : numpy.ndarray
-        The second operand of each row.
-    labels : numpy.ndarray
-        The label f(a, b) mod p of each row, in [0, p).
     """
 
     a: np.ndarray
@@ -405,17 +385,6 @@ class OneHotTable(NamedTuple):
     r"""All p² pairs as one-hot inputs X = [e_a; e_b] with operands and label, as returned by `modadd_inputs`.
 
     A named tuple; it unpacks like the plain tuple (X, a, b, y).
-
-    Attributes
-    ----------
-    X : numpy.ndarray
-        float64 inputs of shape (p², 2p), row a·p + b the concatenated one-hot codes of a and b.
-    a : numpy.ndarray
-        int64 first operands, shape (p²,).
-    b : numpy.ndarray
-        int64 second operands, shape (p²,).
-    y : numpy.ndarray
-        int64 labels (a + b) mod p, shape (p²,).
     """
 
     X: np.ndarray
@@ -1134,3 +1103,6 @@ def designed_split_mask(p: int, design: str, k: int) -> np.ndarray:
     """
     train, _ = designed_split(p, design, k)
     return np.asarray(train, dtype=bool).reshape(p * p)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

@@ -71,7 +71,7 @@ LAYERS = [
     {"grokclocks._validate", "grokclocks._floats", "grokclocks._constants", "grokclocks._results",
      "grokclocks._papers", "grokclocks._papers.clocks", "grokclocks._papers.kramers", "grokclocks._papers.levi",
      "grokclocks._papers.repulsion", "grokclocks._papers.uniformity", "grokclocks.citations", "grokclocks._facade",
-     "grokclocks.errata", "grokclocks.runfile", "grokclocks._safe_io"},
+     "grokclocks._fielddocs", "grokclocks.errata", "grokclocks.runfile", "grokclocks._safe_io"},
     {"grokclocks.task"},
     {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
      "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},

@@ -51,6 +51,19 @@ def test_cites_records_ids_registry_and_docstring(private_registry):
     assert f.__doc__.startswith("Example.")
 
 
+def test_spec_ids_section_fits_80_columns():
+    """`help()` indents a docstring by 4: the Spec IDs section wraps at 76 columns, no ID split over two lines."""
+    from grokclocks.compare import compare_run
+
+    ids = citations_of(compare_run)
+    assert len(ids) >= 20  # a long list (one line of 869 characters before)
+    tail = compare_run.__doc__.rpartition("Spec IDs\n--------\n")[2].strip()
+    lines = tail.splitlines()
+    assert len(lines) > 1 and max(map(len, lines)) <= 76, lines
+    flat = " ".join(lines)
+    assert all(f"`{i}` ({SPEC[i].status})" in flat for i in ids) and flat.endswith(".")
+
+
 def test_cites_rejects_unknown_and_empty():
     with pytest.raises(KeyError, match="levi:eq999"):
         cites("levi:eq999")

@@ -46,7 +46,7 @@ RAW_REST = re.compile(r"``|:(?:py:)?(?:func|class|math|data|meth|mod|attr|obj|ex
 LAZY_DESCRIPTION = re.compile(r"^\s*(?:as in|see|same as)\b", re.IGNORECASE)
 # The line `@cites` appends to `__doc__` at import time (grokclocks.citations.cites); checked on its own by
 # test_cites_line_has_no_rest so that the modules' help() checks report their own docstrings.
-CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n[^\n]*\n?")
+CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n(?:[^\n]+\n?)*")  # its lines, wrapped, up to a blank one
 
 # Modules whose docstrings are not yet converted and which no engineer of this conversion owns; their
 # checks are expected to fail (strict: a module that passes must leave this list).
@@ -54,6 +54,9 @@ PENDING = {
     "grokclocks.cli": "owned outside the docstring conversion (cli/)",
     "grokclocks.verification": "owned outside the docstring conversion (verification.py)",
 }
+# The help() check has its own table: the help() text of both modules above has no raw reST any more
+# (their remaining problems are parameters and constants without a description).
+PENDING_HELP: dict[str, str] = {}
 
 
 def _selected(module: str) -> bool:
@@ -222,10 +225,10 @@ def _modules() -> list[str]:
     return sorted(_objects_by_module())
 
 
-def _params(modules: list[str]) -> list:
+def _params(modules: list[str], pending: dict[str, str] = PENDING) -> list:
     out = []
     for m in modules:
-        marks = [pytest.mark.xfail(reason=PENDING[m], strict=True)] if m in PENDING else []
+        marks = [pytest.mark.xfail(reason=pending[m], strict=True)] if m in pending else []
         out.append(pytest.param(m, id=m, marks=marks))
     return out
 
@@ -252,7 +255,7 @@ def _runtime_objects(module: str) -> list[tuple[str, object]]:
     return out
 
 
-@pytest.mark.parametrize("module", _params(_modules()))
+@pytest.mark.parametrize("module", _params(_modules(), PENDING_HELP))
 def test_help_text_has_no_rest(module):
     """`help()` on the module docstring and on every public function and class shows no reST roles or ``."""
     if not _selected(module):

@@ -35,6 +35,12 @@ from ._verify import VERIFY_SUITES, verify_command
 
 __all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
 
+
+def __dir__() -> list[str]:
+    """`dir()` of this module: its API (`__all__`) and its private names, not the names it imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("_"))})
+
+
 _EPILOG_MAIN = """\
 examples:
   grokclocks verify --only levi,clocks          # theorem-vs-simulation checks of two papers (CPU scale)

@@ -31,14 +31,6 @@ class GapGrowthFit(NamedTuple):
     r"""Result of `fit_gap_growth`: the two constants of Assumption 3.4 read off a training record.
 
     A named tuple; it unpacks like the plain tuple (gamma0, c).
-
-    Attributes
-    ----------
-    gamma0 : float
-        γ₀ = γ̂_min(t₀), the minimum logit gap at the chosen start time t₀.
-    c : float
-        The largest rate c with γ̂_min(t) ≥ γ₀ + c·(t − t₀) at every record after t₀; c ≤ 0 means
-        the assumption fails on this record.
     """
 
     gamma0: float

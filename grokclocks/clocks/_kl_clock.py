@@ -686,13 +686,6 @@ class KLConstants(NamedTuple):
     r"""Constants of a Kurdyka–Łojasiewicz inequality ‖∇f‖ ≥ a·Δ^θ, as returned by `kl_constants_critical_weight_decay`.
 
     A named tuple; it unpacks like the plain tuple (theta, a).
-
-    Attributes
-    ----------
-    theta : float
-        KL exponent θ, in [1/2, 1).
-    a : float
-        KL constant a > 0 of the inequality, also the rate of dΔ/dt = −a·Δ^(2θ).
     """
 
     theta: float

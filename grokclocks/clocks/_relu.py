@@ -23,16 +23,6 @@ class ActiveAffineMap(NamedTuple):
     r"""Result of `relu_active_affine_map`: the affine map x ↦ A·x + c of a ReLU network on its active subsystem.
 
     A named tuple; it unpacks like the plain tuple (A, c, masks).
-
-    Attributes
-    ----------
-    A : numpy.ndarray
-        Linear part, float64 of shape (K, d0) for one input or (n, K, d0) for n inputs (K outputs,
-        d0 input dimensions).
-    c : numpy.ndarray
-        Offset, float64 of shape (K,) or (n, K).
-    masks : list of numpy.ndarray
-        Boolean gate masks 𝟙[h_l > 0], one per hidden layer l, of shape (d_l,) or (n, d_l).
     """
 
     A: np.ndarray

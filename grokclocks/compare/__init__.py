@@ -75,6 +75,7 @@ __all__ = [
     "Verdict",
     "RunData",
     "Comparison",
+    "THEORIES",
     "USER_KEYS",
     "QUANTITY_IDS",
     "VERDICT_RULES",
@@ -84,3 +85,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

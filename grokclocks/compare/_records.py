@@ -11,10 +11,14 @@ import numpy as np
 
 from .. import task as _task
 
-__all__ = ["Entry", "QUANTITY_IDS", "RunData", "USER_KEYS", "VERDICT_RULES", "Verdict"]
+__all__ = ["Entry", "QUANTITY_IDS", "RunData", "THEORIES", "USER_KEYS", "VERDICT_RULES", "Verdict"]
 
 
 THEORIES: tuple[str, ...] = ("levi", "clocks", "kramers", "coverage", "repulsion")
+"""The names of the theories `compare_run` gives a verdict for, in the order of its report (`Verdict.theory`,
+the key of `Comparison.verdict`): Levi et al.'s linear estimator (`"levi"`), the two training clocks
+(`"clocks"`), Kramers escape (`"kramers"`), coverage and uniformity of Gu et al. (`"coverage"`, spec
+paper key `uniformity`) and Tian's feature repulsion (`"repulsion"`)."""
 
 USER_KEYS: tuple[str, ...] = ("steps", "train_acc", "test_acc", "train_loss", "test_loss", "weight_norm",
                               "embeddings", "embedding_steps", "weights", "weights_steps", "gap", "train_mask", "p",
@@ -100,13 +104,7 @@ _KS_ALPHA = 0.05
 @dataclasses.dataclass(frozen=True, eq=False)
 class RunData:
     """A training run in the normal form `compare_run` works on (runs = seeds, on axis 0), built and checked by
-    `run_data` and `load_run`.
-
-    Fields: `steps` (the record grid); the series `train_acc`, `test_acc`, `train_loss`, `test_loss`,
-    `weight_norm` (`(n_runs, n_records)`, `NaN` = not logged, or `None`); snapshots `embeddings`, `weights`
-    with `embedding_steps`, `weights_steps`; `gap`; the task `train_mask`, `p`, `operation`, `b_offset`; the
-    linear estimator's `lam`, `n_train`, `lam_sweep`; the clock levels `train_level`, `test_level`; and
-    `source`, `run_names`, `input_notes` (how it was read)."""
+    `run_data` and `load_run`."""
 
     steps: np.ndarray
     """`(n_records,)` strictly increasing record steps: the union of the steps at which any series was logged."""
@@ -190,11 +188,7 @@ class RunData:
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """One quantity of one theory, as `compare_run` measured or predicted it.
-
-    Fields: `theory`, `quantity` (in words), `value` (median over runs; `inf` = never, `None` if n/a),
-    `status` (`"measured"`, `"predicted"`, `"n/a: <reason>"`), `spec_id`, `note`, `per_run` (each run's value)
-    and `id` (its short ID, a key of `QUANTITY_IDS`)."""
+    """One quantity of one theory, as `compare_run` measured or predicted it."""
 
     theory: str
     """The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`."""
@@ -243,10 +237,7 @@ class Entry:
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """Whether the run is consistent with one theory, decided by one number and the band the theory allows (the
-    rules are in `VERDICT_RULES`).
-
-    Fields: `theory`, `verdict` (`"consistent"`, `"inconsistent"`, `"cannot tell"`), `quantity` (the deciding
-    quantity's ID), `value` (the deciding number), `band` (what the theory allows), `spec_id` and `reason`."""
+    rules are in `VERDICT_RULES`)."""
 
     theory: str
     """The theory: `"levi"`, `"clocks"`, `"kramers"`, `"coverage"` or `"repulsion"`."""

@@ -20,9 +20,7 @@ __all__ = ["Comparison"]
 class Comparison:
     """The answer of `compare_run`: entries per theory, a verdict per theory, the run, and the clocks to draw.
 
-    Fields: `entries` (every quantity, in table order), `run` (the `RunData` compared), `clocks` (clock steps
-    that `plot` draws) and `verdicts` (one per theory).  `cmp["t_test"]` (an ID or the quantity text) is the
-    `Entry` of that ID."""
+    `cmp["t_test"]` (an ID or the quantity text) is the `Entry` of that ID."""
 
     entries: tuple[Entry, ...]
     """Every quantity of every theory, in the order of the table."""

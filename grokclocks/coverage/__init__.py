@@ -62,6 +62,7 @@ __all__ = [
     "CodeMED",
     "AccuracyExtremes",
     "OPS",
+    "METRICS",
     "MAX_MODULUS",
     "label_table",
     "code_labels",
@@ -93,6 +94,7 @@ __all__ = [
     "random_design",
     "designed_split",
     "progress_measure_fit",
+    "MED_VARIANTS",
     "main_embedding_diff",
     "med_trajectory",
     "med_code_mlp",
@@ -107,3 +109,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

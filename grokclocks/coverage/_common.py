@@ -12,7 +12,7 @@ from .. import task as _task
 from .._validate import DomainError
 from ..task import OPERATIONS
 
-__all__ = ["OPS"]
+__all__ = ["OPS", "METRICS"]
 
 
 OPS = OPERATIONS
@@ -24,6 +24,11 @@ arrays, reduced mod p by `label_table`."""
 
 
 METRICS = ("torus", "grid")
+"""The values of the `metric` argument of the distance and coverage functions.
+
+`"torus"`: the Manhattan distance on the torus (Z/pZ)², each coordinate difference taken as
+min(|a − b|, p − |a − b|); `"grid"`: the plain Manhattan distance |a₁ − b₁| + |a₂ − b₂| on
+{0, …, p − 1}² (no wrap-around)."""
 
 
 def _metric(metric: Any) -> str:

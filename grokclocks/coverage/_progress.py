@@ -13,7 +13,7 @@ from ..citations import cites
 from ._results import CodeMED, ThresholdRule
 from ._lemmas import _token_args, _token_block
 
-__all__ = ["main_embedding_diff", "med_code_mlp", "med_trajectory", "progress_measure_fit"]
+__all__ = ["MED_VARIANTS", "main_embedding_diff", "med_code_mlp", "med_trajectory", "progress_measure_fit"]
 
 
 @cites("uniformity:def4.1")
@@ -76,6 +76,11 @@ def progress_measure_fit(values: Any, indicator: Any) -> ThresholdRule:
 
 
 MED_VARIANTS = ("paper", "cyclic", "code_base", "code_rec", "code_str")
+"""The values of the `variant` argument of `main_embedding_diff` and `med_trajectory`.
+
+`"paper"`: the MED of Definition 4.2 (mean norm of the p − 1 consecutive embedding differences);
+`"cyclic"`: the same with the pair (p − 1, 0), over p; `"code_base"`, `"code_rec"`, `"code_str"`: the
+authors' scripts' forms, bit for bit (erratum uniformity-6)."""
 
 
 def _med_core(t1: np.ndarray, t2: np.ndarray, p: int, b_offset: int, variant: str) -> np.ndarray:

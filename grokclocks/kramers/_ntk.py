@@ -178,7 +178,7 @@ def relu_nngp_modadd(p: int) -> OneHotKernel:
 
 @cites("kramers:nngp")
 def relu_feature_kernel_modadd(p: int) -> OneHotKernel:
-    r"""Infinite-width feature kernel κ₁ = E[σ′σ′](x·x′) on one-hot pairs: (1, 1/3, 0) for both, one, no shared operands.
+    r"""Infinite-width feature kernel κ₁(x·x′) = E[σ′σ′] on one-hot pairs: (1, 1/3, 0) for both, one, no shared operands.
 
     E[σ′(u)σ′(u′)] = (π − ϑ)/(2π); the feature kernel tends to K⁽ʷ⁾ → N^(−2α)(Nσ_a²)κ₁ (a factor N^(−2α) with
     the paper's σ_a² = 1/N). Independent of p.

@@ -79,3 +79,4 @@ __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "MAX_DIR_ENTRIES", "FORMATS", 
            "read_logs", "merge_seeds", "parse_columns"]
 
 set_home(__name__, globals(), __all__)  # shown, pickled and documented as grokclocks.logs.<name>
+del annotations, set_home  # not part of the API

@@ -194,10 +194,7 @@ class RunLog:
     """A run read from a log by `read_log`: its arrays, ready for `grokclocks.compare.run_data`, and how they were
     found (the columns used, those ignored, what the reader recognised).
 
-    Built by `read_log` and `merge_seeds`.  Fields: `source` (where it was read from), `format` (the reader),
-    `arrays` (`"steps"` and each series, `NaN` where not logged, plus settings such as `p`), `columns` (series
-    -> column), `ignored` (columns that matched nothing), `notes` (what the reader recognised) and
-    `step_column` (the column the steps came from) and `run_names` (one per run, where it holds several)."""
+    Built by `read_log` and `merge_seeds`."""
 
     source: str
     """Where the run was read from: the file name, `"DataFrame"`, `"mapping"` or `"records"`, or after

@@ -30,7 +30,6 @@ The package keeps one concept per private file (`_args`, `_model`, `_features`, 
 from __future__ import annotations
 
 from .._facade import set_home
-from .._validate import DomainError
 from ._detector import (
     eigengap,
     lagged_inner_products,
@@ -124,3 +123,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

@@ -261,13 +261,6 @@ class SlopeDetection(NamedTuple):
     r"""Result of `slope_detector` (eq. 6).
 
     A named tuple; it unpacks like the plain tuple (t_fire, s).
-
-    Attributes
-    ----------
-    t_fire : int or None
-        The first epoch index at which the detector fires; `None` if it never does.
-    s : numpy.ndarray
-        float64 slope statistic s(t) of each epoch (NaN where undefined).
     """
 
     t_fire: int | None

@@ -68,13 +68,6 @@ class TianOutputs(NamedTuple):
     r"""Result of `tian_forward`: the hidden features and outputs of Tian's two-layer model.
 
     A named tuple; it unpacks like the plain tuple (F, Y_hat).
-
-    Attributes
-    ----------
-    F : numpy.ndarray
-        Hidden features F = σ(X·W), float64 of shape (n, K).
-    Y_hat : numpy.ndarray
-        Outputs Ŷ = F·V, float64 of shape (n, M).
     """
 
     F: np.ndarray
@@ -199,15 +192,6 @@ class TianLossGrad(NamedTuple):
     r"""Result of `tian_loss_grad`: the code-form loss and its gradients.
 
     A named tuple; it unpacks like the plain tuple (loss, dW, dV).
-
-    Attributes
-    ----------
-    loss : float
-        The code-form loss L (see `tian_mse_loss`).
-    dW : numpy.ndarray
-        ∂L/∂W, float64 of the shape of W, (2M, K).
-    dV : numpy.ndarray
-        ∂L/∂V, float64 of the shape of V, (K, M).
     """
 
     loss: float
@@ -298,15 +282,6 @@ class AdamState(NamedTuple):
     r"""Result of `adam_l2_update`: the parameter and the Adam moments after the step.
 
     A named tuple; it unpacks like the plain tuple (param, m, v).
-
-    Attributes
-    ----------
-    param : numpy.ndarray
-        The updated parameter θ, float64 of the parameter's shape.
-    m : numpy.ndarray
-        The updated first-moment estimate m.
-    v : numpy.ndarray
-        The updated second-moment estimate v, ≥ 0.
     """
 
     param: np.ndarray
@@ -407,13 +382,6 @@ class TianInitBounds(NamedTuple):
     r"""Result of `tian_init_bounds`: the half-widths of the uniform initialisations.
 
     A named tuple; it unpacks like the plain tuple (W, V).
-
-    Attributes
-    ----------
-    W : float
-        Half-width 1/√(2M) of the first layer's uniform initialisation (fan-in 2M).
-    V : float
-        Half-width 1/√K of the second layer's uniform initialisation (fan-in K).
     """
 
     W: float

@@ -18,15 +18,6 @@ class SimilarPairs(NamedTuple):
 
     A named tuple; it unpacks like the plain tuple (j, l, cos).  The three arrays have one entry per
     pair.
-
-    Attributes
-    ----------
-    j : numpy.ndarray
-        int64 first column indices j.
-    l : numpy.ndarray
-        int64 second column indices ℓ > j.
-    cos : numpy.ndarray
-        float64 signed cosines S_jℓ of the pairs.
     """
 
     j: np.ndarray
@@ -212,17 +203,6 @@ class SignRuleTerms(NamedTuple):
 
     A named tuple; it unpacks like the plain tuple (B_jl, c, alpha, beta).  Each field is a float for
     scalar indices, else an array of the pairs' broadcast shape.
-
-    Attributes
-    ----------
-    B_jl : float or numpy.ndarray
-        The entry B_jℓ of B = (F̃ᵀ·F̃ + η·I)⁻¹, from `feature_gram_inverse`.
-    c : float or numpy.ndarray
-        The leave-two-out residual similarity c = f̃_jᵀ·P_{η,−jℓ}·f̃_ℓ.
-    alpha : float or numpy.ndarray
-        α = f̃_jᵀ·P_{η,−jℓ}·f̃_j + η.
-    beta : float or numpy.ndarray
-        β = f̃_ℓᵀ·P_{η,−jℓ}·f̃_ℓ + η.
     """
 
     B_jl: float | np.ndarray

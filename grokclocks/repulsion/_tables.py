@@ -17,13 +17,6 @@ class PowerLawFit(NamedTuple):
     r"""Result of `fit_power_law`: the power law t = A·η^(−γ).
 
     A named tuple; it unpacks like the plain tuple (gamma, A).
-
-    Attributes
-    ----------
-    gamma : float
-        The exponent γ (the paper's "1/η scaling" is γ = 1).
-    A : float
-        The prefactor A > 0, in the unit of t (`inf` only where it exceeds the largest double).
     """
 
     gamma: float

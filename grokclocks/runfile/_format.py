@@ -44,23 +44,11 @@ before run-file versions (no `meta`, no checksum), still read with a `RunFileWar
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Trajectory:
-    """Recorded metrics of a (batch of) simulation(s).
+    """Recorded metrics of a (batch of) simulation(s), as `grokclocks.sim.train.simulate` returns them.
 
-    Attributes
-    ----------
-    times : ndarray, shape (n_records,)
-        GD step index of each record (`0, k, 2k, ...`; real-valued for closed-form results).
-    metrics : dict of str to ndarray
-        The recorded metrics, each of shape `(*batch_shape, n_records)`.
-    config : frozen dataclass or None
-        The configuration that produced the run.
-    extras : dict of str to ndarray
-        Derived per-run quantities (e.g. crossing steps), shape `batch_shape` or scalar.  Every
-        result of `grokclocks.sim.train.simulate` has `diverged` (bool, `batch_shape`),
-        `diverged_step` (int, the first recorded step with a non-finite metric, -1 = none) and
-        `n_devices`.
-    final_state : pytree of ndarray or None
-        The state after the last step (not saved by `save`).
+    `traj[name]` is the metric or the extra called `name`.  Every metric has the batch axes (seeds, a
+    hyperparameter grid; `batch_shape`) in front and the record axis last.  `save` writes the run to a
+    run file, `load` (or `load_trajectory`) reads it back.
     """
 
     times: np.ndarray
@@ -70,7 +58,10 @@ class Trajectory:
     config: Any = None
     """The configuration that produced the run (a frozen dataclass), or `None`."""
     extras: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
-    """Derived per-run quantities (e.g. `diverged`, `diverged_step`, `n_devices`), shape `batch_shape` or scalar."""
+    """Derived per-run quantities (e.g. crossing steps), each of shape `batch_shape` or a scalar.
+
+    Every result of `grokclocks.sim.train.simulate` has `diverged` (bool, shape `batch_shape`), `diverged_step`
+    (int, the first recorded step with a non-finite metric, −1 = none) and `n_devices`."""
     final_state: Any = None
     """The state after the last step (a pytree of arrays; not saved by `save`), or `None`."""
 

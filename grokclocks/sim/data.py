@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _validate as V
+from .._fielddocs import document_records
 from .._validate import DomainError, finite, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -507,3 +508,6 @@ def make_modular_addition(key: Any, p: int, alpha: float, *, dtype: Any = jnp.fl
 
     mask = _vmap_keys(split, key, batch)
     return ModularData(X=X, Y=Y, labels=labels, train_mask=mask, p=p, alpha=alpha, n_train=n_train)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

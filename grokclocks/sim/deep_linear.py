@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _validate as V
+from .._fielddocs import document_records
 from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
 from ..citations import cites
 from ._runtime import enable_x64
@@ -689,3 +690,6 @@ def flow_time(traj: Trajectory) -> np.ndarray:
         raise DomainError(f"traj must be a Trajectory of run_deep_linear or run_end_to_end_flow (got {V.show(traj)})")
     h = cfg.eta if isinstance(cfg, DeepLinearConfig) else cfg.dt
     return np.asarray(traj.times, dtype=np.float64) * h
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

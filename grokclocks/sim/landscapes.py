@@ -35,6 +35,7 @@ import numpy as np
 import optax
 
 from .. import _validate as V
+from .._fielddocs import document_records
 from .._validate import DomainError, choice, integer_at_least
 from ..citations import cites
 from ._runtime import enable_x64
@@ -666,3 +667,6 @@ def factorized_softmax_gd(config: FactorizedSoftmaxConfig = FactorizedSoftmaxCon
                     record_every=config.record_every, config=config, progress=progress,
                     on_divergence=on_divergence)
     return dataclasses.replace(traj, extras={**traj.extras, "t": traj.times * eta, "x": x, "labels": y})
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

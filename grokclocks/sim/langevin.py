@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import kramers as K
 from .. import _validate as V
+from .._fielddocs import document_records
 from .._validate import DomainError, choice, integer_at_least, positive
 from ..citations import cites
 from ._runtime import SimulationDiverged
@@ -599,3 +600,6 @@ def richardson_extrapolate(tau1: float, dt1: float, tau2: float, dt2: float,
         raise DomainError(f"need dt1 > dt2 > 0 (got dt1={dt1!r}, dt2={dt2!r})")
     w = dt2 / (dt1 - dt2)
     return tau2 + (tau2 - tau1) * w, math.hypot((1 + w) * err2, w * err1)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

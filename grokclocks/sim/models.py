@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _validate as V
+from .._fielddocs import document_records
 from .._validate import DomainError, choice, integer_at_least
 
 
@@ -891,3 +892,6 @@ EMBEDDING_MLP = Model(embedding_mlp_init, embedding_mlp_apply)
 """The embedding MLP of spec `clocks:appB`: `Model(embedding_mlp_init, embedding_mlp_apply)`."""
 TRANSFORMER = Model(transformer_init, transformer_apply)
 """The one-layer transformer of spec `uniformity:setup`: `Model(transformer_init, transformer_apply)`."""
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

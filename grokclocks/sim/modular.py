@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from .._fielddocs import document_records
 from .._validate import (DomainError, as_float_array, choice, in_open_interval, integer_at_least, nonnegative,
                          positive)
 from ..citations import cites
@@ -863,3 +864,6 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                     overwrite=overwrite, devices=devices, on_divergence=on_divergence, batch_shape=shape,
                     extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}",
                     run_chunk=run_chunk)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

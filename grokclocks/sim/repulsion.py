@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import repulsion as R
+from .._fielddocs import document_records
 from .._validate import DomainError, choice, integer_at_least, nonnegative, positive
 from ..citations import cites
 from .data import modular_table, random_split_mask
@@ -543,3 +544,6 @@ def train_tian(M: int = 71, K: int = 2048, n_train: int = 2016, *, seeds: Sequen
                    acc_train=np.asarray(traj["acc_train"]), sigma_V=sigV, gap_V=gapV, masks=masks,
                    snapshots={int(e): {kk: np.asarray(v) for kk, v in p.items()} for e, p in shots.items()},
                    trajectory=traj)
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._fielddocs import document_records
 from .._validate import DomainError, integer_at_least
 from ..citations import cites
 
@@ -68,6 +69,7 @@ _HIGHEST = jax.lax.Precision.HIGHEST
 @dataclasses.dataclass(frozen=True)
 class Tracker:
     """A user-defined tracker from three pure functions, for the `trackers` of `grokclocks.sim.modular.train_modular`.
+
     Notes
     -----
     Use module-level functions: trackers are part of the key under which the compiled training
@@ -563,3 +565,6 @@ def snapshots(traj: Any, name: str) -> dict[int, Any]:
     ax = taken.ndim - 1
     return {int(s): jax.tree_util.tree_map(lambda x, i=i: np.take(x, i, axis=ax), carry["params"])
             for i, s in enumerate(steps) if np.all(taken[..., i])}
+
+
+document_records(globals(), __all__)  # help() of each record class lists its fields

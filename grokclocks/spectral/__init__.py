@@ -5,12 +5,8 @@ Theory with Conditional ReLU Reduction, arXiv:2606.05863), sections 1, 4 and 5:
 
 * the stable rank srank W = ‖W‖_F²/‖W‖₂² (spec ID `clocks:eq2.3`);
 * Schatten-p quasi-norms and penalties ‖W‖_{S_p}^p = Σ_i σ_i^p (`clocks:eq2.6`);
-* the layerwise-weight-decay identity (Shang et al. 2020, `clocks:eq2.7`)
-
-  .. math:: \min_{W_L\cdots W_1=W}\sum_l\lVert W_l\rVert_F^2=L\lVert W\rVert_{S_{2/L}}^{2/L},
-     \qquad \lambda=\mu L/2,
-
-  that is, the least Σ_l ‖W_l‖_F² over factorizations is L·‖W‖_{S_{2/L}}^{2/L}, so layerwise decay
+* the layerwise-weight-decay identity (Shang et al. 2020, `clocks:eq2.7`, the formula below): the
+  least Σ_l ‖W_l‖_F² over factorizations W = W_L⋯W_1 is L·‖W‖_{S_{2/L}}^{2/L}, so layerwise decay
   μ acts as an end-to-end penalty with λ = μ·L/2; its balanced minimiser, and the conservation or
   decay of the layer imbalance (`clocks:appF2-balance`);
 * the gradient of the Schatten penalty on a fixed-rank stratum (`clocks:thmD.1`) and the
@@ -20,6 +16,11 @@ Theory with Conditional ReLU Reduction, arXiv:2606.05863), sections 1, 4 and 5:
 * spectral tails, the Eckart–Young rank choice, covering numbers of balls and the Xu–Mannor
   robustness bounds (`clocks:appF4-tail`, `clocks:thm5.2`, `clocks:prop5.1`, `clocks:thm2.2`,
   `clocks:thm5.5`).
+
+The identity of `clocks:eq2.7`:
+
+.. math:: \min_{W_L\cdots W_1=W}\sum_l\lVert W_l\rVert_F^2=L\lVert W\rVert_{S_{2/L}}^{2/L},
+   \qquad \lambda=\mu L/2.
 
 All functions compute in float64; singular values come from `numpy.linalg.svd`.  Matrix arguments
 accept a stack (..., m, n) where stated.  For p < 1 the round-off singular values of a low-rank
@@ -35,7 +36,6 @@ documented as `grokclocks.spectral.<name>`.
 from __future__ import annotations
 
 from .._facade import set_home
-from .._validate import DomainError
 from ._bounds import (
     covering_number_ball_bounds,
     log_covering_number_ball_bounds,
@@ -97,3 +97,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

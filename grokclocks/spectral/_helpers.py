@@ -29,18 +29,6 @@ class SingularValueDrift(NamedTuple):
 
     A named tuple; it unpacks like the plain tuple (sigma, data_force, shrinkage, drift).  Every field
     is a float64 1-D array over the numerically positive singular values, in decreasing order of σ_i.
-
-    Attributes
-    ----------
-    sigma : numpy.ndarray
-        The singular values σ_i > rtol·σ_1 of W.
-    data_force : numpy.ndarray
-        The data force F_i = −u_iᵀ·∇L(W)·v_i of each singular direction (u_i, v_i its singular
-        vectors).
-    shrinkage : numpy.ndarray
-        The penalty's pull λ·p·σ_i^(p−1) ≥ 0 on each singular value.
-    drift : numpy.ndarray
-        The drift dσ_i/dt = F_i − λ·p·σ_i^(p−1).
     """
 
     sigma: np.ndarray
