@@ -10,6 +10,7 @@ and ``docs/accuracy.md``::
     python docs/gen_accuracy.py                 # 2000 points per case, <= 240 s per case
     python docs/gen_accuracy.py --n 200 --only rmt
     python docs/gen_accuracy.py --cases "late|t_star" --merge   # re-measure some cases, keep the rest
+    python docs/gen_accuracy.py --render                        # rewrite the page from accuracy.json
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def _fmt_arg(a) -> str:
 
 def _fmt_branch(b, a) -> str:
     what = b.what or b.arg
-    cuts = ", ".join(f"{p:.3g}" for p in b.edges(a)[1:-1])
+    cuts = ", ".join(f"{p:.4g}" for p in b.cuts(a))
     return f"{what} cut at {cuts}"
 
 
@@ -169,7 +170,8 @@ def to_markdown(meta: dict, results: list[dict]) -> str:
         "logarithm divided by max(1, |log|) (an absolute error of log L is a relative error of L); **exp** —",
         "relative error divided by max(1, |log value|), for values formed as exp of a logarithm, where the",
         "rounding of the logarithm alone costs |log| ulps. A result of ±inf is correct where the reference",
-        "lies beyond ±1.8e308 (IEEE overflow); 0 where it lies below the smallest subnormal.",
+        "lies beyond the largest double plus half an ulp, ±(2^1024 - 2^970) (IEEE overflow); 0 where it lies below",
+        "the smallest subnormal.",
         "",
     ]
     titles = {"rmt": "grokclocks.rmt (Marchenko–Pastur law)", "linear": "grokclocks.linear (Levi et al.)",
@@ -218,6 +220,20 @@ def to_markdown(meta: dict, results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def render(out: Path) -> int:
+    """Rewrite accuracy.md from accuracy.json (same numbers), refreshing each case's branch notes."""
+    data = json.loads((out / "accuracy.json").read_text())
+    cases = {c.name: c for _, c in load_cases(None)}
+    for r in data["cases"]:
+        c = cases.get(r["name"])
+        if c is not None:
+            r["branches"] = [_fmt_branch(b, c.args[b.arg]) for b in c.branches]
+    (out / "accuracy.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
+    (out / "accuracy.md").write_text(to_markdown(data["meta"], data["cases"]) + "\n")
+    print(f"wrote {out / 'accuracy.md'} from {out / 'accuracy.json'}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=2000, help="random points per case (plus the corners)")
@@ -229,7 +245,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", help="regular expression: only the cases whose name matches")
     ap.add_argument("--merge", action="store_true",
                     help="replace the measured cases in the existing accuracy.json, keep the others")
+    ap.add_argument("--render", action="store_true",
+                    help="measure nothing: rewrite accuracy.md from accuracy.json (the cases' branch notes refreshed)")
     args = ap.parse_args(argv)
+    if args.render:
+        return render(Path(args.out))
 
     cases = load_cases(args.only, args.cases)
     jobs = [(m, c.name, args.n, args.seconds, args.seed) for m, c in cases]

@@ -144,10 +144,25 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
     if o > 1:
         raise V.DomainError(f"order must be 0 or 1 (got {o})")
     log_s, xh, xl, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
+    rest = _log_train_late0(log_s, ll)
     with np.errstate(under="ignore", over="ignore"):  # 0 / inf only where the value itself is beyond float64
-        val = _exp_minus_x_plus(xh, xl, _log_train_late0(log_s, ll)) / d
-        if o == 1:
-            val = val * (1.0 - 3.0 / 16.0 * np.exp(-log_s - 0.5 * np.log(ll)))
+        val = _exp_minus_x_plus(xh, xl, rest)
+    if o == 1:
+        # the correction 1 - q, q = 3/(16 s sqrt(lam)), multiplies the leading term where both and the product
+        # are normal doubles; elsewhere log|1 - q| joins the exponent (the leading term alone can be
+        # subnormal where the product is not: q = 2.3e66 beside e^-720 lost 6e-10 as a product)
+        log_q = math.log(3.0 / 16.0) - log_s - 0.5 * np.log(ll)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            c = 1.0 - 3.0 / 16.0 * np.exp(-log_s - 0.5 * np.log(ll))
+            direct = val * c
+            log_c = np.where(log_q < 0.0, np.log1p(-np.exp(np.minimum(log_q, 0.0))),  # q < 1
+                             np.where(log_q > math.log(2.0), log_q + np.log1p(-np.exp(-log_q)),  # q > 2
+                                      np.log(np.abs(c))))
+            far = np.where(log_q > 0.0, -1.0, 1.0) * _exp_minus_x_plus(xh, xl, rest + log_c)
+            ok = ((val >= FL.TINY) & np.isfinite(val) & np.isfinite(c)
+                  & (((np.abs(direct) >= FL.TINY) & np.isfinite(direct)) | (c == 0.0)))
+            val = np.where(ok, direct, far)
+    val = val / d
     return V.scalar_or_array(val)
 
 
