@@ -78,6 +78,11 @@ EXEMPT: list[Exempt] = [
         ("OneHotKernel", "relu_nngp_modadd, relu_feature_kernel_modadd"), ("RidgeTimescales", "ridge_timescales"))],
     Exempt("sim.data.ModularAdditionTable", _RECORD + " (modular_addition_table)"),
     Exempt("logs.RunLog", _RECORD + " (read_log builds it; merge_seeds, compare.run_data)"),
+    Exempt("logs.read_logs", "several files as one run: each source goes through read_log's checks (its entry "
+                             "above); the file formats, joins and refusals are covered by tests/test_logs_formats.py "
+                             "and tests/test_logs_hostile.py"),
+    *[Exempt(f"sim.train.{n}", "type alias (typing.Callable) of the engine's step / metrics functions, not a "
+                               "function: nothing to call") for n in ("StepFn", "MetricsFn")],
     Exempt("sim.linear.SpectralDraws", _RECORD + " (spectral_draws)"),
     Exempt("verification.BudgetItem", _RECORD + " (verify/budget.py)"),
     Exempt("verification.SuiteStatus", _RECORD + " (suite_status, suite_statuses)"),
