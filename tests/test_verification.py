@@ -106,6 +106,27 @@ def test_equal_infinities_agree_and_finite_vs_infinite_fails():
         rep.check("levi:grok-def", predicted=math.inf, measured=1e6, rtol=0.01, source=SRC)
 
 
+def test_check_and_reject_share_their_tolerance_handling():
+    """`check` and `reject` read the tolerance the same way: the whole failure message, and which error comes
+    first when both the tolerance and the source are wrong (nothing recorded then)."""
+    rep = Report()
+    with pytest.raises(AssertionError) as exc:
+        rep.check("levi:eq8", predicted=2.0, measured=2.5, atol=0.25, source="src", what="L")
+    assert str(exc.value) == "levi:eq8 L: prediction 2 vs measurement 2.5, abs error 0.5 > tolerance 0.25 (src)"
+    with pytest.raises(AssertionError) as exc:
+        rep.reject("levi:eq8", wrong=2.0, measured=2.5, logtol=0.5, source="src", what="W")
+    assert str(exc.value) == ("levi:eq8 W: the wrong variant 2 is within log 0.223 <= 0.5 of the measurement 2.5: "
+                              "the check cannot tell right from wrong")
+    for record, value in ((rep.check, "predicted"), (rep.reject, "wrong")):
+        with pytest.raises(ValueError, match="give exactly one of rtol, atol, logtol"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, rtol=0.1, atol=0.1, source="")
+        with pytest.raises(ValueError, match=r"tolerance must be finite and > 0 \(got inf\)"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, logtol=math.inf, source="")
+        with pytest.raises(ValueError, match="every tolerance needs its measured source"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, rtol=0.1, source="")
+    assert [r.kind for r in rep.rows] == ["agree", "reject"]
+
+
 # ---------------------------------------------------------------- reject()
 
 
@@ -525,7 +546,6 @@ def test_verify_session_refuses_a_bad_report_dir_before_running(pytester, tmp_pa
 
 def _budget_module():
     import importlib.util
-
     import sys
 
     if "_gc_budget" not in sys.modules:
@@ -559,7 +579,6 @@ def test_budget_flops_count_scan_bodies_times_their_length():
 
 def test_budget_measure_and_table(tmp_path):
     import jax
-    import jax.numpy as jnp
 
     from grokclocks.verification import BudgetItem
 

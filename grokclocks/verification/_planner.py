@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import _validate as V
 from ._budget import SUITE_START_S
-from ._suites import SuiteStatus, _root, check_suite
+from ._suites import SuiteStatus, _parse, _root, check_suite
 
 #: Seconds assumed for a test with neither a measured time nor a budget estimate (an unregistered test).
 DEFAULT_TEST_S = 60.0
@@ -44,9 +44,8 @@ def suite_tests(suite: str, root: Any = None) -> list[str]:
     suite = check_suite(suite, r)
     out = []
     for f in sorted((r / "verify" / suite).glob("test_*.py")):
-        try:
-            tree = ast.parse(f.read_text(), filename=str(f))
-        except (OSError, SyntaxError, ValueError):
+        tree = _parse(f)
+        if tree is None:
             continue
         out += [f"{suite}/{f.name}::{n.name}" for n in tree.body
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")]

@@ -117,8 +117,10 @@ class Report:
         self.rows: list[Row] = []
         self.current_test = ""
 
-    def _row(self, spec_id: str, kind: str, predicted: Any, measured: Any, tol: float, metric: str,
-             source: str, what: str, details: dict[str, Any] | None) -> Row:
+    def _row(self, spec_id: str, kind: str, predicted: Any, measured: Any, rtol: float | None, atol: float | None,
+             logtol: float | None, source: str, what: str, details: dict[str, Any] | None) -> Row:
+        """Record the "agree" or "reject" row of `predicted` against `measured` under the one tolerance given."""
+        metric, tol = _one_tol(rtol, atol, logtol)
         if not source:
             raise ValueError("every tolerance needs its measured source (source=...)")
         p, m, e = _errors(predicted, measured, metric)
@@ -173,10 +175,9 @@ class Report:
         ValueError
             If `source` is empty or not exactly one finite positive tolerance is given (nothing recorded).
         """
-        metric, tol = _one_tol(rtol, atol, logtol)
-        row = self._row(spec_id, "agree", predicted, measured, tol, metric, source, what, details)
-        assert row.passed, (f"{spec_id} {what}: prediction {row.predicted:.6g} vs measurement "
-                            f"{row.measured:.6g}, {metric} error {row.error:.3g} > tolerance {tol:.3g} ({source})")
+        row = self._row(spec_id, "agree", predicted, measured, rtol, atol, logtol, source, what, details)
+        assert row.passed, (f"{spec_id} {what}: prediction {row.predicted:.6g} vs measurement {row.measured:.6g}, "
+                            f"{row.metric} error {row.error:.3g} > tolerance {row.tolerance:.3g} ({source})")
         return row
 
     def reject(self, spec_id: str, *, wrong: Any, measured: Any, rtol: float | None = None,
@@ -220,11 +221,10 @@ class Report:
         ValueError
             If `source` is empty or not exactly one finite positive tolerance is given.
         """
-        metric, tol = _one_tol(rtol, atol, logtol)
-        row = self._row(spec_id, "reject", wrong, measured, tol, metric, source, what, details)
+        row = self._row(spec_id, "reject", wrong, measured, rtol, atol, logtol, source, what, details)
         assert row.passed, (f"{spec_id} {what}: the wrong variant {row.predicted:.6g} is within "
-                            f"{metric} {row.error:.3g} <= {tol:.3g} of the measurement {row.measured:.6g}: "
-                            "the check cannot tell right from wrong")
+                            f"{row.metric} {row.error:.3g} <= {row.tolerance:.3g} of the measurement "
+                            f"{row.measured:.6g}: the check cannot tell right from wrong")
         return row
 
     def observe(self, spec_id: str, *, measured: Any, source: str, what: str = "",

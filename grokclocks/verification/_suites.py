@@ -131,6 +131,15 @@ def _with_parents(dotted: str, root: Path) -> list[Path]:
     return out
 
 
+def _parse(path: Path) -> ast.Module | None:
+    """The syntax tree of the Python file `path`, read and never run; None where it cannot be read or parsed
+    (such a file contributes no test and no import)."""
+    try:
+        return ast.parse(path.read_text(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 _IMPORTS_CACHE: dict[tuple, list[Path]] = {}
 
 
@@ -139,11 +148,13 @@ def _imports(path: Path, root: Path) -> list[Path]:
     file's size and modification time."""
     try:
         st = path.stat()
-        key = (path, root, st.st_size, st.st_mtime_ns)
-        if key in _IMPORTS_CACHE:
-            return _IMPORTS_CACHE[key]
-        tree = ast.parse(path.read_text(), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
+    except OSError:
+        return []
+    key = (path, root, st.st_size, st.st_mtime_ns)
+    if key in _IMPORTS_CACHE:
+        return _IMPORTS_CACHE[key]
+    tree = _parse(path)
+    if tree is None:
         return []
     _IMPORTS_CACHE[key] = out = _resolve_imports(tree, path, root)
     return out
