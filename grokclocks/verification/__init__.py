@@ -53,14 +53,9 @@ from ._planner import (
     suite_tests,
     time_estimates,
 )
+from ._read import CertificateError
 from ._report import LEGEND, Report, Row, _errors, format_table
-from ._shards import (
-    CertificateError,
-    merge_certificates,
-    parse_shard,
-    partial_certificates,
-    shard_plan,
-)
+from ._shards import merge_certificates, parse_shard, partial_certificates, shard_plan
 from ._suites import (
     STATES,
     SuiteStatus,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
 from ._budget import SUITE_START_S
+from ._read import CertificateError, read_json
 from ._suites import SuiteStatus, _parse, _root, check_suite
 
 #: Seconds assumed for a test with neither a measured time nor a budget estimate (an unregistered test).
@@ -103,9 +103,8 @@ def budget_estimates(directory: Any) -> dict[str, float]:
     out: dict[str, float] = {}
     for f in sorted(Path(directory).glob("*.json")):
         try:
-            data = json.loads(f.read_text())
-            modules = data["modules"].items()
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            modules = read_json(f)["modules"].items()
+        except (CertificateError, KeyError, TypeError, AttributeError):
             continue
         for mname, m in modules:
             for r in (m.get("items", []) if isinstance(m, dict) else []):

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
-
-
-class CertificateError(V.DomainError):
-    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices).
-
-    A `grokclocks.DomainError`, so a `ValueError`.
-    """
+from ._read import CertificateError, read_json
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -121,7 +114,7 @@ def partial_certificates(paths: list[str | Path]) -> list[Path]:
             if not hits:
                 raise CertificateError(f"no partial certificate (verify-<scale>-shard-K-of-N.json) in {p}")
             found += hits
-        elif p.is_file():
+        elif p.exists():  # a file, or something the reader refuses by name (a FIFO, a device)
             found.append(p)
         else:
             raise CertificateError(f"{p}: no such file or directory")
@@ -153,10 +146,7 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
     files = partial_certificates(paths)
     certs = []
     for f in files:
-        try:
-            c = json.loads(f.read_text())
-        except (OSError, ValueError) as exc:
-            raise CertificateError(f"{f}: not a readable certificate ({exc})") from None
+        c = read_json(f)
         if not isinstance(c, dict) or not isinstance(c.get("meta"), dict) or "rows" not in c:
             raise CertificateError(f"{f}: not a verification certificate (no meta/rows)")
         if not c["meta"].get("shard"):

@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import _validate as V
 from ._budget import GPU_SUITE_LIMIT_S
+from ._read import CertificateError, read_json
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the checkout holding grokclocks/ (and verify/ beside it)
 _SUITE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -321,15 +322,10 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
         If the file is unreadable, not JSON, or not a suite certificate (meta with suite, scale, fingerprint
         digest and files, rows and tests lists).
     """
-    from ._shards import CertificateError
-
     p = V.file_path(path, "path")
     if not p.exists():
         return None
-    try:
-        c = json.loads(p.read_text())
-    except (OSError, ValueError) as exc:
-        raise CertificateError(f"{p}: not a readable certificate ({exc})") from None
+    c = read_json(p)
     m = c.get("meta") if isinstance(c, dict) else None
     fp = m.get("fingerprint") if isinstance(m, dict) else None
     ok = (isinstance(m, dict) and isinstance(m.get("suite"), str) and _SUITE_NAME.match(m["suite"])
