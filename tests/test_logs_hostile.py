@@ -2,12 +2,13 @@
 engine run file and its config key), or, when it is legal but large, a result, within bounded time and memory.
 
 Each case is read in a child process forked from one worker that has imported grokclocks once (the reader
-imports no JAX): the child runs under an address-space cap (`RLIMIT_AS`, the worker's size + `CAP_MIB`) and is
-killed after `LIMIT_S` seconds of wall clock (a hang); it reports the exception (type and message), its wall
-and CPU time and the growth of its peak resident memory, and its CPU time must stay under `CPU_LIMIT_S` (CPU, not
-wall clock: the machine may be shared).  Before the fixes these were a UnicodeDecodeError, a csv.Error, an OverflowError, a
-RecursionError, an AttributeError, a MemoryError, TypeErrors, minutes of quadratic column handling, a read
-that waited forever on a FIFO, and unbounded memory on a deflate bomb and on /dev/zero.
+imports no JAX), by the harness of tests/_hostile.py: the child runs under an address-space cap (`RLIMIT_AS`,
+the worker's size + `CAP_MIB`) and is killed after `LIMIT_S` seconds of wall clock (a hang); it reports the
+exception (type and message), its wall and CPU time and the growth of its peak resident memory, and its CPU time
+must stay under `CPU_LIMIT_S` (CPU, not wall clock: the machine may be shared).  Before the fixes these were a
+UnicodeDecodeError, a csv.Error, an OverflowError, a RecursionError, an AttributeError, a MemoryError,
+TypeErrors, minutes of quadratic column handling, a read that waited forever on a FIFO, and unbounded memory
+on a deflate bomb and on /dev/zero.
 """
 
 from __future__ import annotations
@@ -15,55 +16,24 @@ from __future__ import annotations
 import json
 import os
 import re
-import struct
-import subprocess
-import sys
 import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _hostile import (
+    BOMB_BYTES,
+    CAP_MIB,
+    CPU_LIMIT_S,
+    deflate_bomb,
+    npy_header,
+    run_cases,
+    skip_unless_capped,
+)
 
 from grokclocks import DomainError
 from grokclocks.compare import load_run
 from grokclocks.logs import DEFAULT_MAX_BYTES, MAX_JSON_DEPTH, LogError, read_log
-
-ROOT = Path(__file__).resolve().parents[1]
-CAP_MIB = 256  # address space a case may add to the worker's (a 384 MiB array cannot be allocated)
-LIMIT_S = 60.0  # wall clock after which a case is killed (a read that hangs)
-CPU_LIMIT_S = 10.0  # CPU time of one case: the largest take 1-2 s; the quadratic column handling took > 60 s
-BOMB_BYTES = 384 * 2**20  # uncompressed size of the deflate bomb: over DEFAULT_MAX_BYTES and over CAP_MIB
-
-
-def _npy_header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
-    """A version-1.0 .npy header announcing `shape` of `descr` (what numpy.save writes before the data)."""
-    text = ("{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, shape)).encode("latin1")
-    text += b" " * (64 - (10 + len(text) + 1) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text
-
-
-def _deflate_bomb(path: Path, n_bytes: int, name: bytes = b"steps.npy", npy: bool = True) -> None:
-    """A genuine zip of one member `name` of `n_bytes` zero bytes (after a .npy header announcing them as float64
-    if `npy`), deflated to a few hundred KiB.
-
-    Written by hand: a 1 MiB block of zeros is compressed once after a full flush (no reference to earlier
-    data) and repeated, which is a valid deflate stream; the CRC-32 and the sizes in the zip are the true ones."""
-    header = _npy_header((n_bytes // 8,)) if npy else b""
-    zeros = bytes(2**20)
-    c = zlib.compressobj(9, zlib.DEFLATED, -15)
-    head = c.compress(header) + c.flush(zlib.Z_FULL_FLUSH)
-    block = c.compress(zeros) + c.flush(zlib.Z_FULL_FLUSH)
-    data = head + block * (n_bytes // 2**20) + c.flush(zlib.Z_FINISH)
-    crc = zlib.crc32(header)
-    for _ in range(n_bytes // 2**20):
-        crc = zlib.crc32(zeros, crc)
-    size = len(header) + n_bytes
-    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(data), size, len(name), 0) + name
-    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0x21, crc, len(data), size, len(name),
-                          0, 0, 0, 0, 0, 0) + name
-    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(local) + len(data), 0)
-    path.write_bytes(local + data + central + end)
 
 
 def _engine_v1(directory: Path, name: str, fields: dict, **arrays: np.ndarray) -> Path:
@@ -114,21 +84,21 @@ def _build(d: Path) -> dict[str, tuple[str, str, dict, str | None]]:
         case(f"trainer_state nested {depth}", d / f"deep{depth}" / "trainer_state.json",
              rf"^trainer_state\.json: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     with zipfile.ZipFile(d / "txt.npz", "w") as z:
-        z.writestr("steps.npy", _npy_header((2,)) + np.arange(2.0).tobytes())
+        z.writestr("steps.npy", npy_header((2,)) + np.arange(2.0).tobytes())
         z.writestr("readme.txt", b"hello")
     case("npz member not .npy", d / "txt.npz", r"^txt\.npz: member 'readme\.txt' is not a \.npy array")
     with zipfile.ZipFile(d / "huge.npz", "w") as z:
-        z.writestr("steps.npy", _npy_header((10**12,)) + np.arange(2.0).tobytes())
+        z.writestr("steps.npy", npy_header((10**12,)) + np.arange(2.0).tobytes())
     case("npz header shape 10^12", d / "huge.npz", r"^huge\.npz: member 'steps\.npy': the \.npy header announces "
          r"shape \(1000000000000,\) of float64 = 8000000000000 bytes .*over the limit max_bytes = 268435456")
     with zipfile.ZipFile(d / "short.npz", "w") as z:
-        z.writestr("steps.npy", _npy_header((1000,)) + np.arange(2.0).tobytes())
+        z.writestr("steps.npy", npy_header((1000,)) + np.arange(2.0).tobytes())
     case("npz header beyond its member", d / "short.npz", r"^short\.npz: member 'steps\.npy': truncated: the \.npy "
          r"header announces shape \(1000,\) of float64 = 8000 bytes, but 16 follow it")
-    _deflate_bomb(d / "bomb.npz", BOMB_BYTES)
+    deflate_bomb(d / "bomb.npz", BOMB_BYTES)
     case("deflate bomb npz", d / "bomb.npz", rf"^bomb\.npz: the archive's members unpack to {BOMB_BYTES + 128} bytes "
          r"\(384 MiB\), over the limit max_bytes = 268435456 \(256 MiB\); raise it with")
-    _deflate_bomb(d / "bomb.pt", BOMB_BYTES, b"archive/data.pkl", npy=False)  # what torch.save's zip holds
+    deflate_bomb(d / "bomb.pt", BOMB_BYTES, b"archive/data.pkl", npy=False)  # what torch.save's zip holds
     case("deflate bomb torch.save", d / "bomb.pt", rf"^bomb\.pt: the archive's members unpack to {BOMB_BYTES} bytes "
          r"\(384 MiB\), over the limit")
     np.save(d / "cut.npy", np.zeros(1000, dtype=[("step", "f8"), ("train_acc", "f8")]))
@@ -168,7 +138,7 @@ def _build(d: Path) -> dict[str, tuple[str, str, dict, str | None]]:
         case(f"engine config {name}", _engine_v1(d, name, fields), rf"^engine run {name}\.npz: {expect}", call="load")
     path = _engine_v1(d, "enghuge", {})
     with zipfile.ZipFile(path, "a") as z:
-        z.writestr("metric:loss_train.npy", _npy_header((10**12,)))
+        z.writestr("metric:loss_train.npy", npy_header((10**12,)))
     case("engine npz header shape 10^12", path, r"^enghuge\.npz: member 'metric:loss_train\.npy': the \.npy header "
          r"announces shape \(1000000000000,\).*over the limit", call="load")
     wide = {"step": 0, "train_acc": 0.5, **{f"k{i}": i for i in range(100_000)}}
@@ -184,72 +154,13 @@ def _build(d: Path) -> dict[str, tuple[str, str, dict, str | None]]:
     return cases
 
 
-WORKER = r"""
-import json, os, resource, signal, sys, time, warnings
-warnings.simplefilter("ignore")
-from grokclocks.logs import read_log
-from grokclocks.compare import load_run
-cases, cap, limit = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-jax_loaded = any(m.split(".")[0] in ("jax", "jaxlib") for m in sys.modules)
-
-def status(key):
-    return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024  # MiB
-
-for name, (call, path, kw, _) in cases.items():
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        size = status("VmSize") * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # peak resident memory := current
-        rss0 = status("VmRSS")
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu0 = ru.ru_utime + ru.ru_stime
-        t0 = time.perf_counter()
-        try:
-            (read_log if call == "read" else load_run)(path, **kw)
-            out = {"type": None, "msg": None}
-        except BaseException as exc:
-            out = {"type": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)}
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        out.update(seconds=time.perf_counter() - t0, cpu_s=ru.ru_utime + ru.ru_stime - cpu0,
-                   peak_mib=status("VmHWM") - rss0)
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < limit:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.01)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    data = b""
-    while chunk := os.read(r, 1 << 16):
-        data += chunk
-    os.close(r)
-    res = json.loads(data) if data else {"type": "killed", "msg": f"no answer within {limit} s", "seconds": limit}
-    print(json.dumps({"case": name, "jax": jax_loaded, **res}), flush=True)
-"""
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     """Each case's outcome in its own capped, timed child process."""
-    if not Path("/proc/self/status").exists() or not hasattr(os, "fork"):
-        pytest.skip("the memory cap and peak measurement need Linux (RLIMIT_AS, /proc/self/status, fork)")
+    skip_unless_capped()
     cases = _build(tmp_path_factory.mktemp("hostile"))
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), str(CAP_MIB * 2**20), str(LIMIT_S)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=LIMIT_S * len(cases) + 60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    got = {r["case"]: r for r in map(json.loads, proc.stdout.splitlines())}
-    return cases, got
+    calls = {"read": "grokclocks.logs:read_log", "load": "grokclocks.compare:load_run"}
+    return cases, run_cases({name: (calls[call], path, kw) for name, (call, path, kw, _) in cases.items()})
 
 
 CASE_NAMES = [  # every case of _build (the files are built once, by the fixture)
@@ -349,7 +260,7 @@ def test_directory_search_is_bounded(tmp_path, monkeypatch):
 
 def test_zip_compression_other_than_deflate_is_refused(tmp_path):
     with zipfile.ZipFile(tmp_path / "b.npz", "w", zipfile.ZIP_BZIP2) as z:
-        z.writestr("steps.npy", _npy_header((2,)) + np.arange(2.0).tobytes())
+        z.writestr("steps.npy", npy_header((2,)) + np.arange(2.0).tobytes())
     with pytest.raises(LogError, match=r"^b\.npz: member 'steps\.npy' is compressed with method 12"):
         read_log(tmp_path / "b.npz")
 

@@ -4,14 +4,15 @@ run), read with the limits of the log readers, within bounded time and memory.
 `load_trajectory` (what `Trajectory.load` calls), the resume read of `simulate(resume=True)` (`_read_run` with
 `max_bytes=None`: the members may unpack to the larger of 256 MiB and the file's own size) and
 `grokclocks.compare.load_run` (its own check, then the run-file reader) each read the files in a child process
-forked from one worker that has imported grokclocks once (no JAX): the child runs under an address-space cap
-(`RLIMIT_AS`, the worker's size + `CAP_MIB`) and is killed after `LIMIT_S` seconds of wall clock (a hang); it
-reports the exception (type and message), the warnings, its CPU time and the growth of its peak resident
-memory, and its CPU time must stay under `CPU_LIMIT_S`.  Before the run-file reader went through the shared
-safe-reading layer these were a RecursionError (a meta or a `.json` nested 10⁴ levels), a MemoryError (a 1 GiB
-`.json`), a bzip2 member and a member that is not an array read or checksummed as data, a 400-digit planned
-step count loaded as a run, a FIFO reported as a missing file, and a 10¹²-element header, a deflate bomb or a
-truncated member reported as a MemoryError or an EOFError inside numpy.
+forked from one worker that has imported grokclocks once (no JAX), by the harness of tests/_hostile.py: the
+child runs under an address-space cap (`RLIMIT_AS`, the worker's size + `CAP_MIB`) and is killed after
+`LIMIT_S` seconds of wall clock (a hang); it reports the exception (type and message), the warnings, its CPU
+time and the growth of its peak resident memory, and its CPU time must stay under `CPU_LIMIT_S`.  Before the
+run-file reader went through the shared safe-reading layer these were a RecursionError (a meta or a `.json`
+nested 10⁴ levels), a MemoryError (a 1 GiB `.json`), a bzip2 member and a member that is not an array read or
+checksummed as data, a 400-digit planned step count loaded as a run, a FIFO reported as a missing file, and a
+10¹²-element header, a deflate bomb or a truncated member reported as a MemoryError or an EOFError inside
+numpy.
 """
 
 from __future__ import annotations
@@ -19,22 +20,26 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_logs_hostile import BOMB_BYTES, _deflate_bomb, _npy_header
+from _hostile import (
+    BOMB_BYTES,
+    CAP_MIB,
+    CPU_LIMIT_S,
+    deflate_bomb,
+    npy_header,
+    run_cases,
+    skip_unless_capped,
+)
 
 from grokclocks import DomainError
 from grokclocks import runfile as R
 
-ROOT = Path(__file__).resolve().parents[1]
-CAP_MIB = 256  # address space a case may add to the worker's (the 384 MiB bomb cannot be unpacked)
-LIMIT_S = 60.0  # wall clock after which a case is killed (a read that hangs)
-CPU_LIMIT_S = 10.0  # CPU time of one case (the largest take well under 1 s here)
+# the harness's limits: CAP_MIB = 256 (the 384 MiB bomb cannot be unpacked), CPU_LIMIT_S = 10 s (the largest
+# case here takes well under 1 s)
 
 
 def _run(d: Path, name: str = "base") -> Path:
@@ -101,14 +106,14 @@ def _build(d: Path) -> dict[str, tuple[str, str, str | None, str | None]]:
     case("FIFO, resume", d / "fifo.npz", r"fifo\.npz: a FIFO \(named pipe\), not a regular file", call="resume")
     os.symlink("/dev/zero", d / "zero.npz")
     case("/dev/zero", d / "zero.npz", r"zero\.npz: a character device, not a regular file")
-    _rewrite(base, d / "huge.npz", extra={"metric:big.npy": _npy_header((10**12,)) + bytes(16)})
+    _rewrite(base, d / "huge.npz", extra={"metric:big.npy": npy_header((10**12,)) + bytes(16)})
     huge = (r"huge\.npz: member 'metric:big\.npy': the \.npy header announces shape \(1000000000000,\) of float64 = "
             r"8000000000000 bytes \(7\.629e\+06 MiB\), over the limit max_bytes = ")
     case("member header of 10^12 elements", d / "huge.npz", huge + r"268435456 \(256 MiB\); raise it with "
          r"load_trajectory\(\.\.\., max_bytes=N\)")
     case("member header of 10^12 elements, resume", d / "huge.npz", huge + r"268435456 .*resume=True reads at most",
          call="resume")
-    _deflate_bomb(d / "bomb.npz", BOMB_BYTES, b"metric:acc_train.npy")
+    deflate_bomb(d / "bomb.npz", BOMB_BYTES, b"metric:acc_train.npy")
     bomb = rf"bomb\.npz: the archive's members unpack to {BOMB_BYTES + 128} bytes \(384 MiB\), over the limit "
     case("deflate bomb", d / "bomb.npz", bomb + r"max_bytes = 268435456 \(256 MiB\); raise it with load_trajectory")
     case("deflate bomb, resume", d / "bomb.npz", bomb + r"max_bytes = 268435456 \(256 MiB\); resume=True reads at "
@@ -132,7 +137,7 @@ def _build(d: Path) -> dict[str, tuple[str, str, str | None, str | None]]:
                                                                                 f'"version": {DIGITS}')))
     case("meta version of 400 digits", d / "version.npz", r"version\.npz has run-file format version 1111111.*\.\.\.; "
          r"this grokclocks reads versions <= 3")
-    _rewrite(base, d / "cut.npz", replace={"metric:acc_test.npy": _npy_header((1000,)) + bytes(16)})
+    _rewrite(base, d / "cut.npz", replace={"metric:acc_test.npy": npy_header((1000,)) + bytes(16)})
     case("a truncated member", d / "cut.npz", r"cut\.npz: member 'metric:acc_test\.npy': truncated: the \.npy header "
          r"announces shape \(1000,\) of float64 = 8000 bytes, but 16 follow it")
     _format1(d, "old_huge", b"")
@@ -150,74 +155,16 @@ def _build(d: Path) -> dict[str, tuple[str, str, str | None, str | None]]:
     return cases
 
 
-WORKER = r"""
-import json, os, resource, signal, sys, time, warnings
-from grokclocks.runfile import load_trajectory, _read_run
-from grokclocks.compare import load_run
-calls = {"load": load_trajectory, "resume": lambda p: _read_run(p, max_bytes=None), "compare": load_run}
-cases, cap, limit = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-jax_loaded = any(m.split(".")[0] in ("jax", "jaxlib") for m in sys.modules)
-
-def status(key):
-    return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024  # MiB
-
-for name, (call, path, _, _) in cases.items():
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        size = status("VmSize") * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # peak resident memory := current
-        rss0 = status("VmRSS")
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu0 = ru.ru_utime + ru.ru_stime
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            try:
-                calls[call](path)
-                out = {"type": None, "msg": None}
-            except BaseException as exc:
-                out = {"type": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)}
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        out.update(warnings=[str(x.message) for x in seen], cpu_s=ru.ru_utime + ru.ru_stime - cpu0,
-                   peak_mib=status("VmHWM") - rss0)
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < limit:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.01)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    data = b""
-    while chunk := os.read(r, 1 << 16):
-        data += chunk
-    os.close(r)
-    res = json.loads(data) if data else {"type": "killed", "msg": f"no answer within {limit} s"}
-    print(json.dumps({"case": name, "jax": jax_loaded, **res}), flush=True)
-"""
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     """Each case's outcome in its own capped, timed child process."""
-    if not Path("/proc/self/status").exists() or not hasattr(os, "fork") or not hasattr(os, "mkfifo"):
-        pytest.skip("the memory cap and peak measurement need Linux (RLIMIT_AS, /proc/self/status, fork, mkfifo)")
+    skip_unless_capped(fifo=True)
     cases = _build(tmp_path_factory.mktemp("hostile_runs"))
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), str(CAP_MIB * 2**20), str(LIMIT_S)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=LIMIT_S * len(cases) + 60,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    got = {r["case"]: r for r in map(json.loads, proc.stdout.splitlines())}
-    return cases, got
+    calls = {"load": ("grokclocks.runfile:load_trajectory", {}),
+             "resume": ("grokclocks.runfile:_read_run", {"max_bytes": None}),  # what simulate(resume=True) reads
+             "compare": ("grokclocks.compare:load_run", {})}
+    return cases, run_cases({name: (calls[call][0], path, calls[call][1]) for name, (call, path, _, _) in cases.items()},
+                            record_warnings=True)
 
 
 CASE_NAMES = [  # every case of _build (the files are built once, by the fixture)

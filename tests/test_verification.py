@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +107,27 @@ def test_equal_infinities_agree_and_finite_vs_infinite_fails():
     assert row.passed and row.error == 0.0
     with pytest.raises(AssertionError):
         rep.check("levi:grok-def", predicted=math.inf, measured=1e6, rtol=0.01, source=SRC)
+
+
+def test_check_and_reject_share_their_tolerance_handling():
+    """`check` and `reject` read the tolerance the same way: the whole failure message, and which error comes
+    first when both the tolerance and the source are wrong (nothing recorded then)."""
+    rep = Report()
+    with pytest.raises(AssertionError) as exc:
+        rep.check("levi:eq8", predicted=2.0, measured=2.5, atol=0.25, source="src", what="L")
+    assert str(exc.value) == "levi:eq8 L: prediction 2 vs measurement 2.5, abs error 0.5 > tolerance 0.25 (src)"
+    with pytest.raises(AssertionError) as exc:
+        rep.reject("levi:eq8", wrong=2.0, measured=2.5, logtol=0.5, source="src", what="W")
+    assert str(exc.value) == ("levi:eq8 W: the wrong variant 2 is within log 0.223 <= 0.5 of the measurement 2.5: "
+                              "the check cannot tell right from wrong")
+    for record, value in ((rep.check, "predicted"), (rep.reject, "wrong")):
+        with pytest.raises(ValueError, match="give exactly one of rtol, atol, logtol"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, rtol=0.1, atol=0.1, source="")
+        with pytest.raises(ValueError, match=r"tolerance must be finite and > 0 \(got inf\)"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, logtol=math.inf, source="")
+        with pytest.raises(ValueError, match="every tolerance needs its measured source"):
+            record("levi:eq8", **{value: 1.0}, measured=1.0, rtol=0.1, source="")
+    assert [r.kind for r in rep.rows] == ["agree", "reject"]
 
 
 # ---------------------------------------------------------------- reject()
@@ -455,6 +479,81 @@ def test_merge_refuses_different_slice_counts_and_full_certificates(tmp_path):
         merge_certificates([tmp_path / "nowhere"])
 
 
+# A hostile certificate file is refused with one line naming it, before it is read: a FIFO would block the read
+# forever, a 10^4-nested JSON raised a RecursionError, an oversized file was read whole.
+_HOSTILE = {
+    "FIFO": r"a FIFO \(named pipe\), not a regular file; only files are read",
+    "nested 10^4": r"JSON nested deeper than 64 levels \(a certificate nests 7 levels",
+    "over 64 MiB": r"the file holds 67108865 bytes \(64 MiB\), over the limit max_bytes = 67108864 \(64 MiB\); "
+                   r"a certificate of the whole CPU tier holds about 0\.3 MiB",
+    "not UTF-8": r"not a readable certificate: byte 0xff at offset 10 is not UTF-8",
+}
+
+
+def _write_hostile(path: Path, kind: str) -> Path:
+    if kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "nested 10^4":
+        path.write_text("[" * 10**4 + "]" * 10**4)
+    elif kind == "over 64 MiB":
+        with open(path, "wb") as f:  # sparse: nothing is written
+            f.truncate(2**26 + 1)
+    else:
+        path.write_bytes(b'{"meta": "\xff"}')
+    return path
+
+
+def _outcome(call, fifo: Path) -> dict:
+    """{"result": what `call()` returns} or {"exc": what it raises}, within 20 s; a read that waits on the FIFO
+    `fifo` for a writer is released by opening the FIFO for writing, and the test fails."""
+    box: dict = {}
+
+    def run():
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["exc"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(20)
+    if t.is_alive():
+        with open(fifo, "wb"):
+            pass
+        t.join(20)
+        pytest.fail(f"{fifo.name}: the read waited for a writer on the FIFO")
+    return box
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+@pytest.mark.parametrize("kind", list(_HOSTILE))
+@pytest.mark.parametrize("reader", ["merge a file", "merge a directory", "read a suite certificate"])
+def test_a_hostile_certificate_file_is_one_line_naming_it(tmp_path, kind, reader):
+    from grokclocks.verification import read_suite_certificate
+
+    f = _write_hostile(tmp_path / "verify-gpu-shard-1-of-2.json", kind)
+    call = {"merge a file": lambda: merge_certificates([f]), "merge a directory": lambda: merge_certificates([tmp_path]),
+            "read a suite certificate": lambda: read_suite_certificate(f)}[reader]
+    exc = _outcome(call, f).get("exc")
+    assert isinstance(exc, CertificateError), repr(exc)
+    msg = str(exc)
+    assert "\n" not in msg and len(msg) < 300 and msg.startswith(f"{f}: "), msg
+    assert re.search(_HOSTILE[kind], msg), msg
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_budget_tables_skip_a_hostile_file(tmp_path):
+    """`budget_estimates` skips a budget table it cannot read (as before), now without waiting on a FIFO."""
+    from grokclocks.verification import budget_estimates
+
+    for i, kind in enumerate(_HOSTILE):
+        _write_hostile(tmp_path / f"{i}.json", kind)
+    (tmp_path / "ok.json").write_text(json.dumps({"modules": {"levi/test_levi.py": {"items": [
+        {"test": "test_a", "h100_s": 2.5}, {"test": "test_a", "h100_s": 1.0}]}}}))
+    out = _outcome(lambda: budget_estimates(tmp_path), tmp_path / "0.json")
+    assert out == {"result": {"levi/test_levi.py::test_a": 3.5}}, out
+
+
 def test_merge_refuses_a_test_run_in_two_slices(tmp_path):
     _partial(tmp_path, 1, 2, tests=("verify/a.py::test_x",))
     _partial(tmp_path, 2, 2, tests=("verify/a.py::test_x",))
@@ -525,7 +624,6 @@ def test_verify_session_refuses_a_bad_report_dir_before_running(pytester, tmp_pa
 
 def _budget_module():
     import importlib.util
-
     import sys
 
     if "_gc_budget" not in sys.modules:
@@ -559,7 +657,6 @@ def test_budget_flops_count_scan_bodies_times_their_length():
 
 def test_budget_measure_and_table(tmp_path):
     import jax
-    import jax.numpy as jnp
 
     from grokclocks.verification import BudgetItem
 

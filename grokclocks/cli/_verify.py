@@ -25,11 +25,16 @@ from pathlib import Path
 from .. import _validate as V
 from ._common import FORMATTER, CLIError, _one_line_error
 
-# verify/ subdirectories run by default: the five papers (kramers in three suites: its walkers at Delta F/T = 8
-# and its width-scaling slopes up to N = 262144 are suites of their own, each fitting one GPU window), the
-# engine's canonical grokking, compare
 VERIFY_SUITES: tuple[str, ...] = ("levi", "clocks", "kramers", "kramers_barrier8", "kramers_widths", "uniformity",
                                   "repulsion", "modular", "compare")
+"""The suites `grokclocks verify` runs by default, in this order: directories under verify/ of the checkout.
+
+The checks of the five papers, one suite each by the paper's key ("levi", "clocks", "kramers", "uniformity",
+"repulsion"; the Kramers paper's walkers at ΔF/T = 8 and its width-scaling slopes up to N = 262,144 are the
+suites "kramers_barrier8" and "kramers_widths" of their own, so that each fits one GPU window), the engine's
+canonical grokking ("modular") and the comparison of runs ("compare").  A suite of the checkout not listed
+here runs after these.
+"""
 _SUITE_ALIASES = {"coverage": "uniformity", "engine": "modular", "linear": "levi", "tian": "repulsion"}
 #: Seconds a suite's pytest process gets after its deadline to write its certificate and exit, then SIGINT
 #: (its suite certificate is then not written) and, KILL_GRACE_S later, SIGKILL.

@@ -21,10 +21,15 @@ The GPU tier is certified suite by suite (one directory verify/<suite>/ each), b
 today, and `plan_run` chooses the suites a window runs (missing or stale, oldest first, as many as fit its
 budget, timed by the latest measurement or verify/budget.py's estimate). A run of the whole tier can also be
 cut into slices (`shard_plan`) whose partial certificates are merged (`merge_certificates`).
+
+A certificate read back (`merge_certificates`, `read_suite_certificate`) is read with the limits of the log
+readers: a regular file of at most 64 MiB, UTF-8 JSON nested at most 64 levels; anything else is a one-line
+`CertificateError` naming the file.
 """
 
 from __future__ import annotations
 
+from .._facade import set_home
 from ._budget import (
     GPU_BENCH_S,
     GPU_COMMAND_HARD_S,
@@ -53,14 +58,9 @@ from ._planner import (
     suite_tests,
     time_estimates,
 )
+from ._read import CertificateError
 from ._report import LEGEND, Report, Row, _errors, format_table
-from ._shards import (
-    CertificateError,
-    merge_certificates,
-    parse_shard,
-    partial_certificates,
-    shard_plan,
-)
+from ._shards import merge_certificates, parse_shard, partial_certificates, shard_plan
 from ._suites import (
     STATES,
     SuiteStatus,
@@ -119,3 +119,6 @@ __all__ = [
 
 # private helpers other parts of the project import from here (benchmarks, docs generators, tests)
 _ = (_cpu_model, _environment, _errors, _row_from_dict)
+
+set_home(__name__, globals(), __all__)  # shown and documented as grokclocks.verification.<name>
+del annotations, set_home  # not part of the API

@@ -9,23 +9,33 @@ from typing import Any
 
 from .. import _validate as V
 
-#: A GPU window: 15 minutes of device time in all (machine start-up included), at most 10 minutes a command.
-#: One command of a window (benchmarks/gpu_session.sh) is at most GPU_COMMAND_S seconds and never exceeds
-#: GPU_COMMAND_HARD_S (the script checks its own clock).
 GPU_COMMAND_S = 540.0
+"""Seconds one command of a GPU window (benchmarks/gpu_session.sh) takes at most: 540 s.
+
+A GPU window is 15 minutes of device time in all (machine start-up included), at most 10 minutes a
+command; the script starts no part (benchmark, suite) that would end past this many seconds, and never
+runs past `GPU_COMMAND_HARD_S`."""
 GPU_COMMAND_HARD_S = 570.0
-#: The quick engine benchmark of a window (bench_modular_engine.py --scale gpu-quick) stops at this many seconds.
+"""Seconds one command of a GPU window never exceeds: 570 s, 30 s under the 10-minute limit of a command
+(benchmarks/gpu_session.sh checks its own clock)."""
 GPU_BENCH_S = 120.0
-#: No single test of the GPU tier over this many seconds (wall time, compile included).
+"""Seconds after which the quick engine benchmark of a window (bench_modular_engine.py --scale gpu-quick)
+stops: 120 s."""
 GPU_TEST_LIMIT_S = 240.0
-#: No suite (one pytest process, start-up included) over this many seconds: one fits a window after the benchmark.
+"""Seconds of wall time, XLA compile included, that no single test of the GPU tier may exceed: 240 s
+(`budget_warnings` lists a test over it)."""
 GPU_SUITE_LIMIT_S = 420.0
-#: No single XLA compile over this many seconds.
+"""Seconds of wall time, start-up included, that no suite (one pytest process) of the GPU tier may exceed:
+420 s, so that one suite fits a window's command after the benchmark (`suite_certificate` warns above it)."""
 GPU_COMPILE_LIMIT_S = 60.0
-#: Start-up of one suite's pytest process before its first test: Python, JAX and the test modules imported,
-#: the tests collected. Measured 6-11 s wall (3-5 s CPU) for `pytest verify/<suite> --collect-only --scale gpu`
-#: on the 2-core AMD EPYC under load 4; + 5 s assumed for CUDA initialisation on a GPU.
+"""Seconds that no single XLA compile of a GPU test may exceed: 60 s (`budget_warnings` lists a test with a
+longer one)."""
 SUITE_START_S = 15.0
+"""Seconds assumed for one suite's pytest process to start before its first test (Python, JAX and the test
+modules imported, the tests collected): 15 s.
+
+Measured 6-11 s wall (3-5 s CPU) for `pytest verify/<suite> --collect-only --scale gpu` on the 2-core AMD
+EPYC under load 4; 5 s are added for CUDA initialisation on a GPU."""
 
 
 def budget_warnings(tests: list[dict[str, Any]], scale: str) -> list[str]:
@@ -86,41 +96,6 @@ class BudgetItem:
     script measures each on the CPU at the reduced size (`cpu_seeds`, `cpu_steps`), counts its FLOPs at the
     full size (`seeds`, `steps`) from the jaxpr (no execution), and estimates the H100 time.
 
-    Parameters
-    ----------
-    test : str
-        The test function's name (e.g. "test_eq8_losses"); a test may register several items.
-    build : callable or None
-        `build(n_seeds, n_steps)` returns `(program, make_inputs)`: `make_inputs()` is a JAX-traceable
-        zero-argument function returning a tuple of arrays (traced abstractly with `jax.eval_shape` at the
-        full size, so nothing large is allocated) and `program(*inputs)` is JAX-traceable (the script
-        jit-compiles it). None: host work only (`host_s`).
-    seeds : int
-        The batch size at the full GPU configuration (seeds, walkers / 2¹⁴, ...), ≥ 1.
-    steps : int
-        The steps at the full GPU configuration, ≥ 1.
-    cpu_seeds : int
-        The reduced batch size run on the CPU to measure the program, ≥ 1.
-    cpu_steps : int
-        The reduced steps run on the CPU, ≥ 1.
-    calls : int, optional
-        How often the test runs the program with these shapes (e.g. five configurations); default 1, ≥ 1.
-    config : str, optional
-        The GPU configuration in words (the budget table's config column); default "".
-    precision : {"float32", "float64"}, optional
-        The program's arithmetic; default "float32".
-    host_s : float, optional
-        Host-side (numpy/scipy) seconds at the full size outside the program, finite and ≥ 0, with its
-        source in `note`; default 0.
-    note : str, optional
-        Where the numbers come from; default "".
-    on_host : bool, optional
-        True: the test runs the program on the CPU device even on a GPU machine (its estimate is the CPU
-        time measured); default False.
-    gpu_rate : float or None, optional
-        Seconds per seed × step on the H100, measured in an earlier GPU run (source in `note`); replaces the
-        FLOP model of the run time. Default None.
-
     Raises
     ------
     ValueError
@@ -128,18 +103,40 @@ class BudgetItem:
     """
 
     test: str
+    """The test function's name, e.g. "test_eq8_losses"; a test may register several items."""
     build: Callable[[int, int], tuple[Callable[..., Any], Callable[[], tuple]]] | None
+    """The program's builder, or `None` for host work only (`host_s`).
+
+    `build(n_seeds, n_steps)` returns `(program, make_inputs)`: `make_inputs()` is a JAX-traceable
+    zero-argument function returning a tuple of arrays (traced abstractly with `jax.eval_shape` at the full
+    size, so nothing large is allocated) and `program(*inputs)` is JAX-traceable (the script jit-compiles
+    it)."""
     seeds: int
+    """The batch size at the full GPU configuration (seeds, walkers / 2¹⁴, ...), an integer ≥ 1."""
     steps: int
+    """The number of steps at the full GPU configuration, an integer ≥ 1."""
     cpu_seeds: int
+    """The reduced batch size run on the CPU to measure the program, an integer ≥ 1."""
     cpu_steps: int
+    """The reduced number of steps run on the CPU to measure the program, an integer ≥ 1."""
     calls: int = 1
+    """How often the test runs the program with these shapes (e.g. 5 for five configurations), an integer
+    ≥ 1; default 1."""
     config: str = ""
+    """The GPU configuration in words (the budget table's config column); default "" (none given)."""
     precision: str = "float32"
+    """The program's arithmetic, "float32" (default) or "float64"."""
     host_s: float = 0.0
+    """Host-side (numpy/scipy) seconds at the full size outside the program, finite and ≥ 0, with its source
+    in `note`; default 0 (none)."""
     note: str = ""
+    """Where the numbers come from, in words; default "" (none given)."""
     on_host: bool = False
+    """`True`: the test runs the program on the CPU device even on a GPU machine, so its estimate is the CPU
+    time measured; default `False` (the program runs on the GPU)."""
     gpu_rate: float | None = None
+    """Seconds per seed × step on the H100, measured in an earlier GPU run (its source in `note`); it replaces
+    the FLOP model of the run time. Default `None` (the FLOP model is used)."""
 
     def __post_init__(self) -> None:
         for name in ("seeds", "steps", "cpu_seeds", "cpu_steps", "calls"):

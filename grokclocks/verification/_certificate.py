@@ -81,22 +81,25 @@ def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
     Parameters
     ----------
     rows : list of Row
-        The table's rows.
+        The table's rows, in the order shown.
     scale : {"cpu", "gpu"}
         The configuration size the rows were measured at (part of the file names).
     duration_s : float, optional
-        Wall time of the session in seconds, finite and ≥ 0; default unknown (None).
+        Wall time of the session in seconds, finite and ≥ 0; default `None` (unknown).
     tests : list of dict, optional
-        Per-test records: each with a "test" node ID and, where measured, "outcome", "wall_s",
-        "compile_s", "compile_max_s" (seconds, ≥ 0), "peak_bytes"; default none.
+        Per-test records: each a dict with a "test" node ID and, where measured, "outcome", "wall_s",
+        "compile_s", "compile_max_s" (seconds, `None` or finite and ≥ 0), "peak_bytes"; default `None` (no
+        records).
     meta : dict, optional
-        Further metadata merged into meta (commit, shard, suite, ...), overriding the defaults; default none.
+        Further JSON-ready metadata merged into meta (commit, shard, suite, ...), overriding the defaults;
+        default `None` (none).
 
     Returns
     -------
     dict
         {"meta", "rows", "tests", "budget_warnings"}: meta holds the package version, scale, UTC date,
-        environment, device (in words), duration and the row counts (n_rows, n_failed, n_reported).
+        environment, device (in words), duration and the row counts (n_rows, n_failed, n_reported); rows are
+        the rows as dicts with their verdict; budget_warnings are those of `budget_warnings`.
 
     Raises
     ------
@@ -161,9 +164,9 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
         A certificate from `certificate`, `merge_certificates` or `suite_certificate`: "meta" (with scale,
         n_rows, n_failed, n_reported) and "rows".
     directory : str or os.PathLike
-        Where to write; created if missing.
+        The directory to write into; created (with its parents) if missing.
     stem : str, optional
-        The file name without extension and without a directory; default "verify-<scale>".
+        The file name without extension and without a directory; default `None`: "verify-<scale>".
     overwrite : bool, optional
         Replace an existing <stem>.json or <stem>.md; default False (then `OutputExistsError` names the
         file and nothing is written).
@@ -261,23 +264,28 @@ def write_report(rows: list[Row], directory: str | os.PathLike, scale: str, dura
     Parameters
     ----------
     rows : list of Row
-        The table's rows.
+        The table's rows, in the order shown.
     directory : str or os.PathLike
-        Where to write; created if missing.
+        The directory to write into; created (with its parents) if missing.
     scale : {"cpu", "gpu"}
-        The configuration size of the rows.
+        The configuration size the rows were measured at (part of the file names).
     duration_s : float, optional
-        Wall time of the session in seconds, finite and ≥ 0; default unknown.
+        Wall time of the session in seconds, finite and ≥ 0; default `None` (unknown).
     tests : list of dict, optional
-        Per-test records (see `certificate`); default none.
+        Per-test records: each a dict with a "test" node ID and, where measured, "outcome", "wall_s",
+        "compile_s", "compile_max_s" (seconds, `None` or finite and ≥ 0), "peak_bytes"; default `None` (no
+        records).
     meta : dict, optional
-        Further metadata (see `certificate`); default none.
+        Further JSON-ready metadata merged into the certificate's meta (commit, shard, suite, ...),
+        overriding the defaults; default `None` (none).
     stem : str, optional
-        File name without extension; default "verify-<scale>".
+        The file name without extension and without a directory; default `None`: "verify-<scale>".
     overwrite : bool, optional
-        Replace an existing pair; default False (see `write_certificate`).
+        Replace an existing <stem>.json or <stem>.md; default False (then `OutputExistsError` names the
+        file and nothing is written).
     keep_previous : bool, optional
-        Replace an existing pair after moving it to <stem>.prev.*; default False.
+        Replace an existing pair after moving it to <stem>.prev.json and <stem>.prev.md (an older .prev
+        pair is dropped); default False. Implies `overwrite`.
 
     Returns
     -------

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
 from ._budget import SUITE_START_S
-from ._suites import SuiteStatus, _root, check_suite
+from ._read import CertificateError, read_json
+from ._suites import SuiteStatus, _parse, _root, check_suite
 
-#: Seconds assumed for a test with neither a measured time nor a budget estimate (an unregistered test).
 DEFAULT_TEST_S = 60.0
-#: Seconds assumed per test at CPU scale without a measured time (only the planner's own tests plan CPU runs).
+"""Seconds assumed for a GPU-scale test with neither a measured time nor a budget estimate (a test not
+registered in verify/budget.py): 60 s."""
 DEFAULT_CPU_TEST_S = 1.0
+"""Seconds assumed per CPU-scale test without a measured time: 1 s (only the planner's own tests plan CPU
+runs)."""
 
 
 def suite_tests(suite: str, root: Any = None) -> list[str]:
@@ -25,15 +27,16 @@ def suite_tests(suite: str, root: Any = None) -> list[str]:
     Parameters
     ----------
     suite : str
-        The suite, a directory verify/<suite>/ with test files.
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
     list of str
         "<suite>/<file>::<function>" for every module-level function named test_* of verify/<suite>/test_*.py
-        (a parametrized test is one entry).
+        (a parametrized test is one entry; a file that cannot be parsed contributes none).
 
     Raises
     ------
@@ -44,9 +47,8 @@ def suite_tests(suite: str, root: Any = None) -> list[str]:
     suite = check_suite(suite, r)
     out = []
     for f in sorted((r / "verify" / suite).glob("test_*.py")):
-        try:
-            tree = ast.parse(f.read_text(), filename=str(f))
-        except (OSError, SyntaxError, ValueError):
+        tree = _parse(f)
+        if tree is None:
             continue
         out += [f"{suite}/{f.name}::{n.name}" for n in tree.body
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")]
@@ -54,13 +56,15 @@ def suite_tests(suite: str, root: Any = None) -> list[str]:
 
 
 def function_of_node(nodeid: str) -> str:
-    """The test function of a pytest node ID, relative to verify/: "verify/levi/test_levi.py::test_x[0.5]" ->
-    "levi/test_levi.py::test_x" (parameters dropped).
+    """The test function of a pytest node ID, relative to verify/, its parameters dropped.
+
+    "verify/levi/test_levi.py::test_x[0.5]" gives "levi/test_levi.py::test_x".
 
     Parameters
     ----------
     nodeid : str
-        A pytest node ID (rooted at the checkout or at verify/).
+        A pytest node ID "file::test" (the file rooted at the checkout or at verify/; a class, a parameter
+        set in brackets may follow the test's name).
 
     Returns
     -------
@@ -84,15 +88,16 @@ def budget_estimates(directory: Any) -> dict[str, float]:
 
     Parameters
     ----------
-    directory : str or os.PathLike
-        The directory of the per-suite budget tables (docs/verification/gpu-budget); a missing directory
-        gives no estimates.
+    directory : str or pathlib.Path
+        The directory of the per-suite budget tables <suite>.json (docs/verification/gpu-budget); a missing
+        directory gives no estimates.
 
     Returns
     -------
     dict of str to float
-        "<suite>/<file>::<function>" -> the summed estimate of its items (seconds). Files or rows that are not
-        of the budget's form are skipped.
+        "<suite>/<file>::<function>" → the summed estimate of its items, in seconds (finite, ≥ 0). Files or
+        rows that are not of the budget's form are skipped, and so is a file the reader refuses (not a
+        regular file, over 64 MiB, not UTF-8 JSON, nested deeper than 64 levels).
 
     Raises
     ------
@@ -104,9 +109,8 @@ def budget_estimates(directory: Any) -> dict[str, float]:
     out: dict[str, float] = {}
     for f in sorted(Path(directory).glob("*.json")):
         try:
-            data = json.loads(f.read_text())
-            modules = data["modules"].items()
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            modules = read_json(f)["modules"].items()
+        except (CertificateError, KeyError, TypeError, AttributeError):
             continue
         for mname, m in modules:
             for r in (m.get("items", []) if isinstance(m, dict) else []):
@@ -128,21 +132,24 @@ def time_estimates(suite: str, scale: str, *, certificate: dict | None = None,
     Parameters
     ----------
     suite : str
-        The suite.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
     scale : {"cpu", "gpu"}
         The scale planned: measured times are taken only from a certificate of this scale; budget estimates
         are for "gpu" only (at "cpu" an unmeasured test counts `DEFAULT_CPU_TEST_S`).
     certificate : dict, optional
-        The suite's latest certificate (stale or not: its times are still the best measurement); default none.
+        The suite's latest certificate (stale or not: its times are still the best measurement); default
+        `None` (no measured time).
     budget : dict of str to float, optional
-        Estimates from `budget_estimates`; default none.
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        "<suite>/<file>::<function>" → estimated seconds, as `budget_estimates` returns them; default `None`
+        (no estimate).
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
     dict of str to tuple
-        "<suite>/<file>::<function>" -> (seconds, where the number comes from: "measured <date> on <device>",
+        "<suite>/<file>::<function>" → (seconds, where the number comes from: "measured <date> on <device>",
         "estimate (verify/budget.py)" or "no estimate: N s assumed"), for every test of `suite_tests`.
 
     Raises
@@ -185,33 +192,25 @@ def time_estimates(suite: str, scale: str, *, certificate: dict | None = None,
 
 @dataclasses.dataclass(frozen=True)
 class PlanItem:
-    """One suite of a plan (built by `plan_run`).
-
-    Attributes
-    ----------
-    suite : str
-        The suite.
-    reason : str
-        Why it runs (or why not): its state, e.g. "never run", "stale since 1a2b3c4", "incomplete".
-    estimate_s : float
-        Expected seconds: the suite's start-up plus its tests' expected times.
-    start_s : float
-        The start-up part of `estimate_s`.
-    tests : dict
-        "<suite>/<file>::<function>" -> (seconds, source) of `time_estimates`.
-    run : bool
-        True: in the plan; False: left out (see `why_not`).
-    why_not : str
-        Why it was left out: "fresh (passed)", "does not fit: needs X s, Y s left", ...; "" when planned.
-    """
+    """One suite of a plan, planned or left out, as `plan_run` returns it."""
 
     suite: str
+    """The suite's name (its directory under verify/)."""
     reason: str
+    """The suite's state, the reason it is a candidate or not: "never run", "stale since 1a2b3c4",
+    "incomplete (2 tests not run)", "passed", "failed", ..."""
     estimate_s: float
+    """Expected seconds, ≥ 0: the suite's start-up `start_s` plus its tests' expected times."""
     start_s: float
+    """The start-up part of `estimate_s`, in seconds, ≥ 0."""
     tests: dict = dataclasses.field(default_factory=dict, compare=False)
+    """Each test's expected time: "<suite>/<file>::<function>" → (seconds, where the number comes from), as
+    `time_estimates` returns them; default empty (no test timed)."""
     run: bool = False
+    """`True`: in the plan; `False` (default): left out, `why_not` says why."""
     why_not: str = ""
+    """Why the suite was left out: "fresh (passed)", "does not fit: needs X s, Y s left", ...; "" (default)
+    when planned."""
 
 
 def _reason(s: SuiteStatus) -> str:
@@ -229,9 +228,11 @@ def plan_run(statuses: list[SuiteStatus], estimates: dict[str, dict[str, tuple[f
     Parameters
     ----------
     statuses : list of SuiteStatus
-        The suites' states (`suite_statuses`), in the order ties are broken (the tier's suite order).
+        The suites' states, as `suite_statuses` returns them, in the order ties are broken (the tier's suite
+        order).
     estimates : dict
-        Suite -> its `time_estimates`; a suite missing here has no tests to time and is estimated at its
+        Suite name → its tests' expected times ("<suite>/<file>::<function>" → (seconds ≥ 0, source), as
+        `time_estimates` returns them); a suite missing here has no tests to time and is estimated at its
         start-up alone.
     budget_s : float
         Seconds available for the suites, finite and ≥ 0.

@@ -17,55 +17,46 @@ from .. import _validate as V
 class Row:
     """One line of the verification table: a prediction, a measurement, the error and its tolerance.
 
-    Parameters
-    ----------
-    spec_id : str
-        The spec ID the row checks, e.g. "levi:eq8".
-    what : str
-        What is compared, in words (the table's check column); may be empty.
-    kind : {"agree", "reject", "report"}
-        "agree": passes when the error is within the tolerance; "reject": the prediction is a plausible
-        wrong variant and the row passes when its error is outside the tolerance; "report": a measurement
-        with no prediction to test (the paper makes none), shown but never counted as a pass, and it
-        cannot fail.
-    predicted : float
-        The prediction (for a "reject" row the wrong variant; NaN for a "report" row). With arrays, the
-        element shown: the worst one for "agree", the least rejected one for "reject".
-    measured : float
-        The measurement of that element (NaN for a "report" row of several values).
-    error : float
-        The error of that element in `metric` (≥ 0; inf for a NaN or infinite mismatch).
-    tolerance : float
-        The tolerance, in the same metric (NaN for a "report" row).
-    metric : {"rel", "abs", "log", "none"}
-        |m − p|/|p|, |m − p|, |log(m/p)|, or "none" for a "report" row.
-    source : str
-        Where the tolerance comes from (measured spread, spec table), or for a "report" row why there is no
-        prediction. Never empty.
-    passed : bool
-        The verdict: for "agree" error ≤ tolerance, for "reject" error > tolerance, always True for "report".
-    test : str, optional
-        The pytest node ID of the test that recorded the row; default "" (recorded outside a session).
-    scale : {"cpu", "gpu"}, optional
-        The configuration size of the session; default "cpu".
-    details : dict, optional
-        Further JSON-ready numbers of the row (per-seed values, the number of elements compared); default
-        empty.
+    `Report.check`, `Report.reject` and `Report.observe` build the rows; a certificate stores each as a dict
+    of these fields plus its `verdict`.
     """
 
     spec_id: str
+    """The spec ID the row checks, e.g. "levi:eq8"."""
     what: str
-    kind: str  # "agree" | "reject" | "report"
+    """What is compared, in words (the table's check column); may be empty."""
+    kind: str
+    """The row's kind: "agree", "reject" or "report".
+
+    "agree": the row passes when the error is within the tolerance; "reject": the prediction is a plausible
+    wrong variant and the row passes when its error is outside the tolerance; "report": a measurement with
+    no prediction to test (the paper makes none), shown but never counted as a pass, and it cannot fail."""
     predicted: float
+    """The prediction; for a "reject" row the wrong variant, NaN for a "report" row. With arrays, the element
+    shown: the worst one for "agree", the least rejected one for "reject"."""
     measured: float
+    """The measurement of that element; NaN for a "report" row of several values."""
     error: float
+    """The error of that element in `metric`, ≥ 0 (inf for a NaN or infinite mismatch; NaN for a "report"
+    row)."""
     tolerance: float
-    metric: str  # "rel" | "abs" | "log" | "none"
+    """The tolerance, in the same metric as `error`, finite and > 0 (NaN for a "report" row)."""
+    metric: str
+    """How the error is measured: "rel" |m − p|/|p|, "abs" |m − p|, "log" |log(m/p)| (m the measurement,
+    p the prediction), or "none" for a "report" row."""
     source: str
+    """Where the tolerance comes from (a measured spread, the spec's table), or for a "report" row why there
+    is no prediction; never empty."""
     passed: bool
+    """The verdict: for "agree" error ≤ tolerance, for "reject" error > tolerance, always `True` for
+    "report"."""
     test: str = ""
+    """The pytest node ID of the test that recorded the row; default "" (recorded outside a session)."""
     scale: str = "cpu"
+    """The configuration size of the session, "cpu" (default) or "gpu"."""
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Further JSON-ready numbers of the row (per-seed values, "n_compared": the number of elements
+    compared); default empty."""
 
     @property
     def verdict(self) -> str:
@@ -114,11 +105,17 @@ class Report:
 
     def __init__(self, scale: str = "cpu") -> None:
         self.scale = scale
+        """The configuration size of the session, "cpu" or "gpu", stamped on every row."""
         self.rows: list[Row] = []
+        """The rows recorded so far, in the order recorded (failed ones included)."""
         self.current_test = ""
+        """The pytest node ID stamped on the rows recorded next; "" outside a test (the `report` fixture sets
+        it per test)."""
 
-    def _row(self, spec_id: str, kind: str, predicted: Any, measured: Any, tol: float, metric: str,
-             source: str, what: str, details: dict[str, Any] | None) -> Row:
+    def _row(self, spec_id: str, kind: str, predicted: Any, measured: Any, rtol: float | None, atol: float | None,
+             logtol: float | None, source: str, what: str, details: dict[str, Any] | None) -> Row:
+        """Record the "agree" or "reject" row of `predicted` against `measured` under the one tolerance given."""
+        metric, tol = _one_tol(rtol, atol, logtol)
         if not source:
             raise ValueError("every tolerance needs its measured source (source=...)")
         p, m, e = _errors(predicted, measured, metric)
@@ -173,10 +170,9 @@ class Report:
         ValueError
             If `source` is empty or not exactly one finite positive tolerance is given (nothing recorded).
         """
-        metric, tol = _one_tol(rtol, atol, logtol)
-        row = self._row(spec_id, "agree", predicted, measured, tol, metric, source, what, details)
-        assert row.passed, (f"{spec_id} {what}: prediction {row.predicted:.6g} vs measurement "
-                            f"{row.measured:.6g}, {metric} error {row.error:.3g} > tolerance {tol:.3g} ({source})")
+        row = self._row(spec_id, "agree", predicted, measured, rtol, atol, logtol, source, what, details)
+        assert row.passed, (f"{spec_id} {what}: prediction {row.predicted:.6g} vs measurement {row.measured:.6g}, "
+                            f"{row.metric} error {row.error:.3g} > tolerance {row.tolerance:.3g} ({source})")
         return row
 
     def reject(self, spec_id: str, *, wrong: Any, measured: Any, rtol: float | None = None,
@@ -220,11 +216,10 @@ class Report:
         ValueError
             If `source` is empty or not exactly one finite positive tolerance is given.
         """
-        metric, tol = _one_tol(rtol, atol, logtol)
-        row = self._row(spec_id, "reject", wrong, measured, tol, metric, source, what, details)
+        row = self._row(spec_id, "reject", wrong, measured, rtol, atol, logtol, source, what, details)
         assert row.passed, (f"{spec_id} {what}: the wrong variant {row.predicted:.6g} is within "
-                            f"{metric} {row.error:.3g} <= {tol:.3g} of the measurement {row.measured:.6g}: "
-                            "the check cannot tell right from wrong")
+                            f"{row.metric} {row.error:.3g} <= {row.tolerance:.3g} of the measurement "
+                            f"{row.measured:.6g}: the check cannot tell right from wrong")
         return row
 
     def observe(self, spec_id: str, *, measured: Any, source: str, what: str = "",
@@ -292,12 +287,13 @@ def _rows(rows: Any) -> list[Row]:
     return items
 
 
-#: One line per row kind, printed above the terminal table and the Markdown certificate.
 LEGEND = ("agree: the prediction must match the measurement within the tolerance. "
           "reject: the prediction column holds a plausible WRONG variant (named in the check); 'rejected' -- "
           "outside the tolerance -- is the good outcome and shows the check can fail. "
           "report: a measurement with no prediction to test (prediction and error show nan (none), the reason is "
           "the tolerance source); never counted as a pass.")
+"""The legend of the verification table: one sentence per row kind (agree, reject, report), printed above the
+terminal table (`format_table`) and the Markdown certificate (`write_certificate`)."""
 _TERMINAL_MIN_WIDTH = 140
 _HEAD = ["spec ID", "check", "kind", "prediction", "measurement", "error", "tolerance", "verdict", "tolerance source"]
 

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
-
-
-class CertificateError(V.DomainError):
-    """Partial certificates that cannot be merged (mixed scales or commits, missing or repeated slices).
-
-    A `grokclocks.DomainError`, so a `ValueError`.
-    """
+from ._read import CertificateError, read_json
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -96,13 +89,16 @@ def partial_certificates(paths: list[str | Path]) -> list[Path]:
 
     Parameters
     ----------
-    paths : list of str or os.PathLike
-        Directories (searched for verify-*-shard-*-of-*.json) or certificate files, at least one.
+    paths : list of str or pathlib.Path
+        Directories (searched for verify-*-shard-*-of-*.json) or certificate files, at least one; a tuple
+        is accepted too.
 
     Returns
     -------
     list of pathlib.Path
-        The files found, in the order the paths were given (each directory's files sorted by name).
+        The files found, in the order the paths were given (each directory's files sorted by name); a path
+        that exists and is no directory is returned as given, and reading it (`merge_certificates`) refuses
+        it by name unless it is a regular file.
 
     Raises
     ------
@@ -121,7 +117,7 @@ def partial_certificates(paths: list[str | Path]) -> list[Path]:
             if not hits:
                 raise CertificateError(f"no partial certificate (verify-<scale>-shard-K-of-N.json) in {p}")
             found += hits
-        elif p.is_file():
+        elif p.exists():  # a file, or something the reader refuses by name (a FIFO, a device)
             found.append(p)
         else:
             raise CertificateError(f"{p}: no such file or directory")
@@ -133,8 +129,9 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
 
     Parameters
     ----------
-    paths : list of str or os.PathLike
-        Directories holding the slices' verify-<scale>-shard-K-of-N.json, or those files.
+    paths : list of str or pathlib.Path
+        Directories holding the slices' partial certificates verify-<scale>-shard-K-of-N.json, or those
+        files, at least one; every slice 1..N of one run exactly once.
 
     Returns
     -------
@@ -146,17 +143,15 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
     Raises
     ------
     CertificateError
-        If a file is unreadable or not a partial certificate, the slices differ in scale, commit, package
-        version, number of slices or shard plan, a slice is given twice or missing (the message names the
-        missing ones), or a test ran in two slices.
+        If a file is refused (not a regular file, over 64 MiB, not UTF-8, not JSON, nested deeper than 64
+        levels: one line naming it) or is not a partial certificate, the slices differ in scale, commit,
+        package version, number of slices or shard plan, a slice is given twice or missing (the message names
+        the missing ones), or a test ran in two slices.
     """
     files = partial_certificates(paths)
     certs = []
     for f in files:
-        try:
-            c = json.loads(f.read_text())
-        except (OSError, ValueError) as exc:
-            raise CertificateError(f"{f}: not a readable certificate ({exc})") from None
+        c = read_json(f)
         if not isinstance(c, dict) or not isinstance(c.get("meta"), dict) or "rows" not in c:
             raise CertificateError(f"{f}: not a verification certificate (no meta/rows)")
         if not c["meta"].get("shard"):

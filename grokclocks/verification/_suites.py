@@ -21,12 +21,16 @@ from typing import Any
 
 from .. import _validate as V
 from ._budget import GPU_SUITE_LIMIT_S
+from ._read import CertificateError, read_json
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the checkout holding grokclocks/ (and verify/ beside it)
 _SUITE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 _REL_PATH = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_./-]+$")
 STATES = ("passed", "failed", "stale", "incomplete", "never run")
+"""The states of a suite's certificate against the files of today, as `SuiteStatus.state` names them:
+"passed" and "failed" (fresh and complete), "stale" (the suite's files changed since), "incomplete" (some
+tests did not run), "never run" (no certificate)."""
 
 
 def _root(root: Any) -> Path:
@@ -47,8 +51,9 @@ def check_suite(suite: Any, root: Any = None) -> str:
     ----------
     suite : str
         The suite's directory name under verify/, e.g. "levi" (letters, digits and underscores).
-    root : str or os.PathLike, optional
-        The checkout holding verify/; default the checkout this package was imported from.
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
@@ -73,8 +78,9 @@ def suites(root: Any = None) -> list[str]:
 
     Parameters
     ----------
-    root : str or os.PathLike, optional
-        The checkout holding verify/; default the checkout this package was imported from.
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
@@ -131,6 +137,15 @@ def _with_parents(dotted: str, root: Path) -> list[Path]:
     return out
 
 
+def _parse(path: Path) -> ast.Module | None:
+    """The syntax tree of the Python file `path`, read and never run; None where it cannot be read or parsed
+    (such a file contributes no test and no import)."""
+    try:
+        return ast.parse(path.read_text(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 _IMPORTS_CACHE: dict[tuple, list[Path]] = {}
 
 
@@ -139,11 +154,13 @@ def _imports(path: Path, root: Path) -> list[Path]:
     file's size and modification time."""
     try:
         st = path.stat()
-        key = (path, root, st.st_size, st.st_mtime_ns)
-        if key in _IMPORTS_CACHE:
-            return _IMPORTS_CACHE[key]
-        tree = ast.parse(path.read_text(), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
+    except OSError:
+        return []
+    key = (path, root, st.st_size, st.st_mtime_ns)
+    if key in _IMPORTS_CACHE:
+        return _IMPORTS_CACHE[key]
+    tree = _parse(path)
+    if tree is None:
         return []
     _IMPORTS_CACHE[key] = out = _resolve_imports(tree, path, root)
     return out
@@ -179,9 +196,10 @@ def suite_files(suite: str, root: Any = None) -> list[str]:
     Parameters
     ----------
     suite : str
-        The suite, a directory verify/<suite>/ with test files.
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
@@ -219,9 +237,10 @@ def suite_fingerprint(suite: str, root: Any = None) -> dict[str, Any]:
     Parameters
     ----------
     suite : str
-        The suite, a directory verify/<suite>/ with test files.
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
 
     Returns
     -------
@@ -251,20 +270,24 @@ def suite_certificate(rows: list, suite: str, scale: str, duration_s: float | No
     Parameters
     ----------
     rows : list of Row
-        The suite's rows.
+        The suite's rows, in the order shown.
     suite : str
-        The suite, a directory verify/<suite>/ with test files.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
     scale : {"cpu", "gpu"}
         The configuration size of the rows.
     duration_s : float, optional
-        The suite's wall time in seconds (first test start to last test end), finite and ≥ 0; default unknown.
+        The suite's wall time in seconds (first test start to last test end), finite and ≥ 0; default
+        `None` (unknown).
     tests : list of dict, optional
-        The suite's per-test records (see `certificate`); default none.
+        The suite's per-test records: each a dict with a "test" node ID and, where measured, "outcome",
+        "wall_s", "compile_s", "compile_max_s" (seconds, `None` or finite and ≥ 0), "peak_bytes"; default
+        `None` (no records).
     meta : dict, optional
-        Further metadata (commit, dirty, complete, not_run, startup_s, ...); default none. A suite is
-        complete unless meta says complete=False.
-    root : str or os.PathLike, optional
-        The checkout whose files are fingerprinted; default the checkout this package was imported from.
+        Further JSON-ready metadata (commit, dirty, complete, not_run, startup_s, ...); default `None`
+        (none). A suite is complete unless meta says complete=False.
+    root : str or pathlib.Path, optional
+        The checkout whose files are fingerprinted, a directory holding verify/; default `None`: the
+        checkout this package was imported from.
 
     Returns
     -------
@@ -297,7 +320,7 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
     Parameters
     ----------
     path : str or os.PathLike
-        The file, e.g. docs/verification/gpu/levi.json.
+        The certificate file, e.g. docs/verification/gpu/levi.json.
 
     Returns
     -------
@@ -306,19 +329,17 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
 
     Raises
     ------
+    DomainError
+        If `path` is not a path naming a file.
     CertificateError
-        If the file is unreadable, not JSON, or not a suite certificate (meta with suite, scale, fingerprint
-        digest and files, rows and tests lists).
+        If the file is refused (not a regular file, over 64 MiB, not UTF-8, not JSON, nested deeper than 64
+        levels) or is not a suite certificate (meta with suite, scale, fingerprint digest and files, rows and
+        tests lists); one line naming the file.
     """
-    from ._shards import CertificateError
-
     p = V.file_path(path, "path")
     if not p.exists():
         return None
-    try:
-        c = json.loads(p.read_text())
-    except (OSError, ValueError) as exc:
-        raise CertificateError(f"{p}: not a readable certificate ({exc})") from None
+    c = read_json(p)
     m = c.get("meta") if isinstance(c, dict) else None
     fp = m.get("fingerprint") if isinstance(m, dict) else None
     ok = (isinstance(m, dict) and isinstance(m.get("suite"), str) and _SUITE_NAME.match(m["suite"])
@@ -334,55 +355,39 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
 
 @dataclasses.dataclass(frozen=True)
 class SuiteStatus:
-    """The state of one suite's certificate against the files of today (built by `suite_statuses`).
-
-    Attributes
-    ----------
-    suite : str
-        The suite.
-    state : {"passed", "failed", "stale", "incomplete", "never run"}
-        "never run": no certificate; "stale": the fingerprint differs from the files today (whatever the
-        verdict); "incomplete": fresh but some tests did not run (budget, interruption); "failed": fresh,
-        complete, a row or a test failed; "passed": fresh, complete, nothing failed.
-    verdict : str or None
-        "passed" or "failed" as the certificate recorded it (also for a stale one); None without one.
-    date : str or None
-        The certificate's UTC date (ISO 8601).
-    commit : str or None
-        The commit the certificate was produced at.
-    device : str or None
-        The machine, in words.
-    wall_s : float or None
-        The suite's wall time in seconds.
-    n_rows : int
-        Rows of the certificate (0 without one).
-    n_failed : int
-        Failed rows and failed tests of the certificate.
-    stale_since : str or None
-        For a stale certificate: the first commit after the certificate's that changed one of its files, or
-        "uncommitted changes"; None where git cannot tell (or not stale).
-    changed : tuple of str
-        The files whose content differs (added, removed or edited), for a stale certificate.
-    not_run : tuple of str
-        For an incomplete certificate: the tests that did not run.
-    certificate : dict or None
-        The certificate itself.
-    """
+    """The state of one suite's certificate against the files of today, as `suite_status` returns it."""
 
     suite: str
+    """The suite's name (its directory under verify/)."""
     state: str
+    """One of `STATES`: "never run": no certificate; "stale": the fingerprint differs from the files today
+    (whatever the verdict); "incomplete": fresh but some tests did not run (budget, interruption); "failed":
+    fresh, complete, a row or a test failed; "passed": fresh, complete, nothing failed."""
     verdict: str | None = None
+    """The certificate's verdict as it recorded it, "passed" or "failed" (also for a stale one); `None`
+    without a certificate."""
     date: str | None = None
+    """The certificate's UTC date (ISO 8601); `None` without a certificate."""
     commit: str | None = None
+    """The commit the certificate was produced at; `None` without one."""
     device: str | None = None
+    """The machine the certificate ran on, in words; `None` without one."""
     wall_s: float | None = None
+    """The suite's wall time in seconds; `None` without a certificate or where it was not recorded."""
     n_rows: int = 0
+    """The certificate's number of rows, ≥ 0 (0 without a certificate)."""
     n_failed: int = 0
+    """The certificate's failed rows plus its failed tests, ≥ 0 (0 without a certificate)."""
     stale_since: str | None = None
+    """For a stale certificate: the first commit after the certificate's that changed one of its files, or
+    "uncommitted changes"; `None` where git cannot tell, was not asked, or the certificate is not stale."""
     changed: tuple[str, ...] = ()
+    """For a stale certificate: the files whose content differs (added, removed or edited), as paths
+    relative to the checkout; empty otherwise."""
     not_run: tuple[str, ...] = ()
+    """For an incomplete certificate: the tests that did not run; empty otherwise."""
     certificate: dict | None = dataclasses.field(default=None, repr=False, compare=False)
-
+    """The certificate itself; `None` without one."""
 
 def _git(root: Path, *args: str) -> str | None:
     try:
@@ -418,11 +423,13 @@ def suite_status(certificate: dict[str, Any] | None, suite: str, root: Any = Non
     Parameters
     ----------
     certificate : dict or None
-        The suite's certificate (from `read_suite_certificate`), or None if it has none.
+        The suite's certificate, as `read_suite_certificate` returns it (its fields checked), or `None` if
+        the suite has none.
     suite : str
-        The suite.
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        The suite: the name of a directory verify/<suite>/ holding test_*.py files, e.g. "levi".
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
     git : bool, optional
         Ask git for the commit since which a stale certificate is stale; default True (False: stale_since
         is None).
@@ -430,7 +437,9 @@ def suite_status(certificate: dict[str, Any] | None, suite: str, root: Any = Non
     Returns
     -------
     SuiteStatus
-        See its attributes.
+        The suite's state ("never run" without a certificate; "stale" when its fingerprint differs from the
+        files of today, with the files changed and since when; else "incomplete", "failed" or "passed"), the
+        certificate's verdict, date, commit, device, wall time and row counts.
 
     Raises
     ------
@@ -470,15 +479,18 @@ def suite_statuses(directories: Any, suite_names: Any = None, root: Any = None, 
 
     Parameters
     ----------
-    directories : str or os.PathLike or list of them
-        Directories holding <suite>.json certificates (e.g. docs/verification/gpu); a missing directory
-        holds none.
+    directories : str or pathlib.Path or list of them
+        Directories holding <suite>.json certificates (e.g. docs/verification/gpu), at least one; a missing
+        directory holds none.
     suite_names : list of str, optional
-        The suites, in the order returned; default every suite of the checkout (`suites`).
-    root : str or os.PathLike, optional
-        The checkout; default the checkout this package was imported from.
+        The suites, each the name of a directory verify/<suite>/ holding test_*.py files, in the order
+        returned; default `None`: every suite of the checkout, as `suites` lists them.
+    root : str or pathlib.Path, optional
+        The checkout, a directory holding verify/; default `None`: the checkout this package was imported
+        from.
     git : bool, optional
-        Ask git since when a stale certificate is stale; default True.
+        Ask git for the commit since which a stale certificate is stale; default True (False: stale_since
+        is None).
 
     Returns
     -------
@@ -516,10 +528,10 @@ def status_markdown(statuses: list[SuiteStatus], *, link_dir: str | None = None)
     Parameters
     ----------
     statuses : list of SuiteStatus
-        From `suite_statuses`.
+        The suites' states, one line each in the order given, as `suite_statuses` returns them.
     link_dir : str, optional
-        A relative directory to link each suite's certificate page (<link_dir>/<suite>.md) from its name;
-        default no link.
+        A relative directory: each suite's name links its certificate page <link_dir>/<suite>.md; default
+        `None` (no link).
 
     Returns
     -------
