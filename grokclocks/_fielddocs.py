@@ -27,7 +27,8 @@ from typing import Any
 __all__: list[str] = []
 
 # the numpy sections that come after "Attributes" in a class docstring; the section goes before the first
-_LATER_SECTIONS = ("Methods", "See Also", "Notes", "References", "Examples")
+_LATER_SECTIONS = ("Returns", "Yields", "Receives", "Other Parameters", "Raises", "Warns", "Warnings", "Methods",
+                   "See Also", "Notes", "References", "Examples")
 _HEADING = re.compile(r"^(?P<title>[A-Z][A-Za-z ]*)\n-{3,}[ \t]*$", re.MULTILINE)
 
 

@@ -253,3 +253,11 @@ def test_import_parses_no_source():
             "assert 'Attributes' in GrokTimes.__doc__\n"
             "assert _fielddocs._module_tree.cache_info().currsize == 1\n")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def test_attributes_section_comes_before_raises():
+    """numpydoc's order: the generated Attributes section goes before Returns / Raises / Warns, not after them."""
+    from grokclocks.verification import BudgetItem
+
+    doc = BudgetItem.__doc__
+    assert "\nRaises\n" in doc and doc.index("\nAttributes\n") < doc.index("\nRaises\n")
