@@ -32,14 +32,21 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .._validate import (DomainError, as_float_array, choice, in_open_interval, integer_at_least, nonnegative,
-                         positive)
+from .._validate import (
+    DomainError,
+    as_float_array,
+    choice,
+    in_open_interval,
+    integer_at_least,
+    nonnegative,
+    positive,
+)
 from ..citations import cites
-from ._runtime import enable_x64
-from . import models
-from .trackers import check_trackers
 from ..task import modular_table, random_split_mask, token_inputs
+from . import models
+from ._runtime import enable_x64
 from .models import mean_field_quadratic_init
+from .trackers import check_trackers
 from .train import (
     ON_DIVERGENCE,
     OPTIMIZERS,
@@ -54,16 +61,16 @@ from .train import (
 )
 
 __all__ = [
-    "ModularConfig",
-    "run_modular_addition",
-    "first_crossing_step",
-    "quadratic_mlp_onehot_apply",
-    "ModularModel",
-    "MODULAR_MODELS",
-    "modular_model",
-    "TrainConfig",
-    "train_modular",
     "BUILTIN_METRICS",
+    "MODULAR_MODELS",
+    "ModularConfig",
+    "ModularModel",
+    "TrainConfig",
+    "first_crossing_step",
+    "modular_model",
+    "quadratic_mlp_onehot_apply",
+    "run_modular_addition",
+    "train_modular",
 ]
 
 
@@ -197,7 +204,9 @@ def _mean_field_quadratic_init(key: jax.Array, p: int, d_h: int = 512, *, dtype:
 
 
 def _alpha_two_layer() -> tuple[Any, Any]:
-    from . import kramers  # the alpha-parameterised net of spec kramers lives with its theory
+    from . import (
+        kramers,  # the alpha-parameterised net of spec kramers lives with its theory
+    )
 
     return kramers.alpha_two_layer_init, kramers.alpha_two_layer_apply
 
@@ -519,6 +528,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         As in :func:`~grokclocks.sim.train.simulate` (checked before anything is built or compiled);
         ``devices=None`` shards over all local devices.  A saved run holds the result below (grid
         shape, extras) with the state; ``resume=True`` on a finished run returns it unchanged.
+        With ``progress=True`` the bar also shows the current forecast of t_test after every chunk
+        (:func:`grokclocks.forecast.progress_line`).
     compute_dtype : {None, "bfloat16"}
         Mixed precision: the training forward and backward pass run in this dtype (a cast copy of
         the parameters; the outputs are cast back before the loss), while the parameters, their
@@ -683,4 +694,13 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                     config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
                     overwrite=overwrite, devices=devices, on_divergence=on_divergence, batch_shape=shape,
                     extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}",
-                    run_chunk=run_chunk)
+                    run_chunk=run_chunk, progress_info=_forecast_line if progress else None)
+
+
+def _forecast_line(traj: Trajectory) -> str:
+    """The progress bar's text after a chunk: the current forecast of the run(s) (:mod:`grokclocks.forecast`)."""
+    from ..forecast import (
+        progress_line,  # numpy/scipy only; the one import of the tool layer by the engine
+    )
+
+    return "forecast: " + progress_line(dataclasses.replace(traj, extras={}))

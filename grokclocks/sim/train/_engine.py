@@ -15,23 +15,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._validate import choice, DomainError, integer_at_least
+from ..._validate import DomainError, choice, integer_at_least
 from ...runfile import (
-    check_run_path,
+    RUN_FORMAT_VERSION,
+    RunFileError,
+    RunFileWarning,
+    Trajectory,
     _config_from_obj,
     _config_obj,
     _paths,
     _read_run,
-    RUN_FORMAT_VERSION,
     _RunFile,
-    RunFileError,
-    RunFileWarning,
+    check_run_path,
     save_trajectory,
-    Trajectory,
 )
 from .._runtime import DivergenceWarning, SimulationDiverged
-from ._batching import batched, MetricsFn, record_times, StepFn
-from ._options import check_devices, check_record_every, ON_DIVERGENCE
+from ._batching import MetricsFn, StepFn, batched, record_times
+from ._options import ON_DIVERGENCE, check_devices, check_record_every
 
 
 class ShardedRuns(NamedTuple):
@@ -445,7 +445,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              divergence_hint: str = "", devices: Any = 1, on_divergence: str = "raise_if_all",
              batch_shape: Sequence[int] | None = None,
              extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None,
-             run_chunk: int | str | None = None) -> Trajectory:
+             run_chunk: int | str | None = None,
+             progress_info: Callable[[Trajectory], str] | None = None) -> Trajectory:
     """Run ``steps`` steps of ``step`` and record ``metrics`` every ``record_every`` steps.
 
     Parameters
@@ -513,6 +514,10 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         (default): all runs at once.  ``"auto"``: chunk only when :func:`working_memory_estimate`
         exceeds ``MEMORY_FRACTION`` of :func:`free_device_memory` (:func:`choose_run_chunk`).  The
         chunk used is ``extras["run_chunk"]``.
+    progress_info : callable ``Trajectory -> str``, optional
+        With ``progress``: called after every chunk with the result so far (the records up to that chunk);
+        the progress bar shows the text it returns (e.g. the forecast of
+        :func:`grokclocks.forecast.progress_line`).
 
     Returns
     -------
@@ -603,6 +608,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
             if save_path is not None:
                 save_trajectory(result, save_path, state=state, overwrite=True, planned_steps=steps)
             if bar is not None:
+                if progress_info is not None:
+                    bar.set_postfix_str(progress_info(result), refresh=False)
                 bar.update(size * record_every)
     finally:
         if bar is not None:
