@@ -248,7 +248,7 @@ def baseline_forecast(which: str, pars: tuple[float, float], r, tau: float) -> d
         offset, to_t = math.log(r.t_train), (lambda u: math.exp(u))
     else:
         if r.decay_rate <= 0:
-            return {"q": [math.inf] * 5, "p": 0.0}
+            return {"q": [math.inf] * 5, "p": 0.0, "cdf": lambda t: 0.0}
         offset = -math.log(r.decay_rate)
         to_t = (lambda u: r.t_train + math.exp(u))  # noqa: E731
     base = tau if which == "a" else tau - r.t_train
@@ -258,13 +258,32 @@ def baseline_forecast(which: str, pars: tuple[float, float], r, tau: float) -> d
         tail = surv_tau * (1.0 - prob)
         z = -float(ndtri(tail)) if tail > 0 else math.inf
         q.append(to_t(offset + m + s * z) if math.isfinite(z) else math.inf)
-    hz = math.log(r.horizon if which == "a" else r.horizon - r.t_train)
-    surv_h = float(ndtr(-((hz - offset - m) / s)))
-    p = 1.0 - surv_h / surv_tau if surv_tau > 0 else 0.0
-    return {"q": q, "p": min(max(p, 0.0), 1.0)}
+    def cdf(t: float) -> float:
+        b = t if which == "a" else t - r.t_train
+        if b <= 0 or surv_tau <= 0:
+            return 0.0
+        return min(max(1.0 - float(ndtr(-((math.log(b) - offset - m) / s))) / surv_tau, 0.0), 1.0)
+
+    return {"q": q, "p": cdf(r.horizon), "cdf": cdf}
 
 
 # --- scores --------------------------------------------------------------------------------------------------
+
+
+def covered(r: dict, a: float, b: float) -> float:
+    """Whether the central interval between the a- and b-quantiles holds the outcome (a fraction when censored).
+
+    A run that grokked by the horizon is covered iff its PIT F(t_test) lies in [a, b].  A run that had not
+    grokked by the horizon H is known only to have F(t_test) > c = F(H); under a calibrated forecast that PIT
+    is uniform on (c, 1), so it counts the fraction |[a, b] n (c, 1)| / (1 - c) (the censored-data rule of
+    D-calibration, Haider et al. 2020, JMLR 21:85).
+    """
+    if r["grokked"]:
+        return float(a <= r["pit"] <= b)
+    c = r["c"]
+    if c >= 1.0:
+        return 0.0
+    return max(0.0, min(b, 1.0) - max(a, c)) / (1.0 - c)
 
 
 def score(rows: list[dict]) -> dict:
@@ -276,10 +295,7 @@ def score(rows: list[dict]) -> dict:
         cov, iscore = [], []
         for r in rows:
             lo, hi, hor = r["q"][lo_i], r["q"][hi_i], r["horizon"]
-            if r["grokked"]:
-                cov.append(lo <= r["t_test"] <= hi)
-            else:
-                cov.append(hi > hor)  # the outcome "beyond the horizon" is in the interval iff it reaches past it
+            cov.append(covered(r, alpha / 2, 1 - alpha / 2))
             y = math.log(min(r["t_test"], hor))
             lo_c, hi_c = math.log(min(lo, hor)), math.log(min(hi, hor))
             iscore.append((hi_c - lo_c) + 2 / alpha * max(lo_c - y, 0.0) + 2 / alpha * max(y - hi_c, 0.0))
@@ -312,12 +328,14 @@ def evaluate(runs: list, meta: list[dict], model, base: dict, base_rate: dict | 
                          lr=m["lr"], weight_decay=m["weight_decay"], optimizer="adamw", model=model)
             assert f.status == "forecast", (f.status, f.reason)
             q = [f.interval_90[0], f.interval_50[0], f.t_test, f.interval_50[1], f.interval_90[1]]
-            per["forecast"].append({**common, "q": q, "p": f.p_grok})
+            per["forecast"].append({**common, "q": q, "p": f.p_grok, "c": f.p_grok,
+                                    "pit": f.cdf(r.t_test) if grok else math.nan})
             records.append({"point": label, "model": m["model"], "p": f.p_grok, "grokked": grok,
                             "q": q, "t_test": r.t_test, "tau": tau, "horizon": r.horizon})
             for which in ("a", "b"):
                 bf = baseline_forecast(which, base[which], r, tau)
-                per[f"baseline_{which}"].append({**common, "q": bf["q"], "p": bf["p"]})
+                per[f"baseline_{which}"].append({**common, "q": bf["q"], "p": bf["p"], "c": bf["p"],
+                                                 "pit": bf["cdf"](r.t_test) if grok else math.nan})
         res = {name: score(rows) for name, rows in per.items()}
         if base_rate is not None and per["forecast"]:
             rate = base_rate[label]

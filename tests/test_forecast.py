@@ -250,6 +250,43 @@ def test_weibull_fit_recovers_an_exponential_waiting_time():
         aft_loglik(ln, [{}] * y.size, y, np.zeros(y.size, bool)).sum()
 
 
+@pytest.mark.parametrize("family", F.FAMILIES)
+def test_likelihood_gradient_matches_finite_differences(family):
+    from scipy import optimize
+
+    from grokclocks.forecast._model import _negloglik
+
+    rng = np.random.default_rng(2)
+    n = 200
+    X = np.column_stack([np.ones(n), rng.normal(size=(n, 2))])
+    Z = X[:, :2]
+    y = X @ [0.5, 1.0, -0.5] + 0.7 * rng.normal(size=n)
+    c = rng.random(n) < 0.3
+    k = 3 if family == "exponential" else 5
+    theta = 0.3 * rng.normal(size=k)
+
+    def f(t):
+        return _negloglik(t, family, X, Z, y, c, 0.5, np.ones(n))[0]
+
+    def g(t):
+        return _negloglik(t, family, X, Z, y, c, 0.5, np.ones(n))[1]
+
+    assert optimize.check_grad(f, g, theta) < 1e-4 * max(1.0, np.linalg.norm(g(theta)))
+
+
+def test_forecast_cdf_and_quantile_are_one_distribution():
+    f = F.forecast(None, 1200.0, 5000, **curves())
+    assert f.cdf(f.horizon) == pytest.approx(f.p_grok, abs=1e-12)
+    assert f.quantile(0.05) == pytest.approx(f.interval_90[0], rel=1e-12) and f.quantile(0.5) == f.t_test
+    for q in (0.01, 0.3, 0.9):
+        assert f.cdf(f.quantile(q)) == pytest.approx(q, abs=1e-9)
+    assert f.cdf(1200.0) == 0.0
+    with pytest.raises(DomainError, match="q must be in"):
+        f.quantile(1.0)
+    g = F.forecast(None, None, **curves())
+    assert g.status == "grokked" and g.cdf(g.t_test) == 1.0 and g.cdf(g.t_test - 1) == 0.0
+
+
 def test_model_dict_round_trip_and_malformed_models_are_rejected():
     model = F.default_model()
     again = F.ForecastModel.from_dict(json.loads(json.dumps(model.as_dict())))

@@ -44,7 +44,7 @@ class ForecastModel:
     dropped : dict of str to str
         The groups the study dropped, each with the reason (its cross-validated effect).
     family : str
-        Distribution family of the standardised log remaining time ("lognormal", "weibull", "exponential").
+        Distribution family of the standardised log remaining time ("lognormal", "loglogistic", "weibull", "exponential").
     summary : str
         One line: what the model was fitted on and how it did on the held-out runs.
     """
@@ -56,7 +56,7 @@ class ForecastModel:
     dropped: Mapping[str, str]
     """The groups the study dropped, each with the reason (its cross-validated effect)."""
     family: str
-    """Distribution family of the standardised log remaining time ("lognormal", "weibull", "exponential")."""
+    """Distribution family of the standardised log remaining time ("lognormal", "loglogistic", "weibull", "exponential")."""
     summary: str
     """One line: what the model was fitted on and how it did on the held-out runs."""
 
@@ -260,7 +260,7 @@ def _lock_in(rd: RunData, i: int, tau: float) -> Signal | None:
 
 
 def _levi(levi_params: Mapping[str, Any], test_level: float, t_train: float, tau: float, horizon: float
-          ) -> tuple[float, tuple[float, float], tuple[float, float], float, Signal]:
+          ) -> tuple[float, tuple[float, float], tuple[float, float], float, float, Signal]:
     """The linear estimator's closed form t*_gen as the forecast (Levi et al.; `levi:tstar`, `levi:grok-def`)."""
     kw = dict(levi_params)
     try:
@@ -281,7 +281,7 @@ def _levi(levi_params: Mapping[str, Any], test_level: float, t_train: float, tau
     sig = Signal("t_gen_linear", "linear estimator's t*_gen (closed form, Levi et al.)", t_gen, "levi:tstar", True,
                  note=f"t*_tr = {t_tr:.4g} vs measured t_train {t_train:.4g}; lognormal spread s.d. {sd:.3g} (finite "
                       "size, d_in^(-1/2))")
-    return qs[2], (qs[1], qs[3]), (qs[0], qs[4]), p, sig
+    return qs[2], (qs[1], qs[3]), (qs[0], qs[4]), p, sd, sig
 
 
 def _ndtr(x: float) -> float:
@@ -578,12 +578,13 @@ def _one(rd: RunData, i: int, keep: np.ndarray, tau: float, hor: float, hsrc: st
     extra = {"t_train": t_train, "t_cls": t_cls, "decay_note": decay_note}
     lock = _lock_in(rd, i, tau)
     if levi_params is not None:
-        point, i50, i90, p, sig = _levi(levi_params, rd.test_level, t_train, tau, hor)
+        point, i50, i90, p, sd, sig = _levi(levi_params, rd.test_level, t_train, tau, hor)
         sigs = [Signal("t_train", "accuracy clock t_train", t_train, "clocks:appF4-acc-clock", True), sig]
         return Forecast("forecast", "the linear estimator's closed form t*_gen (the run is Levi et al.'s linear "
                         "teacher-student model)", tau, hor, hsrc, t_train, point, i50, i90, p, tuple(sigs),
                         ("levi:tstar", "levi:grok-def", "clocks:appF4-acc-clock"), "linear closed form",
-                        "Levi et al.'s t*_gen with a lognormal finite-size spread", **base)
+                        "Levi et al.'s t*_gen with a lognormal finite-size spread",
+                        distribution=("absolute", "lognormal", math.log(point), sd, 0.0), **base)
     prof = model.profile_for(x)
     if prof is None:
         return _no_forecast("cannot tell", "no model profile's signals are readable (fewer than 3 test-accuracy "
@@ -606,7 +607,8 @@ def _one(rd: RunData, i: int, keep: np.ndarray, tau: float, hor: float, hsrc: st
               + (f"; the largest share comes from {driver}" if driver else ""))
     return Forecast("forecast", reason, tau, hor, hsrc, t_train, qs[2], (qs[1], qs[3]), (qs[0], qs[4]), float(p_grok),
                     tuple(sigs), ids, "calibrated model", f"{prof.family} remaining-time model on "
-                    f"{', '.join(prof.features)}; {model.summary}", **base)
+                    f"{', '.join(prof.features)}; {model.summary}",
+                    distribution=("remaining", prof.family, mu, sigma, tau), **base)
 
 
 def _escape_signal(prof: AFTModel, sigma: float) -> Signal:

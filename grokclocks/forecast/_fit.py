@@ -174,7 +174,7 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
     groups : sequence of str, optional
         Use these signal groups instead of selecting them (names of `GROUPS`; the core is added).
     family : str, optional
-        Use this family instead of selecting it ("lognormal", "weibull" or "exponential").
+        Use this family instead of selecting it ("lognormal", "loglogistic", "weibull" or "exponential").
     n_folds : int
         Number of cross-validation folds, ≥ 2 (default 5).
     ridge : float

@@ -9,8 +9,9 @@ time is R = t_test − τ > 0 and the model is
     \log\sigma(x)=\gamma_0+\sum_k\gamma_k\tilde z_k,
 
 where x̃ are the standardised signals read off the run up to τ, and W is a standard normal (the "lognormal"
-family) or a standard minimum-Gumbel variable (the "weibull" family: R is Weibull with shape 1/σ; at σ = 1 it
-is the exponential waiting time of a memoryless activated escape, spec `kramers:eq15`).  Runs that had not
+family), a standard logistic variable (the "loglogistic" family: heavier tails than the normal), or a standard
+minimum-Gumbel variable (the "weibull" family: R is Weibull with shape 1/σ; at σ = 1 it is the exponential
+waiting time of a memoryless activated escape, spec `kramers:eq15`).  Runs that had not
 grokked by the end of their budget enter the likelihood as right-censored at log((H − τ)/τ).  Everything the
 forecast reports follows from this one distribution: the median, the quantiles and
 P(t_test ≤ H) = F((log((H − τ)/τ) − μ)/σ).
@@ -30,9 +31,10 @@ from .._validate import DomainError
 
 __all__ = ["FAMILIES", "AFTModel", "fit_aft"]
 
-FAMILIES: tuple[str, ...] = ("lognormal", "weibull", "exponential")
-"""The distribution families of the standardised log remaining time W: normal ("lognormal"), minimum-Gumbel
-("weibull": the remaining time is Weibull) and minimum-Gumbel with σ = 1 ("exponential": a memoryless escape)."""
+FAMILIES: tuple[str, ...] = ("lognormal", "loglogistic", "weibull", "exponential")
+"""The distribution families of the standardised log remaining time W: normal ("lognormal"), logistic
+("loglogistic"), minimum-Gumbel ("weibull": the remaining time is Weibull) and minimum-Gumbel with σ = 1
+("exponential": a memoryless escape)."""
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -56,6 +58,17 @@ def _loglik_terms(family: str, z: np.ndarray, log_sigma: np.ndarray, censored: n
         hazard = np.exp(-0.5 * zc * zc - _LOG_SQRT_2PI - logsf)  # φ(z) / (1 − Φ(z))
         d_mu[censored] = hazard / sigma[censored]
         d_ls[censored] = hazard * zc
+    elif family == "loglogistic":  # W standard logistic: log f = −w − 2 log(1 + e^−w), log S = −log(1 + e^w)
+        zo = z[obs]
+        ll[obs] = -np.abs(zo) - 2.0 * np.log1p(np.exp(-np.abs(zo))) - log_sigma[obs]
+        cdf = special.expit(zo)
+        d_mu[obs] = (2.0 * cdf - 1.0) / sigma[obs]
+        d_ls[obs] = (2.0 * cdf - 1.0) * zo - 1.0
+        zc = z[censored]
+        ll[censored] = -np.logaddexp(0.0, zc)
+        cdf = special.expit(zc)
+        d_mu[censored] = cdf / sigma[censored]
+        d_ls[censored] = cdf * zc
     else:  # weibull / exponential: W standard minimum-Gumbel, log f = w − e^w, log S = −e^w
         zo = z[obs]
         ez = np.exp(np.minimum(zo, 700.0))
@@ -70,6 +83,24 @@ def _loglik_terms(family: str, z: np.ndarray, log_sigma: np.ndarray, censored: n
     return ll, d_mu, d_ls
 
 
+def family_cdf(family: str, w: float) -> float:
+    """P(W ≤ w) of the standardised variable W of a family of `FAMILIES`."""
+    if family == "lognormal":
+        return float(special.ndtr(w))
+    if family == "loglogistic":
+        return float(special.expit(w))
+    return float(-np.expm1(-math.exp(min(w, 700.0))))
+
+
+def family_ppf(family: str, q: float) -> float:
+    """The q-quantile of the standardised variable W of a family of `FAMILIES`, q in (0, 1)."""
+    if family == "lognormal":
+        return float(special.ndtri(q))
+    if family == "loglogistic":
+        return math.log(q / (1.0 - q))
+    return math.log(-math.log1p(-q))
+
+
 @dataclasses.dataclass(frozen=True)
 class AFTModel:
     """A fitted accelerated-failure-time model of the log remaining time (one profile of signals).
@@ -77,7 +108,8 @@ class AFTModel:
     Attributes
     ----------
     family : str
-        "lognormal", "weibull" or "exponential" (the Weibull family with σ fixed to 1: a memoryless escape).
+        "lognormal", "loglogistic", "weibull" or "exponential" (the Weibull family with σ fixed to 1: a
+        memoryless escape).
     features : tuple of str
         Names of the signals in the location μ, in the order of `beta[1:]`.
     beta : tuple of float
@@ -100,7 +132,7 @@ class AFTModel:
     """
 
     family: str
-    """"lognormal", "weibull" or "exponential" (the Weibull family with σ fixed to 1: a memoryless escape)."""
+    """"lognormal", "loglogistic", "weibull" or "exponential" (σ fixed to 1: a memoryless escape)."""
     features: tuple[str, ...]
     """Names of the signals in the location μ, in the order of `beta[1:]`."""
     beta: tuple[float, ...]
@@ -186,9 +218,7 @@ class AFTModel:
         float
             The probability, in [0, 1].
         """
-        if self.family == "lognormal":
-            return float(special.ndtr(w))
-        return float(-np.expm1(-math.exp(min(w, 700.0))))
+        return family_cdf(self.family, w)
 
     def ppf(self, q: float) -> float:
         """The q-quantile of the standardised variable W of this model's family.
@@ -203,9 +233,7 @@ class AFTModel:
         float
             The quantile w with P(W ≤ w) = q.
         """
-        if self.family == "lognormal":
-            return float(special.ndtri(q))
-        return math.log(-math.log1p(-q))
+        return family_ppf(self.family, q)
 
     def as_dict(self) -> dict[str, Any]:
         """The model as a JSON-ready dict (the form `from_dict` reads).
@@ -309,7 +337,7 @@ def fit_aft(rows: Any, y: Any, censored: Any, *, features: Sequence[str],
         Signals of the location μ.
     scale_features : sequence of str
         Signals of log σ (each one of `features`); empty for a constant σ.
-    family : {"lognormal", "weibull", "exponential"}
+    family : {"lognormal", "loglogistic", "weibull", "exponential"}
         Distribution of the standardised log remaining time; "exponential" is "weibull" with σ fixed to 1.
     ridge : float
         Penalty on the squared coefficients of the standardised signals (not the intercepts), ≥ 0.
@@ -394,5 +422,5 @@ def aft_loglik(model: AFTModel, rows: Any, y: Any, censored: Any) -> np.ndarray:
     cens = np.asarray(censored, dtype=bool)
     mu, log_sigma = location_scale_columns(model, rows, yy.size)
     z = (yy - mu) / np.exp(log_sigma)
-    ll, _, _ = _loglik_terms("lognormal" if model.family == "lognormal" else "weibull", z, log_sigma, cens)
+    ll, _, _ = _loglik_terms("weibull" if model.family == "exponential" else model.family, z, log_sigma, cens)
     return ll

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import DomainError
 from ..compare._records import _fmt_num, _json_number, _json_state
+from ._model import family_cdf, family_ppf
 
 __all__ = ["STATUSES", "Forecast", "Signal"]
 
@@ -121,6 +123,9 @@ class Forecast:
         Which run (seed) of the source.
     curves : dict
         The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`.
+    distribution : tuple
+        The forecast distribution of t_test: (kind, family, μ, σ, τ) with kind "remaining" (log((t_test −
+        τ)/τ) = μ + σ W) or "absolute" (log t_test = μ + σ W), W of the family; () when there is no forecast.
     """
 
     status: str
@@ -160,6 +165,60 @@ class Forecast:
     run_name: str = ""
     """Which run (seed) of the source."""
     curves: dict = dataclasses.field(default_factory=dict, repr=False)
+    """The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`."""
+    distribution: tuple = ()
+    """The forecast distribution of t_test: (kind, family, μ, σ, τ); () when there is no forecast."""
+
+    def cdf(self, step: float) -> float:
+        """P(t_test ≤ step): the probability that the run groks by `step`, under this forecast.
+
+        Parameters
+        ----------
+        step : float
+            A training step.
+
+        Returns
+        -------
+        float
+            The probability, in [0, 1]; for a run that has grokked, 1 from its t_test on and 0 before; NaN
+            when there is no forecast.
+        """
+        step = float(step)
+        if self.status == "grokked":
+            return 1.0 if step >= self.t_test else 0.0
+        if not self.distribution:
+            return math.nan
+        kind, family, mu, sigma, tau = self.distribution
+        if kind == "remaining":
+            if step <= tau:
+                return 0.0
+            return family_cdf(family, (math.log((step - tau) / tau) - mu) / sigma)
+        return family_cdf(family, (math.log(step) - mu) / sigma) if step > 0 else 0.0
+
+    def quantile(self, q: float) -> float:
+        """The step by which the run groks with probability `q`, under this forecast.
+
+        Parameters
+        ----------
+        q : float
+            A probability in (0, 1).
+
+        Returns
+        -------
+        float
+            The q-quantile of t_test (the measured t_test for a run that has grokked; NaN when there is no
+            forecast).
+        """
+        q = float(q)
+        if not 0.0 < q < 1.0:
+            raise DomainError(f"q must be in (0, 1) (got {q!r})")
+        if self.status == "grokked":
+            return self.t_test
+        if not self.distribution:
+            return math.nan
+        kind, family, mu, sigma, tau = self.distribution
+        w = mu + sigma * family_ppf(family, q)
+        return tau * (1.0 + math.exp(min(w, 700.0))) if kind == "remaining" else math.exp(min(w, 700.0))
     """The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`."""
 
     @property
@@ -292,7 +351,8 @@ class Forecast:
             `run` (the header), `status`, `reason`, `at_step`, `horizon`, `horizon_source`, `t_train`,
             `t_test` (with `t_test_state`: "predicted", "measured", "never" or "undefined"), `interval_50`,
             `interval_90`, `p_grok`, `method`, `model`, `levels`, `signals` (one dict per signal: `id`,
-            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`) and `spec_ids`.  Every
+            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`), `spec_ids` and
+            `distribution` (kind, family, mu, sigma, tau of the forecast distribution, or null).  Every
             number is a finite number or null; a null's state says why ("never" for +inf, "undefined" for
             NaN).
         """
@@ -319,6 +379,8 @@ class Forecast:
                              "contribution": _json_number(s.contribution), "spec_id": s.spec_id, "note": s.note}
                         for s in self.signals],
             "spec_ids": list(self.spec_ids),
+            "distribution": (dict(zip(("kind", "family", "mu", "sigma", "tau"), self.distribution))
+                             if self.distribution else None),
         }
 
     def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None) -> Any:
