@@ -496,6 +496,7 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(_clean(result), indent=1, allow_nan=False) + "\n")
     figure(records, held, fig_path)
+    write_docs_section(_clean(result), ROOT / "docs" / "forecast.md")
     if write:
         write_model(model, report, held, ROOT / "grokclocks" / "forecast" / "_calibration.py")
     log(f"wrote {out} and {fig_path} ({result['fit_and_evaluate_wall_s']:.0f} s)")
@@ -507,6 +508,94 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
             f"{r['baseline_a'].get('median_abs_log_error', math.nan):.3f}, b "
             f"{r['baseline_b'].get('median_abs_log_error', math.nan):.3f}) brier {f.get('brier', math.nan):.3f} "
             f"(base {r.get('base_rate', {}).get('brier', math.nan):.3f})")
+
+
+def _f(x, fmt: str = ".2f") -> str:
+    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
+
+
+def calibration_markdown(res: dict) -> str:
+    """The docs page's calibration section (tables from the results JSON; written between markers)."""
+    fs, hs = res["fitting_set"], res["held_out_set"]
+    walls = res["train_wall_s"]["total"]
+    out = [f"Fitting set: {fs['runs']} runs ({fs['grokked_within_budget']} grok within their budget), "
+           f"models {', '.join(fs['models'])}, p ∈ {fs['p']}, train fractions {fs['train_frac']}, weight decays "
+           f"{fs['weight_decay']}, learning rates {fs['lr']}, seeds {fs['seeds'][0]}–{fs['seeds'][-1]}.  ",
+           f"Held-out set: {hs['runs']} runs ({hs['grokked_within_budget']} grok within their budget), models "
+           f"{', '.join(hs['models'])}, p ∈ {hs['p']}, train fractions {hs['train_frac']}, weight decays "
+           f"{hs['weight_decay']}, learning rates {hs['lr']}, seeds {hs['seeds'][0]}–{hs['seeds'][-1]}.  ",
+           f"Training: {walls / 3600:.2f} h wall time on {res['machine']['note']}; fitting and evaluation "
+           f"{res['fit_and_evaluate_wall_s'] / 60:.1f} min.",
+           "",
+           "Held-out runs, per issue point (n = runs that fit their training set and had not grokked there). "
+           "Coverage of the nominal 50 % and 90 % intervals (a run that never grokked within its budget counts "
+           "by the D-calibration rule), median |log(forecast / actual t_test)| and median 90 %-interval width "
+           "over actual t_test on the runs that grokked within their budget, mean interval score of the 90 % "
+           "interval in log steps (outcome censored at the budget; lower is better), Brier score of P(grok by "
+           "the budget) (base rate: the fitting set's frequency at that issue point).",
+           "",
+           "| issue point | method | n | cov. 50 % | cov. 90 % | median \|log err\| | width 90 % / actual | "
+           "interval score 90 % | Brier |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    names = {"forecast": "**forecast**", "baseline_a": "(a) c · t_train", "baseline_b": "(b) k / (lr · wd)"}
+    for label in res["issue_points"]:
+        r = res["held_out"][label]
+        for key, name in names.items():
+            m = r[key]
+            out.append(f"| {label} | {name} | {m.get('n', 0)} | {_f(m.get('coverage_50'))} | "
+                       f"{_f(m.get('coverage_90'))} | {_f(m.get('median_abs_log_error'), '.3f')} | "
+                       f"{_f(m.get('median_width_90_rel'))} | {_f(m.get('interval_score_90_log'))} | "
+                       f"{_f(m.get('brier'), '.3f')} |")
+        b = r.get("base_rate")
+        if b:
+            out.append(f"| {label} | base rate {b['rate_from_fitting_set']:.2f} | | | | | | | "
+                       f"{b['brier']:.3f} |")
+    out += ["", "Targets (set before the study; held-out set, evaluated once):", "",
+            "| target | value | met |", "|---|---|---|"]
+    for name, t in res["targets"].items():
+        if "band" in t:
+            verdict = "yes" if t["met"] else "no (off by {:+.3f})".format(t["miss"])
+            out.append(f"| {name} in [{t['band'][0]:.2f}, {t['band'][1]:.2f}] | {t['value']:.3f} | {verdict} |")
+        elif "base_rate_brier" in t:
+            out.append(f"| {name} < base rate's {t['base_rate_brier']:.3f} | {t['value']:.3f} | "
+                       f"{'yes' if t['met'] else 'no'} |")
+        else:
+            out.append(f"| {name} <= {t['target']} | {_f(t['value'], '.3f')} ({_f(t['forecast'], '.3f')} vs "
+                       f"{_f(t['better_baseline'], '.3f')}) | {'yes' if t['met'] else 'no'} |")
+    sel = res["selection"]
+    out += ["", "Signal selection (grouped 5-fold cross-validation over the fitting set's configurations; gain in "
+            "held-out log-likelihood per row when the group is added):", "",
+            "| step | kept so far | gain per candidate group |", "|---|---|---|"]
+    for k, step in enumerate(sel["selection_path"]):
+        gains = ", ".join(f"{g} {v:+.4f}" for g, v in step["gains"].items())
+        out.append(f"| {k + 1} | {', '.join(step['kept'])} | {gains} |")
+    out += ["", f"Kept: {', '.join(sel['kept'])}.  Dropped: "
+            + ("; ".join(f"{g} ({why})" for g, why in sel["dropped"].items()) or "none") + ".", "",
+            "Interval shape (cross-validated log-likelihood per row; higher is better):", "",
+            "| family | log-likelihood per row |", "|---|---|"]
+    for fam, v in sorted(sel["families_cv_loglik_per_row"].items(), key=lambda kv: -kv[1]):
+        out.append(f"| {fam} | {v:.4f} |")
+    bym = res.get("held_out_by_model", {})
+    if len(bym) > 1:
+        out += ["", "Held-out runs by model (the transformer is a model the fit never saw):", "",
+                "| model | issue point | n | cov. 50 % | cov. 90 % | median \|log err\| | Brier |",
+                "|---|---|---|---|---|---|---|"]
+        for name, per in bym.items():
+            for label in res["issue_points"]:
+                m = per[label]["forecast"]
+                out.append(f"| {name} | {label} | {m.get('n', 0)} | {_f(m.get('coverage_50'))} | "
+                           f"{_f(m.get('coverage_90'))} | {_f(m.get('median_abs_log_error'), '.3f')} | "
+                           f"{_f(m.get('brier'), '.3f')} |")
+    return "\n".join(out)
+
+
+def write_docs_section(res: dict, page: Path) -> None:
+    text = page.read_text()
+    begin, end = "<!-- calibration:begin (written by benchmarks/forecast_calibration.py) -->", "<!-- calibration:end -->"
+    if begin not in text or end not in text:
+        return
+    i, j = text.index(begin) + len(begin), text.index(end)
+    page.write_text(text[:i] + "\n" + calibration_markdown(res) + "\n" + text[j:])
 
 
 def _quantiles(x: list[float]) -> dict:

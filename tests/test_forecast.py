@@ -431,6 +431,22 @@ def test_progress_line_for_one_run_and_for_a_grid():
     assert line.startswith("grokked 0/6") and "6 forecast" in line
 
 
+def test_engine_trajectory_grid_point_reads_its_own_lr_and_weight_decay():
+    run = curves()
+    m = {"acc_train": run["train_acc"], "acc_test": run["test_acc"], "param_norm": run["weight_norm"]}
+    grid = {k: np.stack([np.stack([v, v])] * 3) for k, v in m.items()}  # (3 wd, 2 seeds, n_rec)
+    cfg = types.SimpleNamespace(steps=9000, lr=(2e-3,), weight_decay=(0.1, 0.5, 2.0), optimizer="adamw",
+                                grid_axes=("weight_decay",), p=None)
+    traj = _FakeTrajectory(run["steps"], grid, cfg)
+    f = F.forecast(traj, 1000.0, index=(2,), run_index=1)
+    assert f.horizon == 9000.0 and f.horizon_source == "planned length"
+    assert f.signal("decay_budget").value == pytest.approx(math.log(2e-3 * 2.0 * 1000.0), rel=1e-12)
+    g = F.forecast(traj, 1000.0, index=(2,), run_index=1, optimizer="adam")  # coupled L2: no rate lr x wd
+    assert g.signal("decay_budget").value is None
+    with pytest.raises(DomainError, match="grid"):
+        F.forecast(traj, 1000.0, run_index=0)
+
+
 @pytest.mark.slow  # JAX import and two compiled chunk programs: 55 s on the shared 2-core machine (load ~10)
 def test_train_modular_progress_bar_shows_the_forecast(capsys):
     pytest.importorskip("jax")
@@ -454,6 +470,9 @@ def _csv(path: Path, run: dict, at: float | None = None) -> Path:
 
 def test_cli_forecast_table_json_plot_and_seeds(tmp_path, capsys):
     pytest.importorskip("matplotlib")
+    with pytest.raises(SystemExit) as exc:
+        main(["forecast", "--help"])
+    assert exc.value.code == 0 and "examples:" in capsys.readouterr().out
     p = _csv(tmp_path / "m.csv", curves())
     assert main(["forecast", str(p), "--at", "1200", "--horizon", "6000"]) == 0
     out = capsys.readouterr().out
