@@ -458,6 +458,16 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
     progs = [p for p in programs(scale) if cache_path(cache, p).exists()]
     walls = {p.name: float(np.load(cache_path(cache, p))["wall_s"]) for p in progs}
 
+    def norm_at_grokking(runs: list) -> dict:
+        """log(|θ(t_test)| / its peak since t_train) of the runs that grokked: is there a norm at which they do?"""
+        vals = []
+        for r in runs:
+            if math.isfinite(r.t_test) and r.weight_norm is not None:
+                sel = (r.steps >= r.t_train) & (r.steps <= r.t_test)
+                vals.append(math.log(float(r.weight_norm[r.steps == r.t_test][0]) / float(r.weight_norm[sel].max())))
+        return {"n": len(vals), **_quantiles(vals), "q25": float(np.quantile(vals, 0.25)) if vals else None,
+                "q75": float(np.quantile(vals, 0.75)) if vals else None}
+
     def census(meta: list[dict]) -> dict:
         g = [m for m in meta if math.isfinite(m["t_test"])]
         return {"runs": len(meta), "grokked_within_budget": len(g), "never_grokked_within_budget": len(meta) - len(g),
@@ -479,6 +489,8 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
         "fitting_set": census(fit_meta),
         "held_out_set": census(held_meta),
         "issue_points": [lab for lab, _, _ in ISSUE_POINTS],
+        "norm_at_grokking_log_ratio_to_peak": {"fitting": norm_at_grokking(fit_runs),
+                                               "held_out": norm_at_grokking(held_runs)},
         "selection": report,
         "baselines": {"a": {"law": "t_test = c t_train, log c ~ N(m, s^2)", "m": base["a"][0], "s": base["a"][1],
                             "c_median": math.exp(base["a"][0])},

@@ -186,6 +186,17 @@ def _row(f) -> dict:
     return {s.id: (math.nan if s.value is None else s.value) for s in f.signals}
 
 
+def test_escape_law_signal_measures_the_interval_against_the_memoryless_escape():
+    from grokclocks.forecast._api import _escape_signal
+
+    exp = F.AFTModel("exponential", ("elapsed",), (0.0, 0.0), (), (0.0,), (0.0,), (1.0,), ((-1.0, 1.0),))
+    s = _escape_signal(exp, 1.0)
+    factor = math.log(20.0) / -math.log(0.95)  # q95 / q05 of an exponential waiting time: 58.4
+    assert s.spec_id == "kramers:eq15" and s.note.count(f"{factor:.3g}") == 2
+    narrow = _escape_signal(dataclasses.replace(exp, family="lognormal"), 0.25)
+    assert f"factor {math.exp(0.25 * 2 * 1.6448536269514722):.3g}" in narrow.note
+
+
 def test_cite_works_on_a_forecast():
     f = F.forecast(None, 1200.0, **curves())
     with pytest.warns(grokclocks.citations.CitationWarning):  # the kramers paper's citation is incomplete

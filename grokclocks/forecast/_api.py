@@ -19,7 +19,7 @@ from .._validate import DomainError
 from ..citations import cites
 from ..compare._records import RunData
 from ._calibration import MODEL as _SHIPPED
-from ._model import AFTModel
+from ._model import AFTModel, family_ppf
 from ._result import Forecast, Signal
 from ._signals import GROUPS, read_signals
 
@@ -613,17 +613,14 @@ def _one(rd: RunData, i: int, keep: np.ndarray, tau: float, hor: float, hsrc: st
 
 def _escape_signal(prof: AFTModel, sigma: float) -> Signal:
     """The interval's law: its family and spread, against the memoryless escape of an activated process."""
-    if prof.family == "lognormal":
-        spread = math.exp(2 * 1.6448536269514722 * sigma)
-        note = (f"lognormal remaining time (chosen over the escape law's exponential by the calibration study); its "
-                f"90 % interval spans a factor {spread:.3g} in the remaining time, against 58 for a memoryless "
-                "escape (an activated escape's waiting time is exponential: its interval is wide by nature)")
-    else:
-        k = 1.0 / sigma
-        spread = math.exp(sigma * (math.log(-math.log1p(-0.95)) - math.log(-math.log1p(-0.05))))
-        note = (f"Weibull remaining time of shape {k:.3g} (1 = the memoryless exponential escape of an activated "
-                f"process); its 90 % interval spans a factor {spread:.3g} in the remaining time (58 at shape 1: an "
-                "escape's interval is wide by nature)")
+    spread = math.exp(sigma * (family_ppf(prof.family, 0.95) - family_ppf(prof.family, 0.05)))
+    escape = math.exp(family_ppf("exponential", 0.95) - family_ppf("exponential", 0.05))  # = ln 20 / ln(1/0.95)
+    shape = {"lognormal": "lognormal remaining time", "loglogistic": "loglogistic remaining time",
+             "weibull": f"Weibull remaining time of shape {1.0 / sigma:.3g} (1 = the memoryless escape)",
+             "exponential": "exponential remaining time (the memoryless escape itself)"}[prof.family]
+    note = (f"{shape}, chosen by the calibration study's cross-validated likelihood; its 90 % interval spans a "
+            f"factor {spread:.3g} in the remaining time, against {escape:.3g} for the memoryless escape of an "
+            "activated process (kramers:eq15), whose interval is wide by nature")
     return Signal("escape_law", "interval shape: spread σ of the log remaining time (1 = memoryless escape, "
                   "Weibull family)", sigma, _ESCAPE_ID, True, note=note)
 
