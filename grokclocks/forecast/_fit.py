@@ -9,13 +9,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import optimize
 
 from .. import _validate as V
 from .. import clocks as _clocks
 from .._validate import DomainError
 from ..citations import cites
 from ._api import ForecastModel
-from ._model import FAMILIES, AFTModel, aft_loglik, fit_aft
+from ._model import (
+    FAMILIES,
+    AFTModel,
+    _loglik_terms,
+    aft_loglik,
+    fit_aft,
+    location_scale_columns,
+)
 from ._signals import GROUPS, read_signals
 
 __all__ = ["CORE_GROUPS", "SCALE_FEATURES", "RunCurves", "fit_model", "training_rows"]
@@ -151,9 +159,28 @@ def _cv(cols: Mapping[str, np.ndarray], y: np.ndarray, c: np.ndarray, folds: np.
     return total / y.size
 
 
+def _spread_inflation(cols: Mapping[str, np.ndarray], y: np.ndarray, c: np.ndarray, folds: np.ndarray,
+                      groups: Sequence[str], family: str, scale: bool, ridge: float) -> tuple[float, float, float]:
+    """The factor k on σ that maximises the out-of-fold likelihood: how much wider a fold's forecasts must be
+    on configurations its fit did not see than on the ones it did.  Returns (k, log-lik per row at k, at 1)."""
+    mus, lss = np.empty(y.size), np.empty(y.size)
+    fam = "weibull" if family == "exponential" else family
+    for k in np.unique(folds):
+        tr, va = folds != k, folds == k
+        m = _fit({f: v[tr] for f, v in cols.items()}, y[tr], c[tr], groups, family, scale, ridge)
+        mus[va], lss[va] = location_scale_columns(m, {f: v[va] for f, v in cols.items()}, int(va.sum()))
+
+    def nll(log_k: float) -> float:
+        ls = lss + log_k
+        return -float(_loglik_terms(fam, (y - mus) / np.exp(ls), ls, c)[0].sum())
+
+    res = optimize.minimize_scalar(nll, bounds=(-1.0, 2.0), method="bounded")
+    return math.exp(float(res.x)), -float(res.fun) / y.size, -nll(0.0) / y.size
+
+
 @cites("clocks:appF4-acc-clock", "kramers:eq15")
 def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Sequence[str] | None = None,
-              family: str | None = None, n_folds: int = 5, ridge: float = 1.0, seed: int = 0
+              family: str | None = None, n_folds: int = 5, ridge: float = 1.0, seed: int = 0, inflate: bool = True
               ) -> tuple[ForecastModel, dict[str, Any]]:
     """Fit a forecaster on finished runs: choose its signals and interval shape by grouped cross-validation.
 
@@ -163,6 +190,10 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
     adds more than 0.005 nats; then the family and whether the spread depends on the signals are chosen the
     same way.  The kept groups' every subset that contains the core gets its own fitted profile (a run that
     lacks a series is forecast with the largest profile it has), plus a last profile on the clock alone.
+    Finally (`inflate`) every profile's spread σ is multiplied by the factor k ≥ 1 that maximises the
+    out-of-fold likelihood of the chosen model: forecasts for configurations a fit has not seen are less sure
+    than its in-sample residuals say.  Put runs that should never share a fold (e.g. one modulus) in one
+    `RunCurves.group`.
 
     Parameters
     ----------
@@ -181,6 +212,8 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
         Penalty on the squared standardised coefficients, ≥ 0 (default 1).
     seed : int
         Seed of the assignment of configurations to folds, ≥ 0.
+    inflate : bool
+        Widen every profile's spread by the out-of-fold likelihood's factor k ≥ 1 (default True).
 
     Returns
     -------
@@ -188,7 +221,7 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
         The fitted forecaster (pass it to `forecast(model=...)`).
     report : dict
         The selection path (each step's cross-validated log-likelihood per row), the family comparison, the
-        dropped groups with their gain, and the numbers of runs and rows.
+        dropped groups with their gain, the spread inflation, and the numbers of runs and rows.
 
     Raises
     ------
@@ -208,16 +241,19 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
             t = r.t_train
             return [k * t for k in (1.5, 2, 3, 4, 6, 8, 12, 16)] + [f * r.horizon for f in
                                                                     (0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75)]
-    rows, y, c, gid = [], [], [], []
-    for r in runs:
+    rows, y, c, gid, rid = [], [], [], [], []
+    for j, r in enumerate(runs):
         for x, target, cens, _ in training_rows(r, issue_steps(r)):
             rows.append(x)
             y.append(target)
             c.append(cens)
             gid.append(r.group)
+            rid.append(j)
     if len(rows) < 20:
         raise DomainError(f"fit_model needs at least 20 issue rows (got {len(rows)} from {len(runs)} runs)")
     y_a, c_a = np.asarray(y), np.asarray(c, dtype=bool)
+    if len(set(gid)) < 2:  # one group: the runs themselves are the folds' units (a run's rows share a fold)
+        gid = [f"{g}#{j}" for g, j in zip(gid, rid)]
     configs = sorted(set(gid))
     rng = np.random.default_rng(seed)
     fold_of = {g: int(k) % n_folds for g, k in zip(configs, rng.permutation(len(configs)))}
@@ -280,11 +316,19 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
             profiles.append(_fit(sub(u), y_a[u], c_a[u], gs, fam_best, scale_best, ridge))
     u = usable(["clock"])
     profiles.append(_fit(sub(u), y_a[u], c_a[u], ["clock"], fam_best, False, ridge))
+    inflation = (1.0, math.nan, math.nan)
+    if inflate and fam_best != "exponential":  # the memoryless escape's spread is fixed at 1 by definition
+        inflation = _spread_inflation(sub(on), y_a[on], c_a[on], folds[on], chosen, fam_best, scale_best, ridge)
+        if inflation[0] > 1.0:  # forecasts are only ever widened, never narrowed below the in-sample fit
+            profiles = [dataclasses.replace(p, gamma=(p.gamma[0] + math.log(inflation[0]),) + p.gamma[1:])
+                        for p in profiles]
     summary = (f"fitted on {len(runs)} runs ({len(rows)} issue rows, {int(c_a.sum())} censored); signals "
                f"{', '.join(chosen)}")
     model = ForecastModel(tuple(profiles), tuple(chosen), dropped, fam_best, summary)
     report = {"n_runs": len(runs), "n_rows": len(rows), "n_censored": int(c_a.sum()), "n_configs": len(configs),
               "selection_path": path, "kept": chosen, "dropped": dropped, "families_cv_loglik_per_row": fams,
-              "family": fam_best, "spread_on_signals": scale_best}
+              "family": fam_best, "spread_on_signals": scale_best,
+              "spread_inflation": {"factor": max(inflation[0], 1.0), "fitted_factor": inflation[0],
+                                   "cv_loglik_per_row_inflated": inflation[1], "cv_loglik_per_row_plain": inflation[2]}}
     return model, report
 
