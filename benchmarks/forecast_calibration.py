@@ -645,14 +645,18 @@ def calibration_markdown(res: dict) -> str:
             out.append(f"| {name} <= {t['target']} | {_f(t['value'], '.3f')} ({_f(t['forecast'], '.3f')} vs "
                        f"{_f(t['better_baseline'], '.3f')}) | {'yes' if t['met'] else 'no'} |")
     sel = res["selection"]
-    out += ["", "Signal selection (grouped 5-fold cross-validation over the fitting set's configurations; gain in "
-            "held-out log-likelihood per row when the group is added):", "",
+    infl = sel.get("spread_inflation", {})
+    out += ["", "Signal selection (leave-one-modulus-out cross-validation over the fitting set; gain in held-out "
+            "log-likelihood per row when the group is added):", "",
             "| step | kept so far | gain per candidate group |", "|---|---|---|"]
     for k, step in enumerate(sel["selection_path"]):
         gains = ", ".join(f"{g} {v:+.4f}" for g, v in step["gains"].items())
         out.append(f"| {k + 1} | {', '.join(step['kept'])} | {gains} |")
     out += ["", f"Kept: {', '.join(sel['kept'])}.  Dropped: "
             + ("; ".join(f"{g} ({why})" for g, why in sel["dropped"].items()) or "none") + ".", "",
+            f"Spread: every σ widened by k = {_f(infl.get('factor'), '.3f')}, the factor that maximises the "
+            f"out-of-fold likelihood (log-likelihood per row {_f(infl.get('cv_loglik_per_row_plain'), '.4f')} -> "
+            f"{_f(infl.get('cv_loglik_per_row_inflated'), '.4f')}).", "",
             "Interval shape (cross-validated log-likelihood per row; higher is better):", "",
             "| family | log-likelihood per row |", "|---|---|"]
     for fam, v in sorted(sel["families_cv_loglik_per_row"].items(), key=lambda kv: -kv[1]):

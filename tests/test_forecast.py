@@ -218,6 +218,8 @@ def test_levi_closed_form_is_the_forecast_for_the_linear_model():
     assert "levi:tstar" in f.spec_ids and f.interval_90[0] < want < f.interval_90[1]
     with pytest.raises(DomainError, match="levi_params needs"):
         F.forecast(None, 600.0, levi_params={"lam": 0.5}, **run)
+    with pytest.raises(DomainError, match="unknown"):
+        F.forecast(None, 600.0, levi_params=dict(params, lr=0.1), **run)
 
 
 def test_lock_in_signal_from_a_gap_series_is_reported_not_used():

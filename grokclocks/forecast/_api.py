@@ -262,7 +262,14 @@ def _lock_in(rd: RunData, i: int, tau: float) -> Signal | None:
 def _levi(levi_params: Mapping[str, Any], test_level: float, t_train: float, tau: float, horizon: float
           ) -> tuple[float, tuple[float, float], tuple[float, float], float, float, Signal]:
     """The linear estimator's closed form t*_gen as the forecast (Levi et al.; `levi:tstar`, `levi:grok-def`)."""
+    if not isinstance(levi_params, Mapping):
+        raise DomainError(f"levi_params must be a mapping of t_star's arguments (got {type(levi_params).__name__})")
     kw = dict(levi_params)
+    unknown = sorted(set(kw) - {"lam", "eps", "eta0", "d_in", "d_out", "gamma", "level", "init_scale", "discrete",
+                                "wd_convention"})
+    if unknown:
+        raise DomainError(f"levi_params takes lam, eps, eta0, d_in, d_out, gamma, level, init_scale, discrete, "
+                          f"wd_convention (got unknown {unknown})")
     try:
         lam, eps, eta0 = kw.pop("lam"), kw.pop("eps"), kw.pop("eta0")
     except KeyError as exc:

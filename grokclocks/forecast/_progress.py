@@ -30,8 +30,17 @@ def progress_line(trajectory: Any, max_runs: int = _MAX_RUNS) -> str:
     str
         For one run its forecast ("t_test ~ 2,400 [1,900-3,100] P 0.71", or its status); for several, how
         many have grokked and the median forecast and mean P(grok by the end) of those forecast; "" when the
-        trajectory records no accuracy.
+        trajectory records no accuracy; "n/a (...)" when the records cannot be read (a progress bar never
+        stops a training run).
     """
+    try:
+        return _line(trajectory, max_runs)
+    except (ValueError, KeyError, IndexError, TypeError, ArithmeticError) as exc:
+        return f"n/a ({type(exc).__name__}: {str(exc)[:60]})"
+
+
+def _line(trajectory: Any, max_runs: int) -> str:
+    """`progress_line` without the guard."""
     metrics = getattr(trajectory, "metrics", {}) or {}
     if "acc_train" not in metrics or "acc_test" not in metrics:
         return ""
@@ -42,7 +51,7 @@ def progress_line(trajectory: Any, max_runs: int = _MAX_RUNS) -> str:
     pick = np.unique(np.linspace(0, flat - 1, min(max_runs, flat)).round().astype(int))
     steps = np.asarray(trajectory.times, dtype=np.float64)
     if steps.size < 2:
-        return "forecast: too early"
+        return "too early"
     cfg = getattr(trajectory, "config", None)
     horizon = float(getattr(cfg, "steps", 0) or 0) or None
     hor = horizon if horizon is not None and horizon > steps[-1] else None
@@ -58,10 +67,7 @@ def progress_line(trajectory: Any, max_runs: int = _MAX_RUNS) -> str:
         if "train_acc" not in arrays and "test_acc" not in arrays:
             continue
         lr, wd, opt = _config_rates(cfg, grid if n_grid else None)
-        try:
-            f = forecast(None, None, hor, steps=steps, lr=lr, weight_decay=wd, optimizer=opt, **arrays)
-        except ValueError as exc:  # a forecast must never stop a training run
-            return f"forecast: n/a ({str(exc)[:60]})"
+        f = forecast(None, None, hor, steps=steps, lr=lr, weight_decay=wd, optimizer=opt, **arrays)
         if one is None and pick.size == 1:
             one = f
         if f.status == "grokked":
