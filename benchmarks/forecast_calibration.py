@@ -453,10 +453,17 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
     rates = grok_rates(fit_runs)
     held, records = evaluate(held_runs, held_meta, model, base, rates)
     insample, _ = evaluate(fit_runs, fit_meta, model, base, rates)
-    by_model = {}
-    for name in sorted({m["model"] for m in held_meta}):
-        sel = [i for i, m in enumerate(held_meta) if m["model"] == name]
-        by_model[name], _ = evaluate([held_runs[i] for i in sel], [held_meta[i] for i in sel], model, base, rates)
+    def breakdown(key: str) -> dict:
+        out = {}
+        for value in sorted({m[key] for m in held_meta}):
+            sel = [i for i, m in enumerate(held_meta) if m[key] == value]
+            res, _ = evaluate([held_runs[i] for i in sel], [held_meta[i] for i in sel], model, base, rates)
+            out[str(value)] = res
+        return out
+
+    by_model = breakdown("model")
+    by_p = {k: {lab: v[lab]["forecast"] for lab in v} for k, v in breakdown("p").items()}
+    by_lr = {k: {lab: v[lab]["forecast"] for lab in v} for k, v in breakdown("lr").items()}
     progs = [p for p in programs(scale) if cache_path(cache, p).exists()]
     walls = {p.name: float(np.load(cache_path(cache, p))["wall_s"]) for p in progs}
 
@@ -464,7 +471,7 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
         """log(|θ(t_test)| / its peak since t_train) of the runs that grokked: is there a norm at which they do?"""
         vals = []
         for r in runs:
-            if math.isfinite(r.t_test) and r.weight_norm is not None:
+            if math.isfinite(r.t_test) and r.t_test >= r.t_train and r.weight_norm is not None:
                 sel = (r.steps >= r.t_train) & (r.steps <= r.t_test)
                 vals.append(math.log(float(r.weight_norm[r.steps == r.t_test][0]) / float(r.weight_norm[sel].max())))
         return {"n": len(vals), **_quantiles(vals), "q25": float(np.quantile(vals, 0.25)) if vals else None,
@@ -482,7 +489,7 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
     result = {
         "study": "grokclocks.forecast calibration (benchmarks/forecast_calibration.py)",
         "scale": scale,
-        "machine": {**machine(), "note": "2-core AMD EPYC, shared with other jobs (load 10-20 while training)"},
+        "machine": {**machine(), "note": "2-core AMD EPYC, shared with other jobs (load average 3-20 while training)"},
         "created": time.strftime("%Y-%m-%d %H:%M:%S"),
         "train_wall_s": {"total": sum(walls.values()), "per_program": walls},
         "fit_and_evaluate_wall_s": None,
@@ -502,6 +509,8 @@ def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, l
                               "on t_test > the issue step (truncated)"},
         "held_out": held,
         "held_out_by_model": by_model,
+        "held_out_forecast_by_modulus": by_p,
+        "held_out_forecast_by_lr": by_lr,
         "fitting_set_in_sample": insample,
         "targets": targets(held),
         "model": model.as_dict(),
@@ -635,6 +644,7 @@ def calibration_markdown(res: dict) -> str:
     out += ["", "Targets (set before the study; held-out set, evaluated once):", "",
             "| target | value | met |", "|---|---|---|"]
     for name, t in res["targets"].items():
+        name = name.replace("|", "\\|")
         if "band" in t:
             verdict = "yes" if t["met"] else "no (off by {:+.3f})".format(t["miss"])
             out.append(f"| {name} in [{t['band'][0]:.2f}, {t['band'][1]:.2f}] | {t['value']:.3f} | {verdict} |")
@@ -681,6 +691,17 @@ def calibration_markdown(res: dict) -> str:
                 out.append(f"| {name} | {label} | {m.get('n', 0)} | {_f(m.get('coverage_50'))} | "
                            f"{_f(m.get('coverage_90'))} | {_f(m.get('median_abs_log_error'), '.3f')} | "
                            f"{_f(m.get('brier'), '.3f')} |")
+    for key, title in (("held_out_forecast_by_modulus", "modulus p"), ("held_out_forecast_by_lr", "learning rate")):
+        per = res.get(key)
+        if not per:
+            continue
+        out += ["", f"Forecast on the held-out runs by {title} (fitting set: p ∈ {fs['p']}, lr ∈ {fs['lr']}): "
+                "coverage of the 90 % interval / median |log err| per issue point:", "",
+                f"| {title} | " + " | ".join(res["issue_points"]) + " |", "|---|" + "---|" * len(res["issue_points"])]
+        for value, pts in per.items():
+            cells = [f"{_f(pts[lab].get('coverage_90'))} / {_f(pts[lab].get('median_abs_log_error'), '.2f')} "
+                     f"(n {pts[lab].get('n', 0)})" for lab in res["issue_points"]]
+            out.append(f"| {value} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -720,7 +741,8 @@ def _clean(o):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", default="cpu", choices=("cpu", "gpu"))
-    ap.add_argument("--phase", default="all", choices=("train", "fit", "all"))
+    ap.add_argument("--phase", default="all", choices=("train", "fit", "all", "docs"),
+                    help="docs: only rewrite the docs page's calibration section from the results JSON")
     ap.add_argument("--cache", type=Path, default=None, help="run cache (default benchmarks/results/forecast_runs "
                                                              "for cpu, forecast_runs_gpu for gpu)")
     ap.add_argument("--out", type=Path, default=None)
@@ -734,6 +756,9 @@ def main(argv=None) -> int:
 
     if args.phase in ("train", "all"):
         phase_train(args.scale, cache, log)
+    if args.phase == "docs":
+        out = args.out or HERE / "results" / "forecast_calibration.json"
+        write_docs_section(json.loads(out.read_text()), ROOT / "docs" / "forecast.md")
     if args.phase in ("fit", "all"):
         out = args.out or HERE / "results" / ("forecast_calibration.json" if args.scale == "cpu"
                                               else "forecast_calibration_gpu.json")
