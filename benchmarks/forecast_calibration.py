@@ -223,7 +223,7 @@ def eligible(r, tau: float) -> bool:
 
 
 def fit_baselines(runs: list) -> dict:
-    from grokclocks.forecast import fit_aft
+    from grokclocks.forecast._model import fit_aft
 
     ok = [r for r in runs if math.isfinite(r.t_train) and r.t_train > 0]
     # (a) t_test = c t_train: log(t_test / t_train) ~ N(log c, s^2), censored at log(horizon / t_train)

@@ -21,6 +21,7 @@ from grokclocks import DomainError
 from grokclocks import forecast as F
 from grokclocks.cli import main
 from grokclocks.compare import compare_run
+from grokclocks.forecast._model import fit_aft
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -242,21 +243,21 @@ def test_censored_lognormal_fit_recovers_its_parameters_and_ignoring_censoring_i
     y = 0.3 + 0.8 * x + 0.5 * rng.normal(size=n)
     c = y > 0.8  # censored at 0.8
     yc = np.where(c, 0.8, y)
-    m = F.fit_aft({"x": x}, yc, c, features=["x"], ridge=0.0)
+    m = fit_aft({"x": x}, yc, c, features=["x"], ridge=0.0)
     beta_x = m.beta[1] / m.scale[0]
     assert m.beta[0] - beta_x * m.mean[0] == pytest.approx(0.3, abs=0.03)
     assert beta_x == pytest.approx(0.8, abs=0.03) and math.exp(m.gamma[0]) == pytest.approx(0.5, abs=0.02)
-    naive = F.fit_aft({"x": x}, yc, np.zeros(n, bool), features=["x"], ridge=0.0)
+    naive = fit_aft({"x": x}, yc, np.zeros(n, bool), features=["x"], ridge=0.0)
     assert naive.beta[1] / naive.scale[0] < 0.7  # treating censored rows as observed shrinks the slope
 
 
 def test_weibull_fit_recovers_an_exponential_waiting_time():
     rng = np.random.default_rng(1)
     y = np.log(rng.exponential(2.0, size=5000))
-    m = F.fit_aft([{}] * y.size, y, np.zeros(y.size, bool), features=(), family="weibull", ridge=0.0)
+    m = fit_aft([{}] * y.size, y, np.zeros(y.size, bool), features=(), family="weibull", ridge=0.0)
     assert math.exp(m.gamma[0]) == pytest.approx(1.0, abs=0.03)  # shape 1: memoryless
     assert m.beta[0] == pytest.approx(math.log(2.0), abs=0.03)
-    ln = F.fit_aft([{}] * y.size, y, np.zeros(y.size, bool), features=(), family="lognormal", ridge=0.0)
+    ln = fit_aft([{}] * y.size, y, np.zeros(y.size, bool), features=(), family="lognormal", ridge=0.0)
     from grokclocks.forecast._model import aft_loglik
 
     assert aft_loglik(m, [{}] * y.size, y, np.zeros(y.size, bool)).sum() > \

@@ -35,12 +35,12 @@ from ._adapters import (
     lightning_callback,
 )
 from ._api import ForecastModel, default_model, forecast, forecast_runs
-from ._fit import CORE_GROUPS, RunCurves, fit_model, training_rows
-from ._model import FAMILIES, AFTModel, fit_aft
+from ._fit import CORE_GROUPS, RunCurves, fit_model
+from ._model import FAMILIES, AFTModel
 from ._monitor import Monitor
 from ._progress import progress_line
 from ._result import STATUSES, Forecast, Signal
-from ._signals import FEATURES, GROUPS, SignalGroup, read_signals
+from ._signals import FEATURES, GROUPS, SignalGroup
 
 __all__ = [
     "CORE_GROUPS",
@@ -58,15 +58,12 @@ __all__ = [
     "Signal",
     "SignalGroup",
     "default_model",
-    "fit_aft",
     "fit_model",
     "forecast",
     "forecast_runs",
     "huggingface_callback",
     "lightning_callback",
     "progress_line",
-    "read_signals",
-    "training_rows",
 ]
 
 set_home(__name__, globals(), __all__)

@@ -14,9 +14,11 @@ import numpy as np
 from .. import _validate as V
 from .. import clocks as _clocks
 from .. import linear as _linear
+from .. import logs as _logs
 from .. import repulsion as _repulsion
 from .._validate import DomainError
 from ..citations import cites
+from ..compare import _input
 from ..compare._records import RunData
 from ._calibration import MODEL as _SHIPPED
 from ._model import AFTModel, family_ppf
@@ -178,6 +180,12 @@ def _engine_divergence(run: Any, index: Any) -> tuple[np.ndarray, np.ndarray] | 
 
 def _optimizer_rate(run: Any, index: Any, lr: Any, weight_decay: Any, optimizer: str | None) -> tuple[float | None, str]:
     """lr · wd of decoupled (AdamW) or SGD weight decay, from the arguments or the engine config; None if unknown."""
+    if lr is not None:
+        lr = float(V.positive(lr, "lr", scalar=True))
+    if weight_decay is not None:
+        weight_decay = float(V.nonnegative(weight_decay, "weight_decay", scalar=True))
+    if optimizer is not None and not isinstance(optimizer, str):
+        raise DomainError(f"optimizer must be a name such as 'adamw' (got {optimizer!r})")
     cfg = getattr(run, "config", None)
     opt = optimizer if optimizer is not None else getattr(cfg, "optimizer", None)
     if lr is None and cfg is not None and getattr(cfg, "lr", None) is not None:
@@ -206,14 +214,44 @@ def _grid_value(cfg: Any, name: str, index: Any) -> float | None:
     return float(vals[0]) if len(vals) == 1 else None
 
 
+def _as_rundata(run: Any, index: Any, columns: Mapping[str, str] | None, overrides: dict[str, Any]) -> RunData:
+    """Any input `grokclocks.compare.compare_run` reads, as RunData (the same readers, in the same order).
+
+    compare's own dispatcher lives in grokclocks.compare._api, which imports the comparison's table, which
+    prints the forecast: reading the run through compare's input layer (`_input`) keeps the imports acyclic.
+    """
+    if isinstance(run, (str, os.PathLike)) or (isinstance(run, (list, tuple)) and run
+                                                and all(isinstance(x, (str, os.PathLike)) for x in run)):
+        run = _input.load_run(run, index=index, columns=columns)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if run is None:
+        if given.get("steps") is None:
+            raise DomainError("give a run or at least steps= and an accuracy")
+        return _input._finish({}, {"source": "arrays"}, overrides)
+    if isinstance(run, RunData):
+        if not given:
+            return run
+        base = {f.name: getattr(run, f.name) for f in dataclasses.fields(run)}
+        base["input_notes"] = tuple(n for n in run.input_notes if not n.startswith(("aligned", "  ")))
+        return _input.run_data(**{**base, **given})
+    if hasattr(run, "times") and hasattr(run, "metrics"):
+        kw, defaults = _input._engine_run(run.times, run.metrics, getattr(run, "extras", {}) or {},
+                                          getattr(run, "config", None), index,
+                                          f"Trajectory ({type(getattr(run, 'config', None)).__name__})")
+        return _input._finish(kw, defaults, overrides)
+    if isinstance(run, Mapping) or (hasattr(run, "to_dict") and hasattr(run, "columns")) or (
+            isinstance(run, (list, tuple)) and run and all(isinstance(x, Mapping) for x in run)):
+        return _input._finish(_input._log_kwargs(_logs.read_log(run, columns=columns)), {}, overrides)
+    raise DomainError(f"run must be a Trajectory, RunData, log path (or a list of them, one per seed), DataFrame, "
+                      f"mapping or None (got {type(run).__name__})")
+
+
 # how the readers (grokclocks.logs, grokclocks.compare.run_data) word a non-finite logged value
 _DIVERGED_MESSAGES = ("must be finite", "did the run diverge", "(got inf", "(got -inf")
 
 
 def _to_rundata(run: Any, index: Any, columns: Any, overrides: dict[str, Any]) -> RunData | str:
     """The run as RunData, or the reason it diverged (a non-finite logged value)."""
-    from ..compare._api import _as_rundata
-
     try:
         return _as_rundata(run, index, columns, overrides)
     except DomainError as exc:

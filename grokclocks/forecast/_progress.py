@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as V
 from ._api import _grid_value, forecast
 from ._result import _fmt_step
 
@@ -32,7 +33,13 @@ def progress_line(trajectory: Any, max_runs: int = _MAX_RUNS) -> str:
         many have grokked and the median forecast and mean P(grok by the end) of those forecast; "" when the
         trajectory records no accuracy; "n/a (...)" when the records cannot be read (a progress bar never
         stops a training run).
+
+    Raises
+    ------
+    DomainError
+        If `max_runs` is not an integer ≥ 1.
     """
+    max_runs = V.integer_at_least(max_runs, "max_runs", 1)
     try:
         return _line(trajectory, max_runs)
     except (ValueError, KeyError, IndexError, TypeError, ArithmeticError) as exc:
