@@ -1,7 +1,8 @@
 """grokclocks.forecast: no look-ahead, statuses, intervals, the censored model, Monitor, adapters, CLI, compare.
 
-Synthetic curves only (each forecast takes ~10 ms); the engine hook is tested on a fake trajectory, and one
-tiny engine run checks that train_modular(progress=True) shows the forecast in its bar.
+Synthetic curves only (each forecast takes ~10 ms; the file runs in ~5 s plus one tiny engine run): the engine
+hook is tested on a fake trajectory, and the tiny run checks that train_modular(progress=True) shows the
+forecast in its bar.
 """
 
 from __future__ import annotations
@@ -461,8 +462,9 @@ def test_engine_trajectory_grid_point_reads_its_own_lr_and_weight_decay():
         F.forecast(traj, 1000.0, run_index=0)
 
 
-@pytest.mark.slow  # JAX import and two compiled chunk programs: 55 s on the shared 2-core machine (load ~10)
 def test_train_modular_progress_bar_shows_the_forecast(capsys):
+    """9.5 s alone on the idle 2-core machine (JAX import and the chunk programs of test_sim_modular's SMALL runs,
+    which that file then reuses from the session's compile cache)."""
     pytest.importorskip("jax")
     from grokclocks.sim.modular import train_modular
 
