@@ -76,9 +76,14 @@ LAYERS = [
     {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
      "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},
     "grokclocks.sim",  # every unit under grokclocks.sim
-    {"grokclocks.logs", "grokclocks.compare", "grokclocks.verification", "grokclocks.cli", "grokclocks",
-     "grokclocks.__main__"},
+    {"grokclocks.logs", "grokclocks.compare", "grokclocks.forecast", "grokclocks.verification", "grokclocks.cli",
+     "grokclocks", "grokclocks.__main__"},
 ]
+
+
+# the one upward edge, deferred and numpy-only: train_modular(progress=True) shows the current forecast in its
+# progress bar (grokclocks.sim.modular._forecast_line imports grokclocks.forecast.progress_line when called)
+ALLOWED_UPWARD = {("grokclocks.sim.modular", "grokclocks.forecast")}
 
 
 def _layer(unit: str) -> int:
@@ -96,7 +101,7 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
         unit = G._unit(module)
         for d in deps:
             du = G._unit(d)
-            if du != unit and _layer(du) > _layer(unit) and du != "grokclocks":
+            if du != unit and _layer(du) > _layer(unit) and du != "grokclocks" and (unit, du) not in ALLOWED_UPWARD:
                 bad.add(f"{unit} (layer {_layer(unit)}) imports {du} (layer {_layer(du)})")
     return sorted(bad)
 
@@ -118,14 +123,14 @@ def test_layer_check_finds_a_planted_upward_import():
 CORE_JAX_FREE = """
 import sys
 import grokclocks, grokclocks.linear, grokclocks.rmt, grokclocks.clocks, grokclocks.spectral
-import grokclocks.repulsion, grokclocks._mpgrid, grokclocks.runfile
+import grokclocks.repulsion, grokclocks._mpgrid, grokclocks.runfile, grokclocks.forecast
 bad = sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "jaxlib", "optax"))
 print(" ".join(bad))
 """
 
 
 def test_core_loads_without_jax():
-    """The pure core (and the run-file reader) imports no JAX at load."""
+    """The pure core (and the run-file reader, and the forecast) imports no JAX at load."""
     out = subprocess.run([sys.executable, "-c", CORE_JAX_FREE], capture_output=True, text=True, cwd=ROOT,
                          check=True)
     assert out.stdout.strip() == "", f"JAX modules loaded by the core: {out.stdout.strip()}"

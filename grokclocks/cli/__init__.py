@@ -29,7 +29,7 @@ import sys
 from collections.abc import Sequence
 
 from .._validate import DomainError
-from . import _cite, _compare, _list, _time, _verify
+from . import _cite, _compare, _forecast, _list, _time, _verify
 from ._common import FORMATTER, CLIError
 from ._verify import VERIFY_SUITES, verify_command
 
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"grokclocks {__version__}")
     sub = p.add_subparsers(dest="command", metavar="command")
     sub.required = True
-    for command in (_verify, _cite, _time, _compare, _list):
+    for command in (_verify, _cite, _time, _compare, _forecast, _list):
         command.add_parser(sub)
     return p
 

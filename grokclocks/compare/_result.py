@@ -153,6 +153,9 @@ class Comparison:
             if verdicts:
                 out += ["", "| theory | verdict |", "|---|---|"]
                 out += [f"| {t} | {line.replace('|', chr(92) + '|')} |" for t, line in verdicts]
+            fc = _forecast_lines(self.run)
+            if fc:
+                out += ["", "forecast (runs that have not grokked; grokclocks.forecast):", ""] + [f"* {x}" for x in fc]
             return "\n".join(out)
         cols = head[:6]
         widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(cols)]
@@ -175,6 +178,9 @@ class Comparison:
             out.append("verdicts:")
             w = max(len(t) for t, _ in verdicts)
             out += [f"  {t.ljust(w)}  {text}" for t, text in verdicts]
+        fc = _forecast_lines(self.run)
+        if fc:
+            out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"] + [f"  {x}" for x in fc]
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -302,3 +308,15 @@ class Comparison:
         if path is not None:
             fig.savefig(path, dpi=120)
         return fig
+
+
+def _forecast_lines(run: RunData) -> list[str]:
+    """One forecast line per run that has not grokked (`grokclocks.forecast.forecast_runs` at the last record)."""
+    from ..forecast import forecast_runs
+
+    try:
+        fcs = forecast_runs(run)
+    except ValueError as exc:  # a forecast never hides the comparison
+        return [f"n/a: {exc}"]
+    names = run.run_names or tuple(f"run {i}" for i in range(run.n_runs))
+    return [(f"{n}: " if run.n_runs > 1 else "") + f.line() for n, f in zip(names, fcs) if f.status != "grokked"]

@@ -670,7 +670,8 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     dtype : {"float32", "float64"}
         The parameters' dtype (float64 switches JAX to x64); default `"float32"`.
     progress : bool
-        Show a tqdm progress bar over the compiled chunks; default `False`.
+        Show a tqdm progress bar over the compiled chunks, with the current forecast of t_test after
+        every chunk (`grokclocks.forecast.progress_line`); default `False`.
     n_chunks : int or None
         Number of compiled calls the records are split into, an integer ≥ 1 (divergence is checked
         and the run saved after each); `None` (default) means 1, or 20 with a progress bar or
@@ -863,7 +864,14 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
                     config=config, progress=progress, n_chunks=n_chunks, save_path=save_path, resume=resume,
                     overwrite=overwrite, devices=devices, on_divergence=on_divergence, batch_shape=shape,
                     extras_fn=derived, divergence_hint=f"lr={lrs} may be too large for {model} with {optimizer}",
-                    run_chunk=run_chunk)
+                    run_chunk=run_chunk, progress_info=_forecast_line if progress else None)
+
+
+def _forecast_line(traj: Trajectory) -> str:
+    """The progress bar's text after a chunk: the current forecast of the run(s) (`grokclocks.forecast`)."""
+    from ..forecast import progress_line  # numpy/scipy only; the one import of the tool layer by the engine
+
+    return "forecast: " + progress_line(dataclasses.replace(traj, extras={}))
 
 
 document_records(globals(), __all__)  # help() of each record class lists its fields

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from .entries_clocks import ENTRIES as _CLOCKS
 from .entries_coverage import ENTRIES as _COVERAGE
+from .entries_forecast import ENTRIES as _FORECAST
 from .entries_io import ENTRIES as _IO
 from .entries_kramers import ENTRIES as _KRAMERS
 from .entries_levi import ENTRIES as _LEVI
@@ -50,7 +51,8 @@ _OTHER = [
     Entry("citations.coverage", {"paper": Fixed(None, "levi")}, cost=20),
 ]
 
-ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION, *_SIM, *_IO, *_OTHER]
+ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION, *_SIM, *_IO, *_FORECAST,
+                        *_OTHER]
 
 _ENGINE = "engine (owned by the engine helper): covered by tests/test_sim*.py and verify/"
 _RECORD = "record type (frozen dataclass / NamedTuple): its fields are checked by the function that consumes it"
@@ -65,6 +67,17 @@ EXEMPT: list[Exempt] = [
                                 "runfile.RunExistsError", "runfile.RunFileError", "runfile.RunFileNotFoundError",
                                 "runfile.RunFileWarning", "verification.CertificateError")],
     Exempt("compare.Verdict", _RECORD + " (compare_run)"),
+    *[Exempt(f"forecast.{n}", _RECORD + f" ({f})") for n, f in (
+        ("Forecast", "forecast"), ("Signal", "forecast"), ("SignalGroup", "the GROUPS table"),
+        ("AFTModel", "fit_model; from_dict checks every field"), ("ForecastModel", "fit_model, default_model; "
+                                                                                 "from_dict checks every field"),
+        ("RunCurves", "fit_model's input, read by the validated clocks"))],
+    *[Exempt(f"forecast.{n}", "stateful training-loop helper: update / should_stop / the hooks and their argument "
+                              "checks are covered by tests/test_forecast.py (fake trainers)")
+      for n in ("Monitor", "LightningHooks", "HuggingFaceHooks")],
+    *[Exempt(f"forecast.{n}", "factory of a framework's callback class (lightning, transformers); a missing "
+                              "framework is a one-line ImportError, tested in tests/test_forecast.py")
+      for n in ("lightning_callback", "huggingface_callback")],
     # named results (issue 17): NamedTuples built by the function named beside each from its checked arguments
     *[Exempt(f"task.{n}", _RECORD + f" ({f})") for n, f in (
         ("Split", "designs, modadd_split"), ("TokenLayout", "token_ids"), ("PairTable", "modular_table"),

@@ -530,7 +530,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
              divergence_hint: str = "", devices: Any = 1, on_divergence: str = "raise_if_all",
              batch_shape: Sequence[int] | None = None,
              extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None = None,
-             run_chunk: int | str | None = None) -> Trajectory:
+             run_chunk: int | str | None = None,
+             progress_info: Callable[[Trajectory], str] | None = None) -> Trajectory:
     """Run `steps` steps of `step` and record `metrics` every `record_every` steps.
 
     The step is jit-compiled; the time loop is a `lax.scan` over records whose body scans
@@ -619,6 +620,10 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
         one call; every run's arithmetic is unchanged.  `None` (default): all runs at once.
         `"auto"`: chunk only when `working_memory_estimate` exceeds `MEMORY_FRACTION` of
         `free_device_memory` (see `choose_run_chunk`).  The chunk used is `extras["run_chunk"]`.
+    progress_info : callable or None
+        With `progress`: a function `Trajectory -> str` called after every chunk with the result so
+        far (the records up to that chunk); the progress bar shows the text it returns (e.g. the
+        forecast of `grokclocks.forecast.progress_line`).  `None` (default) shows nothing extra.
 
     Returns
     -------
@@ -656,7 +661,8 @@ def simulate(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any = None, 
                                 batch_axes=batch_axes, config=config, progress=progress, n_chunks=n_chunks,
                                 paths=paths, resume=resume, divergence_hint=divergence_hint, devices=devices,
                                 on_divergence=on_divergence, layout=layout, extras_fn=extras_fn,
-                                run_chunk=run_chunk, n_records=n_records, times=times)
+                                run_chunk=run_chunk, n_records=n_records, times=times,
+                                progress_info=progress_info)
     finally:
         if lock is not None:
             lock.release()
@@ -666,7 +672,8 @@ def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any,
                      batch_axes: Sequence[Any], config: Any, progress: bool, n_chunks: int, paths: Any,
                      resume: bool, divergence_hint: str, devices: Any, on_divergence: str, layout: _Layout,
                      extras_fn: Callable[[Trajectory], Mapping[str, np.ndarray]] | None,
-                     run_chunk: int | str | None, n_records: int, times: np.ndarray) -> Trajectory:
+                     run_chunk: int | str | None, n_records: int, times: np.ndarray,
+                     progress_info: Callable[[Trajectory], str] | None = None) -> Trajectory:
     """The body of `simulate` once its options are checked and the run's lock (if it saves) is held."""
     saved = None
     if paths is not None and resume and paths.npz.exists():
@@ -730,6 +737,8 @@ def _simulate_locked(step: StepFn, metrics: MetricsFn, state0: Any, inputs: Any,
             if paths is not None:
                 _write_run(result, paths, state=state, planned_steps=steps)
             if bar is not None:
+                if progress_info is not None:
+                    bar.set_postfix_str(progress_info(result), refresh=False)
                 bar.update(size * record_every)
     finally:
         if bar is not None:

@@ -1,0 +1,115 @@
+"""``grokclocks forecast``: when will a logged run grok?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from ._common import FORMATTER, CLIError, _positive_float, _print_warnings
+
+
+def _index(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
+
+
+def _cmd_forecast(args: argparse.Namespace) -> int:
+    from ..compare import load_run
+    from ..forecast import forecast_runs
+    from ..logs import parse_columns
+
+    over = {k: getattr(args, k) for k in ("train_level", "test_level") if getattr(args, k) is not None}
+    paths = list(args.run)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        src = paths if len(paths) > 1 else paths[0]
+        columns = parse_columns(args.columns)
+        if args.format is not None:  # a forced reader: read here (the planned length is then unknown)
+            try:
+                src = load_run(src, index=_index(args.index), columns=columns, format=args.format)
+            except ValueError as exc:
+                from ..forecast._api import _DIVERGED_MESSAGES
+
+                if not any(k in str(exc) for k in _DIVERGED_MESSAGES):  # a non-finite value is "diverged"
+                    raise
+        fcs = forecast_runs(src, args.at, args.horizon, index=_index(args.index), columns=columns, lr=args.lr,
+                            weight_decay=args.weight_decay, optimizer=args.optimizer, **over)
+        bib = None
+        if args.cite:
+            ids = list(dict.fromkeys(i for f in fcs for i in f.spec_ids))
+            if ids:
+                from ..citations import cite_many
+
+                bib = cite_many(ids, format=args.cite)
+    _print_warnings(caught)
+    if args.json:
+        out = {"forecasts": [f.as_json() for f in fcs]}
+        if bib is not None:
+            out["citations"] = bib
+        print(json.dumps(out, indent=1))
+    else:
+        print("\n\n".join(f.table(markdown=args.markdown) for f in fcs))
+        if bib is not None:
+            print("\ncitations of the results used:\n")
+            print(bib)
+    if args.plot:
+        target = Path(args.plot)
+        for k, f in enumerate(fcs):
+            path = target if len(fcs) == 1 else target.with_name(f"{target.stem}-run{k}{target.suffix}")
+            try:
+                f.plot(path)
+            except ImportError as exc:
+                raise CLIError(str(exc)) from exc
+            print(f"figure written to {path}", file=sys.stderr)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``forecast`` subcommand."""
+    m = sub.add_parser(
+        "forecast", formatter_class=FORMATTER, help="forecast when a logged run will grok",
+        description="Read a training run that fits its training set and is below the test level, and forecast "
+                    "t_test, the step at which its test accuracy reaches the level: a point forecast, nominal "
+                    "50 % and 90 % intervals, the probability of grokking by the horizon, the signals read off "
+                    "the run (each with its spec ID and its share of the forecast) and the model that turned "
+                    "them into the forecast (calibrated on engine runs; see docs/forecast.md for its measured "
+                    "coverage). Only records up to --at are read. A run that has not reached its train level, "
+                    "has grokked already or has diverged gets its status and the reason instead.\n\n"
+                    "Formats as for 'grokclocks compare' (CSV, JSON lines, TensorBoard, Lightning, Hugging Face "
+                    "trainer_state.json, torch.save, .npz; several files = one seed each, one forecast each).",
+        epilog="examples:\n"
+               "  grokclocks forecast metrics.csv\n"
+               "  grokclocks forecast metrics.csv --at 1200 --horizon 20000 --plot forecast.png\n"
+               "  grokclocks forecast runs/seed*/metrics.csv --json\n"
+               "  grokclocks forecast run.csv --lr 1e-3 --weight-decay 1 --optimizer adamw\n")
+    m.add_argument("run", nargs="+", help="the run: a log file or run directory (several = one per seed)")
+    m.add_argument("--at", type=float, metavar="STEP", help="issue step: read only the records up to it "
+                                                            "(default: the last record)")
+    m.add_argument("--horizon", type=_positive_float("--horizon"), metavar="N",
+                   help="step by which P(grok) is given (default: the planned length if the file states it, "
+                        "else 10x the issue step)")
+    m.add_argument("--plot", metavar="PATH", help="also save a figure: the curves with the forecast band")
+    m.add_argument("--json", action="store_true", help="print the forecasts as JSON (inf/nan = null with a state)")
+    m.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),
+                   help="also print the citations of the results the forecasts lean on (default bibtex)")
+    m.add_argument("--columns", metavar="NAME=COL[,...]",
+                   help="which column holds a series, e.g. test_acc=val/accuracy,steps=_step")
+    m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
+                   help="force a reader (default: from the content and the extension)")
+    m.add_argument("--index", metavar="I[,J...]", help="grid point of an engine sweep (e.g. 0 or 0,1)")
+    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0)")
+    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99)")
+    m.add_argument("--lr", type=_positive_float("--lr"), help="learning rate (with --weight-decay and --optimizer: "
+                                                             "decoupled weight decay's rate lr x wd)")
+    m.add_argument("--weight-decay", type=float, help="weight decay, in the optimizer's convention")
+    m.add_argument("--optimizer", choices=("adamw", "sgd", "adam", "other"),
+                   help="optimizer (adamw and sgd shrink the weights at lr x wd per step)")
+    m.set_defaults(func=_cmd_forecast)

@@ -1,0 +1,426 @@
+r"""The forecaster's statistical model: a censored accelerated-failure-time regression of the remaining time.
+
+At the issue step τ (a run that fits its training set and has not reached the test level), the remaining
+time is R = t_test − τ > 0 and the model is
+
+.. math::
+
+    \log\frac{R}{\tau}=\mu(x)+\sigma(x)\,W,\qquad \mu(x)=\beta_0+\sum_j\beta_j\tilde x_j,\qquad
+    \log\sigma(x)=\gamma_0+\sum_k\gamma_k\tilde z_k,
+
+where x̃ are the standardised signals read off the run up to τ, and W is a standard normal (the "lognormal"
+family), a standard logistic variable (the "loglogistic" family: heavier tails than the normal), or a standard
+minimum-Gumbel variable (the "weibull" family: R is Weibull with shape 1/σ; at σ = 1 it is the exponential
+waiting time of a memoryless activated escape, spec `kramers:eq15`).  Runs that had not
+grokked by the end of their budget enter the likelihood as right-censored at log((H − τ)/τ).  Everything the
+forecast reports follows from this one distribution: the median, the quantiles and
+P(t_test ≤ H) = F((log((H − τ)/τ) − μ)/σ).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import optimize, special
+
+from .._validate import DomainError
+
+__all__ = ["FAMILIES", "AFTModel", "fit_aft"]
+
+FAMILIES: tuple[str, ...] = ("lognormal", "loglogistic", "weibull", "exponential")
+"""The distribution families of the standardised log remaining time W: normal ("lognormal"), logistic
+("loglogistic"), minimum-Gumbel ("weibull": the remaining time is Weibull) and minimum-Gumbel with σ = 1
+("exponential": a memoryless escape)."""
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _loglik_terms(family: str, z: np.ndarray, log_sigma: np.ndarray, censored: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-row log-likelihood and its derivatives in μ and in log σ (z = (y − μ)/σ)."""
+    sigma = np.exp(log_sigma)
+    ll = np.empty_like(z)
+    d_mu = np.empty_like(z)
+    d_ls = np.empty_like(z)
+    obs = ~censored
+    if family == "lognormal":
+        zo = z[obs]
+        ll[obs] = -0.5 * zo * zo - log_sigma[obs] - _LOG_SQRT_2PI
+        d_mu[obs] = zo / sigma[obs]
+        d_ls[obs] = zo * zo - 1.0
+        zc = z[censored]
+        logsf = special.log_ndtr(-zc)
+        ll[censored] = logsf
+        hazard = np.exp(-0.5 * zc * zc - _LOG_SQRT_2PI - logsf)  # φ(z) / (1 − Φ(z))
+        d_mu[censored] = hazard / sigma[censored]
+        d_ls[censored] = hazard * zc
+    elif family == "loglogistic":  # W standard logistic: log f = −w − 2 log(1 + e^−w), log S = −log(1 + e^w)
+        zo = z[obs]
+        ll[obs] = -np.abs(zo) - 2.0 * np.log1p(np.exp(-np.abs(zo))) - log_sigma[obs]
+        cdf = special.expit(zo)
+        d_mu[obs] = (2.0 * cdf - 1.0) / sigma[obs]
+        d_ls[obs] = (2.0 * cdf - 1.0) * zo - 1.0
+        zc = z[censored]
+        ll[censored] = -np.logaddexp(0.0, zc)
+        cdf = special.expit(zc)
+        d_mu[censored] = cdf / sigma[censored]
+        d_ls[censored] = cdf * zc
+    else:  # weibull / exponential: W standard minimum-Gumbel, log f = w − e^w, log S = −e^w
+        zo = z[obs]
+        ez = np.exp(np.minimum(zo, 700.0))
+        ll[obs] = zo - ez - log_sigma[obs]
+        d_mu[obs] = -(1.0 - ez) / sigma[obs]
+        d_ls[obs] = -(1.0 - ez) * zo - 1.0
+        zc = z[censored]
+        ezc = np.exp(np.minimum(zc, 700.0))
+        ll[censored] = -ezc
+        d_mu[censored] = ezc / sigma[censored]
+        d_ls[censored] = ezc * zc
+    return ll, d_mu, d_ls
+
+
+def family_cdf(family: str, w: float) -> float:
+    """P(W ≤ w) of the standardised variable W of a family of `FAMILIES`."""
+    if family == "lognormal":
+        return float(special.ndtr(w))
+    if family == "loglogistic":
+        return float(special.expit(w))
+    return float(-np.expm1(-math.exp(min(w, 700.0))))
+
+
+def family_ppf(family: str, q: float) -> float:
+    """The q-quantile of the standardised variable W of a family of `FAMILIES`, q in (0, 1)."""
+    if family == "lognormal":
+        return float(special.ndtri(q))
+    if family == "loglogistic":
+        return math.log(q / (1.0 - q))
+    return math.log(-math.log1p(-q))
+
+
+@dataclasses.dataclass(frozen=True)
+class AFTModel:
+    """A fitted accelerated-failure-time model of the log remaining time (one profile of signals).
+
+    Attributes
+    ----------
+    family : str
+        "lognormal", "loglogistic", "weibull" or "exponential" (the Weibull family with σ fixed to 1: a
+        memoryless escape).
+    features : tuple of str
+        Names of the signals in the location μ, in the order of `beta[1:]`.
+    beta : tuple of float
+        Intercept and coefficients of μ on the standardised signals.
+    scale_features : tuple of str
+        Names of the signals in log σ, in the order of `gamma[1:]` (each also in `features`).
+    gamma : tuple of float
+        Intercept and coefficients of log σ on the standardised signals.
+    mean : tuple of float
+        Mean of each signal of `features` on the fitting set (standardisation).
+    scale : tuple of float
+        Standard deviation of each signal of `features` on the fitting set (standardisation).
+    clip : tuple of (float, float)
+        Range of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a signal
+        outside it is clipped to it before the model is applied.
+    n_rows : int
+        Number of (run, issue step) rows the model was fitted on.
+    n_censored : int
+        How many of them had not grokked by the end of the run (right-censored).
+    """
+
+    family: str
+    """"lognormal", "loglogistic", "weibull" or "exponential" (σ fixed to 1: a memoryless escape)."""
+    features: tuple[str, ...]
+    """Names of the signals in the location μ, in the order of `beta[1:]`."""
+    beta: tuple[float, ...]
+    """Intercept and coefficients of μ on the standardised signals."""
+    scale_features: tuple[str, ...]
+    """Names of the signals in log σ, in the order of `gamma[1:]` (each also in `features`)."""
+    gamma: tuple[float, ...]
+    """Intercept and coefficients of log σ on the standardised signals."""
+    mean: tuple[float, ...]
+    """Mean of each signal of `features` on the fitting set (standardisation)."""
+    scale: tuple[float, ...]
+    """Standard deviation of each signal of `features` on the fitting set (standardisation)."""
+    clip: tuple[tuple[float, float], ...]
+    """Range of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a signal outside it is clipped to it before the model is applied."""
+    n_rows: int = 0
+    """Number of (run, issue step) rows the model was fitted on."""
+    n_censored: int = 0
+    """How many of them had not grokked by the end of the run (right-censored)."""
+
+    def standardise(self, x: Mapping[str, float]) -> np.ndarray:
+        """The model's signals of one row, clipped to their fitting range and standardised.
+
+        Parameters
+        ----------
+        x : mapping of str to float
+            Signal name to value; every name of `features` must be present.
+
+        Returns
+        -------
+        numpy.ndarray
+            The standardised signals x̃, float64 of shape (len(features),).
+        """
+        v = np.array([float(x[f]) for f in self.features], dtype=np.float64)
+        lo = np.array([c[0] for c in self.clip])
+        hi = np.array([c[1] for c in self.clip])
+        return (np.clip(v, lo, hi) - np.asarray(self.mean)) / np.asarray(self.scale)
+
+    def location_scale(self, x: Mapping[str, float]) -> tuple[float, float]:
+        """(μ, σ) of the log remaining fraction log((t_test − τ)/τ) for one row of signals.
+
+        Parameters
+        ----------
+        x : mapping of str to float
+            Signal name to value; every name of `features` must be present.
+
+        Returns
+        -------
+        tuple of float
+            The location μ and the spread σ > 0 (log σ clipped to [−10, 5]).
+        """
+        xs = self.standardise(x)
+        mu = float(self.beta[0] + np.dot(self.beta[1:], xs))
+        idx = [self.features.index(f) for f in self.scale_features]
+        log_sigma = float(self.gamma[0] + np.dot(self.gamma[1:], xs[idx])) if idx else float(self.gamma[0])
+        return mu, math.exp(min(max(log_sigma, -10.0), 5.0))
+
+    def contributions(self, x: Mapping[str, float]) -> dict[str, float]:
+        """Each signal's share of μ relative to the fitting set's mean run: β_j x̃_j (in log remaining time).
+
+        Parameters
+        ----------
+        x : mapping of str to float
+            Signal name to value; every name of `features` must be present.
+
+        Returns
+        -------
+        dict of str to float
+            Signal name to β_j x̃_j; their sum is μ − β₀.
+        """
+        xs = self.standardise(x)
+        return {f: float(b * v) for f, b, v in zip(self.features, self.beta[1:], xs)}
+
+    def cdf(self, w: float) -> float:
+        """P(W ≤ w) of the standardised variable W of this model's family.
+
+        Parameters
+        ----------
+        w : float
+            A value of the standardised log remaining time, (log(R/τ) − μ)/σ.
+
+        Returns
+        -------
+        float
+            The probability, in [0, 1].
+        """
+        return family_cdf(self.family, w)
+
+    def ppf(self, q: float) -> float:
+        """The q-quantile of the standardised variable W of this model's family.
+
+        Parameters
+        ----------
+        q : float
+            A probability in (0, 1).
+
+        Returns
+        -------
+        float
+            The quantile w with P(W ≤ w) = q.
+        """
+        return family_ppf(self.family, q)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The model as a JSON-ready dict (the form `from_dict` reads).
+
+        Returns
+        -------
+        dict
+            Every field, tuples as lists.
+        """
+        d = dataclasses.asdict(self)
+        d["clip"] = [list(c) for c in self.clip]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AFTModel:
+        """A model from the dict of `as_dict` (every field checked: a malformed dict is a `DomainError`).
+
+        Parameters
+        ----------
+        d : mapping
+            The fields of `AFTModel` (the form `as_dict` writes).
+
+        Returns
+        -------
+        AFTModel
+            The model.
+
+        Raises
+        ------
+        DomainError
+            A missing or non-numeric field, an unknown family, lengths that do not match the features, or a
+            non-finite coefficient or scale ≤ 0.
+        """
+        try:
+            family = str(d["family"])
+            features = tuple(str(f) for f in d["features"])
+            scale_features = tuple(str(f) for f in d["scale_features"])
+            arrays = {k: tuple(float(v) for v in d[k]) for k in ("beta", "gamma", "mean", "scale")}
+            clip = tuple((float(a), float(b)) for a, b in d["clip"])
+            n_rows, n_cens = int(d.get("n_rows", 0)), int(d.get("n_censored", 0))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DomainError(f"model must be a dict of AFTModel.as_dict ({type(exc).__name__}: {exc})") from None
+        if family not in FAMILIES:
+            raise DomainError(f"model family must be one of {FAMILIES} (got {family!r})")
+        k = len(features)
+        if (len(arrays["beta"]) != k + 1 or len(arrays["mean"]) != k or len(arrays["scale"]) != k or len(clip) != k
+                or len(arrays["gamma"]) != len(scale_features) + 1 or not set(scale_features) <= set(features)):
+            raise DomainError("model: beta, mean, scale, clip and gamma do not match its features")
+        vals = [v for a in arrays.values() for v in a] + [v for c in clip for v in c]
+        if not all(math.isfinite(v) for v in vals) or min(arrays["scale"], default=1.0) <= 0:
+            raise DomainError("model: every coefficient must be finite and every scale > 0")
+        return cls(family, features, arrays["beta"], scale_features, arrays["gamma"], arrays["mean"], arrays["scale"],
+                   clip, n_rows, n_cens)
+
+
+def _negloglik(theta: np.ndarray, family: str, X: np.ndarray, Z: np.ndarray, y: np.ndarray, cens: np.ndarray,
+               ridge: float, w: np.ndarray) -> tuple[float, np.ndarray]:
+    k = X.shape[1]
+    beta = theta[:k]
+    gamma = theta[k:] if family != "exponential" else np.zeros(Z.shape[1])
+    mu = X @ beta
+    log_sigma = np.clip(Z @ gamma, -10.0, 5.0)
+    z = (y - mu) / np.exp(log_sigma)
+    ll, d_mu, d_ls = _loglik_terms(family, z, log_sigma, cens)
+    val = -float(np.dot(w, ll)) + ridge * (float(beta[1:] @ beta[1:]) + float(gamma[1:] @ gamma[1:]))
+    g_beta = -(X.T @ (w * d_mu))
+    g_beta[1:] += 2.0 * ridge * beta[1:]
+    if family == "exponential":
+        return val, g_beta
+    g_gamma = -(Z.T @ (w * d_ls))
+    g_gamma[1:] += 2.0 * ridge * gamma[1:]
+    return val, np.concatenate([g_beta, g_gamma])
+
+
+def _matrix(rows: Any, feats: Sequence[str], n: int) -> np.ndarray:
+    """(n, k) float64 matrix of the signals `feats` from a sequence of row mappings or a mapping of columns."""
+    try:
+        if isinstance(rows, Mapping):
+            cols = [np.asarray(rows[f], dtype=np.float64).reshape(-1) for f in feats]
+            return np.column_stack(cols) if cols else np.zeros((n, 0))
+        return np.array([[float(r[f]) for f in feats] for r in rows], dtype=np.float64).reshape(n, len(feats))
+    except KeyError as exc:
+        raise DomainError(f"every row needs the signal {exc.args[0]!r}") from None
+
+
+def fit_aft(rows: Any, y: Any, censored: Any, *, features: Sequence[str],
+            scale_features: Sequence[str] = (), family: str = "lognormal", ridge: float = 1.0,
+            weights: Any = None) -> AFTModel:
+    """Fit the censored accelerated-failure-time model of the log remaining fraction by maximum likelihood.
+
+    Parameters
+    ----------
+    rows : sequence of mapping, or mapping of array_like
+        One mapping of signal name to value per (run, issue step) row, or one array per signal name (the
+        columns); every name of `features` must be present and finite in every row.
+    y : array_like
+        log((t_test − τ)/τ) of each row, or, for a censored row, log((H − τ)/τ) with H the last step of the run.
+    censored : array_like of bool
+        True where the run had not reached the test level by H (right-censored).
+    features : sequence of str
+        Signals of the location μ.
+    scale_features : sequence of str
+        Signals of log σ (each one of `features`); empty for a constant σ.
+    family : {"lognormal", "loglogistic", "weibull", "exponential"}
+        Distribution of the standardised log remaining time; "exponential" is "weibull" with σ fixed to 1.
+    ridge : float
+        Penalty on the squared coefficients of the standardised signals (not the intercepts), ≥ 0.
+    weights : array_like, optional
+        Weight of each row in the likelihood, > 0 (default 1 each), e.g. 1/(rows of its run) so that every
+        run counts once.
+
+    Returns
+    -------
+    AFTModel
+        The fitted model.
+
+    Raises
+    ------
+    DomainError
+        Wrong lengths, a missing or non-finite signal, an unknown family, or a failed optimisation.
+    """
+    if family not in FAMILIES:
+        raise DomainError(f"family must be one of {FAMILIES} (got {family!r})")
+    feats = tuple(features)
+    sfeats = tuple(scale_features)
+    if not set(sfeats) <= set(feats):
+        raise DomainError(f"scale_features must be among features (got {sfeats} for {feats})")
+    yy = np.asarray(y, dtype=np.float64)
+    cens = np.asarray(censored, dtype=bool)
+    n = yy.size
+    n_rows = len(next(iter(rows.values()))) if isinstance(rows, Mapping) and rows else len(rows)
+    if n_rows != n or cens.size != n or n < len(feats) + 3:
+        raise DomainError(f"rows, y and censored must have the same length > number of features + 2 "
+                          f"(got {n_rows}, {n}, {cens.size})")
+    raw = _matrix(rows, feats, n)
+    if not (np.isfinite(raw).all() and np.isfinite(yy).all()):
+        raise DomainError("rows and y must be finite")
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,) or not (w > 0).all():
+        raise DomainError("weights must be > 0, one per row")
+    w = w * (n / w.sum())
+    lo = np.quantile(raw, 0.005, axis=0) if n else np.zeros(len(feats))
+    hi = np.quantile(raw, 0.995, axis=0) if n else np.zeros(len(feats))
+    clipped = np.clip(raw, lo, hi)
+    mean = clipped.mean(axis=0)
+    sd = clipped.std(axis=0)
+    sd = np.where(sd > 1e-12, sd, 1.0)
+    Xs = (clipped - mean) / sd
+    X = np.column_stack([np.ones(n), Xs])
+    Z = np.column_stack([np.ones(n)] + [Xs[:, feats.index(f)] for f in sfeats])
+    k = X.shape[1]
+    obs = ~cens
+    y0 = float(np.mean(yy[obs])) if obs.any() else float(np.mean(yy)) + 1.0
+    s0 = float(np.std(yy[obs])) if obs.sum() > 1 else 1.0
+    theta0 = np.zeros(k + (Z.shape[1] if family != "exponential" else 0))
+    theta0[0] = y0
+    if family != "exponential":
+        theta0[k] = math.log(max(s0, 0.05))
+    res = optimize.minimize(_negloglik, theta0, args=(family, X, Z, yy, cens, float(ridge), w), jac=True,
+                            method="BFGS", options={"maxiter": 2000, "gtol": 1e-6})
+    if not np.all(np.isfinite(res.x)):
+        raise DomainError(f"the model fit failed ({res.message})")
+    beta = res.x[:k]
+    gamma = res.x[k:] if family != "exponential" else np.zeros(1)
+    sf = sfeats if family != "exponential" else ()
+    return AFTModel(family, feats, tuple(float(b) for b in beta), sf, tuple(float(g) for g in gamma[:len(sf) + 1]),
+                    tuple(float(m) for m in mean), tuple(float(s) for s in sd),
+                    tuple((float(a), float(b)) for a, b in zip(lo, hi)), int(n), int(cens.sum()))
+
+
+def location_scale_columns(model: AFTModel, rows: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(μ, log σ) of many rows at once (rows as in `fit_aft`), exactly as `AFTModel.location_scale` per row."""
+    raw = _matrix(rows, model.features, n)
+    lo = np.array([c[0] for c in model.clip]).reshape(1, -1)
+    hi = np.array([c[1] for c in model.clip]).reshape(1, -1)
+    xs = (np.clip(raw, lo, hi) - np.asarray(model.mean)) / np.asarray(model.scale)
+    mu = model.beta[0] + xs @ np.asarray(model.beta[1:])
+    idx = [model.features.index(f) for f in model.scale_features]
+    log_sigma = model.gamma[0] + (xs[:, idx] @ np.asarray(model.gamma[1:]) if idx else 0.0)
+    return mu, np.clip(log_sigma + np.zeros(n), -10.0, 5.0)
+
+
+def aft_loglik(model: AFTModel, rows: Any, y: Any, censored: Any) -> np.ndarray:
+    """Log-likelihood of each row under a fitted model (for cross-validation)."""
+    yy = np.asarray(y, dtype=np.float64)
+    cens = np.asarray(censored, dtype=bool)
+    mu, log_sigma = location_scale_columns(model, rows, yy.size)
+    z = (yy - mu) / np.exp(log_sigma)
+    ll, _, _ = _loglik_terms("weibull" if model.family == "exponential" else model.family, z, log_sigma, cens)
+    return ll
