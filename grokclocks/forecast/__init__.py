@@ -67,3 +67,4 @@ __all__ = [
 ]
 
 set_home(__name__, globals(), __all__)
+del annotations, set_home  # not part of the API

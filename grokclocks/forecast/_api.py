@@ -37,28 +37,22 @@ _Q = (0.05, 0.25, 0.5, 0.75, 0.95)
 class ForecastModel:
     """A calibrated forecaster: the models of the remaining time, one per set of available signals.
 
-    Attributes
-    ----------
-    profiles : tuple of AFTModel
-        Fitted models, most signals first; a forecast uses the first whose signals are all readable.
-    groups : tuple of str
-        The signal groups the calibration study kept (names of `grokclocks.forecast.GROUPS`).
-    dropped : dict of str to str
-        The groups the study dropped, each with the reason (its cross-validated effect).
-    family : str
-        Distribution family of the standardised log remaining time ("lognormal", "loglogistic", "weibull", "exponential").
-    summary : str
-        One line: what the model was fitted on and how it did on the held-out runs.
+    `grokclocks.forecast.default_model` is the one the calibration study fitted and ships;
+    `grokclocks.forecast.fit_model` fits another on runs whose outcome is known.  A forecast uses the
+    first profile whose signals can all be read off the run (`profile_for`); `as_dict` and `from_dict`
+    convert to and from a JSON-ready dict.
     """
 
     profiles: tuple[AFTModel, ...]
-    """Fitted models, most signals first; a forecast uses the first whose signals are all readable."""
+    """Fitted models, one `AFTModel` per set of signals, most signals first; a forecast uses the first whose
+    signals are all readable."""
     groups: tuple[str, ...]
     """The signal groups the calibration study kept (names of `grokclocks.forecast.GROUPS`)."""
     dropped: Mapping[str, str]
-    """The groups the study dropped, each with the reason (its cross-validated effect)."""
+    """The groups the study dropped, each name with the reason (its cross-validated effect)."""
     family: str
-    """Distribution family of the standardised log remaining time ("lognormal", "loglogistic", "weibull", "exponential")."""
+    """Distribution family of the standardised log remaining time: "lognormal", "loglogistic", "weibull" or
+    "exponential" (one of `grokclocks.forecast.FAMILIES`)."""
     summary: str
     """One line: what the model was fitted on and how it did on the held-out runs."""
 
@@ -418,9 +412,11 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     run_index : int, optional
         Which run (seed) of an input that holds several, 0-based; required then.
     index : tuple of int, optional
-        Grid point of an engine sweep (as in `grokclocks.compare.compare_run`).
+        The grid point of an engine sweep, one index per axis of the trajectory's `config.grid_axes`; required
+        when the run holds a grid of more than one point, `None` (default) otherwise.
     columns : mapping of str to str, optional
-        Series name to log column, overriding the name matching (e.g. {"test_acc": "val/accuracy"}).
+        Series name to log column, overriding the name matching (e.g. {"test_acc": "val/accuracy"}); default
+        `None`.
     steps : array_like, optional
         Record steps, strictly increasing (with the keyword arrays, or overriding the run's).
     train_acc : array_like, optional
@@ -434,9 +430,11 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     weight_norm : array_like, optional
         Global parameter norm per record, ≥ 0, NaN where not logged.
     gap : array_like, optional
-        Eigengap series σ₂/σ₃ indexed by epoch (row 0 = initialisation), for the lock-in detector.
+        Eigengap series σ₂/σ₃ indexed by epoch (row 0 = initialisation, NaN = undefined), for the lock-in
+        detector; default `None`.
     weights : array_like, optional
-        Per-step parameter snapshots (for the lock-in detector's update Gram).
+        Parameter snapshots of shape ([n_runs,] n_snapshots, ...), each snapshot flattened to one vector, for
+        the lock-in detector's update Gram; default `None`.
     weights_steps : array_like, optional
         Steps of the `weights` snapshots (default: `steps`).
     train_level : float, optional
@@ -472,10 +470,11 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     Notes
     -----
     The signals, each with its spec ID, are listed in the result (`Forecast.signals`), with each one's share
-    of the forecast.  The interval's shape is the calibration study's choice among a lognormal remaining time
-    and the escape-time law of an activated process (spec `kramers:eq15`), whose exponential waiting time is
-    memoryless: an escape's 90 % interval spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time,
-    wide by nature.
+    of the forecast.  The interval's shape is the calibration study's choice, by cross-validated likelihood,
+    among a lognormal, a loglogistic and a Weibull remaining time and the escape-time law of an activated
+    process (spec `kramers:eq15`), whose exponential waiting time is memoryless: an escape's 90 % interval
+    spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time, wide by nature.  The shipped model is
+    loglogistic (`default_model().family`).
 
     References
     ----------

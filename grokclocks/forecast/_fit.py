@@ -41,30 +41,8 @@ _MIN_GAIN = 0.005  # nats per row of cross-validated log-likelihood a group must
 class RunCurves:
     """One finished run, for fitting: its records, levels, horizon and configuration.
 
-    Attributes
-    ----------
-    steps : numpy.ndarray
-        Record steps, strictly increasing, 1-D float64.
-    train_acc : numpy.ndarray
-        Train accuracy per record, in [0, 1] (NaN = not logged).
-    test_acc : numpy.ndarray
-        Test accuracy per record, in [0, 1] (NaN = not logged).
-    train_loss : numpy.ndarray or None
-        Training loss per record (NaN = not logged), or None.
-    test_loss : numpy.ndarray or None
-        Test loss per record (NaN = not logged), or None.
-    weight_norm : numpy.ndarray or None
-        Parameter norm per record (NaN = not logged), or None.
-    horizon : float
-        The run's last step: a run that has not grokked by it is right-censored there.
-    decay_rate : float or None
-        lr · wd of decoupled (AdamW) or SGD weight decay; None when unknown.
-    group : str
-        Its configuration (runs of one configuration share a cross-validation fold).
-    train_level : float
-        Train-accuracy level of t_train, in (0, 1].
-    test_level : float
-        Test-accuracy level of t_test, in (0, 1].
+    `grokclocks.forecast.fit_model` takes a sequence of them; the array fields hold one value per record,
+    all of the length of `steps`.
     """
 
     steps: np.ndarray
@@ -74,21 +52,22 @@ class RunCurves:
     test_acc: np.ndarray
     """Test accuracy per record, in [0, 1] (NaN = not logged)."""
     train_loss: np.ndarray | None
-    """Training loss per record (NaN = not logged), or None."""
+    """Training loss per record (NaN = not logged), or `None` when the run logged none."""
     test_loss: np.ndarray | None
-    """Test loss per record (NaN = not logged), or None."""
+    """Test loss per record (NaN = not logged), or `None` when the run logged none."""
     weight_norm: np.ndarray | None
-    """Parameter norm per record (NaN = not logged), or None."""
+    """Parameter norm |θ| per record (NaN = not logged), or `None` when the run logged none."""
     horizon: float
     """The run's last step: a run that has not grokked by it is right-censored there."""
     decay_rate: float | None = None
-    """lr · wd of decoupled (AdamW) or SGD weight decay; None when unknown."""
+    """lr × wd of decoupled (AdamW) or SGD weight decay, per step; `None` (default) when unknown."""
     group: str = ""
-    """Its configuration (runs of one configuration share a cross-validation fold)."""
+    """Its configuration, a label: runs with the same label share a cross-validation fold.  "" (default) is a
+    label like any other; when every run carries the same label, each run is a fold unit of its own."""
     train_level: float = 1.0
-    """Train-accuracy level of t_train, in (0, 1]."""
+    """Train-accuracy level of t_train, in (0, 1] (default 1.0: every training example right)."""
     test_level: float = 0.99
-    """Test-accuracy level of t_test, in (0, 1]."""
+    """Test-accuracy level of t_test, in (0, 1] (default 0.99)."""
 
     @property
     def t_train(self) -> float:

@@ -105,52 +105,37 @@ def family_ppf(family: str, q: float) -> float:
 class AFTModel:
     """A fitted accelerated-failure-time model of the log remaining time (one profile of signals).
 
-    Attributes
-    ----------
-    family : str
-        "lognormal", "loglogistic", "weibull" or "exponential" (the Weibull family with σ fixed to 1: a
-        memoryless escape).
-    features : tuple of str
-        Names of the signals in the location μ, in the order of `beta[1:]`.
-    beta : tuple of float
-        Intercept and coefficients of μ on the standardised signals.
-    scale_features : tuple of str
-        Names of the signals in log σ, in the order of `gamma[1:]` (each also in `features`).
-    gamma : tuple of float
-        Intercept and coefficients of log σ on the standardised signals.
-    mean : tuple of float
-        Mean of each signal of `features` on the fitting set (standardisation).
-    scale : tuple of float
-        Standard deviation of each signal of `features` on the fitting set (standardisation).
-    clip : tuple of (float, float)
-        Range of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a signal
-        outside it is clipped to it before the model is applied.
-    n_rows : int
-        Number of (run, issue step) rows the model was fitted on.
-    n_censored : int
-        How many of them had not grokked by the end of the run (right-censored).
+    For a row of signals x read at the issue step τ, log((t_test − τ)/τ) = μ(x) + σ(x) W with
+    μ = β₀ + Σ β_j x̃_j on the standardised, clipped signals x̃ of `features`, log σ = γ₀ + Σ γ_k x̃_k on
+    those of `scale_features`, and W the standard variable of `family`.  `location_scale` gives (μ, σ),
+    `cdf` and `ppf` read W's law, `contributions` each signal's share of μ; `as_dict` and `from_dict`
+    convert to and from a JSON-ready dict.
     """
 
     family: str
-    """"lognormal", "loglogistic", "weibull" or "exponential" (σ fixed to 1: a memoryless escape)."""
+    """Distribution family of W: "lognormal", "loglogistic", "weibull" or "exponential" (the Weibull family
+    with σ fixed to 1: a memoryless escape); one of `grokclocks.forecast.FAMILIES`."""
     features: tuple[str, ...]
     """Names of the signals in the location μ, in the order of `beta[1:]`."""
     beta: tuple[float, ...]
-    """Intercept and coefficients of μ on the standardised signals."""
+    """Intercept β₀ and coefficients β_j of μ on the standardised signals, len(features) + 1 values."""
     scale_features: tuple[str, ...]
     """Names of the signals in log σ, in the order of `gamma[1:]` (each also in `features`)."""
     gamma: tuple[float, ...]
-    """Intercept and coefficients of log σ on the standardised signals."""
+    """Intercept γ₀ and coefficients γ_k of log σ on the standardised signals, len(scale_features) + 1
+    values."""
     mean: tuple[float, ...]
-    """Mean of each signal of `features` on the fitting set (standardisation)."""
+    """Mean of each signal of `features` on the fitting set (standardisation: x̃ = (x − mean)/scale)."""
     scale: tuple[float, ...]
-    """Standard deviation of each signal of `features` on the fitting set (standardisation)."""
+    """Standard deviation (> 0) of each signal of `features` on the fitting set (standardisation)."""
     clip: tuple[tuple[float, float], ...]
-    """Range of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a signal outside it is clipped to it before the model is applied."""
+    """Range (low, high) of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a
+    signal outside it is clipped to it before the model is applied."""
     n_rows: int = 0
-    """Number of (run, issue step) rows the model was fitted on."""
+    """Number of (run, issue step) rows the model was fitted on; 0 (default) when not recorded."""
     n_censored: int = 0
-    """How many of them had not grokked by the end of the run (right-censored)."""
+    """How many of those rows had not grokked by the end of their run (right-censored); 0 (default) when not
+    recorded."""
 
     def standardise(self, x: Mapping[str, float]) -> np.ndarray:
         """The model's signals of one row, clipped to their fitting range and standardised.

@@ -29,23 +29,8 @@ STATUSES: dict[str, str] = {
 class Signal:
     """One signal a forecast read off the run, with its value, its theory and whether the forecast used it.
 
-    Attributes
-    ----------
-    id : str
-        Short stable name, e.g. "t_train", "norm_rate", "lock_in".
-    title : str
-        What it is, in words.
-    value : float or None
-        Its value at the issue step (`math.inf` = a clock that has not fired, None = not available).
-    spec_id : str
-        The spec ID of the result it comes from.
-    used : bool
-        True if the forecast's model used it.
-    contribution : float
-        Its share of the forecast's log remaining time log((t_test − τ)/τ) relative to the fitting set's
-        mean run (β x̃ of the model); positive = later; NaN when not used.
-    note : str
-        Why it is used or not, or a caveat.
+    A forecast's `signals` hold one `Signal` per signal read, used or not; `Forecast.table` shows them as
+    rows (ID, signal, value, used, contribution, spec ID) and their notes below.
     """
 
     id: str
@@ -53,15 +38,17 @@ class Signal:
     title: str
     """What it is, in words."""
     value: float | None
-    """Its value at the issue step (`math.inf` = a clock that has not fired, None = not available)."""
+    """Its value at the issue step τ: a float, `math.inf` for a clock that has not fired, `None` when it is not
+    available (its series is not logged, or it cannot be read off the records up to τ)."""
     spec_id: str
-    """The spec ID of the result it comes from."""
+    """The spec ID of the result it comes from, e.g. "clocks:appF2-wd-rate"."""
     used: bool = False
-    """True if the forecast's model used it."""
+    """`True` if the forecast's model used it; `False` (default) if it is only shown."""
     contribution: float = math.nan
-    """Its share of the forecast's log remaining time log((t_test − τ)/τ) relative to the fitting set's mean run (β x̃ of the model); positive = later; NaN when not used."""
+    """Its share of the forecast's log remaining time log((t_test − τ)/τ), relative to the fitting set's mean run
+    (β x̃ of the model); positive = later; NaN (default) when not used."""
     note: str = ""
-    """Why it is used or not, or a caveat."""
+    """Why it is used or not, or a caveat; "" (default) when there is nothing to say."""
 
     def formatted(self) -> str:
         """The value as the table shows it."""
@@ -80,52 +67,11 @@ def _fmt_step(x: float) -> str:
 class Forecast:
     """A forecast of the step t_test at which a run's test accuracy reaches its level.
 
-    Attributes
-    ----------
-    status : str
-        One of `STATUSES`: "forecast", "too early", "grokked", "diverged" or "cannot tell".
-    reason : str
-        One sentence: why this status (and, for a forecast, which model made it).
-    at_step : float
-        The issue step τ: the forecast used only the records with step ≤ τ.
-    horizon : float
-        The step by which P(grok by horizon) is given.
-    horizon_source : str
-        Where the horizon comes from: "given", "planned length" or "10x the current step".
-    t_train : float
-        First record with train accuracy ≥ the train level (`math.inf` = not yet).
-    t_test : float
-        The point forecast (median) of t_test for status "forecast", the measured t_test for "grokked", NaN
-        otherwise.
-    interval_50 : tuple of float
-        Nominal 50 % interval (the 25 % and 75 % quantiles) of t_test; (NaN, NaN) when there is no forecast.
-    interval_90 : tuple of float
-        Nominal 90 % interval (the 5 % and 95 % quantiles) of t_test; (NaN, NaN) when there is no forecast.
-    p_grok : float
-        P(t_test ≤ horizon): the probability that the run groks by the horizon (1 once it has grokked, 0 for a
-        diverged run, NaN when it cannot be told).
-    signals : tuple of Signal
-        Every signal read, used or not.
-    spec_ids : tuple of str
-        Spec IDs of the theories the forecast leans on (the used signals and the interval's law).
-    method : str
-        "calibrated model" (the censored regression of `grokclocks.forecast.fit_model`), "linear closed form"
-        (Levi et al.'s t*_gen) or "" (no forecast).
-    model : str
-        Which model and signals made the forecast, in words.
-    train_level : float
-        Train-accuracy level of t_train.
-    test_level : float
-        Test-accuracy level of t_test.
-    source : str
-        Where the run came from.
-    run_name : str
-        Which run (seed) of the source.
-    curves : dict
-        The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`.
-    distribution : tuple
-        The forecast distribution of t_test: (kind, family, μ, σ, τ) with kind "remaining" (log((t_test −
-        τ)/τ) = μ + σ W) or "absolute" (log t_test = μ + σ W), W of the family; () when there is no forecast.
+    Made by `grokclocks.forecast.forecast` (one run) or `grokclocks.forecast.forecast_runs` (every run of a
+    source).  `status` says whether there is a forecast; for status "forecast" the forecast distribution of
+    t_test (`distribution`) gives the point forecast, the intervals and P(grok by the horizon), and `cdf` and
+    `quantile` read it at any step or probability.  `str(forecast)` is `table()`; `line()` is one line,
+    `as_json()` the typed dict, `plot()` the curves with the forecast band.
     """
 
     status: str
@@ -135,39 +81,51 @@ class Forecast:
     at_step: float
     """The issue step τ: the forecast used only the records with step ≤ τ."""
     horizon: float
-    """The step by which P(grok by horizon) is given."""
+    """The step H by which P(grok by the horizon) is given (`p_grok`)."""
     horizon_source: str
     """Where the horizon comes from: "given", "planned length" or "10x the current step"."""
     t_train: float = math.inf
-    """First record with train accuracy ≥ the train level (`math.inf` = not yet)."""
+    """The first record step with train accuracy ≥ `train_level`; `math.inf` (default) = not yet."""
     t_test: float = math.nan
-    """The point forecast (median) of t_test for status "forecast", the measured t_test for "grokked", NaN otherwise."""
+    """The point forecast (the median) of t_test for status "forecast", the measured t_test for "grokked", NaN
+    (default) otherwise."""
     interval_50: tuple[float, float] = (math.nan, math.nan)
-    """Nominal 50 % interval (the 25 % and 75 % quantiles) of t_test; (NaN, NaN) when there is no forecast."""
+    """Nominal 50 % interval of t_test (its 25 % and 75 % quantiles), in steps; (NaN, NaN) (default) when there
+    is no forecast."""
     interval_90: tuple[float, float] = (math.nan, math.nan)
-    """Nominal 90 % interval (the 5 % and 95 % quantiles) of t_test; (NaN, NaN) when there is no forecast."""
+    """Nominal 90 % interval of t_test (its 5 % and 95 % quantiles), in steps; (NaN, NaN) (default) when there
+    is no forecast."""
     p_grok: float = math.nan
-    """P(t_test ≤ horizon): the probability that the run groks by the horizon (1 once it has grokked, 0 for a diverged run, NaN when it cannot be told)."""
+    """P(t_test ≤ horizon), the probability that the run groks by the horizon: 1 once it has grokked, 0 for a
+    diverged run, NaN (default) when it cannot be told."""
     signals: tuple[Signal, ...] = ()
-    """Every signal read, used or not."""
+    """Every signal read, used or not, one `Signal` each; () (default) when none was read."""
     spec_ids: tuple[str, ...] = ()
-    """Spec IDs of the theories the forecast leans on (the used signals and the interval's law)."""
+    """Spec IDs of the theories the forecast leans on (the used signals and the interval's law); what
+    `cite` cites."""
     method: str = ""
-    """"calibrated model" (the censored regression of `grokclocks.forecast.fit_model`), "linear closed form" (Levi et al.'s t*_gen) or "" (no forecast)."""
+    """How the forecast was made: "calibrated model" (the censored regression of
+    `grokclocks.forecast.fit_model`), "linear closed form" (Levi et al.'s t*_gen) or "" (default: no
+    forecast)."""
     model: str = ""
-    """Which model and signals made the forecast, in words."""
+    """Which model and signals made the forecast, in words; "" (default) when there is no forecast."""
     train_level: float = 1.0
-    """Train-accuracy level of t_train."""
+    """Train-accuracy level of t_train, in (0, 1] (default 1.0: every training example right)."""
     test_level: float = 0.99
-    """Test-accuracy level of t_test."""
+    """Test-accuracy level of t_test, in (0, 1] (default 0.99)."""
     source: str = ""
-    """Where the run came from."""
+    """Where the run came from, as the table's header shows it (a path, or e.g. "arrays"); "" (default) when
+    not given."""
     run_name: str = ""
-    """Which run (seed) of the source."""
+    """Which run (seed) of the source: its name, or "run i" for the i-th of unnamed runs; "" (default) for a
+    source of one unnamed run."""
     curves: dict = dataclasses.field(default_factory=dict, repr=False)
-    """The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`."""
+    """The records up to τ the forecast read, for `plot`: "steps" and each logged series among "train_acc",
+    "test_acc", "train_loss", "test_loss" and "weight_norm", an array of one value per record each."""
     distribution: tuple = ()
-    """The forecast distribution of t_test: (kind, family, μ, σ, τ); () when there is no forecast."""
+    """The forecast distribution of t_test as (kind, family, μ, σ, τ): kind "remaining" when
+    log((t_test − τ)/τ) = μ + σ W, "absolute" when log t_test = μ + σ W, with W the standard variable of
+    `family` (one of `grokclocks.forecast.FAMILIES`); () (default) when there is no forecast."""
 
     def cdf(self, step: float) -> float:
         """P(t_test ≤ step): the probability that the run groks by `step`, under this forecast.
@@ -208,6 +166,11 @@ class Forecast:
         float
             The q-quantile of t_test (the measured t_test for a run that has grokked; NaN when there is no
             forecast).
+
+        Raises
+        ------
+        DomainError
+            If `q` is not in (0, 1).
         """
         q = float(q)
         if not 0.0 < q < 1.0:
@@ -219,7 +182,6 @@ class Forecast:
         kind, family, mu, sigma, tau = self.distribution
         w = mu + sigma * family_ppf(family, q)
         return tau * (1.0 + math.exp(min(w, 700.0))) if kind == "remaining" else math.exp(min(w, 700.0))
-    """The records up to τ the forecast read (steps and the accuracy and loss series), for `plot`."""
 
     @property
     def __cites__(self) -> tuple[str, ...]:

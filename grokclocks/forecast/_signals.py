@@ -25,30 +25,20 @@ _MIN_RECORDS = 3
 class SignalGroup:
     """One theory's signals: the features it contributes to the model, its spec IDs and what it measures.
 
-    Attributes
-    ----------
-    name : str
-        Short name of the group ("clock", "test_acc", ...).
-    title : str
-        What it measures, in words.
-    features : tuple of str
-        The model features it contributes.
-    spec_ids : tuple of str
-        Spec IDs of the results it leans on.
-    needs : str
-        The logged series it needs.
+    `GROUPS` holds the groups by name; the calibration study keeps or drops a group as a whole.
     """
 
     name: str
-    """Short name of the group ("clock", "test_acc", ...)."""
+    """Short name of the group, its key in `GROUPS`: "clock", "test_acc", "test_loss", "train_loss", "norm" or
+    "decay"."""
     title: str
     """What it measures, in words."""
     features: tuple[str, ...]
-    """The model features it contributes."""
+    """The model features it contributes (names among `grokclocks.forecast.FEATURES`)."""
     spec_ids: tuple[str, ...]
     """Spec IDs of the results it leans on."""
     needs: str
-    """The logged series it needs."""
+    """The logged series it needs, in words (e.g. "train accuracy")."""
 
 
 GROUPS: dict[str, SignalGroup] = {g.name: g for g in (
