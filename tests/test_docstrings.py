@@ -10,6 +10,9 @@ with griffe's numpy parser, the parser mkdocstrings uses for the API pages, and 
   column" symptom of `name : description` lines), several parameters sharing one entry, or a
   signature parameter without an entry;
 * a parameter description that is empty or starts with "as in", "see" or "same as";
+* a Parameters entry without a type (`**kwargs` instead of `**kwargs : any`): the convention asks for
+  `name : type`, and the API pages' star escaping turns an untyped `**kwargs` line into one griffe cannot
+  parse (`mkdocs build --strict` aborted on grokclocks.forecast's adapters);
 * an object or module without a docstring, or one that starts with a section instead of a summary.
 
 `help()` is checked separately: the pydoc text of every public object has no role and no double
@@ -47,6 +50,8 @@ LAZY_DESCRIPTION = re.compile(r"^\s*(?:as in|see|same as)\b", re.IGNORECASE)
 # The line `@cites` appends to `__doc__` at import time (grokclocks.citations.cites); checked on its own by
 # test_cites_line_has_no_rest so that the modules' help() checks report their own docstrings.
 CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n(?:[^\n]+\n?)*")  # its lines, wrapped, up to a blank one
+PARAMETERS_HEADING = re.compile(r"^(?:Other )?Parameters\n-{3,}[ \t]*\n", re.MULTILINE)
+SECTION_HEADING = re.compile(r"^[A-Z][A-Za-z ]*\n-{3,}[ \t]*$", re.MULTILINE)
 
 # Modules whose docstrings are not yet converted and which no engineer of this conversion owns; their
 # checks are expected to fail (strict: a module that passes must leave this list).
@@ -150,6 +155,18 @@ def _signature_parameters(obj: griffe.Object) -> list[griffe.Parameter]:
     return [p for p in params if p.kind not in (griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword)]
 
 
+def _untyped_entries(doc: str) -> list[str]:
+    """The entry lines of the Parameters sections of `doc` that name no type (no " : ")."""
+    text = inspect.cleandoc(doc)
+    out = []
+    for m in PARAMETERS_HEADING.finditer(text):
+        block = text[m.end():]
+        end = SECTION_HEADING.search(block)
+        block = block[:end.start()] if end else block
+        out += [line for line in block.splitlines() if line.strip() and not line[0].isspace() and " : " not in line]
+    return out
+
+
 def _documented_fields(cls: griffe.Class) -> set[str]:
     """Fields of a record class (dataclass, NamedTuple) documented by their own attribute docstring."""
     return {n for n, m in cls.members.items() if not m.is_alias and m.is_attribute and m.docstring is not None}
@@ -186,6 +203,8 @@ def _problems(shown: str, obj: griffe.Object) -> list[str]:
         elif LAZY_DESCRIPTION.match(entry.description):
             out.append(f"{shown}: parameter {entry.name!r} is described by reference "
                        f"({entry.description.strip().splitlines()[0][:40]!r}); say what it is")
+    for line in _untyped_entries(obj.docstring.value):
+        out.append(f"{shown}: Parameters entry {line.strip()!r} names no type (write `name : type`)")
     have = {e.name.lstrip("*") for e in entries}
     if obj.is_class:
         have |= _documented_fields(obj)
@@ -315,6 +334,17 @@ def bad(lam, eps, eta0, level):
         As in `good`.
     """
 
+def untyped(x, **options):
+    """An untyped entry and an untyped `**options` entry.
+
+    Parameters
+    ----------
+    x
+        The number of steps; x ≥ 1.
+    **options
+        Further options of `good`, each a float.
+    """
+
 def bare(x, y):
     """
     Parameters
@@ -331,6 +361,9 @@ def bare(x, y):
                      "'eta0' is described by reference"):
         assert expected in found, (expected, found)
     assert "without a Parameters entry" not in found
+    assert _problems("probe.untyped", mod["untyped"]) == [
+        "probe.untyped: Parameters entry 'x' names no type (write `name : type`)",
+        "probe.untyped: Parameters entry '**options' names no type (write `name : type`)"]
     assert _problems("probe.bare", mod["bare"]) == ["probe.bare: no summary (the docstring starts with a section)",
                                                     "probe.bare: signature parameters without a Parameters entry: y"]
     text = pydoc.render_doc(_probe_function, renderer=pydoc.plaintext)

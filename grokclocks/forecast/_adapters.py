@@ -81,9 +81,15 @@ class LightningHooks(_Hooks):
         only forecast).
     min_probability : float
         The stopping threshold, in (0, 1); default 0.05.
-    **monitor_kwargs
-        Arguments of `Monitor` (horizon, train_level, test_level, lr, weight_decay, optimizer, model,
-        every, columns) when no monitor is given.
+    **monitor_kwargs : any
+        Keyword arguments of `Monitor` (horizon, train_level, test_level, lr, weight_decay, optimizer, model,
+        every, columns) for the new monitor when `monitor` is `None`; giving both is a `DomainError`.
+
+    Raises
+    ------
+    DomainError
+        If `monitor` is not a `Monitor` or comes with `monitor_kwargs`, `stop` is not a bool,
+        `min_probability` is not in (0, 1), or an argument of the new monitor is outside its domain.
     """
 
     def _update(self, trainer: Any) -> None:
@@ -133,8 +139,15 @@ class HuggingFaceHooks(_Hooks):
         Stop training when P(grok by the horizon) < `min_probability` or the run diverged (default False).
     min_probability : float
         The stopping threshold, in (0, 1); default 0.05.
-    **monitor_kwargs
-        Arguments of `Monitor` when no monitor is given.
+    **monitor_kwargs : any
+        Keyword arguments of `Monitor` (horizon, train_level, test_level, lr, weight_decay, optimizer, model,
+        every, columns) for the new monitor when `monitor` is `None`; giving both is a `DomainError`.
+
+    Raises
+    ------
+    DomainError
+        If `monitor` is not a `Monitor` or comes with `monitor_kwargs`, `stop` is not a bool,
+        `min_probability` is not in (0, 1), or an argument of the new monitor is outside its domain.
     """
 
     def on_log(self, args: Any, state: Any, control: Any, logs: Mapping[str, Any] | None = None,
@@ -151,7 +164,7 @@ class HuggingFaceHooks(_Hooks):
             The control flags (should_training_stop is set when the stopping rule fires).
         logs : mapping, optional
             The logged metrics ("loss", "eval_loss", "eval_accuracy", ...); "epoch" is not a metric.
-        **kwargs
+        **kwargs : any
             Further arguments of the framework (not read).
 
         Returns
@@ -179,8 +192,9 @@ def lightning_callback(monitor: Monitor | None = None, *, stop: bool = False, mi
         Stop training when P(grok by the horizon) < `min_probability` or the run diverged (default False).
     min_probability : float
         The stopping threshold, in (0, 1); default 0.05.
-    **monitor_kwargs
-        Arguments of `Monitor` when no monitor is given.
+    **monitor_kwargs : any
+        Keyword arguments of `Monitor` (horizon, train_level, test_level, lr, weight_decay, optimizer, model,
+        every, columns) for the new monitor when `monitor` is `None`; giving both is a `DomainError`.
 
     Returns
     -------
@@ -191,6 +205,9 @@ def lightning_callback(monitor: Monitor | None = None, *, stop: bool = False, mi
     ------
     ImportError
         If neither lightning nor pytorch_lightning is installed (one line naming it).
+    DomainError
+        If `monitor` is not a `Monitor` or comes with `monitor_kwargs`, `stop` is not a bool,
+        `min_probability` is not in (0, 1), or an argument of the new monitor is outside its domain.
     """
     try:
         from lightning.pytorch.callbacks import Callback
@@ -216,8 +233,9 @@ def huggingface_callback(monitor: Monitor | None = None, *, stop: bool = False, 
         Stop training when P(grok by the horizon) < `min_probability` or the run diverged (default False).
     min_probability : float
         The stopping threshold, in (0, 1); default 0.05.
-    **monitor_kwargs
-        Arguments of `Monitor` when no monitor is given.
+    **monitor_kwargs : any
+        Keyword arguments of `Monitor` (horizon, train_level, test_level, lr, weight_decay, optimizer, model,
+        every, columns) for the new monitor when `monitor` is `None`; giving both is a `DomainError`.
 
     Returns
     -------
@@ -228,6 +246,9 @@ def huggingface_callback(monitor: Monitor | None = None, *, stop: bool = False, 
     ------
     ImportError
         If transformers is not installed (one line naming it).
+    DomainError
+        If `monitor` is not a `Monitor` or comes with `monitor_kwargs`, `stop` is not a bool,
+        `min_probability` is not in (0, 1), or an argument of the new monitor is outside its domain.
     """
     try:
         from transformers import TrainerCallback
