@@ -261,13 +261,16 @@ def test_kill_9_between_the_npz_and_the_json(writers):
 
 def test_kill_9_at_random_times_never_loses_the_run(writers):
     """30 writers killed at random instants of a 128 kB save loop: every time the run loads whole (the last
-    complete save), and the next save removes every temporary file and the dead writer's lock."""
+    complete save), and the next save removes every temporary file and takes over the dead writer's lock, with
+    a warning exactly when the kill left one that names the writer (a kill between two saves leaves no lock, one
+    right after the lock file's creation an empty one, taken over silently: there is no run of it to warn about)."""
     out = writers["kill_loop"]
     assert len(out) == 30
     for o in out:
         assert o["k"] > 1000 * (o["round"] + 1), o  # the writer's first save or a later one, never the old run
-        assert o["left"] == ["run.json", "run.npz"] and o["took_over"], o
+        assert o["left"] == ["run.json", "run.npz"] and o["took_over"] == (o["lock_pid"] == o["pid"]), o
     assert sum(bool(o["temps"]) for o in out) >= 1, out  # the kills do land inside writes
+    assert sum(o["lock_pid"] == o["pid"] for o in out) >= 1, out  # and leave named locks behind to take over
 
 
 def test_two_writers_on_one_path_never_mix_two_runs(writers):
