@@ -25,6 +25,7 @@
 #   GPU_SESSION_LIMIT_S=540  GPU_SESSION_HARD_S=570  GPU_SESSION_BENCH_S=120  GPU_SESSION_SCALE=gpu
 #   GPU_SESSION_ONLY=suite,suite (the planner's --only)  PYTHON=python
 #   GPU_SESSION_FAKE_BENCH=1: part (b) is a stand-in that sleeps past its cap (no JAX), to test the time limits.
+#   GROKCLOCKS_COMMIT=<40 hex>: the commit of a copy without .git, stamped on gpu_session.json and the certificates.
 set -u
 
 OUT=${1:?usage: benchmarks/gpu_session.sh OUT_DIR [--dry-run]}
@@ -39,6 +40,9 @@ MARGIN=10          # seconds kept at the end: the planner's summary, this script
 BENCH_EST=75       # the quick mode's expected seconds (see below); it stops itself at BENCH_MAX - 10
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# The commit this tree is: git's answer, else GROKCLOCKS_COMMIT (a copy sent to a GPU machine without .git),
+# which verify/conftest.py also stamps on the suite certificates.
+COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo "${GROKCLOCKS_COMMIT:-unknown}")
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"  # this checkout's grokclocks, installed or not
 START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
@@ -112,12 +116,12 @@ V1=$(elapsed)
 # ---------------------------------------------------------------------------------------------- (c) summary
 SESSION_JSON="$OUT/gpu_session.json" PLAN_LINE="$PLAN_LINE" LIMIT="$LIMIT" HARD="$HARD" SCALE="$SCALE" \
 BENCH_EST="$BENCH_EST" BENCH_MAX="$BENCH_MAX" BENCH_WALL=$(( B1 - B0 )) BENCH_RC="$BENCH_RC" BUDGET="$BUDGET" \
-VERIFY_WALL=$(( V1 - B1 )) VERIFY_RC="$VERIFY_RC" TOTAL="$V1" "$PY" - <<'PYJSON'
+VERIFY_WALL=$(( V1 - B1 )) VERIFY_RC="$VERIFY_RC" TOTAL="$V1" COMMIT="$COMMIT" "$PY" - <<'PYJSON'
 import json
 import os
 
 e = os.environ
-json.dump({"limit_s": int(e["LIMIT"]), "hard_limit_s": int(e["HARD"]), "scale": e["SCALE"],
+json.dump({"commit": e["COMMIT"], "limit_s": int(e["LIMIT"]), "hard_limit_s": int(e["HARD"]), "scale": e["SCALE"],
            "bench": {"estimate_s": int(e["BENCH_EST"]), "cap_s": int(e["BENCH_MAX"]), "wall_s": int(e["BENCH_WALL"]),
                      "exit": int(e["BENCH_RC"])},
            "verify": {"plan_at_start": e["PLAN_LINE"], "budget_s": int(e["BUDGET"]), "wall_s": int(e["VERIFY_WALL"]),

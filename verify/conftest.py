@@ -20,6 +20,8 @@ Options:
 * `--deadline EPOCH` (env `GROKCLOCKS_DEADLINE`, seconds since the epoch): a test is not started when its
   expected time (the latest measurement in the suite certificates, else verify/budget.py's estimate) would
   end past the deadline; it is reported as skipped ("budget") and its suite as incomplete;
+* env `GROKCLOCKS_COMMIT`: in a copy of the checkout without `.git`, the 40-hex commit the copy was made from,
+  stamped on the certificates as such (`commit_source`; `dirty` stays unknown);
 * `--progress-every SECONDS` (env `GROKCLOCKS_PROGRESS_S`, default 20; 0 = off): a test running longer prints
   a line every that many seconds (elapsed time, expected time), so a long test is never silent.
 
@@ -351,7 +353,16 @@ def pytest_runtest_logreport(report):
 
 def _meta(config) -> dict:
     commit = _git("rev-parse", "HEAD")
-    return {"commit": commit, "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else None,
+    if commit:
+        return {"commit": commit, "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+                "pytest_args": list(config.invocation_params.args)}
+    # A copy of the tree without its .git (a GPU machine the checkout was sent to): the commit it was copied
+    # from, if the caller states it; whether the copy was clean is not known here (dirty None). The suite
+    # fingerprint (the hash of every file the suite depends on) is what decides whether a certificate holds.
+    stated = os.environ.get("GROKCLOCKS_COMMIT", "")
+    ok = len(stated) == 40 and all(c in "0123456789abcdef" for c in stated)
+    return {"commit": stated if ok else None, "dirty": None,
+            **({"commit_source": "GROKCLOCKS_COMMIT (no git checkout where it ran)"} if ok else {}),
             "pytest_args": list(config.invocation_params.args)}
 
 
