@@ -1,8 +1,9 @@
 """grokclocks.logs: the formats of MLflow, DVCLive, Sacred, Aim, Keras, W&B chart exports and text logs.
 
 Each fixture in tests/fixtures/logs/ was written by its tool's own writer from seeds 0 and 1 of the one
-PyTorch run of (a + b) mod 31 (tests/fixtures/logs/make_fixtures.py --more): seed 0 gives t_train 50,
-t_test 1450, t_cls 430 (the numbers of run.npz), seed 1 t_test 850.  Every case of the issue "every log a
+PyTorch run of (a + b) mod 31 (tests/fixtures/logs/make_fixtures.py --more, and --aim for the Aim
+repository aim_repo.tar.gz, whose tests need Aim: skipped, with the reason, where it is not installed):
+seed 0 gives t_train 50, t_test 1450, t_cls 430 (the numbers of run.npz), seed 1 t_test 850.  Every case of the issue "every log a
 researcher has" is here: the DVCLive file read as the wrong role, the series files taken for seeds, the
 duplicate --columns target, and each message that did not lead to the fix.
 """
@@ -10,7 +11,9 @@ duplicate --columns target, and each message that did not lead to the fix.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
+import tarfile
 import warnings
 from pathlib import Path
 
@@ -158,6 +161,76 @@ def test_sacred_metrics_json():
 # ============================================================================================ Aim
 
 
+def _aim():
+    """Aim, or a visible skip naming why (the test extra does not install it: it brings a web stack of its own)."""
+    return pytest.importorskip("aim", reason="Aim is not installed (pip install aim; 3.29.1 in a venv of its own "
+                                             "wrote the fixture): the repository Aim wrote is not read here")
+
+
+def _aim_repo(tmp_path):
+    """tests/fixtures/logs/aim_repo.tar.gz unpacked: the project folder holding the .aim that Aim 3.29.1 wrote."""
+    with tarfile.open(FIX / "aim_repo.tar.gz") as tar:
+        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    return tmp_path / "aim_repo"
+
+
+def _tree(root):
+    """Every path under `root` with its bytes (None for a folder): what reading must leave as it was."""
+    return {str(q.relative_to(root)): (q.read_bytes() if q.is_file() else None) for q in sorted(root.rglob("*"))}
+
+
+def test_aim_repository_written_by_aim_reads_as_its_seeds(tmp_path):
+    # before: Repo(path, read_only=True) raised NotImplementedError (Aim 3.29); without read_only,
+    # Repo.iter_runs() listed no run (Aim's index is filled by `aim up`, not by aim.Run), and
+    # metric.values.sparse_numpy() gives hashes of the steps, not the steps
+    _aim()
+    root = _aim_repo(tmp_path)
+    before = _tree(root)
+    csv = read_logs([FIX / "seeds" / "seed0" / "metrics.csv", FIX / "seeds" / "seed1" / "metrics.csv"])
+    for path in (root, root / ".aim"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LogWarning)  # nothing ignored: the four series, no other metric
+            log = read_log(path)
+        assert log.format == "aim" and log.run_names == ("seed0", "seed1")
+        assert log.columns == {"train_acc": "train/acc", "train_loss": "train/loss", "test_acc": "val/acc",
+                               "test_loss": "val/loss"}
+        for key in ("steps", "train_acc", "test_acc", "train_loss", "test_loss"):  # every value, at its step
+            np.testing.assert_array_equal(log.arrays[key], csv.arrays[key])
+    assert _clocks(_load(root)) == SEEDS01
+    assert _tree(root) == before  # Aim opened a copy: the repository is as it was, byte for byte
+
+
+def test_aim_role_from_the_context_or_the_name_and_refused_when_neither_says(tmp_path):
+    aim = _aim()
+
+    aim.Repo(str(tmp_path / "empty"), init=True).close()  # Aim sets a repository up in ~2.5 s: once
+
+    def write(folder, tracks):
+        shutil.copytree(tmp_path / "empty", folder)
+        run = aim.Run(repo=str(folder), experiment="grok", system_tracking_interval=None, capture_terminal_logs=False)
+        for step in (0, 10, 20):
+            for name, context, value in tracks:
+                run.track(value, name=name, step=step, context=context)
+        run.close()
+
+    write(tmp_path / "a", [("acc", {"subset": "train"}, 1.0), ("val_acc", {}, 0.5), ("__system__cpu", {}, 12.0),
+                           ("lr", {}, 0.01)])
+    with pytest.warns(LogWarning, match=r"ignored columns that match no series: \['lr'\]"):
+        log = read_log(tmp_path / "a")
+    assert log.columns == {"train_acc": "train/acc", "test_acc": "val_acc"}
+    assert log.arrays["steps"].tolist() == [0, 10, 20] and log.arrays["test_acc"].tolist() == [0.5, 0.5, 0.5]
+    assert "Aim's resource metrics skipped (1)" in log.notes[0]
+    write(tmp_path / "b", [("acc", {}, 0.5)])  # neither the context nor the name says train or val
+    with pytest.raises(LogError, match=r"cannot tell whether 'acc' \(Aim metric 'acc', context \{\}\) is a "
+                                       r"training or a test series"):
+        read_log(tmp_path / "b")
+    assert read_log(tmp_path / "b", columns={"test_acc": "acc"}).columns == {"test_acc": "acc"}
+    write(tmp_path / "c", [("acc", {"subset": "val"}, 0.5), ("val/acc", {}, 0.5)])  # two metrics, one name
+    with pytest.raises(LogError, match=r"two metrics read as 'val/acc' \(Aim metric 'acc', context \{'subset': 'val'\} "
+                                       r"and Aim metric 'val/acc', context \{\}\)"):
+        read_log(tmp_path / "c")
+
+
 def test_aim_without_aim_is_one_line_naming_the_extra(tmp_path):
     try:
         import aim  # noqa: F401
@@ -168,6 +241,29 @@ def test_aim_without_aim_is_one_line_naming_the_extra(tmp_path):
     for path in (tmp_path / "proj", tmp_path / "proj" / ".aim"):
         with pytest.raises(LogError, match=r"^(proj|\.aim): an Aim repository; reading it needs Aim: "
                                            r"pip install \"grokclocks\[aim\]\"$"):
+            read_log(path)
+
+
+def test_aim_folder_of_links_devices_or_too_many_bytes_is_refused_before_aim_reads_it(tmp_path):
+    # with or without Aim: the .aim folder is checked before Aim is imported
+    seqs = tmp_path / "proj" / ".aim" / "seqs"
+    seqs.mkdir(parents=True)
+    (seqs / "000009.sst").write_bytes(bytes(2000))
+    with pytest.raises(LogError, match=r"^proj: the \.aim folder's files hold at least 2000 bytes .*over the limit "
+                                       r"max_bytes = 1000"):
+        read_log(tmp_path / "proj", max_bytes=1000)
+    os.symlink("/dev/zero", seqs / "000010.log")
+    with pytest.raises(LogError, match=r"^proj: \.aim/seqs/000010\.log is a symbolic link; an Aim repository is "
+                                       r"read only when it holds folders and regular files$"):
+        read_log(tmp_path / "proj")
+    os.unlink(seqs / "000010.log")
+    os.mkfifo(seqs / "000010.log")
+    with pytest.raises(LogError, match=r"^proj: \.aim/seqs/000010\.log is a FIFO \(named pipe\)"):
+        read_log(tmp_path / "proj")
+    (tmp_path / "link").mkdir()
+    os.symlink(tmp_path / "proj" / ".aim", tmp_path / "link" / ".aim")  # the repository itself a link
+    for path in (tmp_path / "link", tmp_path / "link" / ".aim"):
+        with pytest.raises(LogError, match=r"^(link|\.aim): \.aim is a symbolic link"):
             read_log(path)
 
 

@@ -22,7 +22,7 @@ Formats (chosen by content, then extension; `format=` forces one):
 | `mlflow-db` | MLflow's sqlite store (`mlflow.db`), read-only with `sqlite3`: the runs of its one experiment |
 | `dvclive` | a DVCLive folder or one of its `plots/metrics/<key>.tsv` files (the role is in the folder) |
 | `sacred` | a Sacred run folder or its `metrics.json` (each metric with its own steps) |
-| `aim` | an Aim repository (`.aim`), through Aim's API (`pip install "grokclocks[aim]"`) |
+| `aim` | an Aim repository (the folder holding `.aim`, or `.aim`), through Aim's API (`pip install "grokclocks[aim]"`; tested with Aim 3.17.5 and 3.29.1): every run, indexed by Aim or not, from a copy of the repository (never written); a series is `<context values>/<metric>` |
 | (object) | a pandas DataFrame, any mapping of arrays or lists, or a list of records |
 
 A CSV's delimiter (`,` `;` tab `|`) and decimal mark are detected (`delimiter=`, `decimal=` force them);

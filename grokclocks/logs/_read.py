@@ -228,8 +228,8 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
         The reader, one of `FORMATS`; default `None`: chosen from the content and the extension.
     max_bytes : int
         The most bytes a file may hold, or a zip archive's members unpack to (read from its directory and
-        each `.npy` header before anything is decompressed), or a TensorBoard directory's event files hold
-        together; an integer ≥ 1, default `DEFAULT_MAX_BYTES` (256 MiB).  A text log takes up to about 20
+        each `.npy` header before anything is decompressed), or a TensorBoard directory's event files or an
+        Aim repository's `.aim` folder hold together; an integer ≥ 1, default `DEFAULT_MAX_BYTES` (256 MiB).  A text log takes up to about 20
         times its size in memory while it is parsed.
     delimiter : str, optional
         The delimiter of a CSV file: `","`, `";"`, `"tab"` (or a tab character) or `"|"`; default `None`, detected
