@@ -39,6 +39,7 @@ per-suite planner `grokclocks verify --scale gpu --budget SECONDS`, run one afte
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -54,6 +55,7 @@ import pytest
 
 from grokclocks.verification import (
     Report,
+    Row,
     budget_estimates,
     format_table,
     function_of_node,
@@ -151,17 +153,26 @@ def pytest_configure(config):
         _STATE["shard"] = parse_shard(shard) if shard else None
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    parallel = bool(getattr(config.option, "numprocesses", None)) or hasattr(config, "workerinput")
     if scale == "gpu":
-        if getattr(config.option, "numprocesses", None) or os.environ.get("PYTEST_XDIST_WORKER"):
+        if parallel:
             raise pytest.UsageError("--scale gpu runs in one process per GPU (several processes exhausted cuSolver "
                                     "handles): drop -n/xdist, use --shard K/N for slices")
         os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    if parallel:
+        for opt, name in (("suite_certificates", "--suite-certificates"), ("shard", "--shard"),
+                          ("deadline", "--deadline")):
+            if getattr(config.option, opt, None):
+                raise pytest.UsageError(f"{name} runs in one process (the process that ran a suite writes its "
+                                        "certificate): drop -n, or use -n 0")
+    if getattr(config.option, "numprocesses", None) and config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_WorkerRows(), "grokclocks-verify-worker-rows")
     _STATE.update(tests=[], compile={"total": 0.0, "max": 0.0, "max_fun": ""}, peak=0, listening=False,
                   deselected=[], budget_skipped={}, interrupted=set(), suite_span={}, written=set(), running=None,
                   estimates={}, config=config)
     _listen()
     _STATE["t0"] = time.perf_counter()
-    if _STATE["progress_every"] > 0:
+    if _STATE["progress_every"] > 0 and not hasattr(config, "workerinput"):  # a worker has no terminal
         threading.Thread(target=_progress_loop, name="grokclocks-verify-progress", daemon=True).start()
 
 
@@ -455,8 +466,37 @@ def report(request) -> Report:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    _STATE["stopped_early"] = bool(session.shouldstop or session.shouldfail)  # -x / --maxfail
+    _STATE["stopped_early"] = (bool(session.shouldstop or session.shouldfail)  # -x / --maxfail
+                               or bool(_STATE.get("stopped_early")))  # a worker's, in a parallel session
     _STATE["exitstatus"] = exitstatus
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None and _STATE.get("report") is not None:  # an xdist worker: hand the rows to the controller
+        rows = [dataclasses.asdict(r) for r in _STATE["report"].rows]
+        out["grokclocks_verify"] = json.dumps({"rows": rows, "tests": _STATE.get("tests", []),
+                                               "stopped_early": _STATE["stopped_early"]}, default=_jsonable)
+
+
+def _jsonable(x):
+    """JSON for the numpy scalars and arrays a row's details may hold."""
+    return x.tolist() if hasattr(x, "tolist") else str(x)
+
+
+class _WorkerRows:
+    """The controller of a parallel session (pytest-xdist): each worker's rows and test records, gathered when
+    the worker goes down, in the order of the test files (each file ran whole in one worker: --dist loadfile,
+    so a file's rows keep their order)."""
+
+    def pytest_testnodedown(self, node, error):
+        data = getattr(node, "workeroutput", {}).get("grokclocks_verify")
+        if not data:
+            return
+        got = json.loads(data)
+        rep: Report = _STATE["report"]
+        rep.rows.extend(Row(**r) for r in got["rows"])
+        rep.rows.sort(key=lambda r: r.test.split("::", 1)[0])  # stable: a file's rows stay in their order
+        _STATE["tests"].extend(got["tests"])
+        _STATE["tests"].sort(key=lambda t: t["test"].split("::", 1)[0])
+        _STATE["stopped_early"] = _STATE.get("stopped_early") or got["stopped_early"]
 
 
 def _partial_run(config, terminalreporter) -> str | None:
@@ -483,6 +523,8 @@ def _partial_run(config, terminalreporter) -> str | None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the table
+        return
     rep: Report | None = _STATE.get("report")
     tests = _STATE.get("tests", [])
     if rep is None or not (rep.rows or (tests and _STATE.get("shard"))):
@@ -493,7 +535,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.section(f"grokclocks verification table ({rep.scale} scale"
                + (f", slice {shard[0]} of {shard[1]})" if shard else ")"))
     tr.write_line(format_table(rep.rows, width=max(tr._tw.fullwidth, 140)))
-    meta = _meta(config) | {"partial": _partial_run(config, terminalreporter)}
+    meta = _meta(config) | {"partial": _partial_run(config, terminalreporter),
+                            "workers": int(getattr(config.option, "numprocesses", 0) or 1)}
     stem = None
     if shard:
         meta.update(shard=list(shard), plan=_STATE.get("plan", {}), plan_weights=_STATE.get("plan_weights", {}),
