@@ -28,9 +28,10 @@ settings.load_profile("ci")
 # one core. When pytest-xdist is installed (the `test` extra) and the command line does not say `-n`, the session
 # runs in min(2, cores) worker processes, one test file per worker at a time (`--dist loadfile`: a file's
 # module-scoped fixtures are built once). verify/conftest.py gathers the workers' rows into the one table.
-# The files are handed out longest first (serial seconds in tests/durations.json; a file not listed counts as
-# 1 s), so that the longest file does not start last and run alone at the end; verify's two files that share one
-# cached training (modular, compare) go to one worker together.
+# Measured on a 2-core AMD EPYC (2026-11-27): tests/ 989 s in one process, 643 s in two; the whole `pytest`
+# 1566 s in one process, 1107 s in two. Handing the files out longest first was slower (1165 s: the long JAX
+# files then run side by side), and so was compiling tests/ at XLA's optimisation level 0 in one single-threaded
+# worker (verify's trainings run longer), so the files go in pytest-xdist's own loadfile order.
 #
 # It stays one process where that is required or asked for:
 #   * `--scale gpu` (one process per GPU: several exhausted cuSolver handles), `--suite-certificates`, `--shard`,
@@ -38,45 +39,6 @@ settings.load_profile("ci")
 #   * a pytest started by a test of a parallel session (PYTEST_XDIST_WORKER is inherited);
 #   * `-n 0`, `-p no:xdist`, `--pdb`, or GROKCLOCKS_WORKERS=1 (GROKCLOCKS_WORKERS=N asks for N).
 _SERIAL_OPTIONS = ("suite_certificates", "shard", "deadline")
-
-
-def pytest_configure(config):
-    if getattr(config.option, "numprocesses", None) and config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_LongestFirst(), "grokclocks-longest-first")
-
-
-class _LongestFirst:
-    """pytest-xdist scheduling: whole files (a file's module fixtures are built once), verify's test files that
-    share a cached training in one unit, the longest first."""
-
-    def pytest_xdist_make_scheduler(self, config, log):
-        import json
-        from pathlib import Path
-
-        from xdist.scheduler import LoadScopeScheduling
-
-        try:
-            seconds = json.loads((Path(__file__).parent / "tests" / "durations.json").read_text())["seconds"]
-        except (OSError, ValueError, KeyError):
-            seconds = {}
-        together = {"verify/compare/test_compare_runs.py": "verify/modular/test_canonical_grokking.py"}
-
-        class LongestFirst(LoadScopeScheduling):
-            def _split_scope(self, nodeid: str) -> str:
-                path = nodeid.split("::", 1)[0]
-                return together.get(path, path)
-
-            def _weight(self, scope: str) -> float:
-                return sum(float(v) for k, v in seconds.items() if k == scope or together.get(k) == scope) or 1.0
-
-            def _assign_work_unit(self, node) -> None:
-                scope = max(self.workqueue, key=self._weight)
-                work_unit = self.workqueue.pop(scope)
-                self.assigned_work.setdefault(node, {})[scope] = work_unit
-                collection = self.registered_collections[node]
-                node.send_runtest_some([collection.index(n) for n, done in work_unit.items() if not done])
-
-        return LongestFirst(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own (registered earlier, so called later among tryfirst hooks)
