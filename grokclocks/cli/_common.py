@@ -157,3 +157,13 @@ def _write_output(option: str, path: Path, write: Callable[[Path], None], *, ove
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def _parse_index(text: str | None) -> tuple[int, ...] | None:
+    """`--index I[,J...]` as a tuple of ints (`None` when not given)."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc

@@ -16,22 +16,13 @@ from ._common import (
     FORMATTER,
     CLIError,
     _output_file,
+    _parse_index,
     _positive_float,
     _print_warnings,
     _write_output,
 )
 
 _PLOTS_EXTRA = 'pip install "grokclocks[plots]"'
-
-
-def _parse_index(text: str | None) -> tuple[int, ...] | None:
-    """`--index I[,J...]` as a tuple of ints (`None` when not given)."""
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError as exc:
-        raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
 
 
 def _index_text(inner: str) -> str:

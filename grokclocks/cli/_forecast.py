@@ -8,16 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._common import FORMATTER, CLIError, _positive_float, _print_warnings
-
-
-def _index(text: str | None) -> tuple[int, ...] | None:
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError as exc:
-        raise CLIError(f"--index must be comma-separated integers, e.g. 0,1 (got {text!r})") from exc
+from ._common import FORMATTER, CLIError, _parse_index, _positive_float, _print_warnings
 
 
 def _cmd_forecast(args: argparse.Namespace) -> int:
@@ -33,13 +24,13 @@ def _cmd_forecast(args: argparse.Namespace) -> int:
         columns = parse_columns(args.columns)
         if args.format is not None:  # a forced reader: read here (the planned length is then unknown)
             try:
-                src = load_run(src, index=_index(args.index), columns=columns, format=args.format)
+                src = load_run(src, index=_parse_index(args.index), columns=columns, format=args.format)
             except ValueError as exc:
                 from ..forecast._api import _DIVERGED_MESSAGES
 
                 if not any(k in str(exc) for k in _DIVERGED_MESSAGES):  # a non-finite value is "diverged"
                     raise
-        fcs = forecast_runs(src, args.at, args.horizon, index=_index(args.index), columns=columns, lr=args.lr,
+        fcs = forecast_runs(src, args.at, args.horizon, index=_parse_index(args.index), columns=columns, lr=args.lr,
                             weight_decay=args.weight_decay, optimizer=args.optimizer, **over)
         bib = None
         if args.cite:
