@@ -196,7 +196,7 @@ def test_kramers_spread_exponential_vs_regular():
     regular = compare_run(steps=steps, train_acc=train, test_acc=runs(3000 + rng.normal(0, 100, 12)))
     assert regular.value("CV of Delta t over seeds (escape: 1)") < 0.1
     assert regular.value("escape_like") is False
-    # a run that must come out inconsistent: deterministic delays are no activated escape (erratum E13)
+    # a run that must come out inconsistent: deterministic delays are no activated escape (erratum kramers-13)
     v = regular.verdict("kramers")
     assert (v.verdict, v.spec_id, v.quantity) == ("inconsistent", "kramers:eq15", "ks_pvalue") and v.value < 0.05
     few = compare_run(steps=steps, train_acc=train[:3], test_acc=runs([1000, 1500, 2000]))
