@@ -581,7 +581,7 @@ def test_verdicts_in_the_table_and_cite():
     assert "kramers:milestones" in ids and "clocks:appB" in ids and "uniformity:thm3.10" not in ids
     with pytest.warns(UserWarning, match="incomplete"):
         bib = c.cite()
-    assert "@article{tan2026twoclocks" in bib and "kramers2026grokkingdelay" in bib
+    assert "@misc{tan2026twoclocks" in bib and "kramers2026grokkingdelay" in bib
     assert "gu2025beyond" not in bib  # the coverage entries were n/a: nothing of that paper was used
 
 
