@@ -253,6 +253,15 @@ ROWS: tuple[Row, ...] = (
     Row("levi", "§3.3.1, eq. (12)", "L^(d_out)(η₀, λ, t) = L⁽¹⁾(η₀/d_out, λ, t)/d_out at d_out = 5, λ = 0.9, "
         "η₀ = 0.01, t = 1000", "linear.loss_gen(1000, 0.9, 0.01, d_out=5)", None, "quadrature: {v}", 1e-10,
         spec="levi:eq12-loss", paper_ref=lambda: _mp_expect(lambda nu: mp.exp(-4 * mp.mpf("0.002") * 1000 * nu), 0.9) / 5),
+    Row("levi", "§3, App. A", "S₀, T ∼ N(0, 1/(2d_in·d_out)), so E‖D₀‖² = 1 and L_gen(0) = ‖D₀‖²/d_out: d_out = 5",
+        "linear.loss_gen(0, 0.5, 0.01, d_out=5)", 0.2, "1/5 = 0.2", 1e-12, spec="levi:conv-data"),
+    Row("levi", "§3.1.1, eq. (6)", "Marchenko–Pastur edges λ± = (1 ± √λ)²: the lower edge at λ = 0.5",
+        "rmt.mp_edges(0.5).lam_minus", None, "{v}", 1e-12, spec="levi:eq6",
+        paper_ref=lambda: (1 - mp.sqrt(mp.mpf("0.5"))) ** 2),
+    Row("levi", "§3.1.1, eq. (6)", "… the upper edge", "rmt.mp_edges(0.5).lam_plus", None, "{v}", 1e-12, spec="levi:eq6",
+        paper_ref=lambda: (1 + mp.sqrt(mp.mpf("0.5"))) ** 2),
+    Row("levi", "§3.1.1, eq. (6)", "atom (1 − 1/λ)⁺ at ν = 0, λ = 1.5", "rmt.mp_atom(1.5)", 1 / 3, "1/3", 1e-12,
+        spec="levi:eq6"),
     Row("levi", "§3.1.1", "for λ > 1 the generalisation loss plateaus at 1 − 1/λ (Fig. 1, λ = 1.5)",
         "linear.loss_gen(1e7, 1.5, 0.01)", 1 / 3, "1 − 1/1.5 = 0.3333", 1e-9, spec="levi:eq8"),
     Row("levi", "App. B, eq. (19)", "L_tr = e^(−4η₀(λ+1)t) ₀F̃₁(2; 16η₀²t²λ) at λ = 0.5, η₀t = 1",
@@ -446,6 +455,9 @@ ROWS: tuple[Row, ...] = (
     Row("repulsion", "§2.1", "training fraction p = n/M² ≈ 0.40 at M = 71, n = 2016",
         'repulsion.tian_setup()["n_train"] / repulsion.tian_setup()["M"] ** 2', 0.40, "≈ 0.40", 0.005, "abs",
         spec="repulsion:setup"),
+    Row("repulsion", "§2.1", "setup: 400 epochs, 15 seeds, Adam learning rate 10⁻³, weight decay η = 2·10⁻⁴, "
+        "K = 2048", 'tuple(repulsion.tian_setup()[k] for k in ("epochs", "n_seeds", "lr", "eta", "K"))',
+        (400, 15, 1e-3, 2e-4, 2048), "(400, 15, 0.001, 0.0002, 2048)", 0.0, "exact", spec="repulsion:setup"),
     Row("repulsion", "§4.1, eqs. (5)–(6); §6", "detector constants: lag 25, threshold 0.04, t ≥ 100, window W = 20, "
         "ρ threshold 0.075", 'tuple(repulsion.tian_setup()[k] for k in ("lag", "threshold", "t_min", "window", '
         '"rho_threshold"))', (25, 0.04, 100, 20, 0.075), "(25, 0.04, 100, 20, 0.075)", 0.0, "exact",
