@@ -2,7 +2,10 @@
 
 Every public function of the core carries `@cites("levi:eq11", ...)`.  From that:
 
-* `grokclocks.cite(obj_or_id)` returns the BibTeX of the paper(s) behind a function or spec ID;
+* `grokclocks.cite(obj_or_id)` returns the BibTeX of the paper(s) behind a function or spec ID, its
+  `note` field naming the places in the paper (equation, theorem, section), the spec IDs and the errata
+  grokclocks corrects; a result that is not the paper's (`SpecEntry.basis`) is cited to the textbook that
+  states it or to grokclocks itself (`REFERENCES`);
 * `grokclocks.citations.coverage()` maps every spec ID to the function(s) implementing it, so an
   unimplemented result is visible;
 * the documentation's equation → function tables are generated from the same data.
@@ -43,6 +46,7 @@ import difflib
 import functools
 import importlib
 import inspect
+import re
 import textwrap
 import warnings
 from collections.abc import Callable, Sequence
@@ -56,6 +60,7 @@ __all__ = [
     "Paper",
     "SpecEntry",
     "PAPERS",
+    "REFERENCES",
     "SPEC",
     "cites",
     "cite",
@@ -82,26 +87,31 @@ class CitationWarning(UserWarning):
 
 @dataclasses.dataclass(frozen=True)
 class Paper:
-    """A source paper: its spec key, BibTeX entry and one-line text citation."""
+    """A source: one of the five papers (`PAPERS`), or a textbook or grokclocks itself (`REFERENCES`)."""
 
     key: str
-    """The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...)."""
+    """The paper's spec key, the part of a spec ID before the colon (`levi`, `clocks`, ...); for an entry of
+    `REFERENCES` its key there (`grokclocks`, `gardiner2009stochastic`, ...)."""
     bibkey: str
-    """The BibTeX citation key of `bibtex`."""
+    """The BibTeX citation key of `bibtex` (a stable identifier, not an attribution)."""
     bibtex: str
-    """The BibTeX entry."""
+    """The BibTeX entry as `cite` gives it for the paper key; `cite` of a function or a spec ID adds to its `note`
+    field the results used: their places in the paper (equation, theorem, section), spec IDs and errata."""
     text: str
     """A one-line plain-text citation."""
     missing: tuple[str, ...] = ()
-    """The fields the source text does not state (`author`, `venue`, `eprint`); empty for a complete entry.
+    """The fields that neither the source text grokclocks was built from nor a checked public listing states
+    (`author`, `venue`, `eprint`); empty for a complete entry.
 
     The BibTeX entry says so visibly (an `author` of "Anonymous / not stated in the source" and a `note`) and
     `cite` warns with a `CitationWarning`."""
+    provenance: str = ""
+    """Where the entry's fields come from: the source text, or the public listing they were checked against."""
 
 
 @dataclasses.dataclass(frozen=True)
 class SpecEntry:
-    """One result of a spec: its ID, status and a short title."""
+    """One result of a spec: its ID, status, title and where it stands in its paper."""
 
     id: str
     """The spec ID, `<paper key>:<label>`."""
@@ -109,12 +119,36 @@ class SpecEntry:
     """One of the statuses listed in the module docstring (`exact`, `asymptotic`, ...)."""
     title: str
     """A short title of the result."""
+    where: str = ""
+    """Where the result stands in its paper (equation, theorem, section), e.g. "eq. (11), Sec. 3.1.3"; empty
+    for a result that is not the paper's (see `basis`)."""
+    basis: str = "paper"
+    """`"paper"`: a result of the paper; `"own"`: derived or built for grokclocks; otherwise the key of the
+    textbook in `REFERENCES` that states it."""
+    note: str = ""
+    """For a result that is not the paper's: what it is (it goes into the BibTeX note of its source)."""
 
     @property
     def paper(self) -> Paper:
-        """The `Paper` this result comes from (the entry of `PAPERS` named by the ID's prefix)."""
+        """The `Paper` this result belongs to (the entry of `PAPERS` named by the ID's prefix)."""
         return PAPERS[self.id.split(":", 1)[0]]
 
+    @property
+    def source(self) -> Paper:
+        """What to cite for this result: its paper, or for a result that is not the paper's the textbook that
+        states it or grokclocks itself (entries of `REFERENCES`)."""
+        if self.basis == "paper":
+            return self.paper
+        return REFERENCES["grokclocks" if self.basis == "own" else self.basis]
+
+    @property
+    def cited_for(self) -> str:
+        """What a citation of `source` is for: the place in the paper, or what the result is."""
+        return self.where if self.basis == "paper" else self.note
+
+
+_INCOMPLETE = ("INCOMPLETE CITATION: the source text available to grokclocks states no {what}; complete this "
+               "entry before use")
 
 PAPERS: dict[str, Paper] = {
     "levi": Paper(
@@ -130,18 +164,24 @@ PAPERS: dict[str, Paper] = {
 }""",
         text="N. Levi, A. Beck, Y. Bar-Sinai, Grokking in Linear Estimators -- A Solvable Model that "
         "Groks without Understanding, ICLR 2024, arXiv:2310.16441.",
+        provenance="authors from the source text; venue (ICLR 2024 poster) and arXiv identifier checked against "
+        "the OpenReview and arXiv listings",
     ),
     "clocks": Paper(
         key="clocks",
         bibkey="tan2026twoclocks",
-        bibtex="""@article{tan2026twoclocks,
-  title   = {Deciphering Two Training Clocks in Grokking via Deep Linear Network Theory with Conditional {ReLU} Reduction},
-  author  = {Tan, H. and Gai, K. and Zhang, S.},
-  journal = {arXiv preprint arXiv:2606.05863},
-  year    = {2026}
+        bibtex="""@misc{tan2026twoclocks,
+  title  = {Deciphering Two Training Clocks in Grokking via Deep Linear Network Theory with Conditional {ReLU} Reduction},
+  author = {{Anonymous / not stated in the source}},
+  year   = {2026},
+  note   = {""" + _INCOMPLETE.format(what="authors, venue or arXiv identifier") + """ (its acknowledgements name grants to S.Z.; the attribution H. Tan, K. Gai, S. Zhang, arXiv:2606.05863, could not be checked)}
 }""",
-        text="H. Tan, K. Gai, S. Zhang, Deciphering Two Training Clocks in Grokking via Deep Linear "
-        "Network Theory with Conditional ReLU Reduction, arXiv:2606.05863 (2026).",
+        text="[authors not stated in the source] Deciphering Two Training Clocks in Grokking via Deep Linear "
+        "Network Theory with Conditional ReLU Reduction (2026; venue and identifier not stated in the source "
+        "text).",
+        missing=("author", "venue", "eprint"),
+        provenance="title from the source text; no author, venue or identifier in it (the year: it cites work "
+        "of 2026)",
     ),
     "kramers": Paper(
         key="kramers",
@@ -150,12 +190,13 @@ PAPERS: dict[str, Paper] = {
   title  = {Analytical Proof of Grokking Delay ($t_{\\mathrm{grok}} \\gg t_{\\mathrm{mem}}$): Timescale Separation and Kramers Barrier Analysis for Two-Layer Networks on Modular Arithmetic},
   author = {{Anonymous / not stated in the source}},
   year   = {2026},
-  note   = {INCOMPLETE CITATION: the source text available to grokclocks states no authors, venue or arXiv identifier; complete this entry before use}
+  note   = {""" + _INCOMPLETE.format(what="authors, venue or arXiv identifier") + """}
 }""",
         text="[authors not stated in the source] Analytical Proof of Grokking Delay: Timescale Separation and "
         "Kramers Barrier Analysis for Two-Layer Networks on Modular Arithmetic (2026; venue and identifier not "
         "stated in the source text).",
         missing=("author", "venue", "eprint"),
+        provenance="title from the source text; no author, venue or identifier in it",
     ),
     "uniformity": Paper(
         key="uniformity",
@@ -168,21 +209,73 @@ PAPERS: dict[str, Paper] = {
 }""",
         text="Z. Gu, R. Chen, H. Zhang, Y. Hu, X. Cao, Beyond Progress Measures: Theoretical Insights "
         "into the Mechanism of Grokking, arXiv:2504.03162 (2025).",
+        provenance="title from the source text, which states no authors; authors and arXiv identifier checked "
+        "against the arXiv listing of 2504.03162 (whose text is the source text)",
     ),
     "repulsion": Paper(
         key="repulsion",
         bibkey="xu2026repulsion",
-        bibtex="""@article{xu2026repulsion,
-  title   = {Feature Repulsion and Spectral Lock-in: An Empirical Study of Two-Layer Network Grokking},
-  author  = {Xu},
-  journal = {arXiv preprint arXiv:2605.08119},
-  year    = {2026}
+        bibtex="""@misc{xu2026repulsion,
+  title         = {Feature Repulsion and Spectral Lock-in: An Empirical Study of Two-Layer Network Grokking},
+  author        = {{Anonymous / not stated in the source}},
+  year          = {2026},
+  eprint        = {2605.08119},
+  archivePrefix = {arXiv},
+  note          = {""" + _INCOMPLETE.format(what="author") + """ (it cites Y. Xu, 2026, arXiv:2602.16746, as related work)}
 }""",
-        text="Xu, Feature Repulsion and Spectral Lock-in: An Empirical Study of Two-Layer Network "
-        "Grokking, arXiv:2605.08119 (2026).",
+        text="[author not stated in the source] Feature Repulsion and Spectral Lock-in: An Empirical Study of "
+        "Two-Layer Network Grokking, arXiv:2605.08119 (2026).",
+        missing=("author",),
+        provenance="title and arXiv identifier (2605.08119v1) from the source text; no author in it",
     ),
 }
 """The five source papers by spec key (`levi`, `clocks`, `kramers`, `uniformity`, `repulsion`): each a `Paper`."""
+
+REFERENCES: dict[str, Paper] = {
+    "grokclocks": Paper(
+        key="grokclocks",
+        bibkey="grokclocks",
+        bibtex="""@misc{grokclocks,
+  title        = {grokclocks: executable grokking theory},
+  author       = {{grokclocks developers}},
+  howpublished = {Python package}
+}""",
+        text="grokclocks developers, grokclocks: executable grokking theory (Python package).",
+        provenance="the package's CITATION.cff",
+    ),
+    "bai2010spectral": Paper(
+        key="bai2010spectral",
+        bibkey="bai2010spectral",
+        bibtex="""@book{bai2010spectral,
+  title     = {Spectral Analysis of Large Dimensional Random Matrices},
+  author    = {Bai, Zhidong and Silverstein, Jack W.},
+  edition   = {2},
+  series    = {Springer Series in Statistics},
+  publisher = {Springer},
+  year      = {2010}
+}""",
+        text="Z. Bai, J. W. Silverstein, Spectral Analysis of Large Dimensional Random Matrices, 2nd ed., "
+        "Springer (2010).",
+        provenance="textbook",
+    ),
+    "gardiner2009stochastic": Paper(
+        key="gardiner2009stochastic",
+        bibkey="gardiner2009stochastic",
+        bibtex="""@book{gardiner2009stochastic,
+  title     = {Stochastic Methods: A Handbook for the Natural and Social Sciences},
+  author    = {Gardiner, Crispin},
+  edition   = {4},
+  series    = {Springer Series in Synergetics},
+  publisher = {Springer},
+  year      = {2009}
+}""",
+        text="C. Gardiner, Stochastic Methods: A Handbook for the Natural and Social Sciences, 4th ed., "
+        "Springer (2009).",
+        provenance="textbook",
+    ),
+}
+"""The other sources a function can rest on, by key: grokclocks itself (results derived or built for it) and the
+textbooks that state the standard results the papers use (`SpecEntry.basis`); each a `Paper`."""
 
 _STATUS = {
     "V": "exact",
@@ -199,10 +292,26 @@ _STATUS = {
 
 _PAPER_DATA = paper_modules()
 
+
+def _spec_entry(module: Any, spec_id: str, tag: str, title: str) -> SpecEntry:
+    """The `SpecEntry` of one registered ID, with its place in the paper or what it rests on instead."""
+    if spec_id in module.NOT_IN_PAPER:
+        basis, note = module.NOT_IN_PAPER[spec_id]
+        return SpecEntry(spec_id, _STATUS[tag], title, basis=basis, note=note)
+    return SpecEntry(spec_id, _STATUS[tag], title, where=module.WHERE[spec_id])
+
+
 SPEC: dict[str, SpecEntry] = {
-    i: SpecEntry(i, _STATUS[s], t) for m in _PAPER_DATA for i, (s, t) in m.SPEC_IDS.items()
+    i: _spec_entry(m, i, s, t) for m in _PAPER_DATA for i, (s, t) in m.SPEC_IDS.items()
 }
-"""Every spec ID of the five papers, mapped to its `SpecEntry` (status and title)."""
+"""Every spec ID of the five papers, mapped to its `SpecEntry` (status, title, place in the paper)."""
+
+# erratum numbers by spec ID, from the registry data (grokclocks.errata imports this module, not the reverse)
+_ERRATA_OF: dict[str, list[str]] = {}
+for _m in _PAPER_DATA:
+    for _e in getattr(_m, "ERRATA", ()):
+        for _i in _e.spec_ids:
+            _ERRATA_OF.setdefault(_i, []).append(_e.number)
 
 # Modules whose import registers the @cites decorations (coverage() imports them all).
 IMPLEMENTATION_MODULES: tuple[str, ...] = tuple(x for m in _PAPER_DATA for x in m.MODULES)
@@ -371,10 +480,11 @@ def _unknown_name(name: str) -> UnknownKey:
 
 
 def _resolve(obj_or_id: Any) -> tuple[list[str], list[Paper]]:
+    """The spec IDs behind a target and the sources to cite for them (papers, textbooks, grokclocks)."""
     if isinstance(obj_or_id, str):
         if ":" in obj_or_id:
             entry = _check_id(obj_or_id)
-            return [entry.id], [entry.paper]
+            return [entry.id], [entry.source]
         if obj_or_id in PAPERS:
             return [], [PAPERS[obj_or_id]]
         if "." in obj_or_id:  # a dotted name, e.g. "grokclocks.linear.grok_time" or "linear.grok_time"
@@ -397,12 +507,12 @@ def _resolve(obj_or_id: Any) -> tuple[list[str], list[Paper]]:
         name = getattr(obj_or_id, "__qualname__", repr(obj_or_id))
         raise UnknownKey(f"{name} computes no result of the papers (it carries no @cites record); cite the "
                          "function that computes the number, or the spec ID")
-    papers: list[Paper] = []
+    sources: list[Paper] = []
     for i in ids:
-        p = SPEC[i].paper
-        if p not in papers:
-            papers.append(p)
-    return ids, papers
+        s = SPEC[i].source
+        if s not in sources:
+            sources.append(s)
+    return ids, sources
 
 
 def _warn_missing(papers: Sequence[Paper]) -> None:
@@ -410,7 +520,7 @@ def _warn_missing(papers: Sequence[Paper]) -> None:
         if p.missing:
             warnings.warn(f"the citation of {p.key!r} ({p.bibkey}) is incomplete: the source states no "
                           f"{', '.join(p.missing)}; the entry says so in its author and note fields",
-                          CitationWarning, stacklevel=3)
+                          CitationWarning, stacklevel=4)  # the caller of cite / cite_many
 
 
 def _check_format(format: str) -> None:  # noqa: A002 - the public keyword
@@ -418,8 +528,92 @@ def _check_format(format: str) -> None:  # noqa: A002 - the public keyword
         raise DomainError(f"format must be one of 'bibtex', 'text' (got {format!r})")
 
 
+def _results_note(spec_ids: Sequence[str]) -> str:
+    """What a citation is for, as it goes into the BibTeX `note` field: places in the paper, spec IDs, errata.
+
+    Parameters
+    ----------
+    spec_ids : sequence of str
+        Registered spec IDs whose results are cited from one source (`SpecEntry.source`).
+
+    Returns
+    -------
+    str
+        One sentence per part, ASCII, e.g. "Results used (grokclocks spec IDs): eq. (11), Sec. 3.1.3
+        [levi:eq11]. Corrected by grokclocks: erratum levi-14 (grokclocks.errata)."; empty for no IDs.
+
+    Raises
+    ------
+    KeyError
+        An unknown spec ID (an `UnknownKey`, also a `DomainError`).
+    """
+    entries = [_check_id(i) for i in dict.fromkeys(spec_ids)]
+    if not entries:
+        return ""
+    parts = "; ".join(f"{e.cited_for} [{e.id}]" for e in entries)
+    errata = list(dict.fromkeys(n for e in entries for n in _ERRATA_OF.get(e.id, ())))
+    note = f"Results used (grokclocks spec IDs): {parts}."
+    if errata:
+        note += f" Corrected by grokclocks: errat{'a' if len(errata) > 1 else 'um'} {', '.join(errata)} (grokclocks.errata)."
+    return note
+
+
+_NOTE_LINE = re.compile(r"^(\s*note\s*=\s*\{)(.*)(\},?)\s*$")
+
+
+def _with_note(bibtex: str, note: str) -> str:
+    """`bibtex` with `note` appended to its `note` field (added when it has none)."""
+    if not note:
+        return bibtex
+    lines = bibtex.rstrip().splitlines()
+    for k, line in enumerate(lines):
+        m = _NOTE_LINE.match(line)
+        if m:
+            lines[k] = f"{m.group(1)}{m.group(2).rstrip(' .')}. {note}{m.group(3)}"
+            return "\n".join(lines)
+    lines[-2] = lines[-2].rstrip().rstrip(",") + ","
+    lines.insert(len(lines) - 1, f"  note = {{{note}}}")
+    return "\n".join(lines)
+
+
+def _text_line(source: Paper, ids: Sequence[str]) -> str:
+    """One line of the text format: the source and what it is cited for."""
+    if not ids:
+        return source.text
+    entries = [SPEC[i] for i in dict.fromkeys(ids)]
+    parts = ", ".join(f"{e.id} ({e.where})" if e.basis == "paper" else e.id for e in entries)
+    errata = list(dict.fromkeys(n for e in entries for n in _ERRATA_OF.get(e.id, ())))
+    return f"{source.text} [{parts}]" + (f" (errata {', '.join(errata)})" if errata else "")
+
+
+def _citations(targets: Sequence[Any], format: str) -> str:  # noqa: A002 - public keyword
+    """The citations of `targets`, one entry (or line) per source in the order first needed."""
+    sources: list[Paper] = []
+    ids_of: dict[str, list[str]] = {}
+    for t in targets:
+        ids, srcs = _resolve(t)
+        for s in srcs:
+            if s not in sources:
+                sources.append(s)
+            ids_of.setdefault(s.key, [])
+        for i in ids:
+            lst = ids_of[SPEC[i].source.key]
+            if i not in lst:
+                lst.append(i)
+    _warn_missing(sources)
+    if format == "bibtex":
+        return "\n\n".join(_with_note(s.bibtex, _results_note(ids_of[s.key])) for s in sources)
+    return "\n".join(_text_line(s, ids_of[s.key]) for s in sources)
+
+
 def cite(obj_or_id: Any, format: str = "bibtex") -> str:  # noqa: A002 - public keyword
-    """The BibTeX entry, or a one-line text citation, of the paper(s) behind a function or result.
+    """The BibTeX entry, or a one-line text citation, of what a function or result rests on, to the equation.
+
+    A function is cited to the paper of each result it computes, and the entry's `note` field names the
+    places in the paper (equation, theorem, section), the spec IDs and the errata grokclocks corrects, so a
+    paper that cites a function cites the equation.  A result that is not the paper's is cited to what it
+    rests on instead: the textbook that states it, or grokclocks itself for a result derived or built for it
+    (`SpecEntry.basis`).  A paper key gives the paper's entry alone.
 
     Parameters
     ----------
@@ -428,8 +622,9 @@ def cite(obj_or_id: Any, format: str = "bibtex") -> str:  # noqa: A002 - public 
         (`grokclocks.linear.grok_time` or `linear.grok_time`), a bare function name (`mp_edges`), a
         spec ID (`levi:eq19`) or a paper key (`levi`).  Names are looked up inside grokclocks only.
     format : {"bibtex", "text"}
-        `"bibtex"` (default): the BibTeX entries, one per paper.  `"text"`: one line per paper that
-        also names the spec IDs, e.g. "Levi et al. ... [levi:eq8, levi:gen-closed]".
+        `"bibtex"` (default): the BibTeX entries, one per source.  `"text"`: one line per source that
+        also names the spec IDs with their places, e.g. "N. Levi ... [levi:eq11 (eq. (11), Sec. 3.1.3)]
+        (errata levi-14)".
 
     Returns
     -------
@@ -448,19 +643,14 @@ def cite(obj_or_id: Any, format: str = "bibtex") -> str:  # noqa: A002 - public 
     Warns
     -----
     CitationWarning
-        A paper whose source states no author (`kramers`): its entry says so too.
+        A paper whose source states no author (`kramers`, `clocks`, `repulsion`): its entry says so too.
     """
     _check_format(format)
-    ids, papers = _resolve(obj_or_id)
-    _warn_missing(papers)
-    if format == "bibtex":
-        return "\n\n".join(p.bibtex for p in papers)
-    where = f" [{', '.join(ids)}]" if ids else ""
-    return " ".join(p.text for p in papers) + where
+    return _citations([obj_or_id], format)
 
 
 def cite_many(targets: Sequence[Any], format: str = "bibtex") -> str:  # noqa: A002 - public keyword
-    """Citations of several targets, each paper once.
+    """Citations of several targets, each source once, its note naming every result used.
 
     Parameters
     ----------
@@ -468,8 +658,9 @@ def cite_many(targets: Sequence[Any], format: str = "bibtex") -> str:  # noqa: A
         Functions, dotted or bare names, spec IDs or paper keys, as `cite` takes them; a single
         string is one target.
     format : {"bibtex", "text"}
-        `"bibtex"` (default): one entry per paper, in the order first needed.  `"text"`: one line
-        per paper, naming the spec IDs of the targets that cite it.
+        `"bibtex"` (default): one entry per source, in the order first needed, its `note` naming the
+        places in the paper, spec IDs and errata of the targets that cite it.  `"text"`: one line per
+        source, naming the same.
 
     Returns
     -------
@@ -483,26 +674,16 @@ def cite_many(targets: Sequence[Any], format: str = "bibtex") -> str:  # noqa: A
         the nearest known names).
     DomainError
         A `format` other than "bibtex" or "text".
+
+    Warns
+    -----
+    CitationWarning
+        A paper whose source states no author: its entry says so too.
     """
     _check_format(format)
     if isinstance(targets, (str, bytes)):
         targets = [targets]
-    papers: list[Paper] = []
-    ids_of: dict[str, list[str]] = {}
-    for t in targets:
-        ids, ps = _resolve(t)
-        for p in ps:
-            if p not in papers:
-                papers.append(p)
-            ids_of.setdefault(p.key, [])
-        for i in ids:
-            lst = ids_of.setdefault(SPEC[i].paper.key, [])
-            if i not in lst:
-                lst.append(i)
-    _warn_missing(papers)
-    if format == "bibtex":
-        return "\n\n".join(p.bibtex for p in papers)
-    return "\n".join(p.text + (f" [{', '.join(ids_of[p.key])}]" if ids_of.get(p.key) else "") for p in papers)
+    return _citations(list(targets), format)
 
 
 def spec_ids(paper: str | None = None) -> list[str]:

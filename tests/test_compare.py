@@ -196,7 +196,7 @@ def test_kramers_spread_exponential_vs_regular():
     regular = compare_run(steps=steps, train_acc=train, test_acc=runs(3000 + rng.normal(0, 100, 12)))
     assert regular.value("CV of Delta t over seeds (escape: 1)") < 0.1
     assert regular.value("escape_like") is False
-    # a run that must come out inconsistent: deterministic delays are no activated escape (erratum E13)
+    # a run that must come out inconsistent: deterministic delays are no activated escape (erratum kramers-13)
     v = regular.verdict("kramers")
     assert (v.verdict, v.spec_id, v.quantity) == ("inconsistent", "kramers:eq15", "ks_pvalue") and v.value < 0.05
     few = compare_run(steps=steps, train_acc=train[:3], test_acc=runs([1000, 1500, 2000]))
@@ -581,7 +581,7 @@ def test_verdicts_in_the_table_and_cite():
     assert "kramers:milestones" in ids and "clocks:appB" in ids and "uniformity:thm3.10" not in ids
     with pytest.warns(UserWarning, match="incomplete"):
         bib = c.cite()
-    assert "@article{tan2026twoclocks" in bib and "kramers2026grokkingdelay" in bib
+    assert "@misc{tan2026twoclocks" in bib and "kramers2026grokkingdelay" in bib
     assert "gu2025beyond" not in bib  # the coverage entries were n/a: nothing of that paper was used
 
 

@@ -934,7 +934,7 @@ def repulsion() -> str:
     ]
     eig = FIG / "repulsion_rolling_eigs.png"
     md = [
-        "## Feature repulsion and spectral lock-in (Xu, testing Tian)\n",
+        "## Feature repulsion and spectral lock-in (testing Tian)\n",
         "The paper is empirical: its numbers are training-run statistics. The library stores them "
         "(`repulsion.headline_table`, `eta_sweep_table`) next to the spec's independent replication; the CPU "
         "certificate re-runs a reduced size (M = 41) and checks the algebraic identities; the full-size run "

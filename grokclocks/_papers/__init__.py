@@ -8,7 +8,13 @@ defining
 ``MODULES``
     the modules whose import registers the ``@cites`` decorations of that paper;
 ``ERRATA``
-    a tuple of :class:`Erratum` records.
+    a tuple of :class:`Erratum` records;
+``WHERE``
+    ``{spec ID: location in the paper}`` (equation, theorem, section; ASCII, it goes into BibTeX notes);
+``NOT_IN_PAPER``
+    ``{spec ID: (basis, what it is)}`` for the registered results that are not results of the paper:
+    basis ``"own"`` (derived or built for grokclocks) or the key of the textbook in
+    :data:`grokclocks.citations.REFERENCES` that states them.  Every spec ID is in exactly one of the two.
 
 :mod:`grokclocks.citations` and :mod:`grokclocks.errata` assemble them; keeping one file per paper
 lets a theory be added without touching the registry code.

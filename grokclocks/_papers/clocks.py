@@ -1,4 +1,4 @@
-"""Registry data of spec ``clocks`` (Tan, Gai, Zhang 2026: two training clocks): IDs, modules, errata.
+"""Registry data of spec ``clocks`` (two training clocks, 2026; authors not stated in the source): IDs, modules, errata.
 
 Status mapping from the spec's tags (the library has no "reconstructed" status yet): every result
 whose mathematics was verified (spec [P], [R-*] and [D] items) is ``"V"`` -- the title says
@@ -82,6 +82,72 @@ MODULES: tuple[str, ...] = (
     "grokclocks.sim.landscapes",
     "grokclocks.sim.deep_linear",
 )
+
+# Where each registered result stands in the paper (ASCII, no TeX specials: it goes into BibTeX notes).  The
+# spec's [D] results are not results of the paper: NOT_IN_PAPER ("own": derived for grokclocks).
+WHERE: dict[str, str] = {
+    "clocks:eq2.1": "eq. (2.1), Sec. 2.1",
+    "clocks:eq2.2": "eq. (2.2), Sec. 2.1",
+    "clocks:eq2.3": "eq. (2.3), Sec. 2.2",
+    "clocks:eq2.4": "eq. (2.4), Sec. 2.3",
+    "clocks:eq2.5": "eq. (2.5), Sec. 2.3",
+    "clocks:eq2.6": "eq. (2.6), Sec. 2.4",
+    "clocks:eq2.7": "eq. (2.7), Sec. 2.4 (after Shang et al. 2020)",
+    "clocks:def2.1": "Definition 2.1",
+    "clocks:thm2.2": "Theorem 2.2 (after Xu and Mannor 2012)",
+    "clocks:eq3.1": "eq. (3.1), Sec. 3.1",
+    "clocks:eq3.2": "eq. (3.2), Sec. 3.1",
+    "clocks:lem3.1": "Lemma 3.1",
+    "clocks:lem3.2": "Lemma 3.2",
+    "clocks:lem3.3": "Lemma 3.3",
+    "clocks:asm3.4": "Assumption 3.4, eq. (3.4)",
+    "clocks:thm3.5": "Theorem 3.5",
+    "clocks:prop3.6": "Proposition 3.6",
+    "clocks:prop4.1": "Proposition 4.1",
+    "clocks:prop4.2": "Proposition 4.2",
+    "clocks:appF3-gate-margin": "App. F.3 (frozen gates)",
+    "clocks:eq4.1": "eq. (4.1), Sec. 4.3",
+    "clocks:eq4.2": "eq. (4.2), Sec. 4.3",
+    "clocks:thmD.1": "Theorem D.1, App. D.3",
+    "clocks:eq4.3": "eq. (4.3), Sec. 4.4",
+    "clocks:prop4.3": "Proposition 4.3",
+    "clocks:thm4.4": "Theorem 4.4",
+    "clocks:asm4.5": "Assumption 4.5, eq. (4.4)",
+    "clocks:lem4.6": "Lemma 4.6",
+    "clocks:thm4.8": "Theorem 4.8",
+    "clocks:thm4.9": "Theorem 4.9",
+    "clocks:prop5.1": "Proposition 5.1",
+    "clocks:thm5.2": "Theorem 5.2",
+    "clocks:prop5.3": "Proposition 5.3",
+    "clocks:def5.4": "Definition 5.4",
+    "clocks:thm5.5": "Theorem 5.5",
+    "clocks:thm5.6": "Theorem 5.6",
+    "clocks:cor5.7": "Corollary 5.7",
+    "clocks:appF4-cls-estimator": "App. F.4 (classifier-side estimator)",
+    "clocks:appF4-min-gap": "App. F.4 (empirical minimum gap)",
+    "clocks:appF4-srank-stat": "App. F.4 (representation-side estimator)",
+    "clocks:appF4-tail": "App. F.4 (spectral-tail statistic)",
+    "clocks:appF4-scale": "App. F.4 (scale and normalization)",
+    "clocks:appF4-persist": "App. F.4 (persistence windows)",
+    "clocks:appF4-opt-time": "App. F.4 (time parametrization)",
+    "clocks:appF4-acc-clock": "App. F.4 (accuracy versus loss-tail clocks)",
+    "clocks:appF4-sep-ratio": "App. F.4 (separation ratio)",
+    "clocks:appF4-class-sep": "App. F.4 (class-separation gap)",
+    "clocks:appF4-fourier": "App. F.4 (Fourier-subspace energy)",
+    "clocks:appB": "App. B (experimental settings)",
+}
+
+NOT_IN_PAPER: dict[str, tuple[str, str]] = {
+    "clocks:appF2-balance": ("own", "decay of the layer imbalance under layerwise weight decay, derived for "
+                             "grokclocks"),
+    "clocks:appF1-acc-order": ("own", "a training loss below ln(2)/n classifies every training point, derived for "
+                               "grokclocks"),
+    "clocks:appF2-balanced-drift": ("own", "singular-value drift of a layer-trained balanced network, derived for "
+                                    "grokclocks (erratum clocks-6)"),
+    "clocks:appF2-kl-examples": ("own", "landscapes with a known KL exponent, derived for grokclocks"),
+    "clocks:appF2-wd-rate": ("own", "exponential spectral tail under weight decay alone, derived for grokclocks "
+                             "(erratum clocks-2)"),
+}
 
 _T = "tests/test_clocks.py"
 _V = "verify/clocks/test_clock_landscapes.py"

@@ -53,6 +53,57 @@ SPEC_IDS: dict[str, tuple[str, str]] = {
 
 MODULES: tuple[str, ...] = ("grokclocks.kramers", "grokclocks.sim.langevin", "grokclocks.sim.kramers")
 
+# Where each registered result stands in the paper (ASCII, no TeX specials: it goes into BibTeX notes).  The IDs
+# of NOT_IN_PAPER are not results of the paper: "own" (derived or built for grokclocks) or the key of the
+# textbook in grokclocks.citations.REFERENCES that states them.
+WHERE: dict[str, str] = {
+    "kramers:eq1": "eq. (1), Sec. 1.1",
+    "kramers:params": "Sec. 1.1 (parameter count)",
+    "kramers:init": "Sec. 2.2-2.3 (initialization)",
+    "kramers:task": "Sec. 1.2 (modular addition)",
+    "kramers:eq2": "eq. (2), Sec. 1.3",
+    "kramers:eq3": "eq. (3), Sec. 1.3",
+    "kramers:jacobian": "Sec. 2.1 (the derivatives in eq. (4))",
+    "kramers:eq4": "eq. (4), Sec. 2.1",
+    "kramers:eq5": "eq. (5) (numbering inferred: the readout ODE of Sec. 2.2)",
+    "kramers:lln": "Sec. 2.2 (law of large numbers for the kernel)",
+    "kramers:eq6": "eq. (6), Sec. 2.2",
+    "kramers:feature-speed": "Sec. 2.3 (feature dynamics)",
+    "kramers:eq8": "eq. (8), Sec. 2.3 (display missing from the source)",
+    "kramers:sep": "Sec. 2.4 (timescale separation theorem)",
+    "kramers:lyu": "Sec. 2.5 (implicit bias dichotomy, after Lyu et al. 2024)",
+    "kramers:ridge-rates": "Sec. 2.6 (ridge regression)",
+    "kramers:ridge-delay": "Sec. 2.6 and Sec. 5.1 (ridge regression delay)",
+    "kramers:rf-norm": "Sec. 3.1 (random-feature interpolant norm)",
+    "kramers:barrier": "Sec. 3.2 (extensive barrier)",
+    "kramers:eq17": "eq. (17), Sec. 3.3",
+    "kramers:eyring": "Sec. 3.3 (Kramers formula)",
+    "kramers:eyring-1d": "Sec. 3.3 (Kramers formula, one dimension)",
+    "kramers:eq15": "eq. (15), Sec. 3.3 (display missing from the source)",
+    "kramers:eq16": "eq. (16), Sec. 3.3 (display missing from the source)",
+    "kramers:arrhenius": "Sec. 4.2 (Delta F / T = ln 73)",
+    "kramers:teff-sgd": "Sec. 3.3 (SGD temperature)",
+    "kramers:teff-gd": "Sec. 3.3 and Sec. 5.2 (full-batch temperature)",
+    "kramers:spectral": "Sec. 4.3 (spectral asymmetry)",
+    "kramers:table": "Sec. 5.1 (summary of delay scalings)",
+    "kramers:headline": "Sec. 4.1 (observed grokking delay)",
+}
+
+NOT_IN_PAPER: dict[str, tuple[str, str]] = {
+    "kramers:milestones": ("own", "memorization and grokking times at accuracy thresholds (Sec. 1.4 of the paper is "
+                           "empty)"),
+    "kramers:nngp": ("own", "infinite-width ReLU kernels on one-hot pairs, derived for grokclocks"),
+    "kramers:nngp-spectrum": ("own", "closed-form spectrum of the infinite-width kernel on the full p x p grid, derived "
+                              "for grokclocks"),
+    "kramers:ridge-gf": ("own", "exact gradient flow of the ridge model of Sec. 2.6"),
+    "kramers:ridge-gd": ("own", "exact discrete gradient-descent iterate of the ridge model of Sec. 2.6"),
+    "kramers:ridge-loss": ("own", "train and test losses along the exact ridge flow of Sec. 2.6"),
+    "kramers:mfpt-1d": ("gardiner2009stochastic", "exact mean first-passage time of a one-dimensional diffusion, "
+                        "the reference for the Kramers law of Sec. 3.3"),
+    "kramers:test-potentials": ("own", "benchmark landscapes with known critical points"),
+    "kramers:fpt-criterion": ("own", "first-passage criterion: the other minimum versus the saddle"),
+}
+
 _T = "tests/test_kramers.py"
 _V = "verify/kramers/test_kramers.py"
 

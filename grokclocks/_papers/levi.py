@@ -76,6 +76,54 @@ MODULES: tuple[str, ...] = (
     "grokclocks.sim.modular",
 )
 
+# Where each registered result stands in the paper (ASCII, no TeX specials: it goes into BibTeX notes).  The IDs
+# of NOT_IN_PAPER are not results of the paper: "own" (derived or built for grokclocks) or the key of the
+# textbook in grokclocks.citations.REFERENCES that states them.
+WHERE: dict[str, str] = {
+    "levi:conv-time": "Sec. 3.1.1 (gradient-flow limit eta = eta0 dt)",
+    "levi:conv-data": "Sec. 3 and App. A (teacher-student setup)",
+    "levi:conv-wd": "eq. (3) (weight decay)",
+    "levi:conv-acc": "Sec. 3.1.2-3.1.3 (accuracy threshold eps and the 95 percent level)",
+    **{f"levi:eq{n}": f"eq. ({n}), Sec. 3" for n in (1, 2, 3)},
+    **{f"levi:eq{n}": f"eq. ({n}), Sec. 3.1.1" for n in (4, 5, 6, 7, 8)},
+    "levi:eq9": "eq. (9), Sec. 3.1.2",
+    "levi:eq10": "eq. (10), Sec. 3.1.3",
+    "levi:eq11": "eq. (11), Sec. 3.1.3",
+    "levi:eq11-lim": "Sec. 3.1.3 (the lambda -> 1 form of eq. (11))",
+    "levi:eq12-loss": "eq. (12), Sec. 3.3.1 (losses)",
+    "levi:eq12-acc": "eq. (12), Sec. 3.3.1 (accuracy)",
+    "levi:eq13": "eq. (13), Sec. 3.3.2",
+    "levi:eq14": "eq. (14), Sec. 3.3.2",
+    "levi:eq15": "eq. (15), Sec. 3.3.2 (asymptotes)",
+    "levi:eq15-dt": "eq. (15), Sec. 3.3.2 (grokking time with weight decay)",
+    **{f"levi:eq{n}": f"eq. ({n}), Sec. 4.1" for n in (16, 17, 18)},
+    **{f"levi:eq{n}": f"eq. ({n}), App. B" for n in (19, 20, 21, 22, 23, 24, 25)},
+    **{f"levi:eq{n}": f"eq. ({n}), App. C" for n in (26, 27, 28)},
+    "levi:eq33": "eq. (33), App. E",
+    **{f"levi:eq{n}": f"eq. ({n}), App. F" for n in (40, 41, 42)},
+    "levi:lstar": "Sec. 3.1.3 and eq. (12) (the loss level of an accuracy level; eps/4 at erf(sqrt 2))",
+    "levi:grok-def": "Sec. 3.1.3 (definition of the grokking time)",
+    "levi:tstar": "Sec. 3.1.3 (crossing times L(t*) = eps/4, solved exactly by root finding)",
+    "levi:dout-max": "Sec. 3.3.1 and Fig. 2 (maximum of the grokking time over the output dimension)",
+    "levi:init-rescale": "Sec. 3.1.3 (effects of initialization)",
+    "levi:tanh": "Sec. 4.2 and Fig. 4 (tanh activations)",
+    "levi:appG": "App. G (modular addition)",
+    **{f"levi:fig{n}": f"Fig. {n}" for n in range(1, 9)},
+}
+
+NOT_IN_PAPER: dict[str, tuple[str, str]] = {
+    "levi:mp-moments": ("bai2010spectral", "moments and inverse moments of the Marchenko-Pastur law"),
+    "levi:mp-stieltjes": ("bai2010spectral", "Stieltjes transform (resolvent moments) of the Marchenko-Pastur law, "
+                          "used for the corrected asymptotes of eq. (15) of Levi et al."),
+    "levi:mp-quad": ("own", "Marchenko-Pastur expectations by adaptive Gauss-Jacobi quadrature"),
+    "levi:gen-closed": ("own", "closed form of E[exp(-s nu)] over the Marchenko-Pastur law (Bessel functions and "
+                        "the Marcum Q-function), derived for grokclocks; Sec. 3.1.1 of Levi et al. states that none "
+                        "is known"),
+    "levi:gd-exact": ("own", "the losses of eq. (8) of Levi et al. for discrete gradient descent"),
+    "levi:noise-fresh": ("own", "label noise resampled at every gradient-descent step (the variant that reproduces "
+                         "Fig. 6 of Levi et al.)"),
+}
+
 _T = "tests/test_linear.py"
 _TR = "tests/test_rmt.py"
 _V = "verify/levi/test_levi.py"

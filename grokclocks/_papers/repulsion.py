@@ -1,4 +1,4 @@
-"""Registry data of spec ``repulsion`` (Xu 2026, testing Tian 2025 Theorem 6): IDs, modules, errata."""
+"""Registry data of spec ``repulsion`` (arXiv:2605.08119, testing Tian 2025 Theorem 6): IDs, modules, errata."""
 
 from __future__ import annotations
 
@@ -25,6 +25,31 @@ SPEC_IDS: dict[str, tuple[str, str]] = {
 }
 
 MODULES: tuple[str, ...] = ("grokclocks.repulsion", "grokclocks.sim.repulsion", "grokclocks.sim.trackers")
+
+# Where each registered result stands in the paper (ASCII, no TeX specials: it goes into BibTeX notes).  The IDs
+# of NOT_IN_PAPER are not results of the paper ("own": run or derived for grokclocks).
+WHERE: dict[str, str] = {
+    "repulsion:model": "eq. (2), Sec. 2.1",
+    "repulsion:loss": "eq. (3), Sec. 2.1",
+    "repulsion:setup": "Sec. 2.1 (Tian's setup)",
+    "repulsion:ftilde": "Sec. 1 (centred features in eq. (1))",
+    "repulsion:woodbury": "eq. (4), Sec. 3.1",
+    "repulsion:sign-rule": "eq. (1), Sec. 1 and 3 (Theorem 6 of Tian 2025)",
+    "repulsion:full-projector": "Sec. 3.1 (full-projector approximation)",
+    "repulsion:rolling-gram": "eq. (5), Sec. 4.1",
+    "repulsion:slope-detector": "eq. (6), Sec. 4.1",
+    "repulsion:late-separation": "Sec. 4.2 (late-stage separation, 229x)",
+    "repulsion:rho-tian": "eq. (7), Sec. 6",
+    "repulsion:aux": "Sec. 2.2 (logged quantities)",
+    "repulsion:headline": "abstract, Sec. 2.3 and Sec. 4.2 (headline numbers)",
+    "repulsion:eta-scaling": "Sec. 5 (eta sweep and the 1/eta scaling)",
+    "repulsion:scaling-sweep": "Sec. 6 (M x p sweep)",
+}
+
+NOT_IN_PAPER: dict[str, tuple[str, str]] = {
+    "repulsion:reduced-replication": ("own", "reduced-size replication of the Tian setup (M = 23, 41, 71), run "
+                                      "for grokclocks"),
+}
 
 _T = "tests/test_repulsion.py"
 _V = "verify/repulsion/test_repulsion_identities.py"

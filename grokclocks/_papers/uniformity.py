@@ -26,6 +26,27 @@ SPEC_IDS: dict[str, tuple[str, str]] = {
 
 MODULES: tuple[str, ...] = ("grokclocks.coverage",)
 
+# Where each registered result stands in the paper (ASCII, no TeX specials: it goes into BibTeX notes).  Every
+# registered result is the paper's (NOT_IN_PAPER is empty).
+WHERE: dict[str, str] = {
+    "uniformity:task": "Sec. 3.1, eqs. (1)-(2)",
+    "uniformity:def3.1": "Definition 3.1",
+    "uniformity:lemma3.2": "Lemma 3.2",
+    "uniformity:lemma3.4": "Lemma 3.4, eq. (3)",
+    "uniformity:thm3.5": "Theorem 3.5, eq. (4)",
+    "uniformity:thm3.8": "Theorem 3.8",
+    "uniformity:lemmaB.1": "Lemma B.1, App. B.4",
+    "uniformity:thm3.10": "Theorem 3.10",
+    "uniformity:thm3.12": "Theorem 3.12, App. B.6",
+    "uniformity:def4.1": "Definition 4.1",
+    "uniformity:def4.2": "Definition 4.2, eq. (5)",
+    "uniformity:designs": "Sec. 6.1 and Fig. 3 (SQUARE and STRIP training sets)",
+    "uniformity:table1": "Table 1, Sec. 6.1",
+    "uniformity:setup": "Sec. 6.1 (experimental setup)",
+}
+
+NOT_IN_PAPER: dict[str, tuple[str, str]] = {}
+
 _T = "tests/test_coverage.py"
 _V = "verify/uniformity/test_coverage.py"
 

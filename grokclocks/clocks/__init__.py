@@ -1,4 +1,4 @@
-r"""Two training clocks of grokking (spec `clocks`: Tan, Gai, Zhang 2026, arXiv:2606.05863).
+r"""Two training clocks of grokking (spec `clocks`; authors not stated in the source text).
 
 The classifier clock t_cls(ε) = inf{t : L(W(t)) ≤ ε} runs fast: once every logit gap grows
 linearly (Assumption 3.4) the cross-entropy tail is exponential and t_cls = O(log 1/ε)

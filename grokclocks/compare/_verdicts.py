@@ -77,7 +77,7 @@ def _kramers_verdict(r: RunData, res: Mapping[str, np.ndarray]) -> Verdict:
     ok = pv >= _KS_ALPHA
     return Verdict("kramers", "consistent" if ok else "inconsistent", "ks_pvalue", pv, band, "kramers:eq15",
                    f"Delta t over {n} seeds " + ("is compatible with" if ok else "rejects") +
-                   " the exponential law of an activated escape" + ("" if ok else " (too regular; erratum E13)"))
+                   " the exponential law of an activated escape" + ("" if ok else " (too regular; erratum kramers-13)"))
 
 
 def _coverage_verdict(r: RunData, res: Mapping[str, np.ndarray]) -> Verdict:

@@ -25,7 +25,7 @@ HEADLINE: dict[str, float] = dict(alpha=0.0, lam=1.0, N=512, p=97, eta=1e-3, rho
 """The paper's headline experiment (§4.1) as reported (spec `kramers:headline`).
 
 Width exponent `alpha`, weight decay `lam`, width `N`, modulus `p`, learning rate `eta`, training fraction `rho`,
-the memorisation and grokking steps `t_mem`, `t_grok`, their `ratio` and the final accuracies. Erratum E10: it
+the memorisation and grokking steps `t_mem`, `t_grok`, their `ratio` and the final accuracies. Erratum kramers-10: it
 cannot have been plain GD on eq. (2); the numbers match AdamW (learning rate 10⁻³, decoupled weight decay 1.0).
 """
 
@@ -67,7 +67,7 @@ def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> f
 
     References
     ----------
-    Spec `kramers:eq2`, `kramers:eq3`; erratum E6 (the paper switches conventions).
+    Spec `kramers:eq2`, `kramers:eq3`; erratum kramers-6 (the paper switches conventions).
     """
     if penalty not in PENALTIES:
         raise DomainError(f"penalty must be 'eq2' or 'half' (got {penalty!r})")

@@ -84,7 +84,7 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     .. math:: \tau_{\rm EK}=\frac{2\pi}{|\lambda_s|}\sqrt{\frac{|\det\nabla^2F(s)|}{\det\nabla^2F(m)}}\;e^{\Delta F/T},
 
     In words: 2π/|λ_s| times √(|det ∇²F(s)|/det ∇²F(m)) times e^(ΔF/T), λ_s the single negative Hessian
-    eigenvalue at the saddle: a rate, not a frequency √|λ_s| (erratum E11). τ is the time to reach the next
+    eigenvalue at the saddle: a rate, not a frequency √|λ_s| (erratum kramers-11). τ is the time to reach the next
     minimum (about twice the time to first cross the saddle; `kramers:fpt-criterion`). Finite-T error
     (measured against exact references): 14 % / 6 % at ΔF/T = 4 / 8 in 1-d, 40 % / 15 % on the 2-d test
     potential.

@@ -35,7 +35,7 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     |---|---|---|
     | "separation" | `N`, `alpha`, `measure` (required), `a_init` | N^e with e = `separation_exponent` |
     | "implicit_bias" | `init_scale`, `lam`, `penalty` | ln s/γ (`implicit_bias_time_estimate`) |
-    | "ridge" | `mu_min` (= λ⁺_min(ΦᵀΦ)/n), `lam`, `penalty` | μ⁺_min/γ (erratum E5) |
+    | "ridge" | `mu_min` (= λ⁺_min(ΦᵀΦ)/n), `lam`, `penalty` | μ⁺_min/γ (erratum kramers-5) |
     | "kramers" | `hess_min`, `hess_saddle`, `delta_F`, `T`, `log` | τ_EK (`eyring_kramers_time`; its log with `log=True`) |
     | "spectral" | `eigs`, `eta` | κ or the GD step ratio (`spectral_delay_ratio`) |
 
@@ -94,7 +94,7 @@ delay_scaling = delay_scaling_estimate
 
 @cites("kramers:headline")
 def headline_record() -> dict[str, float]:
-    r"""A copy of `HEADLINE`, the paper's reported run (empirical; reproduced with AdamW, erratum E10).
+    r"""A copy of `HEADLINE`, the paper's reported run (empirical; reproduced with AdamW, erratum kramers-10).
 
     Returns
     -------

@@ -480,7 +480,7 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
 
     Headline: ln 73 = 4.2905. Caveats (measured): (i) at ΔF/T ≈ 4 the Eyring–Kramers law itself is 14–40 %
     off; (ii) τ₀ = t_mem is an assumption; (iii) Kramers escape times are exponentially distributed
-    (coefficient of variation ≈ 1) while the headline t_grok has 4 % across seeds (erratum E13). A ratio below
+    (coefficient of variation ≈ 1) while the headline t_grok has 4 % across seeds (erratum kramers-13). A ratio below
     the prefactor gives a negative barrier (allowed, with a `RuntimeWarning`).
 
     Parameters

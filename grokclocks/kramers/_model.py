@@ -83,7 +83,7 @@ def param_count(N: int, p: int, n_out: int = 1) -> int:
     r"""Number of trained parameters of the two-layer net without biases: P = N(2p + C).
 
     With C = 1 it is the paper's N(d + 1), d = 2p. Headline: N = 512, p = 97 gives 99 840 (scalar output, the
-    paper) or 148 992 (p-way readout, erratum E1).
+    paper) or 148 992 (p-way readout, erratum kramers-1).
 
     Parameters
     ----------

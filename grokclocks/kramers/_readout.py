@@ -39,7 +39,7 @@ def _times(t: Any, name: str = "t") -> np.ndarray:
 @cites("kramers:eq5")
 def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str = "eq2",
                      loss_norm: str = "sum") -> np.ndarray:
-    r"""Residual of readout-only gradient flow with weight decay (eq. 5, corrected; erratum E2).
+    r"""Residual of readout-only gradient flow with weight decay (eq. 5, corrected; erratum kramers-2).
 
     Features frozen, r = Φa − y, ȧ = −Φᵀr − γa:
 

@@ -335,7 +335,7 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     r"""Exact first-passage memorisation and grokking times of the ridge flow, and the corrected delay ratio.
 
     t_mem = min{t : L_tr ≤ ε_tr}, t_grok = min{t : L_te ≤ ε_te} (log-grid scan for the first sign change, then
-    `brentq`). The asymptotic ratio (erratum E5; the paper's 1/(λλ⁺_min) is neither a time nor a ratio):
+    `brentq`). The asymptotic ratio (erratum kramers-5; the paper's 1/(λλ⁺_min) is neither a time nor a ratio):
 
     .. math:: \frac{t_{\rm grok}}{t_{\rm mem}}\sim\frac{\mu^+_{\min}}{\gamma}=\frac{\lambda^+_{\min}(\Phi^\top\Phi)}{n\gamma}.
 
@@ -416,7 +416,7 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
 def rf_interpolant_norm(K_a: Any, y: Any) -> float:
     r"""Norm ‖a⋆‖ = √(yᵀK⁻¹y) of the minimum-norm random-feature readout interpolant (Cholesky).
 
-    Erratum E7: since λ_min(K₀⁽ᵃ⁾) grows like N^(1−2α), this shrinks like N^(α−1/2) (the paper says O(√N)).
+    Erratum kramers-7: since λ_min(K₀⁽ᵃ⁾) grows like N^(1−2α), this shrinks like N^(α−1/2) (the paper says O(√N)).
 
     Parameters
     ----------

@@ -128,7 +128,7 @@ _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_in
 
 @cites("kramers:sep", "kramers:eq8")
 def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> float:
-    r"""Exponent e in τ_features/τ_readout ~ N^e (heuristic scaling; erratum E3).
+    r"""Exponent e in τ_features/τ_readout ~ N^e (heuristic scaling; erratum kramers-3).
 
     | measure | `a_init="paper"` | `a_init="unit"` |
     |---|---|---|

@@ -1,6 +1,6 @@
 r"""Feature repulsion, the Theorem-6 sign rule and spectral lock-in detectors (spec `repulsion`).
 
-Xu (arXiv 2605.08119) tests Tian (2025, Theorem 6) on the two-layer model Ŷ = σ(X·W)·V trained on
+The paper (arXiv 2605.08119) tests Tian (2025, Theorem 6) on the two-layer model Ŷ = σ(X·W)·V trained on
 modular addition.  With centred features F̃ = P₁^⊥·σ(X·W) and weight decay η, the matrix
 
 .. math::

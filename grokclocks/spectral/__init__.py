@@ -1,7 +1,7 @@
 r"""Matrix spectra of the two-clocks theory: stable rank, Schatten quasi-norms, layerwise decay, drift, bounds.
 
-Spec `clocks` (Tan, Gai, Zhang, Deciphering Two Training Clocks in Grokking via Deep Linear Network
-Theory with Conditional ReLU Reduction, arXiv:2606.05863), sections 1, 4 and 5:
+Spec `clocks` (Deciphering Two Training Clocks in Grokking via Deep Linear Network Theory with
+Conditional ReLU Reduction; authors not stated in the source text), sections 1, 4 and 5:
 
 * the stable rank srank W = ‖W‖_F²/‖W‖₂² (spec ID `clocks:eq2.3`);
 * Schatten-p quasi-norms and penalties ‖W‖_{S_p}^p = Σ_i σ_i^p (`clocks:eq2.6`);

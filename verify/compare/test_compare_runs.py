@@ -175,7 +175,7 @@ def test_compare_verdicts_on_runs_with_known_answers(report, runs, scale):
 
     * clocks (clocks:appB): the grokking run is consistent (t_cls < t_test in 8/8 seeds, spec table); the
       control never generalises, so it cannot tell;
-    * kramers (kramers:eq15): full-batch grokking times are nearly deterministic (spec E13: CV 4 % at the
+    * kramers (kramers:eq15): full-batch grokking times are nearly deterministic (erratum kramers-13: CV 4 % at the
       headline), so the >= 5-seed grokking run must come out inconsistent with an exponential escape;
     * coverage (uniformity:thm3.10): the random split has ceiling 1 (cannot tell), the designed split is
       consistent (its test accuracy stays under the ceiling, checked above);
@@ -198,10 +198,10 @@ def test_compare_verdicts_on_runs_with_known_answers(report, runs, scale):
                    what=f"compare verdict 'consistent': min t_test / t_cls over the wd=1 seeds, {where}")
     verdict_row(control, "clocks", "cannot tell", "control (wd=0)", "the control never reaches test 0.99: no t_test")
     k = verdict_row(grok, "kramers", "inconsistent", "grokking (wd=1)",
-                    "spec E13: full-batch grokking delays are nearly deterministic (CV 4 % at the headline), so an "
+                    "erratum kramers-13: full-batch grokking delays are nearly deterministic (CV 4 % at the headline), so an "
                     "exponential escape is rejected")
     report.check("kramers:eq15", predicted=0.0, measured=k.value, atol=0.05,
-                 source="verdict band: a KS p-value below 0.05 rejects an exponential escape time (spec E13 predicts "
+                 source="verdict band: a KS p-value below 0.05 rejects an exponential escape time (erratum kramers-13 predicts "
                         "the rejection); one-sided: any p in [0, 0.05] passes",
                  what=f"compare's KS p-value of Delta t against an exponential escape, grokking run, {where}",
                  details={"verdict": k.verdict, "line": k.line()})

@@ -469,7 +469,7 @@ def test_spectral_delay_ratio(report):
 
 
 def test_headline(report, scale):
-    """AdamW recipe (erratum E10): CPU smoke = pre-grokking phase; GPU = the headline over 5 seeds."""
+    """AdamW recipe (erratum kramers-10): CPU smoke = pre-grokking phase; GPU = the headline over 5 seeds."""
     from grokclocks.sim.kramers import modadd_adamw_run
 
     if scale == "gpu":
