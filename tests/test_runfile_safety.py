@@ -288,6 +288,6 @@ def test_two_writers_on_one_path_never_mix_two_runs(writers):
 def test_a_file_size_limit_is_a_run_file_error_and_the_old_run_stays(writers):
     o = writers["file_size_limit"]
     npz = writers["base"] / "file_size_limit" / "run.npz"
-    assert o["message"].startswith(f"RunFileError: cannot write {npz}: the file would exceed this process's "
+    assert o["message"].startswith(f"RunFileError: save_path: cannot write {npz}: the file would exceed this process's "
                                    "file-size limit (ulimit -f) (EFBIG)") and "intact" in o["message"], o
     assert o["k"] == 1 and o["left"] == ["run.json", "run.npz"], o  # the old run, no temporary, no lock

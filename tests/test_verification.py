@@ -223,7 +223,7 @@ def test_write_report_writes_json_and_markdown(tmp_path):
     assert "3 rows, 1 failed" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table) == 2 + 3  # header, separator, one line per row
-    assert "loss \\| gen" in table[2]  # pipes inside cells are escaped
+    assert "loss &#124; gen" in table[2]  # pipes inside cells are escaped (an HTML character reference)
     assert "| levi:tstar |" in table[4] and "| FAIL |" in table[4]
 
 

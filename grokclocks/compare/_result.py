@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
+from .._safe_write import WRITER, figure_suffixes
 from ._records import Entry, RunData, THEORIES, Verdict, _fmt_num, _json_number, _json_state
 
 __all__ = ["Comparison"]
@@ -250,14 +251,21 @@ class Comparison:
         OutputExistsError
             `path` exists and `overwrite` is false; nothing is written.
         DomainError
-            `path` is a directory or its directory cannot be written.
+            `path` is a symbolic link (never written through), a directory or not a regular file, its
+            suffix is not a figure format, its directory does not exist or cannot be written, or the write
+            failed (the previous file is then as it was).
+
+        Notes
+        -----
+        The file is written by `grokclocks`'s one writer: to a temporary file beside `path`, then put in
+        place in one step (without `overwrite`, never over a file that appeared meanwhile).
         """
-        if path is not None:
-            path = V.writable_file(path, "path", overwrite=overwrite)
         try:
             from matplotlib.figure import Figure
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Comparison.plot needs matplotlib: pip install 'grokclocks[plots]'") from exc
+        if path is not None:  # checked before drawing
+            path = WRITER.check(path, overwrite=V.flag(overwrite, "overwrite"), suffixes=figure_suffixes())
         r = self.run
         fig = Figure(figsize=(8.0, 6.5), layout="constrained")
         ax_acc, ax_loss = fig.subplots(2, 1, sharex=True)
@@ -306,7 +314,7 @@ class Comparison:
             ax_loss.legend(loc="lower left", fontsize=7, ncol=1 if r.n_runs <= 3 else 2)
         fig.suptitle(title if title is not None else r.source, fontsize=9)
         if path is not None:
-            fig.savefig(path, dpi=120)
+            WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import DomainError
+from .._safe_write import WRITER, figure_suffixes
+from .._validate import DomainError, flag
 from ..compare._records import _fmt_num, _json_number, _json_state
 from ._model import family_cdf, family_ppf
 
@@ -345,7 +346,7 @@ class Forecast:
                              if self.distribution else None),
         }
 
-    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None) -> Any:
+    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None, overwrite: bool = False) -> Any:
         """The run's curves up to the issue step with the forecast band: accuracy (top) and loss (bottom).
 
         The 90 % and 50 % intervals of t_test are shaded, the point forecast, the issue step and the horizon
@@ -358,6 +359,9 @@ class Forecast:
             Where to save the figure (format from the suffix, e.g. .png, .pdf); None: not saved.
         title : str, optional
             Figure title; default: the header line.
+        overwrite : bool
+            Whether an existing file at `path` may be replaced; default `False` (checked before drawing:
+            an existing file is an `OutputExistsError` and nothing is drawn or written).
 
         Returns
         -------
@@ -368,11 +372,19 @@ class Forecast:
         ------
         ImportError
             If matplotlib is not installed (one line naming it).
+        OutputExistsError
+            `path` exists and `overwrite` is false; nothing is written.
+        DomainError
+            `path` is a symbolic link (never written through), a directory or not a regular file, its
+            suffix is not a figure format, its directory does not exist or cannot be written, or the write
+            failed (the previous file is then as it was).
         """
         try:
             from matplotlib.figure import Figure
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Forecast.plot needs matplotlib: pip install 'grokclocks[plots]'") from exc
+        if path is not None:  # checked before drawing; written by the one writer (temporary file, then rename)
+            path = WRITER.check(path, overwrite=flag(overwrite, "overwrite"), suffixes=figure_suffixes())
         fig = Figure(figsize=(8.0, 6.0), layout="constrained")
         ax_acc, ax_loss = fig.subplots(2, 1, sharex=True)
         c = self.curves
@@ -427,5 +439,5 @@ class Forecast:
             ax_loss.text(0.5, 0.5, "no loss logged", transform=ax_loss.transAxes, ha="center", va="center")
         fig.suptitle(title if title is not None else self.header(), fontsize=9)
         if path is not None:
-            fig.savefig(path, dpi=120)
+            WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig

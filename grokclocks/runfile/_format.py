@@ -25,10 +25,10 @@ import numpy as np
 
 from .. import _safe_io
 from .._safe_io import DEFAULT_MAX_BYTES, check_max_bytes
-from .._validate import INT64_MAX, DomainError, file_path, flag, show, writable_file
+from .._validate import INT64_MAX, DomainError, file_path, flag, show
 from ._configs import _canonical_class, _config_from_obj, _config_obj, _trusted_classes
 from ._errors import RunExistsError, RunFileError, RunFileNotFoundError, RunFileWarning
-from ._files import _atomic_write, _os_reason, _RunLock
+from ._files import _WRITER, _atomic_write, _RunLock
 
 RUN_FORMAT = "grokclocks.trajectory"
 """The `format` tag of a run file's meta record: files without it are not grokclocks run files."""
@@ -163,14 +163,14 @@ def _check_options(save_path: str | os.PathLike | None, resume: bool, overwrite:
         raise DomainError("resume and overwrite are exclusive: resume=True continues the saved run, "
                           "overwrite=True replaces it")
     npz, js = _paths(save_path)
-    for f in (npz, js):
-        writable_file(f, "save_path", overwrite=True)
+    for f in (npz, js):  # no link, directory, FIFO or device at either; the directory can be made
+        _WRITER.check(f, name="save_path", overwrite=True, make_parents=True)
     return RunPaths(npz, js)
 
 
 def _check_absent(paths: RunPaths) -> None:
     for f in paths:
-        if f.exists():
+        if os.path.lexists(f):
             raise RunExistsError(f"{f} already exists: pass resume=True to continue the run saved there "
                                  "(same config), overwrite=True to replace it, or another save_path")
 
@@ -256,18 +256,15 @@ def _write_run(result: Trajectory, paths: RunPaths, *, state: Any = None, planne
     # meta and checksum first in the archive: a damaged zip directory that loses entries loses data
     # entries (caught by the checksum), never silently the meta that makes the check possible
     arrays = {"sha256": np.array(digest), "meta": arrays.pop("meta"), **arrays}
-    try:
-        _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))
-    except OSError as exc:
-        raise RunFileError(f"cannot write {npz}: {_os_reason(exc)}; {npz.name} is as it was before this save "
-                           "(the previous run, if any, is intact) and no temporary file is left") from exc
+    _RunLock.check_held(npz)  # its lock still in place: no save into a deleted directory, no second writer
+    _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))  # a failure: RunFileError, old run intact
     side = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "sha256": digest, **meta["config"]}
     try:
         _atomic_write(js, lambda fh: fh.write(json.dumps(side, indent=1).encode()))
-    except OSError as exc:
-        raise RunFileError(f"{npz} was written, but its config file {js} could not be: {_os_reason(exc)}; the "
-                           f"run and its config are whole in {npz.name}, which is what loading reads ({js.name} "
-                           "is stale until the next save)") from exc
+    except RunFileError as exc:
+        raise RunFileError(f"{npz} was written, but its config file {js} could not be ({exc}); the run and its "
+                           f"config are whole in {npz.name}, which is what loading reads ({js.name} is stale until "
+                           "the next save)") from exc
     return npz
 
 
