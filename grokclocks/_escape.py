@@ -38,12 +38,18 @@ _SHOW_KEEP_NEWLINES = re.compile(f"[{_INVISIBLE}]")
 _SHOW_ALL = re.compile(f"[\n{_INVISIBLE}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
-# Markdown (Python-Markdown and GitHub), raw HTML, and the site's extensions: attr_list `{: onclick=...}`,
-# arithmatex `$...$` / `\(...\)`; `[` and `]` make links and images, `*` `_` emphasis, `#` headings,
-# `|` table cells, a backtick code spans, `~` strikethrough on GitHub
-_MARKUP = {c: f"&#{ord(c)};" for c in "\\`*_{}[]#|$~"}
-_MARKUP.update({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# Markdown (Python-Markdown and GitHub), raw HTML, and the site's extensions.  HTML character references for
+# what starts HTML or could be read otherwise inside a code span, a table or a formula: `&`, `<`, `>`, `|`
+# (table cells), a backtick, a backslash (escapes, arithmatex's `\(`) and `$` (arithmatex), `~` (GitHub's
+# strikethrough; Python-Markdown has no escape for it).  A backslash escape, readable in the page's source, for
+# the rest: `*` `_` emphasis, `[` `]` links and images (`[x](javascript:...)`), `{` `}` attr_list
+# (`{: onclick=...}`), `#` headings.
+_MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;", "$": "&#36;",
+           "~": "&#126;"}
+_MARKUP.update({c: "\\" + c for c in "*_[]{}#"})
 _MARKUP_RE = re.compile("[" + re.escape("".join(_MARKUP)) + "]")
+# a line's start read as a list item or a code block: `- x`, `+ x`, `1. x`, `1) x`, four spaces
+_LINE_START = re.compile(r"^(?:([-+])|(\d+)([.)])|( ))")
 
 
 def _visible(match: re.Match) -> str:
@@ -92,12 +98,14 @@ def markdown_text(value: Any) -> str:
     Returns
     -------
     str
-        `terminal_text(value)` (newlines and control characters as visible escapes) with `&`, `<`, `>`
-        and the Markdown characters `` \\ ` * _ { } [ ] # | $ ~ `` written as HTML character references:
-        safe in a table cell, a list item or a sentence of a page built by Python-Markdown or GitHub.
+        `terminal_text(value)` (newlines and control characters as visible escapes) with `&`, `<`, `>`,
+        `|`, the backtick, the backslash, `$` and `~` written as HTML character references, `*`, `_`, `[`,
+        `]`, `{`, `}` and `#` escaped with a backslash, and a start that would begin a list or a code block
+        escaped too: safe in a table cell, a list item or a sentence of a page built by Python-Markdown (with
+        the site's extensions) or GitHub.
     """
-    text = terminal_text(value)
-    return _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], text)
+    text = _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], terminal_text(value))
+    return _LINE_START.sub(lambda m: (f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}" if m[2] else "&#32;"), text)
 
 
 def markdown_code(value: Any) -> str:
