@@ -49,7 +49,7 @@ _MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", 
 _MARKUP.update({c: "\\" + c for c in "*_[]{}#"})
 _MARKUP_RE = re.compile("[" + re.escape("".join(_MARKUP)) + "]")
 # a line's start read as a list item or a code block: `- x`, `+ x`, `1. x`, `1) x`, four spaces
-_LINE_START = re.compile(r"^(?:([-+])|(\d+)([.)])|( ))")
+_LINE_START = re.compile(r"^(?:([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|( ))")
 
 
 def _visible(match: re.Match) -> str:

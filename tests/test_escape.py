@@ -138,7 +138,7 @@ def _gfm():
 def _page(cell: str, code: str) -> str:
     return ("| left | text | right |\n|---|---|---|\n"
             f"| L | {cell} | R |\n| L | {code} | R |\n\n"
-            f"* an item: {cell}\n\nA sentence with {cell} and {code} in it.\n")
+            f"* an item: {cell}\n\nA sentence with {cell} and {code} in it.\n\n{cell} opens this paragraph.\n")
 
 
 def _check_rendered(render, text):
@@ -152,7 +152,7 @@ def _check_rendered(render, text):
     assert not [a for a in tree.attrs if a[0] != "align"], (text, tree.attrs)  # no onclick=, no href=
     assert tree.cells == ["left", "text", "right", "L", shown, "R", "L", shown, "R"], (text, tree.cells)
     body = "".join(tree.text)
-    assert body.count(shown) >= 4, (text, body)  # two cells, the item and the sentence (code twice)
+    assert body.count(shown) >= 6, (text, body)  # two cells, the item, the sentence (twice), a paragraph's start
 
 
 @pytest.mark.parametrize("text", HOSTILE)
@@ -189,8 +189,8 @@ def test_the_checks_catch_unescaped_text():
 
 
 def test_snippet_markers_and_entities_stay_text():
-    """pymdownx.snippets includes a file named on a line starting with --8<--; escaped text never starts a line
-    and its `<` is a character reference, so a marker in a name is text; an entity in a name is shown as typed."""
-    assert markdown_text('--8<-- "/etc/passwd"').startswith("\\-")
-    assert "&lt;" in markdown_text("--8<--")
+    """pymdownx.snippets includes a file named on a line starting with --8<--: escaped, the marker's `<` is a
+    character reference, so a marker in a name is text wherever it lands; an entity in a name is shown as typed."""
+    assert markdown_text('--8<-- "/etc/passwd"') == '--8&lt;-- "/etc/passwd"'
+    assert markdown_text("- x") == "\\- x" and markdown_text("-1.5") == "-1.5" and markdown_text("3. x") == "3\\. x"
     assert html.unescape(markdown_text("&amp;")) == "&amp;"

@@ -162,9 +162,25 @@ def _suite_header(meta: dict[str, Any]) -> str:
 def certificate_markdown(cert: dict[str, Any]) -> str:
     """The Markdown page of a certificate: title, environment, counts, the table and the per-test records.
 
-    `cert` is a certificate checked by `check_certificate`; every text it holds (row text, commit, dates,
-    environment, test names) is escaped with `grokclocks._escape.markdown_text`, so the page shows it and
-    nothing in it becomes markup or HTML."""
+    Parameters
+    ----------
+    cert : dict
+        A certificate (from `certificate`, `merge_certificates`, `suite_certificate` or `read_certificate`);
+        it is checked first: every field of its type, every row's verdict the one its numbers give.
+
+    Returns
+    -------
+    str
+        The page, as `write_certificate` writes it beside the JSON.  Every text the certificate holds (row
+        text, commit, dates, environment, test names) is escaped (control characters and newlines shown,
+        Markdown and HTML characters written as text), so the page shows it and nothing in it becomes markup.
+
+    Raises
+    ------
+    CertificateError
+        If `cert` is not a certificate of that form (one line naming the field).
+    """
+    cert = check_certificate(cert, "cert")
     meta = cert["meta"]
     scale = meta["scale"]
     env = meta.get("environment") or {}
@@ -184,7 +200,8 @@ def certificate_markdown(cert: dict[str, Any]) -> str:
               "report-only" + (f", {dur:.0f} s" if dur else "") + ".\n\n")
     if meta.get("commit"):
         header += (f"Commit {markdown_code(meta['commit'])}" + (" (with uncommitted changes)" if meta.get("dirty")
-                                                                 else "") + ".\n\n")
+                                                                 else "")
+                   + (f" ({t(meta['commit_note'])})" if meta.get("commit_note") else "") + ".\n\n")
     if meta.get("suite"):
         header += _suite_header(meta)
     if meta.get("merged_from"):
@@ -261,15 +278,14 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
     if stem is not None and (not isinstance(stem, str) or not stem or Path(stem).name != stem or stem in (".", "..")):
         raise V.DomainError(f"stem must be None or a file name without a directory (got {V.show(stem)})")
     scale = V.choice(cert["meta"]["scale"], "scale", ("cpu", "gpu"))  # part of the file names
-    cert = check_certificate(cert, "cert")
     d = Path(directory)
     stem = stem or f"verify-{scale}"
     js, md = d / f"{stem}.json", d / f"{stem}.md"
     replace = overwrite or keep_previous
     for f in (js, md):  # both checked before either is written
         WRITER.check(f, name="certificate file", overwrite=replace, make_parents=True)
+    body = certificate_markdown(cert)  # checks it: a row whose verdict its numbers contradict is refused
     js_text = json.dumps(cert, indent=1, default=float)
-    body = certificate_markdown(cert)
     if keep_previous:
         for f in (js, md):
             WRITER.move_aside(f, f.with_name(f"{stem}.prev{f.suffix}"))
