@@ -427,6 +427,12 @@ def open_lock_file(path: Path, error: type[Exception], owner: str) -> tuple[int,
     raise error(f"cannot open the lock file {_show(path)} of {owner}: it kept being replaced")  # pragma: no cover
 
 
+def write_lock_record(fd: int, data: bytes) -> None:
+    """Replace the content of the lock file open as `fd` (from `open_lock_file`, held by its caller) with `data`."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+
+
 def names_file(fd: int, path: Path) -> bool:
     """Does `path` (not followed if a link) name the file open as `fd`?"""
     try:

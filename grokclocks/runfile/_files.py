@@ -224,6 +224,4 @@ def _record_alive(record: Any) -> bool:
 def _write_record(fd: int, what: str) -> None:
     record = {"pid": os.getpid(), "host": _HOST, "start": _proc_start(os.getpid()),
               "since": time.strftime("%Y-%m-%d %H:%M:%S"), "what": what}
-    data = json.dumps(record).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
+    _safe_write.write_lock_record(fd, json.dumps(record).encode())
