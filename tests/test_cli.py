@@ -263,8 +263,19 @@ def test_verify_merge(capsys, tmp_path):
     assert rc == 0
 
 
+def _unverdicted(d: Path) -> None:
+    """Two slices, the first's row without its verdict (was `grokclocks: error: verdict`, a bare KeyError)."""
+    _slice(d, 1, 2)
+    _slice(d, 2, 2)
+    js = d / "verify-gpu-shard-1-of-2.json"
+    data = json.loads(js.read_text())
+    del data["rows"][0]["verdict"]
+    js.write_text(json.dumps(data))
+
+
 @pytest.mark.parametrize(("setup", "message"), [
     (lambda d: _slice(d, 2, 3), "missing slice(s) 1, 3 of 3"),
+    (_unverdicted, "verify-gpu-shard-1-of-2.json: rows[0] lacks the field(s) verdict"),
     (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, commit="other")), "commit differs"),
     (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, scale="cpu")), "scale differs"),
 ])

@@ -117,9 +117,10 @@ def check_row(row: Any, name: str, i: int) -> dict[str, Any]:
     return out
 
 
-def _optional(meta: dict, key: str, test: Any, what: str, name: str) -> None:
-    if meta.get(key) is not None and not test(meta[key]):
-        raise _fail(name, f"meta.{key}", f"must be {what} (got {V.show(meta[key])})")
+def _optional(record: dict, key: str, test: Any, what: str, name: str, where: str = "meta") -> None:
+    """`record[key]` (the field `where.key` of the certificate `name`), when given, passes `test`."""
+    if record.get(key) is not None and not test(record[key]):
+        raise _fail(name, f"{where}.{key}", f"must be {what} (got {V.show(record[key])})")
 
 
 def _shard(x: Any) -> bool:
@@ -159,10 +160,10 @@ def _check_meta(meta: Any, name: str) -> None:
         if not isinstance(env, dict):
             raise _fail(name, "meta.environment", f"must be a dict (got {V.show(env)})")
         for key in ("python", "machine", "processor", "cpu_model", "numpy", "scipy", "jax"):
-            _optional(env, key, lambda x: isinstance(x, str), "text", f"{name}: meta.environment")
-        _optional(env, "cpu_count", lambda x: isinstance(x, int) and not isinstance(x, bool), "an integer",
-                  f"{name}: meta.environment")
-        _optional(env, "jax_devices", _text_list, "a list of text", f"{name}: meta.environment")
+            _optional(env, key, lambda x: isinstance(x, str), "text", name, "meta.environment")
+        _optional(env, "cpu_count", lambda x: isinstance(x, int) and not isinstance(x, bool), "an integer", name,
+                  "meta.environment")
+        _optional(env, "jax_devices", _text_list, "a list of text", name, "meta.environment")
     merged = meta.get("merged_from")
     if merged is not None:
         if not isinstance(merged, list):
@@ -181,13 +182,14 @@ def _check_test_records(tests: Any, name: str) -> list[dict[str, Any]]:
     except V.DomainError as exc:
         raise _fail(name, "tests", f"are not per-test records: {exc}") from None
     for i, t in enumerate(items):
+        where = f"tests[{i}]"
         for key in ("compile_s", "compile_max_s", "peak_bytes", "wall_s"):
-            _optional(t, key, _nonneg, "a number >= 0", f"{name}: tests[{i}]")
+            _optional(t, key, _nonneg, "a number >= 0", name, where)
         for key in ("outcome", "memory_kind", "compile_max_fun"):
-            _optional(t, key, lambda x: isinstance(x, str), "text", f"{name}: tests[{i}]")
-        _optional(t, "raised_peak", lambda x: isinstance(x, bool), "true or false", f"{name}: tests[{i}]")
+            _optional(t, key, lambda x: isinstance(x, str), "text", name, where)
+        _optional(t, "raised_peak", lambda x: isinstance(x, bool), "true or false", name, where)
         _optional(t, "shard", lambda x: isinstance(x, (str, int)) and not isinstance(x, bool), "text or an integer",
-                  f"{name}: tests[{i}]")
+                  name, where)
     return items
 
 
