@@ -12,8 +12,8 @@ and a `#` inject a heading.  Every such string passes through one of these funct
     shown as visible escapes (`\\x1b`, `\\n`, `\\u202e`); everything else is kept as it is.
 `markdown_text`
     for Markdown or HTML text (a table cell, a list item, a sentence): the same visible escapes, and every
-    character that Markdown, HTML or the site's extensions read as markup written as an HTML character
-    reference (`&lt;`, `&#124;`, ...), so that the page shows the text and nothing else.
+    character that Markdown, HTML or the site's extensions would read as markup escaped (an HTML character
+    reference such as `&lt;` or `&#124;`, or a backslash), so that the page shows the text and nothing else.
 `markdown_code`
     the same text as inline code (`<code>...</code>`).
 
@@ -39,17 +39,23 @@ _SHOW_ALL = re.compile(f"[\n{_INVISIBLE}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 # Markdown (Python-Markdown and GitHub), raw HTML, and the site's extensions.  HTML character references for
-# what starts HTML or could be read otherwise inside a code span, a table or a formula: `&`, `<`, `>`, `|`
-# (table cells), a backtick, a backslash (escapes, arithmatex's `\(`) and `$` (arithmatex), `~` (GitHub's
+# what starts HTML or could be read otherwise inside a code span, a table or a formula: `&`, `<`, `|` (table
+# cells), a backtick, a backslash (escapes, arithmatex's `\(`), `$` (arithmatex) and `~` (GitHub's
 # strikethrough; Python-Markdown has no escape for it).  A backslash escape, readable in the page's source, for
-# the rest: `*` `_` emphasis, `[` `]` links and images (`[x](javascript:...)`), `{` `}` attr_list
-# (`{: onclick=...}`), `#` headings.
-_MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;", "$": "&#36;",
-           "~": "&#126;"}
-_MARKUP.update({c: "\\" + c for c in "*_[]{}#"})
-_MARKUP_RE = re.compile("[" + re.escape("".join(_MARKUP)) + "]")
-# a line's start read as a list item or a code block: `- x`, `+ x`, `1. x`, `1) x`, four spaces
-_LINE_START = re.compile(r"^(?:([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|( ))")
+# `*` (emphasis), `[` `]` (links and images: `[x](javascript:...)`), `{` `}` (attr_list: `{: onclick=...}`),
+# `#` (headings) and an `_` at the edge of a word (emphasis; one inside a word, as in t_test, is text).  A `>`
+# is markup only where it opens a line (a quote), as are `- `, `+ `, `1. `, `1) ` (lists) and a space (four
+# make a code block): escaped there.
+_MARKUP = {"&": "&amp;", "<": "&lt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;", "$": "&#36;", "~": "&#126;"}
+_MARKUP.update({c: "\\" + c for c in "*[]{}#_"})
+_MARKUP_RE = re.compile("[" + re.escape("".join(c for c in _MARKUP if c != "_")) + r"]|(?<!\w)_|_(?!\w)")
+_LINE_START = re.compile(r"^(?:(>)|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|( ))")
+
+
+def _line_start(m: re.Match) -> str:
+    if m[1] or m[2]:
+        return "\\" + (m[1] or m[2])
+    return f"{m[3]}\\{m[4]}" if m[3] else "&#32;"
 
 
 def _visible(match: re.Match) -> str:
@@ -98,14 +104,14 @@ def markdown_text(value: Any) -> str:
     Returns
     -------
     str
-        `terminal_text(value)` (newlines and control characters as visible escapes) with `&`, `<`, `>`,
-        `|`, the backtick, the backslash, `$` and `~` written as HTML character references, `*`, `_`, `[`,
-        `]`, `{`, `}` and `#` escaped with a backslash, and a start that would begin a list or a code block
-        escaped too: safe in a table cell, a list item or a sentence of a page built by Python-Markdown (with
-        the site's extensions) or GitHub.
+        `terminal_text(value)` (newlines and control characters as visible escapes) with `&`, `<`, `|`,
+        the backtick, the backslash, `$` and `~` written as HTML character references, `*`, `[`, `]`, `{`,
+        `}`, `#` and an `_` at a word's edge escaped with a backslash, and a start that would begin a quote,
+        a list or a code block escaped too: safe in a table cell, a list item or a sentence of a page built
+        by Python-Markdown (with the site's extensions) or GitHub.
     """
     text = _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], terminal_text(value))
-    return _LINE_START.sub(lambda m: (f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}" if m[2] else "&#32;"), text)
+    return _LINE_START.sub(_line_start, text)
 
 
 def markdown_code(value: Any) -> str:

@@ -366,6 +366,44 @@ def test_compare_plot_is_checked_before_any_work(capsys, tmp_path, monkeypatch):
     assert rc == 2 and out == "" and 'needs matplotlib, which is not installed: pip install "grokclocks[plots]"' in err
 
 
+def test_forecast_plot_follows_the_writer_rules(capsys, tmp_path):
+    """`forecast --plot` replaced an existing file, wrote through a symbolic link (notes.txt became a PNG), wrote
+    out.png for `--plot out` while reporting "out", and called a dangling link a file that "appeared while the
+    command ran".  Now each is one line before any work, --overwrite replaces a regular file only, and several
+    runs write PATH's stem with -run0, -run1 (each checked before anything is printed)."""
+    pytest.importorskip("matplotlib")
+    f = _user_npz(tmp_path / "run.npz")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    (tmp_path / "existing.png").write_bytes(b"keep me")
+    (tmp_path / "l.png").symlink_to(notes)
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "nowhere.png")
+    for name, message in (("existing.png", "existing.png already exists; pass --overwrite to replace it"),
+                          ("l.png", "l.png is a symbolic link (to "),
+                          ("dangling.png", "dangling.png is a symbolic link (to "),
+                          ("out", "the file name must end with its format, one of")):
+        for extra in ([], ["--overwrite"]):
+            if name == "existing.png" and extra:
+                continue
+            rc, out, err = run(["forecast", str(f), "--plot", str(tmp_path / name), *extra], capsys)
+            assert rc == 2 and out == "" and message in err and err.count("\n") == 1, err
+    assert notes.read_text() == "my notes" and (tmp_path / "existing.png").read_bytes() == b"keep me"
+    assert not (tmp_path / "nowhere.png").exists() and not (tmp_path / "out.png").exists()
+    rc, out, err = run(["forecast", str(f), "--plot", str(tmp_path / "existing.png"), "--overwrite"], capsys)
+    assert rc == 0 and err == f"figure written to {tmp_path / 'existing.png'}\n"
+    assert (tmp_path / "existing.png").read_bytes()[:4] == b"\x89PNG"
+    g = _user_npz(tmp_path / "run2.npz")
+    (tmp_path / "fig-run1.png").write_bytes(b"keep me too")
+    rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png")], capsys)
+    assert rc == 2 and out == "" and "fig-run1.png already exists" in err  # checked before the tables print
+    assert not (tmp_path / "fig-run0.png").exists()
+    rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png"), "--overwrite"], capsys)
+    assert rc == 0 and err.splitlines() == [f"figure written to {tmp_path / 'fig-run0.png'}",
+                                            f"figure written to {tmp_path / 'fig-run1.png'}"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".png") == [
+        "dangling.png", "existing.png", "fig-run0.png", "fig-run1.png", "l.png"]
+
+
 def test_compare_plot_write_error_is_one_line_and_keeps_the_old_file(capsys, tmp_path, monkeypatch):
     """A figure whose write fails half-way (a full disk) leaves the previous file and no temporary file."""
     import errno

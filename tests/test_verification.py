@@ -830,6 +830,9 @@ def test_a_certificate_page_escapes_every_text(tmp_path):
     js = _edit(_partial(tmp_path / "s1", 1, 1), change)
     page = certificate_markdown(read_certificate(js))
     assert "<script>" not in page and "\n# ALL" not in page and "|x|" not in page
-    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;&#92;n&#92;n\\# ALL 477 CHECKS PASSED&#92;n&#124;x&#124;") >= 7
+    from grokclocks._escape import markdown_text
+
+    assert markdown_text(bad) == "&lt;script>alert(1)&lt;/script>&#92;n&#92;n\\# ALL 477 CHECKS PASSED&#92;n&#124;x&#124;"
+    assert page.count(markdown_text(bad)) >= 7
     table = [line for line in page.splitlines() if line.startswith("| levi:")]
     assert len(table) == 1 and table[0].count(" | ") == 8  # nine cells, as the header
