@@ -475,11 +475,16 @@ def test_options_are_checked_before_anything_is_built(bad, message, monkeypatch)
 
 def test_save_path_must_be_a_file(tmp_path):
     (tmp_path / "d.npz").mkdir()
-    with pytest.raises(DomainError, match="not the directory"):
+    with pytest.raises(DomainError, match=r"save_path: .*d\.npz is a directory; give a file name"):
         train_modular("embedding_mlp", save_path=tmp_path / "d.npz", **dict(KW, seeds=(0,)))
     (tmp_path / "f").write_text("x")
-    with pytest.raises(DomainError, match="not a writable directory"):
+    with pytest.raises(DomainError, match=r"save_path: cannot write .*f/run\.npz: Not a directory \(ENOTDIR\)"):
         train_modular("embedding_mlp", save_path=tmp_path / "f" / "run", **dict(KW, seeds=(0,)))
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "l.json").symlink_to(tmp_path / "notes.txt")  # the run's .json a link: never written through
+    with pytest.raises(DomainError, match=r"save_path: .*l\.json is a symbolic link"):
+        train_modular("embedding_mlp", save_path=tmp_path / "l", **dict(KW, seeds=(0,)))
+    assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_simulate_checks_its_options():

@@ -200,8 +200,9 @@ def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
         A run exists at `save_path` and neither `resume` nor `overwrite` is set: a run is never
         replaced by accident.
     DomainError
-        `resume` and `overwrite` together, either without `save_path`, or a `save_path` that is a
-        directory or lies in a directory that cannot be created.
+        `resume` and `overwrite` together, either without `save_path`, or a `save_path` whose `.npz` or
+        `.json` is a directory, a symbolic link (never written through), a FIFO or a device, or that lies
+        in a directory that cannot be created.
 
     Notes
     -----
@@ -300,9 +301,11 @@ def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any =
         message names it).
     RunFileError
         The write failed (a full disk, a file-size limit, no permission); the message names the
-        file, and the previous run is intact.
+        file, and the previous run is intact.  Also: the lock file `<path>.lock` is a symbolic link, a
+        FIFO, a device or a file with other hard links (never opened through a link, never truncated).
     DomainError
-        A non-numeric array, or a `path` that is a directory or cannot be created.
+        A non-numeric array, or a `path` that is a directory, a symbolic link (never written through), a
+        FIFO or a device, or cannot be created.
 
     Notes
     -----
@@ -312,8 +315,8 @@ def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any =
     the config (`class`, `fields`) and the checksum for people and tools that read JSON; it is derived
     from the `.npz`, and loading warns when the two disagree.
 
-    Each file is written atomically (a temporary file in the same directory, fsync, `os.replace`): a
-    crash leaves the previous file or the new one, never a mixture.  The run's lock file
+    Each file is written by grokclocks's one writer (a temporary file in the same directory, fsync,
+    `os.replace`): a crash leaves the previous file or the new one, never a mixture.  The run's lock file
     `<path>.lock` is held for the duration of the save: two processes never write one run at once.
     """
     if path is None:
