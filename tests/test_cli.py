@@ -389,9 +389,6 @@ def test_forecast_plot_follows_the_writer_rules(capsys, tmp_path):
             assert rc == 2 and out == "" and message in err and err.count("\n") == 1, err
     assert notes.read_text() == "my notes" and (tmp_path / "existing.png").read_bytes() == b"keep me"
     assert not (tmp_path / "nowhere.png").exists() and not (tmp_path / "out.png").exists()
-    rc, out, err = run(["forecast", str(f), "--plot", str(tmp_path / "existing.png"), "--overwrite"], capsys)
-    assert rc == 0 and err == f"figure written to {tmp_path / 'existing.png'}\n"
-    assert (tmp_path / "existing.png").read_bytes()[:4] == b"\x89PNG"
     g = _user_npz(tmp_path / "run2.npz")
     (tmp_path / "fig-run1.png").write_bytes(b"keep me too")
     rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png")], capsys)
@@ -400,6 +397,7 @@ def test_forecast_plot_follows_the_writer_rules(capsys, tmp_path):
     rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png"), "--overwrite"], capsys)
     assert rc == 0 and err.splitlines() == [f"figure written to {tmp_path / 'fig-run0.png'}",
                                             f"figure written to {tmp_path / 'fig-run1.png'}"]
+    assert (tmp_path / "fig-run1.png").read_bytes()[:4] == b"\x89PNG"  # --overwrite replaced the regular file
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".png") == [
         "dangling.png", "existing.png", "fig-run0.png", "fig-run1.png", "l.png"]
 
