@@ -10,21 +10,28 @@ Run from anywhere (``python docs/gen_pages.py``); it writes
 * ``docs/architecture.md``      its module table (between the ``modules:`` markers): every module of the
                                 package, its size and the grokclocks modules it imports at load, from
                                 :func:`module_imports` (the graph ``tests/test_architecture.py`` checks);
-* ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
-                                (and ``verify-cpu.json`` beside it), if there is one; the comparison
-                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them;
+* ``docs/verification/cpu.md``  the page of the latest ``.verify/verify-cpu.json`` written by ``pytest verify``
+                                (and that JSON beside it), if there is one: the certificate is read checked
+                                (every field typed, every row's verdict recomputed from its numbers, by
+                                :func:`grokclocks.verification.read_certificate`) and its page made anew with
+                                every text escaped (:func:`grokclocks.verification.certificate_markdown`), never
+                                copied from a Markdown file; the comparison tables ``compare-<scale>-<run>.md``
+                                of ``verify/compare`` are copied beside them;
 * ``docs/verification/gpu.md``  the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
                                 written by ``grokclocks verify --scale gpu --budget`` / ``benchmarks/gpu_session.sh``)
                                 against the files of this checkout: passed / failed / stale since commit X /
                                 incomplete / never run (:func:`gpu_status_markdown`); the same table on the
-                                Verification page, ``docs/verification/index.md`` (between its markers).
+                                Verification page, ``docs/verification/index.md`` (between its markers); each
+                                suite's page ``docs/verification/gpu/<suite>.md`` made anew from its checked
+                                JSON, as ``cpu.md`` is.
+
+Every page is written by grokclocks's one writer (a temporary file, then renamed; no link followed).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT))
 
+from grokclocks._escape import markdown_code  # noqa: E402
+from grokclocks._safe_write import WRITER  # noqa: E402
 from grokclocks.citations import PAPERS, SPEC, coverage  # noqa: E402
 from grokclocks.errata import errata_for, to_markdown  # noqa: E402
 
@@ -81,10 +90,10 @@ STATUS_NOTE = {
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else None
+    """Write a generated page through the one writer (replacing the previous version; never through a link)."""
+    old = path.read_text() if path.is_file() and not path.is_symlink() else None
     if old != text:
-        path.write_text(text)
+        WRITER.write_text(path, text, name="page", overwrite=True, make_parents=True)
     print(f"  {'wrote' if old != text else 'unchanged'} {path.relative_to(ROOT)}")
 
 
@@ -182,10 +191,12 @@ def _test_references() -> dict[str, set[str]]:
 def _verify_rows() -> dict[str, dict[str, list[dict]]]:
     """Spec ID -> scale -> the rows of the committed certificates: ``docs/verification/verify-cpu.json``, and for
     the GPU scale the per-suite certificates that are fresh for this checkout (:func:`_fresh_gpu_rows`)."""
+    from grokclocks.verification import read_certificate
+
     out: dict[str, dict[str, list[dict]]] = {}
     js = DOCS / "verification" / "verify-cpu.json"
     if js.exists():
-        for row in json.loads(js.read_text())["rows"]:
+        for row in read_certificate(js)["rows"]:  # checked: every row's verdict recomputed from its numbers
             out.setdefault(row["spec_id"], {}).setdefault("cpu", []).append(row)
     for row in _fresh_gpu_rows():
         out.setdefault(row["spec_id"], {}).setdefault("gpu", []).append(row)
@@ -233,7 +244,7 @@ def traceability_markdown() -> str:
                     n_rep = len(r) - len(checks)
                     vcell.append(f"{s}: {sum(x['passed'] for x in checks)}/{len(checks)}"
                                  + (f" + {n_rep} report-only" if n_rep else "")
-                                 + f" ({', '.join(f'`{n}`' for n in nodes[:2])}"
+                                 + f" ({', '.join(markdown_code(n) for n in nodes[:2])}"
                                  + (f" +{len(nodes) - 2}" if len(nodes) > 2 else "") + ")")
             totals["ids"] += 1
             totals["funcs"] += bool(funcs)
@@ -257,31 +268,32 @@ def _selection(meta: dict) -> str | None:
 
 
 def copy_certificate(scale: str) -> None:
-    src_md = ROOT / ".verify" / f"verify-{scale}.md"
+    """docs/verification/<scale>.md and verify-<scale>.json from .verify/verify-<scale>.json: read checked, the
+    page made anew (every text escaped), never copied from the Markdown beside it."""
+    from grokclocks.verification import certificate_markdown, read_certificate
+
+    src_js = ROOT / ".verify" / f"verify-{scale}.json"
     dst_md = DOCS / "verification" / f"{scale}.md"
-    if not src_md.exists():
+    if not src_js.exists():
         if dst_md.exists():
-            print(f"  no .verify/verify-{scale}.md; keeping {dst_md.relative_to(ROOT)}")
+            print(f"  no .verify/verify-{scale}.json; keeping {dst_md.relative_to(ROOT)}")
         elif scale == "cpu":
             _write(dst_md, "# Verification certificate (cpu scale)\n\n"
                    "No certificate has been generated in this checkout yet: run `pytest verify`, then "
                    "`python docs/gen_pages.py`.\n")
         return
-    text = src_md.read_text()
-    src_js = ROOT / ".verify" / f"verify-{scale}.json"
-    partial = _selection(json.loads(src_js.read_text()).get("meta", {})) if src_js.exists() else None
+    cert = read_certificate(src_js)
+    partial = _selection(cert["meta"])
     if partial and dst_md.exists():
-        print(f"  .verify/verify-{scale}.md is from a partial run ({partial}); keeping {dst_md.relative_to(ROOT)}")
+        print(f"  .verify/verify-{scale}.json is from a partial run ({partial}); keeping {dst_md.relative_to(ROOT)}")
         return
-    if src_js.exists():
-        shutil.copyfile(src_js, DOCS / "verification" / f"verify-{scale}.json")
-        text = text.rstrip("\n") + (f"\n\nThe same table with every number and the environment as JSON: "
-                                    f"[verify-{scale}.json](verify-{scale}.json).\n")
-    _write(dst_md, text)
+    _write(DOCS / "verification" / f"verify-{scale}.json", json.dumps(cert, indent=1, default=float))
+    _write(dst_md, certificate_markdown(cert).rstrip("\n") + (
+        f"\n\nThe same table with every number and the environment as JSON: [verify-{scale}.json](verify-{scale}.json).\n"))
     for src in sorted((ROOT / ".verify").glob(f"compare-{scale}-*.md")):  # verify/compare's three tables
         run = src.stem.split("-", 2)[2]
         _write(DOCS / "verification" / src.name,
-               f"# `compare_run` on the {run} run ({scale} scale)\n\nWritten by `pytest verify/compare` "
+               f"# `compare_run` on the {markdown_code(run)} run ({scale} scale)\n\nWritten by `pytest verify/compare` "
                f"next to the certificate of the same session.\n\n" + src.read_text())
 
 
@@ -301,6 +313,15 @@ def _fresh_gpu_rows() -> list[dict]:
     """The rows of the GPU suite certificates that are fresh (passed or failed, complete, fingerprint equal to
     the files of this checkout): only those count as results of the current code."""
     return [r for st in _gpu_statuses() if st.state in ("passed", "failed") for r in st.certificate["rows"]]
+
+
+def gpu_suite_pages() -> None:
+    """docs/verification/gpu/<suite>.md made anew from each suite's checked certificate (every text escaped)."""
+    from grokclocks.verification import certificate_markdown
+
+    for st in _gpu_statuses():
+        if st.certificate is not None:
+            _write(DOCS / "verification" / "gpu" / f"{st.suite}.md", certificate_markdown(st.certificate))
 
 
 def gpu_status_table() -> str:
@@ -514,6 +535,7 @@ def main() -> None:
     _write(DOCS / "coverage.md", coverage_markdown())
     copy_certificate("cpu")
     _write(DOCS / "verification" / "gpu.md", gpu_status_markdown())
+    gpu_suite_pages()
     _write_between_markers(DOCS / "verification" / "index.md", "<!-- gpu-suites:begin", "<!-- gpu-suites:end",
                            gpu_status_table())
     _write(DOCS / "traceability.md", traceability_markdown())

@@ -59,7 +59,6 @@ __all__ = [
     "broadcasting",
     "ordered",
     "file_path",
-    "writable_file",
 ]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
@@ -1003,44 +1002,4 @@ def file_path(path: Any, name: str) -> Path:
         raise DomainError(f"{name} must be a file path, a str or os.PathLike (got {path!r})") from None
     if not p.name or p.name in (".", ".."):
         raise DomainError(f"{name} must name a file (got {str(path)!r})")
-    return p
-
-
-def writable_file(path: Any, name: str, *, overwrite: bool = False) -> Path:
-    """Check an output file path before any work: not a directory, its directory creatable, no clobbering.
-
-    Creates nothing.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The output file.
-    name : str
-        The parameter's name, used in the error message.
-    overwrite : bool
-        Whether an existing file may be replaced; default `False`.
-
-    Returns
-    -------
-    pathlib.Path
-        The path.
-
-    Raises
-    ------
-    DomainError
-        If `path` is not a path, is a directory, or its nearest existing ancestor is not a writable
-        directory.
-    OutputExistsError
-        If the file exists and `overwrite` is false.
-    """
-    p = file_path(path, name)
-    if p.is_dir():
-        raise DomainError(f"{name} must be a file, not the directory {str(p)!r}")
-    parent = p.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise DomainError(f"{name}: cannot create {str(p)!r}: {str(parent)!r} is not a writable directory")
-    if p.exists() and not overwrite:
-        raise OutputExistsError(f"{name}: {str(p)!r} already exists; pass overwrite to replace it")
     return p

@@ -265,8 +265,19 @@ def test_verify_merge(capsys, tmp_path):
     assert rc == 0
 
 
+def _unverdicted(d: Path) -> None:
+    """Two slices, the first's row without its verdict (was `grokclocks: error: verdict`, a bare KeyError)."""
+    _slice(d, 1, 2)
+    _slice(d, 2, 2)
+    js = d / "verify-gpu-shard-1-of-2.json"
+    data = json.loads(js.read_text())
+    del data["rows"][0]["verdict"]
+    js.write_text(json.dumps(data))
+
+
 @pytest.mark.parametrize(("setup", "message"), [
     (lambda d: _slice(d, 2, 3), "missing slice(s) 1, 3 of 3"),
+    (_unverdicted, "verify-gpu-shard-1-of-2.json: rows[0] lacks the field(s) verdict"),
     (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, commit="other")), "commit differs"),
     (lambda d: (_slice(d, 1, 2), _slice(d, 2, 2, scale="cpu")), "scale differs"),
 ])
@@ -357,22 +368,61 @@ def test_compare_plot_is_checked_before_any_work(capsys, tmp_path, monkeypatch):
     assert rc == 2 and out == "" and 'needs matplotlib, which is not installed: pip install "grokclocks[plots]"' in err
 
 
+def test_forecast_plot_follows_the_writer_rules(capsys, tmp_path):
+    """`forecast --plot` replaced an existing file, wrote through a symbolic link (notes.txt became a PNG), wrote
+    out.png for `--plot out` while reporting "out", and called a dangling link a file that "appeared while the
+    command ran".  Now each is one line before any work, --overwrite replaces a regular file only, and several
+    runs write PATH's stem with -run0, -run1 (each checked before anything is printed)."""
+    pytest.importorskip("matplotlib")
+    f = _user_npz(tmp_path / "run.npz")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    (tmp_path / "existing.png").write_bytes(b"keep me")
+    (tmp_path / "l.png").symlink_to(notes)
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "nowhere.png")
+    for name, message in (("existing.png", "existing.png already exists; pass --overwrite to replace it"),
+                          ("l.png", "l.png is a symbolic link (to "),
+                          ("dangling.png", "dangling.png is a symbolic link (to "),
+                          ("out", "the file name must end with its format, one of")):
+        for extra in ([], ["--overwrite"]):
+            if name == "existing.png" and extra:
+                continue
+            rc, out, err = run(["forecast", str(f), "--plot", str(tmp_path / name), *extra], capsys)
+            assert rc == 2 and out == "" and message in err and err.count("\n") == 1, err
+    assert notes.read_text() == "my notes" and (tmp_path / "existing.png").read_bytes() == b"keep me"
+    assert not (tmp_path / "nowhere.png").exists() and not (tmp_path / "out.png").exists()
+    g = _user_npz(tmp_path / "run2.npz")
+    (tmp_path / "fig-run1.png").write_bytes(b"keep me too")
+    rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png")], capsys)
+    assert rc == 2 and out == "" and "fig-run1.png already exists" in err  # checked before the tables print
+    assert not (tmp_path / "fig-run0.png").exists()
+    rc, out, err = run(["forecast", str(f), str(g), "--plot", str(tmp_path / "fig.png"), "--overwrite"], capsys)
+    assert rc == 0 and err.splitlines() == [f"figure written to {tmp_path / 'fig-run0.png'}",
+                                            f"figure written to {tmp_path / 'fig-run1.png'}"]
+    assert (tmp_path / "fig-run1.png").read_bytes()[:4] == b"\x89PNG"  # --overwrite replaced the regular file
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".png") == [
+        "dangling.png", "existing.png", "fig-run0.png", "fig-run1.png", "l.png"]
+
+
 def test_compare_plot_write_error_is_one_line_and_keeps_the_old_file(capsys, tmp_path, monkeypatch):
+    """A figure whose write fails half-way (a full disk) leaves the previous file and no temporary file."""
     import errno
 
-    from grokclocks.compare import Comparison
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
 
     f = _user_npz(tmp_path / "run.npz")
     old = tmp_path / "fig.png"
     old.write_bytes(b"keep me")
 
-    def full_disk(self, path=None, **kw):
-        Path(path).write_bytes(b"half a figure")
-        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    def full_disk(self, fh, **kw):
+        fh.write(b"half a figure")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(Comparison, "plot", full_disk)
+    monkeypatch.setattr(Figure, "savefig", full_disk)
     rc, _, err = run(["compare", str(f), "--plot", str(old), "--overwrite"], capsys)
-    assert rc == 2 and err == f"grokclocks: error: --plot: cannot write {old}: no space left on the device (ENOSPC)\n"
+    assert rc == 2 and err.startswith(f"grokclocks: error: --plot: cannot write {old}: no space left on the device "
+                                      "(ENOSPC); fig.png is as it was") and err.count("\n") == 1, err
     assert old.read_bytes() == b"keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["fig.png", "run.npz"]
 
 

@@ -203,6 +203,26 @@ def test_a_resume_removes_the_temporary_files_of_a_killed_writer(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run.npz"]
 
 
+def test_a_run_whose_directory_is_deleted_stops_instead_of_recreating_it(tmp_path):
+    """The run's folder deleted while it runs: the next save used to create the folder again, without a lock,
+    where a second writer could then finish on the same path.  Now the save is refused (RunFileError naming the
+    lock file) and the folder is not created again."""
+    x0, inp = jnp.array([1.0]), {"a": jnp.asarray(0.5)}
+    folder = tmp_path / "runs"
+    calls = []
+
+    def delete_after_first_save(result):
+        calls.append(result.times.size)
+        if len(calls) == 3:  # the first chunk is saved; the folder goes before the second is
+            shutil.rmtree(folder)
+        return {}
+
+    with pytest.raises(RunFileError, match=r"run\.lock is no longer the one this process holds \(its directory is gone"):
+        simulate(_decay_step, _decay_metrics, x0, inp, steps=8, record_every=2, n_chunks=4, save_path=folder / "run",
+                 extras_fn=delete_after_first_save)
+    assert not folder.exists() and calls == [1, 2, 3]
+
+
 # ------------------------------------------------------------------------------ atomic writes
 
 
@@ -455,11 +475,16 @@ def test_options_are_checked_before_anything_is_built(bad, message, monkeypatch)
 
 def test_save_path_must_be_a_file(tmp_path):
     (tmp_path / "d.npz").mkdir()
-    with pytest.raises(DomainError, match="not the directory"):
+    with pytest.raises(DomainError, match=r"save_path: .*d\.npz is a directory; give a file name"):
         train_modular("embedding_mlp", save_path=tmp_path / "d.npz", **dict(KW, seeds=(0,)))
     (tmp_path / "f").write_text("x")
-    with pytest.raises(DomainError, match="not a writable directory"):
+    with pytest.raises(DomainError, match=r"save_path: cannot write .*f/run\.npz: Not a directory \(ENOTDIR\)"):
         train_modular("embedding_mlp", save_path=tmp_path / "f" / "run", **dict(KW, seeds=(0,)))
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "l.json").symlink_to(tmp_path / "notes.txt")  # the run's .json a link: never written through
+    with pytest.raises(DomainError, match=r"save_path: .*l\.json is a symbolic link"):
+        train_modular("embedding_mlp", save_path=tmp_path / "l", **dict(KW, seeds=(0,)))
+    assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_simulate_checks_its_options():

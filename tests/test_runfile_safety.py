@@ -209,16 +209,73 @@ def test_a_second_writer_is_refused_and_told_who_writes(tmp_path, writers):
 
 
 def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
+    """The temporary files of the dead writer are removed; those of a live writer (a process still running,
+    which may be writing its own run file under another lock) and of another host are left alone."""
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        npz = tmp_path / "run.npz"
+        npz.with_suffix(".lock").write_text(json.dumps({"pid": pid, "host": R._files._HOST, "since": "then"}))
+        (tmp_path / f".run.npz.{R._files._HOST_TAG}-{pid}.0123abcd.tmp").write_bytes(b"half a run")
+        (tmp_path / f".run.json.{pid}.0123abcd.tmp").write_bytes(b"named before host tags")
+        (tmp_path / ".run.npz.ffffffff-1.0123abcd.tmp").write_bytes(b"another host's: left alone")
+        writing = f".run.npz.{R._files._HOST_TAG}-{live.pid}.0123abcd.tmp"
+        (tmp_path / writing).write_bytes(b"a live writer's: left alone")
+        with pytest.warns(R.RunFileWarning, match=rf"taking over the lock file run\.lock left by pid {pid} .*killed"):
+            R.save_trajectory(_traj(1), npz)
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".run.npz.ffffffff-1.0123abcd.tmp", writing,
+                                                                     "run.json", "run.npz"])
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_a_lock_file_that_is_not_a_plain_file_is_refused_by_name(tmp_path):
+    """A run.lock that is a symbolic link (to the user's thesis.tex) was opened with O_CREAT through the link,
+    truncated and given the pid record, even when the save was then refused; a FIFO or /dev/null gave a raw
+    OSError [Errno 22].  Now each is a RunFileError naming the lock file, and nothing is written anywhere."""
+    thesis = tmp_path / "thesis.tex"
+    thesis.write_text("\\chapter{Results}")
+    (tmp_path / "a.lock").symlink_to(thesis)
+    (tmp_path / "b.lock").symlink_to(os.devnull)
+    os.mkfifo(tmp_path / "c.lock")
+    os.link(thesis, tmp_path / "d.lock")  # a hard link: the same file under the lock's name
+    (tmp_path / "e.lock").symlink_to(tmp_path / "nowhere")
+    for stem, message in (("a", r"a\.lock of .*a\.npz is a symbolic link \(to '.*thesis\.tex'\)"),
+                          ("b", r"b\.lock of .*b\.npz is a symbolic link \(to '/dev/null'\)"),
+                          ("c", r"c\.lock of .*c\.npz is a FIFO \(named pipe\), not a regular file"),
+                          ("d", r"d\.lock of .*d\.npz has 2 names \(hard links\)"),
+                          ("e", r"e\.lock of .*e\.npz is a symbolic link")):
+        for overwrite in (False, True):
+            with pytest.raises(R.RunFileError, match=message):
+                R.save_trajectory(_traj(1), tmp_path / stem, overwrite=overwrite)
+    assert thesis.read_text() == "\\chapter{Results}" and not (tmp_path / "nowhere").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.lock", "b.lock", "c.lock", "d.lock", "e.lock",
+                                                          "thesis.tex"]
+
+
+def test_a_save_whose_lock_was_removed_or_replaced_is_refused(tmp_path):
+    """The lock file removed by hand (or the folder deleted) while a writer holds it: a second writer can take a
+    new lock on the same path, so the first writer's next save is refused rather than written over the second's
+    run; a save made without holding the lock at all is refused too."""
     npz = tmp_path / "run.npz"
-    npz.with_suffix(".lock").write_text(json.dumps({"pid": pid, "host": R._files._HOST, "since": "then"}))
-    (tmp_path / f".run.npz.{R._files._HOST_TAG}-{pid}.0123abcd.tmp").write_bytes(b"half a run")
-    (tmp_path / f".run.json.{pid}.0123abcd.tmp").write_bytes(b"named before host tags")
-    (tmp_path / ".run.npz.ffffffff-1.0123abcd.tmp").write_bytes(b"another host's: left alone")
-    with pytest.warns(R.RunFileWarning, match=rf"taking over the lock file run\.lock left by pid {pid} .*killed"):
-        R.save_trajectory(_traj(1), npz)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".run.npz.ffffffff-1.0123abcd.tmp", "run.json", "run.npz"]
+    lock = npz.with_suffix(".lock")
+    paths = R._paths(tmp_path / "run")
+    with R._RunLock.acquire(npz):
+        R._write_run(_traj(1), paths)
+        lock.unlink()
+        with pytest.raises(R.RunFileError, match=r"lock file .*run\.lock is no longer the one this process holds "
+                                                 r"\(the lock file was removed or replaced"):
+            R._write_run(_traj(2), paths)
+        lock.write_text(json.dumps({"pid": 1, "host": "another writer's"}))  # a second writer's new lock file
+        with pytest.raises(R.RunFileError, match="is no longer the one this process holds"):
+            R._write_run(_traj(2), paths)
+    assert json.loads(lock.read_text())["host"] == "another writer's"  # releasing removes only its own lock file
+    lock.unlink()
+    with pytest.raises(R.RunFileError, match=r"a run is saved only while its lock file .*run\.lock is held"):
+        R._write_run(_traj(3), paths)
+    assert R.load_trajectory(npz).extras["k"] == 1
 
 
 def test_without_flock_the_lock_record_decides(tmp_path, monkeypatch):
@@ -288,6 +345,6 @@ def test_two_writers_on_one_path_never_mix_two_runs(writers):
 def test_a_file_size_limit_is_a_run_file_error_and_the_old_run_stays(writers):
     o = writers["file_size_limit"]
     npz = writers["base"] / "file_size_limit" / "run.npz"
-    assert o["message"].startswith(f"RunFileError: cannot write {npz}: the file would exceed this process's "
+    assert o["message"].startswith(f"RunFileError: save_path: cannot write {npz}: the file would exceed this process's "
                                    "file-size limit (ulimit -f) (EFBIG)") and "intact" in o["message"], o
     assert o["k"] == 1 and o["left"] == ["run.json", "run.npz"], o  # the old run, no temporary, no lock

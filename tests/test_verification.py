@@ -223,7 +223,7 @@ def test_write_report_writes_json_and_markdown(tmp_path):
     assert "3 rows, 1 failed" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table) == 2 + 3  # header, separator, one line per row
-    assert "loss \\| gen" in table[2]  # pipes inside cells are escaped
+    assert "loss &#124; gen" in table[2]  # pipes inside cells are escaped (an HTML character reference)
     assert "| levi:tstar |" in table[4] and "| FAIL |" in table[4]
 
 
@@ -691,3 +691,148 @@ def test_budget_measure_and_table(tmp_path):
     assert "`demo/test_x.py::test_demo`" in text and "`other/test_y.py::test_y`" in text
     with pytest.raises(ValueError, match="cpu_seeds"):
         BudgetItem("t", build, 1, 1, 0, 1)
+
+
+# ------------------------------------------------------------------ certificates verified, not trusted (issue 30)
+
+
+def _edit(js: Path, change) -> Path:
+    data = json.loads(js.read_text())
+    change(data)
+    js.write_text(json.dumps(data))
+    return js
+
+
+def _slices(tmp_path: Path, change=None) -> list[Path]:
+    """Two slices in s1/ and s2/, the first edited by `change`."""
+    for k in (1, 2):
+        js = _partial(tmp_path / f"s{k}", k, 2)
+        if change is not None and k == 1:
+            _edit(js, change)
+    return [tmp_path / "s1", tmp_path / "s2"]
+
+
+def test_a_failed_reject_row_counts_in_the_merged_n_failed(tmp_path):
+    """A reject row whose wrong variant was NOT REJECTED is a failure: the merge counts it in n_failed (and the
+    page shows it), whatever the slice's meta said."""
+    rep = Report("gpu")
+    rep.current_test = "verify/s1.py::test_1"
+    with pytest.raises(AssertionError, match="cannot tell right from wrong"):
+        rep.reject("levi:eq8", wrong=1.001, measured=1.0, rtol=0.01, source=SRC, what="factor 1.001")
+    write_report(rep.rows, tmp_path / "s1", "gpu", 1.0, tests=[{"test": rep.current_test, "wall_s": 1.0}],
+                 meta={"commit": "abc123", "shard": [1, 2], "plan": {"s.py": 1}}, stem="verify-gpu-shard-1-of-2")
+    _partial(tmp_path / "s2", 2, 2)
+    cert = merge_certificates([tmp_path / "s1", tmp_path / "s2"])
+    assert [r["verdict"] for r in cert["rows"]] == ["NOT REJECTED", "pass"]
+    assert cert["meta"]["n_failed"] == 1 and cert["meta"]["n_rows"] == 2
+    _, md = write_certificate(cert, tmp_path / "out")
+    assert "2 rows, 1 failed" in md.read_text() and "| NOT REJECTED |" in md.read_text()
+
+
+def _agree(**fields):
+    return lambda c: c["rows"][0].update(fields)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # an agree row with error 10 > tolerance 0.01 (its numbers consistent) stated passed: was printed "pass"
+    (_agree(measured=11.0, error=10.0, tolerance=0.01, passed=True, verdict="pass"),
+     r"rows\[0\] \('levi:eq1'\) states passed=true, but its error 10 > its tolerance 0\.01: an agree row with that "
+     r"error fails"),
+    # passed false, verdict pass: was counted passed
+    (_agree(passed=False, verdict="pass"), r"rows\[0\] \('levi:eq1'\) states passed=false, but its error 0 <= its "
+                                           r"tolerance 0\.01: an agree row with that error passes"),
+    (_agree(verdict="FAIL"), r"rows\[0\] \('levi:eq1'\)\.verdict is 'FAIL', but a agree row with passed=true is 'pass'"),
+    (_agree(error=0.001), r"rows\[0\] \('levi:eq1'\)\.error is 0\.001, but the rel error of its prediction 1\.0 and "
+                          r"measurement 1\.0 is 0\.0"),
+    (_agree(kind="reject"), r"rows\[0\] \('levi:eq1'\) states passed=true, but its error 0 <= its tolerance 0\.01: a "
+                            r"reject row with that error fails"),
+    (_agree(kind="report"), r"rows\[0\] \('levi:eq1'\) is a report row"),
+    (_agree(kind="exact"), r"rows\[0\] \('levi:eq1'\)\.kind must be one of agree, reject, report"),
+    (_agree(tolerance=0.0), r"rows\[0\] \('levi:eq1'\)\.tolerance must be finite and > 0"),
+    (_agree(metric="sq"), r"rows\[0\] \('levi:eq1'\)\.metric must be one of rel, abs, log"),
+    (lambda c: c["meta"].update(n_failed=0, n_rows=5), r"meta\.n_rows is 5, but the rows give 1"),
+])
+def test_merge_recomputes_every_verdict(tmp_path, change, message):
+    with pytest.raises(CertificateError, match=r"^.*s1/verify-gpu-shard-1-of-2\.json: " + message) as info:
+        merge_certificates(_slices(tmp_path, change))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda c: c.update(rows={"a": 1}), r"rows must be a list of rows \(got \{'a': 1\}\)"),
+    (lambda c: c["rows"].__setitem__(0, "x"), r"rows\[0\] must be a dict of the row's fields"),
+    (lambda c: c["rows"][0].pop("verdict"), r"rows\[0\] lacks the field\(s\) verdict"),
+    (lambda c: c["rows"][0].update(extra=1), r"rows\[0\] has unknown field\(s\) \['extra'\]"),
+    (lambda c: c["rows"][0].update(error="big"), r"rows\[0\] \('levi:eq1'\)\.error must be a number \(got 'big'\)"),
+    (lambda c: c["rows"][0].update(passed="yes"), r"rows\[0\] \('levi:eq1'\)\.passed must be true or false"),
+    (lambda c: c["rows"][0].update(what=3), r"rows\[0\]\.what must be text \(got 3\)"),
+    (lambda c: c["rows"][0].update(details=[1]), r"rows\[0\] \('levi:eq1'\)\.details must be a dict \(got \[1\]\)"),
+    (lambda c: c["meta"].update(shard="ab"), r"meta\.shard must be \[K, N\] with integers 1 <= K <= N \(got 'ab'\)"),
+    (lambda c: c["meta"].update(shard=[3, 2]), r"meta\.shard must be \[K, N\]"),
+    (lambda c: c["meta"].update(duration_s="x"), r"meta\.duration_s must be a number >= 0 \(got 'x'\)"),
+    (lambda c: c["meta"].update(commit=["<script>"]), r"meta\.commit must be text"),
+    (lambda c: c["meta"].update(environment={"jax_devices": 3}), r"meta\.environment\.jax_devices must be a list of "
+                                                                 r"text \(got 3\)"),
+    (lambda c: c["meta"].update(scale="tpu"), r"meta\.scale must be cpu or gpu \(got 'tpu'\)"),
+    (lambda c: c["tests"].__setitem__(0, 5), r"tests are not per-test records: tests\[0\] must be a dict"),
+    (lambda c: c.update(tests=None), r"tests are not per-test records"),
+    (lambda c: c["tests"][0].update(compile_s="1"), r"tests\[0\]\.compile_s must be a number >= 0 \(got '1'\)"),
+    (lambda c: c.update(budget_warnings=[3]), r"budget_warnings must be a list of text"),
+    (lambda c: c.update(meta=[1]), r"meta must be a dict"),
+])
+def test_a_malformed_slice_is_one_line_naming_the_file_and_the_field(tmp_path, change, message):
+    """Five of these gave TypeError tracebacks and one `error: verdict` (a bare KeyError)."""
+    with pytest.raises(CertificateError, match=r"^.*s1/verify-gpu-shard-1-of-2\.json: " + message) as info:
+        merge_certificates(_slices(tmp_path, change))
+    assert "\n" not in str(info.value) and len(str(info.value)) < 400
+
+
+def test_write_certificate_refuses_a_certificate_its_numbers_contradict(tmp_path):
+    rep = Report()
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.1, source=SRC)
+    from grokclocks.verification import certificate
+
+    cert = certificate(rep.rows, "cpu")
+    cert["rows"][0].update(measured=2.0)  # the error no longer follows from the numbers
+    with pytest.raises(CertificateError, match=r"^cert: rows\[0\] \('levi:eq8'\)\.error is 0\.0, but the rel error"):
+        write_certificate(cert, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_committed_certificates_are_read_checked():
+    """Every row of the committed certificates (CPU tier and GPU suites) has the error, passed flag and verdict
+    its numbers give (788 agree/reject rows: their errors recomputed bit for bit)."""
+    from grokclocks.verification import read_certificate
+
+    files = [ROOT / "docs" / "verification" / "verify-cpu.json", *sorted((ROOT / "docs" / "verification" / "gpu")
+                                                                       .glob("*.json"))]
+    n = 0
+    for f in files:
+        cert = read_certificate(f)
+        assert cert["meta"]["n_rows"] == len(cert["rows"])
+        n += len(cert["rows"])
+    assert n >= 477
+
+
+def test_a_certificate_page_escapes_every_text(tmp_path):
+    """Row text, commit, environment and test names of a certificate reach its Markdown page as text: a
+    `<script>` in a row or the commit, a newline that would start a heading, a `|` that would add a cell."""
+    from grokclocks.verification import certificate_markdown, read_certificate
+
+    bad = "<script>alert(1)</script>\n\n# ALL 477 CHECKS PASSED\n|x|"
+
+    def change(c):
+        c["rows"][0].update(what=bad, source=bad)
+        c["meta"].update(commit=bad, date=bad)
+        c["meta"]["environment"].update(machine=bad, python=bad, jax_devices=[bad])
+        c["tests"][0].update(test=bad, outcome=bad)
+
+    js = _edit(_partial(tmp_path / "s1", 1, 1), change)
+    page = certificate_markdown(read_certificate(js))
+    assert "<script>" not in page and "\n# ALL" not in page and "|x|" not in page
+    from grokclocks._escape import markdown_text
+
+    assert markdown_text(bad) == "&lt;script>alert(1)&lt;/script>&#92;n&#92;n\\# ALL 477 CHECKS PASSED&#92;n&#124;x&#124;"
+    assert page.count(markdown_text(bad)) >= 7
+    table = [line for line in page.splitlines() if line.startswith("| levi:")]
+    assert len(table) == 1 and table[0].count(" | ") == 8  # nine cells, as the header

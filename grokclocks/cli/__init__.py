@@ -28,9 +28,10 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from .._safe_write import os_reason as _os_reason
 from .._validate import DomainError
 from . import _cite, _compare, _forecast, _list, _time, _verify
-from ._common import FORMATTER, CLIError
+from ._common import CLOSED_STDOUT, FORMATTER, CLIError, emit, error_line
 from ._verify import VERIFY_SUITES, verify_command
 
 __all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
@@ -80,18 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _stdout_to_devnull() -> None:
-    """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe fails no more."""
+def _quiet_stdout() -> None:
+    """Make the interpreter's last flush of a closed pipe fail no more: point the stdout descriptor at
+    /dev/null (`os.dup2`), where what is still buffered goes; no file is created."""
+    out = sys.stdout
+    if out is None:
+        return
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        fd = out.fileno()
     except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (captured in tests)
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:  # pragma: no cover
         pass
 
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
+    if sys.stdout is None:  # before any work: a plot is not written for a table that cannot be printed
+        emit(f"grokclocks: error: {CLOSED_STDOUT}", err=True)
+        return 2
     args = parser.parse_args(argv)
     if getattr(args, "command", None) == "time" and args.level is None:
         from ..linear import ERF_SQRT2
@@ -99,14 +111,19 @@ def _run(argv: Sequence[str] | None) -> int:
         args.level = ERF_SQRT2
     try:
         status = int(args.func(args))
-        sys.stdout.flush()  # here, not at exit: a closed pipe is reported by the handler in main
+        try:
+            sys.stdout.flush()  # here, not at exit: a closed pipe is reported by the handler in main
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise CLIError(f"cannot write to standard output: {_os_reason(exc)}") from None
         return status
     except (CLIError, DomainError) as exc:
-        print(f"grokclocks: error: {exc}", file=sys.stderr)
+        emit(f"grokclocks: error: {error_line(exc)}", err=True)
         return 2
     except (ValueError, KeyError) as exc:  # remaining argument errors from the library
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"grokclocks: error: {msg}", file=sys.stderr)
+        emit(f"grokclocks: error: {error_line(msg)}", err=True)
         return 2
 
 
@@ -124,19 +141,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 on success, 2 for an error (printed as one line on stderr), 141 when the
         reader of stdout closed it early, 130 on Ctrl-C; `verify` returns pytest's status.
     """
-    from ..runfile._files import _os_reason
-
     try:
         return _run(argv)
     except BrokenPipeError:  # `grokclocks cite ... | head`: the reader has all it wanted
-        _stdout_to_devnull()
+        _quiet_stdout()
         return 128 + int(getattr(signal, "SIGPIPE", 13))
     except KeyboardInterrupt:
-        print("grokclocks: interrupted", file=sys.stderr)
+        emit("grokclocks: interrupted", err=True)
         return 130
     except OSError as exc:  # an output (or input) file the system refused: one line naming it
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"grokclocks: error: {where}{_os_reason(exc)}", file=sys.stderr)
+        emit(f"grokclocks: error: {error_line(where)}{_os_reason(exc)}", err=True)
         return 2
 
 

@@ -1,18 +1,19 @@
-"""Shared pieces of the `grokclocks` command: the one-line error, warnings on stderr, number arguments, output files."""
+"""Shared pieces of the `grokclocks` command: its output, the one-line error, warnings on stderr, number
+arguments, output files."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import errno
 import os
 import sys
-import uuid
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .. import _validate as V
+from .._escape import terminal_text
+from .._safe_write import Writer, os_reason
 from .._validate import DomainError
 
 FORMATTER = argparse.RawDescriptionHelpFormatter
@@ -22,24 +23,58 @@ class CLIError(Exception):
     """An error of the command line, reported as one line (`grokclocks: error: ...`) with exit status 2."""
 
 
+CLOSED_STDOUT = ("standard output is closed (started with >&-): nothing can be printed; redirect it to a file or "
+                 "to /dev/null instead")
+
+
+def emit(text: str = "", *, err: bool = False, flush: bool = False) -> None:
+    """Print `text` and a newline on stdout (on stderr with `err`): the command's one door to the terminal.
+
+    Every line the command prints goes through here.  The text's control characters (ESC and the rest of C0
+    and C1, DEL) and the Unicode characters that reorder or hide text are shown as visible escapes
+    (`grokclocks._escape.terminal_text`); newlines are kept: the renderers escape the newlines of the names
+    they put in a line.  A stdout closed by the caller (`>&-`) is a `CLIError`; a full device is one too.
+    """
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:  # the interpreter started with that descriptor closed
+        if err:
+            return  # nowhere to report anything
+        raise CLIError(CLOSED_STDOUT)
+    try:
+        stream.write(terminal_text(text, newlines=True) + "\n")
+        if flush:
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if err:
+            return
+        raise CLIError(f"cannot write to standard output: {os_reason(exc)}") from None
+
+
+def error_line(message: Any) -> str:
+    """`message` on one line: newlines and control characters shown as escapes (`terminal_text`)."""
+    return terminal_text(str(message))
+
+
 def _one_line_error(parser: argparse.ArgumentParser) -> Callable[[str], None]:
     """An `error` method for `parser` that prints one line and exits with status 2 (no usage block)."""
 
     def error(message: str) -> None:
-        print(f"grokclocks {parser.prog.split()[-1]}: error: {message}", file=sys.stderr)
+        emit(f"grokclocks {parser.prog.split()[-1]}: error: {error_line(message)}", err=True)
         raise SystemExit(2)
 
     return error
 
 
 def _print_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
-    """Print each distinct warning once on stderr as `grokclocks: warning: ...`."""
+    """Print each distinct warning once on stderr as `grokclocks: warning: ...` (one line each)."""
     seen = []
     for w in caught:
         msg = str(w.message)
         if msg not in seen:
             seen.append(msg)
-            print(f"grokclocks: warning: {msg}", file=sys.stderr)
+            emit(f"grokclocks: warning: {error_line(msg)}", err=True)
 
 
 def _positive_float(name: str) -> Callable[[str], float]:
@@ -58,9 +93,13 @@ def _positive_float(name: str) -> Callable[[str], float]:
     return parse
 
 
+WRITER = Writer(CLIError, CLIError, "pass --overwrite to replace it")
+"""The command's writer (`grokclocks._safe_write`): every refusal a `CLIError` naming the option."""
+
+
 def _output_file(option: str, text: str, *, overwrite: bool, suffixes: Iterable[str] = (),
                  inputs: Iterable[str] = ()) -> Path:
-    """An output file named on the command line, checked before any work starts.
+    """An output file named on the command line, checked before any work starts (by the one writer's rules).
 
     Parameters
     ----------
@@ -84,79 +123,44 @@ def _output_file(option: str, text: str, *, overwrite: bool, suffixes: Iterable[
     Raises
     ------
     CLIError
-        No accepted suffix, a directory, a missing or unwritable parent directory, an existing
-        file without `overwrite`, or one of the inputs.
+        A symbolic link (dangling or not, also with `overwrite`), a directory, a FIFO or a device, no
+        accepted suffix, a missing or unwritable directory, an existing file without `overwrite`, or one
+        of the inputs.
     """
     p = Path(text).expanduser()
-    if p.is_dir():
-        raise CLIError(f"{option} {text!r} is a directory; give a file name")
-    if p.exists() and any(p.resolve() == Path(i).expanduser().resolve() for i in inputs):
-        raise CLIError(f"{option} {text!r} is one of the files being read; choose another file")
-    allowed = sorted(set(suffixes))
-    if allowed and p.suffix.lower().lstrip(".") not in allowed:
-        example = "png" if "png" in allowed else allowed[0]
-        raise CLIError(f"{option} {text!r}: the file name must end with its format, one of "
-                       f"{', '.join('.' + s for s in allowed)} (e.g. {p.name or 'out'}.{example})")
-    parent = p.absolute().parent
-    if not parent.exists():
-        raise CLIError(f"{option} {text!r}: the directory {parent} does not exist")
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise CLIError(f"{option} {text!r}: {parent} is not a writable directory")
-    if p.exists() and not overwrite:
-        raise CLIError(f"{option}: {p} already exists; pass --overwrite to replace it, or choose another file")
-    return p
-
-
-def _link_no_clobber(tmp: Path, path: Path) -> None:
-    """Give `tmp` the name `path` unless `path` exists (`FileExistsError`): a hard link where the file system has them."""
+    if os.path.exists(p) and any(p.resolve() == Path(i).expanduser().resolve() for i in inputs):
+        raise CLIError(f"{option} {error_line(text)!r} is one of the files being read; choose another file")
     try:
-        os.link(tmp, path)  # fails if path exists: never replaces a file created since the check
-    except FileExistsError:
-        raise
-    except OSError as exc:
-        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
-            raise
-        if path.exists():  # no hard links here: check, then rename (a narrow window, as without the link)
-            raise FileExistsError(path) from None
-        os.replace(tmp, path)
+        return WRITER.check(p, name=option, overwrite=overwrite, suffixes=suffixes)
+    except DomainError as exc:  # a path naming no file ("", ".")
+        raise CLIError(str(exc)) from None
 
 
-def _write_output(option: str, path: Path, write: Callable[[Path], None], *, overwrite: bool) -> None:
-    """Write an output file through a temporary file beside it, so a failure leaves no half-written `path`.
+def _figure_files(option: str, text: str, *, overwrite: bool, inputs: Iterable[str], n: int | None = None) -> list[Path]:
+    """The figure files an option such as `--plot PATH` names, checked before they are drawn (`_output_file`).
 
-    Parameters
-    ----------
-    option : str
-        The option that named the file, for the message.
-    path : pathlib.Path
-        The file to write, checked by `_output_file`.
-    write : callable
-        Called with a temporary path (same directory, same suffix) and writes the whole file there.
-    overwrite : bool
-        Whether `path` may be replaced; without it, a file created at `path` meanwhile is not replaced.
+    `n` None or 1: PATH alone; `n` > 1 (one figure per run): PATH's stem with -run0, -run1, ... and its suffix.
+    The suffix must be a format matplotlib writes; without matplotlib, a `CLIError` says how to install it."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise CLIError(f'{option} needs matplotlib, which is not installed: pip install "grokclocks[plots]"') from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    target = Path(text).expanduser()
+    names = [target] if n in (None, 1) else [target.with_name(f"{target.stem}-run{k}{target.suffix}")
+                                             for k in range(n)]
+    return [_output_file(option, str(p), overwrite=overwrite, suffixes=formats, inputs=inputs) for p in names]
 
-    Raises
-    ------
-    CLIError
-        The write failed (a full disk, no permission) or `path` appeared meanwhile; the temporary file
-        is removed and a previous `path` is left as it was.
+
+def _save_figure(option: str, fig: Any, path: Path, *, overwrite: bool) -> Path:
+    """Save the matplotlib figure `fig` as `path` through the one writer; the path written.
+
+    The format is the suffix's; the file is written to a temporary file beside `path` and put in place in
+    one step, never through a link, and without `overwrite` never over a file (one created while the figure
+    was drawn included).  A failure (a full disk, no permission) is a `CLIError` naming the file; the
+    previous file is left as it was and no temporary file remains.
     """
-    from ..runfile._files import _os_reason
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{path.suffix}")
-    try:
-        write(tmp)
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _link_no_clobber(tmp, path)
-    except FileExistsError:
-        raise CLIError(f"{option}: {path} appeared while the command ran; pass --overwrite to replace it") from None
-    except OSError as exc:
-        raise CLIError(f"{option}: cannot write {path}: {_os_reason(exc)}") from exc
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    return WRITER.save_figure(fig, path, name=option, overwrite=overwrite)
 
 
 def _parse_index(text: str | None) -> tuple[int, ...] | None:

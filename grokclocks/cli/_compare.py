@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import re
-import sys
 import warnings
 from pathlib import Path
 
@@ -15,14 +14,14 @@ from ..logs import FORMATS
 from ._common import (
     FORMATTER,
     CLIError,
-    _output_file,
+    _figure_files,
     _parse_index,
     _positive_float,
     _print_warnings,
-    _write_output,
+    _save_figure,
+    emit,
 )
 
-_PLOTS_EXTRA = 'pip install "grokclocks[plots]"'
 
 
 def _index_text(inner: str) -> str:
@@ -103,12 +102,7 @@ def _plot_path(args: argparse.Namespace) -> Path | None:
     """`--plot`, checked before any work: matplotlib installed, a known figure suffix, a writable new file."""
     if args.plot is None:
         return None
-    try:
-        from matplotlib.backend_bases import FigureCanvasBase
-    except ImportError:
-        raise CLIError(f"--plot needs matplotlib, which is not installed: {_PLOTS_EXTRA}") from None
-    formats = FigureCanvasBase.get_supported_filetypes()
-    return _output_file("--plot", args.plot, overwrite=args.overwrite, suffixes=formats, inputs=args.run)
+    return _figure_files("--plot", args.plot, overwrite=args.overwrite, inputs=args.run)[0]
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -145,15 +139,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         out = cmp.as_json()
         if bib is not None:
             out["citations"] = bib
-        print(json.dumps(out, indent=1))
+        emit(json.dumps(out, indent=1))
     else:
-        print(cmp.table(markdown=args.markdown))
+        emit(cmp.table(markdown=args.markdown))
         if bib is not None:
-            print("\ncitations of the results used:\n")
-            print(bib)
+            emit("\ncitations of the results used:\n")
+            emit(bib)
     if plot is not None:
-        _write_output("--plot", plot, cmp.plot, overwrite=args.overwrite)
-        print(f"figure written to {plot}", file=sys.stderr)
+        written = _save_figure("--plot", cmp.plot(), plot, overwrite=args.overwrite)
+        emit(f"figure written to {written}", err=True)
     return 0
 
 

@@ -4,17 +4,34 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import warnings
 from pathlib import Path
 
-from ._common import FORMATTER, CLIError, _parse_index, _positive_float, _print_warnings
+from ._common import (
+    FORMATTER,
+    CLIError,
+    _figure_files,
+    _parse_index,
+    _positive_float,
+    _print_warnings,
+    _save_figure,
+    emit,
+)
+
+def _plot_paths(args: argparse.Namespace, n_runs: int | None) -> list[Path]:
+    """The figure files of `--plot`: PATH for one run, PATH's stem with -run0, -run1, ... for several (`n_runs`
+    None: PATH alone, checked before any work)."""
+    if args.plot is None:
+        return []
+    return _figure_files("--plot", args.plot, overwrite=args.overwrite, inputs=args.run, n=n_runs)
 
 
 def _cmd_forecast(args: argparse.Namespace) -> int:
     from ..compare import load_run
     from ..forecast import forecast_runs
     from ..logs import parse_columns
+
+    _plot_paths(args, None)  # before any work: a wrong --plot is told before the run is read
 
     over = {k: getattr(args, k) for k in ("train_level", "test_level") if getattr(args, k) is not None}
     paths = list(args.run)
@@ -39,26 +56,21 @@ def _cmd_forecast(args: argparse.Namespace) -> int:
                 from ..citations import cite_many
 
                 bib = cite_many(ids, format=args.cite)
+    plots = _plot_paths(args, len(fcs))  # every figure file checked before anything is printed
     _print_warnings(caught)
     if args.json:
         out = {"forecasts": [f.as_json() for f in fcs]}
         if bib is not None:
             out["citations"] = bib
-        print(json.dumps(out, indent=1))
+        emit(json.dumps(out, indent=1))
     else:
-        print("\n\n".join(f.table(markdown=args.markdown) for f in fcs))
+        emit("\n\n".join(f.table(markdown=args.markdown) for f in fcs))
         if bib is not None:
-            print("\ncitations of the results used:\n")
-            print(bib)
-    if args.plot:
-        target = Path(args.plot)
-        for k, f in enumerate(fcs):
-            path = target if len(fcs) == 1 else target.with_name(f"{target.stem}-run{k}{target.suffix}")
-            try:
-                f.plot(path)
-            except ImportError as exc:
-                raise CLIError(str(exc)) from exc
-            print(f"figure written to {path}", file=sys.stderr)
+            emit("\ncitations of the results used:\n")
+            emit(bib)
+    for f, path in zip(fcs, plots):
+        written = _save_figure("--plot", f.plot(), path, overwrite=args.overwrite)
+        emit(f"figure written to {written}", err=True)
     return 0
 
 
@@ -86,7 +98,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--horizon", type=_positive_float("--horizon"), metavar="N",
                    help="step by which P(grok) is given (default: the planned length if the file states it, "
                         "else 10x the issue step)")
-    m.add_argument("--plot", metavar="PATH", help="also save a figure: the curves with the forecast band")
+    m.add_argument("--plot", metavar="PATH",
+                   help="also save a figure: the curves with the forecast band; the suffix is the format (.png, .pdf, "
+                        ".svg, ...); several runs: PATH's name with -run0, -run1, ... (needs matplotlib)")
+    m.add_argument("--overwrite", action="store_true", help="replace existing --plot files")
     m.add_argument("--json", action="store_true", help="print the forecasts as JSON (inf/nan = null with a state)")
     m.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import FORMATTER, CLIError
+from ._common import FORMATTER, CLIError, emit
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -16,14 +16,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
     missing = 0
     for sid, funcs in cov.items():
         e = SPEC[sid]
-        print(f"{sid}  [{e.status}]  {e.title}")
+        emit(f"{sid}  [{e.status}]  {e.title}")
         if funcs:
             for f in funcs:
-                print(f"    {f}")
+                emit(f"    {f}")
         else:
             missing += 1
-            print("    (no implementing function)")
-    print(f"\n{len(cov)} spec IDs, {len(cov) - missing} implemented")
+            emit("    (no implementing function)")
+    emit(f"\n{len(cov)} spec IDs, {len(cov) - missing} implemented")
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 
-from ._common import FORMATTER, _positive_float
+from ._common import FORMATTER, _positive_float, emit
 
 
 def _cmd_time(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def _cmd_time(args: argparse.Namespace) -> int:
     dt = float(grok_time(args.lam, args.eps, args.eta, **kw))
     if args.json:
         js = lambda x: x if math.isfinite(x) else repr(x)  # noqa: E731
-        print(json.dumps(dict(lam=args.lam, eps=args.eps, eta0=args.eta, d_out=args.d_out, gamma=args.gamma,
+        emit(json.dumps(dict(lam=args.lam, eps=args.eps, eta0=args.eta, d_out=args.d_out, gamma=args.gamma,
                               level=args.level, t_train=js(t_tr), t_gen=js(t_gen), grok_time=js(dt))))
         return 0
     def fmt(x: float) -> str:
@@ -28,11 +28,11 @@ def _cmd_time(args: argparse.Namespace) -> int:
             return "never (the accuracy stays below the level)"
         return f"{x:.6g} GD steps"
 
-    print(f"linear estimator (Levi et al.): lambda={args.lam:g}, eps={args.eps:g}, eta0={args.eta:g}, "
+    emit(f"linear estimator (Levi et al.): lambda={args.lam:g}, eps={args.eps:g}, eta0={args.eta:g}, "
           f"d_out={args.d_out}, gamma={args.gamma:g}, accuracy level={args.level:.6g}")
-    print(f"  train accuracy reaches the level at t = {fmt(t_tr)}")
-    print(f"  test accuracy reaches the level at  t = {fmt(t_gen)}")
-    print(f"  grokking time Delta t = {fmt(dt)}   [grokclocks.linear.grok_time, spec levi:grok-def]")
+    emit(f"  train accuracy reaches the level at t = {fmt(t_tr)}")
+    emit(f"  test accuracy reaches the level at  t = {fmt(t_gen)}")
+    emit(f"  grokking time Delta t = {fmt(dt)}   [grokclocks.linear.grok_time, spec levi:grok-def]")
     return 0
 
 

@@ -22,8 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import _validate as V
-from ._common import FORMATTER, CLIError, _one_line_error
+from ._common import WRITER, FORMATTER, CLIError, _one_line_error, emit, error_line
 
 VERIFY_SUITES: tuple[str, ...] = ("levi", "clocks", "kramers", "kramers_barrier8", "kramers_widths", "uniformity",
                                   "repulsion", "modular", "compare")
@@ -82,13 +81,10 @@ def _report_dir(text: str) -> Path:
     """`--report-dir`: created if missing; a one-line error if it is a file or cannot be written."""
     p = Path(text).expanduser()
     if p.exists() and not p.is_dir():
-        raise CLIError(f"--report-dir {text!r} exists and is not a directory")
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CLIError(f"--report-dir {text!r} cannot be created ({exc.strerror or exc})") from None
+        raise CLIError(f"--report-dir {error_line(text)!r} exists and is not a directory")
+    WRITER.make_folder(p, name="--report-dir")
     if not os.access(p, os.W_OK | os.X_OK):
-        raise CLIError(f"--report-dir {text!r} is not writable")
+        raise CLIError(f"--report-dir {error_line(text)!r} is not writable")
     return p.resolve()
 
 
@@ -154,11 +150,7 @@ def _certificate_files(report_dir: str | None, scale: str, root: Path, shard: st
 def _check_certificate_files(files: Sequence[Path], overwrite: bool) -> None:
     """A certificate in a directory the user named is replaced only with `--overwrite` (checked before any work)."""
     for f in files:
-        try:
-            V.writable_file(f, "--report-dir", overwrite=overwrite)
-        except V.OutputExistsError:
-            raise CLIError(f"--report-dir: {f} already exists; pass --overwrite to replace the certificate, "
-                           "or choose another --report-dir") from None
+        WRITER.check(f, name="--report-dir", overwrite=overwrite, make_parents=True)
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
@@ -173,7 +165,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     _check_certificate_files(_certificate_files(str(out), scale, Path.cwd()), args.overwrite)
     js, md = write_certificate(cert, out, overwrite=args.overwrite)  # checked before the merge above
     m = cert["meta"]
-    print(f"merged {len(m['merged_from'])} slices: {m['n_rows']} rows, {m['n_failed']} failed, "
+    emit(f"merged {len(m['merged_from'])} slices: {m['n_rows']} rows, {m['n_failed']} failed, "
           f"{len(cert['tests'])} tests, {m['duration_s']:.0f} s; certificate written to {md} and {js}")
     return 0
 
@@ -270,7 +262,7 @@ def _cmd_budget(args: argparse.Namespace) -> int:
     if args.report_dir is not None:
         _check_certificate_files([out / f"{p.suite}.{ext}" for p in run for ext in ("json", "md")], args.overwrite)
     for line in _plan_lines(items, args.budget, args.scale):
-        print(line, flush=True)
+        emit(line, flush=True)
     if args.dry_run:
         return 0
     t_end = t_start + args.budget
@@ -280,7 +272,7 @@ def _cmd_budget(args: argparse.Namespace) -> int:
         if p.estimate_s > left:
             summary.append(f"  {p.suite:<18} not started: expected {p.estimate_s:.0f} s, {left:.0f} s left")
             continue
-        print(f"\n=== {p.suite} ({p.reason}): expected {p.estimate_s:.0f} s, {left:.0f} s left", flush=True)
+        emit(f"\n=== {p.suite} ({p.reason}): expected {p.estimate_s:.0f} s, {left:.0f} s left", flush=True)
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         how, wall = _run_suite(p.suite, args, root, out, t_end)
         try:
@@ -292,9 +284,9 @@ def _cmd_budget(args: argparse.Namespace) -> int:
         state = st.state if (st is not None and new) else "no new certificate"
         bad |= state not in ("passed",)
         summary.append(f"  {p.suite:<18} {state:<18} wall {wall:6.0f} s, expected {p.estimate_s:6.0f} s ({how})")
-    print(f"\nGPU window summary ({time.monotonic() - t_start:.0f} s of {args.budget:.0f} s; certificates in {out}):")
+    emit(f"\nGPU window summary ({time.monotonic() - t_start:.0f} s of {args.budget:.0f} s; certificates in {out}):")
     for line in summary or ["  nothing to run"]:
-        print(line)
+        emit(line)
     return 1 if bad else 0
 
 
@@ -307,7 +299,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return _cmd_merge(args)
     cmd, root = verify_command(args.scale, args.only, args.report_dir, args.pytest_args, args.shard)
     if args.dry_run:
-        print(f"cd {root} && " + " ".join(cmd))
+        emit(f"cd {root} && " + " ".join(cmd))
         return 0
     if args.report_dir is not None:  # the tool's own .verify/ keeps the previous pair as verify-<scale>.prev.*
         _check_certificate_files(_certificate_files(args.report_dir, args.scale, root, args.shard), args.overwrite)

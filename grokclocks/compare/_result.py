@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
+from .._escape import markdown_text, terminal_text
+from .._safe_write import WRITER, figure_suffixes
 from ._records import Entry, RunData, THEORIES, Verdict, _fmt_num, _json_number, _json_state
 
 __all__ = ["Comparison"]
@@ -141,19 +143,26 @@ class Comparison:
         Returns
         -------
         str
+            The table; every text that may come from the run's file (its source, run and column names, notes)
+            has its control characters and newlines shown as escapes, and in Markdown its markup and HTML
+            characters escaped (`grokclocks._escape`).
         """
+        # every text may hold a file's words (run and column names, the source path): escaped for where it goes
+        esc = markdown_text if markdown else terminal_text
         head = ["theory", "id", "quantity", "value", "spec ID", "status", "note"]
-        body = [[e.theory, e.id, e.quantity, e.formatted(), e.spec_id, e.status, e.note] for e in self.entries]
-        verdicts = [(v.theory, v.line()) for v in self.verdicts]
+        body = [[esc(c) for c in (e.theory, e.id, e.quantity, e.formatted(), e.spec_id, e.status, e.note)]
+                for e in self.entries]
+        verdicts = [(esc(v.theory), esc(v.line())) for v in self.verdicts]
+        notes_in = [esc(n) for n in self.run.input_notes]
+        fc = [esc(x) for x in _forecast_lines(self.run)]
         if markdown:
-            out = [self.header(), ""]
-            out += [f"* {n}" for n in self.run.input_notes]
+            out = [esc(self.header()), ""]
+            out += [f"* {n}" for n in notes_in]
             out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-            out += ["| " + " | ".join(c.replace("|", "\\|") for c in b) + " |" for b in body]
+            out += ["| " + " | ".join(b) + " |" for b in body]
             if verdicts:
                 out += ["", "| theory | verdict |", "|---|---|"]
-                out += [f"| {t} | {line.replace('|', chr(92) + '|')} |" for t, line in verdicts]
-            fc = _forecast_lines(self.run)
+                out += [f"| {t} | {line} |" for t, line in verdicts]
             if fc:
                 out += ["", "forecast (runs that have not grokked; grokclocks.forecast):", ""] + [f"* {x}" for x in fc]
             return "\n".join(out)
@@ -163,12 +172,12 @@ class Comparison:
         def line(cells: Sequence[str]) -> str:
             return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
 
-        out = [self.header()]
-        out += [f"  {n}" for n in self.run.input_notes]
+        out = [esc(self.header())]
+        out += [f"  {n}" for n in notes_in]
         out += [line(cols), line(["-" * w for w in widths])]
         for b in body:
             out.append(line(b[:6]))
-        notes = [(e.id, e.note) for e in self.entries if e.note]
+        notes = [(b[1], b[6]) for b in body if b[6]]
         if notes:
             out.append("")
             out.append("notes:")
@@ -178,7 +187,6 @@ class Comparison:
             out.append("verdicts:")
             w = max(len(t) for t, _ in verdicts)
             out += [f"  {t.ljust(w)}  {text}" for t, text in verdicts]
-        fc = _forecast_lines(self.run)
         if fc:
             out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"] + [f"  {x}" for x in fc]
         return "\n".join(out)
@@ -250,14 +258,21 @@ class Comparison:
         OutputExistsError
             `path` exists and `overwrite` is false; nothing is written.
         DomainError
-            `path` is a directory or its directory cannot be written.
+            `path` is a symbolic link (never written through), a directory or not a regular file, its
+            suffix is not a figure format, its directory does not exist or cannot be written, or the write
+            failed (the previous file is then as it was).
+
+        Notes
+        -----
+        The file is written by `grokclocks`'s one writer: to a temporary file beside `path`, then put in
+        place in one step (without `overwrite`, never over a file that appeared meanwhile).
         """
-        if path is not None:
-            path = V.writable_file(path, "path", overwrite=overwrite)
         try:
             from matplotlib.figure import Figure
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Comparison.plot needs matplotlib: pip install 'grokclocks[plots]'") from exc
+        if path is not None:  # checked before drawing
+            path = WRITER.check(path, overwrite=V.flag(overwrite, "overwrite"), suffixes=figure_suffixes())
         r = self.run
         fig = Figure(figsize=(8.0, 6.5), layout="constrained")
         ax_acc, ax_loss = fig.subplots(2, 1, sharex=True)
@@ -306,7 +321,7 @@ class Comparison:
             ax_loss.legend(loc="lower left", fontsize=7, ncol=1 if r.n_runs <= 3 else 2)
         fig.suptitle(title if title is not None else r.source, fontsize=9)
         if path is not None:
-            fig.savefig(path, dpi=120)
+            WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig
 
 

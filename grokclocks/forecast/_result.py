@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import DomainError
+from .._escape import markdown_code, markdown_text, terminal_text
+from .._safe_write import WRITER, figure_suffixes
+from .._validate import DomainError, flag
 from ..compare._records import _fmt_num, _json_number, _json_state
 from ._model import family_cdf, family_ppf
 
@@ -235,7 +237,8 @@ class Forecast:
                 f"{_fmt_step(self.horizon)} ({self.horizon_source})")
 
     def line(self) -> str:
-        """The forecast in one line (the form `grokclocks compare` prints under its verdicts)."""
+        """The forecast in one line (the form `grokclocks compare` prints under its verdicts); a reason's
+        control characters and newlines shown as escapes (`grokclocks._escape.terminal_text`)."""
         if self.status == "forecast":
             lo50, hi50 = self.interval_50
             lo90, hi90 = self.interval_90
@@ -244,7 +247,7 @@ class Forecast:
                     f"{self.p_grok:.2f} [{', '.join(self.spec_ids)}]")
         if self.status == "grokked":
             return f"grokked: t_test = {_fmt_step(self.t_test)} (measured)"
-        return f"{self.status}: {self.reason}"
+        return f"{self.status}: {terminal_text(self.reason)}"
 
     def table(self, markdown: bool = False) -> str:
         """The forecast as a text table (default) or Markdown: the numbers, then every signal.
@@ -260,7 +263,8 @@ class Forecast:
             The header, the status, the forecast (point, 50 % and 90 % intervals, probability by the
             horizon), the model, and one row per signal (ID, signal, value, used, contribution, spec ID).
         """
-        out = [self.header(), f"status: {self.status}: {self.reason}"]
+        esc = markdown_text if markdown else terminal_text  # the source and run names are a file's words
+        out = [esc(self.header()), f"status: {self.status}: {esc(self.reason)}"]
         if self.status == "forecast":
             lo50, hi50 = self.interval_50
             lo90, hi90 = self.interval_90
@@ -268,23 +272,23 @@ class Forecast:
                     f"  50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
                     f"  90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
                     f"P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}",
-                    f"model: {self.model}"]
+                    f"model: {esc(self.model)}"]
         elif self.status == "grokked":
             out.append(f"t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
         head = ["id", "signal", "value", "used", "contribution", "spec ID"]
-        rows = [[s.id, s.title, s.formatted(), "yes" if s.used else "no",
-                 "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id]
+        rows = [[esc(x) for x in (s.id, s.title, s.formatted(), "yes" if s.used else "no",
+                                  "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id)]
                 for s in self.signals]
-        notes = [(s.id, s.note) for s in self.signals if s.note]
+        notes = [(s.id, esc(s.note)) for s in self.signals if s.note]
         if markdown:
             out = [out[0], ""] + [f"* {x}" for x in out[1:]]
             if rows:
                 out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+                out += ["| " + " | ".join(r) + " |" for r in rows]
             if notes:
-                out += [""] + [f"* `{i}`: {n}" for i, n in notes]
+                out += [""] + [f"* {markdown_code(i)}: {n}" for i, n in notes]
             if self.spec_ids:
-                out += ["", "spec IDs: " + ", ".join(f"`{i}`" for i in self.spec_ids)]
+                out += ["", "spec IDs: " + ", ".join(markdown_code(i) for i in self.spec_ids)]
             return "\n".join(out)
         if rows:
             short = [r[:1] + [r[1][:60] + ("..." if len(r[1]) > 60 else "")] + r[2:] for r in rows]
@@ -296,9 +300,9 @@ class Forecast:
             out += ["", "signals (contribution = share of log((t_test - now) / now) against the mean fitting run):",
                     fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in short]
         if notes:
-            out += ["", "notes:"] + [f"  {i}: {n}" for i, n in notes]
+            out += ["", "notes:"] + [f"  {terminal_text(i)}: {n}" for i, n in notes]
         if self.spec_ids:
-            out += ["", "spec IDs: " + ", ".join(self.spec_ids)]
+            out += ["", "spec IDs: " + ", ".join(terminal_text(i) for i in self.spec_ids)]
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -345,7 +349,7 @@ class Forecast:
                              if self.distribution else None),
         }
 
-    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None) -> Any:
+    def plot(self, path: str | os.PathLike | None = None, *, title: str | None = None, overwrite: bool = False) -> Any:
         """The run's curves up to the issue step with the forecast band: accuracy (top) and loss (bottom).
 
         The 90 % and 50 % intervals of t_test are shaded, the point forecast, the issue step and the horizon
@@ -358,6 +362,9 @@ class Forecast:
             Where to save the figure (format from the suffix, e.g. .png, .pdf); None: not saved.
         title : str, optional
             Figure title; default: the header line.
+        overwrite : bool
+            Whether an existing file at `path` may be replaced; default `False` (checked before drawing:
+            an existing file is an `OutputExistsError` and nothing is drawn or written).
 
         Returns
         -------
@@ -368,11 +375,19 @@ class Forecast:
         ------
         ImportError
             If matplotlib is not installed (one line naming it).
+        OutputExistsError
+            `path` exists and `overwrite` is false; nothing is written.
+        DomainError
+            `path` is a symbolic link (never written through), a directory or not a regular file, its
+            suffix is not a figure format, its directory does not exist or cannot be written, or the write
+            failed (the previous file is then as it was).
         """
         try:
             from matplotlib.figure import Figure
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Forecast.plot needs matplotlib: pip install 'grokclocks[plots]'") from exc
+        if path is not None:  # checked before drawing; written by the one writer (temporary file, then rename)
+            path = WRITER.check(path, overwrite=flag(overwrite, "overwrite"), suffixes=figure_suffixes())
         fig = Figure(figsize=(8.0, 6.0), layout="constrained")
         ax_acc, ax_loss = fig.subplots(2, 1, sharex=True)
         c = self.curves
@@ -427,5 +442,5 @@ class Forecast:
             ax_loss.text(0.5, 0.5, "no loss logged", transform=ax_loss.transAxes, ha="center", va="center")
         fig.suptitle(title if title is not None else self.header(), fontsize=9)
         if path is not None:
-            fig.savefig(path, dpi=120)
+            WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig

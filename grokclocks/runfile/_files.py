@@ -1,32 +1,40 @@
-"""Writing files safely: atomic replacement, stale temporary files, the run lock, disk errors in words.
+"""The write and lock side of run files: saving through the one writer, the run lock, disk errors in words.
 
-`_atomic_write` writes a file through a temporary file in the same directory (write, fsync, rename);
-a temporary file is named `.NAME.HOST-PID.HEX.tmp` (`HOST`: 8 hex digits of the host name's hash), so
-that the next write of `NAME` on the same host removes those of processes that no longer run (killed
-with SIGKILL, or their machine crashed: no exception handler ran).
+`_atomic_write` writes a run's file through `grokclocks._safe_write` (a temporary file in the same
+directory, fsync, rename; no link followed; the directory must exist).  A temporary file is named
+`.NAME.HOST-PID.HEX.tmp`, so that the next write of `NAME` on the same host removes those of processes
+that no longer run (killed with SIGKILL, or their machine crashed: no exception handler ran).
 
 `_RunLock` holds `<run>.lock` for as long as a run path is written: an exclusive `flock` on the file
 (released by the kernel when its process ends, however it ends) and, inside it, who holds it (pid,
-host, start time).  A lock file whose lock is free but whose record names a writer is the trace of a
-writer that was killed: it is taken over with a `RunFileWarning` saying so.
+host, start time).  The lock file is opened by `grokclocks._safe_write.open_lock_file`: created with
+`O_CREAT | O_EXCL | O_NOFOLLOW`, an existing one used only when it is a regular file with one name (a link,
+a FIFO or a device there is a `RunFileError` naming it).  A lock file whose lock is free but whose record
+names a writer is the trace of a writer that was killed: it is taken over with a `RunFileWarning` saying
+so.  Every save of a run checks that its lock file is still the one it holds (`_RunLock.check_held`): a
+run whose directory was deleted, or whose lock file was removed, mid-run is refused rather than written
+again without a lock.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import hashlib
 import json
 import os
-import re
-import socket
 import time
-import uuid
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from .. import _safe_write
+from .._safe_write import HOST as _HOST
+from .._safe_write import HOST_TAG as _HOST_TAG  # noqa: F401 - the tests name temporary files with it
+from .._safe_write import alive as _alive
+from .._safe_write import names_file as _same_file
+from .._safe_write import os_reason as _os_reason
+from .._safe_write import proc_start as _proc_start
+from .._safe_write import remove_stale_temps as _remove_stale_temps
 from .._validate import show
 from ._errors import RunExistsError, RunFileError, RunFileWarning
 
@@ -35,127 +43,27 @@ try:
 except ImportError:  # pragma: no cover - platforms without flock (Windows): the pid record alone decides
     fcntl = None  # type: ignore[assignment]
 
-_HOST = socket.gethostname()
-_HOST_TAG = hashlib.sha256(_HOST.encode()).hexdigest()[:8]
-_TMP = re.compile(r"(?:(?P<host>[0-9a-f]{8})-)?(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp")
-_DISK_FULL = {errno.EFBIG: "the file would exceed this process's file-size limit (ulimit -f)",
-              errno.ENOSPC: "no space left on the device"}
-if hasattr(errno, "EDQUOT"):
-    _DISK_FULL[errno.EDQUOT] = "the disk quota is exceeded"
-
-
-def _os_reason(exc: OSError) -> str:
-    """What an `OSError` means, in words, with its errno name (e.g. "no space left on the device (ENOSPC)")."""
-    code = errno.errorcode.get(exc.errno, "") if exc.errno is not None else ""
-    text = _DISK_FULL.get(exc.errno) or exc.strerror or str(exc)
-    return f"{text} ({code})" if code else text
-
-
-def _proc_stat(pid: int) -> list[str] | None:
-    """The fields of `/proc/PID/stat` after the command name (state first), or `None` where unreadable."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text.rsplit(")", 1)[-1].split()
-
-
-def _proc_start(pid: int) -> str | None:
-    """Start time of process `pid` in clock ticks since boot (Linux), to tell a reused pid from its first owner."""
-    stat = _proc_stat(pid)
-    return stat[19] if stat is not None and len(stat) > 19 else None
-
-
-def _alive(pid: int, start: str | None = None) -> bool:
-    """Is process `pid` of this host running (and, if `start` is given, the same process that started then)?"""
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # OverflowError: beyond a C int, no process has that pid
-        return False
-    except PermissionError:  # another user's process: it exists
-        pass
-    except OSError:  # pragma: no cover - cannot tell: assume it runs
-        return True
-    stat = _proc_stat(pid)
-    if stat is not None:
-        if stat[0] == "Z":  # a zombie has ended; only its exit status waits to be read
-            return False
-        if start is not None and len(stat) > 19 and stat[19] != start:  # the pid now belongs to another process
-            return False
-    return True
-
-
-def _remove_stale_temps(path: Path) -> list[Path]:
-    """Remove the temporary files of `path` left by processes of this host that no longer run; the removed ones.
-
-    A temporary file of another host, or of a process that still runs, is left alone.
-    """
-    prefix = f".{path.name}."
-    removed = []
-    try:
-        entries = list(os.scandir(path.parent))
-    except OSError:
-        return removed
-    for entry in entries:
-        if not entry.name.startswith(prefix):
-            continue
-        m = _TMP.fullmatch(entry.name[len(prefix):])
-        if m is None or m["host"] not in (None, _HOST_TAG):  # None: named before the host tag (same host)
-            continue
-        pid = int(m["pid"])
-        if pid == os.getpid() or _alive(pid):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
-            removed.append(Path(entry.path))
-    return removed
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory descriptors
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
+_WRITER = _safe_write.Writer(RunFileError, RunExistsError, "pass overwrite=True to replace it")
 
 
 def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
-    """Write `path` through a temporary file in its directory: write, fsync, `os.replace`, fsync the directory.
+    """Write the run file `path` through the one writer: a temporary file in its directory, fsync, rename.
 
     Parameters
     ----------
     path : pathlib.Path
-        The file to write; its directory is created if missing.
+        The file to write; its directory must exist (the run's lock file lies there, created with it).
     write : callable
         Called with the temporary file opened for binary writing; writes the whole content.
 
     Notes
     -----
     An error or an interrupt at any point (a full disk, a file-size limit, Ctrl-C) leaves the previous
-    `path` (if any) untouched and removes the temporary file; the `OSError` is raised as it came.  A
-    process killed outright leaves its temporary file, which the next write of `path` on this host removes
-    (`_remove_stale_temps`).
+    `path` (if any) untouched and removes the temporary file; a failed write is a `RunFileError` naming
+    `path`.  A link, a FIFO or a device at `path` is refused, never written through.  A process killed
+    outright leaves its temporary file, which the next write of `path` on this host removes.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temps(path)
-    tmp = path.with_name(f".{path.name}.{_HOST_TAG}-{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    _WRITER.write(path, write, name="save_path", overwrite=True)
 
 
 def _holder_text(record: Any) -> str:
@@ -207,33 +115,33 @@ class _RunLock:
     """The lock of one run path, `<run>.lock`, held while the run is written.
 
     Acquire with `_RunLock.acquire(npz)`; `release()` (or leaving a `with` block) removes the file.
-    One writer per run path: a second writer gets `RunExistsError` naming the holder.
+    One writer per run path: a second writer gets `RunExistsError` naming the holder.  A save checks
+    with `_RunLock.check_held(npz)` that this process holds the lock and that it is still in place.
     """
 
-    def __init__(self, path: Path, fd: int) -> None:
+    _held: ClassVar[dict[str, _RunLock]] = {}  # the locks this process holds, by the absolute path of the run
+
+    def __init__(self, path: Path, fd: int, npz: Path) -> None:
         self.path = path
+        self.npz = npz
         self._fd: int | None = fd
+        self._pid = os.getpid()
 
     @classmethod
     def acquire(cls, npz: Path, *, what: str = "run") -> _RunLock:
         """Lock the run `npz` (`<stem>.lock` beside it) or raise `RunExistsError` naming who holds it.
 
-        A lock left by a writer that no longer runs is taken over with a `RunFileWarning`; the
-        temporary files such a writer left are removed.
+        A missing directory is created.  A lock left by a writer that no longer runs is taken over with a
+        `RunFileWarning`; the temporary files such a writer left are removed.  A lock file that is a link,
+        not a regular file, or a file with other names is a `RunFileError` naming it.
         """
         lock = npz.with_suffix(".lock")
-        try:
-            lock.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RunFileError(f"cannot create the directory of {npz}: {_os_reason(exc)}") from exc
+        _WRITER.make_folder(lock.parent, name=f"save_path {npz}")
         for _ in range(20):
-            try:
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-            except OSError as exc:
-                raise RunFileError(f"cannot create the lock file {lock} of {npz}: {_os_reason(exc)}") from exc
+            fd, created = _safe_write.open_lock_file(lock, RunFileError, str(npz))
             try:
                 held = _flock(fd)
-                record = _read_record(fd)
+                record = None if created else _read_record(fd)
                 for _ in range(50):  # the holder may have the lock but not yet its record written: wait for it
                     if held is not False or isinstance(record, dict):
                         break
@@ -258,19 +166,38 @@ class _RunLock:
                 raise
             for f in (npz, npz.with_suffix(".json")):
                 _remove_stale_temps(f)
-            return cls(lock, fd)
+            self = cls(lock, fd, npz)
+            cls._held[_key(npz)] = self
+            return self
         raise RunFileError(f"cannot lock {npz}: its lock file {lock} kept being replaced")  # pragma: no cover
+
+    @classmethod
+    def check_held(cls, npz: Path) -> None:
+        """Raise `RunFileError` unless this process holds the lock of `npz` and its lock file is still in place.
+
+        A lock file that is gone (the run's directory deleted or moved, the file removed by hand) or that
+        is another file now means another writer may be writing the path: the save is refused rather than
+        made without a lock (the directory is not created again)."""
+        lock = cls._held.get(_key(npz))
+        if lock is None or lock._fd is None or lock._pid != os.getpid():
+            raise RunFileError(f"{npz}: a run is saved only while its lock file {npz.with_suffix('.lock')} is held "
+                               "(save_trajectory and simulate take it)")
+        if not _same_file(lock._fd, lock.path):
+            gone = "its directory is gone" if not lock.path.parent.is_dir() else "the lock file was removed or replaced"
+            raise RunFileError(f"{npz}: the run's lock file {lock.path} is no longer the one this process holds "
+                               f"({gone} while the run was written): the save is refused, so that no second "
+                               "writer can write the same path unnoticed; the records of this run since its last "
+                               "save are not written")
 
     def release(self) -> None:
         """Remove the lock file and release the lock (idempotent)."""
         fd, self._fd = self._fd, None
         if fd is None:
             return
+        if self._held.get(_key(self.npz)) is self:
+            del self._held[_key(self.npz)]
         try:
-            if _same_file(fd, self.path):
-                os.unlink(self.path)
-        except OSError:  # pragma: no cover - removed by hand meanwhile
-            pass
+            _safe_write.remove_lock_file(fd, self.path)
         finally:
             os.close(fd)
 
@@ -279,6 +206,10 @@ class _RunLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def _key(npz: Path) -> str:
+    return os.path.abspath(npz)
 
 
 def _record_alive(record: Any) -> bool:
@@ -290,17 +221,7 @@ def _record_alive(record: Any) -> bool:
     return _alive(record["pid"], record.get("start"))
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        a, b = os.fstat(fd), os.stat(path)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
 def _write_record(fd: int, what: str) -> None:
     record = {"pid": os.getpid(), "host": _HOST, "start": _proc_start(os.getpid()),
               "since": time.strftime("%Y-%m-%d %H:%M:%S"), "what": what}
-    data = json.dumps(record).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
+    _safe_write.write_lock_record(fd, json.dumps(record).encode())

@@ -25,10 +25,10 @@ import numpy as np
 
 from .. import _safe_io
 from .._safe_io import DEFAULT_MAX_BYTES, check_max_bytes
-from .._validate import INT64_MAX, DomainError, file_path, flag, show, writable_file
+from .._validate import INT64_MAX, DomainError, file_path, flag, show
 from ._configs import _canonical_class, _config_from_obj, _config_obj, _trusted_classes
 from ._errors import RunExistsError, RunFileError, RunFileNotFoundError, RunFileWarning
-from ._files import _atomic_write, _os_reason, _RunLock
+from ._files import _WRITER, _atomic_write, _RunLock
 
 RUN_FORMAT = "grokclocks.trajectory"
 """The `format` tag of a run file's meta record: files without it are not grokclocks run files."""
@@ -163,14 +163,14 @@ def _check_options(save_path: str | os.PathLike | None, resume: bool, overwrite:
         raise DomainError("resume and overwrite are exclusive: resume=True continues the saved run, "
                           "overwrite=True replaces it")
     npz, js = _paths(save_path)
-    for f in (npz, js):
-        writable_file(f, "save_path", overwrite=True)
+    for f in (npz, js):  # no link, directory, FIFO or device at either; the directory can be made
+        _WRITER.check(f, name="save_path", overwrite=True, make_parents=True)
     return RunPaths(npz, js)
 
 
 def _check_absent(paths: RunPaths) -> None:
     for f in paths:
-        if f.exists():
+        if os.path.lexists(f):
             raise RunExistsError(f"{f} already exists: pass resume=True to continue the run saved there "
                                  "(same config), overwrite=True to replace it, or another save_path")
 
@@ -200,8 +200,9 @@ def check_run_path(save_path: str | os.PathLike | None, *, resume: bool = False,
         A run exists at `save_path` and neither `resume` nor `overwrite` is set: a run is never
         replaced by accident.
     DomainError
-        `resume` and `overwrite` together, either without `save_path`, or a `save_path` that is a
-        directory or lies in a directory that cannot be created.
+        `resume` and `overwrite` together, either without `save_path`, or a `save_path` whose `.npz` or
+        `.json` is a directory, a symbolic link (never written through), a FIFO or a device, or that lies
+        in a directory that cannot be created.
 
     Notes
     -----
@@ -256,18 +257,15 @@ def _write_run(result: Trajectory, paths: RunPaths, *, state: Any = None, planne
     # meta and checksum first in the archive: a damaged zip directory that loses entries loses data
     # entries (caught by the checksum), never silently the meta that makes the check possible
     arrays = {"sha256": np.array(digest), "meta": arrays.pop("meta"), **arrays}
-    try:
-        _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))
-    except OSError as exc:
-        raise RunFileError(f"cannot write {npz}: {_os_reason(exc)}; {npz.name} is as it was before this save "
-                           "(the previous run, if any, is intact) and no temporary file is left") from exc
+    _RunLock.check_held(npz)  # its lock still in place: no save into a deleted directory, no second writer
+    _atomic_write(npz, lambda fh: np.savez(fh, allow_pickle=False, **arrays))  # a failure: RunFileError, old run intact
     side = {"format": RUN_FORMAT, "version": RUN_FORMAT_VERSION, "sha256": digest, **meta["config"]}
     try:
         _atomic_write(js, lambda fh: fh.write(json.dumps(side, indent=1).encode()))
-    except OSError as exc:
-        raise RunFileError(f"{npz} was written, but its config file {js} could not be: {_os_reason(exc)}; the "
-                           f"run and its config are whole in {npz.name}, which is what loading reads ({js.name} "
-                           "is stale until the next save)") from exc
+    except RunFileError as exc:
+        raise RunFileError(f"{npz} was written, but its config file {js} could not be ({exc}); the run and its "
+                           f"config are whole in {npz.name}, which is what loading reads ({js.name} is stale until "
+                           "the next save)") from exc
     return npz
 
 
@@ -303,9 +301,11 @@ def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any =
         message names it).
     RunFileError
         The write failed (a full disk, a file-size limit, no permission); the message names the
-        file, and the previous run is intact.
+        file, and the previous run is intact.  Also: the lock file `<path>.lock` is a symbolic link, a
+        FIFO, a device or a file with other hard links (never opened through a link, never truncated).
     DomainError
-        A non-numeric array, or a `path` that is a directory or cannot be created.
+        A non-numeric array, or a `path` that is a directory, a symbolic link (never written through), a
+        FIFO or a device, or cannot be created.
 
     Notes
     -----
@@ -315,8 +315,8 @@ def save_trajectory(result: Trajectory, path: str | os.PathLike, *, state: Any =
     the config (`class`, `fields`) and the checksum for people and tools that read JSON; it is derived
     from the `.npz`, and loading warns when the two disagree.
 
-    Each file is written atomically (a temporary file in the same directory, fsync, `os.replace`): a
-    crash leaves the previous file or the new one, never a mixture.  The run's lock file
+    Each file is written by grokclocks's one writer (a temporary file in the same directory, fsync,
+    `os.replace`): a crash leaves the previous file or the new one, never a mixture.  The run's lock file
     `<path>.lock` is held for the duration of the save: two processes never write one run at once.
     """
     if path is None:

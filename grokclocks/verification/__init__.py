@@ -22,9 +22,12 @@ today, and `plan_run` chooses the suites a window runs (missing or stale, oldest
 budget, timed by the latest measurement or verify/budget.py's estimate). A run of the whole tier can also be
 cut into slices (`shard_plan`) whose partial certificates are merged (`merge_certificates`).
 
-A certificate read back (`merge_certificates`, `read_suite_certificate`) is read with the limits of the log
-readers: a regular file of at most 64 MiB, UTF-8 JSON nested at most 64 levels; anything else is a one-line
-`CertificateError` naming the file.
+A certificate read back (`read_certificate`, `merge_certificates`, `read_suite_certificate`) is read with the
+limits of the log readers -- a regular file of at most 64 MiB, UTF-8 JSON nested at most 64 levels -- and is
+verified, not trusted: every field of its type, every row's error, `passed` and verdict recomputed from its
+prediction, measurement, metric and tolerance and found to be the ones stated, the counts those of its rows.
+Anything else is a one-line `CertificateError` naming the file and the field.  Its Markdown page
+(`certificate_markdown`, what `write_certificate` writes beside the JSON) escapes every text it holds.
 """
 
 from __future__ import annotations
@@ -46,9 +49,11 @@ from ._certificate import (
     _environment,
     _row_from_dict,
     certificate,
+    certificate_markdown,
     write_certificate,
     write_report,
 )
+from ._checked import read_certificate
 from ._planner import (
     DEFAULT_TEST_S,
     PlanItem,
@@ -95,6 +100,7 @@ __all__ = [
     "budget_estimates",
     "budget_warnings",
     "certificate",
+    "certificate_markdown",
     "check_suite",
     "format_table",
     "function_of_node",
@@ -102,6 +108,7 @@ __all__ = [
     "parse_shard",
     "partial_certificates",
     "plan_run",
+    "read_certificate",
     "read_suite_certificate",
     "shard_plan",
     "status_markdown",

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
-from ..runfile import _atomic_write
+from .._escape import markdown_code, markdown_text
+from .._safe_write import WRITER
 from ._budget import (
     GPU_COMPILE_LIMIT_S,
     GPU_SUITE_LIMIT_S,
@@ -22,6 +23,7 @@ from ._budget import (
     _check_tests,
     budget_warnings,
 )
+from ._checked import check_certificate
 from ._report import LEGEND, Row, _rows, format_table
 
 
@@ -135,23 +137,92 @@ def _tests_table(tests: list[dict[str, Any]]) -> str:
     head = "| test | outcome | wall s | XLA compile s (total / longest) | peak memory (process, so far) | slice |"
     out = [head, "|---|---|---|---|---|---|"]
     for t in tests:
-        comp = (f"{t['compile_s']:.1f} / {t['compile_max_s']:.1f}" if t.get("compile_s") is not None else "-")
+        comp = (f"{t['compile_s']:.1f} / {t['compile_max_s']:.1f}" if t.get("compile_s") is not None
+                and t.get("compile_max_s") is not None else "-")
         mem = _fmt_bytes(t.get("peak_bytes")) + (" (raised)" if t.get("raised_peak") else "")
         wall = t.get("wall_s")
-        out.append(f"| `{t['test']}` | {t.get('outcome', '?')} | {'-' if wall is None else f'{wall:.1f}'} | {comp} "
-                   f"| {mem} | {t.get('shard', '')} |")
+        out.append(f"| {markdown_code(t['test'])} | {markdown_text(t.get('outcome', '?'))} | "
+                   f"{'-' if wall is None else f'{wall:.1f}'} | {comp} | {mem} | {markdown_text(t.get('shard', ''))} |")
     return "\n".join(out)
 
 
 def _suite_header(meta: dict[str, Any]) -> str:
     fp = meta.get("fingerprint") or {}
     files = fp.get("files") or {}
-    text = (f"Suite `{meta['suite']}` (`verify/{meta['suite']}/`); fingerprint `{str(fp.get('digest', '?'))[:16]}` over "
+    suite = meta["suite"]
+    text = (f"Suite {markdown_code(suite)} ({markdown_code('verify/' + suite + '/')}); "
+            f"fingerprint {markdown_code(str(fp.get('digest', '?'))[:16])} over "
             f"{len(files)} files (the suite's own files, `verify/conftest.py` and every grokclocks or verify module "
             "they import): the certificate is stale once one of them changes.")
     if meta.get("complete") is False:
-        text += " **Incomplete**: " + "; ".join(str(x) for x in meta.get("not_run_reason", [])) + "."
+        text += " **Incomplete**: " + "; ".join(markdown_text(x) for x in meta.get("not_run_reason", [])) + "."
     return text + "\n\n"
+
+
+def certificate_markdown(cert: dict[str, Any]) -> str:
+    """The Markdown page of a certificate: title, environment, counts, the table and the per-test records.
+
+    Parameters
+    ----------
+    cert : dict
+        A certificate (from `certificate`, `merge_certificates`, `suite_certificate` or `read_certificate`);
+        it is checked first: every field of its type, every row's verdict the one its numbers give.
+
+    Returns
+    -------
+    str
+        The page, as `write_certificate` writes it beside the JSON.  Every text the certificate holds (row
+        text, commit, dates, environment, test names) is escaped (control characters and newlines shown,
+        Markdown and HTML characters written as text), so the page shows it and nothing in it becomes markup.
+
+    Raises
+    ------
+    CertificateError
+        If `cert` is not a certificate of that form (one line naming the field).
+    """
+    cert = check_certificate(cert, "cert")
+    meta = cert["meta"]
+    scale = meta["scale"]
+    env = meta.get("environment") or {}
+    rows = [_row_from_dict(r) for r in cert["rows"]]
+    dev = ", ".join(env.get("jax_devices", [])) or env.get("processor", "?")
+    dur = meta.get("duration_s")
+    title = f"# Verification certificate ({scale} scale)"
+    if meta.get("suite"):
+        title = f"# Verification certificate: suite {markdown_text(meta['suite'])} ({scale} scale)"
+    if meta.get("shard"):
+        title += f", slice {meta['shard'][0]} of {meta['shard'][1]}"
+    t = markdown_text
+    header = (f"{title}\n\n"
+              f"grokclocks {t(meta.get('grokclocks', '?'))}, {t(meta.get('date', '?'))}, Python "
+              f"{t(env.get('python', '?'))} on {t(env.get('machine', '?'))} ({t(env.get('cpu_count', '?'))} cores; "
+              f"devices: {t(dev)}); {meta['n_rows']} rows, {meta['n_failed']} failed, {meta['n_reported']} "
+              "report-only" + (f", {dur:.0f} s" if dur else "") + ".\n\n")
+    if meta.get("commit"):
+        header += (f"Commit {markdown_code(meta['commit'])}" + (" (with uncommitted changes)" if meta.get("dirty")
+                                                                 else "")
+                   + (f" ({t(meta['commit_note'])})" if meta.get("commit_note") else "") + ".\n\n")
+    if meta.get("suite"):
+        header += _suite_header(meta)
+    if meta.get("merged_from"):
+        header += (f"Merged from {len(meta['merged_from'])} slices (`grokclocks verify --merge`): "
+                   + ", ".join(f"slice {s['shard'][0]}: {s['n_tests']} tests, {s['duration_s']:.0f} s"
+                               for s in meta["merged_from"]) + ".\n\n")
+    warn = cert.get("budget_warnings") or []
+    if warn:
+        header += (f"## Budget warnings\n\nEach GPU suite must fit one command of a GPU window ({GPU_SUITE_LIMIT_S:.0f} s, "
+                   f"start-up included) with no test over {GPU_TEST_LIMIT_S:.0f} s and no XLA compile over "
+                   f"{GPU_COMPILE_LIMIT_S:.0f} s:\n\n" + "".join(f"* {t(w)}\n" for w in warn) + "\n")
+    legend = "Legend: " + LEGEND.replace("agree:", "`agree`:").replace("reject:", "`reject`:").replace(
+        "report:", "`report`:") + "\n\n"
+    body = header + legend + format_table(rows, markdown=True) + "\n"
+    if cert.get("tests"):
+        kind = cert["tests"][0].get("memory_kind", "")
+        body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
+                 "the backend compiles during the test (jax.monitoring) and its longest single compile. Memory: "
+                 f"{t(kind)}; '(raised)' marks a test that raised the process peak.\n\n" + _tests_table(cert["tests"])
+                 + "\n")
+    return body
 
 
 def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: str | None = None, *,
@@ -182,15 +253,18 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
     Raises
     ------
     DomainError
-        If `cert` is not a certificate dict, `stem` holds a directory, or a flag is not a bool.
+        If `cert` is not a certificate dict (every field of its type, every row's verdict the one its
+        numbers give: a `CertificateError` naming the field), `stem` holds a directory, a flag is not a
+        bool, or a file is a symbolic link, a directory or not a regular file.
     OutputExistsError
         If a file exists and neither `overwrite` nor `keep_previous` is set (both files are checked before
         either is written).
 
     Notes
     -----
-    Each file is written atomically (a temporary file in `directory`, then `os.replace`), so an interrupted
-    write leaves the previous file whole and no half-written certificate.
+    Each file is written by grokclocks's one writer: to a temporary file in `directory`, then renamed, so an
+    interrupted write leaves the previous file whole and no half-written certificate; no link is followed.
+    Every text of the certificate is escaped in the Markdown (`certificate_markdown`).
     """
     for name, flag in (("overwrite", overwrite), ("keep_previous", keep_previous)):
         if not isinstance(flag, bool):
@@ -203,56 +277,20 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
                             f"'meta' (scale, n_rows, n_failed, n_reported) and 'rows' (got {V.show(cert)})")
     if stem is not None and (not isinstance(stem, str) or not stem or Path(stem).name != stem or stem in (".", "..")):
         raise V.DomainError(f"stem must be None or a file name without a directory (got {V.show(stem)})")
-    meta = cert["meta"]
-    scale = V.choice(meta["scale"], "scale", ("cpu", "gpu"))  # part of the file names
+    scale = V.choice(cert["meta"]["scale"], "scale", ("cpu", "gpu"))  # part of the file names
     d = Path(directory)
     stem = stem or f"verify-{scale}"
     js, md = d / f"{stem}.json", d / f"{stem}.md"
+    replace = overwrite or keep_previous
     for f in (js, md):  # both checked before either is written
-        V.writable_file(f, "certificate file", overwrite=overwrite or keep_previous)
-    d.mkdir(parents=True, exist_ok=True)
+        WRITER.check(f, name="certificate file", overwrite=replace, make_parents=True)
+    body = certificate_markdown(cert)  # checks it: a row whose verdict its numbers contradict is refused
     js_text = json.dumps(cert, indent=1, default=float)
-    env = meta.get("environment", {})
-    rows = [_row_from_dict(r) for r in cert["rows"]]
-    dev = ", ".join(env.get("jax_devices", [])) or env.get("processor", "?")
-    dur = meta.get("duration_s")
-    title = f"# Verification certificate ({scale} scale)"
-    if meta.get("suite"):
-        title = f"# Verification certificate: suite {meta['suite']} ({scale} scale)"
-    if meta.get("shard"):
-        title += f", slice {meta['shard'][0]} of {meta['shard'][1]}"
-    header = (f"{title}\n\n"
-              f"grokclocks {meta.get('grokclocks', '?')}, {meta.get('date', '?')}, Python {env.get('python', '?')} on "
-              f"{env.get('machine', '?')} ({env.get('cpu_count', '?')} cores; devices: {dev}); "
-              f"{meta['n_rows']} rows, {meta['n_failed']} failed, {meta['n_reported']} report-only"
-              + (f", {dur:.0f} s" if dur else "") + ".\n\n")
-    if meta.get("commit"):
-        header += f"Commit `{meta['commit']}`" + (" (with uncommitted changes)" if meta.get("dirty") else "") + ".\n\n"
-    if meta.get("suite"):
-        header += _suite_header(meta)
-    if meta.get("merged_from"):
-        header += (f"Merged from {len(meta['merged_from'])} slices (`grokclocks verify --merge`): "
-                   + ", ".join(f"slice {s['shard'][0]}: {s['n_tests']} tests, {s['duration_s']:.0f} s"
-                               for s in meta["merged_from"]) + ".\n\n")
-    warn = cert.get("budget_warnings") or []
-    if warn:
-        header += (f"## Budget warnings\n\nEach GPU suite must fit one command of a GPU window ({GPU_SUITE_LIMIT_S:.0f} s, "
-                   f"start-up included) with no test over {GPU_TEST_LIMIT_S:.0f} s and no XLA compile over "
-                   f"{GPU_COMPILE_LIMIT_S:.0f} s:\n\n" + "".join(f"* {w}\n" for w in warn) + "\n")
-    legend = "Legend: " + LEGEND.replace("agree:", "`agree`:").replace("reject:", "`reject`:").replace(
-        "report:", "`report`:") + "\n\n"
-    body = header + legend + format_table(rows, markdown=True) + "\n"
-    if cert.get("tests"):
-        kind = cert["tests"][0].get("memory_kind", "")
-        body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
-                 "the backend compiles during the test (jax.monitoring) and its longest single compile. Memory: "
-                 f"{kind}; '(raised)' marks a test that raised the process peak.\n\n" + _tests_table(cert["tests"]) + "\n")
     if keep_previous:
         for f in (js, md):
-            if f.exists():
-                os.replace(f, f.with_name(f"{stem}.prev{f.suffix}"))
-    _atomic_write(js, lambda fh: fh.write(js_text.encode()))
-    _atomic_write(md, lambda fh: fh.write(body.encode()))
+            WRITER.move_aside(f, f.with_name(f"{stem}.prev{f.suffix}"))
+    WRITER.write_text(js, js_text, name="certificate file", overwrite=replace, make_parents=True)
+    WRITER.write_text(md, body, name="certificate file", overwrite=replace, make_parents=True)
     return js, md
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
+from .._escape import markdown_text, terminal_text
 
 
 @dataclasses.dataclass
@@ -299,8 +300,10 @@ _HEAD = ["spec ID", "check", "kind", "prediction", "measurement", "error", "tole
 
 
 def _cells(r: Row) -> list[str]:
-    return [r.spec_id, r.what, r.kind, _fmt(r.predicted), _fmt(r.measured), f"{_fmt(r.error)} ({r.metric})",
-            _fmt(r.tolerance), r.verdict, r.source]
+    """The row's cells as text; its own text (ID, check, source: a certificate file's, when merged) with its
+    control characters and newlines shown as escapes (`terminal_text`), so a cell is one line of plain text."""
+    return [terminal_text(x) for x in (r.spec_id, r.what, r.kind, _fmt(r.predicted), _fmt(r.measured),
+                                       f"{_fmt(r.error)} ({r.metric})", _fmt(r.tolerance), r.verdict, r.source)]
 
 
 def format_table(rows: list[Row], *, markdown: bool = False, width: int | None = None) -> str:
@@ -313,7 +316,8 @@ def format_table(rows: list[Row], *, markdown: bool = False, width: int | None =
     markdown : bool, optional
         False (default): a terminal table, a one-paragraph legend of the row kinds first, the check and the
         tolerance-source columns wrapped (never cut) to fit `width`; True: a Markdown table with every cell
-        in full (pipes escaped), no legend.
+        in full, no legend.  Either way a cell's control characters and newlines are shown as escapes, and
+        in Markdown every character that would be markup or HTML is escaped (`grokclocks._escape`).
     width : int, optional
         Line width of the terminal table in characters (≥ 140 is honoured; narrower requests give 140);
         default the terminal's width, at least 140. Ignored with `markdown`.
@@ -333,7 +337,7 @@ def format_table(rows: list[Row], *, markdown: bool = False, width: int | None =
     body = [_cells(r) for r in rows]
     if markdown:
         out = ["| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
-        out += ["| " + " | ".join(c.replace("|", "\\|") for c in b) + " |" for b in body]
+        out += ["| " + " | ".join(markdown_text(c) for c in b) + " |" for b in body]
         return "\n".join(out)
     if width is None:
         width = shutil.get_terminal_size((160, 24)).columns

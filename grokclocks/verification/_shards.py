@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
+from ._checked import check_certificate
 from ._read import CertificateError, read_json
 
 
@@ -144,58 +145,59 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
     ------
     CertificateError
         If a file is refused (not a regular file, over 64 MiB, not UTF-8, not JSON, nested deeper than 64
-        levels: one line naming it) or is not a partial certificate, the slices differ in scale, commit,
+        levels: one line naming it) or is not a partial certificate (a field missing or of the wrong type, a
+        row whose stated error, `passed` or verdict does not follow from its numbers, counts that are not
+        those of its rows: one line naming the file and the field), the slices differ in scale, commit,
         package version, number of slices or shard plan, a slice is given twice or missing (the message names
         the missing ones), or a test ran in two slices.
     """
     files = partial_certificates(paths)
     certs = []
     for f in files:
-        c = read_json(f)
-        if not isinstance(c, dict) or not isinstance(c.get("meta"), dict) or "rows" not in c:
-            raise CertificateError(f"{f}: not a verification certificate (no meta/rows)")
+        c = check_certificate(read_json(f), str(f))  # every field typed, every row's verdict recomputed
         if not c["meta"].get("shard"):
-            raise CertificateError(f"{f}: not a partial certificate (written without --shard)")
+            raise CertificateError(f"{f}: not a partial certificate (written without --shard: no meta.shard)")
         certs.append((f, c))
     first_f, first = certs[0]
     m0 = first["meta"]
-    n = int(m0["shard"][1])
+    n = m0["shard"][1]
     for f, c in certs[1:]:
         m = c["meta"]
         for key, name in (("scale", "scale"), ("commit", "commit"), ("grokclocks", "grokclocks version")):
             if m.get(key) != m0.get(key):
-                raise CertificateError(f"{name} differs between slices: {m.get(key)!r} in {f.name}, "
-                                       f"{m0.get(key)!r} in {first_f.name}")
-        if int(m["shard"][1]) != n:
+                raise CertificateError(f"{name} differs between slices: {V.show(m.get(key))} in {f.name}, "
+                                       f"{V.show(m0.get(key))} in {first_f.name}")
+        if m["shard"][1] != n:
             raise CertificateError(f"number of slices differs: {f.name} is of {m['shard'][1]}, {first_f.name} of {n}")
         if m.get("plan") != m0.get("plan"):
             raise CertificateError(f"shard plans differ between {f.name} and {first_f.name} (different test "
                                    "selection or budget table): run every slice with the same arguments")
     by_k: dict[int, Path] = {}
     for f, c in certs:
-        k = int(c["meta"]["shard"][0])
+        k = c["meta"]["shard"][0]
         if k in by_k:
             raise CertificateError(f"slice {k} of {n} given twice: {by_k[k]} and {f}")
         by_k[k] = f
     missing = [k for k in range(1, n + 1) if k not in by_k]
     if missing:
         raise CertificateError(f"missing slice(s) {', '.join(map(str, missing))} of {n} (have {sorted(by_k)})")
-    certs.sort(key=lambda fc: int(fc[1]["meta"]["shard"][0]))
+    certs.sort(key=lambda fc: fc[1]["meta"]["shard"][0])
     rows, tests, warn, seen = [], [], [], {}
     for f, c in certs:
-        for t in c.get("tests", []):
+        for t in c["tests"]:
             if t["test"] in seen:
-                raise CertificateError(f"test {t['test']} ran in two slices ({seen[t['test']]} and {f.name})")
+                raise CertificateError(f"test {V.show(t['test'])} ran in two slices ({seen[t['test']]} and {f.name})")
             seen[t["test"]] = f.name
         rows += c["rows"]
-        tests += c.get("tests", [])
-        warn += c.get("budget_warnings", [])
+        tests += c["tests"]
+        warn += c["budget_warnings"]
     durs = [c["meta"].get("duration_s") or 0.0 for _, c in certs]
     meta = {k: v for k, v in m0.items() if k not in ("shard", "duration_s", "date")}
+    # the counts from the rows' verdicts, each recomputed from its numbers when its slice was read
     meta.update(date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), duration_s=float(sum(durs)),
                 n_rows=len(rows), n_failed=sum(r["verdict"] in ("FAIL", "NOT REJECTED") for r in rows),
                 n_reported=sum(r["kind"] == "report" for r in rows), dirty=any(c["meta"].get("dirty") for _, c in certs),
-                merged_from=[{"file": str(f), "shard": c["meta"]["shard"], "n_tests": len(c.get("tests", [])),
+                merged_from=[{"file": str(f), "shard": c["meta"]["shard"], "n_tests": len(c["tests"]),
                               "n_rows": len(c["rows"]), "duration_s": c["meta"].get("duration_s") or 0.0,
                               "date": c["meta"].get("date"), "environment": c["meta"].get("environment")}
                              for f, c in certs])

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
+from .._escape import markdown_code, markdown_text
 from ._budget import GPU_SUITE_LIMIT_S
+from ._checked import check_certificate
 from ._read import CertificateError, read_json
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the checkout holding grokclocks/ (and verify/ beside it)
@@ -334,7 +336,8 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
     CertificateError
         If the file is refused (not a regular file, over 64 MiB, not UTF-8, not JSON, nested deeper than 64
         levels) or is not a suite certificate (meta with suite, scale, fingerprint digest and files, rows and
-        tests lists); one line naming the file.
+        tests lists; every field of its type; every row's stated error, `passed` and verdict those its numbers
+        give; counts those of its rows); one line naming the file and the field.
     """
     p = V.file_path(path, "path")
     if not p.exists():
@@ -350,7 +353,7 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
           and all(isinstance(t, dict) and isinstance(t.get("test"), str) for t in c.get("tests", [])))
     if not ok:
         raise CertificateError(f"{p}: not a suite certificate (meta: suite, scale, fingerprint; rows; tests)")
-    return c
+    return check_certificate(c, str(p))  # every field typed, every row's verdict recomputed from its numbers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -549,22 +552,26 @@ def status_markdown(statuses: list[SuiteStatus], *, link_dir: str | None = None)
         raise V.DomainError(f"statuses must hold SuiteStatus records (got {V.show(statuses)})")
     out = ["| suite | state | rows (failed) | date (UTC) | device | wall time | commit |",
            "|---|---|---|---|---|---|---|"]
-    for s in items:
+    for s in items:  # every text from a certificate file is escaped (`markdown_text`): no markup, no HTML
+        plain = isinstance(s.suite, str) and _SUITE_NAME.match(s.suite)  # a suite's name: letters, digits, _
+        suite = f"`{s.suite}`" if plain else markdown_code(s.suite)
         if s.state == "never run":
-            out.append(f"| `{s.suite}` | never run | - | - | - | - | - |")
+            out.append(f"| {suite} | never run | - | - | - | - | - |")
             continue
         state = s.state
         if s.state == "stale":
-            state = (f"stale since `{s.stale_since}`" if s.stale_since and s.stale_since != "uncommitted changes"
+            state = (f"stale since {markdown_code(s.stale_since)}" if s.stale_since
+                     and s.stale_since != "uncommitted changes"
                      else "stale (uncommitted changes)" if s.stale_since else "stale")
-            state += f" (was {s.verdict}; {len(s.changed)} files changed)"
+            state += f" (was {markdown_text(s.verdict)}; {len(s.changed)} files changed)"
         elif s.state == "incomplete":
             state = f"incomplete ({len(s.not_run)} tests not run)"
         elif s.state == "failed":
             state = "**failed**"
-        name = f"[`{s.suite}`]({link_dir}/{s.suite}.md)" if link_dir else f"`{s.suite}`"
+        name = f"[{suite}]({link_dir}/{s.suite}.md)" if link_dir and plain else suite
         wall = f"{s.wall_s:.0f} s" if isinstance(s.wall_s, (int, float)) else "-"
-        date = str(s.date or "-")[:16].replace("T", " ")
-        commit = f"`{str(s.commit)[:10]}`" if s.commit else "-"
-        out.append(f"| {name} | {state} | {s.n_rows} ({s.n_failed}) | {date} | {s.device or '-'} | {wall} | {commit} |")
+        date = markdown_text(str(s.date or "-")[:16].replace("T", " "))
+        commit = markdown_code(str(s.commit)[:10]) if s.commit else "-"
+        out.append(f"| {name} | {state} | {s.n_rows} ({s.n_failed}) | {date} | {markdown_text(s.device or '-')} | "
+                   f"{wall} | {commit} |")
     return "\n".join(out)

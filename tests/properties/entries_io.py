@@ -73,8 +73,8 @@ def _logs_bad(n, kw):
 def _rows():
     from grokclocks.verification import Row
 
-    return [Row("levi:eq8", "x", "exact", 1.0, 1.01, 0.01, 0.05, "rel", "src", True),
-            Row("levi:eq11", "y", "asymptotic", 2.0, float("inf"), float("inf"), 0.1, "rel", "src", False)]
+    return [Row("levi:eq8", "x", "agree", 1.0, 1.01, 0.01, 0.05, "rel", "src", True),
+            Row("levi:eq11", "y", "agree", 2.0, float("inf"), float("inf"), 0.1, "rel", "src", False)]
 
 
 def _tests_records():
@@ -363,6 +363,21 @@ ENTRIES = [
                                                        "rows": kw["cert"]["rows"]}]),
                "directory": lambda n, kw: st.sampled_from([3, None, [kw["directory"]]])},
           names={"cert": ("cert", "scale")}, cost=3),
+    Entry("verification.certificate_markdown",
+          build=lambda n: st.sampled_from(["cpu", "gpu"]).map(lambda s: {
+              "cert": __import__("grokclocks.verification", fromlist=["x"]).certificate(_rows(), s)}),
+          bad={"cert": lambda n, kw: st.sampled_from([3, None, {}, {"meta": {}, "rows": []},
+                                                      {"meta": {**kw["cert"]["meta"], "scale": "tpu"},
+                                                       "rows": kw["cert"]["rows"]},
+                                                      {**kw["cert"], "rows": [{**r, "passed": not r["passed"]}
+                                                                              for r in kw["cert"]["rows"]]}])},
+          names={"cert": ("cert", "scale")}),
+    Entry("verification.read_certificate", build=lambda n: st.sampled_from(["cpu", "gpu"]).map(lambda s: {
+              "path": str(__import__("grokclocks.verification", fromlist=["x"]).write_certificate(
+                  __import__("grokclocks.verification", fromlist=["x"]).certificate(_rows(), s),
+                  tempfile.mkdtemp(prefix="gc-prop-read-"))[0])}),
+          bad={"path": lambda n, kw: st.sampled_from([3, None, "", ["x"]])},
+          names={"path": ("path",)}, inf="a row may carry a measured inf (shown as such)", cost=3),
     Entry("verification.partial_certificates", build=lambda n: st.booleans().map(
         lambda dirs: {"paths": _partials(as_dirs=dirs)}), bad={"paths": _paths_bad(False)}, names={"paths": _PATHS_NAMES},
           cost=5),

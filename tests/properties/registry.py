@@ -22,8 +22,8 @@ from .kinds import Choice, Entry, Exempt, Fixed, Flag
 def _rows():
     from grokclocks.verification import Row
 
-    return [Row("levi:eq8", "x", "exact", 1.0, 1.01, 0.01, 0.05, "rel", "src", True),
-            Row("levi:eq11", "y", "asymptotic", 2.0, float("inf"), float("inf"), 0.1, "rel", "src", False)]
+    return [Row("levi:eq8", "x", "agree", 1.0, 1.01, 0.01, 0.05, "rel", "src", True),
+            Row("levi:eq11", "y", "agree", 2.0, float("inf"), float("inf"), 0.1, "rel", "src", False)]
 
 
 def _erratum():
