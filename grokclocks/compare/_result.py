@@ -31,6 +31,10 @@ class Comparison:
     `nan` = undefined (listed in the figure, not drawn)."""
     verdicts: tuple[Verdict, ...] = ()
     """One per theory, in the order levi, clocks, kramers, coverage, repulsion."""
+    forecast: tuple[str, ...] = ()
+    """Forecast lines for the runs that have not grokked, shown under the verdicts; empty unless a caller above
+    both `grokclocks.compare` and `grokclocks.forecast` adds them (the `grokclocks compare` command does, with
+    `grokclocks.forecast.forecast_runs` at the last record): `compare_run` does not forecast."""
 
     def __getitem__(self, key: str) -> Entry:
         for e in self.entries:
@@ -153,9 +157,9 @@ class Comparison:
             if verdicts:
                 out += ["", "| theory | verdict |", "|---|---|"]
                 out += [f"| {t} | {line.replace('|', chr(92) + '|')} |" for t, line in verdicts]
-            fc = _forecast_lines(self.run)
-            if fc:
-                out += ["", "forecast (runs that have not grokked; grokclocks.forecast):", ""] + [f"* {x}" for x in fc]
+            if self.forecast:
+                out += ["", "forecast (runs that have not grokked; grokclocks.forecast):", ""]
+                out += [f"* {x}" for x in self.forecast]
             return "\n".join(out)
         cols = head[:6]
         widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(cols)]
@@ -178,9 +182,8 @@ class Comparison:
             out.append("verdicts:")
             w = max(len(t) for t, _ in verdicts)
             out += [f"  {t.ljust(w)}  {text}" for t, text in verdicts]
-        fc = _forecast_lines(self.run)
-        if fc:
-            out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"] + [f"  {x}" for x in fc]
+        if self.forecast:
+            out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"] + [f"  {x}" for x in self.forecast]
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -308,15 +311,3 @@ class Comparison:
         if path is not None:
             fig.savefig(path, dpi=120)
         return fig
-
-
-def _forecast_lines(run: RunData) -> list[str]:
-    """One forecast line per run that has not grokked (`grokclocks.forecast.forecast_runs` at the last record)."""
-    from ..forecast import forecast_runs
-
-    try:
-        fcs = forecast_runs(run)
-    except ValueError as exc:  # a forecast never hides the comparison
-        return [f"n/a: {exc}"]
-    names = run.run_names or tuple(f"run {i}" for i in range(run.n_runs))
-    return [(f"{n}: " if run.n_runs > 1 else "") + f.line() for n, f in zip(names, fcs) if f.status != "grokked"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import DomainError
-from ..compare._records import _fmt_num, _json_number, _json_state
+from ..runs._records import _fmt_num, _json_number, _json_state
 from ._model import family_cdf, family_ppf
 
 __all__ = ["STATUSES", "Forecast", "Signal"]

@@ -14,13 +14,14 @@ from ._table import LogError, _Col, _short, _Table
 from ._text import is_record, line_pairs
 
 
-def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: str | None = None) -> _Table:
+def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: str | None = None, *,
+                    named: Path) -> _Table:
     """A header row and one row per record.
 
     `delimiter` None: the one of `, ; tab |` that splits the first lines into equal numbers of fields
     (`sniff_delimiter`); `decimal` None: a comma when the numbers are written `0,031` (only with a delimiter
     other than a comma).  A cell `NA` (Keras' `CSVLogger`, R) is a value not logged, as an empty one."""
-    text = read_text(path, max_bytes)
+    text = read_text(path, max_bytes, named=named)
     if not text.strip():
         raise LogError(f"{path.name}: the file is empty")
     forced = delimiter is not None
