@@ -118,6 +118,7 @@ class _Budget:
 
     def __init__(self, limit: int) -> None:
         self.limit, self.left = limit, limit
+        self.subdirs: dict[tuple[str, str], list[Path]] = {}  # listings already made in this read
 
 
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("grokclocks_listing_budget", default=None)
@@ -461,6 +462,10 @@ class Reader:
         listed (more is an error)."""
         path = Path(path)
         name = name or path.name or str(path)
+        budget = _BUDGET.get()
+        key = (os.path.abspath(path), os.path.abspath(named))
+        if budget is not None and key in budget.subdirs:  # listed once per read, however often it is asked
+            return list(budget.subdirs[key])
         found: list[tuple[str, ...]] = []
 
         def visit(rel: tuple[str, ...], entry: os.DirEntry) -> None:
@@ -468,7 +473,10 @@ class Reader:
                 found.append(rel)
 
         self._walk(path, named, name, max_entries, visit, lambda parts: True)
-        return _paths(path, found)
+        out = _paths(path, found)
+        if budget is not None:
+            budget.subdirs[key] = out
+        return list(out)
 
     def _walk(self, root: Path, named: str | os.PathLike, name: str, max_entries: int | None,
               visit: Callable[[tuple[str, ...], os.DirEntry], None],

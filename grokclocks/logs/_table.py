@@ -134,7 +134,7 @@ def _number(tab: _Table, col: _Col, i: int, step: Any, what: str) -> float:
             v = float(x.strip())
         except ValueError:
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: {_short(x)} is not a "
-                           f"number{_tensor_hint(x)}") from None
+                           f"{what}{_tensor_hint(x)}") from None
     else:
         try:
             v = float(x)
