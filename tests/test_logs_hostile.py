@@ -379,7 +379,7 @@ def test_directory_search_is_bounded(tmp_path, monkeypatch):
         (run / "deep" / f"f{i}").write_text("")
     _csv(run / "deep" / "metrics.csv")
     assert read_log(run).arrays["steps"].size == 300
-    monkeypatch.setattr(_safe_io, "MAX_DIR_ENTRIES", 20)
+    monkeypatch.setattr(_safe_io._limits, "MAX_DIR_ENTRIES", 20)
     with pytest.raises(LogError, match=r"^run: more than 20 folder entries .* were listed .* pass the log file"):
         read_log(run)
 

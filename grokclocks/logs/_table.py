@@ -25,7 +25,15 @@ middle, saying how much was left out."""
 class LogError(DomainError):
     """A log that cannot be read: a one-line message naming the file and, where there is one, the column, the row
     and its step (a `DomainError`, so a `ValueError`).  At most `MAX_MESSAGE` characters: whatever a message
-    lists from a file, it stays one readable line."""
+    lists from a file, it stays one readable line.
+
+    Parameters
+    ----------
+    message : object
+        The message; a longer one than `MAX_MESSAGE` characters is cut in the middle, saying how much.
+    *args : object
+        Further exception arguments, kept as given.
+    """
 
     def __init__(self, message: object = "", *args: object) -> None:
         text = str(message)
