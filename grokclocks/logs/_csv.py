@@ -40,7 +40,7 @@ def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: 
     body = rows[first + 1:]
     data = [r for r in body if any(c.strip() for c in r)]
     if not data:
-        raise LogError(f"{path.name}: a header ({_short(', '.join(header), 200)}) but no data rows")
+        raise LogError(f"{path.name}: a header ({_short(', '.join(header[:20]), 80)}) but no data rows")
     dup = sorted(h for h, k in Counter(header).items() if k > 1)
     if dup:
         raise LogError(f"{path.name}: the header repeats the column(s) {_short(dup, 200)}")
