@@ -25,20 +25,22 @@ def _move(obj: Any, old: str, new: str) -> None:
     citations._rename_module(f"{old}.{obj.__qualname__}", f"{new}.{obj.__qualname__}")
 
 
-def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str]) -> None:
-    """Give the objects `names` of `namespace` defined in a private submodule of `package` the home `package`.
+def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str], *, also: Iterable[str] = ()) -> None:
+    """Give the objects `names` of `namespace` defined in a private submodule of `package` (or of one of the
+    packages `also`, whose documented home `package` is) the home `package`.
 
     Record classes among them (dataclasses, NamedTuples) first get the Attributes section of their fields
     in `help()` (`grokclocks._fielddocs.document_fields`, which reads the source of the module that defines
     the class, so it runs before the class is re-homed).
     """
+    homes = (package, *also)
     for name in names:
         obj = namespace[name]
         if not (inspect.isfunction(obj) or inspect.isclass(obj)):
             continue
         document_fields(obj)
         old = obj.__module__
-        if not old.startswith(package + "._"):
+        if not any(old.startswith(home + "._") for home in homes):
             continue
         _move(obj, old, package)
         if inspect.isclass(obj):

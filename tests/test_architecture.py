@@ -77,9 +77,13 @@ LAYERS = [
     {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
      "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},
     "grokclocks.sim",  # every unit under grokclocks.sim
-    {"grokclocks.logs", "grokclocks.compare", "grokclocks.forecast", "grokclocks.verification", "grokclocks.cli",
-     "grokclocks", "grokclocks.__main__"},
+    {"grokclocks.logs", "grokclocks.runs"},  # reading a run: every log format, run files, arrays -> RunData
+    {"grokclocks.compare", "grokclocks.forecast", "grokclocks.verification"},  # side by side on runs
+    {"grokclocks._report", "grokclocks.cli", "grokclocks", "grokclocks.__main__"},  # composing them
 ]
+
+# units of one layer that sit side by side and must not import each other
+SIDE_BY_SIDE = [("grokclocks.compare", "grokclocks.forecast")]
 
 
 # the one upward edge, deferred and numpy-only: train_modular(progress=True) shows the current forecast in its
@@ -112,6 +116,33 @@ def test_layers_import_only_downwards():
     (imports inside functions included)."""
     bad = layer_violations(import_graph())
     assert not bad, "imports against the layering:\n" + "\n".join(bad)
+
+
+def sideways_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports between units that sit side by side (`SIDE_BY_SIDE`), either way, deferred ones included."""
+    bad = set()
+    pairs = {frozenset(p) for p in SIDE_BY_SIDE}
+    for module, deps in graph.items():
+        unit = G._unit(module)
+        for d in deps:
+            if frozenset((unit, G._unit(d))) in pairs:
+                bad.add(f"{unit} imports {G._unit(d)} ({module} -> {d})")
+    return sorted(bad)
+
+
+def test_compare_and_forecast_sit_side_by_side_on_runs():
+    """compare and forecast read runs through grokclocks.runs and neither imports the other (the CLI's report
+    layer, grokclocks._report, puts compare's table and the forecast line together); the old layout -- compare's
+    table importing forecast, forecast importing compare's input layer with its own copy of the dispatcher --
+    fails here."""
+    g = import_graph()
+    assert not sideways_imports(g), sideways_imports(g)
+    assert "grokclocks.runs._load" in g["grokclocks.compare._api"]
+    assert "grokclocks.runs._load" in g["grokclocks.forecast._api"]
+    planted = dict(g)
+    planted["grokclocks.compare._result"] = g["grokclocks.compare._result"] | {"grokclocks.forecast"}
+    assert sideways_imports(planted) == ["grokclocks.compare imports grokclocks.forecast "
+                                         "(grokclocks.compare._result -> grokclocks.forecast)"]
 
 
 def test_layer_check_finds_a_planted_upward_import():

@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -617,3 +618,76 @@ def test_load_run_settings_of_a_log_are_checked_not_truncated(tmp_path):
     np.savez(tmp_path / "run.npz", lam=[0.1, 0.2], **base)  # was a bare TypeError from float()
     with pytest.raises(DomainError, match=r"lam must be a scalar"):
         load_run(tmp_path / "run.npz")
+
+
+# ============================================================================================ reading, the door in
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch):
+    """`grokclocks compare ''` read the current folder (Path('') is '.')."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DomainError, match=r"an empty path"):
+        load_run("")
+    with pytest.raises(DomainError, match=r"an empty path"):
+        compare_run("")
+    with pytest.raises(DomainError, match=r"an empty path"):
+        load_run(["", "x.csv"])
+    from grokclocks.logs import read_log
+
+    with pytest.raises(DomainError, match=r"^'': an empty path"):
+        read_log("")
+
+
+def test_json_per_run_lists_carry_their_run_names(tmp_path):
+    """Every per-run list of the JSON output has the run (seed) of each value beside it, in the run order."""
+    steps = np.arange(0, 3001, 50.0)
+    for name, t_grok in (("seed10", 2000.0), ("seed2", 2500.0)):
+        d = tmp_path / "runs" / name
+        d.mkdir(parents=True)
+        acc = 1 / (1 + np.exp(-(steps - t_grok) / 100))
+        (d / "metrics.csv").write_text("step,train_acc,val_acc\n" + "".join(
+            f"{s:g},{min(1.0, s / 300):.6f},{a:.6f}\n" for s, a in zip(steps, acc)))
+    c = compare_run(str(tmp_path / "runs"))
+    js = c.as_json()
+    assert js["run_names"] == ["seed2", "seed10"]  # natural order, not seed10 before seed2
+    t_test = next(e for e in js["entries"] if e["id"] == "t_test")
+    assert t_test["per_run_names"] == ["seed2", "seed10"] and len(t_test["per_run"]) == 2
+    assert t_test["per_run"][0] > t_test["per_run"][1]  # seed2 groks later (2500) than seed10 (2000)
+    assert all(len(e["per_run_names"]) in (0, len(e["per_run"])) for e in js["entries"])
+    one = compare_run(steps=steps, train_acc=np.minimum(1, steps / 300), test_acc=np.minimum(1, steps / 2000))
+    assert one.as_json()["run_names"] == ["run 0"]
+
+
+def test_messages_quote_little_and_list_at_most_a_line(tmp_path):
+    """A message lists at most MAX_MESSAGE characters (a one-line error of 2.3 MB listed 100,000 columns), names a
+    column that carries its own steps by its name (not 'its own steps'), and a /proc file (size 0 in fstat) is
+    read, not called empty."""
+    from grokclocks.logs import LogError, read_log
+    from grokclocks.logs._table import MAX_MESSAGE
+
+    wide = tmp_path / "wide.csv"
+    def sep(i: int) -> str:  # the i-th string of separators: train<sep>acc reads as train_acc for each
+        out = ""
+        while True:
+            out += "_-./: "[i % 6]
+            i //= 6
+            if not i:
+                return out
+
+    names = [f"train{sep(i)}acc" for i in range(5_000)]
+    wide.write_text("step," + ",".join(names) + "\n0," + ",".join("0.5" for _ in names) + "\n")
+    with pytest.raises(LogError) as e:
+        read_log(wide)
+    assert len(str(e.value)) <= MAX_MESSAGE and "5000 columns read as train_acc" in str(e.value)
+    with pytest.raises(LogError, match=r"column 'val_acc' row 1: step 5 goes back from step 10"):
+        read_log({"train_acc": [0.1, 0.2], "steps": [0, 10], "val_acc": [0.1, 0.2], "val_acc_steps": [10, 5]})
+    sacred = tmp_path / "metrics.json"
+    sacred.write_text(json.dumps({"val.acc": {"steps": [0, "x"], "values": [0.1, 0.2]}}))
+    with pytest.raises(LogError) as e:
+        read_log(sacred)
+    assert "its own steps" not in str(e.value) and "val.acc" in str(e.value)
+    status = Path("/proc/self/status")
+    if status.exists():
+        with pytest.raises(LogError) as e:
+            read_log(status)
+        assert "empty" not in str(e.value)

@@ -506,10 +506,15 @@ def test_cli_forecast_table_json_plot_and_seeds(tmp_path, capsys):
 
 
 def test_compare_prints_the_forecast_line_only_when_the_run_has_not_grokked():
+    """The report layer (grokclocks._report, used by `grokclocks compare`) adds the forecast to compare's table;
+    compare_run alone does not forecast (compare and forecast do not import each other)."""
+    from grokclocks._report import with_forecast
+
     run = curves()
-    early = compare_run(**cut(run, 1500.0))
+    early = with_forecast(compare_run(**cut(run, 1500.0)))
     text = early.table()
     assert "forecast (runs that have not grokked" in text
     assert F.forecast(None, None, **cut(run, 1500.0)).line() in text
     assert "forecast (runs that have not grokked" in early.table(markdown=True)
-    assert "forecast (runs" not in compare_run(**run).table()
+    assert "forecast (runs" not in with_forecast(compare_run(**run)).table()
+    assert "forecast (runs" not in compare_run(**cut(run, 1500.0)).table()

@@ -139,6 +139,66 @@ def test_mlflow_sqlite_store(tmp_path):
         read_log(tmp_path / "other.db")
 
 
+def _mlflow_run(exp: Path, folder: str, name: str, start: int | None, acc: float) -> None:
+    run = exp / folder
+    (run / "metrics").mkdir(parents=True)
+    (run / "tags").mkdir()
+    (run / "tags" / "mlflow.runName").write_text(name)
+    (run / "meta.yaml").write_text(f"run_name: {name}\n" + (f"start_time: {start}\n" if start is not None else "")
+                                   + "lifecycle_stage: active\n")
+    (run / "metrics" / "train_acc").write_text("".join(f"17000000000{s:02d} {acc} {s}\n" for s in (0, 10, 20)))
+
+
+def test_mlflow_runs_are_in_the_order_they_started_not_the_folders_hash_order(tmp_path):
+    """Run folders are random hashes: the runs are ordered by meta.yaml's start_time, then by name in natural
+    order (seed2 before seed10); before, by folder name (seed1 before seed0 where the hashes fell so)."""
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "meta.yaml").write_text("name: e\n")
+    _mlflow_run(exp, "0a", "seed1", 2000, 0.2)
+    _mlflow_run(exp, "1b", "seed0", 1000, 0.1)
+    log = read_log(exp)
+    assert log.run_names == ("seed0", "seed1")
+    assert log.arrays["train_acc"][:, 0].tolist() == [0.1, 0.2]  # the values follow their runs
+    exp2 = tmp_path / "exp2"
+    exp2.mkdir()
+    (exp2 / "meta.yaml").write_text("name: e\n")
+    for folder, name in (("a", "seed10"), ("b", "seed2"), ("c", "seed1")):  # no start_time: natural name order
+        _mlflow_run(exp2, folder, name, None, 0.5)
+    assert read_log(exp2).run_names == ("seed1", "seed2", "seed10")
+
+
+def _mlflow_db(path: Path, runs: list[tuple[str, str, int]], rows: list[tuple]) -> Path:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE experiments (experiment_id INTEGER, name TEXT, lifecycle_stage TEXT);
+        CREATE TABLE runs (run_uuid TEXT, name TEXT, experiment_id INTEGER, lifecycle_stage TEXT, start_time INTEGER);
+        CREATE TABLE metrics (key TEXT, value REAL, timestamp INTEGER, step INTEGER, is_nan INTEGER, run_uuid TEXT);
+        INSERT INTO experiments VALUES (0, 'e', 'active');""")
+    con.executemany("INSERT INTO runs VALUES (?, ?, 0, 'active', ?)", runs)
+    con.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_mlflow_sqlite_runs_in_start_order_and_a_nan_is_nan_not_zero(tmp_path):
+    rows = [(k, v, s, s, 0, u) for u, v in (("aaa", 0.2), ("bbb", 0.1)) for s in (0, 10, 20)
+            for k in ("train_acc", "val_acc")]
+    db = _mlflow_db(tmp_path / "m.db", [("aaa", "seed1", 2000), ("bbb", "seed0", 1000)], rows)
+    log = read_log(db)
+    assert log.run_names == ("seed0", "seed1") and log.arrays["train_acc"][:, 0].tolist() == [0.1, 0.2]
+    # MLflow stores a NaN as value 0 with is_nan = 1: it is a NaN (refused in a log: did the run diverge?), not 0.0
+    nan = _mlflow_db(tmp_path / "nan.db", [("aaa", "run", 1)],
+                     [("train_acc", 0.5, 0, 0, 0, "aaa"), ("train_acc", 0.0, 1, 10, 1, "aaa"),
+                      ("train_acc", 1.0, 2, 20, 0, "aaa")])
+    with pytest.raises(LogError, match=r"column 'train_acc' record 1 of train_acc \(step 10\) is NaN \(did the run "
+                                       r"diverge\?"):
+        read_log(nan)
+
+
 # ============================================================================================ DVCLive, Sacred
 
 
@@ -249,22 +309,28 @@ def test_aim_folder_of_links_devices_or_too_many_bytes_is_refused_before_aim_rea
     seqs = tmp_path / "proj" / ".aim" / "seqs"
     seqs.mkdir(parents=True)
     (seqs / "000009.sst").write_bytes(bytes(2000))
-    with pytest.raises(LogError, match=r"^proj: the \.aim folder's files hold at least 2000 bytes .*over the limit "
+    with pytest.raises(LogError, match=r"^proj/\.aim: the folder's files hold at least 2000 bytes .*over the limit "
                                        r"max_bytes = 1000"):
         read_log(tmp_path / "proj", max_bytes=1000)
     os.symlink("/dev/zero", seqs / "000010.log")
-    with pytest.raises(LogError, match=r"^proj: \.aim/seqs/000010\.log is a symbolic link; an Aim repository is "
-                                       r"read only when it holds folders and regular files$"):
+    with pytest.raises(LogError, match=r"^proj/\.aim: 'seqs/000010\.log' is a symbolic link; only regular files are "
+                                       r"read \(links found inside a folder are not followed\)$"):
         read_log(tmp_path / "proj")
     os.unlink(seqs / "000010.log")
     os.mkfifo(seqs / "000010.log")
-    with pytest.raises(LogError, match=r"^proj: \.aim/seqs/000010\.log is a FIFO \(named pipe\)"):
+    with pytest.raises(LogError, match=r"^proj/\.aim: 'seqs/000010\.log' is a FIFO \(named pipe\)"):
         read_log(tmp_path / "proj")
+    os.unlink(seqs / "000010.log")
     (tmp_path / "link").mkdir()
     os.symlink(tmp_path / "proj" / ".aim", tmp_path / "link" / ".aim")  # the repository itself a link
-    for path in (tmp_path / "link", tmp_path / "link" / ".aim"):
-        with pytest.raises(LogError, match=r"^(link|\.aim): \.aim is a symbolic link"):
-            read_log(path)
+    # inside the folder the user named, the link is refused; named itself, it is followed (the user chose it)
+    with pytest.raises(LogError, match=r"^link/\.aim: '\.aim' is a symbolic link inside the folder 'link'"):
+        read_log(tmp_path / "link")
+    try:
+        import aim  # noqa: F401
+    except ImportError:
+        with pytest.raises(LogError, match=r"^\.aim: an Aim repository; reading it needs Aim"):
+            read_log(tmp_path / "link" / ".aim")
 
 
 # ============================================================================================ CSV dialects
@@ -276,6 +342,22 @@ def test_keras_csvlogger_na_cells_are_not_logged():
     assert _clocks(rd) == SEED0
     assert any("Keras CSVLogger layout: steps are epochs (0-based); 320 'NA' cells = not logged" in n
                for n in rd.input_notes)
+
+
+def test_keras_training_log_is_a_csv_with_a_log_name(tmp_path):
+    """Keras' CSVLogger writes training.log by default: the content decides before the extension (before: read as
+    a key-value text log and refused, without a word about --format csv)."""
+    log = tmp_path / "training.log"
+    shutil.copy(FIX / "keras_log.csv", log)
+    rd = _load(log)
+    assert _clocks(rd) == SEED0 and rd.input_notes[0].startswith("read as csv")
+    with pytest.raises(LogError, match=r"^training\.log: no line holds a step .*; it reads as a delimited table .*"
+                                       r"format='csv' \(CLI: --format csv\)$"):
+        read_log(log, format="text")
+    text = tmp_path / "train.log"  # a real key-value log with a .log name stays a text log
+    text.write_text("".join(f"step {s} | train_acc {min(1, s / 50):.3f} | val_acc {min(1, s / 1450):.3f}\n"
+                            for s in range(0, 2001, 50)))
+    assert read_log(text).format == "text"
 
 
 def test_european_csv_semicolon_and_decimal_comma(tmp_path):

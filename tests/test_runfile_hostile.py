@@ -131,11 +131,20 @@ def _build(d: Path) -> dict[str, tuple[str, str, str | None, str | None]]:
     case("meta nested 10^4 levels, compare", d / "deep.npz", deep, call="compare")
     _rewrite(base, d / "planned.npz", meta_text=_meta(base, lambda t: t.replace('"planned_steps": null',
                                                                                 f'"planned_steps": {DIGITS}')))
-    case("meta planned_steps of 400 digits", d / "planned.npz", r"planned\.npz is damaged: its planned number of "
-         r"steps is 1111111111.*\.\.\., not an integer in \[0, 9223372036854775807\]")
+    # an integer literal of more than 300 digits is refused by the door in, wherever it is (the checks of the
+    # values themselves, planned_steps in [0, 2^63 - 1] and a known version, are tested below with shorter ones)
+    case("meta planned_steps of 400 digits", d / "planned.npz", r"planned\.npz: its meta entry: an integer of 400 "
+         r"digits \(more than 300, beyond the double range\)")
     _rewrite(base, d / "version.npz", meta_text=_meta(base, lambda t: t.replace('"version": 3',
                                                                                 f'"version": {DIGITS}')))
-    case("meta version of 400 digits", d / "version.npz", r"version\.npz has run-file format version 1111111.*\.\.\.; "
+    case("meta version of 400 digits", d / "version.npz", r"version\.npz: its meta entry: an integer of 400 digits")
+    _rewrite(base, d / "planned30.npz", meta_text=_meta(base, lambda t: t.replace('"planned_steps": null',
+                                                                                  f'"planned_steps": {"1" * 30}')))
+    case("meta planned_steps of 30 digits", d / "planned30.npz", r"planned30\.npz is damaged: its planned number of "
+         r"steps is 1111111111.*, not an integer in \[0, 9223372036854775807\]")
+    _rewrite(base, d / "version30.npz", meta_text=_meta(base, lambda t: t.replace('"version": 3',
+                                                                                  f'"version": {"1" * 30}')))
+    case("meta version of 30 digits", d / "version30.npz", r"version30\.npz has run-file format version 1111111.*; "
          r"this grokclocks reads versions <= 3")
     _rewrite(base, d / "cut.npz", replace={"metric:acc_test.npy": npy_header((1000,)) + bytes(16)})
     case("a truncated member", d / "cut.npz", r"cut\.npz: member 'metric:acc_test\.npy': truncated: the \.npy header "
@@ -172,6 +181,7 @@ CASE_NAMES = [  # every case of _build (the files are built once, by the fixture
     "deflate bomb", "deflate bomb, resume", "bzip2 members", "bzip2 members, compare",
     "a member that is not .npy", "meta nested 10^4 levels", "meta nested 10^4 levels, resume",
     "meta nested 10^4 levels, compare", "meta planned_steps of 400 digits", "meta version of 400 digits",
+    "meta planned_steps of 30 digits", "meta version of 30 digits",
     "a truncated member", "format-1 .json of 1 GiB", "format-1 .json nested 10^4 levels", "format-1 .json a FIFO",
     "format-3 .json nested 10^4 levels"]
 

@@ -106,6 +106,7 @@ def _plot_path(args: argparse.Namespace) -> Path | None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from .._report import with_forecast
     from ..compare import compare_run, load_run
     from ..logs import parse_columns
 
@@ -132,7 +133,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                            **limit)
         except DomainError as exc:
             raise CLIError(_as_option(str(exc))) from exc
-        cmp = compare_run(run, eps_cls=args.eps_cls, **over)
+        cmp = with_forecast(compare_run(run, eps_cls=args.eps_cls, **over))  # compare's table and the forecast
         bib = cmp.cite(format=args.cite) if args.cite else None
     _print_warnings(caught)
     if args.json:

@@ -57,16 +57,16 @@ Examples
 >>> c.value("t_train"), c.value("t_test"), c.value("delay_ratio")
 (450.0, 3200.0, 7.111111111111111)
 
-One concept per file, all re-exported here: `_records` (RunData, Entry, Verdict, quantity IDs, verdict rules),
-`_result` (Comparison), `_input` (run_data, load_run), `_theories` (each theory's entries), `_verdicts`,
-`_api` (compare_run).
+One concept per file, all re-exported here: `_records` (Entry, Verdict, quantity IDs, verdict rules),
+`_result` (Comparison), `_theories` (each theory's entries), `_verdicts`, `_api` (compare_run).  `RunData`,
+`run_data` and `load_run` come from `grokclocks.runs`, the one door for runs below `compare` and `forecast`.
 """
 
 from __future__ import annotations
 
 from ._records import Entry, QUANTITY_IDS, RunData, THEORIES, USER_KEYS, VERDICT_RULES, Verdict
 from ._result import Comparison
-from ._input import load_run, run_data
+from ..runs import load_run, run_data
 from ._api import compare_run
 from .._facade import set_home
 
@@ -84,5 +84,5 @@ __all__ = [
     "run_data",
 ]
 
-set_home(__name__, globals(), __all__)
+set_home(__name__, globals(), __all__, also=("grokclocks.runs",))  # load_run, run_data, RunData: documented here
 del annotations, set_home  # not part of the API

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from .. import _validate as V
-from .. import logs as _logs
-from .._validate import DomainError
 from ..citations import cites
-from ._records import Entry, RunData
+from ..runs._load import as_run_data
+from ._records import Entry
 from ._result import Comparison
-from ._input import _engine_run, _finish, _log_kwargs, load_run, run_data
 from ._theories import _clock_entries, _coverage_entries, _kramers_entries, _levi_entries, _repulsion_entries
 from ._verdicts import _clocks_verdict, _coverage_verdict, _kramers_verdict, _levi_verdict, _repulsion_verdict
 
@@ -29,34 +25,6 @@ _USED_IDS = ("levi:conv-data", "levi:appG", "levi:grok-def", "clocks:appF4-acc-c
              "clocks:eq2.2", "clocks:cor5.7", "clocks:thm5.6", "clocks:appF4-sep-ratio", "clocks:appB",
              "kramers:arrhenius", "kramers:eq15", "uniformity:thm3.10", "uniformity:table1", "uniformity:def4.2",
              "repulsion:slope-detector", "repulsion:rolling-gram", "repulsion:headline")
-
-
-def _as_rundata(run: Any, index: Any, columns: Mapping[str, str] | None, overrides: dict[str, Any]) -> RunData:
-    if isinstance(run, (str, os.PathLike)) or (isinstance(run, (list, tuple)) and run
-                                                and all(isinstance(x, (str, os.PathLike)) for x in run)):
-        run = load_run(run, index=index, columns=columns)
-    if run is None:
-        if overrides.get("steps") is None:
-            raise DomainError("give a run or at least steps= and an accuracy")
-        return _finish({}, {"source": "arrays"}, overrides)
-    if isinstance(run, RunData):
-        given = {k: v for k, v in overrides.items() if v is not None}
-        if not given:
-            return run
-        base = {f.name: getattr(run, f.name) for f in dataclasses.fields(run)}
-        base["input_notes"] = tuple(n for n in run.input_notes if not n.startswith(("aligned", "  ")))
-        return run_data(**{**base, **given})
-    if hasattr(run, "times") and hasattr(run, "metrics"):
-        kw, defaults = _engine_run(run.times, run.metrics, getattr(run, "extras", {}) or {},
-                                   getattr(run, "config", None), index,
-                                   f"Trajectory ({type(getattr(run, 'config', None)).__name__})")
-        return _finish(kw, defaults, overrides)
-    if isinstance(run, Mapping) or (hasattr(run, "to_dict") and hasattr(run, "columns")) or (
-            isinstance(run, (list, tuple)) and run and all(isinstance(x, Mapping) for x in run)):
-        kw = _log_kwargs(_logs.read_log(run, columns=columns))
-        return _finish(kw, {}, overrides)
-    raise DomainError(f"run must be a Trajectory, RunData, log path (or a list of them, one per seed), DataFrame, "
-                      f"mapping or None (got {type(run).__name__})")
 
 
 @cites(*_USED_IDS)
@@ -235,7 +203,7 @@ def compare_run(run: Any = None, *, index: Any = None, columns: Mapping[str, str
                      weights_steps=weights_steps, gap=gap, train_mask=train_mask, p=p, operation=operation,
                      b_offset=b_offset, lam=lam, n_train=n_train, lam_sweep=lam_sweep, train_level=train_level,
                      test_level=test_level)
-    rd = _as_rundata(run, index, columns, overrides)
+    rd = as_run_data(run, index, columns, overrides)
     eps_cls = float(V.positive(eps_cls, "eps_cls"))
     delta = float(V.in_open_interval(delta, "delta", 0.0, 1.0))
     window = V.integer_at_least(window, "window", 1)

@@ -33,6 +33,10 @@ class Comparison:
     `nan` = undefined (listed in the figure, not drawn)."""
     verdicts: tuple[Verdict, ...] = ()
     """One per theory, in the order levi, clocks, kramers, coverage, repulsion."""
+    forecast: tuple[str, ...] = ()
+    """Forecast lines for the runs that have not grokked, shown under the verdicts; empty unless a caller above
+    both `grokclocks.compare` and `grokclocks.forecast` adds them (the `grokclocks compare` command does, with
+    `grokclocks.forecast.forecast_runs` at the last record): `compare_run` does not forecast."""
 
     def __getitem__(self, key: str) -> Entry:
         for e in self.entries:
@@ -154,7 +158,7 @@ class Comparison:
                 for e in self.entries]
         verdicts = [(esc(v.theory), esc(v.line())) for v in self.verdicts]
         notes_in = [esc(n) for n in self.run.input_notes]
-        fc = [esc(x) for x in _forecast_lines(self.run)]
+        fc = [esc(x) for x in self.forecast]
         if markdown:
             out = [esc(self.header()), ""]
             out += [f"* {n}" for n in notes_in]
@@ -200,16 +204,33 @@ class Comparison:
         `value` is a number, a bool or `null`; `state` says which: `"measured"` / `"predicted"`
         (a value), `"never"` (inf: no run reached it; `value` is `null`), `"undefined"` (nan) or
         `"n/a"` (the reason is in `status`).  `per_run` holds numbers, bools or `null` with
-        `per_run_state` (`"ok"`, `"never"`, `"undefined"`) beside it.
+        `per_run_state` (`"ok"`, `"never"`, `"undefined"`) and `per_run_names` (the run, i.e. seed, of each
+        value: `RunData.run_names`, or `"run 0"`, `"run 1"`, ...) beside it; `per_run_names` is empty where
+        `per_run` is not one value per run (a statistic over the runs).
         """
+        names = self.run_names()
         return [dict(id=e.id, theory=e.theory, quantity=e.quantity, value=_json_number(e.value), state=e.state,
                      formatted=e.formatted(), status=e.status, spec_id=e.spec_id, note=e.note,
-                     per_run=[_json_number(v) for v in e.per_run], per_run_state=[_json_state(v) for v in e.per_run])
+                     per_run=[_json_number(v) for v in e.per_run], per_run_state=[_json_state(v) for v in e.per_run],
+                     per_run_names=list(names) if len(e.per_run) == len(names) else [])
                 for e in self.entries]
 
+    def run_names(self) -> tuple[str, ...]:
+        """The name of each run (seed) in the order of `per_run`: `RunData.run_names` (each seed's file, folder or
+        MLflow run, in the order the runs were read), or `"run 0"`, `"run 1"`, ... when the input named none.
+
+        Returns
+        -------
+        tuple of str
+            One name per run.
+        """
+        r = self.run
+        return r.run_names or tuple(f"run {i}" for i in range(r.n_runs))
+
     def as_json(self) -> dict[str, Any]:
-        """Header, input notes, entries (`as_dicts`) and verdicts as one JSON-ready dict."""
-        return {"run": self.header(), "input": list(self.run.input_notes), "entries": self.as_dicts(),
+        """Header, the run names, input notes, entries (`as_dicts`) and verdicts as one JSON-ready dict."""
+        return {"run": self.header(), "run_names": list(self.run_names()), "input": list(self.run.input_notes),
+                "entries": self.as_dicts(),
                 "verdicts": [dict(theory=v.theory, verdict=v.verdict, quantity=v.quantity,
                                   value=_json_number(v.value), band=v.band, spec_id=v.spec_id, reason=v.reason)
                              for v in self.verdicts]}
@@ -323,15 +344,3 @@ class Comparison:
         if path is not None:
             WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig
-
-
-def _forecast_lines(run: RunData) -> list[str]:
-    """One forecast line per run that has not grokked (`grokclocks.forecast.forecast_runs` at the last record)."""
-    from ..forecast import forecast_runs
-
-    try:
-        fcs = forecast_runs(run)
-    except ValueError as exc:  # a forecast never hides the comparison
-        return [f"n/a: {exc}"]
-    names = run.run_names or tuple(f"run {i}" for i in range(run.n_runs))
-    return [(f"{n}: " if run.n_runs > 1 else "") + f.line() for n, f in zip(names, fcs) if f.status != "grokked"]

@@ -14,12 +14,11 @@ import numpy as np
 from .. import _validate as V
 from .. import clocks as _clocks
 from .. import linear as _linear
-from .. import logs as _logs
 from .. import repulsion as _repulsion
 from .._validate import DomainError
 from ..citations import cites
-from ..compare import _input
-from ..compare._records import RunData
+from ..runs import RunData
+from ..runs._load import as_run_data, read_sidecar
 from ._calibration import MODEL as _SHIPPED
 from ._model import AFTModel, family_ppf
 from ._result import Forecast, Signal
@@ -143,19 +142,16 @@ def _planned_length(run: Any) -> float | None:
     if isinstance(run, (str, os.PathLike)):
         p = Path(run)
         js = p.with_suffix(".json") if p.suffix == ".npz" else p.with_name(p.name + ".json")
-        if js.is_file():
-            import json
-
-            try:
-                meta = json.loads(js.read_text())
-            except (OSError, ValueError):
-                return None
-            if isinstance(meta, dict):
-                planned = meta.get("planned_steps")
-                if planned is None:
-                    planned = ((meta.get("config") or {}).get("fields") or {}).get("steps")
-                if isinstance(planned, int) and not isinstance(planned, bool) and planned > 0:
-                    return float(planned)
+        # through the door: beside the file the user named, so not a link; bounded; a refusal names the file
+        meta = read_sidecar(js, named=p)
+        if isinstance(meta, dict):
+            planned = meta.get("planned_steps")
+            if planned is None:
+                config = meta.get("config")
+                fields = config.get("fields") if isinstance(config, dict) else None
+                planned = fields.get("steps") if isinstance(fields, dict) else None
+            if isinstance(planned, int) and not isinstance(planned, bool) and planned > 0:
+                return float(planned)
     return None
 
 
@@ -209,35 +205,8 @@ def _grid_value(cfg: Any, name: str, index: Any) -> float | None:
 
 
 def _as_rundata(run: Any, index: Any, columns: Mapping[str, str] | None, overrides: dict[str, Any]) -> RunData:
-    """Any input `grokclocks.compare.compare_run` reads, as RunData (the same readers, in the same order).
-
-    compare's own dispatcher lives in grokclocks.compare._api, which imports the comparison's table, which
-    prints the forecast: reading the run through compare's input layer (`_input`) keeps the imports acyclic.
-    """
-    if isinstance(run, (str, os.PathLike)) or (isinstance(run, (list, tuple)) and run
-                                                and all(isinstance(x, (str, os.PathLike)) for x in run)):
-        run = _input.load_run(run, index=index, columns=columns)
-    given = {k: v for k, v in overrides.items() if v is not None}
-    if run is None:
-        if given.get("steps") is None:
-            raise DomainError("give a run or at least steps= and an accuracy")
-        return _input._finish({}, {"source": "arrays"}, overrides)
-    if isinstance(run, RunData):
-        if not given:
-            return run
-        base = {f.name: getattr(run, f.name) for f in dataclasses.fields(run)}
-        base["input_notes"] = tuple(n for n in run.input_notes if not n.startswith(("aligned", "  ")))
-        return _input.run_data(**{**base, **given})
-    if hasattr(run, "times") and hasattr(run, "metrics"):
-        kw, defaults = _input._engine_run(run.times, run.metrics, getattr(run, "extras", {}) or {},
-                                          getattr(run, "config", None), index,
-                                          f"Trajectory ({type(getattr(run, 'config', None)).__name__})")
-        return _input._finish(kw, defaults, overrides)
-    if isinstance(run, Mapping) or (hasattr(run, "to_dict") and hasattr(run, "columns")) or (
-            isinstance(run, (list, tuple)) and run and all(isinstance(x, Mapping) for x in run)):
-        return _input._finish(_input._log_kwargs(_logs.read_log(run, columns=columns)), {}, overrides)
-    raise DomainError(f"run must be a Trajectory, RunData, log path (or a list of them, one per seed), DataFrame, "
-                      f"mapping or None (got {type(run).__name__})")
+    """Any input `grokclocks.compare.compare_run` reads, as RunData: the one dispatcher of `grokclocks.runs`."""
+    return as_run_data(run, index, columns, overrides)
 
 
 # how the readers (grokclocks.logs, grokclocks.compare.run_data) word a non-finite logged value

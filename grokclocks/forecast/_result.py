@@ -12,7 +12,7 @@ import numpy as np
 from .._escape import markdown_code, markdown_text, terminal_text
 from .._safe_write import WRITER, figure_suffixes
 from .._validate import DomainError, flag
-from ..compare._records import _fmt_num, _json_number, _json_state
+from ..runs._records import _fmt_num, _json_number, _json_state
 from ._model import family_cdf, family_ppf
 
 __all__ = ["STATUSES", "Forecast", "Signal"]

@@ -18,17 +18,19 @@ Formats (chosen by content, then extension; `format=` forces one):
 | `npz` | `numpy.savez` arrays (keys as in `grokclocks.compare.USER_KEYS`) |
 | `npy` | `numpy.save` of a structured array with named fields |
 | `text` | a training script's log lines with a step (or epoch) and `name value`, `name: value` or `name=value` pairs (`step 500 \| train_acc 1.000 \| val_acc 0.031`); the values carry only the printed precision |
-| `mlflow` | MLflow's file store: `mlruns/`, an experiment folder (one seed per run), a run folder, its `metrics/` folder, or one metric file (`timestamp value step` lines; the key is the file's path under `metrics/`) |
-| `mlflow-db` | MLflow's sqlite store (`mlflow.db`), read-only with `sqlite3`: the runs of its one experiment |
+| `mlflow` | MLflow's file store: `mlruns/`, an experiment folder (one seed per run, in the order they started), a run folder, its `metrics/` folder, or one metric file (`timestamp value step` lines; the key is the file's path under `metrics/`) |
+| `mlflow-db` | MLflow's sqlite store (`mlflow.db`), read from its bytes in memory with `sqlite3`: the runs of its one experiment, in the order they started |
 | `dvclive` | a DVCLive folder or one of its `plots/metrics/<key>.tsv` files (the role is in the folder) |
 | `sacred` | a Sacred run folder or its `metrics.json` (each metric with its own steps) |
 | `aim` | an Aim repository (the folder holding `.aim`, or `.aim`), through Aim's API (`pip install "grokclocks[aim]"`; tested with Aim 3.17.5 and 3.29.1): every run, indexed by Aim or not, from a copy of the repository (never written); a series is `<context values>/<metric>` |
 | (object) | a pandas DataFrame, any mapping of arrays or lists, or a list of records |
 
 A CSV's delimiter (`,` `;` tab `|`) and decimal mark are detected (`delimiter=`, `decimal=` force them);
+a `.log` / `.txt` file that reads as a table (Keras' `CSVLogger` writes `training.log`) is a CSV;
 `NA` cells (Keras' `CSVLogger`) are not logged; a W&B chart export (`Step`, `<run> - <key>`, `__MIN`,
 `__MAX`) is one seed per run.  A folder whose sub-folders are runs of one format is one seed per
-sub-folder.  `read_logs` reads several files as one run: one seed per file, except files that each hold
+sub-folder, in the natural order of their names (`seed2` before `seed10`).  `read_logs` reads several files as
+one run: one seed per file, except files that each hold
 part of a run (one metric file, one chart), which are joined by run.  A series named by a file's path
 (`plots/metrics/val/acc.tsv`, `metrics/val_acc`) takes its role from the path; a key without a role word is
 the training series only beside its test twin, and refused alone.
@@ -52,16 +54,20 @@ alone is `train_loss`.  `columns={"test_acc": "val/accuracy_top1", ...}` (CLI `-
 test_acc=val/accuracy_top1,...`, parsed by `parse_columns`) overrides the matching.  Columns that match
 nothing are ignored with one `LogWarning` listing them.
 
-Every file is read as data that may be hostile: only regular files (a FIFO or a device such as `/dev/zero`
-is refused before a byte is read), at most `max_bytes` (default `DEFAULT_MAX_BYTES`, 256 MiB) on disk or,
-for a zip archive, unpacked (from the zip directory and each `.npy` header, before anything is
-decompressed), UTF-8 text only (a Latin-1 or cp1252 file is refused with the offset of the first byte that
-is not UTF-8, not guessed), JSON nested at most `MAX_JSON_DEPTH` levels, a run directory searched through
-at most `MAX_DIR_ENTRIES` entries; pickle files are never loaded.  Time and memory are linear in the file;
-a text log takes up to about 20 times its size in memory while it is parsed.
+Every file is read as data that may be hostile, through the door in (`grokclocks._safe_io`): only regular
+files (a FIFO or a device such as `/dev/zero` is refused before a byte is read), a symbolic link followed
+only where the user named it (one found inside a named folder, or a sidecar, is refused and not read), at
+most `max_bytes` (default `DEFAULT_MAX_BYTES`, 256 MiB) on disk or, for a zip archive, unpacked (from the
+zip directory and each `.npy` header, before anything is decompressed), UTF-8 text only (a Latin-1 or cp1252
+file is refused with the offset of the first byte that is not UTF-8, not guessed), JSON nested at most
+`MAX_JSON_DEPTH` levels with no key twice and no integer of more than 300 digits, the folders of one read
+listed through at most `MAX_DIR_ENTRIES` entries in all, an SQLite store read from its bytes; pickle files
+are never loaded.  Time and memory are linear in the file (no pattern with nested quantifiers runs on it;
+the MLflow sqlite store adds one sort); a text log takes up to about 20 times its size in memory while it
+is parsed.
 
 Errors are one line, a `LogError`, naming the file, the column, the first bad row and its step, with a bad
-value cut to the line.
+value cut to a short escaped excerpt; a message is at most 1,000 characters.
 """
 
 from __future__ import annotations

@@ -23,15 +23,14 @@ repositories Aim 3.17.5 wrote.  What that showed, and what the reader does about
 * A metric's records are keyed by a hash of the step: `metric.values.sparse_numpy()` gives those hashes,
   not the steps; `metric.data.view("val").numpy()` gives the steps and the values, in step order.
 
-The copy is bounded like every other read: only folders and regular files (a link, FIFO or device in the
-`.aim` folder is refused), at most `MAX_DIR_ENTRIES` entries and `max_bytes` bytes together.  The RocksDB
+The copy is made through the door (`grokclocks._safe_io`'s `snapshot`) and bounded like every other read:
+only folders and regular files (a link, FIFO or device in the `.aim` folder is refused, not followed), at most
+`MAX_DIR_ENTRIES` entries and `max_bytes` bytes together.  The RocksDB
 files themselves are parsed by Aim's compiled code, which this package does not harden.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 import tempfile
 import warnings
 from pathlib import Path
@@ -39,14 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from .._safe_io import kind
-from ._safe import MAX_DIR_ENTRIES, _over, open_regular
+from ._safe import snapshot
 from ._table import LogError, _Col, _cut, _short, _Table
 
 AIM_EXTRA = 'pip install "grokclocks[aim]"'
 _SYSTEM = "__system__"  # Aim's resource tracker: __system__cpu, __system__memory_percent, ...
 _INDEX = ("meta", "index")  # Aim's index of the runs, a cache that the reader leaves out of its copy
-_CHUNK = 2**20
 
 
 def aim_root(path: Path) -> Path | None:
@@ -62,61 +59,6 @@ def _key(name: str, context: Any) -> str:
     """`<context values>/<name>`, the values in the order of their keys (`{"subset": "val"}`, `acc` -> `val/acc`)."""
     items = sorted(context.items(), key=lambda kv: str(kv[0])) if isinstance(context, dict) else []
     return "/".join([*(_cut(str(v), 80) for _, v in items), name])
-
-
-def _walk(src: Path, label: str, max_bytes: int) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-    """(folders, files) under the `.aim` folder `src` as relative parts, Aim's index left out.
-
-    Only folders and regular files: anything else is a `LogError`, as are more than `MAX_DIR_ENTRIES` entries
-    or more than `max_bytes` bytes in all."""
-    dirs: list[tuple[str, ...]] = []
-    files: list[tuple[str, ...]] = []
-    seen, total, todo = 0, 0, [()]
-    while todo:
-        rel = todo.pop()
-        try:
-            with os.scandir(src.joinpath(*rel)) as it:
-                for entry in it:
-                    seen += 1
-                    if seen > MAX_DIR_ENTRIES:
-                        raise LogError(f"{label}: the .aim folder holds more than {MAX_DIR_ENTRIES} entries; not read")
-                    sub = (*rel, entry.name)
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                    if stat.S_ISDIR(mode):
-                        if sub != _INDEX:
-                            dirs.append(sub)
-                            todo.append(sub)
-                    elif stat.S_ISREG(mode):
-                        total += entry.stat(follow_symlinks=False).st_size
-                        if total > max_bytes:
-                            raise _over(label, "the .aim folder's files hold at least", total, max_bytes)
-                        files.append(sub)
-                    else:
-                        what = "a symbolic link" if stat.S_ISLNK(mode) else kind(mode)
-                        raise LogError(f"{label}: .aim/{_cut('/'.join(sub), 120)} is {what}; an Aim repository "
-                                       "is read only when it holds folders and regular files")
-        except OSError as exc:
-            raise LogError(f"{label}: the .aim folder cannot be listed ({exc.strerror or exc})") from None
-    return dirs, files
-
-
-def _copy_repo(src: Path, dst: Path, dirs: list[tuple[str, ...]], files: list[tuple[str, ...]], label: str,
-               max_bytes: int) -> None:
-    """Copy the folders `dirs` and the files `files` (from `_walk`) of the `.aim` folder `src` to `dst`, each file
-    opened as a regular file, at most `max_bytes` bytes in all (a file that grows while it is copied counts
-    what it grew)."""
-    dst.mkdir()
-    for d in sorted(dirs, key=len):
-        dst.joinpath(*d).mkdir()
-    total = 0
-    for rel in files:
-        name = f"{label}/.aim/{'/'.join(rel)}"
-        with open_regular(src.joinpath(*rel), max_bytes, name=name) as f, open(dst.joinpath(*rel), "wb") as out:
-            while part := f.read(_CHUNK):
-                total += len(part)
-                if total > max_bytes:
-                    raise _over(label, "the .aim folder's files hold more than", max_bytes, max_bytes)
-                out.write(part)
 
 
 def _run_table(run: Any, label: str) -> _Table | None:
@@ -147,24 +89,22 @@ def _run_table(run: Any, label: str) -> _Table | None:
     return tab
 
 
-def read_aim(path: Path, max_bytes: int) -> list[_Table]:
+def read_aim(path: Path, max_bytes: int, named: Path) -> list[_Table]:
     """One table per run of the repository (oldest first), each metric a column with its own steps."""
     root = aim_root(path)
     label = path.name or str(path)
     if root is None:
         raise LogError(f"{label}: not an Aim repository (no .aim folder)")
-    if (root / ".aim").is_symlink():
-        raise LogError(f"{label}: .aim is a symbolic link; an Aim repository is read only when it holds folders "
-                       "and regular files")
-    dirs, files = _walk(root / ".aim", label, max_bytes)  # before Aim is imported: the checks hold without it
-    try:
-        with warnings.catch_warnings():  # SQLAlchemy 2's deprecation notice about Aim's own models
-            warnings.simplefilter("ignore", DeprecationWarning)
-            from aim import Repo
-    except ImportError:
-        raise LogError(f"{label}: an Aim repository; reading it needs Aim: {AIM_EXTRA}") from None
     with tempfile.TemporaryDirectory(prefix="grokclocks-aim-") as tmp:
-        _copy_repo(root / ".aim", Path(tmp) / ".aim", dirs, files, label, max_bytes)
+        # the copy first, before Aim is imported: the checks hold without it
+        snapshot(root / ".aim", Path(tmp) / ".aim", named=named, max_bytes=max_bytes, name=f"{label}/.aim",
+                 skip=lambda parts: parts == _INDEX)
+        try:
+            with warnings.catch_warnings():  # SQLAlchemy 2's deprecation notice about Aim's own models
+                warnings.simplefilter("ignore", DeprecationWarning)
+                from aim import Repo
+        except ImportError:
+            raise LogError(f"{label}: an Aim repository; reading it needs Aim: {AIM_EXTRA}") from None
         repo = None
         try:
             repo = Repo(tmp)

@@ -193,8 +193,8 @@ def _resolve(tab: _Table, columns: Mapping[str, str]) -> tuple[dict[str, str], s
         claims.setdefault(c, []).append(n)
     for c, cols in claims.items():
         if len(cols) > 1:
-            raise LogError(f"{tab.source}: columns {cols} all read as {c}; choose one with columns={{{c!r}: "
-                           f"{cols[0]!r}}} (CLI: --columns {c}={cols[0]})")
+            raise LogError(f"{tab.source}: {len(cols)} columns read as {c} ({_short(cols, 200)}); choose one with "
+                           f"columns={{{c!r}: {_short(cols[0], 80)}}} (CLI: --columns {c}=COLUMN)")
         chosen[c] = cols[0]
     if tab.path_roles:
         _check_path_roles(tab, chosen, set(columns.values()))
@@ -230,7 +230,7 @@ def _series_steps(tab: _Table, col: _Col, series: str, step_col: str | None,
                   role_steps: Mapping[str, str]) -> tuple[Any, str]:
     """The raw step values of a column and the name of where they came from."""
     if col.steps is not None:
-        return col.steps, "its own steps"
+        return col.steps, OWN_STEPS
     own = tab.cols.get(f"{col.name}_steps")
     if own is not None:
         return own.values, own.name
@@ -255,24 +255,33 @@ def _n_records(col: _Col) -> int:
     return int(v.shape[-1]) if isinstance(v, np.ndarray) and v.ndim == 2 else len(v)
 
 
+OWN_STEPS = "its own steps"
+"""Where a column's steps came from when it carries its own (a metric file, a TensorBoard tag, Sacred)."""
+
+
+def _steps_of(where: str, col: _Col) -> str:
+    """Where a column's steps came from, for a message: "the steps of column 'x'" or "'step'"."""
+    return f"the steps of column {_short(col.name)}" if where == OWN_STEPS else _short(where)
+
+
 def _wide_steps(tab: _Table, col: _Col, raw: Any, where: str) -> np.ndarray:
     """Validated steps of a 2-D column (n_runs, n_records): 1-D, finite, strictly increasing, one per record."""
     try:
         t = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
-        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} are not numbers "
+        raise LogError(f"{tab.source}: the steps {_steps_of(where, col)} of column {col.name!r} are not numbers "
                        f"({_short(raw)})") from None
     if t.ndim != 1 or t.size != _n_records(col):
-        raise LogError(f"{tab.source}: the steps {where!r} of column {col.name!r} must be 1-D with one step per "
+        raise LogError(f"{tab.source}: the steps {_steps_of(where, col)} of column {col.name!r} must be 1-D with one step per "
                        f"record ({_n_records(col)}) (got shape {t.shape})")
     bad = np.flatnonzero(~np.isfinite(t))
     if bad.size:
-        raise LogError(f"{tab.source}: {where!r} entry {bad[0]} is {t[bad[0]]} (steps must be finite)")
+        raise LogError(f"{tab.source}: {_steps_of(where, col)} entry {bad[0]} is {t[bad[0]]} (steps must be finite)")
     back = np.flatnonzero(np.diff(t) <= 0)
     if back.size:
         i = int(back[0]) + 1
         what = "repeats" if t[i] == t[i - 1] else "goes back from"
-        raise LogError(f"{tab.source}: {where!r} entry {i}: step {t[i]:g} {what} step {t[i - 1]:g} of entry {i - 1} "
+        raise LogError(f"{tab.source}: {_steps_of(where, col)} entry {i}: step {t[i]:g} {what} step {t[i - 1]:g} of entry {i - 1} "
                        "(steps must increase: a resumed or concatenated run? keep one segment)")
     return t
 
@@ -313,13 +322,13 @@ def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: 
     vals = col.values
     n = len(vals)
     if len(steps_raw) != n:
-        raise LogError(f"{tab.source}: column {col.name!r} has {n} entries, its steps {step_name!r} {len(steps_raw)}")
+        raise LogError(f"{tab.source}: column {col.name!r} has {n} entries, {_steps_of(step_name, col)} {len(steps_raw)}")
     fast = _clean_arrays(tab, vals, steps_raw, series)
     if fast is not None:
         return fast
     t_out, v_out = [], []
     prev_t, prev_i = None, None
-    step_col = _Col(step_name, steps_raw, None, col.rows)
+    step_col = _Col(col.name if step_name == OWN_STEPS else step_name, steps_raw, None, col.rows)
     for i in range(n):
         x = vals[i]
         if _missing(x):
@@ -327,7 +336,7 @@ def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: 
         s = steps_raw[i]
         if _missing(s) or (isinstance(s, float) and math.isnan(s)):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)} has a value but no step "
-                           f"({step_name!r} is empty there)")
+                           f"({_steps_of(step_name, col)} is empty there)")
         t = _quick_float(s)
         if t is None:
             t = _number(tab, step_col, i, None, "step")
@@ -340,7 +349,7 @@ def _one_series(tab: _Table, col: _Col, series: str, steps_raw: Any, step_name: 
                                "diverge? leave the cell empty where nothing was logged)")
             continue  # arrays have no empty cell: NaN marks a record where the series was not logged
         if not math.isfinite(t):
-            raise LogError(f"{tab.source}: {step_name!r} {tab.row(col, i)} is {t} (steps must be finite)")
+            raise LogError(f"{tab.source}: {_steps_of(step_name, col)} {tab.row(col, i)} is {t} (steps must be finite)")
         if not math.isfinite(v):
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(t)} is {v} (must be finite)")
         if series.endswith("acc") and not 0.0 <= v <= 1.0:

@@ -14,13 +14,14 @@ from ._table import LogError, _Col, _short, _Table
 from ._text import is_record, line_pairs
 
 
-def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: str | None = None) -> _Table:
+def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: str | None = None, *,
+                    named: Path) -> _Table:
     """A header row and one row per record.
 
     `delimiter` None: the one of `, ; tab |` that splits the first lines into equal numbers of fields
     (`sniff_delimiter`); `decimal` None: a comma when the numbers are written `0,031` (only with a delimiter
     other than a comma).  A cell `NA` (Keras' `CSVLogger`, R) is a value not logged, as an empty one."""
-    text = read_text(path, max_bytes)
+    text = read_text(path, max_bytes, named=named)
     if not text.strip():
         raise LogError(f"{path.name}: the file is empty")
     forced = delimiter is not None
@@ -39,7 +40,7 @@ def _read_delimited(path: Path, delimiter: str | None, max_bytes: int, decimal: 
     body = rows[first + 1:]
     data = [r for r in body if any(c.strip() for c in r)]
     if not data:
-        raise LogError(f"{path.name}: a header ({_short(', '.join(header), 200)}) but no data rows")
+        raise LogError(f"{path.name}: a header ({_short(', '.join(header[:20]), 80)}) but no data rows")
     dup = sorted(h for h, k in Counter(header).items() if k > 1)
     if dup:
         raise LogError(f"{path.name}: the header repeats the column(s) {_short(dup, 200)}")

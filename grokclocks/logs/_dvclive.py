@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ._columns import ROLE_WORDS
-from ._safe import csv_field_limit, find_files, not_regular, read_text
+from ._safe import _over, csv_field_limit, decode_text, read_bytes, walk
 from ._table import LogError, _Col, _short, _Table
 
 _MAX_FILES = 10_000
@@ -51,8 +51,10 @@ def is_dvclive_file(path: Path, header: str) -> bool:
         len(cells) == 2 or cells[0] == "timestamp")
 
 
-def _read_one(path: Path, key: str, max_bytes: int, label: str) -> _Col:
-    text = read_text(path, max_bytes, name=label)
+def _read_one(path: Path, key: str, max_bytes: int, label: str, named: Path) -> tuple[_Col, int]:
+    """One metric file: its steps and values; and the bytes it holds."""
+    data = read_bytes(path, max_bytes, name=label, named=named)
+    text = decode_text(data, label)
     with csv_field_limit(max_bytes):
         try:
             rows = list(csv.reader(io.StringIO(text, newline=None), delimiter="\t"))
@@ -61,50 +63,48 @@ def _read_one(path: Path, key: str, max_bytes: int, label: str) -> _Col:
     rows = [r for r in rows if any(c.strip() for c in r)]
     if not rows or not is_dvclive_file(path, "\t".join(rows[0])):
         head = "\t".join(rows[0]) if rows else ""
-        raise LogError(f"{label}: not a DVCLive metric file (its header must be 'timestamp, step, {path.stem}', "
-                       f"tab-separated; got {_short(head)})")
+        raise LogError(f"{label}: not a DVCLive metric file (its header must be 'timestamp, step, "
+                       f"{_short(path.stem, 40)[1:-1]}', tab-separated; got {_short(head, 40)})")
     header = rows[0]
     vals, steps, labels = [], [], []
     for n, r in enumerate(rows[1:], 2):
         if len(r) != len(header):
-            raise LogError(f"{label}: line {n} has {len(r)} fields, the header {len(header)} ({_short(chr(9).join(r))})")
+            raise LogError(f"{label}: line {n} has {len(r)} fields, the header {len(header)} "
+                           f"({_short(chr(9).join(r[:50]), 40)})")
         steps.append(r[-2])
         vals.append(r[-1])
         labels.append(f"line {n} of {label}")
     if not vals:
         raise LogError(f"{label}: a header but no data rows")
-    return _Col(key, vals, steps, labels)
+    return _Col(key, vals, steps, labels), len(data)
 
 
-def read_dvclive_dir(path: Path, max_bytes: int) -> list[_Table]:
-    """Every `.tsv` under the DVCLive `plots/metrics` folder of `path`, one series per file."""
+def read_dvclive_dir(path: Path, max_bytes: int, named: Path) -> list[_Table]:
+    """Every `.tsv` under the DVCLive `plots/metrics` folder of `path`, one series per file (a link among them is
+    refused, not followed; at most `max_bytes` bytes in all)."""
     root = metrics_dir(path)
     if root is None:
         raise LogError(f"{_display(path)}: not a DVCLive folder (no plots/metrics)")
-    files = find_files(root, lambda n: n.endswith(".tsv"), max_entries=_MAX_FILES)
+    files = walk(root, lambda n: n.endswith(".tsv"), named=named, name=_display(path), max_entries=_MAX_FILES)
     if not files:
         raise LogError(f"{_display(path)}: the DVCLive folder's plots/metrics holds no .tsv file")
     cols: dict[str, _Col] = {}
     origin: dict[str, str] = {}
     total = 0
     for f in files:
-        kind = not_regular(f)
         rel = f.relative_to(root).as_posix()
-        if kind is not None:
-            raise LogError(f"{_display(path)}: plots/metrics/{_short(rel)} is {kind}, not a regular file")
-        total += f.stat().st_size
-        if total > max_bytes:
-            raise LogError(f"{_display(path)}: the metric files hold more than max_bytes = {max_bytes} bytes; raise "
-                           "it with max_bytes= (CLI: --max-bytes N)")
+        if total >= max_bytes:
+            raise _over(_display(path), "the metric files hold more than", max_bytes, max_bytes)
         key = rel[: -len(".tsv")]
-        cols[key] = _read_one(f, key, max_bytes, f"plots/metrics/{rel}")
+        cols[key], n = _read_one(f, key, max_bytes - total, f"plots/metrics/{rel}", named)
+        total += n
         origin[key] = f"plots/metrics/{rel}"
     tab = _Table(_display(path), "dvclive", cols, text=True, path_roles=True, origin=origin)
     tab.notes.append("DVCLive (plots/metrics/<key>.tsv: one series per file, named by its path)")
     return [tab]
 
 
-def read_dvclive_file(path: Path, max_bytes: int) -> list[_Table]:
+def read_dvclive_file(path: Path, max_bytes: int, named: Path) -> list[_Table]:
     """One DVCLive metric file: its key is its path under `plots/metrics` (the role is in the folder), and it
     is part of its run (files of one run given together are joined)."""
     root = _metrics_root(path)
@@ -116,7 +116,7 @@ def read_dvclive_file(path: Path, max_bytes: int) -> list[_Table]:
         key = f"{path.parent.name}/{path.stem}" if path.parent.name.lower() in ROLE_WORDS else path.stem
         run_dir = path.parent
         label = f"{key}.tsv"
-    col = _read_one(path, key, max_bytes, label)
+    col, _ = _read_one(path, key, max_bytes, label, named)
     tab = _Table(label, "dvclive", {key: col}, text=True, path_roles=True, origin={key: label},
                  part_of=f"dvclive:{os.path.abspath(run_dir)}")
     tab.run = run_dir.name if run_dir.name not in ("dvclive", "") else (run_dir.parent.name or "run")

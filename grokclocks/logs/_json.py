@@ -14,9 +14,9 @@ from ._table import LogError, _mapping_table, _records_table, _short, _Table
 _HF_SUMMARY_KEYS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos"}
 
 
-def _read_json(path: Path, max_bytes: int) -> _Table:
+def _read_json(path: Path, max_bytes: int, named: Path) -> _Table:
     """A list of records, a dict of lists, or a `trainer_state.json` (its `log_history`)."""
-    text = read_text(path, max_bytes)
+    text = read_text(path, max_bytes, named=named)
     if not text.strip():
         raise LogError(f"{path.name}: the file is empty")
     try:

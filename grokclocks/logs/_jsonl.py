@@ -10,10 +10,10 @@ from ._safe import json_loads, read_text
 from ._table import LogError, _records_table, _short, _Table
 
 
-def _read_jsonl(path: Path, max_bytes: int) -> _Table:
+def _read_jsonl(path: Path, max_bytes: int, named: Path) -> _Table:
     """One record per non-blank line; a missing key or `null` is a value not logged in that record."""
     records, lines, name = [], [], path.name
-    for n, line in enumerate(io.StringIO(read_text(path, max_bytes), newline=None), 1):
+    for n, line in enumerate(io.StringIO(read_text(path, max_bytes, named=named), newline=None), 1):
         if not line.strip():
             continue
         try:

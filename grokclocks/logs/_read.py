@@ -6,7 +6,6 @@ import dataclasses
 import os
 import stat
 import warnings
-import zipfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._safe_io import kind, listing_budget
 from .._validate import DomainError
 from ._aim import read_aim
 from ._columns import SERIES, _check_columns, _one_series, _resolve, _series_steps, _wide_steps
@@ -23,15 +23,15 @@ from ._dvclive import is_dvclive_file, read_dvclive_dir, read_dvclive_file
 from ._json import _read_json
 from ._jsonl import _read_jsonl
 from ._merge import merge_seeds
-from ._mlflow import SQLITE_MAGIC, is_metric_line, read_mlflow_db, read_mlflow_dir, read_mlflow_metric
+from ._mlflow import is_metric_line, read_mlflow_db, read_mlflow_dir, read_mlflow_metric
 from ._npy import _read_npy
 from ._npz import _read_npz
-from ._safe import DEFAULT_MAX_BYTES, check_max_bytes, find_files, not_regular, open_regular
+from ._safe import DEFAULT_MAX_BYTES, SQLITE_MAGIC, check_max_bytes, excerpt, open_regular, walk, zip_names
 from ._table import (_OTHER_KEYS, LogError, LogWarning, RunLog, _Col, _cut, _mapping_table, _records_table, _short,
                      _Table)
 from ._runs import dir_kind, display, folder_of_runs, join_parts, run_kind
 from ._tensorboard import _read_tensorboard
-from ._text import looks_like_text_log, read_text_log
+from ._text import looks_delimited, looks_like_text_log, read_text_log
 from ._torch import _read_torch
 from ._wandb import is_wandb_export, split_wandb_export
 
@@ -40,33 +40,31 @@ FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "json", "tensorboard", "torch
 """The readers `read_log` has, the values of its `format` (see the `grokclocks.logs` module text for each)."""
 
 
-def _one_in_dir(path: Path, name: str) -> Path | None:
+def _one_in_dir(path: Path, name: str, named: Path) -> Path | None:
     """The one file called `name` under the directory `path`, None if there is none; several are an error."""
-    found = find_files(path, lambda n: n == name)
+    found = walk(path, lambda n: n == name, named=named, name=display(path))
     if len(found) > 1:
         raise LogError(f"{display(path)}: the directory holds several {name} files "
                        f"({', '.join(str(f.relative_to(path)) for f in found[:4])}); pass one of them")
     return found[0] if found else None
 
 
-def _sniff(path: Path, max_bytes: int) -> str:
+def _sniff(path: Path, max_bytes: int, named: Path) -> str:
     """The format of a file or directory, from its content first and its name second."""
     if path.is_dir():
-        return dir_kind(path)
+        return dir_kind(path, named)
     name = path.name.lower()
     if name.startswith("events.out.tfevents"):
         return "tensorboard"
-    with open_regular(path, max_bytes) as f:
+    with open_regular(path, max_bytes, named=named) as f:
         head = f.read(8192)
+        if not head:
+            raise LogError(f"{display(path)}: the file is empty")
         if head.startswith(SQLITE_MAGIC):
             return "mlflow-db"
         if head.startswith(b"PK"):
             f.seek(0)
-            try:
-                with zipfile.ZipFile(f) as z:
-                    members = z.namelist()
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-                members = []
+            members = zip_names(f, path.name) or []
             return "torch" if any(m.endswith("data.pkl") for m in members) else "npz"
     if head.startswith(b"\x93NUMPY"):
         return "npy"
@@ -90,44 +88,53 @@ def _sniff(path: Path, max_bytes: int) -> str:
         return "jsonl" if first.endswith("}") and len(text.splitlines()) > 1 else "json"
     if text.startswith("["):
         return "json"
-    if name.endswith((".log", ".txt", ".out")) or looks_like_text_log(text[:4096]):
+    if looks_like_text_log(text[:4096]):
         return "text"
+    if name.endswith((".log", ".txt", ".out")):
+        # Keras' CSVLogger writes training.log, a CSV: the content decides before the name
+        return "csv" if looks_delimited(text[:4096]) else "text"
     if name.endswith(".tsv"):
         return "tsv"
     return "csv"
 
 
 def _file_or_dir(source: str | os.PathLike) -> Path:
-    """`source` as a path that exists and is a regular file (not empty) or a directory."""
+    """`source` as a path that exists and is a regular file or a directory (an empty path is refused: it would
+    read the current folder).  A link is followed: the user named it."""
+    if os.fspath(source) == "":
+        raise LogError("'': an empty path; name the log file or run directory (the current folder is '.')")
     path = Path(source)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise LogError(f"{str(source)!r}: no such file or directory") from None
+        raise LogError(f"{excerpt(str(source), 200)}: no such file or directory") from None
     except (OSError, ValueError) as exc:  # a loop of links, a name too long, a NUL byte in the name
-        raise LogError(f"{str(source)!r}: cannot be examined ({getattr(exc, 'strerror', None) or exc})") from None
+        raise LogError(f"{excerpt(str(source), 200)}: cannot be examined "
+                       f"({getattr(exc, 'strerror', None) or exc})") from None
     if stat.S_ISDIR(st.st_mode):
         return path
     if not stat.S_ISREG(st.st_mode):
-        raise LogError(f"{str(source)!r}: {not_regular(path)}, not a regular file; only files and run directories "
-                       "are read (a stream or device never ends: save the log to a file first)")
-    if st.st_size == 0:
-        raise LogError(f"{path.name}: the file is empty")
+        raise LogError(f"{excerpt(str(source), 200)}: {kind(st.st_mode)}, not a regular file; only files and run "
+                       "directories are read (a stream or device never ends: save the log to a file first)")
     return path
 
 
-def _path_tables(path: Path, fmt: str, max_bytes: int, delimiter: str | None, decimal: str | None) -> list[_Table]:
-    """The tables of one file or run directory in format `fmt`."""
+def _path_tables(path: Path, fmt: str, max_bytes: int, delimiter: str | None, decimal: str | None,
+                 named: Path) -> list[_Table]:
+    """The tables of one file or run directory in format `fmt` (`named`: the path the user gave, which `path` is
+    or lies under)."""
     if fmt == "aim":
-        return read_aim(path, max_bytes)
+        return read_aim(path, max_bytes, named)
     if fmt == "mlflow":
-        return read_mlflow_dir(path, max_bytes) if path.is_dir() else read_mlflow_metric(path, max_bytes)
+        return (read_mlflow_dir(path, max_bytes, named) if path.is_dir()
+                else read_mlflow_metric(path, max_bytes, named))
     if fmt == "mlflow-db":
         if path.is_dir():
             raise LogError(f"{display(path)}: format 'mlflow-db' reads an MLflow sqlite file (mlflow.db), not a directory")
-        return read_mlflow_db(path, max_bytes)
+        return read_mlflow_db(path, max_bytes, named)
     if fmt == "dvclive":
-        return read_dvclive_dir(path, max_bytes) if path.is_dir() else read_dvclive_file(path, max_bytes)
+        return (read_dvclive_dir(path, max_bytes, named) if path.is_dir()
+                else read_dvclive_file(path, max_bytes, named))
     if path.is_dir() and fmt == "sacred":
         path = path / "metrics.json"
         if not path.is_file():
@@ -135,31 +142,32 @@ def _path_tables(path: Path, fmt: str, max_bytes: int, delimiter: str | None, de
         fmt = "json"
     elif path.is_dir() and fmt != "tensorboard":
         target = "trainer_state.json" if fmt == "json" else "metrics.csv"
-        found = _one_in_dir(path, target)
+        found = _one_in_dir(path, target, named)
         if found is None:
             raise LogError(f"{display(path)}: a directory without a {target} (format={fmt!r} reads one file; pass it)")
         path = found
     if fmt == "sacred":
         fmt = "json"
     if fmt in ("csv", "tsv"):
-        tab = _read_delimited(path, "\t" if fmt == "tsv" and delimiter is None else delimiter, max_bytes, decimal)
+        tab = _read_delimited(path, "\t" if fmt == "tsv" and delimiter is None else delimiter, max_bytes, decimal,
+                              named=named)
         return split_wandb_export(tab) if is_wandb_export(list(tab.cols)) else [tab]
     if fmt == "text":
-        return [read_text_log(path, max_bytes)]
-    readers: dict[str, Callable[[Path, int], _Table]] = {
+        return [read_text_log(path, max_bytes, named)]
+    readers: dict[str, Callable[[Path, int, Path], _Table]] = {
         "jsonl": _read_jsonl, "json": _read_json, "tensorboard": _read_tensorboard, "torch": _read_torch,
         "npz": _read_npz, "npy": _read_npy}
-    return [readers[fmt](path, max_bytes)]
+    return [readers[fmt](path, max_bytes, named)]
 
 
 def _folder_of_runs(path: Path, runs: list[Path], fmt: str, max_bytes: int, delimiter: str | None,
                     decimal: str | None) -> list[_Table]:
-    """One table per sub-folder run, named by the sub-folder."""
+    """One table per sub-folder run, named by the sub-folder (`path`: the folder the user named)."""
     tabs = []
     for d in runs:
-        sub = _path_tables(d, fmt, max_bytes, delimiter, decimal)
+        sub = _path_tables(d, fmt, max_bytes, delimiter, decimal, path)
         if len(sub) > 1:
-            raise LogError(f"{display(path)}: the sub-folder {d.name!r} holds {len(sub)} runs itself; pass the "
+            raise LogError(f"{display(path)}: the sub-folder {_short(d.name)} holds {len(sub)} runs itself; pass the "
                            "sub-folders (or their runs) one by one")
         sub[0].run = d.name
         sub[0].source = f"{display(path)}/{d.name}"
@@ -175,16 +183,16 @@ def _read_tables(source: Any, fmt: str | None, max_bytes: int = DEFAULT_MAX_BYTE
     if isinstance(source, (str, os.PathLike)):
         path = _file_or_dir(source)
         if fmt is None:
-            fmt = _sniff(path, max_bytes)
+            fmt = _sniff(path, max_bytes, path)
         if fmt not in FORMATS:
             raise DomainError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
         if path.is_dir():
-            runs = folder_of_runs(path) if run_kind(path) is None else None
+            runs = folder_of_runs(path, path) if run_kind(path, path) is None else None
             if runs is not None:
                 if runs[0] != fmt:
                     raise LogError(f"{display(path)}: a folder of {runs[0]} runs, not {fmt} (format={fmt!r})")
                 return _folder_of_runs(path, runs[1], fmt, max_bytes, delimiter, decimal)
-        return _path_tables(path, fmt, max_bytes, delimiter, decimal)
+        return _path_tables(path, fmt, max_bytes, delimiter, decimal, path)
     if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a pandas DataFrame
         df = source
         index_name = getattr(df.index, "name", None)
@@ -271,7 +279,8 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     delimiter, decimal = check_delimiter(delimiter), check_decimal(decimal)
     if format is not None and (not isinstance(format, str) or format not in FORMATS):
         raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
-    return _log_of_tables(_read_tables(source, format, max_bytes, delimiter, decimal), cols_map)
+    with listing_budget():
+        return _log_of_tables(_read_tables(source, format, max_bytes, delimiter, decimal), cols_map)
 
 
 def _log_of_tables(tabs: list[_Table], cols_map: Mapping[str, str]) -> RunLog:
@@ -415,7 +424,8 @@ def read_logs(sources: Sequence[Any], *, columns: Mapping[str, str] | None = Non
     delimiter, decimal = check_delimiter(delimiter), check_decimal(decimal)
     if format is not None and (not isinstance(format, str) or format not in FORMATS):
         raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
-    per = [_read_tables(src, format, max_bytes, delimiter, decimal) for src in sources]
+    with listing_budget():
+        per = [_read_tables(src, format, max_bytes, delimiter, decimal) for src in sources]
     flat = [t for ts in per for t in ts]
     parts = [t for t in flat if t.part_of is not None]
     if parts and len(parts) < len(flat):

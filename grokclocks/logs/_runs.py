@@ -10,17 +10,19 @@ a run (one DVCLive or MLflow metric file, one W&B chart export): those are joine
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ._aim import aim_root
 from ._columns import METRIC_WORDS, ROLE_WORDS, _words
 from ._dvclive import metrics_dir
 from ._mlflow import is_experiment_dir, is_mlruns, is_run_dir
-from ._safe import MAX_DIR_ENTRIES, find_files
-from ._table import LogError, _Col, _cut, _Table
+from ._safe import subdirs, walk
+from ._table import LogError, _Col, _cut, _short, _Table, natural_key
 
 _SKIP = {"_sources", "__pycache__", ".trash", "checkpoints", "artifacts", "media"}
+MAX_RUN_FOLDERS = 1_000
+"""The most sub-folders of a folder read as a folder of runs (one seed each); a folder of more is not one."""
+_MARKERS = ("trainer_state.json", "metrics.csv")
 
 
 def display(path: Path) -> str:
@@ -28,36 +30,28 @@ def display(path: Path) -> str:
     return path.name or str(path) or "."
 
 
-def _subdirs(path: Path) -> list[Path]:
-    try:
-        with os.scandir(path) as it:
-            entries = [Path(e.path) for i, e in zip(range(MAX_DIR_ENTRIES), it)
-                       if e.is_dir(follow_symlinks=False) and not e.name.startswith(".") and e.name not in _SKIP]
-    except OSError as exc:
-        raise LogError(f"{display(path)}: the directory cannot be listed ({exc.strerror or exc})") from None
-    return sorted(entries)
+def _run_folders(path: Path, named: Path) -> list[Path]:
+    return [d for d in subdirs(path, named=named, name=display(path))
+            if not d.name.startswith(".") and d.name not in _SKIP]
 
 
-def _has_events(path: Path) -> bool:
-    try:
-        with os.scandir(path) as it:
-            return any(e.name.startswith("events.out.tfevents.") for _, e in zip(range(MAX_DIR_ENTRIES), it))
-    except OSError:
-        return False
+def _has_events(path: Path, named: Path) -> bool:
+    return bool(walk(path, lambda n: n.startswith("events.out.tfevents."), named=named, name=display(path),
+                     skip=lambda parts: True))
 
 
-def run_kind(path: Path) -> str | None:
+def run_kind(path: Path, named: Path) -> str | None:
     """The format of a directory that is itself one run's log (markers at its top), None otherwise."""
     if aim_root(path) is not None:
         return "aim"
-    if is_run_dir(path) or (path.name == "metrics" and is_run_dir(path.parent)) or is_experiment_dir(path) \
-            or is_mlruns(path):
+    if is_run_dir(path) or (path.name == "metrics" and is_run_dir(path.parent)) or is_experiment_dir(path, named) \
+            or is_mlruns(path, named):
         return "mlflow"
     if metrics_dir(path) is not None:
         return "dvclive"
     if (path / "metrics.json").is_file() and ((path / "run.json").is_file() or (path / "config.json").is_file()):
         return "sacred"
-    if _has_events(path):
+    if _has_events(path, named):
         return "tensorboard"
     for name, fmt in (("trainer_state.json", "json"), ("metrics.csv", "csv")):
         if (path / name).is_file():
@@ -65,15 +59,32 @@ def run_kind(path: Path) -> str | None:
     return None
 
 
-def _deep_kind(path: Path) -> str | None:
-    """The format of a run directory whose log lies deeper (TensorBoard's `train/`, Lightning's `version_0/`):
-    event files anywhere, or one `trainer_state.json` / `metrics.csv` anywhere."""
-    if find_files(path, lambda n: n.startswith("events.out.tfevents.")):
+def _kind_of_files(names: set[str]) -> str | None:
+    """TensorBoard when an event file is among `names`, else json / csv for a trainer_state.json / metrics.csv."""
+    if any(n.startswith("events.out.tfevents.") for n in names):
         return "tensorboard"
     for name, fmt in (("trainer_state.json", "json"), ("metrics.csv", "csv")):
-        if find_files(path, lambda n, name=name: n == name):
+        if name in names:
             return fmt
     return None
+
+
+def _deep_kinds(path: Path, named: Path) -> tuple[str | None, dict[str, str]]:
+    """One walk of `path`: the format of its log lying deeper (TensorBoard's `train/`, Lightning's
+    `version_0/`), and the same per top-level sub-folder (by name)."""
+    found = walk(path, lambda n: n.startswith("events.out.tfevents.") or n in _MARKERS, named=named,
+                 name=display(path), skip=lambda parts: parts[-1] in _SKIP or parts[-1].startswith("."))
+    per: dict[str, set[str]] = {}
+    for f in found:
+        rel = f.relative_to(path).parts
+        if len(rel) > 1:
+            per.setdefault(rel[0], set()).add(rel[-1])
+    whole = _kind_of_files({f.name for f in found})
+    return whole, {d: k for d, names in per.items() if (k := _kind_of_files(names)) is not None}
+
+
+def _deep_kind(path: Path, named: Path) -> str | None:
+    return _deep_kinds(path, named)[0]
 
 
 def _names_a_part(name: str) -> bool:
@@ -81,40 +92,42 @@ def _names_a_part(name: str) -> bool:
     return any(w in ROLE_WORDS or w in METRIC_WORDS for w in _words(name))
 
 
-def folder_of_runs(path: Path) -> tuple[str, list[Path]] | None:
+def folder_of_runs(path: Path, named: Path) -> tuple[str, list[Path]] | None:
     """(format, run folders) when `path`'s sub-folders are runs of one format (two or more, none named by a
-    role or a metric), None otherwise.  A sub-folder that holds no log is left out."""
-    if run_kind(path) is not None:
+    role or a metric), None otherwise.  A sub-folder that holds no log is left out.  A folder of more than
+    `MAX_RUN_FOLDERS` sub-folders is not a folder of runs.  The runs are in the natural order of their names
+    (`seed2` before `seed10`)."""
+    if run_kind(path, named) is not None:
         return None
-    subs = _subdirs(path)
+    subs = _run_folders(path, named)
     # sub-folders named by a role or a metric are parts of one run; Hugging Face's checkpoint-* folders are
     # snapshots of one run (each trainer_state.json holds the history up to it)
-    if len(subs) < 2 or any(_names_a_part(d.name) or d.name.startswith("checkpoint") for d in subs):
+    if len(subs) < 2 or len(subs) > MAX_RUN_FOLDERS or any(
+            _names_a_part(d.name) or d.name.startswith("checkpoint") for d in subs):
         return None
-    kinds = {}
-    for d in subs:
-        k = run_kind(d) or _deep_kind(d)
-        if k is not None:
-            kinds[d] = k
+    kinds = {d: k for d in subs if (k := run_kind(d, named)) is not None}
+    if len(kinds) < len(subs):
+        deep = _deep_kinds(path, named)[1]
+        kinds = {d: k for d in subs if (k := kinds.get(d) or deep.get(d.name)) is not None}
     if len(kinds) < 2:
         return None
     fmts = set(kinds.values())
     if len(fmts) > 1:
-        detail = ", ".join(f"{d.name}: {k}" for d, k in list(kinds.items())[:6])
+        detail = ", ".join(f"{_short(d.name, 40)}: {k}" for d, k in list(kinds.items())[:6])
         raise LogError(f"{display(path)}: a folder of runs in different formats ({detail}); pass the runs of one "
                        "format (e.g. runs/*/)")
-    return fmts.pop(), list(kinds)
+    return fmts.pop(), sorted(kinds, key=lambda d: natural_key(d.name))
 
 
-def dir_kind(path: Path) -> str:
+def dir_kind(path: Path, named: Path) -> str:
     """The format of a directory given as a log (one run, an MLflow experiment, or a folder of runs)."""
-    kind = run_kind(path)
+    kind = run_kind(path, named)
     if kind is not None:
         return kind
-    runs = folder_of_runs(path)
+    runs = folder_of_runs(path, named)
     if runs is not None:
         return runs[0]
-    kind = _deep_kind(path)
+    kind = _deep_kind(path, named)
     if kind is not None:
         return kind
     raise LogError(f"{display(path)}: a directory without a TensorBoard event file, trainer_state.json, "

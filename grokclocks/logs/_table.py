@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -16,9 +17,30 @@ _OTHER_KEYS = ("embeddings", "weights", "gap", "train_mask", "p", "operation", "
                "embedding_steps", "weights_steps")
 
 
+MAX_MESSAGE = 1_000
+"""The longest message of a `LogError`, in characters: a longer one (a list of 100,000 columns) is cut in the
+middle, saying how much was left out."""
+
+
 class LogError(DomainError):
     """A log that cannot be read: a one-line message naming the file and, where there is one, the column, the row
-    and its step (a `DomainError`, so a `ValueError`)."""
+    and its step (a `DomainError`, so a `ValueError`).  At most `MAX_MESSAGE` characters: whatever a message
+    lists from a file, it stays one readable line.
+
+    Parameters
+    ----------
+    message : object
+        The message; a longer one than `MAX_MESSAGE` characters is cut in the middle, saying how much.
+    *args : object
+        Further exception arguments, kept as given.
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        text = str(message)
+        if len(text) > MAX_MESSAGE:
+            cut = len(text) - MAX_MESSAGE + 40
+            text = f"{text[: MAX_MESSAGE * 2 // 3]} ...[{cut} characters left out]... {text[-(MAX_MESSAGE // 3 - 40):]}"
+        super().__init__(text, *args)
 
 
 class LogWarning(UserWarning):
@@ -46,6 +68,11 @@ def _short(x: Any, limit: int = 60) -> str:
 def _cut(text: str, limit: int = 120) -> str:
     """`text` cut to `limit` characters (an ellipsis marks the cut), without the quotes of `_short`."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def natural_key(name: str) -> tuple:
+    """A sort key that orders the numbers inside names by value: `seed2` < `seed10`, `run-9` < `run-10`."""
+    return tuple((0, int(t), t) if t.isdigit() else (1, 0, t) for t in re.findall(r"[0-9]+|[^0-9]+", name))
 
 
 def _tensor_hint(x: Any) -> str:
@@ -115,7 +142,7 @@ def _number(tab: _Table, col: _Col, i: int, step: Any, what: str) -> float:
             v = float(x.strip())
         except ValueError:
             raise LogError(f"{tab.source}: column {col.name!r} {tab.row(col, i)}{_at(step)}: {_short(x)} is not a "
-                           f"number{_tensor_hint(x)}") from None
+                           f"{what}{_tensor_hint(x)}") from None
     else:
         try:
             v = float(x)

@@ -6,6 +6,11 @@ separated by `|`, `,`, `;`, ` - ` or spaces, and a line may start with a timesta
 line is a record when it holds a step key (`step`, `global_step`, `iter`, `iteration`, `epoch`, ...) and
 at least one other pair; every other line (banners, warnings, progress bars) is skipped and counted.
 Printed values carry only the precision the log printed them with; the table says how many decimals.
+
+A line is split into pairs by a linear scan (`line_pairs`): each name is found by one regular expression
+without nested quantifiers, and the separator and the number after it are matched at that one position, so
+a line of `n` characters costs O(n) (a regular expression with two space quantifiers side by side, as this
+reader once had, backtracks quadratically on a run of spaces: 16,000 spaces took 30 s).
 """
 
 from __future__ import annotations
@@ -15,21 +20,42 @@ import re
 from pathlib import Path
 
 from ._columns import STEP_NAMES
+from ._dialect import looks_delimited
 from ._safe import read_text
 from ._table import LogError, _records_table, _short, _Table
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)"
-_PAIR = re.compile(r"(?<![\w/.\-])([A-Za-z_][\w/.\-]*?)\s*(?::\s*|=\s*|\s+)(" + _NUMBER + r")(/\d+)?(?![\w.])",
-                   re.IGNORECASE)
+# a name: a run of name characters starting with a letter or _, not inside another run (no nested quantifier)
+_NAME = re.compile(r"(?<![\w/.\-])[A-Za-z_][\w/.\-]*")
+_SPACE = re.compile(r"\s*")
+# the value, matched at one position: a number, an optional /total (Epoch 3/100), not followed by a word
+_VALUE = re.compile(r"(" + _NUMBER + r")(/\d+)?(?![\w.])", re.IGNORECASE)
 _STEP_KEYS = {s for s in STEP_NAMES if "/" not in s} | {"it", "iters", "update", "updates"}
 _MAX_LINE = 100_000
 
 
 def line_pairs(line: str) -> list[tuple[str, str]]:
-    """The `(name, value)` pairs of a log line, in order."""
+    """The `(name, value)` pairs of a log line, in order: `name value`, `name: value` or `name=value` (spaces
+    around `:` and `=` allowed).  Linear in the line's length (at most its first 100,000 characters are read)."""
     if len(line) > _MAX_LINE:
         line = line[:_MAX_LINE]
-    return [(m.group(1), m.group(2)) for m in _PAIR.finditer(line)]
+    pairs = []
+    pos = 0
+    while (m := _NAME.search(line, pos)) is not None:
+        end = m.end()
+        at = _SPACE.match(line, end).end()
+        if at < len(line) and line[at] in ":=":
+            at = _SPACE.match(line, at + 1).end()
+        elif at == end:  # neither a space nor ':' / '=' after the name
+            pos = end
+            continue
+        v = _VALUE.match(line, at)
+        if v is None:
+            pos = max(end, at)  # the spaces are scanned once: the next name starts after them
+            continue
+        pairs.append((m.group(), v.group(1)))
+        pos = v.end()
+    return pairs
 
 
 def is_record(pairs: list[tuple[str, str]]) -> bool:
@@ -55,9 +81,9 @@ def _decimals(v: str) -> int | None:
     return max(len(m.group(1) or "") - int(m.group(2) or 0), 0)
 
 
-def read_text_log(path: Path, max_bytes: int) -> _Table:
+def read_text_log(path: Path, max_bytes: int, named: Path) -> _Table:
     """Each record line as a record of its pairs; a name twice on one line is an error."""
-    text = read_text(path, max_bytes)
+    text = read_text(path, max_bytes, named=named)
     records, labels, skipped = [], [], 0
     for n, line in enumerate(io.StringIO(text, newline=None), 1):
         pairs = line_pairs(line)
@@ -67,13 +93,18 @@ def read_text_log(path: Path, max_bytes: int) -> _Table:
         rec: dict[str, str] = {}
         for k, v in pairs:
             if k in rec:
-                raise LogError(f"{path.name}: line {n} gives {k!r} twice ({rec[k]} and {v}): {_short(line.strip())}")
+                raise LogError(f"{path.name}: line {n} gives {_short(k, 40)} twice ({_short(rec[k], 30)} and "
+                               f"{_short(v, 30)}): {_short(line.strip(), 40)}")
             rec[k] = v
         records.append(rec)
         labels.append(f"line {n}")
     if not records:
+        hint = ""
+        if looks_delimited(text[:4096]):
+            hint = ("; it reads as a delimited table (a header line naming columns, then rows of numbers: Keras' "
+                    "CSVLogger writes training.log so): read it with format='csv' (CLI: --format csv)")
         raise LogError(f"{path.name}: no line holds a step (or epoch) and a value as 'name value', 'name: value' or "
-                       "'name=value' pairs; not a key-value training log")
+                       f"'name=value' pairs; not a key-value training log{hint}")
     tab = _records_table(records, path.name, "text", lambda i: labels[i])
     decimals = {}
     for name, col in tab.cols.items():

@@ -9,9 +9,9 @@ from ._safe import open_regular, zip_members
 from ._table import LogError, _mapping_table, _short, _Table
 
 
-def _read_torch(path: Path, max_bytes: int) -> _Table:
+def _read_torch(path: Path, max_bytes: int, named: Path) -> _Table:
     """A dict of lists or tensors; a zip-format file's members must unpack to at most `max_bytes` in all."""
-    with open_regular(path, max_bytes) as f:
+    with open_regular(path, max_bytes, named=named) as f:
         if f.read(4) == b"PK\x03\x04":  # the zip format of torch >= 1.6: sizes from the directory first
             f.seek(0)
             zip_members(f, path.name, max_bytes)[0].close()

@@ -15,8 +15,6 @@ import json
 import os
 import sys
 import warnings
-import zipfile
-import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -343,17 +341,6 @@ class _RunFile:
         return {k.split(":", 1)[1]: v for k, v in self.arrays.items() if k.startswith(prefix + ":")}
 
 
-def _unreadable(exc: BaseException) -> str:
-    text = show(str(exc), 200)
-    if isinstance(exc, zipfile.BadZipFile):
-        return f"damaged or truncated zip archive ({text})"
-    if isinstance(exc, EOFError):
-        return "truncated: the data ends early"
-    if isinstance(exc, zlib.error):
-        return f"damaged compressed data ({text})"
-    return f"damaged or truncated ({type(exc).__name__}: {text})"
-
-
 _LIMIT_HINT = ("raise it with load_trajectory(..., max_bytes=N) or Trajectory.load(..., max_bytes=N) if the file is "
                "what you meant to read")
 _RESUME_HINT = ("resume=True reads at most the larger of 256 MiB and the run file's own size: grokclocks writes run "
@@ -382,7 +369,8 @@ def _read_npz(npz: Path, max_bytes: int | None) -> dict[str, np.ndarray]:
     if not npz.exists():
         raise RunFileNotFoundError(f"{npz} does not exist (no run saved there)")
     reader = _LOAD if max_bytes is not None else _RESUME
-    with reader.open_regular(npz, sys.maxsize if max_bytes is None else max_bytes, name=str(npz)) as fh:
+    # the .npz is the run the caller named (a link to it is followed)
+    with reader.open_regular(npz, sys.maxsize if max_bytes is None else max_bytes, named=npz, name=str(npz)) as fh:
         size = os.fstat(fh.fileno()).st_size
         limit = max(DEFAULT_MAX_BYTES, size) if max_bytes is None else max_bytes
         head = fh.read(8)
@@ -391,12 +379,11 @@ def _read_npz(npz: Path, max_bytes: int | None) -> dict[str, np.ndarray]:
         if head.startswith(b"\x93NUMPY"):
             raise RunFileError(f"{npz} is a single .npy array, not an .npz run archive")
         if not head.startswith(b"PK"):
-            raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with {head!r})")
+            raise RunFileError(f"{npz} is not an .npz run archive ({size} bytes starting with "
+                               f"{_safe_io.excerpt(head, 8)})")
         fh.seek(0)
-        try:
-            z = zipfile.ZipFile(fh)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-            raise RunFileError(f"{npz} cannot be read as a run file ({size} bytes): {_unreadable(exc)}") from None
+        z = reader.open_zip(fh, str(npz), damaged=f"cannot be read as a run file ({size} bytes): damaged or "
+                                                   "truncated zip archive")
         infos = reader.zip_limits(z, str(npz), limit)
         with z:
             return reader.npz_arrays(z, infos, str(npz), limit)
@@ -405,18 +392,15 @@ def _read_npz(npz: Path, max_bytes: int | None) -> dict[str, np.ndarray]:
 _SIDECAR_MAX_BYTES = 1 << 26  # 64 MiB: a .json sidecar of this size or more is not read
 
 
-def _read_json(js: Path, max_bytes: int) -> Any:
-    """The JSON data of the `.json` config file `js`, read through the safe-reading layer: a regular file of at
-    most `max_bytes` bytes and of less than `_SIDECAR_MAX_BYTES`, UTF-8, nested at most `MAX_JSON_DEPTH` levels.
-    Every refusal is a `RunFileError` naming `js`; text that is not JSON is a `json.JSONDecodeError`."""
+def _read_json(js: Path, max_bytes: int, npz: Path) -> Any:
+    """The JSON data of the `.json` config file `js` beside the run archive `npz`, read through the door
+    (`grokclocks._safe_io`): a regular file, not a link (it is found beside the run the caller named, not named
+    itself), of at most `max_bytes` bytes and of less than `_SIDECAR_MAX_BYTES`, UTF-8, nested at most
+    `MAX_JSON_DEPTH` levels, integers of at most 300 digits, no key twice.  Every refusal is a `RunFileError`
+    naming `js`; text that is not JSON is a `json.JSONDecodeError`."""
     limit = min(max_bytes, _SIDECAR_MAX_BYTES - 1)
     reader = _LOAD if limit == max_bytes else _SIDECAR
-    data = reader.read_bytes(js, limit, name=str(js))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RunFileError(f"{js}: not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be "
-                           "decoded (a run's .json is written as UTF-8)") from None
+    text = reader.read_text(js, limit, named=npz, name=str(js))
     return reader.json_loads(text, str(js))
 
 
@@ -425,7 +409,7 @@ def _check_sidecar(npz: Path, js: Path, digest: str, config: Any, max_bytes: int
     if not js.is_file():
         return
     try:  # a sidecar holds a config record: a file too large, too deep or not a file is no sidecar of a run
-        side = _read_json(js, max_bytes)
+        side = _read_json(js, max_bytes, npz)
     except (RunFileError, ValueError):
         side = None
     same = (isinstance(side, dict) and side.get("sha256") == digest and isinstance(config, dict)
@@ -495,7 +479,7 @@ def _read_run(path: str | os.PathLike, max_bytes: int | None = DEFAULT_MAX_BYTES
         if not js.exists():
             raise RunFileError(f"{npz} has no meta entry (format 1, or damaged), and its config file {js} is missing")
         try:
-            config = _read_json(js, json_limit)
+            config = _read_json(js, json_limit, npz)
         except json.JSONDecodeError as exc:
             raise RunFileError(f"{js} (the config of format-1 run file {npz.name}) is unreadable: {exc}") from None
         if isinstance(config, dict) and "version" in config:

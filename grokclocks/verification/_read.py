@@ -2,10 +2,11 @@
 
 Every JSON file the verification package reads -- a partial certificate of `merge_certificates`, a suite
 certificate of `read_suite_certificate`, a budget table of `budget_estimates` -- goes through the shared
-safe-reading layer (`grokclocks._safe_io`): a regular file only (a FIFO, a device or a socket is refused
-before a byte is read, so a read never waits forever), at most `_MAX_BYTES` (64 MiB; the certificate of the
-whole CPU tier holds 0.33 MB), UTF-8 text, and JSON nested at most 64 levels (a certificate nests 7).  Each
-refusal is a one-line `CertificateError` that names the file.
+door in (`grokclocks._safe_io`): a regular file only (a FIFO, a device or a socket is refused before a byte is
+read, so a read never waits forever), at most `_MAX_BYTES` (64 MiB; the certificate of the whole CPU tier
+holds 0.33 MB), UTF-8 text, JSON nested at most 64 levels (a certificate nests 7), integers of at most 300
+digits, no key twice in one object; a link is followed only when it is the path the user named (a file found
+in a folder, `found_in`, must not be one).  Each refusal is a one-line `CertificateError` that names the file.
 """
 
 from __future__ import annotations
@@ -39,13 +40,17 @@ _READER = _safe_io.Reader(
     content="a certificate nests 7 levels: meta, rows and tests of values")
 
 
-def read_json(path: Path) -> Any:
-    """The JSON value of the certificate or budget-table file `path`, read through the safe-reading layer.
+def read_json(path: Path, found_in: Path | None = None) -> Any:
+    """The JSON value of the certificate or budget-table file `path`, read through the door in.
 
     Parameters
     ----------
     path : pathlib.Path
         The file to read; the messages name it as given.
+    found_in : pathlib.Path, optional
+        The folder the user named in which `path` was found (by a listing); then `path` must not be a link
+        (nor any folder between them).  Default `None`: `path` is the file the user named (a link is
+        followed).
 
     Returns
     -------
@@ -55,11 +60,12 @@ def read_json(path: Path) -> Any:
     Raises
     ------
     CertificateError
-        If the file cannot be opened, is not a regular file (a FIFO, a device), holds more than `_MAX_BYTES`
-        bytes, is not UTF-8, is not JSON or nests deeper than 64 levels; one line naming the file.
+        If the file cannot be opened, is a link found in a folder, is not a regular file (a FIFO, a device),
+        holds more than `_MAX_BYTES` bytes, is not UTF-8, is not JSON, nests deeper than 64 levels, holds an
+        integer of more than 300 digits or a key twice in one object; one line naming the file.
     """
     name = str(path)
-    data = _READER.read_bytes(path, _MAX_BYTES, name=name)
+    data = _READER.read_bytes(path, _MAX_BYTES, named=path if found_in is None else found_in, name=name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,4 +74,4 @@ def read_json(path: Path) -> Any:
     try:
         return _READER.json_loads(text, name)
     except json.JSONDecodeError as exc:
-        raise CertificateError(f"{name}: not a readable certificate ({exc})") from None
+        raise CertificateError(f"{name}: not a readable certificate ({exc.msg} at line {exc.lineno})") from None
