@@ -1,0 +1,226 @@
+"""grokclocks.symbolic: one source of truth, checked both ways.
+
+Every formula with a numerical function is evaluated from its sympy expression in mpmath at 30 digits
+(`sympy.lambdify(..., "mpmath")`; Marcum's Q by its mpmath series, integrals by mpmath quadrature) at random
+points of its domain and compared with the function:
+
+* ``numeric == "closed form"``: relative error <= 1e-12 (the function evaluates the same closed form in
+  float64, often in a cancellation-free rearrangement);
+* quadrature (``numeric`` names it): relative error <= 1e-10 (the function integrates the MP law with an
+  adaptive rule; the expression's integral is mpmath's tanh-sinh at 30 digits);
+* an implicit result (an ``Eq``, e.g. a crossing time found by root finding): the function's value must be
+  a root, i.e. the residual changes sign between value * (1 - 1e-11) and value * (1 + 1e-11).
+
+A disagreement is a finding: the failing side is identified by mpmath (the expression is evaluated at 30
+digits) and reported, not tolerated.  The registry's bookkeeping (keys, spec IDs, functions that exist and
+cite the spec ID, lazy import, LaTeX) is checked here too; the errata derivations are in
+tests/test_symbolic_errata.py and the series of the numerical code in tests/test_symbolic_series.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from grokclocks import DomainError
+from grokclocks.citations import SPEC, citations_of
+from grokclocks.symbolic import Formula, formula, formula_record, formulas, latex
+from grokclocks.symbolic._api import _registry
+from grokclocks.symbolic._symbols import MPMATH_FUNCTIONS
+
+RNG_SEED = 20261126
+N_POINTS = 4
+DPS = 30
+
+# sampling box of each symbol (by name): (low, high, "log" | "lin" | "int" | tuple of choices)
+BOX: dict[str, tuple] = {
+    "lambda": (0.05, 4.0, "log"), "t": (1.0, 3e4, "log"), "eta_0": (1e-3, 0.1, "log"), "d_out": ((1, 2, 5),),
+    "s": (1e-3, 60.0, "log"), "w": (1e-3, 10.0, "log"), "gamma": (1e-3, 0.1, "log"), "epsilon": (1e-6, 1e-2, "log"),
+    "ell": (0.5, 0.99, "lin"), "L": (1e-4, 1.0, "log"), "alpha": (-3.0, 3.0, "lin"), "sigma2": (1e-3, 0.1, "log"),
+    "h": (0.2, 1.0, "lin"), "D0_sq": (0.01, 2.0, "log"), "p": ((5, 23, 97),), "k": ((1, 2, 3, 6, 11),),
+}
+# per-formula changes of the box, with the reason
+OVERRIDE: dict[str, dict[str, tuple]] = {
+    # eq. 25 is undefined (NaN) where log z_tr <= 0: small eps and lambda away from 1 keep it defined
+    "levi:eq25": {"epsilon": (1e-9, 1e-5, "log"), "lambda": (0.05, 0.6, "lin")},
+    # late-time forms: the functions need t > 0 only; moderate x keeps e^-x a normal double for the reference
+    "levi:eq21": {"t": (10.0, 3e3, "log")}, "levi:eq21/order-1": {"t": (10.0, 3e3, "log")},
+    "levi:eq22": {"t": (10.0, 3e3, "log")}, "levi:eq10": {"t": (10.0, 3e3, "log")},
+    # small-gamma forms are the functions' closed forms at any gamma; quadrature needs a moderate range
+    "levi:eq14/train": {"t": (1.0, 2e3, "log"), "d_out": ((1, 2),)},
+    "levi:eq14/gen": {"t": (1.0, 2e3, "log"), "d_out": ((1, 2),)},
+}
+
+
+def _draw(name: str, box: tuple, rng: np.random.Generator):
+    if len(box) == 1:
+        return int(rng.choice(box[0]))
+    lo, hi, kind = box
+    if kind == "log":
+        return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+    return float(rng.uniform(lo, hi))
+
+
+def _in_domain(f: Formula, values: dict) -> bool:
+    for name, dom in f.domain:
+        if name in values and not bool(dom.contains(sp.Float(values[name]) if not isinstance(values[name], int)
+                                                   else sp.Integer(values[name]))):
+            return False
+    if "lambda" in values and abs(values["lambda"] - 1.0) < 0.05:  # every lambda = 1 is a branch point somewhere
+        return False
+    return True
+
+
+def _points(f: Formula, n: int, rng: np.random.Generator) -> list[dict]:
+    """`n` points of the formula's domain: each argument drawn from its box, rejected outside the domain."""
+    names = [sym for sym, _ in f.arguments]
+    box = {**BOX, **OVERRIDE.get(f.key, {})}
+    out = []
+    for _ in range(1000):
+        values = {name: _draw(name, box[name], rng) for name in names if name in box}
+        if f.key == "levi:eq6/density":  # inside the support
+            lm, lp = (1 - values["lambda"] ** 0.5) ** 2, (1 + values["lambda"] ** 0.5) ** 2
+            values["nu"] = lm + rng.uniform(0.02, 0.98) * (lp - lm)
+        if _in_domain(f, values):
+            out.append(values)
+        if len(out) == n:
+            return out
+    raise AssertionError(f"{f.key}: no point of the domain in the sampling box")
+
+
+def _function(f: Formula):
+    module, name = f.function.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)
+
+
+def _call(f: Formula, values: dict, extra: dict | None = None):
+    kwargs = {param: values[sym] for sym, param in f.arguments if sym in values}
+    kwargs.update(dict(f.fixed))
+    kwargs.update(extra or {})
+    return _function(f)(**kwargs)
+
+
+def _reference(expr, values: dict):
+    """`expr` at `values` in mpmath at DPS digits (a tuple for a sympy Tuple)."""
+    symbols = sorted(expr.free_symbols, key=str)
+    missing = [str(x) for x in symbols if str(x) not in values]
+    assert not missing, f"no value for {missing}"
+    fn = sp.lambdify(symbols, expr, modules=[MPMATH_FUNCTIONS, "mpmath"])
+    with mpmath.workdps(DPS):
+        args = [mpmath.mpf(values[str(x)]) if not isinstance(values[str(x)], int) else values[str(x)]
+                for x in symbols]
+        out = fn(*args)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        # tanh-sinh nodes rounded onto an end of the MP support give sqrt(-1e-31): an imaginary part at the
+        # working precision's rounding level, dropped; a larger one would be a wrong branch
+        outs = tuple(mpmath.re(x) if abs(mpmath.im(x)) <= 1e-20 * abs(x) else x for x in outs)
+        return outs if isinstance(out, (tuple, list)) else outs[0]
+
+
+def _rtol(f: Formula) -> float:
+    return 1e-12 if f.numeric.startswith("closed form") else 1e-10
+
+
+SCALAR = [f for f in _registry().values() if f.function and not isinstance(f.expr, sp.Eq)
+          and not any(isinstance(x, (sp.Indexed, sp.MatrixSymbol)) for x in sp.preorder_traversal(f.expr))]
+IMPLICIT = [f for f in _registry().values() if f.function and isinstance(f.expr, sp.Eq)]
+
+
+@pytest.mark.parametrize("f", SCALAR, ids=lambda f: f.key)
+def test_expression_matches_its_function(f):
+    rng = np.random.default_rng(RNG_SEED + sum(map(ord, f.key)))
+    worst = 0.0
+    for values in _points(f, N_POINTS, rng):
+        ref = _reference(f.expr, values)
+        got = _call(f, values)
+        refs = ref if isinstance(ref, tuple) else (ref,)
+        gots = tuple(got) if isinstance(ref, tuple) else (got,)
+        for r, g in zip(refs, gots):
+            r = float(r)
+            err = abs(float(g) - r) / abs(r) if r != 0 else abs(float(g))
+            worst = max(worst, err)
+            assert err <= _rtol(f), f"{f.key} at {values}: function {float(g)!r}, expression {r!r} (rel. {err:.2e})"
+
+
+@pytest.mark.parametrize("f", IMPLICIT, ids=lambda f: f.key)
+def test_function_solves_its_equation(f):
+    rng = np.random.default_rng(RNG_SEED + sum(map(ord, f.key)))
+    residual = f.expr.lhs - f.expr.rhs
+    for values in _points(f, N_POINTS, rng):
+        root = float(_call(f, values))
+        assert math.isfinite(root) and root > 0, (f.key, values, root)
+        signs = []
+        for factor in (1 - 1e-11, 1 + 1e-11):
+            r = _reference(residual, {**values, f.unknown: root * factor})
+            signs.append(mpmath.sign(r))
+        assert signs[0] * signs[1] <= 0, f"{f.key} at {values}: {root!r} is not a root to 1e-11 (residual signs {signs})"
+
+
+# ------------------------------------------------------------------ registry bookkeeping
+
+
+def test_at_least_forty_results_with_a_function():
+    checked = {f.spec_id for f in _registry().values() if f.function}
+    assert len(_registry()) >= 40 and len(checked) >= 40, (len(_registry()), len(checked))
+
+
+def test_every_formula_names_a_function_citing_its_spec_id_or_a_test():
+    for f in _registry().values():
+        assert f.spec_id in SPEC, f.key
+        assert f.key == f.spec_id or f.key.startswith(f.spec_id + "/"), f.key
+        if f.function is None:
+            assert f.checked_by.startswith("tests/") and "::" in f.checked_by, f.key
+            continue
+        fn = _function(f)
+        assert f.spec_id in citations_of(fn), f"{f.key}: {f.function} does not cite {f.spec_id}"
+        free = {str(x) for x in f.expr.free_symbols if not isinstance(x, sp.Indexed)} - {f.unknown, "i"}
+        mapped = {sym for sym, _ in f.arguments}
+        assert free <= mapped | {str(b) for b in f.expr.atoms(sp.IndexedBase)} | {"n"}, (f.key, free - mapped)
+
+
+def test_formula_lookup_by_key_spec_id_and_function():
+    from grokclocks.linear import grok_time_asymptotic, loss_train
+    from grokclocks.rmt import mp_edges
+
+    assert formula("levi:eq11") == formula(grok_time_asymptotic) == formula("linear.grok_time_asymptotic")
+    assert formula("grok_time_asymptotic") == formula("grokclocks.linear.grok_time_asymptotic")
+    assert isinstance(formula(mp_edges), sp.Tuple)
+    assert formula_record(loss_train).key == "levi:eq8/train"  # the function's first formula
+    assert formula_record("levi:eq19").key == "levi:eq19"
+    with pytest.raises(DomainError, match="'levi:eq6' has 3 formulas: levi:eq6/density, levi:eq6/edges"):
+        formula("levi:eq6")
+    with pytest.raises(KeyError, match="nearest: levi:eq11"):
+        formula("levi:eq111")
+    with pytest.raises(KeyError, match="no closed form"):
+        formula("grok_time")  # root finding
+    with pytest.raises(KeyError, match="target must be"):
+        formula(3)
+    assert set(formulas()) == set(_registry())
+
+
+def test_latex_carries_the_paper_equation_number_and_bibkey():
+    text = latex("levi:eq11")
+    assert text.startswith("% eq. (11) of \\cite{levi2024grokking}; grokclocks levi:eq11\n\\begin{equation}")
+    assert "\\tag{11}" in text and text.endswith("\\end{equation}")
+    assert "\\tag" not in latex("levi:gen-closed")
+    for key in _registry():  # every formula typesets, with balanced braces
+        body = latex(key)
+        assert body.count("{") == body.count("}"), key
+
+
+def test_import_costs_nothing_until_a_formula_is_asked_for():
+    code = ("import sys, grokclocks, grokclocks.linear, grokclocks.rmt, grokclocks.clocks, grokclocks.spectral, "
+            "grokclocks.kramers, grokclocks.coverage, grokclocks.repulsion, grokclocks.symbolic\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sympy'}))\n"
+            "grokclocks.symbolic.formula('levi:eq11')\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sympy'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["[]", "['sympy']"], out.stdout
