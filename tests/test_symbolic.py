@@ -46,6 +46,39 @@ BOX: dict[str, tuple] = {
     "ell": (0.5, 0.99, "lin"), "L": (1e-4, 1.0, "log"), "alpha": (-3.0, 3.0, "lin"), "sigma2": (1e-3, 0.1, "log"),
     "h": (0.2, 1.0, "lin"), "D0_sq": (0.01, 2.0, "log"), "p": ((5, 23, 97),), "k": ((1, 2, 3, 6, 11),),
 }
+# symbols of the clocks paper whose name means something else there (keyed "<paper>:<name>")
+BOX.update({
+    "clocks:gamma": (-5.0, 30.0, "lin"), "clocks:K": ((2, 3, 10, 97),), "clocks:epsilon": (1e-8, 0.5, "log"),
+    "clocks:c": (0.05, 3.0, "log"), "clocks:t_0": (0.0, 50.0, "lin"), "clocks:gamma_0": (-3.0, 5.0, "lin"),
+    "clocks:t": (50.0, 200.0, "lin"), "clocks:B": (0.1, 10.0, "log"), "clocks:m": (-30.0, 60.0, "lin"),
+    "clocks:n": ((1, 7, 1000),), "clocks:rho": (0.01, 0.9, "log"), "clocks:L_0": (0.5, 5.0, "log"),
+    "clocks:k_0": ((0, 3, 50),), "clocks:theta": (0.55, 0.95, "lin"), "clocks:Delta_0": (0.1, 10.0, "log"),
+    "clocks:Delta": (1e-3, 10.0, "log"), "clocks:delta": (1e-6, 1e-2, "log"), "clocks:a": (0.1, 20.0, "log"),
+    "clocks:c_KL": (0.2, 1.0, "lin"), "clocks:C_KL": (1.0, 3.0, "lin"), "clocks:T": (0.0, 10.0, "lin"),
+    "clocks:m_G": (0.5, 1.0, "lin"), "clocks:M_G": (1.0, 2.0, "lin"), "clocks:q": (2.1, 8.0, "lin"),
+    "clocks:L": ((2, 3, 4, 7),), "clocks:m_dirs": ((1, 2, 5),), "clocks:mu": (0.01, 1.0, "log"), "clocks:F_perp": (0.0, 0.01, "lin"),
+    "clocks:lambda": (0.01, 2.0, "log"), "clocks:p": (0.2, 1.9, "lin"), "clocks:sigma_0": (0.01, 5.0, "log"),
+    "clocks:D_0": (-3.0, 3.0, "lin"), "clocks:L_W": (0.0, 5.0, "lin"), "clocks:R": (0.5, 5.0, "log"),
+    "clocks:r_c": (0.05, 0.5, "log"), "clocks:k": ((1, 2, 3),), "clocks:epsilon_rob": (0.0, 0.1, "lin"),
+    "clocks:N": ((1, 20, 1000),), "clocks:M": (0.5, 3.0, "lin"), "clocks:delta_f": (0.01, 0.2, "log"),
+    "clocks:r_s": (1.0, 6.0, "lin"), "clocks:eta": (0.05, 1.0, "lin"),
+})
+BOX.update({
+    "kramers:lambda": (1e-3, 1.0, "log"), "kramers:Delta_F": (0.5, 5.0, "lin"), "kramers:T": (0.1, 2.0, "log"),
+    "kramers:kappa_m": (0.5, 10.0, "log"), "kramers:kappa_s": (-10.0, -0.5, "lin"), "kramers:F3_m": (-5.0, 5.0, "lin"),
+    "kramers:F4_m": (-5.0, 30.0, "lin"), "kramers:F3_s": (-5.0, 5.0, "lin"), "kramers:F4_s": (-5.0, 30.0, "lin"),
+    "kramers:R": (1.0, 1e4, "log"), "kramers:R_0": (0.1, 10.0, "log"), "kramers:eta": (1e-3, 0.3, "log"),
+    "kramers:tr_Sigma": (0.0, 10.0, "lin"), "kramers:B": ((1, 8, 64),), "kramers:P": ((1, 8, 1000),),
+    "kramers:sigma2": (0.0, 5.0, "lin"), "kramers:h": (0.1, 5.0, "log"), "kramers:tr_H": (-5.0, 50.0, "lin"),
+    "kramers:c": (-2.0, 2.0, "lin"), "kramers:s": (1.5, 1e4, "log"), "kramers:N_perp": (1.0, 100.0, "log"),
+    "kramers:epsilon": (1e-3, 0.4, "log"), "kramers:kappa": (0.0, 10.0, "lin"), "kramers:y": (-3.0, 3.0, "lin"),
+    "kramers:r_0": (-3.0, 3.0, "lin"), "kramers:t": (0.0, 20.0, "lin"), "kramers:phi": (-3.0, 3.0, "lin"),
+    "kramers:theta_0": (-3.0, 3.0, "lin"), "kramers:N": ((1, 64, 4096),), "kramers:p": ((2, 11, 97),),
+    "kramers:alpha": (0.0, 0.5, "lin"),
+})
+# indexed families (finite spectra, singular values): drawn as arrays, indices from 1
+ARRAYS: dict[str, tuple] = {"nu": (0.0, 4.0), "w": (0.0, 0.01), "sigma": (0.05, 3.0), "mu_m": (0.2, 5.0),
+                             "mu_s": (0.2, 5.0), "mu": (0.05, 5.0)}
 # per-formula changes of the box, with the reason
 OVERRIDE: dict[str, dict[str, tuple]] = {
     # eq. 25 is undefined (NaN) where log z_tr <= 0: small eps and lambda away from 1 keep it defined
@@ -78,13 +111,27 @@ def _in_domain(f: Formula, values: dict) -> bool:
     return True
 
 
+def _indexed(f: Formula) -> set[str]:
+    return {str(b.label) for b in f.expr.atoms(sp.IndexedBase)}
+
+
 def _points(f: Formula, n: int, rng: np.random.Generator) -> list[dict]:
     """`n` points of the formula's domain: each argument drawn from its box, rejected outside the domain."""
     names = [sym for sym, _ in f.arguments]
-    box = {**BOX, **OVERRIDE.get(f.key, {})}
+    paper = f.spec_id.split(":")[0]
+    box = {**BOX, **{k.split(":", 1)[1]: v for k, v in BOX.items() if k.startswith(paper + ":")},
+           **OVERRIDE.get(f.key, {})}
+    arrays = _indexed(f)
     out = []
     for _ in range(1000):
-        values = {name: _draw(name, box[name], rng) for name in names if name in box}
+        size = int(rng.choice([3, 5, 8]))
+        values = {name: _draw(name, box[name], rng) for name in names if name in box and name not in arrays}
+        for name in arrays:  # descending, as singular values are numbered
+            lo, hi = ARRAYS[name]
+            values[name] = sorted(rng.uniform(lo, hi, size).tolist(), reverse=True)
+        if "mu_s" in values:  # a saddle: its first Hessian eigenvalue is the one negative one
+            values["mu_s"] = values["mu_s"][: len(values["mu_m"])]
+            values["mu_s"][0] = -values["mu_s"][0]
         if f.key == "levi:eq6/density":  # inside the support
             lm, lp = (1 - values["lambda"] ** 0.5) ** 2, (1 + values["lambda"] ** 0.5) ** 2
             values["nu"] = lm + rng.uniform(0.02, 0.98) * (lp - lm)
@@ -100,21 +147,74 @@ def _function(f: Formula):
     return getattr(importlib.import_module(module), name)
 
 
+def _matrix(singular_values: list[float], rng: np.random.Generator) -> np.ndarray:
+    """A random 10 x 9 matrix with the given singular values."""
+    u, _ = np.linalg.qr(rng.standard_normal((10, len(singular_values))))
+    v, _ = np.linalg.qr(rng.standard_normal((9, len(singular_values))))
+    return (u * np.asarray(singular_values)) @ v.T
+
+
+def _symmetric(eigenvalues: list[float], rng: np.random.Generator) -> np.ndarray:
+    q, _ = np.linalg.qr(rng.standard_normal((len(eigenvalues), len(eigenvalues))))
+    return (q * np.asarray(eigenvalues)) @ q.T
+
+
+# functions whose arguments are not one value per symbol: how the test calls them, and what it reads back
+CALL = {
+    "kramers:eyring-1d/correction": lambda v: dict(derivs_min=(v["kappa_m"], v["F3_m"], v["F4_m"]),
+                                                    derivs_saddle=(v["kappa_s"], v["F3_s"], v["F4_s"]), T=v["T"]),
+    "kramers:eq5": lambda v: dict(K_a=[[v["kappa"]]], y=[v["y"]], r0=[v["r_0"]], lam=v["lambda"], t=v["t"]),
+    "kramers:ridge-gf": lambda v: dict(Phi=[[v["phi"]]], y=[v["y"]], lam=v["lambda"], theta0=[v["theta_0"]], t=v["t"]),
+}
+OUTPUT = {
+    "kramers:eq5": lambda out: float(np.ravel(out)[0]),
+    "kramers:ridge-gf": lambda out: float(np.ravel(out)[0]),
+    "kramers:nngp-spectrum": lambda out: (out["top"], out["mid"], out["bottom"]),
+}
+
+
 def _call(f: Formula, values: dict, extra: dict | None = None):
-    kwargs = {param: values[sym] for sym, param in f.arguments if sym in values}
+    rng = np.random.default_rng(0)
+    if f.key in CALL:
+        return OUTPUT.get(f.key, lambda x: x)(_function(f)(**CALL[f.key](values), **dict(f.fixed)))
+    kwargs = {param: (_matrix(values[sym], rng) if param == "W" else
+                      _symmetric(values[sym], rng) if param.startswith("hess_") else
+                      np.asarray(values[sym]) if isinstance(values[sym], list) else values[sym])
+              for sym, param in f.arguments if sym in values}
     kwargs.update(dict(f.fixed))
     kwargs.update(extra or {})
-    return _function(f)(**kwargs)
+    return OUTPUT.get(f.key, lambda x: x)(_function(f)(**kwargs))
 
 
 def _reference(expr, values: dict):
-    """`expr` at `values` in mpmath at DPS digits (a tuple for a sympy Tuple)."""
-    symbols = sorted(expr.free_symbols, key=str)
+    """`expr` at `values` in mpmath at DPS digits (a tuple for a sympy Tuple).  An indexed family is a list
+    (index 1 first); the upper limit of a sum over it is the list's length."""
+    values = dict(values)
+    sizes = {}
+    for total in expr.atoms(sp.Sum, sp.Product):  # a sum or product over a whole family: its length
+        (_, _, hi), = total.limits
+        arrays = [str(b.label) for b in total.atoms(sp.IndexedBase)]
+        if isinstance(hi, sp.Symbol) and arrays:
+            sizes[hi] = len(values[arrays[0]])
+    for el in expr.atoms(sp.Indexed):  # an element named by the family's length (mu_r)
+        for idx in el.indices:
+            if isinstance(idx, sp.Symbol) and not isinstance(idx, sp.Idx):
+                sizes[idx] = len(values[str(el.base.label)])
+    if sizes:  # written out term by term (the mpmath printer has no Product)
+        expr = expr.subs(sizes).replace(lambda e: isinstance(e, (sp.Sum, sp.Product)), lambda e: e.doit())
+        values.update({str(k): v for k, v in sizes.items()})
+    for name, v in list(values.items()):
+        if isinstance(v, list):
+            values[name] = [mpmath.nan] + [mpmath.mpf(x) for x in v]
+    bases = sorted(expr.atoms(sp.IndexedBase), key=str)
+    labels = {str(b.label) for b in bases} | {"i"}
+    symbols = sorted((x for x in expr.free_symbols if not isinstance(x, sp.Indexed) and str(x) not in labels),
+                     key=str) + bases
     missing = [str(x) for x in symbols if str(x) not in values]
     assert not missing, f"no value for {missing}"
     fn = sp.lambdify(symbols, expr, modules=[MPMATH_FUNCTIONS, "mpmath"])
     with mpmath.workdps(DPS):
-        args = [mpmath.mpf(values[str(x)]) if not isinstance(values[str(x)], int) else values[str(x)]
+        args = [mpmath.mpf(values[str(x)]) if isinstance(values[str(x)], float) else values[str(x)]
                 for x in symbols]
         out = fn(*args)
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
@@ -129,7 +229,7 @@ def _rtol(f: Formula) -> float:
 
 
 SCALAR = [f for f in _registry().values() if f.function and not isinstance(f.expr, sp.Eq)
-          and not any(isinstance(x, (sp.Indexed, sp.MatrixSymbol)) for x in sp.preorder_traversal(f.expr))]
+          and not any(isinstance(x, sp.MatrixSymbol) for x in sp.preorder_traversal(f.expr))]
 IMPLICIT = [f for f in _registry().values() if f.function and isinstance(f.expr, sp.Eq)]
 
 
@@ -182,7 +282,9 @@ def test_every_formula_names_a_function_citing_its_spec_id_or_a_test():
         assert f.spec_id in citations_of(fn), f"{f.key}: {f.function} does not cite {f.spec_id}"
         free = {str(x) for x in f.expr.free_symbols if not isinstance(x, sp.Indexed)} - {f.unknown, "i"}
         mapped = {sym for sym, _ in f.arguments}
-        assert free <= mapped | {str(b) for b in f.expr.atoms(sp.IndexedBase)} | {"n"}, (f.key, free - mapped)
+        sizes = {str(hi) for total in f.expr.atoms(sp.Sum, sp.Product) for (_, _, hi) in total.limits if hi.is_Symbol}
+        sizes |= {str(x) for el in f.expr.atoms(sp.Indexed) for x in el.indices if x.is_Symbol}
+        assert free <= mapped | {str(b) for b in f.expr.atoms(sp.IndexedBase)} | sizes, (f.key, free - mapped)
 
 
 def test_formula_lookup_by_key_spec_id_and_function():

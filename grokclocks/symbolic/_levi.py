@@ -106,7 +106,7 @@ eig, proj = S.eig, S.proj
 
 
 def _finite(weight, q):
-    return Sum(weight * q * exp(-4 * eta0 * eig[ii] * t / d), (ii, 0, n - 1)) / d
+    return Sum(weight * q * exp(-4 * eta0 * eig[ii] * t / d), (ii, 1, n)) / d
 
 
 # ------------------------------------------------------------------ label noise (App. C, corrected)
