@@ -76,6 +76,10 @@ BOX.update({
     "kramers:theta_0": (-3.0, 3.0, "lin"), "kramers:N": ((1, 64, 4096),), "kramers:p": ((2, 11, 97),),
     "kramers:alpha": (0.0, 0.5, "lin"),
 })
+BOX.update({"uniformity:p": ((11, 23, 97, 193),), "uniformity:n": ((1, 2, 3, 4),), "uniformity:m": (0.0, 0.4, "lin"),
+            "uniformity:c": (0.0, 10.0, "lin"), "uniformity:R": (0.1, 10.0, "log")})
+# a value drawn from others: m is a number of training points, a fraction of the p^2 grid
+DEPENDENT = {"uniformity:m": lambda v: int(v["m"] * v["p"] ** 2)}
 # indexed families (finite spectra, singular values): drawn as arrays, indices from 1
 ARRAYS: dict[str, tuple] = {"nu": (0.0, 4.0), "w": (0.0, 0.01), "sigma": (0.05, 3.0), "mu_m": (0.2, 5.0),
                              "mu_s": (0.2, 5.0), "mu": (0.05, 5.0)}
@@ -129,6 +133,9 @@ def _points(f: Formula, n: int, rng: np.random.Generator) -> list[dict]:
         for name in arrays:  # descending, as singular values are numbered
             lo, hi = ARRAYS[name]
             values[name] = sorted(rng.uniform(lo, hi, size).tolist(), reverse=True)
+        for name in list(values):
+            if f"{paper}:{name}" in DEPENDENT:
+                values[name] = DEPENDENT[f"{paper}:{name}"](values)
         if "mu_s" in values:  # a saddle: its first Hessian eigenvalue is the one negative one
             values["mu_s"] = values["mu_s"][: len(values["mu_m"])]
             values["mu_s"][0] = -values["mu_s"][0]
@@ -229,7 +236,8 @@ def _rtol(f: Formula) -> float:
 
 
 SCALAR = [f for f in _registry().values() if f.function and not isinstance(f.expr, sp.Eq)
-          and not any(isinstance(x, sp.MatrixSymbol) for x in sp.preorder_traversal(f.expr))]
+          and not any(isinstance(x, sp.MatrixSymbol) for x in sp.preorder_traversal(f.expr))
+          and f.key != "repulsion:sign-rule"]  # its function returns the terms; see test_sign_rule_terms_...
 IMPLICIT = [f for f in _registry().values() if f.function and isinstance(f.expr, sp.Eq)]
 
 
@@ -263,6 +271,64 @@ def test_function_solves_its_equation(f):
         assert signs[0] * signs[1] <= 0, f"{f.key} at {values}: {root!r} is not a root to 1e-11 (residual signs {signs})"
 
 
+MATRIX = [f for f in _registry().values() if f.function
+          and any(isinstance(x, sp.MatrixSymbol) for x in sp.preorder_traversal(f.expr))]
+# exact rational features (n samples x K units) and weight decays, the small one in the erratum's regime
+MATRIX_CASES = [(4, 3, sp.Rational(1, 3)), (3, 5, sp.Integer(2)), (5, 4, sp.Rational(1, 5000)), (2, 6, sp.Integer(1))]
+
+
+def _exact(expr, F: sp.Matrix, eta):
+    """`expr` (a matrix expression in a matrix symbol F or Ftilde, n, K, eta) in exact rational arithmetic."""
+    (msym,) = [x for x in expr.free_symbols if isinstance(x, sp.MatrixSymbol)]
+    n, K = msym.shape
+    subs = {msym: F, n: F.shape[0], K: F.shape[1]}
+    subs.update({x: eta for x in expr.free_symbols if str(x) == "eta"})
+    return sp.Matrix(expr.subs(subs).doit()).applyfunc(sp.nsimplify)
+
+
+@pytest.mark.parametrize("f", MATRIX, ids=lambda f: f.key)
+def test_matrix_expression_matches_its_function(f):
+    """Matrix identities in exact rational arithmetic against the float64 functions: relative to the largest
+    entry <= 1e-12 for eta of order 1, <= 1e-8 at eta = 2e-4 with K > n (F~^T F~ singular, B ~ 1/eta: its
+    float64 inverse carries cond ~ 1e5 times the rounding)."""
+    rng = np.random.default_rng(RNG_SEED + sum(map(ord, f.key)))
+    for n, K, eta in MATRIX_CASES:
+        F = sp.Matrix(n, K, [sp.Rational(int(x), 7) for x in rng.integers(-9, 10, n * K)])
+        exact = _exact(f.expr, F, eta)
+        Fn = np.array(F.evalf(20).tolist(), dtype=float)
+        args = {param: (Fn if sym in ("F", "Ftilde") else float(eta)) for sym, param in f.arguments}
+        ref = np.array(exact.evalf(30).tolist(), dtype=float)
+        if f.key == "repulsion:full-projector":  # the function takes off-diagonal pairs (j != l)
+            jj, ll = np.nonzero(~np.eye(K, dtype=bool))
+            got, ref = _function(f)(**args, j=jj, l=ll), ref[jj, ll]
+        else:
+            got = _function(f)(**args, **dict(f.fixed))
+        tol = 1e-8 if eta < 1e-3 else 1e-12
+        err = np.max(np.abs(got - ref)) / np.max(np.abs(ref))
+        assert err <= tol, f"{f.key} (n={n}, K={K}, eta={eta}): max error {err:.2e} of the largest entry"
+
+
+def test_sign_rule_terms_satisfy_the_identity():
+    """sign_rule_terms returns B_jl from the inverse and (c, alpha, beta) from the leave-two-out projector;
+    the formula -c/(alpha beta - c^2) ties them, and B_jl is the exact (F~^T F~ + eta I)^-1 entry."""
+    f = formula_record("repulsion:sign-rule")
+    fn = _function(f)
+    rng = np.random.default_rng(RNG_SEED)
+    B = formula_record("repulsion:woodbury").expr
+    for n, K, eta in MATRIX_CASES:
+        F = sp.Matrix(n, K, [sp.Rational(int(x), 7) for x in rng.integers(-9, 10, n * K)])
+        exact = _exact(B, F, eta)
+        Fn = np.array(F.evalf(20).tolist(), dtype=float)
+        for j, l in [(0, 1), (1, K - 1), (K - 1, 0)]:
+            terms = fn(Fn, float(eta), j, l)
+            ref = float(_reference(f.expr, {"c": float(terms.c), "alpha": float(terms.alpha),
+                                            "beta": float(terms.beta)}))
+            scale = float(max(abs(x) for x in exact))
+            assert abs(terms.B_jl - ref) <= 1e-9 * scale, (n, K, eta, j, l, terms.B_jl, ref)
+            assert abs(terms.B_jl - float(exact[j, l])) <= 1e-9 * scale, (n, K, eta, j, l)
+            assert terms.alpha * terms.beta - terms.c**2 > 0
+
+
 # ------------------------------------------------------------------ registry bookkeeping
 
 
@@ -284,6 +350,7 @@ def test_every_formula_names_a_function_citing_its_spec_id_or_a_test():
         mapped = {sym for sym, _ in f.arguments}
         sizes = {str(hi) for total in f.expr.atoms(sp.Sum, sp.Product) for (_, _, hi) in total.limits if hi.is_Symbol}
         sizes |= {str(x) for el in f.expr.atoms(sp.Indexed) for x in el.indices if x.is_Symbol}
+        sizes |= {str(x) for msym in f.expr.atoms(sp.MatrixSymbol) for x in msym.shape if x.is_Symbol}
         assert free <= mapped | {str(b) for b in f.expr.atoms(sp.IndexedBase)} | sizes, (f.key, free - mapped)
 
 

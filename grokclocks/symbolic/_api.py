@@ -166,10 +166,10 @@ def latex(target: Any) -> str:
     Returns
     -------
     str
-        A LaTeX ``equation`` environment: a comment naming the equation number, the paper's BibTeX key
-        (the entry ``grokclocks cite`` prints) and the formula key, then ``lhs = rhs`` with ``\tag{n}``
-        carrying the paper's number (no tag for a result the paper does not number).  It needs
-        ``amsmath``.
+        A LaTeX ``equation`` environment: a comment naming the equation number (or the theorem), the
+        paper's BibTeX key (the entry ``grokclocks cite`` prints) and the formula key, then ``lhs = rhs``
+        with ``\tag{n}`` carrying the paper's equation number (no tag for a theorem, a lemma or a result
+        the paper does not number).  It needs ``amsmath``.
 
     Raises
     ------
@@ -189,9 +189,11 @@ def latex(target: Any) -> str:
     f = formula_record(target)
     body = equation_body(f)
     paper = PAPERS[f.spec_id.split(":", 1)[0]]
-    where = f"eq. ({f.equation}) of" if f.equation else "a result not numbered in"
+    numbered = bool(f.equation) and " " not in f.equation  # "11", "2.7": an equation; "Theorem 3.5": not
+    where = (f"eq. ({f.equation}) of" if numbered else f"{f.equation} of" if f.equation
+             else "a result not numbered in")
     lines = [f"% {where} \\cite{{{paper.bibkey}}}; grokclocks {f.key}", r"\begin{equation}", f"  {body}"]
-    if f.equation:
+    if numbered:
         lines.append(rf"  \tag{{{f.equation}}}")
     lines.append(r"\end{equation}")
     return "\n".join(lines)

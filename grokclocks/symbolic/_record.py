@@ -22,8 +22,9 @@ class Formula:
     lhs: str
     """LaTeX of the left-hand side (``\\Delta t_{\\rm grok}``); empty for an implicit result (an ``Eq``)."""
     equation: str | None
-    """The equation's number in the paper, as printed (``"11"``), or ``None`` for a result the paper does
-    not number (the spec's own derivations, such as the Marcum-Q form of E[exp(-s nu)])."""
+    """Where the paper states it: an equation number as printed (``"11"``, ``"2.7"``), a numbered statement
+    (``"Theorem 3.5"``, ``"Lemma B.1"``), or ``None`` for a result the paper does not number (the spec's own
+    derivations, such as the Marcum-Q form of E[exp(-s nu)])."""
     function: str | None
     """The dotted name of the numerical function that implements the formula
     (``"grokclocks.linear.grok_time_asymptotic"``), or ``None`` for an identity with no function of its
