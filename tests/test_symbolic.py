@@ -281,9 +281,12 @@ def _exact(expr, F: sp.Matrix, eta):
     """`expr` (a matrix expression in a matrix symbol F or Ftilde, n, K, eta) in exact rational arithmetic."""
     (msym,) = [x for x in expr.free_symbols if isinstance(x, sp.MatrixSymbol)]
     n, K = msym.shape
-    subs = {msym: F, n: F.shape[0], K: F.shape[1]}
+    subs = {msym: sp.ImmutableMatrix(F), n: F.shape[0], K: F.shape[1]}
     subs.update({x: eta for x in expr.free_symbols if str(x) == "eta"})
-    return sp.Matrix(expr.subs(subs).doit()).applyfunc(sp.nsimplify)
+    out = expr.xreplace(subs)
+    out = out.replace(lambda e: isinstance(e, (sp.Identity, sp.OneMatrix)), lambda e: sp.ImmutableMatrix(e.as_explicit()))
+    out = out.doit()
+    return sp.Matrix(out if isinstance(out, sp.MatrixBase) else out.as_explicit())
 
 
 @pytest.mark.parametrize("f", MATRIX, ids=lambda f: f.key)
