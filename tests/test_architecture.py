@@ -76,6 +76,7 @@ LAYERS = [
     {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
      "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},
     "grokclocks.sim",  # every unit under grokclocks.sim
+    {"grokclocks.symbolic"},  # sympy forms of the closed forms: above the theories, below the tools (cli cite --latex)
     {"grokclocks.logs", "grokclocks.compare", "grokclocks.forecast", "grokclocks.verification", "grokclocks.cli",
      "grokclocks", "grokclocks.__main__"},
 ]
