@@ -396,3 +396,48 @@ def test_import_costs_nothing_until_a_formula_is_asked_for():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["[]", "['sympy']"], out.stdout
+
+
+# ------------------------------------------------------------------ for papers: the CLI and the theory pages
+
+
+def test_cite_latex_prints_the_equations_then_the_bibtex(capsys):
+    from grokclocks.citations import cite
+    from grokclocks.cli import main
+
+    assert main(["cite", "grok_time_asymptotic", "--latex"]) == 0
+    out = capsys.readouterr().out
+    eq, _, bib = out.partition("\n\n@")
+    assert eq.strip() == latex("levi:eq11") and "@" + bib.strip() == cite("levi:eq11").strip()
+    assert main(["cite", "levi:eq6", "mp_edges", "--latex", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\\begin{equation}") == 3 and out.rstrip().endswith("[levi:eq6]")  # eq6's parts, once each
+    assert main(["cite", "loss_train", "--latex"]) == 0  # a function with two formulas: eq. 8 and eq. 14
+    out = capsys.readouterr().out
+    assert "grokclocks levi:eq8/train" in out and "grokclocks levi:eq14/train" in out
+    assert main(["cite", "grok_time"]) == 0  # without --latex a root-finding function cites as before
+    capsys.readouterr()
+    rc = main(["cite", "grok_time", "--latex"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no closed form" in err and "without --latex" in err
+
+
+def test_theory_pages_show_the_generated_equations():
+    """docs/theory/*.md are current with docs/gen_theory.py, and every spec ID with a formula of the paper
+    appears there through a marker (no formula of the registry is typed on those pages)."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("gen_theory", root / "docs" / "gen_theory.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for page in sorted((root / "docs" / "theory").glob("*.md")):
+        text = page.read_text()
+        assert gen.render(text) == text, f"{page.name} is out of date: run python docs/gen_theory.py"
+    on_pages = gen.keys_on_pages()
+    for key in set().union(*on_pages.values()):
+        formula_record(key)  # every marker names a formula
+    shown = {formula_record(k).spec_id for keys in on_pages.values() for k in keys}
+    missing = sorted({f.spec_id for f in _registry().values()} - shown)
+    assert not missing, f"spec IDs with formulas that no theory page shows: {missing}"

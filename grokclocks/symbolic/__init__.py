@@ -17,10 +17,10 @@ sympy is imported when the first formula is asked for, not by ``import grokclock
 from __future__ import annotations
 
 from .._facade import set_home
-from ._api import formula, formula_record, formulas, latex
+from ._api import formula, formula_record, formula_records, formulas, latex
 from ._record import Formula
 
-__all__ = ["Formula", "formulas", "formula", "formula_record", "latex"]
+__all__ = ["Formula", "formulas", "formula", "formula_record", "formula_records", "latex"]
 
 set_home(__name__, globals(), __all__)
 del annotations, set_home

@@ -16,7 +16,7 @@ from .. import _validate as V
 from ..citations import PAPERS, SPEC
 from ._record import Formula
 
-__all__ = ["formulas", "formula", "formula_record", "latex"]
+__all__ = ["formulas", "formula", "formula_record", "formula_records", "latex"]
 
 # one module per paper, in the order of grokclocks.citations.PAPERS; the clocks paper's module also holds
 # the spectral identities (grokclocks.spectral implements that paper's section 2 and 4-5)
@@ -97,6 +97,37 @@ def formula_record(target: Any) -> Formula:
     functions = sorted({f.function.removeprefix("grokclocks.") for f in reg.values() if f.function})
     raise V.UnknownKey(f"{name!r} has no closed form in grokclocks.symbolic (it is computed by root finding, "
                        f"quadrature or simulation, or it is not a grokclocks function{_nearest(short, functions)})")
+
+
+def formula_records(target: Any = None) -> list[Formula]:
+    """Every `Formula` record, or all those of a paper, a spec ID or a function.
+
+    Parameters
+    ----------
+    target : str or callable, optional
+        ``None`` (default): every record.  A paper key (``"levi"``), a spec ID (``"levi:eq6"``: all its
+        parts), a formula key, or a grokclocks function or its name (``loss_train``: eq. 8 and eq. 14).
+
+    Returns
+    -------
+    list of Formula
+        The records in registry order (paper order, then as the spec lists them); never empty.
+
+    Raises
+    ------
+    UnknownKey
+        If `target` names no formula (the message says why, as `formula_record`'s).
+    """
+    reg = _registry()
+    if target is None:
+        return list(reg.values())
+    if isinstance(target, str) and target in PAPERS:
+        return [f for k, f in reg.items() if k.startswith(target + ":")]
+    if isinstance(target, str) and ":" in target:
+        found = [f for k, f in reg.items() if k == target or k.startswith(target + "/")]
+        return found or [formula_record(target)]  # formula_record raises with the reason
+    first = formula_record(target)
+    return [f for f in reg.values() if f.function == first.function]
 
 
 def formulas() -> dict[str, Any]:
@@ -199,18 +230,34 @@ def latex(target: Any) -> str:
     return "\n".join(lines)
 
 
+def relation(lhs: str) -> str:
+    """" = " after a left side, or " " when the left side ends with its own relation (``\\le``, ``\\simeq``)."""
+    return " " if lhs.rstrip().endswith(("\\le", "\\ge", "\\simeq", "\\approx", "=")) else " = "
+
+
+def symbol_names(f: Formula) -> dict[Any, str]:
+    """Typeset names of the symbols of `f`: the shared ones, then its paper module's `LATEX_NAMES` (a
+    symbol is its name and assumptions, so a paper's R must not rename another paper's R)."""
+    from . import _symbols
+
+    names = dict(_symbols.LATEX_NAMES)
+    module = importlib.import_module(f"{__package__}._{f.spec_id.split(':', 1)[0]}")
+    names.update(getattr(module, "LATEX_NAMES", {}))
+    return names
+
+
 def equation_body(f: Formula) -> str:
     """``lhs = rhs`` of a formula record in LaTeX, then its abbreviations (``m(w) = ...``) on a second line
     of a ``gathered`` block; for an implicit result the two sides of its ``Eq``."""
     import sympy as sp
 
-    from ._symbols import LATEX_NAMES
+    names = symbol_names(f)
 
     def tex(e: Any) -> str:
-        return sp.latex(e, symbol_names=LATEX_NAMES)
+        return sp.latex(e, symbol_names=names)
 
     shown = f.expr if f.display is None else f.display
-    main = f"{tex(shown.lhs)} = {tex(shown.rhs)}" if isinstance(shown, sp.Eq) else f"{f.lhs} = {tex(shown)}"
+    main = f"{tex(shown.lhs)} = {tex(shown.rhs)}" if isinstance(shown, sp.Eq) else f"{f.lhs}{relation(f.lhs)}{tex(shown)}"
     if not f.defs:
         return main
     defs = r",\quad ".join(f"{tex(ph)} = {tex(value)}" for ph, value in f.defs)

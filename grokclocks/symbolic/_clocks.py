@@ -60,7 +60,7 @@ LATEX = {gamma0: r"\gamma_0", gap0: r"\Delta_0", c_kl: r"c_{\rm KL}", C_kl: r"C_
          M_G: r"M_G", f_perp: r"\lVert F_\perp\rVert_2", eps_rob: r"\epsilon_{\rm rob}", fail: r"\delta_f",
          srank: r"r_s", mdirs: "m", loss_value: r"\mathcal L(W)", rr: "r", loss0: r"\mathcal L_{k_0}"}
 
-S.LATEX_NAMES.update(LATEX)
+LATEX_NAMES = LATEX  # typeset names of this paper's symbols
 UNIT_HALF = Interval.open(Rational(1, 2), 1)
 ell = sp.Function("ell")
 SING = ("sigma", "singular_values")

@@ -41,7 +41,7 @@ phi, theta0 = sp.Symbol("phi", real=True), sp.Symbol("theta_0", real=True)
 N, alpha = sp.Symbol("N", integer=True, positive=True), sp.Symbol("alpha", nonnegative=True)
 p = sp.Symbol("p", integer=True, positive=True)
 
-S.LATEX_NAMES.update({dF: r"\Delta F", k_m: r"F''(m)", k_s: r"F''(s)", F3m: r"F'''(m)", F4m: r"F''''(m)",
+LATEX_NAMES = dict({dF: r"\Delta F", k_m: r"F''(m)", k_s: r"F''(s)", F3m: r"F'''(m)", F4m: r"F''''(m)",
                       F3s: r"F'''(s)", F4s: r"F''''(s)", ratio: r"t_{\rm grok}/t_{\rm mem}",
                       pref: r"\tau_0/t_{\rm mem}", trace: r"\operatorname{tr}\Sigma", trH: r"\operatorname{tr}\nabla^2F",
                       null2: r"\lVert P_\perp\theta_0\rVert^2", theta0: r"\theta_0", eps_te: r"\epsilon_{\rm te}"})

@@ -18,7 +18,7 @@ eta = sp.Symbol("eta", positive=True)
 F = MatrixSymbol("F", n, K)  # raw features
 Ft = MatrixSymbol("Ftilde", n, K)  # centred features
 alpha, beta, c = sp.Symbol("alpha", positive=True), sp.Symbol("beta", positive=True), sp.Symbol("c", real=True)
-S.LATEX_NAMES.update({Ft: r"\widetilde F"})
+LATEX_NAMES = dict({Ft: r"\widetilde F"})
 
 gram_inverse = (Ft.T * Ft + eta * Identity(K)).I
 woodbury = (Identity(K) - Ft.T * (Ft * Ft.T + eta * Identity(n)).I * Ft) / eta

@@ -19,7 +19,7 @@ c_norm, R = sp.Symbol("c", nonnegative=True), sp.Symbol("R", positive=True)
 C = sp.Function("C")
 ball = 2 * n**2 - 2 * n + 1
 DEF_C = ((C(n), ball),)
-S.LATEX_NAMES.update({c_norm: r"\lVert c\rVert"})
+LATEX_NAMES = dict({c_norm: r"\lVert c\rVert"})
 
 FORMULAS: tuple[Formula, ...] = (
     Formula("uniformity:thm3.12/ball", "uniformity:thm3.12", ball, r"C(n)=\big|\{z\in\mathbb Z^2:|z_1|+|z_2|<n\}\big|",
