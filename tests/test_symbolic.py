@@ -366,7 +366,7 @@ def test_formula_lookup_by_key_spec_id_and_function():
     assert isinstance(formula(mp_edges), sp.Tuple)
     assert formula_record(loss_train).key == "levi:eq8/train"  # the function's first formula
     assert formula_record("levi:eq19").key == "levi:eq19"
-    with pytest.raises(DomainError, match="'levi:eq6' has 3 formulas: levi:eq6/density, levi:eq6/edges"):
+    with pytest.raises(DomainError, match="target 'levi:eq6' \\(a spec ID\\) has 3 formulas: levi:eq6/density, levi:eq6/edges"):
         formula("levi:eq6")
     with pytest.raises(KeyError, match="nearest: levi:eq11"):
         formula("levi:eq111")

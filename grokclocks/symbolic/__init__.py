@@ -5,13 +5,13 @@ Each expression is the form the library implements (the papers' errata applied),
 and assumed as in the docstrings (`lambda` positive, `d_out` a positive integer; interval domains such as
 0 < λ < 1 in the record's `domain`).  The same expressions are checked against the numerical functions
 at random points (tests/test_symbolic.py), typeset on the theory pages of the documentation, and printed
-by ``grokclocks cite FUNCTION --latex``.
+by `grokclocks cite FUNCTION --latex`.
 
 >>> from grokclocks.symbolic import formula, latex
 >>> formula("levi:eq11")          # the eps -> 0 grokking time, Levi et al. eq. (11)
 -log(1 - sqrt(lambda))/(2*eta_0*(1 - sqrt(lambda))**2)
 
-sympy is imported when the first formula is asked for, not by ``import grokclocks.symbolic``.
+sympy is imported when the first formula is asked for, not by `import grokclocks.symbolic`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`formulas`, `formula`, `formula_record` and `latex`: the registry of sympy forms, built on first use.
 
 Nothing here imports sympy at load: the per-paper modules (which do) are imported the first time a
-formula is asked for, so ``import grokclocks.symbolic`` costs a few microseconds and the numeric core
+formula is asked for, so `import grokclocks.symbolic` costs a few microseconds and the numeric core
 never pays for sympy.
 """
 
@@ -37,7 +37,7 @@ def _registry() -> dict[str, Formula]:
 
 
 def _function_name(obj: Any) -> str | None:
-    """``module.qualname`` of a callable (a `functools.partial` is unwrapped), or None."""
+    """`module.qualname` of a callable (a `functools.partial` is unwrapped), or None."""
     while isinstance(obj, functools.partial):
         obj = obj.func
     mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
@@ -55,10 +55,10 @@ def formula_record(target: Any) -> Formula:
     Parameters
     ----------
     target : str or callable
-        A formula key (``"levi:eq11"``, ``"levi:eq6/edges"``), a spec ID that has one formula, a function
-        of grokclocks (``grokclocks.linear.grok_time_asymptotic``) or its name (dotted,
-        ``"linear.grok_time_asymptotic"``, or bare, ``"grok_time_asymptotic"``).  A function with several
-        formulas (``loss_train``: eq. 8, and eq. 14 with weight decay) gives its first; name the key for
+        A formula key (`"levi:eq11"`, `"levi:eq6/edges"`), a spec ID that has one formula, a function
+        of grokclocks (`grokclocks.linear.grok_time_asymptotic`) or its name (dotted,
+        `"linear.grok_time_asymptotic"`, or bare, `"grok_time_asymptotic"`).  A function with several
+        formulas (`loss_train`: eq. 8, and eq. 14 with weight decay) gives its first; name the key for
         the others.
 
     Returns
@@ -82,9 +82,9 @@ def formula_record(target: Any) -> Formula:
         if len(parts) == 1:
             return reg[parts[0]]
         if parts:
-            raise V.UnknownKey(f"spec ID {target!r} has {len(parts)} formulas: {', '.join(parts)}; name one")
+            raise V.UnknownKey(f"target {target!r} (a spec ID) has {len(parts)} formulas: {', '.join(parts)}; name one")
         known = "a spec ID without a closed form here" if target in SPEC else "an unknown key"
-        raise V.UnknownKey(f"{target!r} is {known} (formula keys: 'levi:eq11', 'levi:eq6/edges', ...; "
+        raise V.UnknownKey(f"target {target!r} is {known} (formula keys: 'levi:eq11', 'levi:eq6/edges', ...; "
                            f"grokclocks.symbolic.formulas() lists them{_nearest(target, list(reg))})")
     name = target if isinstance(target, str) else _function_name(target)
     if not name:
@@ -95,7 +95,7 @@ def formula_record(target: Any) -> Formula:
                            or f.function.endswith("." + name)):
             return f
     functions = sorted({f.function.removeprefix("grokclocks.") for f in reg.values() if f.function})
-    raise V.UnknownKey(f"{name!r} has no closed form in grokclocks.symbolic (it is computed by root finding, "
+    raise V.UnknownKey(f"target {name!r} has no closed form in grokclocks.symbolic (it is computed by root finding, "
                        f"quadrature or simulation, or it is not a grokclocks function{_nearest(short, functions)})")
 
 
@@ -105,8 +105,8 @@ def formula_records(target: Any = None) -> list[Formula]:
     Parameters
     ----------
     target : str or callable, optional
-        ``None`` (default): every record.  A paper key (``"levi"``), a spec ID (``"levi:eq6"``: all its
-        parts), a formula key, or a grokclocks function or its name (``loss_train``: eq. 8 and eq. 14).
+        `None` (default): every record.  A paper key (`"levi"`), a spec ID (`"levi:eq6"`: all its
+        parts), a formula key, or a grokclocks function or its name (`loss_train`: eq. 8 and eq. 14).
 
     Returns
     -------
@@ -136,10 +136,10 @@ def formulas() -> dict[str, Any]:
     Returns
     -------
     dict of str to sympy expression
-        Key -> expression, in paper order (``levi``, ``clocks``, ``kramers``, ``uniformity``,
-        ``repulsion``).  A key is the spec ID of the result (``"levi:eq11"``) or ``"<spec ID>/<part>"``
+        Key -> expression, in paper order (`levi`, `clocks`, `kramers`, `uniformity`,
+        `repulsion`).  A key is the spec ID of the result (`"levi:eq11"`) or `"<spec ID>/<part>"`
         when the result has several formulas.  Values are the right-hand sides, errata applied; a
-        ``sympy.Tuple`` where the function returns several values, a ``sympy.Eq`` for an implicit result
+        `sympy.Tuple` where the function returns several values, a `sympy.Eq` for an implicit result
         (a crossing time defined by L(t*) = L*).  Symbols carry their assumptions (positive, integer);
         interval domains such as 0 < λ < 1 are in `formula_record(key).domain`.
 
@@ -161,13 +161,13 @@ def formula(target: Any) -> Any:
     Parameters
     ----------
     target : str or callable
-        A formula key or spec ID (``"levi:eq11"``, ``"levi:eq6/edges"``), a grokclocks function or its
+        A formula key or spec ID (`"levi:eq11"`, `"levi:eq6/edges"`), a grokclocks function or its
         name; see `formula_record`.
 
     Returns
     -------
     sympy expression
-        The right-hand side (a ``sympy.Tuple`` for several values, a ``sympy.Eq`` for an implicit result).
+        The right-hand side (a `sympy.Tuple` for several values, a `sympy.Eq` for an implicit result).
 
     Raises
     ------
@@ -197,10 +197,10 @@ def latex(target: Any) -> str:
     Returns
     -------
     str
-        A LaTeX ``equation`` environment: a comment naming the equation number (or the theorem), the
-        paper's BibTeX key (the entry ``grokclocks cite`` prints) and the formula key, then ``lhs = rhs``
-        with ``\tag{n}`` carrying the paper's equation number (no tag for a theorem, a lemma or a result
-        the paper does not number).  It needs ``amsmath``.
+        A LaTeX `equation` environment: a comment naming the equation number (or the theorem), the
+        paper's BibTeX key (the entry `grokclocks cite` prints) and the formula key, then `lhs = rhs`
+        with `\tag{n}` carrying the paper's equation number (no tag for a theorem, a lemma or a result
+        the paper does not number).  It needs `amsmath`.
 
     Raises
     ------
@@ -231,7 +231,7 @@ def latex(target: Any) -> str:
 
 
 def relation(lhs: str) -> str:
-    """" = " after a left side, or " " when the left side ends with its own relation (``\\le``, ``\\simeq``)."""
+    """" = " after a left side, or " " when the left side ends with its own relation (`\\le`, `\\simeq`)."""
     return " " if lhs.rstrip().endswith(("\\le", "\\ge", "\\simeq", "\\approx", "=")) else " = "
 
 
@@ -247,8 +247,8 @@ def symbol_names(f: Formula) -> dict[Any, str]:
 
 
 def equation_body(f: Formula) -> str:
-    """``lhs = rhs`` of a formula record in LaTeX, then its abbreviations (``m(w) = ...``) on a second line
-    of a ``gathered`` block; for an implicit result the two sides of its ``Eq``."""
+    """`lhs = rhs` of a formula record in LaTeX, then its abbreviations (`m(w) = ...`) on a second line
+    of a `gathered` block; for an implicit result the two sides of its `Eq`."""
     import sympy as sp
 
     names = symbol_names(f)
