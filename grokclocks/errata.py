@@ -78,6 +78,7 @@ SYMBOLIC_PROOFS: dict[str, str] = {
     "clocks-4": _SE + "test_clocks_4_smoothness_constant_is_attained",
     "clocks-6": _SE + "test_clocks_6_balanced_drift_of_a_layer_trained_network",
     "kramers-2": _SE + "test_kramers_2_readout_residual_is_forced",
+    "kramers-3": _SE + "test_kramers_3_separation_exponents_by_power_counting",
     "kramers-5": _SE + "test_kramers_5_ridge_grokking_time",
     "kramers-6": _SE + "test_kramers_6_eq2_penalty_decays_at_two_lambda",
     "kramers-9": _SE + "test_kramers_9_sgd_temperature_per_coordinate",
