@@ -539,6 +539,7 @@ def main() -> None:
     _write_between_markers(DOCS / "verification" / "index.md", "<!-- gpu-suites:begin", "<!-- gpu-suites:end",
                            gpu_status_table())
     _write(DOCS / "traceability.md", traceability_markdown())
+    __import__("gen_theory").main()  # the theory pages' equations, from grokclocks.symbolic (docs/gen_theory.py)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ LAYERS = [
     {"grokclocks.rmt", "grokclocks._mpgrid", "grokclocks.linear", "grokclocks.clocks", "grokclocks.spectral",
      "grokclocks.kramers", "grokclocks.coverage", "grokclocks.repulsion"},
     "grokclocks.sim",  # every unit under grokclocks.sim
+    {"grokclocks.symbolic"},  # sympy forms of the closed forms: above the theories, below the tools (cli cite --latex)
     {"grokclocks.logs", "grokclocks.runs"},  # reading a run: every log format, run files, arrays -> RunData
     {"grokclocks.compare", "grokclocks.forecast", "grokclocks.verification"},  # side by side on runs
     {"grokclocks._report", "grokclocks.cli", "grokclocks", "grokclocks.__main__"},  # composing them

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grokclocks.citations import PAPERS, SPEC
-from grokclocks.errata import ERRATA, Erratum, check_erratum, errata_for, to_markdown
+from grokclocks.errata import ERRATA, SYMBOLIC_PROOFS, Erratum, check_erratum, errata_for, to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC_DIR = ROOT.parent / "shared" / "spec"
@@ -98,7 +98,22 @@ def test_markdown_names_every_erratum_and_check():
     # every table row has the same number of (unescaped) cells as the header
     for line in md.splitlines():
         if line.startswith("| "):
-            assert len(re.split(r"(?<!\\)\|", line)) == 9, line
+            assert len(re.split(r"(?<!\\)\|", line)) == 10, line
+
+
+def test_page_says_how_each_correction_is_established():
+    """Each row says "proven symbolically" (naming the test, which is among its checks) or "measured"."""
+    md = to_markdown()
+    rows = {line.split(" | ")[0][2:]: line for line in md.splitlines() if re.match(r"\| [a-z]+-\d+ \|", line)}
+    assert set(rows) == {e.number for e in ERRATA}
+    for e in ERRATA:
+        if e.proof == "measured":
+            assert "| measured |" in rows[e.number], e.number
+        else:
+            assert e.proof.startswith("tests/test_symbolic_errata.py::test_") and e.proof in e.checks, e.number
+            assert f"| proven symbolically (`{e.proof.split('::', 1)[1]}`) |" in rows[e.number], e.number
+    assert {e.number for e in ERRATA if e.proof != "measured"} == set(SYMBOLIC_PROOFS)
+    assert {"levi-1", "repulsion-1", "kramers-9", "levi-4"} <= set(SYMBOLIC_PROOFS)  # the issue's examples
 
 
 def test_docs_page_is_generated_from_the_records():

@@ -49,6 +49,10 @@ class Erratum:
     """The measured evidence, with numbers."""
     checks: tuple[str, ...]
     """pytest node IDs (`tests/...::test_x` or `verify/...::test_y`) that show it."""
+    proof: str = "measured"
+    """How the correction is established: `"measured"` (numbers: simulations, quadrature, root finding), or the
+    pytest node ID of the test that derives it symbolically from the paper's own starting equation
+    (`grokclocks.errata` fills it in; that test is also among `checks`)."""
 
 
 def paper_modules() -> list[ModuleType]:

@@ -49,6 +49,15 @@ _OTHER = [
     Entry("citations.spec_ids", {"paper": Fixed(None, "levi", "clocks")}),
     Entry("citations.citations_of", {"obj": Fixed(len, "x", None)}),
     Entry("citations.coverage", {"paper": Fixed(None, "levi")}, cost=20),
+    # grokclocks.symbolic: lookups by key, spec ID, function name or object; an unknown, ambiguous or
+    # closed-form-less target is an UnknownKey (a DomainError); values are sympy objects (checked against the
+    # numeric functions by tests/test_symbolic.py)
+    *[Entry(f"symbolic.{name}", {"target": Fixed("levi:eq11", "levi:eq6/edges", "grok_time_asymptotic", "clocks:thm4.9",
+                                                 bad=("levi:nope", "levi:eq6", "grok_time", None, 3, ""))}, cost=3)
+      for name in ("formula", "formula_record", "latex")],
+    Entry("symbolic.formula_records", {"target": Fixed(None, "levi", "levi:eq6", "loss_train",
+                                                       bad=("levi:nope", "grok_time", 3, ""))}, cost=3),
+    Entry("symbolic.formulas", cost=3),
 ]
 
 ENTRIES: list[Entry] = [*_LEVI, *_CLOCKS, *_SPECTRAL, *_KRAMERS, *_COVERAGE, *_REPULSION, *_SIM, *_IO, *_FORECAST,
@@ -108,6 +117,7 @@ EXEMPT: list[Exempt] = [
     Exempt("citations.cites", "decorator applied at import time to every cited function; covered by "
                               "tests/test_citations.py (citations.py is owned by the citations helper)"),
     Exempt("errata.Erratum", _RECORD + " (check_erratum)"),
+    Exempt("symbolic.Formula", _RECORD + " (formula_record; its expressions are checked by tests/test_symbolic.py)"),
     *[Exempt(n, "named result (a NamedTuple returned by " + f + "; issue 17): a record with no logic of its own, "
                 "built from the checked arguments of that function, which the registry covers")
       for n, f in (("_mpgrid.DecayGrid", "mp_decay_grid"), ("clocks.ActiveAffineMap", "relu_active_affine_map"),
