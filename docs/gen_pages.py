@@ -1,23 +1,29 @@
 """Generate the documentation pages that are derived from the library's own data.
 
-Run from anywhere (``python docs/gen_pages.py``); it writes
+``python docs/gen_pages.py`` (from anywhere) writes the one stored generated page,
 
 * ``docs/errata.md``            from :func:`grokclocks.errata.to_markdown` (tests/test_errata.py checks it);
-* ``docs/coverage.md``          every spec ID -> status -> implementing functions, from
+
+and holds the generators of the pages the site makes when it is built (``docs/generated_pages.py``, called by
+``docs/mkdocs_hooks.py``; nothing of them is stored, so building the docs never changes a tracked file;
+``--show PAGE`` prints one):
+
+* ``coverage.md``               every spec ID -> status -> implementing functions, from
                                 :func:`grokclocks.citations.coverage` and :data:`grokclocks.citations.SPEC`;
-* ``docs/traceability.md``      every spec ID -> implementing function -> unit tests that call it -> the
+* ``traceability.md``           every spec ID -> implementing function -> unit tests that call it -> the
                                 ``pytest verify`` rows that check it (from the committed certificates);
-* ``docs/architecture.md``      its module table (between the ``modules:`` markers): every module of the
+* ``architecture.md``           its module table (between the ``modules:`` markers): every module of the
                                 package, its size and the grokclocks modules it imports at load, from
                                 :func:`module_imports` (the graph ``tests/test_architecture.py`` checks);
-* ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
-                                (and ``verify-cpu.json`` beside it), if there is one; the comparison
-                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them;
-* ``docs/verification/gpu.md``  the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
+* ``verification/gpu.md``       the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
                                 written by ``grokclocks verify --scale gpu --budget`` / ``benchmarks/gpu_session.sh``)
                                 against the files of this checkout: passed / failed / stale since commit X /
                                 incomplete / never run (:func:`gpu_status_markdown`); the same table on the
-                                Verification page, ``docs/verification/index.md`` (between its markers).
+                                Verification page, ``verification/index.md`` (between its markers).
+
+``--certificate`` copies the latest ``.verify/verify-cpu.md`` written by ``pytest verify`` (and ``verify-cpu.json``
+beside it, and the comparison tables ``compare-<scale>-<run>.md`` of ``verify/compare``) into
+``docs/verification/``: the committed CPU certificate changes only when asked.
 """
 
 from __future__ import annotations
@@ -500,23 +506,30 @@ def architecture_modules_markdown() -> str:
     return "\n".join(lines)
 
 
-def _write_between_markers(path: Path, begin: str, end: str, body: str) -> None:
-    text = path.read_text()
-    i, j = text.index(begin), text.index(end)
-    _write(path, text[: text.index("\n", i) + 1] + body + "\n" + text[j:])
+def main(argv: list[str] | None = None) -> None:
+    """Write the stored generated pages (errata.md: a test holds it equal to its rendering). The pages whose content
+    changes with the checkout are made when the site is built (docs/generated_pages.py), so building the docs never
+    changes a tracked file; `--show PAGE` prints one. `--certificate` copies the latest `pytest verify`
+    certificate from .verify/ into docs/verification/ (the committed one): a deliberate step, never a side effect
+    of a docs build."""
+    import argparse
 
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--certificate", action="store_true", help="copy .verify/verify-cpu.* into docs/verification/")
+    ap.add_argument("--show", metavar="PAGE", help="print a page generated at build time (e.g. traceability.md)")
+    args = ap.parse_args(argv)
+    if args.show:
+        sys.path.insert(0, str(DOCS))
+        from generated_pages import show
 
-def main() -> None:
+        print(show(args.show))
+        return
     print("generating documentation pages")
-    _write_between_markers(DOCS / "architecture.md", "<!-- modules:begin", "<!-- modules:end",
-                           architecture_modules_markdown())
     _write(DOCS / "errata.md", to_markdown())
-    _write(DOCS / "coverage.md", coverage_markdown())
-    copy_certificate("cpu")
-    _write(DOCS / "verification" / "gpu.md", gpu_status_markdown())
-    _write_between_markers(DOCS / "verification" / "index.md", "<!-- gpu-suites:begin", "<!-- gpu-suites:end",
-                           gpu_status_table())
-    _write(DOCS / "traceability.md", traceability_markdown())
+    if args.certificate:
+        copy_certificate("cpu")
+    print("  at build time: coverage.md, traceability.md, verification/gpu.md and the tables of architecture.md "
+          "and verification/index.md (docs/generated_pages.py)")
 
 
 if __name__ == "__main__":
