@@ -457,13 +457,15 @@ def _progress_loop() -> None:
     shown: dict[str, float] = {}
     while True:
         time.sleep(min(1.0, every / 4))
+        due = []  # one line for every test that is due (two workers: both tests on one line)
         for node, t0 in list(_STATE["started"].items()):
             elapsed = time.perf_counter() - t0
             if elapsed >= shown.get(node, 0.0) + every:
                 shown[node] = elapsed - elapsed % every
                 est = _STATE["estimates"].get(node) or 0.0
-                _terminal_write(("\n" if not _STATE.get("speak") else "") + f"    ... {node} still running: "
-                                f"{elapsed:.0f} s" + (f" (expected {est:.0f} s)" if est >= 1 else ""))
+                due.append(f"{node} still running: {elapsed:.0f} s" + (f" (expected {est:.0f} s)" if est >= 1 else ""))
+        if due:
+            _terminal_write(("\n" if not _STATE.get("speak") else "") + "    ... " + "; ".join(due))
 
 
 # ------------------------------------------------------------------------------------------ what the terminal shows
