@@ -93,7 +93,8 @@ def test_prose_stars_are_escaped_outside_code_maths_bullets_and_starred_paramete
 # the API pages list functions first.
 
 def _generated_pages():
-    spec = importlib.util.spec_from_file_location("grokclocks_generated_pages_test", ROOT / "docs" / "generated_pages.py")
+    spec = importlib.util.spec_from_file_location("grokclocks_generated_pages_test",
+                                                  ROOT / "docs" / "generated_pages.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

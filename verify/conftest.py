@@ -683,7 +683,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     dt = time.perf_counter() - _STATE["t0"]
     tr = terminalreporter
     shard = _STATE.get("shard")
-    title = f"grokclocks verification table ({rep.scale} scale" + (f", slice {shard[0]} of {shard[1]})" if shard else ")")
+    title = (f"grokclocks verification table ({rep.scale} scale"
+             + (f", slice {shard[0]} of {shard[1]})" if shard else ")"))
     if config.getoption("--verify-table"):
         tr.section(title)
         tr.write_line(format_table(rep.rows, width=max(tr._tw.fullwidth, 140)))
