@@ -1,29 +1,26 @@
 """Generate the documentation pages that are derived from the library's own data.
 
-``python docs/gen_pages.py`` (from anywhere) writes the one stored generated page,
+Run from anywhere (``python docs/gen_pages.py``). It writes ``docs/errata.md`` only, and the CPU certificate's
+pages with ``--certificate`` (never as a side effect); the other pages below are made in memory when the site is
+built (``docs/generated_pages.py``, called by ``docs/mkdocs_hooks.py``; ``--show PAGE`` prints one), so building
+the docs never changes a tracked file. The pages:
 
 * ``docs/errata.md``            from :func:`grokclocks.errata.to_markdown` (tests/test_errata.py checks it);
-
-and holds the generators of the pages the site makes when it is built (``docs/generated_pages.py``, called by
-``docs/mkdocs_hooks.py``; nothing of them is stored, so building the docs never changes a tracked file;
-``--show PAGE`` prints one):
-
-* ``coverage.md``               every spec ID -> status -> implementing functions, from
+* ``docs/coverage.md``          every spec ID -> status -> implementing functions, from
                                 :func:`grokclocks.citations.coverage` and :data:`grokclocks.citations.SPEC`;
-* ``traceability.md``           every spec ID -> implementing function -> unit tests that call it -> the
+* ``docs/traceability.md``      every spec ID -> implementing function -> unit tests that call it -> the
                                 ``pytest verify`` rows that check it (from the committed certificates);
-* ``architecture.md``           its module table (between the ``modules:`` markers): every module of the
+* ``docs/architecture.md``      its module table (between the ``modules:`` markers): every module of the
                                 package, its size and the grokclocks modules it imports at load, from
                                 :func:`module_imports` (the graph ``tests/test_architecture.py`` checks);
-* ``verification/gpu.md``       the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
+* ``docs/verification/cpu.md``  a copy of the latest ``.verify/verify-cpu.md`` written by ``pytest verify``
+                                (and ``verify-cpu.json`` beside it), if there is one; the comparison
+                                tables ``compare-<scale>-<run>.md`` of ``verify/compare`` are copied beside them;
+* ``docs/verification/gpu.md``  the state of every GPU suite certificate (``docs/verification/gpu/<suite>.json``,
                                 written by ``grokclocks verify --scale gpu --budget`` / ``benchmarks/gpu_session.sh``)
                                 against the files of this checkout: passed / failed / stale since commit X /
                                 incomplete / never run (:func:`gpu_status_markdown`); the same table on the
-                                Verification page, ``verification/index.md`` (between its markers).
-
-``--certificate`` copies the latest ``.verify/verify-cpu.md`` written by ``pytest verify`` (and ``verify-cpu.json``
-beside it, and the comparison tables ``compare-<scale>-<run>.md`` of ``verify/compare``) into
-``docs/verification/``: the committed CPU certificate changes only when asked.
+                                Verification page, ``docs/verification/index.md`` (between its markers).
 """
 
 from __future__ import annotations
