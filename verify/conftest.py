@@ -525,7 +525,10 @@ def pytest_report_teststatus(report, config):
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _STATE["started"][nodeid] = time.perf_counter()
+    """A verify test started (here, or in a pytest-xdist worker): the progress lines watch it."""
+    config = _STATE.get("config")
+    if config is not None and _node_rel(config, nodeid):  # a whole `pytest` under xdist: tests/ items too
+        _STATE["started"][nodeid] = time.perf_counter()
 
 
 def pytest_runtest_logfinish(nodeid, location):
