@@ -23,7 +23,15 @@ Options:
 * env `GROKCLOCKS_COMMIT`: in a copy of the checkout without `.git`, the 40-hex commit the copy was made from,
   stamped on the certificates as such (`commit_source`; `dirty` stays unknown);
 * `--progress-every SECONDS` (env `GROKCLOCKS_PROGRESS_S`, default 20; 0 = off): a test running longer prints
-  a line every that many seconds (elapsed time, expected time), so a long test is never silent.
+  a line every that many seconds (elapsed time, expected time), so a long test is never silent (under
+  pytest-xdist too: the controller sees the workers' tests start);
+* `--verify-table`: print the full table (every row, its tolerance and the tolerance's source) at the end, as
+  well as the summary. By default the terminal shows, for a session of verify tests at pytest's default
+  verbosity, a line per finished test (`[k/N m:ss] node ID  outcome  seconds  spec IDs with their verdicts`)
+  instead of pytest's dots, and at the end of any session with verify rows a summary per paper that fits one
+  screen (rows passed / rejected / reported / failed, each failed row with its spec ID and numbers, the failed
+  tests that recorded no failed row) and the certificate's paths; the table is in the certificate. `-v` and
+  `-q` keep pytest's own lines and dots. `grokclocks verify` runs this plugin: `grokclocks verify -- --verify-table`.
 
 Per test the certificate records the outcome, wall time (setup included), the XLA compile time
 (`jax.monitoring` backend-compile events: sum and longest; counted from JAX's import, which the verify modules
