@@ -1,6 +1,9 @@
 """Generate the documentation pages that are derived from the library's own data.
 
-Run from anywhere (``python docs/gen_pages.py``); it writes
+Run from anywhere (``python docs/gen_pages.py``). It writes ``docs/errata.md`` only, and the CPU certificate's
+pages with ``--certificate`` (never as a side effect); the other pages below are made in memory when the site is
+built (``docs/generated_pages.py``, called by ``docs/mkdocs_hooks.py``; ``--show PAGE`` prints one), so building
+the docs never changes a tracked file. The pages:
 
 * ``docs/errata.md``            from :func:`grokclocks.errata.to_markdown` (tests/test_errata.py checks it);
 * ``docs/coverage.md``          every spec ID -> status -> implementing functions, from
@@ -521,25 +524,33 @@ def architecture_modules_markdown() -> str:
     return "\n".join(lines)
 
 
-def _write_between_markers(path: Path, begin: str, end: str, body: str) -> None:
-    text = path.read_text()
-    i, j = text.index(begin), text.index(end)
-    _write(path, text[: text.index("\n", i) + 1] + body + "\n" + text[j:])
+def main(argv: list[str] | None = None) -> None:
+    """Write the stored generated pages (errata.md: a test holds it equal to its rendering). The pages whose content
+    changes with the checkout are made when the site is built (docs/generated_pages.py), so building the docs never
+    changes a tracked file; `--show PAGE` prints one. `--certificate` copies the latest `pytest verify`
+    certificate from .verify/ into docs/verification/ (the committed one): a deliberate step, never a side effect
+    of a docs build."""
+    import argparse
 
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--certificate", action="store_true", help="copy .verify/verify-cpu.* into docs/verification/")
+    ap.add_argument("--show", metavar="PAGE", help="print a page generated at build time (e.g. traceability.md)")
+    args = ap.parse_args(argv)
+    if args.show:
+        sys.path.insert(0, str(DOCS))
+        from generated_pages import show
 
-def main() -> None:
+        print(show(args.show))
+        return
     print("generating documentation pages")
-    _write_between_markers(DOCS / "architecture.md", "<!-- modules:begin", "<!-- modules:end",
-                           architecture_modules_markdown())
     _write(DOCS / "errata.md", to_markdown())
-    _write(DOCS / "coverage.md", coverage_markdown())
-    copy_certificate("cpu")
-    _write(DOCS / "verification" / "gpu.md", gpu_status_markdown())
-    gpu_suite_pages()
-    _write_between_markers(DOCS / "verification" / "index.md", "<!-- gpu-suites:begin", "<!-- gpu-suites:end",
-                           gpu_status_table())
-    _write(DOCS / "traceability.md", traceability_markdown())
+    if args.certificate:
+        copy_certificate("cpu")
+    gpu_suite_pages()  # the GPU suites' pages from their committed, checked JSON (unchanged on a clean tree)
+    sys.path.insert(0, str(DOCS))
     __import__("gen_theory").main()  # the theory pages' equations, from grokclocks.symbolic (docs/gen_theory.py)
+    print("  at build time: coverage.md, traceability.md, verification/gpu.md and the tables of architecture.md "
+          "and verification/index.md (docs/generated_pages.py)")
 
 
 if __name__ == "__main__":

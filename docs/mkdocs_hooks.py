@@ -111,6 +111,39 @@ def on_config(config, **kwargs):
     return config
 
 
+def _generated_pages():
+    """docs/generated_pages.py (the parts of the site made at build time), loaded by path like this hook."""
+    import importlib.util
+    import sys
+
+    name = "grokclocks_generated_pages"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / "generated_pages.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def on_files(files, config, **kwargs):
+    """Add the pages generated at build time (docs/generated_pages.py), in memory: nothing is written into docs/.
+    A file of the same name left in docs/ (an old checkout's copy) is replaced."""
+    from mkdocs.structure.files import File
+
+    gp = _generated_pages()
+    for name in gp.PAGES:
+        old = files.get_file_from_path(name)
+        if old is not None:
+            files.remove(old)
+        files.append(File.generated(config, name, content=gp.page(name)))
+    return files
+
+
+def on_page_markdown(markdown, page, **kwargs):
+    """Fill the generated parts of a tracked page (between its `<!-- NAME:begin -->` / `<!-- NAME:end -->`)."""
+    return _generated_pages().fill(page.file.src_uri, markdown)
+
+
 _SPEC_ID_ARG = re.compile(r"""['"]([a-z]+:[\w.-]+)['"]""")
 
 
@@ -278,6 +311,36 @@ def _walk(obj: griffe.Object):
     for member in obj.members.values():
         if not member.is_alias:
             yield from _walk(member)
+
+
+_KIND_ORDER = {"function": 0, "class": 1}  # then attributes, type aliases, modules
+
+
+class FunctionsFirst(griffe.Extension):
+    """Griffe extension: an API page lists a module's functions first, then its classes, then its constants.
+
+    mkdocs.yml renders members ungrouped in `__all__` order (`group_by_category: false`,
+    `members_order: [__all__, source]`); this reorders each rendered module's `__all__` (as griffe sees it; the
+    package is untouched) by kind, keeping the package's own order within a kind. A module without `__all__` gets
+    one: its public names defined in it (aliases excluded), the set the page shows, reordered the same way.
+    """
+
+    def on_package(self, *, pkg, loader, **kwargs):
+        if pkg.name != "grokclocks":
+            return
+        for path in rendered_modules():
+            try:
+                mod = pkg.modules_collection[path] if path != pkg.path else pkg
+            except KeyError:
+                continue
+            names = list(mod.exports) if mod.exports is not None else [
+                n for n, m in mod.members.items() if not n.startswith("_") and not m.is_alias]
+
+            def kind(name, mod=mod) -> int:
+                target = _target(mod.members[str(name)]) if str(name) in mod.members else None
+                return _KIND_ORDER.get(target.kind.value, 2) if target is not None else 3
+
+            mod.exports = sorted(names, key=kind)
 
 
 class CodeSpanLinks(griffe.Extension):

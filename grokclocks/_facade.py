@@ -5,7 +5,8 @@ of every function and class it re-exports from its private submodules (and of th
 package, so that `help()`, pickling, the API pages, the property registry and the `@cites` registry
 (`grokclocks.citations.coverage`) all name them by their documented path, `grokclocks.linear.grok_time`,
 not by the file that holds them.  Record classes also get their fields listed in `help()`
-(`grokclocks._fielddocs`).
+(`grokclocks._fielddocs`), and the `.. math::` blocks of the package's `help()` texts are shown as Unicode
+maths (`grokclocks._helpmaths`; the documentation site reads the source and keeps the LaTeX).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from . import citations
 from ._fielddocs import document_fields
+from ._helpmaths import render_help
 
 __all__: list[str] = []
 
@@ -31,7 +33,8 @@ def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str], *
 
     Record classes among them (dataclasses, NamedTuples) first get the Attributes section of their fields
     in `help()` (`grokclocks._fielddocs.document_fields`, which reads the source of the module that defines
-    the class, so it runs before the class is re-homed).
+    the class, so it runs before the class is re-homed). Last, the `help()` texts of the package (its
+    docstring, the objects `names`) show their `.. math::` blocks as Unicode (`grokclocks._helpmaths`).
     """
     homes = (package, *also)
     for name in names:
@@ -48,3 +51,4 @@ def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str], *
                 func = getattr(member, "__func__", member)  # staticmethod / classmethod
                 if inspect.isfunction(func) and func.__module__ == old:
                     _move(func, old, package)
+    render_help(namespace, names)

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from ._helpmaths import render_help
+
 __all__: list[str] = []
 
 # the numpy sections that come after "Attributes" in a class docstring; the section goes before the first
@@ -83,7 +85,8 @@ def document_fields(cls: type) -> type:
 
 
 def document_records(namespace: Mapping[str, Any], names: Iterable[str]) -> None:
-    """Apply `document_fields` to every record class among the objects `names` of `namespace`.
+    """Apply `document_fields` to every record class among the objects `names` of `namespace`, then show the
+    `.. math::` blocks of the module's `help()` texts as Unicode (`grokclocks._helpmaths.render_help`).
 
     Parameters
     ----------
@@ -92,8 +95,10 @@ def document_records(namespace: Mapping[str, Any], names: Iterable[str]) -> None
     names : iterable of str
         The names to look at, each a key of `namespace`, e.g. the module's `__all__`.
     """
+    names = list(names)
     for name in names:
         document_fields(namespace[name])
+    render_help(namespace, names)
 
 
 def _source_of(cls: type) -> tuple[str, str] | None:

@@ -16,7 +16,9 @@ with griffe's numpy parser, the parser mkdocstrings uses for the API pages, and 
 * an object or module without a docstring, or one that starts with a section instead of a summary.
 
 `help()` is checked separately: the pydoc text of every public object has no role and no double
-backticks.
+backticks, and shows its formulas as Unicode: no `.. math::` directive and no LaTeX command (the site renders
+the LaTeX of the source; `grokclocks._helpmaths` rewrites the runtime `__doc__` once, at import). Every
+`.. math::` block of the package converts without an unknown command.
 
 The checks are parametrised by module (each object is checked once, under the public module whose
 face it belongs to), and a failure lists every offender of the module.  Run one engineer's modules
@@ -46,6 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Raw reST in text that is rendered as Markdown (API pages) or read in a terminal (help()).
 RAW_REST = re.compile(r"``|:(?:py:)?(?:func|class|math|data|meth|mod|attr|obj|exc|const|ref|term):`")
+# LaTeX in a terminal: a `.. math::` directive, a control word (\frac, \lambda) or a spacing/brace command
+RAW_LATEX = re.compile(r"^[ \t]*\.\. math::|\\[A-Za-z]+|\\[,;!{}]", re.MULTILINE)
 LAZY_DESCRIPTION = re.compile(r"^\s*(?:as in|see|same as)\b", re.IGNORECASE)
 # The line `@cites` appends to `__doc__` at import time (grokclocks.citations.cites); checked on its own by
 # test_cites_line_has_no_rest so that the modules' help() checks report their own docstrings.
@@ -274,7 +278,8 @@ def _runtime_objects(module: str) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize("module", _params(_modules(), PENDING_HELP))
 def test_help_text_has_no_rest(module):
-    """`help()` on the module docstring and on every public function and class shows no reST roles or ``."""
+    """`help()` on the module docstring and on every public function and class shows no reST roles or ``, and
+    its maths as Unicode (no `.. math::`, no LaTeX command)."""
     if not _selected(module):
         pytest.skip("not in GROKCLOCKS_DOC_MODULES")
     problems, seen = [], set()
@@ -284,7 +289,7 @@ def test_help_text_has_no_rest(module):
         else:
             text = pydoc.render_doc(value, renderer=pydoc.plaintext)
         text = CITES_TAIL.sub("", text)
-        for m in RAW_REST.finditer(text):
+        for m in [*RAW_REST.finditer(text), *RAW_LATEX.finditer(text)]:
             line = text[text.rfind("\n", 0, m.start()) + 1: text.find("\n", m.end())].strip(" |")
             if line not in seen:  # a class's help() repeats its methods' text: report each line once
                 seen.add(line)
@@ -368,7 +373,73 @@ def bare(x, y):
                                                     "probe.bare: signature parameters without a Parameters entry: y"]
     text = pydoc.render_doc(_probe_function, renderer=pydoc.plaintext)
     assert RAW_REST.search(text)
+    # help() maths: the probe's raw block is caught; rendered (as the package faces do at import) it is not
+    text = pydoc.render_doc(_probe_maths, renderer=pydoc.plaintext)
+    assert {m.group(0).strip() for m in RAW_LATEX.finditer(text)} >= {".. math::", "\\frac", "\\lambda", "\\,", "\\rm"}
+    from grokclocks._helpmaths import render_help
+
+    namespace = {"__name__": __name__, "_probe_maths": _probe_maths}
+    raw = _probe_maths.__doc__
+    try:
+        render_help(namespace, ["_probe_maths"])
+        text = pydoc.render_doc(_probe_maths, renderer=pydoc.plaintext)
+        assert not RAW_LATEX.search(text), text
+        assert "L* = (d_out ε)/(2P⁻¹(d_out/2, ℓ)), √λ ≤ 1" in text, text
+    finally:
+        _probe_maths.__doc__ = raw
 
 
 def _probe_function():
     """A function whose help() shows a role: :math:`x`."""
+
+
+def _probe_maths():
+    r"""A function whose help() would show LaTeX.
+
+    .. math::
+
+        \mathcal L^*=\frac{d_{\rm out}\,\epsilon}{2P^{-1}(d_{\rm out}/2,\ \ell)},\quad \sqrt\lambda\le1
+    """
+
+
+def test_every_math_block_of_the_package_converts():
+    """Each `.. math::` block of the public docstrings (as the site reads them, from the source) converts to Unicode
+    with every LaTeX command known: help() would otherwise show a command's bare name."""
+    from grokclocks._helpmaths import UnknownLatex, plain_maths
+
+    problems, n = [], 0
+    objects = [(shown, obj) for entries in _objects_by_module().values() for shown, obj in entries]
+    objects += [m for shown, obj in list(objects) if obj.is_class for m in _class_members(obj, shown)]
+    for shown, obj in objects:
+        doc = obj.docstring.value if obj.docstring is not None else ""
+        if ".. math::" not in doc:
+            continue
+        n += doc.count(".. math::")
+        try:
+            text = plain_maths(doc, strict=True)
+        except UnknownLatex as exc:
+            problems.append(f"{shown}: {exc}")
+            continue
+        if RAW_LATEX.search(text):
+            problems.append(f"{shown}: {RAW_LATEX.search(text).group(0)!r} left")
+    assert n >= 150, n  # the public display formulas (175 of the package's 190 on 2026-12-07): the walk finds them
+    assert not problems, "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"\frac{a+b}{c}\,x", "((a + b)/c) x"),
+    (r"\Delta t_{\rm grok}=t^*_{\rm gen}-t^*_{\rm tr}", "Δt_grok = t*_gen − t*_tr"),
+    (r"\lVert x\rVert_2^2\le\tfrac12\sqrt{1-\lambda}", "‖x‖₂² ≤ (1/2)√(1 − λ)"),
+    (r"\mathbb E[\nu^k]=\sum_{j=0}^{k-1}\binom{k}{j}", "E[ν^k] = Σ_(j=0)^(k−1) C(k, j)"),
+    (r"W_1^\top x_i+e^{-s(\nu+g)/2}", "W₁ᵀx_i + e^(−s(ν+g)/2)"),
+    (r"r=\begin{cases}2,&L=2,\\3\mu,&L\ge3.\end{cases}", "r = { 2, L=2; 3μ, L≥3. }"),
+    (r'\log\frac{K-1}{\varepsilon}\quad(\texttt{mode="a-b"})', 'log((K − 1)/ε) (mode="a-b")'),
+    (r"a=1,\qquad\\ b=2", "a = 1,\nb = 2"),
+])
+def test_latex_to_unicode(tex, text):
+    from grokclocks._helpmaths import UnknownLatex, latex_to_unicode
+
+    assert latex_to_unicode(tex, strict=True) == text
+    with pytest.raises(UnknownLatex, match="nosuchcommand"):
+        latex_to_unicode(r"x\nosuchcommand y", strict=True)
+    assert latex_to_unicode(r"x\nosuchcommand y") == "xnosuchcommandy"

@@ -23,7 +23,15 @@ Options:
 * env `GROKCLOCKS_COMMIT`: in a copy of the checkout without `.git`, the 40-hex commit the copy was made from,
   stamped on the certificates as such (`commit_source`; `dirty` stays unknown);
 * `--progress-every SECONDS` (env `GROKCLOCKS_PROGRESS_S`, default 20; 0 = off): a test running longer prints
-  a line every that many seconds (elapsed time, expected time), so a long test is never silent.
+  a line every that many seconds (elapsed time, expected time), so a long test is never silent (under
+  pytest-xdist too: the controller sees the workers' tests start);
+* `--verify-table`: print the full table (every row, its tolerance and the tolerance's source) at the end, as
+  well as the summary. By default the terminal shows, for a session of verify tests at pytest's default
+  verbosity, a line per finished test (`[k/N m:ss] node ID  outcome  seconds  spec IDs with their verdicts`)
+  instead of pytest's dots, and at the end of any session with verify rows a summary per paper that fits one
+  screen (rows passed / rejected / reported / failed, each failed row with its spec ID and numbers, the failed
+  tests that recorded no failed row) and the certificate's paths; the table is in the certificate. `-v` and
+  `-q` keep pytest's own lines and dots. `grokclocks verify` runs this plugin: `grokclocks verify -- --verify-table`.
 
 Per test the certificate records the outcome, wall time (setup included), the XLA compile time
 (`jax.monitoring` backend-compile events: sum and longest; counted from JAX's import, which the verify modules
@@ -47,6 +55,7 @@ import os
 import resource
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -96,6 +105,9 @@ def pytest_addoption(parser):
                 help="do not start a test whose expected time would end after this time (seconds since the epoch)")
     g.addoption("--progress-every", default=os.environ.get("GROKCLOCKS_PROGRESS_S", "20"), metavar="SECONDS",
                 help="print a line every SECONDS while a test runs longer (default 20; 0: off)")
+    g.addoption("--verify-table", action="store_true", default=False,
+                help="print the full verification table (every row) at the end, as well as the summary per paper; "
+                     "by default the table is only in the certificate (.verify/verify-<scale>.md)")
 
 
 def _check_report_dir(text: str, option: str = "--report-dir") -> Path:
@@ -168,8 +180,8 @@ def pytest_configure(config):
     if getattr(config.option, "numprocesses", None) and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_WorkerRows(), "grokclocks-verify-worker-rows")
     _STATE.update(tests=[], compile={"total": 0.0, "max": 0.0, "max_fun": ""}, peak=0, listening=False,
-                  deselected=[], budget_skipped={}, interrupted=set(), suite_span={}, written=set(), running=None,
-                  estimates={}, config=config)
+                  deselected=[], budget_skipped={}, interrupted=set(), suite_span={}, written=set(),
+                  estimates={}, config=config, started={}, speak=False, done=0, setup_s={})
     _listen()
     _STATE["t0"] = time.perf_counter()
     if _STATE["progress_every"] > 0 and not hasattr(config, "workerinput"):  # a worker has no terminal
@@ -187,8 +199,13 @@ def _listen() -> None:
 
 
 def _rel(item) -> str:
+    return _rel_path(item.path)
+
+
+def _rel_path(path) -> str:
+    """A test file's path relative to verify/, "" outside it."""
     try:
-        return Path(str(item.path)).resolve().relative_to(_HERE).as_posix()
+        return Path(str(path)).resolve().relative_to(_HERE).as_posix()
     except ValueError:
         return ""
 
@@ -250,13 +267,23 @@ def pytest_collection_finish(session):
         if s:
             desel.setdefault(s, []).append(it.nodeid)
     _STATE["suite_missing"] = {}
-    budget = _budget_seconds() if scale == "gpu" else {}
     for s, its in by_suite.items():
         files = {_rel(it).split("/", 1)[1].split("::")[0] for it in its}
         absent = sorted(f.name for f in (_HERE / s).glob("test_*.py") if f.name not in files)
         missing = [f"{len(desel.get(s, []))} tests deselected"] if desel.get(s) else []
         missing += [f"{f} not collected" for f in absent]
         _STATE["suite_missing"][s] = missing
+    _STATE["estimates"].update(_estimates(scale, {s: [(it.nodeid, f"{_rel(it)}::{it.name}") for it in its]
+                                                  for s, its in by_suite.items()}))
+    _speak_or_not(session.config, [_rel(it) for it in session.items])
+
+
+def _estimates(scale: str, by_suite: dict[str, list[tuple[str, str]]]) -> dict[str, float]:
+    """The expected seconds of each test node ID, from (node ID, 'suite/test_x.py::test_y[...]') per suite: the
+    latest measurement in the suite certificates, else verify/budget.py's estimate (--deadline, progress lines)."""
+    out: dict[str, float] = {}
+    budget = _budget_seconds() if scale == "gpu" else {}
+    for s, nodes in by_suite.items():
         cert = None
         for d in (_STATE.get("suite_dir"), _COMMITTED_SUITE_DIR / scale):
             try:
@@ -272,14 +299,14 @@ def pytest_collection_finish(session):
             per_fn = time_estimates(s, scale, certificate=cert, budget=budget, root=_ROOT)
         except (ValueError, TypeError, KeyError, AttributeError):  # a certificate not of the expected form
             per_fn = {}
-        keys = {it.nodeid: function_of_node(f"{_rel(it)}::{it.name}") for it in its}
+        keys = {nodeid: function_of_node(rel) for nodeid, rel in nodes}
         n_items: dict[str, int] = {}
         for key in keys.values():
             n_items[key] = n_items.get(key, 0) + 1
-        for it in its:
-            key = keys[it.nodeid]
+        for nodeid, key in keys.items():
             if key in per_fn:
-                _STATE["estimates"][it.nodeid] = per_fn[key][0] / n_items[key]
+                out[nodeid] = per_fn[key][0] / n_items[key]
+    return out
 
 
 def _memory() -> tuple[int | None, str]:
@@ -323,9 +350,7 @@ def pytest_runtest_protocol(item, nextitem):
     suite = _suite(item)
     if suite:
         _STATE["suite_span"].setdefault(suite, [t0, t0])
-    _STATE["running"] = (item.nodeid, t0)
     outcome = yield
-    _STATE["running"] = None
     t1 = time.perf_counter()
     if getattr(outcome, "excinfo", None) is not None:  # interrupted (KeyboardInterrupt, SIGINT): its suite gets no certificate
         if suite:
@@ -353,6 +378,8 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def pytest_runtest_logreport(report):
+    if _STATE.get("speak"):
+        _speak(report)
     if report.failed:
         _STATE["outcome"] = "failed" if report.when == "call" else "error"
     elif report.skipped and _STATE.get("outcome") == "passed":
@@ -432,20 +459,141 @@ def _terminal_write(text: str) -> None:
 
 
 def _progress_loop() -> None:
+    """Every `--progress-every` seconds, a line for each test still running (in one process the test this process
+    runs; under pytest-xdist the workers' tests, whose starts the controller sees)."""
     every = _STATE["progress_every"]
     shown: dict[str, float] = {}
     while True:
         time.sleep(min(1.0, every / 4))
-        running = _STATE.get("running")
-        if not running:
-            continue
-        node, t0 = running
-        elapsed = time.perf_counter() - t0
-        if elapsed >= shown.get(node, 0.0) + every:
-            shown[node] = elapsed - elapsed % every
-            est = _STATE["estimates"].get(node)
-            _terminal_write(f"\n    ... {node} still running: {elapsed:.0f} s"
-                            + (f" (expected {est:.0f} s)" if est else ""))
+        due = []  # one line for every test that is due (two workers: both tests on one line)
+        for node, t0 in list(_STATE["started"].items()):
+            elapsed = time.perf_counter() - t0
+            if elapsed >= shown.get(node, 0.0) + every:
+                shown[node] = elapsed - elapsed % every
+                est = _STATE["estimates"].get(node) or 0.0
+                due.append(f"{node} still running: {elapsed:.0f} s" + (f" (expected {est:.0f} s)" if est >= 1 else ""))
+        if due:
+            _terminal_write(("\n" if not _STATE.get("speak") else "") + "    ... " + "; ".join(due))
+
+
+# ------------------------------------------------------------------------------------------ what the terminal shows
+#
+# A session of verify tests only (`pytest verify`, `grokclocks verify`, a suite or a file of verify/), at pytest's
+# default verbosity, speaks: one line per finished test instead of pytest's dots -- a count, the test, its outcome
+# and wall time, and the spec IDs its rows checked with their verdicts -- in one process and under pytest-xdist
+# alike (the rows travel from a worker to the controller in the report's user_properties). -v gives pytest's own
+# lines, -q its dots. The end of every session with verify rows is a summary per paper that fits one screen
+# (pytest_terminal_summary below); the full table is in the certificate, and in the terminal with --verify-table.
+
+_ROWS_PROPERTY = "grokclocks_rows"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The spec IDs and verdicts of the rows a test recorded, on its call report (pytest-xdist sends a report's
+    user_properties from the worker to the controller)."""
+    rep = yield
+    if call.when == "call" and _rel(item) and _STATE.get("report") is not None:
+        rows = [[r.spec_id, r.verdict] for r in _STATE["report"].rows if r.test == item.nodeid]
+        rep.user_properties = [*rep.user_properties, (_ROWS_PROPERTY, rows)]
+    return rep
+
+
+def _speak_or_not(config, rels: list[str]) -> None:
+    """Speak (one line per test) when every collected test is a verify test, pytest's verbosity is the default and
+    this process has the terminal."""
+    if _STATE.get("speak") or hasattr(config, "workerinput") or config.option.verbose != 0:
+        return
+    if not rels or not all(rels):
+        return
+    tr = config.pluginmanager.getplugin("terminalreporter")
+    if tr is None:
+        return
+    _STATE.update(speak=True, total=len(rels))
+    tr.showfspath = False  # no "verify/levi/test_x.py " prefix for pytest's letters (blanked below)
+    if hasattr(tr, "_show_progress_info"):  # pytest's [ NN%] after its letters: the lines below carry the count
+        tr._show_progress_info = False
+    suites = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
+    tr.write_line(f"grokclocks verify, {config.getoption('--scale')} scale: {len(rels)} tests"
+                  + (f" in {len(suites)} suites ({', '.join(suites)})" if suites else "")
+                  + "; a line per finished test with the spec IDs it checked")
+
+
+def _node_rel(config, nodeid: str) -> str:
+    return _rel_path(Path(str(config.rootpath)) / nodeid.split("::", 1)[0])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_teststatus(report, config):
+    """While speaking, pytest's letter for a test ('.', 'F', 's') is left out: the test's line says it."""
+    res = yield
+    if _STATE.get("speak") and res and len(res) == 3 and res[1]:
+        return (res[0], "", res[2])
+    return res
+
+
+def pytest_runtest_logstart(nodeid, location):
+    """A verify test started (here, or in a pytest-xdist worker): the progress lines watch it."""
+    config = _STATE.get("config")
+    if config is not None and _node_rel(config, nodeid):  # a whole `pytest` under xdist: tests/ items too
+        _STATE["started"][nodeid] = time.perf_counter()
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    _STATE["started"].pop(nodeid, None)
+
+
+def _rows_said(rows: list) -> str:
+    """'levi:eq11 (pass x2, rejected), levi:eq9 FAIL': each spec ID once, in order, with its verdicts."""
+    by_id: dict[str, dict[str, int]] = {}
+    for spec_id, verdict in rows:
+        v = by_id.setdefault(spec_id, {})
+        v[verdict] = v.get(verdict, 0) + 1
+    said = []
+    for i, vs in by_id.items():
+        words = [v if n == 1 else f"{v} x{n}" for v, n in vs.items()]
+        said.append(f"{i} {words[0]}" if len(words) == 1 else f"{i} ({', '.join(words)})")
+    return ", ".join(said)
+
+
+def _speak(report) -> None:
+    """The line of a finished test (called for each report of a verify test while speaking)."""
+    config = _STATE.get("config")
+    tr = config.pluginmanager.getplugin("terminalreporter") if config else None
+    if tr is None:
+        return
+    if report.when == "setup":
+        _STATE["setup_s"][report.nodeid] = report.duration
+        if report.passed:
+            return
+    if report.when == "teardown" and not report.failed:
+        return
+    if report.when != "teardown":
+        _STATE["done"] += 1
+    if report.when == "teardown":
+        word = "ERROR in teardown"
+    elif report.skipped:
+        word = "skipped"
+    elif report.failed:
+        word = "FAILED" if report.when == "call" else "ERROR"
+    else:
+        word = "passed"
+    rows = next((v for k, v in report.user_properties if k == _ROWS_PROPERTY), [])
+    seconds = report.duration + (_STATE["setup_s"].pop(report.nodeid, 0.0) if report.when == "call" else 0.0)
+    total = _STATE.get("total", 0)
+    elapsed = int(time.perf_counter() - _STATE["t0"])
+    count = f"[{_STATE['done']:{len(str(total))}d}/{total} {elapsed // 60}:{elapsed % 60:02d}]"
+    line = f"{count} {report.nodeid}  {word}  {seconds:.1f} s"
+    said = _rows_said(rows)
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        said = str(report.longrepr[2]).removeprefix("Skipped: ")
+    elif report.failed and not said:  # no row: the exception's first line
+        said = str(getattr(getattr(report.longrepr, "reprcrash", None), "message", "") or "").split("\n", 1)[0]
+    if said:
+        room = max(40, tr._tw.fullwidth - len(line) - 3) if hasattr(tr, "_tw") else 100
+        line += "  " + (said if len(said) <= room else said[: room - 1].rstrip(", ") + "…")
+    markup = {"red": True} if report.failed else {"yellow": True} if report.skipped else {}
+    tr.write_line(line, **markup)
 
 
 # ------------------------------------------------------------------------------------------ fixtures and the table
@@ -485,6 +633,20 @@ class _WorkerRows:
     """The controller of a parallel session (pytest-xdist): each worker's rows and test records, gathered when
     the worker goes down, in the order of the test files (each file ran whole in one worker: --dist loadfile,
     so a file's rows keep their order)."""
+
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        """The estimates of each test (progress lines) and whether to speak, from the first worker's collection."""
+        if _STATE.get("collected_ids"):
+            return
+        _STATE["collected_ids"] = True
+        config = _STATE["config"]
+        rels = {nodeid: _node_rel(config, nodeid) for nodeid in ids}
+        by_suite: dict[str, list[tuple[str, str]]] = {}
+        for nodeid, rel in rels.items():
+            if "/" in rel:
+                by_suite.setdefault(rel.split("/", 1)[0], []).append((nodeid, f"{rel}::{nodeid.rsplit('::', 1)[-1]}"))
+        _STATE["estimates"].update(_estimates(config.getoption("--scale"), by_suite))
+        _speak_or_not(config, list(rels.values()))
 
     def pytest_testnodedown(self, node, error):
         data = getattr(node, "workeroutput", {}).get("grokclocks_verify")
@@ -532,9 +694,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     dt = time.perf_counter() - _STATE["t0"]
     tr = terminalreporter
     shard = _STATE.get("shard")
-    tr.section(f"grokclocks verification table ({rep.scale} scale"
-               + (f", slice {shard[0]} of {shard[1]})" if shard else ")"))
-    tr.write_line(format_table(rep.rows, width=max(tr._tw.fullwidth, 140)))
+    title = (f"grokclocks verification table ({rep.scale} scale"
+             + (f", slice {shard[0]} of {shard[1]})" if shard else ")"))
+    if config.getoption("--verify-table"):
+        tr.section(title)
+        tr.write_line(format_table(rep.rows, width=max(tr._tw.fullwidth, 140)))
     meta = _meta(config) | {"partial": _partial_run(config, terminalreporter),
                             "workers": int(getattr(config.option, "numprocesses", 0) or 1)}
     stem = None
@@ -548,7 +712,83 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                           keep_previous=True)
     from grokclocks.verification import budget_warnings
 
+    tr.section(title + ": summary")
+    for line, markup in summary_lines(rep.rows, tests, dt, width=tr._tw.fullwidth):
+        tr.write_line(line, **markup)
     for w in budget_warnings(tests, rep.scale):
         tr.write_line(f"BUDGET WARNING: {w}", red=True)
     n_bad = sum(not r.passed for r in rep.rows)
-    tr.write_line(f"\n{len(rep.rows)} rows, {n_bad} failed; certificate written to {md} and {js}")
+    tr.write_line(f"{len(rep.rows)} rows, {n_bad} failed; certificate written to {md} and {js}"
+                  + ("" if config.getoption("--verify-table") else
+                     " (every row with its tolerance and the tolerance's source; in the terminal: --verify-table)"))
+
+
+_PAPER_ORDER = ("levi", "clocks", "kramers", "uniformity", "repulsion")
+_SHOWN = 10  # failed rows (two lines each) and failed tests named in the summary; the rest are in the certificate
+
+
+def _g(x) -> str:
+    return "0" if x == 0 else f"{x:.4g}"
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: max(n - 1, 0)].rstrip() + "…"
+
+
+def summary_lines(rows: list, tests: list[dict], seconds: float, width: int = 100) -> list[tuple[str, dict]]:
+    """The end of a verify session, to fit one screen: the tests' outcomes, the rows per paper (the spec ID's
+    prefix) as passed / rejected / reported / failed, every failed row with its spec ID and numbers, and every
+    failed test that recorded no failed row. (line, terminal markup) pairs."""
+    width = max(int(width or 100), 80)
+    out: list[tuple[str, dict]] = []
+    outcomes: dict[str, int] = {}
+    for t in tests:
+        outcomes[t["outcome"]] = outcomes.get(t["outcome"], 0) + 1
+    said = ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items(), key=lambda kv: (-kv[1], kv[0])))
+    out.append((f"{len(tests)} tests ({said}) in {seconds:.0f} s; {len(rows)} rows:" if tests
+                else f"{len(rows)} rows in {seconds:.0f} s:", {}))
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        c = counts.setdefault(r.spec_id.split(":", 1)[0], dict.fromkeys(("rows", "passed", "rejected", "reported",
+                                                                          "failed"), 0))
+        c["rows"] += 1
+        c["failed" if not r.passed else {"agree": "passed", "reject": "rejected"}.get(r.kind, "reported")] += 1
+    papers = [p for p in _PAPER_ORDER if p in counts] + sorted(p for p in counts if p not in _PAPER_ORDER)
+    cols = ("rows", "passed", "rejected", "reported", "failed")
+    out.append(("  " + f"{'paper':<12}" + "".join(f"{c:>10}" for c in cols), {"bold": True}))
+    total = dict.fromkeys(cols, 0)
+    for p in papers:
+        for c in cols:
+            total[c] += counts[p][c]
+        out.append(("  " + f"{p:<12}" + "".join(f"{counts[p][c]:>10}" for c in cols),
+                    {"red": True} if counts[p]["failed"] else {}))
+    if len(papers) > 1:
+        out.append(("  " + f"{'all':<12}" + "".join(f"{total[c]:>10}" for c in cols), {"bold": True}))
+    out += [(line, {}) for line in textwrap.wrap(
+        "passed: the prediction within its tolerance; rejected: a plausible wrong variant rejected, which shows "
+        "the check can fail; reported: a measurement with no prediction to test.", width - 2,
+        initial_indent="  ", subsequent_indent="  ")]
+    bad = [r for r in rows if not r.passed]
+    if bad:
+        out.append((f"Failed rows ({len(bad)}):", {"red": True, "bold": True}))
+        for r in bad[:_SHOWN]:
+            if r.kind == "reject":
+                numbers = (f"NOT REJECTED: wrong variant {_g(r.predicted)}, measured {_g(r.measured)}, error "
+                           f"{_g(r.error)} ({r.metric}) <= tolerance {_g(r.tolerance)}")
+            else:
+                numbers = (f"FAIL: predicted {_g(r.predicted)}, measured {_g(r.measured)}, error {_g(r.error)} "
+                           f"({r.metric}) > tolerance {_g(r.tolerance)}")
+            head = f"  {r.spec_id}  {numbers}"
+            out.append((head, {"red": True}))
+            out.append(("      " + _short(f"{r.test}: {r.what}" if r.what else r.test, width - 6), {}))
+        if len(bad) > _SHOWN:
+            out.append((f"  ... and {len(bad) - _SHOWN} more failed rows in the certificate", {"red": True}))
+    failed_nodes = {r.test for r in bad}
+    lost = [t for t in tests if t["outcome"] in ("failed", "error") and t["test"] not in failed_nodes]
+    if lost:
+        out.append((f"Tests that failed without a failed row ({len(lost)}; the traceback is above):",
+                    {"red": True, "bold": True}))
+        out += [(f"  {t['test']} ({t['outcome']})", {"red": True}) for t in lost[:_SHOWN]]
+        if len(lost) > _SHOWN:
+            out.append((f"  ... and {len(lost) - _SHOWN} more", {"red": True}))
+    return out
