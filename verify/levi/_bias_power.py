@@ -11,7 +11,6 @@ fraction of bootstrap samples of n of these values (shifted by the GD's -0.018) 
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -19,22 +18,19 @@ import numpy as np
 from grokclocks.sim._runtime import enable_x64
 from grokclocks.sim.linear import draw_two_layer
 
+from ._fig4_spread import seeds_out_chunk
 from .test_levi_networks import _forms, _numpy_draws, _spectra, D_OUT, LAM
 
 D_IN, D_H, T = 1000, 200, 30_000
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", required=True, help="start:stop")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--chunk", type=int, default=8)
-    a = ap.parse_args()
+    seed_range, out, chunk = seeds_out_chunk(8)
     enable_x64()
-    lo, hi = (int(x) for x in a.seeds.split(":"))
+    lo, hi = seed_range.start, seed_range.stop
     rows = []
-    for c0 in range(lo, hi, a.chunk):
-        seeds = tuple(range(c0, min(hi, c0 + a.chunk)))
+    for c0 in range(lo, hi, chunk):
+        seeds = tuple(range(c0, min(hi, c0 + chunk)))
         X, S0, S1, Tm = _numpy_draws(draw_two_layer(D_IN, LAM, D_H, D_OUT, seeds=seeds))
         nu, V = _spectra(X)
         for j, s in enumerate(seeds):
@@ -42,7 +38,7 @@ def main():
             rows.append({"seed": s, "log_realised_over_paper": np.log(f["realised"][:, 0] / f["paper"][:, 0]).tolist(),
                          "log_realised_over_kappa": np.log(f["realised"][:, 0] / f["kappa"][:, 0]).tolist()})
         print(seeds[-1], flush=True)
-    with open(a.out, "x") as fh:
+    with open(out, "x") as fh:
         json.dump({"config": dict(d_in=D_IN, d_h=D_H, d_out=D_OUT, lam=LAM, T=T), "axis": "(train, gen)",
                    "rows": rows}, fh, indent=0)
 

@@ -106,14 +106,19 @@ def run(seeds, out, chunk):
               flush=True)
 
 
-def main():
+def seeds_out_chunk(chunk):
+    """The command line of the measurement scripts of verify/levi: --seeds start:stop, --out, --chunk."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", required=True, help="start:stop")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--chunk", type=int, default=4)
+    ap.add_argument("--chunk", type=int, default=chunk)
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.seeds.split(":"))
-    run(range(lo, hi), a.out, a.chunk)
+    return range(lo, hi), a.out, a.chunk
+
+
+def main():
+    run(*seeds_out_chunk(4))
 
 
 if __name__ == "__main__":
