@@ -1,6 +1,6 @@
 """Raw data of the slope detector's false positives on eta = 0 controls at the full size (not a test).
 
-    python -m verify.repulsion._control_fires --seeds 15:31 --out verify/repulsion/data/control_fires_cpu_seeds15-30.jsonl
+    python -m verify.repulsion._control_fires --seeds 15:31 --out verify/repulsion/data/control_fires_cpu_2026-12-07.jsonl
 
 Trains eta = 0 controls of spec R3 (M = 71, K = 2048, n = 2016, 400 epochs; the engine's
 :func:`grokclocks.sim.repulsion.train_tian`, float32, tracker window 30, no rho hook, W only) exactly as
