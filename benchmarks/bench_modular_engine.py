@@ -104,10 +104,12 @@ SCALES = {
 # jit(vmap(scan)) at 1, 16 and 256 seeds (500 timed epochs a call, 3 repeats), and a PyTorch eager loop of 1000
 # timed epochs on the same config, in one run of at most GPU_BENCH_S = 120 s (--max-seconds). "cpu-quick" is the
 # same control flow at a CPU size, for testing the script without a GPU.
+# engine_program: the engine's compiled program also timed alone (per-call vs per-step work; 2026-11-27 H100 at 1
+# seed: the whole engine call 67 ms against the plain scan's 41 ms for 500 epochs).
 SCALES["gpu-quick"] = {"canonical": dict(timing=("canonical", (1, 16, 256), 500), grok=None, record_every=100,
-                                         run_chunks=(), torch_timing=True)}
+                                         run_chunks=(), torch_timing=True, engine_program=True)}
 SCALES["cpu-quick"] = {"canonical": dict(timing=("canonical", (1, 2), 100), grok=None, record_every=100,
-                                         run_chunks=(), torch_timing=True)}
+                                         run_chunks=(), torch_timing=True, engine_program=True)}
 QUICK_PARTS = "torch_timing,timing"
 
 TEST_LEVEL = 0.99
@@ -176,6 +178,43 @@ def engine_run(name: str, seeds: tuple[int, ...], epochs: int, record_every: int
     dt = time.perf_counter() - t0
     return dt, {"times": run.times, "acc_test": run["acc_test"], "acc_train": run["acc_train"],
                 "run_chunk": int(run.extras.get("run_chunk", -1))}
+
+
+def engine_program(name: str, seeds: tuple[int, ...], epochs: int, record_every: int):
+    """The compiled program one ``train_modular`` call runs (its record scan, ``n_chunks=1``), called alone on that
+    call's initial state and inputs; returns ``run() -> (seconds, None)`` (the call and the copy of its records to
+    the host).  Against the whole call (``engine``) it separates the engine's per-call work (argument checks,
+    inputs, initialisation, the step-0 record, results on the host) from its per-step work; against
+    ``plain_scan`` it compares the two steps alone.  The program is captured by wrapping the engine's cache of
+    compiled programs (``grokclocks.sim.train._engine._compiled_chunk``) for one call."""
+    import jax
+
+    from grokclocks.sim.train import _engine
+
+    seen: dict = {}
+    chunk, locked = _engine._compiled_chunk, _engine._simulate_locked
+
+    def spy_chunk(*a, **k):
+        seen["program"] = chunk(*a, **k)
+        return seen["program"]
+
+    def spy_locked(step, metrics, state0, inputs, **k):
+        seen["args"] = (state0, inputs)
+        return locked(step, metrics, state0, inputs, **k)
+
+    _engine._compiled_chunk, _engine._simulate_locked = spy_chunk, spy_locked
+    try:
+        engine_run(name, seeds, epochs, record_every)
+    finally:
+        _engine._compiled_chunk, _engine._simulate_locked = chunk, locked
+    program, (state0, inputs) = seen["program"], seen["args"]
+
+    def run():
+        t0 = time.perf_counter()
+        jax.device_get(program(state0, inputs))
+        return time.perf_counter() - t0, None
+
+    return run
 
 
 # --------------------------------------------------------------------------------- plain scan
@@ -496,6 +535,13 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
                 progs[label] = lambda extra=extra: engine_run(tname, seeds, epochs, rec, **extra)
             except Exception as exc:
                 row[label] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        if plan.get("engine_program") and "engine" in progs:
+            try:
+                progs["engine_program"] = engine_program(tname, seeds, epochs, rec)
+                progs["engine_program"]()
+            except Exception as exc:
+                row["engine_program"] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+                progs.pop("engine_program", None)
         secs: dict = {k: [] for k in progs}
         for r in range(args.repeats):
             order = list(progs) if r % 2 == 0 else list(progs)[::-1]
@@ -510,6 +556,11 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
         if "engine" in secs and "plain_scan" in secs:
             row["engine_over_plain_scan"] = row["engine"]["seed_epochs_per_s"] / row["plain_scan"]["seed_epochs_per_s"]
             row["paired_ratios"] = paired_ratios(secs["plain_scan"], secs["engine"])
+        if "engine_program" in secs:
+            med = {k: statistics.median(secs[k]) for k in ("engine", "engine_program", "plain_scan") if k in secs}
+            row["engine_per_call_s"] = med["engine"] - med["engine_program"]  # the engine's work outside its program
+            if "plain_scan" in med:
+                row["engine_program_over_plain_scan"] = med["plain_scan"] / med["engine_program"]
         if "epochs_per_s" in out.get("torch", {}).get("torch_eager_timing_config", {}) and "engine" in row:
             row["engine_over_torch_eager"] = (row["engine"]["seed_epochs_per_s"]
                                               / out["torch"]["torch_eager_timing_config"]["epochs_per_s"])
@@ -520,6 +571,8 @@ def bench_config(key: str, plan: dict, args: argparse.Namespace, torch_dev: str,
             msg += f" | {k} {row[k]['seed_epochs_per_s']:9.1f} [{row[k]['min']:.1f}, {row[k]['max']:.1f}]"
         if "engine_over_plain_scan" in row:
             msg += f" | engine/plain {row['engine_over_plain_scan']:.2f}x"
+        if "engine_per_call_s" in row:
+            msg += f" | engine per call {1e3 * row['engine_per_call_s']:.1f} ms"
         print(msg, flush=True)
 
     if "grok" not in parts or not plan.get("grok"):

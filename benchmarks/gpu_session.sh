@@ -37,7 +37,7 @@ SCALE=${GPU_SESSION_SCALE:-gpu}
 PY=${PYTHON:-python}
 ONLY=${GPU_SESSION_ONLY:-}
 MARGIN=10          # seconds kept at the end: the planner's summary, this script's summary, Python exits
-BENCH_EST=75       # the quick mode's expected seconds (see below); it stops itself at BENCH_MAX - 10
+BENCH_EST=105      # the quick mode's expected seconds (see below); it stops itself at BENCH_MAX - 10
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # The commit this tree is: git's answer, else GROKCLOCKS_COMMIT (a copy sent to a GPU machine without .git),
@@ -65,9 +65,9 @@ if [ -n "$ONLY" ]; then ONLY_ARGS=(--only "$ONLY"); fi
 PLAN_BUDGET=$(( LIMIT - BENCH_MAX - MARGIN - $(elapsed) ))
 PLAN_LINE=$(cd "$ROOT" && timeout 60 "$PY" -m grokclocks verify --scale "$SCALE" --budget "$PLAN_BUDGET" --dry-run \
             --report-dir "$CERTS" ${ONLY_ARGS[@]+"${ONLY_ARGS[@]}"} 2>&1 | head -1)
-# Quick benchmark estimate: the 2026-11-24 H100 rates (engine 5.5k / 20.5k / 33.9k seed-epochs/s at 1 / 16 / 256
-# seeds, plain scan 12.8k / 32.9k / ~46k, PyTorch eager 743 epochs/s): 22 s timed + 6 compiles + JAX, CUDA and
-# PyTorch start-up ~ 75 s.
+# Quick benchmark estimate: measured 91 s on the 2026-11-27 H100 (JAX, CUDA and PyTorch start-up included), plus
+# the engine's compiled program timed alone (engine_program: 4 calls a seed count, ~13 s at 256 seeds from that run's
+# 2.5 s per call) ~ 105 s; --max-seconds (cap - 10) starts nothing after 110 s.
 say "gpu_session: estimated: (b) benchmark ${BENCH_EST} s (stopped at ${BENCH_MAX} s); (a) verify, if (b) takes" \
     "all ${BENCH_MAX} s: ${PLAN_LINE#plan }; limit ${LIMIT} s, never past ${HARD} s"
 

@@ -43,7 +43,7 @@ def test_a_part_that_overruns_is_stopped_and_nothing_starts_past_the_limit(tmp_p
     if summary["verify"]["exit"] == -1:  # too little left after the benchmark: not started
         assert "(a) verify: not started" in r.stdout
     first = r.stdout.splitlines()[0]
-    assert first.startswith("gpu_session: estimated: (b) benchmark 75 s (stopped at 15 s); (a) verify, if (b) takes "
+    assert first.startswith("gpu_session: estimated: (b) benchmark 105 s (stopped at 15 s); (a) verify, if (b) takes "
                             "all 15 s: (cpu scale, budget ") and first.endswith("limit 40 s, never past 50 s")
     assert "modular (" in first  # the plan names its suites with their reason and estimate
     assert (out / "gpu_session.log").read_text().startswith(first)

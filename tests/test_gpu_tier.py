@@ -139,6 +139,40 @@ def test_suite_status_passed_failed_incomplete_never_and_stale_since_the_commit(
         suite_status(_cert(root, "sa"), "sb", root)
 
 
+def test_reporting_code_does_not_stale_a_certificate_and_a_failure_counts_once(tmp_path):
+    """The modules that only write, read and render certificates (grokclocks/verification/ except _report.py)
+    are kept apart in the fingerprint: editing one leaves the certificate fresh; editing _report.py (it
+    computes the verdicts) or a theory module stales it.  A test stopped by its failed row counts once."""
+    root = _checkout(tmp_path, {"sa": "from grokclocks.verification import _suites, _report\n" + _PASS},
+                     helpers={"grokclocks/__init__.py": "", "grokclocks/verification/__init__.py": "",
+                              "grokclocks/verification/_suites.py": "A = 1\n",
+                              "grokclocks/verification/_report.py": "B = 1\n"})
+    cert = _cert(root, "sa")
+    fp = cert["meta"]["fingerprint"]
+    assert "grokclocks/verification/_suites.py" in fp["reporting"] and "grokclocks/verification/_suites.py" not in fp["files"]
+    assert "grokclocks/verification/_report.py" in fp["files"]
+    (root / "grokclocks" / "verification" / "_suites.py").write_text("A = 2\n")
+    assert suite_status(cert, "sa", root, git=False).state == "passed"
+    # a certificate written before the split listed every file under "files": judged the same way
+    legacy = json.loads(json.dumps(cert))
+    legacy["meta"]["fingerprint"]["files"].update(legacy["meta"]["fingerprint"].pop("reporting"))
+    assert suite_status(legacy, "sa", root, git=False).state == "passed"
+    (root / "grokclocks" / "verification" / "_report.py").write_text("B = 2\n")
+    st = suite_status(cert, "sa", root, git=False)
+    assert st.state == "stale" and st.changed == ("grokclocks/verification/_report.py",)
+    (root / "grokclocks" / "verification" / "_report.py").write_text("B = 1\n")
+    one = "verify/sa/test_sa.py::test_one"
+    both = _cert(root, "sa", fail=True, tests=[{"test": one, "outcome": "failed"}])
+    st = suite_status(both, "sa", root, git=False)
+    assert (st.state, st.n_failed, st.n_failed_tests) == ("failed", 1, 0)
+    assert "| 1 (1) |" in Vf.status_markdown([st])
+    other = _cert(root, "sa", tests=[{"test": one, "outcome": "passed"},
+                                     {"test": "verify/sa/test_sa.py::test_two", "outcome": "error"}])
+    st = suite_status(other, "sa", root, git=False)
+    assert (st.state, st.n_failed, st.n_failed_tests) == ("failed", 0, 1)
+    assert "| 1 (0 + 1 test outside the table) |" in Vf.status_markdown([st])
+
+
 def test_suite_certificates_are_read_back_checked_and_the_newest_is_used(tmp_path):
     root = _checkout(tmp_path / "co", {"sa": _PASS, "sb": _PASS})
     old, new = _cert(root, "sa"), _cert(root, "sa", fail=True)

@@ -252,3 +252,25 @@ def test_run_chunks_over_forced_host_devices():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "OK" in out.stdout
+
+
+def test_initial_state_in_compiled_calls_equals_the_op_by_op_one():
+    """train_modular's keys and optimiser state come from one compiled call each (cached): the same bits as the
+    per-seed PRNGKey list and the op-by-op vmap of optax's init they replace (float32 and float64 seeds)."""
+    from grokclocks.sim.train import _optim
+    from grokclocks.sim.train._batching import _seed_keys
+
+    for seeds in ([0], [3, 1, 2], [0, 5, 2**31 - 1, 123456789], [2**31, 7]):  # the last: one key at a time
+        want = jnp.stack([jax.random.PRNGKey(s) for s in seeds])
+        assert np.array_equal(np.asarray(_seed_keys(seeds)), np.asarray(want)), seeds
+    params = jax.vmap(lambda k: models.embedding_mlp_init(k, 11, 8, 16))(_seed_keys([0, 1]))
+    inputs = {"lr": jnp.asarray([1e-3, 2e-3]), "wd": jnp.asarray(1.0), "b1": jnp.asarray(0.9), "b2": jnp.asarray(0.98),
+              "eps": jnp.asarray(1e-8)}
+    axes = [{"lr": 0, "wd": None, "b1": None, "b2": None, "eps": None}]
+    for name in ("sgd", "adam", "adamw"):
+        opt = train.optimizer_factory(name)
+        ref = jax.vmap(lambda p, i: opt(i).init(p), in_axes=(0, axes[0]))(params, inputs)
+        got_params, got = train.optax_init(opt, params, inputs, axes)
+        for a, b in zip(jax.tree_util.tree_leaves((params, ref)), jax.tree_util.tree_leaves((got_params, got))):
+            assert np.array_equal(np.asarray(a), np.asarray(b)), name
+        assert (opt, _optim._axes_key(axes)) in _optim._OPTAX_INIT  # compiled once, then reused

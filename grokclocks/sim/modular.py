@@ -49,10 +49,12 @@ from .train import (
     check_record_every,
     check_run_path,
     first_crossing_step,
+    optax_init,
     optimizer_factory,
     seed_tuple,
     simulate,
 )
+from .train._batching import _seed_keys
 
 __all__ = [
     "ModularConfig",
@@ -826,7 +828,7 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
         "lr": per_run(np.asarray(lrs)[L], n_l > 1, fdt),
         "wd": per_run(np.asarray(wds)[W], n_w > 1, fdt),
         "b1": jnp.asarray(b1, fdt), "b2": jnp.asarray(b2, fdt), "eps": jnp.asarray(eps, fdt),
-        "key": jnp.stack([jax.random.PRNGKey(int(s) + 1) for s in run_seeds]),
+        "key": _seed_keys([int(s) + 1 for s in run_seeds]),
         "train_idx": per_run(order, not shared_split, jnp.int32),
         "train_w": per_run(np.take_along_axis(split_masks, order, axis=-1), not shared_split, fdt),
     }
@@ -834,12 +836,13 @@ def train_modular(model: str = "embedding_mlp", p: int = 97, *, operation: Any =
     if not shared_split:
         batched_keys |= {"mask", "train_idx", "train_w"}
     axes = [{k: (0 if k in batched_keys else None) for k in inputs}]
-    init_keys = jnp.stack([jax.random.PRNGKey(int(s)) for s in run_seeds])
-    params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(init_keys)
+    # the initialisation stays op by op (compiled, XLA turns its divisions by constants into products: E would
+    # differ in the last bit); the keys and the optimiser state are one compiled call each (cached)
+    params = jax.vmap(lambda k: spec.init(k, p, dtype=fdt, **kwargs))(_seed_keys([int(s) for s in run_seeds]))
     step, metrics = _classifier_fns(spec.apply, loss, optimizer, warmup_steps, batch_size, hook_items, tracker_items,
                                     padded, compute_dtype)
     opt = optimizer_factory(optimizer, warmup_steps)
-    opt_state = jax.vmap(lambda prm, inp: opt(inp).init(prm), in_axes=(0, axes[0]))(params, inputs)
+    params, opt_state = optax_init(opt, params, inputs, axes)
     state0 = (params, opt_state, jnp.zeros(len(run_seeds), jnp.int32))
     if tracker_items:
         state0 = state0 + ({name: jax.vmap(tr.init)(params) for name, tr in tracker_items},)

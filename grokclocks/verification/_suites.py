@@ -6,6 +6,11 @@ grokclocks or of verify/ they import (imports inside functions included, and the
 import runs).  The files are found by reading the sources (`ast`), never by importing them, so the state of a
 certificate is known without JAX or a GPU.  A certificate whose fingerprint differs from the files' today is
 stale: it is kept (and shown as stale), never deleted and never counted as a result of the current code.
+
+The modules that only write, read, render, merge or plan certificates (grokclocks.verification
+except `_report.py`, which computes each row's error and verdict) are imported by every suite but cannot
+change a row; the fingerprint keeps their hashes apart (`"reporting"`), and a change to them does not make a
+certificate stale.
 """
 
 from __future__ import annotations
@@ -100,6 +105,22 @@ def suites(root: Any = None) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------ dependencies
+
+_VERIFICATION_DIR = "grokclocks/verification/"
+_VERDICT_MODULE = "grokclocks/verification/_report.py"
+
+
+def _is_reporting(path: str) -> bool:
+    """Whether a fingerprinted file (a path relative to the checkout, as `suite_files` lists them) only reports:
+    the modules of grokclocks.verification that write, read, render, merge or plan certificates -- every file
+    of grokclocks/verification/ except `_report.py`, which computes each row's error and verdict.  A change to
+    such a file cannot change a row, so it leaves the suite's certificates fresh."""
+    return path.startswith(_VERIFICATION_DIR) and path != _VERDICT_MODULE
+
+
+def _result_files(files: dict[str, str]) -> dict[str, str]:
+    """The entries of a fingerprint's file map that can change a row (`_is_reporting` false)."""
+    return {f: h for f, h in files.items() if not _is_reporting(f)}
 
 
 def _module_of(path: Path, root: Path) -> tuple[str, bool]:
@@ -247,8 +268,9 @@ def suite_fingerprint(suite: str, root: Any = None) -> dict[str, Any]:
     Returns
     -------
     dict
-        {"digest": sha256 over the sorted (path, file sha256) pairs, "files": {path: file sha256}}, the paths
-        of `suite_files`.
+        {"digest": sha256 over the sorted (path, file sha256) pairs of "files", "files": {path: file sha256}
+        of the files that can change a row, "reporting": {path: file sha256} of those that only report
+        (`_is_reporting`)}; together the paths of `suite_files`.
 
     Raises
     ------
@@ -256,9 +278,10 @@ def suite_fingerprint(suite: str, root: Any = None) -> dict[str, Any]:
         If `suite` is not a suite of the checkout.
     """
     r = _root(root)
-    files = {f: hashlib.sha256((r / f).read_bytes()).hexdigest() for f in suite_files(suite, r)}
+    every = {f: hashlib.sha256((r / f).read_bytes()).hexdigest() for f in suite_files(suite, r)}
+    files = _result_files(every)
     digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
-    return {"digest": digest, "files": files}
+    return {"digest": digest, "files": files, "reporting": {f: h for f, h in every.items() if f not in files}}
 
 
 # ------------------------------------------------------------------------------------------ certificates
@@ -347,8 +370,9 @@ def read_suite_certificate(path: Any) -> dict[str, Any] | None:
     fp = m.get("fingerprint") if isinstance(m, dict) else None
     ok = (isinstance(m, dict) and isinstance(m.get("suite"), str) and _SUITE_NAME.match(m["suite"])
           and m.get("scale") in ("cpu", "gpu") and isinstance(fp, dict) and isinstance(fp.get("digest"), str)
-          and isinstance(fp.get("files"), dict)
-          and all(isinstance(k, str) and isinstance(v, str) for k, v in fp["files"].items())
+          and all(isinstance(fp.get(key, {}), dict)
+                  and all(isinstance(k, str) and isinstance(v, str) for k, v in fp.get(key, {}).items())
+                  for key in ("files", "reporting")) and isinstance(fp.get("files"), dict)
           and isinstance(c.get("rows"), list) and isinstance(c.get("tests", []), list)
           and all(isinstance(t, dict) and isinstance(t.get("test"), str) for t in c.get("tests", [])))
     if not ok:
@@ -380,7 +404,11 @@ class SuiteStatus:
     n_rows: int = 0
     """The certificate's number of rows, ≥ 0 (0 without a certificate)."""
     n_failed: int = 0
-    """The certificate's failed rows plus its failed tests, ≥ 0 (0 without a certificate)."""
+    """The certificate's failed rows (a check that failed, a wrong variant not rejected), ≥ 0 (0 without a
+    certificate)."""
+    n_failed_tests: int = 0
+    """The certificate's tests that failed or raised without a failed row of their own (a plain assert, an
+    error), ≥ 0 (0 without a certificate); a test stopped by its failed row is counted once, as that row."""
     stale_since: str | None = None
     """For a stale certificate: the first commit after the certificate's that changed one of its files, or
     "uncommitted changes"; `None` where git cannot tell, was not asked, or the certificate is not stale."""
@@ -459,14 +487,21 @@ def suite_status(certificate: dict[str, Any] | None, suite: str, root: Any = Non
         raise V.DomainError(f"certificate of suite {m.get('suite')!r} given for suite {suite!r}")
     now = suite_fingerprint(suite, r)
     rec = m["fingerprint"]
-    tests = certificate.get("tests", [])
-    n_failed = int(m.get("n_failed") or 0) + sum(t.get("outcome") in ("failed", "error") for t in tests)
-    verdict = "failed" if n_failed else "passed"
+    rows = certificate.get("rows", [])
+    failed_rows = [row for row in rows if isinstance(row, dict) and row.get("passed") is False]
+    with_failed_row = {row.get("test") for row in failed_rows}
+    failed_tests = [t for t in certificate.get("tests", []) if t.get("outcome") in ("failed", "error")]
+    n_failed = len(failed_rows) if rows else int(m.get("n_failed") or 0)
+    n_failed_tests = sum(t["test"] not in with_failed_row for t in failed_tests)
+    verdict = "failed" if n_failed or n_failed_tests else "passed"
     base = dict(suite=suite, verdict=verdict, date=m.get("date"), commit=m.get("commit"), device=m.get("device"),
-                wall_s=m.get("duration_s"), n_rows=len(certificate.get("rows", [])), n_failed=n_failed,
+                wall_s=m.get("duration_s"), n_rows=len(rows), n_failed=n_failed, n_failed_tests=n_failed_tests,
                 certificate=certificate)
-    if rec.get("digest") != now["digest"]:
-        old, new = rec.get("files", {}), now["files"]
+    # certificates written before "reporting" was kept apart list every file under "files" (and their digest is
+    # over all of them): compare the files that can change a row, whichever way they were recorded, and for a
+    # certificate of the split form also its digest
+    old, new = _result_files(rec.get("files", {})), now["files"]
+    if old != new or ("reporting" in rec and rec.get("digest") != now["digest"]):
         changed = sorted(f for f in set(old) | set(new) if old.get(f) != new.get(f))
         since = _stale_since(r, m.get("commit"), changed) if git else None
         return SuiteStatus(state="stale", stale_since=since, changed=tuple(changed), **base)
@@ -539,7 +574,8 @@ def status_markdown(statuses: list[SuiteStatus], *, link_dir: str | None = None)
     Returns
     -------
     str
-        The table: suite, state (passed / failed / stale since commit X / incomplete / never run), rows,
+        The table: suite, state (passed / failed / stale since commit X / incomplete / never run), rows with
+        the failed ones in parentheses (and the tests that failed outside the table, e.g. on a plain assert),
         date, device, wall time, commit.
 
     Raises
@@ -572,6 +608,8 @@ def status_markdown(statuses: list[SuiteStatus], *, link_dir: str | None = None)
         wall = f"{s.wall_s:.0f} s" if isinstance(s.wall_s, (int, float)) else "-"
         date = markdown_text(str(s.date or "-")[:16].replace("T", " "))
         commit = markdown_code(str(s.commit)[:10]) if s.commit else "-"
-        out.append(f"| {name} | {state} | {s.n_rows} ({s.n_failed}) | {date} | {markdown_text(s.device or '-')} | "
+        failed = f"{s.n_failed}" + (f" + {s.n_failed_tests} test{'s' * (s.n_failed_tests != 1)} outside the table"
+                                    if s.n_failed_tests else "")
+        out.append(f"| {name} | {state} | {s.n_rows} ({failed}) | {date} | {markdown_text(s.device or '-')} | "
                    f"{wall} | {commit} |")
     return "\n".join(out)

@@ -47,7 +47,10 @@ TEST_LEVEL = 0.99
 
 CPU = dict(p=31, fracs=(0.5,), wds=(0.0, 1.0, 3.0), seeds=(0, 1, 2), steps=3000, record_every=25,
            d_embed=64, d_hidden=128, lr=3e-3, n_key=4, tail_k=8)
-GPU = dict(p=97, fracs=(0.3, 0.5), wds=(0.0, 0.1, 0.3, 1.0, 3.0), seeds=(0, 1, 2), steps=15_000, record_every=50,
+# GPU seeds 3-5: the spec's appB table and the H100 runs of 2026-11-24 / 11-27 used seeds 0-2, and the ordering
+# rule of test_clock_ordering was fixed after those runs; fresh seeds keep every GPU check out of sample.
+GPU_SEEDS = (3, 4, 5)
+GPU = dict(p=97, fracs=(0.3, 0.5), wds=(0.0, 0.1, 0.3, 1.0, 3.0), seeds=GPU_SEEDS, steps=15_000, record_every=50,
            d_embed=128, d_hidden=512, lr=1e-3, n_key=6, tail_k=12)
 _HIGHEST = jax.lax.Precision.HIGHEST
 

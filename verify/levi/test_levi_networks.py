@@ -69,25 +69,51 @@ _SRC_CPU = {
 # the per-seed max |log(realised/form)| is 0.550 (paper) and 0.188 (kappa), so the former tolerances 0.49 / 0.21
 # (the 0..63 maxima + 0.025) would fail on new seeds.  The tolerances now come from the measured spread of the worst
 # element, t = T (seeds 64..191: paper L_tr mean +0.137, sd 0.157; L_gen +0.110, 0.147; kappa L_gen +0.013, 0.081;
-# L_tr +0.010, 0.071): |mean| + z sd with z = 3.78, the two-sided normal quantile at 1e-2 / 128 (32 seeds x train and
-# gen at t = T: a 1 % family-wise probability of failing a correct simulation), + 0.025 for the simulation's
-# deviation from the realised form.  The GPU run uses seeds 192..223, which set nothing.
+# L_tr +0.010, 0.071): |mean| + z sd with z the two-sided normal quantile at 1e-2 / (4 n) for n seeds (n seeds x train
+# and gen at t = T: a 1 % family-wise probability of failing a correct simulation; 3.78 at 32 seeds, 4.05 at 96),
+# + 0.025 for the simulation's deviation from the realised form.  The GPU run uses seeds 192..223 and 448..511 (the
+# linear net; see _BIAS_POWER for why 96) and 192..223 (tanh), which set nothing.
 GPU_HOLDOUT_SEEDS = tuple(range(192, 224))
-_Z_FAMILY = 3.78
+GPU_BIAS_SEEDS = GPU_HOLDOUT_SEEDS + tuple(range(448, 512))
 _SPREAD_T = {"paper": (0.137, 0.157), "kappa": (0.013, 0.081)}  # (|mean|, sd) of the worst element at t = T
-_TOL_GPU = {k: round(m + _Z_FAMILY * sd + 0.025, 2) for k, (m, sd) in _SPREAD_T.items()} | {"realised": 0.05}
-_SRC_GPU = {
-    "paper": (f"measured at this config (realised-spectrum form, seeds 64..191): |log(realised/paper form)| at t=T "
-              f"mean +0.137, sd 0.157 -> 0.137 + 3.78 sd (1 % family-wise over 32 seeds x 2) + 0.025 (simulation vs "
-              f"realised form, explicit GD of seeds 0..7) = {0.137 + _Z_FAMILY * 0.157 + 0.025:.2f}; per-seed max over "
-              "seeds 0..63 0.461, over 64..191 0.550 (the former 0.49 was the 0..63 max + 0.025); 2026-11-24 H100: 0.443 "
-              "(seeds 0..7)"),
-    "kappa": (f"measured at this config (seeds 64..191): |log(realised/kappa-refined)| at t=T mean +0.013, sd 0.081 -> "
-              f"0.013 + 3.78 sd + 0.025 = {0.013 + _Z_FAMILY * 0.081 + 0.025:.2f}; per-seed max over seeds 0..63 0.184, "
-              "over 64..191 0.188; explicit GD of seeds 0..7: max 0.115"),
-    "realised": ("measured at this config, explicit GD of seeds 0..7 (CPU): max 0.025 (mean -0.018 at t=T, a bias of "
-                 "the dropped S0 S0^T Sigma D term, seed spread ~0.004); d_in=200: 0.047"),
-}
+
+
+def _z_family(n):
+    from scipy.stats import norm
+
+    return float(norm.isf(1e-2 / (4 * n)))
+
+
+def _tol_gpu(n):
+    z = _z_family(n)
+    tol = {k: round(m + z * sd + 0.025, 2) for k, (m, sd) in _SPREAD_T.items()} | {"realised": 0.05}
+    src = {
+        "paper": (f"measured at this config (realised-spectrum form, seeds 64..191): |log(realised/paper form)| at t=T "
+                  f"mean +0.137, sd 0.157 -> 0.137 + {z:.2f} sd (1 % family-wise over {n} seeds x 2) + 0.025 (simulation "
+                  f"vs realised form, explicit GD of seeds 0..7) = {tol['paper']:.2f}; per-seed max over seeds 0..63 "
+                  "0.461, over 64..191 0.550 (the former 0.49 was the 0..63 max + 0.025); 2026-11-24 H100: 0.443 "
+                  "(seeds 0..7)"),
+        "kappa": (f"measured at this config (seeds 64..191): |log(realised/kappa-refined)| at t=T mean +0.013, sd 0.081 "
+                  f"-> 0.013 + {z:.2f} sd + 0.025 = {tol['kappa']:.2f}; per-seed max over seeds 0..63 0.184, over "
+                  "64..191 0.188; explicit GD of seeds 0..7: max 0.115"),
+        "realised": ("measured at this config, explicit GD of seeds 0..7 (CPU): max 0.025 (mean -0.018 at t=T, a bias "
+                     "of the dropped S0 S0^T Sigma D term, seed spread ~0.004); d_in=200: 0.047"),
+    }
+    return tol, src
+
+
+_TOL_GPU, _SRC_GPU = _tol_gpu(len(GPU_BIAS_SEEDS))
+_TOL_GPU32, _SRC_GPU32 = _tol_gpu(len(GPU_HOLDOUT_SEEDS))
+# Power of the bias rows' negative control (_bias_rows: "paper form unbiased at t = T" rejected when both the train
+# and the gen seed mean of log(measured/paper) lie beyond 3 standard errors): bootstrap of n of the 128 per-seed
+# values of seeds 64..191 (log(realised/paper) - 0.018 +- 0.004 for GD; verify/levi/_bias_power.py, data in
+# verify/levi/data/), 20 000 samples: it rejects w.p. 0.65 / 0.85 / 0.95 / 0.996 at n = 32 / 48 / 64 / 96 (the
+# 2026-11-27 H100 run passed at 32 seeds by 0.118 against 0.111).  Rule, fixed before the numbers: the reject is a
+# check where its power is >= 0.99; a net whose seeds cannot be raised to that within +30 s of GPU time reports it.
+# So the linear net runs 96 seeds (cheap: a 1000 x 200 x 5 linear net) and the tanh net (32 seeds, ~2 s per
+# seed-3e4-steps on the H100) reports it.  The "kappa-refined unbiased" check passes w.p. > 0.9999 at every n.
+_BIAS_POWER = {32: 0.65, 48: 0.85, 64: 0.95, 96: 0.996}
+_BIAS_REJECT_MIN_SEEDS = 96
 # tanh at the GPU configuration: not yet measured (no GPU run since).  Its tolerances are the linear ones plus an
 # allowance derived from what differs: L_gen (and the prefactor, the measured L_gen(0)) is a Monte-Carlo mean over
 # 4096 fresh inputs of |5 Gaussian components|^2, relative sd sqrt(2/5)/64 = 0.99 % each, sqrt(2) x that in their
@@ -95,11 +121,36 @@ _SRC_GPU = {
 # O(pre-activation variance 1/(2 d_h)) = 0.0025.  So + 0.05 (the 2026-11-24 H100 run, seeds 0..7: tanh paper-form
 # max 0.466 against 0.443 for the linear net on the same draws).
 _TANH_ALLOWANCE = 0.05
-_TOL_GPU_TANH = {k: v + _TANH_ALLOWANCE for k, v in _TOL_GPU.items()}
+_TOL_GPU_TANH = {k: v + _TANH_ALLOWANCE for k, v in _TOL_GPU32.items()}
 _SRC_GPU_TANH = {k: v + f"; tanh (not yet measured at this configuration): + {_TANH_ALLOWANCE} derived -- 3.3 sd of the "
                  "Monte-Carlo L_gen ratio (two 4096-input means, sd 0.014) + 0.0025 (tanh vs linear at pre-activation "
                  "variance 1/(2 d_h)); 2026-11-24 H100 tanh paper-form max 0.466 (linear 0.443, same draws)"
-                 for k, v in _SRC_GPU.items()}
+                 for k, v in _SRC_GPU32.items()}
+
+# levi:fig4 at the GPU configuration (linear, d_in = 1000, d_h = 50, d_out = 5, T = 3e4; erratum levi-22).  Measured
+# by explicit GD in float64 on the CPU (verify/levi/_fig4_spread.py: GD in the eigenbasis of Sigma_tr, equal to
+# run_two_layer to 1e-16; seeds 0-15 reproduce the 2026-11-27 H100 numbers exactly), per seed and checkpoint,
+# r = log(measured / kappa-refined) and log(measured / paper form), train and gen (verify/levi/data/).  On the fit
+# seeds 256-319 (64 seeds; mean, sd over seeds; train / gen):
+#   kappa, t = 0.1 T: mean +0.019 / +0.005, sd 0.011 / 0.018;  0.3 T: mean -0.008 / -0.001, sd 0.027 / 0.034;
+#   kappa, t = T: mean -0.112 / -0.088, sd 0.088 / 0.087 (per seed, L_tr: -0.39..+0.04);
+#   paper, t = T: mean +0.437 / +0.337, sd 0.258 / 0.228.
+# The kappa-refined form holds while S1 ~ S1(0) (t <= 0.3 T) and drifts by t = T: it freezes S1 at S1(0) and drops
+# the S0 S0^T Sigma D term of the reduced dynamics (alone -0.14 at T, sd 0.014: the frozen-kernel recursion against
+# the realised-spectrum form), the weights' evolution (h grows 2-6 %) partly compensating (+0.04, sd 0.07).  The
+# spec's "kappa-refined 0.95-1.02 per seed" at d_h = 50 does not reproduce.  Rows (z = 3.3, two-sided 1e-3 per
+# value): the kappa form at 0.1 T and 0.3 T within |fit mean| + z sd sqrt(1/n_fit + 1/n) of 0; at T, the seed
+# mean equal to the fit mean within z sd sqrt(1/n_fit + 1/n) (the drift, reproduced on other seeds), and
+# "kappa-refined unbiased at T" and "paper form unbiased at T" rejected at z sd / sqrt(n) (sd of the fit).
+# Checked out of sample on the CPU with the rules above at their n: seeds 320-351 (32; fresh): early max |mean|
+# 0.018 <= 0.027, drift -0.109 / -0.072 within 0.063 of the fit, rejects 0.072 > 0.051 and 0.34 > 0.15; seeds 0-15
+# (the 2026-11-27 GPU seeds): 0.015 <= 0.033, -0.114 / -0.080 within 0.081, 0.080 > 0.072, 0.39 > 0.21.
+_FIG4_FIT = dict(seeds="256-319", n=64,  # per time: ((mean train, mean gen), (sd train, sd gen))
+                 kappa={0.1: ((0.0191, 0.005), (0.0113, 0.0179)), 0.3: ((-0.0079, -0.001), (0.027, 0.0337)),
+                        1.0: ((-0.1124, -0.0879), (0.0877, 0.0871))},
+                 paper={1.0: ((0.437, 0.3368), (0.2578, 0.2284))})
+_Z_FIG4 = 3.3
+
 
 CONFIG = {
     "cpu": {
@@ -123,18 +174,17 @@ CONFIG = {
     },
     "gpu": {
         "eq17": dict(d_in=1000, d_h=50, seeds=tuple(range(8))),  # the spec's own measurement used d_in=1000
-        # 32 seeds (cheap under vmap: 30000 steps of a 1000 x 200 x 5 linear net): the seed mean resolves the paper
-        # form's late-time bias (+0.158 +- 0.034 expected; 8 seeds give +-0.058).  Seeds 192..223: not the seeds
+        # 96 seeds (cheap under vmap: 30000 steps of a 1000 x 200 x 5 linear net): the seed mean resolves the paper
+        # form's late-time bias (power of its reject: _BIAS_POWER).  Seeds 192..223 and 448..511: not the seeds
         # 0..191 the per-seed tolerances were measured on (_TOL_GPU), so the check is out of sample
-        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=GPU_HOLDOUT_SEEDS, tol=_TOL_GPU, src=_SRC_GPU),
-        "fig4": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
-                     src="spec Fig. 4, d_in=1000, d_h=50, t=3e4: kappa-refined 0.95-1.02 per seed, paper form "
-                         "1.31-1.38 (one seed 2.0)"),
+        "eq18": dict(d_in=1000, d_h=200, steps=30_000, seeds=GPU_BIAS_SEEDS, tol=_TOL_GPU, src=_SRC_GPU),
+        # 64 seeds 384-447: none of them the seeds 256-319 of _FIG4_FIT, nor 0-15 (the 2026-11-27 run)
+        "fig4": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(384, 448)), fit="_FIG4_FIT"),
         # the same 32 hold-out draws as eq18 (the bias rows of _bias_rows are checks from 16 seeds on)
         "tanh": dict(d_in=1000, d_h=200, steps=30_000, seeds=GPU_HOLDOUT_SEEDS, tol=_TOL_GPU_TANH, src=_SRC_GPU_TANH),
-        "tanh_side": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16)), tol=0.1,
-                          src="spec levi:tanh, d_h=50: paper-form ratio up to 1.9-2.2, the same pattern as the "
-                              "linear net (kappa-refined 0.95-1.02 there)"),
+        # report-only: no measured spread of the tanh net at d_h = 50 (the spec's "0.95-1.02" of the kappa form does
+        # not hold for the linear net there, see _FIG4_FIT)
+        "tanh_side": dict(d_in=1000, d_h=50, steps=30_000, seeds=tuple(range(16))),
         # steps: 8000, not the spec's 2e4 -- on the H100 (2026-11-24, 2e4 steps, 411 s) the seed-mean dt was at most
         # 1950 (alpha = 0.5) and the per-seed sd of log dt is <= 0.17 (p = 23), so every summed run groks before
         # ~3000 steps; the mean-MSE runs need p t_test(sum) ~ 5e4-1e5 steps and do not grok in 8000 either (the
@@ -266,26 +316,93 @@ def _bias_rows(report, spec_id, label, meas, forms):
                "form's own late-time bias (-0.018, dropped S0 S0^T Sigma D term)")
         report.check(spec_id, predicted=np.zeros(2), measured=mk, atol=se_k + 0.025, source=src,
                      what=f"{label}: kappa-refined form unbiased at t=T (seed-mean log ratio, train and gen)")
-        report.reject(spec_id, wrong=np.zeros(2), measured=mp, atol=3 * float(np.max(sp)) / math.sqrt(n),
-                      source=f"3 standard errors of the {n}-seed mean (per-seed sd measured in this run)",
-                      what=f"{label}: paper form unbiased at t=T (finding: biased by the kappa spread, erratum levi-22)")
+        what = f"{label}: paper form unbiased at t=T (finding: biased by the kappa spread, erratum levi-22)"
+        power = f"power at this configuration: {_BIAS_POWER} (n seeds -> P(reject); _BIAS_POWER)"
+        if n >= _BIAS_REJECT_MIN_SEEDS:
+            report.reject(spec_id, wrong=np.zeros(2), measured=mp, atol=3 * float(np.max(sp)) / math.sqrt(n),
+                          source=f"3 standard errors of the {n}-seed mean (per-seed sd measured in this run); {power}",
+                          what=what)
+        else:
+            report.observe(spec_id, measured=mp, what=what + f" -- reported: {n} seeds",
+                           source=f"report-only below {_BIAS_REJECT_MIN_SEEDS} seeds, where the reject's power is < 0.99 "
+                                  f"({power}); 3 standard errors here: {3 * float(np.max(sp)) / math.sqrt(n):.3f}",
+                           details={"mean_train_gen": mp.tolist(), "sd_train_gen": sp.tolist(), "n_seeds": n})
 
 
 def _both_sides(report, spec_id, cfg, activation):
-    """d_h not >> d_out: the paper form fails (spread of kappa ~ sqrt(d_out/d_h)), the kappa-refined form holds.
+    """d_h not >> d_out: the paper form fails (spread of kappa ~ sqrt(d_out/d_h)); the kappa-refined form holds at
+    the CPU configuration (d_in = 200, d_h = 25, T = 5000).  At the GPU configuration see `_fig4_rows`; the tanh net
+    at d_h = 50 is reported (`tol` None: no measured spread).
 
     Statistic: seed-mean of log(measured/predicted) of the train loss at t = T, compared as geometric
-    means so that ``logtol`` acts on it.
+    means so that ``logtol`` acts on it; the per-seed log ratios are in the details.
     """
     meas, forms = _two_layer_run(cfg["d_in"], cfg["d_h"], cfg["steps"], cfg["seeds"], activation)
+    r_k = np.log(meas[:, 0, -1] / forms["kappa"][:, 0, -1])
+    r_p = np.log(meas[:, 0, -1] / forms["paper"][:, 0, -1])
     m = math.exp(float(np.mean(np.log(meas[:, 0, -1]))))
     k = math.exp(float(np.mean(np.log(forms["kappa"][:, 0, -1]))))
     p = math.exp(float(np.mean(np.log(forms["paper"][:, 0, -1]))))
     label = f"{activation} d_in={cfg['d_in']} d_h={cfg['d_h']}, {len(cfg['seeds'])} seeds, L_tr(T)"
-    report.check(spec_id, predicted=k, measured=m, logtol=cfg["tol"], source=cfg["src"],
+    details = {"seeds": list(cfg["seeds"]), "per_seed_log_measured_over_kappa": np.round(r_k, 4).tolist(),
+               "per_seed_log_measured_over_paper": np.round(r_p, 4).tolist()}
+    if cfg.get("tol") is None:
+        why = ("no prediction: no measured spread of this net at d_h = 50; for the linear net there the kappa-refined "
+               "form drifts by t = T (erratum levi-22, test_eq18_two_layer)")
+        report.observe(spec_id, measured=float(np.mean(r_k)), source=why, details=details,
+                       what=f"{label}: kappa-refined, seed-mean log(measured/predicted)")
+        report.observe(spec_id, measured=float(np.mean(r_p)), source=why, details=details,
+                       what=f"{label}: paper form, seed-mean log(measured/predicted)")
+        return
+    report.check(spec_id, predicted=k, measured=m, logtol=cfg["tol"], source=cfg["src"], details=details,
                  what=f"{label}: d_h not >> d_out, kappa-refined holds (seed-mean)")
     report.reject(spec_id, wrong=p, measured=m, logtol=cfg["tol"], source=cfg["src"],
                   what=f"{label}: paper form fails where d_h >> d_out fails")
+
+
+def _fig4_rows(report, spec_id, cfg):
+    """levi:fig4 at the GPU configuration (linear, d_h = 50): the kappa-refined form holds early and drifts by T.
+
+    Rows from `_FIG4_FIT` (fitted on seeds 256-319, run here on other seeds): the seed-mean log(measured/kappa) at
+    0.1 T and 0.3 T (train, gen) within |fit mean| + z sd sqrt(1/n_fit + 1/n) of 0; at T equal to the fit's mean
+    drift within z sd sqrt(1/n_fit + 1/n), per-seed ratios in the details; "kappa-refined unbiased at T" and
+    "paper form unbiased at T" rejected at z sd_fit / sqrt(n).
+    """
+    fit = _FIG4_FIT
+    meas, forms = _two_layer_run(cfg["d_in"], cfg["d_h"], cfg["steps"], cfg["seeds"], "linear")
+    n, n_fit = len(cfg["seeds"]), fit["n"]
+    r_k = np.log(meas / forms["kappa"])  # (seed, train/gen, checkpoint 0.1/0.3/1 T)
+    r_p = np.log(meas / forms["paper"])
+    label = f"linear d_in={cfg['d_in']} d_h={cfg['d_h']} T={cfg['steps']}, {n} seeds"
+    both = math.sqrt(1 / n_fit + 1 / n)
+    src_fit = (f"measured on seeds {fit['seeds']} ({n_fit}, explicit GD in float64, CPU), not the seeds run here; "
+               f"z = {_Z_FIG4} (two-sided 1e-3 per value)")
+    early = np.stack([r_k[:, :, j].mean(axis=0) for j in (0, 1)])  # (t, train/gen)
+    tol_early = max(abs(fit["kappa"][c][0][w]) + _Z_FIG4 * fit["kappa"][c][1][w] * both for c in (0.1, 0.3)
+                    for w in (0, 1))
+    report.check(spec_id, predicted=np.zeros_like(early), measured=early, atol=tol_early,
+                 source=f"{src_fit}: |fit mean| + z sd sqrt(1/n_fit + 1/n), the largest over 0.1 T / 0.3 T x train / gen",
+                 what=f"{label}: kappa-refined holds early (seed-mean log(measured/predicted) at 0.1 T and 0.3 T, "
+                      "train and gen)")
+    late = r_k[:, :, 2].mean(axis=0)
+    mean_fit, sd_fit = (np.asarray(x) for x in fit["kappa"][1.0])
+    tol_late = float(np.max(_Z_FIG4 * sd_fit * both))
+    details = {"seeds": list(cfg["seeds"]),
+               "per_seed_log_measured_over_kappa_(train, gen)_at_T": np.round(r_k[:, :, 2], 4).tolist(),
+               "per_seed_log_measured_over_paper_(train, gen)_at_T": np.round(r_p[:, :, 2], 4).tolist(),
+               "seed_sd_(train, gen)_at_T": r_k[:, :, 2].std(axis=0, ddof=1).tolist()}
+    report.check(spec_id, predicted=mean_fit, measured=late, atol=tol_late, details=details,
+                 source=f"{src_fit}: the fit's mean drift (train, gen) {np.round(mean_fit, 3).tolist()}, tolerance "
+                        "z sd sqrt(1/n_fit + 1/n) (erratum levi-22: S1 frozen at S1(0), S0 S0^T Sigma D dropped)",
+                 what=f"{label}: kappa-refined drifts by t = T (seed-mean log(measured/predicted), train and gen)")
+    tol0 = float(np.max(_Z_FIG4 * sd_fit / math.sqrt(n)))
+    report.reject(spec_id, wrong=np.zeros(2), measured=late, atol=tol0,
+                  source=f"z sd_fit / sqrt(n) ({src_fit})",
+                  what=f"{label}: kappa-refined unbiased at t = T (the spec's 'kappa-refined 0.95-1.02 per seed')")
+    sd_p = np.asarray(fit["paper"][1.0][1])
+    report.reject(spec_id, wrong=np.zeros(2), measured=r_p[:, :, 2].mean(axis=0),
+                  atol=float(np.max(_Z_FIG4 * sd_p / math.sqrt(n))), source=f"z sd_fit / sqrt(n) ({src_fit})",
+                  what=f"{label}: paper form unbiased at t = T (d_h not >> d_out)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,8 +459,12 @@ def test_eq17_hdot_one_step(report, scale):
 def test_eq18_two_layer(report, scale):
     """Explicit GD on (S0, S1) of the linear two-layer net vs the corrected eq. 18 and its refinements."""
     _two_layer_rows(report, "levi:eq18", CONFIG[scale]["eq18"], "linear")
-    # Fig. 4: where the assumption d_h >> d_out fails, the paper form fails and the refinement holds.
-    _both_sides(report, "levi:fig4", CONFIG[scale]["fig4"], "linear")
+    # Fig. 4: where the assumption d_h >> d_out fails, the paper form fails; the refinement holds at the CPU size and,
+    # at the GPU size (d_h = 50, T = 3e4), early only (erratum levi-22)
+    if "fit" in CONFIG[scale]["fig4"]:
+        _fig4_rows(report, "levi:fig4", CONFIG[scale]["fig4"])
+    else:
+        _both_sides(report, "levi:fig4", CONFIG[scale]["fig4"], "linear")
     mine = [r for r in report.rows if r.test == report.current_test]
     assert mine and all(r.passed for r in mine)
 
@@ -586,7 +707,7 @@ def _gpu_budget():
           2, 1000, config=f"linear, d_in=1000, d_h=200, {len(e18['seeds'])} seeds, 3e4 steps", **f64,
           host_s=5.0, note="host: eigh of 8 x 1000 x 1000 and the forms (5 kappa x 3 times)"),
         B("test_eq18_two_layer", _budget_two_layer(fig4["d_in"], fig4["d_h"], "linear"), len(fig4["seeds"]),
-          fig4["steps"], 2, 1000, config="fig4: linear, d_h=50, 16 seeds, 3e4 steps", **f64),
+          fig4["steps"], 2, 1000, config=f"fig4: linear, d_h=50, {len(fig4['seeds'])} seeds, 3e4 steps", **f64),
         B("test_tanh", _budget_two_layer(tanh["d_in"], tanh["d_h"], "tanh"), len(tanh["seeds"]), tanh["steps"], 1, 100,
           config=f"tanh, d_in=1000, d_h=200, N=2000, {len(tanh['seeds'])} seeds, 3e4 steps, L_gen on 4096 inputs", **f64,
           note="CPU measurement: the 8-seed configuration's (2026-11-25) x4 in seeds (its FLOPs are linear in seeds)"),

@@ -16,7 +16,8 @@ hook, parameter snapshots) serves every row of this file (spec §10 recipes R2 a
   (15-142, one vmapped program without the rho hook) join the 15 of the main run; the rate is reported
   with its Clopper-Pearson 95 % interval, and the 112 controls not used to measure it before (seeds 31-142)
   are checked against the rate measured on seeds 0-30 (2/31 at W = 20: the 2026-11-24 H100 run had seed 6
-  fire at epoch 397 of 400, a CPU run seed 28 at 278; 0/31 at W = 30), see `rate_bound`.
+  fire at epoch 397 of 400, a CPU run seed 28 at 278; 0/31 at W = 30) with an exact two-sample test, see
+  `exact_bound` (raw fire data in verify/repulsion/data/).
   Extensions (``-m "gpu and slow"``): ReLU 800 epochs; eta sweep 5 x 5 seeds x 600 epochs; eta = 1e-5
   for 2000 epochs.  Every row carries the paper's number in its ``source``.
 
@@ -82,12 +83,30 @@ def _extra_controls(scale: str):
 
 # The detector's control false-positive rate measured before the GPU tier ran it (spec R3 setup, M = 71, K = 2048,
 # n = 2016, 400 epochs; erratum repulsion-8): at W = 20, 2 of 31 controls fire (H100 2026-11-24, seeds 0-14: seed 6
-# at epoch 397; CPU 2026-11-25, seeds 15-30: seed 28 at epoch 278); at W = 30, 0 of 31.  The paper's 0/15 is a
-# sample too (its Clopper-Pearson 95 % interval [0, 0.218] is kept in the details).
+# at epoch 397; CPU 2026-11-25, seeds 15-30: seed 28 at epoch 278); at W = 30, 0 of 31.  The raw fire data:
+# verify/repulsion/data/ (control_fires_h100_2026-11-24.json: every control's fire epoch at W = 5/10/20/30 in both
+# H100 runs of that day -- run 1 had seed 9 fire at epoch 200 instead of seed 6; control_fires_cpu_2026-12-07.jsonl:
+# seeds 15, 16 and 28 re-run on the CPU with today's code, with their gap series -- none fires at W = 20, seed 28
+# included (it fired at epoch 278 on 2026-11-25; max slope now 0.019 against the threshold 0.04): a fire is a
+# threshold event that moves with rounding (b09cd05, 2026-11-26, changed the backward pass of Tian's first layer), so
+# the reference is a sample of the rate, not a property of its seeds; the other CPU seeds were not re-run, ~7 min
+# of CPU each under the load of that day).  The paper's 0/15 is a sample too (its Clopper-Pearson 95 % interval
+# [0, 0.218] is kept in the details).
 PAPER_CONTROLS = (0, 15)
 REFERENCE_FIRES = {20: (2, 31), 30: (0, 31)}
 REFERENCE_SEEDS = range(31)  # the seeds that set the reference: the check counts the other controls only
-FALSE_FAIL = 1e-3  # the check's probability of failing a detector whose rate is the reference rate
+FALSE_FAIL = 1e-2  # the exact test's level: at most this probability of failing when both samples share a rate
+# Power of that test (one-sided Boschloo, level 0.01) for the 112 hold-out controls against 31 reference controls,
+# computed exactly (sum over both binomial counts; verify/repulsion/_control_fires.py --power): the largest hold-out
+# count accepted for a reference count of 0, 1, 2, 3 is 15, 22, 28, 33; the probability of failing when both rates
+# are equal is <= 3.6e-3 at rates up to 0.1 (3.1e-4 at 0.065); with a true reference rate of 0.065 (2/31) the test
+# fails w.p. 0.012 / 0.097 / 0.27 / 0.74 at hold-out rates 0.10 / 0.15 / 0.20 / 0.30.  Weak against a rate twice the
+# reference's because the reference is 31 controls; the former one-sample bound (at most 20 of 112 at W = 20) failed
+# a correct detector w.p. ~5-7 % once the reference's own uncertainty is counted (beta-binomial; 5e-4 only if 2/31
+# were the exact rate).
+POWER = {"n_ref": 31, "n_hold": 112, "alpha": FALSE_FAIL, "max_hold_count_for_ref_count_0_1_2_3": [15, 22, 28, 33],
+         "P(fail | equal rates <= 0.1)": 3.6e-3, "P(fail | equal rates 0.065)": 3.1e-4,
+         "P(fail | ref 0.065, hold-out 0.10 / 0.15 / 0.20 / 0.30)": [0.012, 0.097, 0.27, 0.74]}
 
 
 def _rate_ci(k: int, n: int) -> tuple[float, float]:
@@ -95,29 +114,38 @@ def _rate_ci(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def rate_bound(k_ref: int, n_ref: int, n: int, alpha: float = FALSE_FAIL) -> tuple[float, int]:
-    """(reference rate, largest count allowed) for `n` new controls, from `k_ref` fires in `n_ref` measured ones.
+def _boschloo_p(k: int, n: int, k_ref: int, n_ref: int) -> float:
+    """One-sided p-value of Boschloo's exact test that the rate of k of n exceeds that of k_ref of n_ref."""
+    return float(stats.boschloo_exact([[k, k_ref], [n - k, n_ref - k_ref]], alternative="greater", n=32).pvalue)
 
-    The reference rate is the rate at which the measured count is the median outcome: the one-sided upper
-    Clopper-Pearson bound at 50 % confidence (2/31 -> 0.085; 0/31 -> 0.022, where the point estimate 0 would
-    forbid any fire).  The count allowed is the binomial (1 - alpha) quantile at that rate among `n` controls, so a
-    detector as good as measured fails with probability <= alpha, and a worse one fails more often (the power is
-    in the row's details)."""
-    p_ref = float(stats.beta.ppf(0.5, k_ref + 1, n_ref - k_ref))
-    return p_ref, int(stats.binom.ppf(1.0 - alpha, n, p_ref))
+
+@functools.lru_cache(maxsize=None)
+def exact_bound(k_ref: int, n_ref: int, n: int, alpha: float = FALSE_FAIL) -> int:
+    """Largest fire count among `n` new controls that the one-sided exact two-sample test (Boschloo) accepts
+    against `k_ref` fires among `n_ref` reference controls at level `alpha`.
+
+    The test counts the reference's own uncertainty: whatever rate the two samples share, it fails with
+    probability <= alpha.  Its p-value falls as the new count grows, so the bound is found by bisection."""
+    if _boschloo_p(n, n, k_ref, n_ref) >= alpha:
+        return n
+    lo, hi = 0, n  # p(lo) >= alpha > p(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _boschloo_p(mid, n, k_ref, n_ref) >= alpha else (lo, mid)
+    return lo
 
 
 def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, window: int):
-    """Report the control fire rate k/N with its Clopper-Pearson interval; check the rate of the controls not
-    used to set the reference against the binomial bound at the measured rate (`rate_bound`).
+    """Report the control fire rate k/N with its Clopper-Pearson interval; check the controls not used to set the
+    reference against it with an exact two-sample test (`exact_bound`).
 
     `gaps`: (n_controls, epochs) eigengap series of the eta = 0 runs at this window; `seeds`: their seeds.  Check:
-    the fire count of the hold-out controls (seeds not in `REFERENCE_SEEDS`) is at most the (1 - 1e-3) binomial
-    quantile at the reference rate of `REFERENCE_FIRES[window]`.  Details: the fire epochs, the largest slope s(t),
-    t >= 100, of every control (the threshold is 0.04: how close the non-firing controls come), the power of the
-    check (its probability of failing at control rates 0.1 / 0.15 / 0.2), the probability of the paper's 0/15 at
-    the measured rate and the two-sided Fisher exact p-value of k/N vs 0/15.  Returns (reference rate, tolerance of
-    the check, hold-out indices).
+    the fire count of the hold-out controls (seeds not in `REFERENCE_SEEDS`) is at most the largest count the
+    one-sided Boschloo test at level 0.01 accepts against the reference count `REFERENCE_FIRES[window]`.  Details:
+    the fire epochs, the largest slope s(t), t >= 100, of every control (the threshold is 0.04: how close the
+    non-firing controls come), the test's p-value and power (`POWER`), the probability of the paper's 0/15 at the
+    measured rate and the two-sided Fisher exact p-value of k/N vs 0/15.  Returns (reference rate, tolerance of the
+    check, hold-out indices).
     """
     fires = _fires(gaps)
     slopes = [float(np.nanmax(R.slope_detector(g)[1][100:])) for g in gaps]
@@ -127,15 +155,16 @@ def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, wi
     hold = [i for i, s in enumerate(seeds) if s not in REFERENCE_SEEDS]
     k_h, n_h = sum(fires[i] is not None for i in hold), len(hold)
     k_ref, n_ref = REFERENCE_FIRES[window]
-    p_ref, k_max = rate_bound(k_ref, n_ref, n_h)
-    power = {f"P(fail | rate {r})": float(stats.binom.sf(k_max, n_h, r)) for r in (0.1, 0.15, 0.2)}
+    p_ref = k_ref / n_ref
+    k_max = exact_bound(k_ref, n_ref, n_h)
     det = {"fires": k, "controls": n, "rate": k / n, "clopper_pearson_95": [lo, hi],
            "fire epochs": [f for f in fires if f is not None], "fire seeds": [s for s, f in zip(seeds, fires) if f is not None],
            "max slope (t >= 100) per control": [round(x, 4) for x in slopes],
            "controls with max slope > 0.03": int(np.sum(np.asarray(slopes) > 0.03)),
            "hold-out fires": k_h, "hold-out controls": n_h, "reference": f"{k_ref}/{n_ref} (seeds 0-30)",
-           "reference rate (50 % upper Clopper-Pearson)": p_ref, "largest hold-out count allowed": k_max,
-           "P(fail | reference rate)": float(stats.binom.sf(k_max, n_h, p_ref)), **power,
+           "largest hold-out count accepted (Boschloo, one-sided, level 0.01)": k_max,
+           "Boschloo p-value of the hold-out count": _boschloo_p(k_h, n_h, k_ref, n_ref),
+           "power": POWER if (n_ref, n_h) == (POWER["n_ref"], POWER["n_hold"]) else "not computed for these sizes",
            "P(0 of 15 fire | rate k/N)": (1 - k / n) ** n0,
            "fisher_exact_p_vs_paper_0_of_15": float(stats.fisher_exact([[k, n - k], [k0, n0 - k0]]).pvalue),
            "paper_0_of_15_clopper_pearson_95": [0.0, _rate_ci(k0, n0)[1]]}
@@ -147,10 +176,11 @@ def control_fire_rows(report, gaps: np.ndarray, seeds, what: str, where: str, wi
     tol = bound - p_ref
     assert tol >= p_ref, "the bound must be one-sided: a rate of 0 passes"
     report.check("repulsion:slope-detector", predicted=p_ref, measured=k_h / n_h, atol=tol, details=det,
-                 source=f"measured before: {k_ref}/{n_ref} fires (seeds 0-30) -> reference rate {p_ref:.3f} (the rate at "
-                        f"which that count is the median); at most {k_max} of {n_h} hold-out controls may fire (binomial "
-                        f"0.999 quantile): fails w.p. <= 1e-3 at the reference rate, {power['P(fail | rate 0.15)']:.2f} "
-                        f"at 0.15, {power['P(fail | rate 0.2)']:.2f} at 0.2",
+                 source=f"measured before: {k_ref}/{n_ref} fires (seeds 0-30); one-sided exact two-sample test "
+                        f"(Boschloo, level 0.01, the reference's own uncertainty included): at most {k_max} of {n_h} "
+                        f"hold-out controls may fire; fails w.p. <= 0.01 whatever rate the two share, and (reference "
+                        f"rate 0.065) w.p. 0.10 / 0.27 / 0.74 at hold-out rates 0.15 / 0.20 / 0.30 (31 reference "
+                        "controls: weak against a doubled rate)",
                  what=f"{what} (w={window}), {n_h} hold-out eta=0 seeds (31-142), vs the rate measured on seeds 0-30, "
                       f"{where}")
     return p_ref, tol, hold
@@ -298,7 +328,8 @@ def test_tian_detector_negative_controls(report, scale):
     # bound (reference 2/31) for the two wrong variants below
     control_fire_rows(report, ctrl_gaps[30], ctrl_seeds, "control fire fraction", short, 30)
     hold = [i for i, s in enumerate(ctrl_seeds) if s not in REFERENCE_SEEDS]
-    p20, k20 = rate_bound(*REFERENCE_FIRES[20], len(hold))
+    k20 = exact_bound(*REFERENCE_FIRES[20], len(hold))
+    p20 = REFERENCE_FIRES[20][0] / REFERENCE_FIRES[20][1]
     tol20 = k20 / len(hold) - p20
     for w in (20, 30):
         report.check("repulsion:slope-detector", predicted=1.0, measured=grok[w], atol=1.01 / n, details=det,
@@ -306,7 +337,7 @@ def test_tian_detector_negative_controls(report, scale):
                      what=f"grok fire fraction at w={w}, {where}")
     rate = {w: float(np.mean([sweep[w][1][i] is not None for i in hold])) for w in sweep}
     src = (f"the w=20 rate check's bound: reference {p20:.3f} (2/31 measured), at most {k20} of {len(hold)} hold-out "
-           f"controls firing (rate {p20 + tol20:.3f})")
+           f"controls firing (rate {p20 + tol20:.3f}; exact two-sample test at level 0.01)")
     report.reject("repulsion:slope-detector", wrong=p20, measured=rate[5], atol=tol20, details=det,
                   source="spec R3 negative control: w=5 gives control false positives (paper: w=5, 10 false "
                          f"positives in 3/3 seeds); {src}",

@@ -51,6 +51,28 @@ def batched(fn: Callable, batch_axes: Sequence[Any], *, state_axis: int | None =
     return f
 
 
+def _axes_key(batch_axes: Sequence[Any]) -> tuple:
+    """A hashable form of a `batch_axes` sequence (its leaves and tree structures), for compiled-program caches."""
+    out = []
+    for a in batch_axes:
+        leaves, treedef = jax.tree_util.tree_flatten(a)
+        out.append((tuple(leaves), treedef))
+    return tuple(out)
+
+
+_INIT_PROGRAMS: dict[tuple, Callable] = {}
+
+
+def _seed_keys(seeds: Sequence[int]) -> jax.Array:
+    """`jnp.stack([jax.random.PRNGKey(s) for s in seeds])`, computed in one compiled call where every seed is
+    below 2^31 (else one key at a time, as written)."""
+    if max(seeds) < 2**31:
+        if "seed_keys" not in _INIT_PROGRAMS:
+            _INIT_PROGRAMS["seed_keys"] = jax.jit(jax.vmap(jax.random.PRNGKey))
+        return _INIT_PROGRAMS["seed_keys"](np.asarray(seeds, dtype=np.int32))
+    return jnp.stack([jax.random.PRNGKey(int(s)) for s in seeds])
+
+
 def broadcast_batch(tree: Any, batch_shape: tuple[int, ...], n_existing: int = 0) -> Any:
     """Insert leading batch axes so that every leaf of `tree` has `batch_shape` in front.
 

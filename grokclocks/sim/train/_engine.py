@@ -33,7 +33,7 @@ from ...runfile import (
     _write_run,
 )
 from .._runtime import DivergenceWarning, SimulationDiverged
-from ._batching import batched, MetricsFn, record_times, StepFn
+from ._batching import _axes_key, batched, MetricsFn, record_times, StepFn
 from ._options import check_devices, check_record_every, ON_DIVERGENCE
 
 
@@ -106,14 +106,6 @@ def shard_runs(state: Any, inputs: Any, batch_axes: Sequence[Any], devices: Any 
     if inputs is not None:
         inputs = jax.tree_util.tree_map(place, batch_axes[0], inputs, is_leaf=lambda x: x is None)
     return ShardedRuns(state, inputs, len(devs))
-
-
-def _axes_key(batch_axes: Sequence[Any]) -> tuple:
-    out = []
-    for a in batch_axes:
-        leaves, treedef = jax.tree_util.tree_flatten(a)
-        out.append((tuple(leaves), treedef))
-    return tuple(out)
 
 
 _COMPILED: dict[tuple, Callable] = {}
