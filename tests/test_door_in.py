@@ -52,12 +52,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "lists the repository's own verify/<suite>/ test files",
     ("grokclocks/verification/_planner.py", "suite_tests", "glob"):
         "lists the repository's own verify/<suite>/ test files",
-    ("grokclocks/verification/_planner.py", "budget_estimates", "glob"):
-        "lists a folder of budget tables the user names; each is read through read_json (the door); owned by "
-        "the certificate code, which should pass found_in= so a linked table is refused",
-    ("grokclocks/verification/_shards.py", "partial_certificates", "glob"):
-        "lists a folder of partial certificates the user names; each is read through read_json (the door); "
-        "owned by the certificate code, which should pass found_in= so a linked slice is refused",
     ("grokclocks/cli/_verify.py", "_suites", "iterdir"):
         "lists the repository's own verify/ folder",
     ("grokclocks/cli/_verify.py", "_suites", "glob"):
@@ -96,6 +90,8 @@ _DOTTED = {"json.load", "json.loads", "np.load", "numpy.load", "np.fromfile", "n
            "glob.glob", "glob.iglob", "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree",
            "mmap.mmap", "marshal.load", "marshal.loads", "shelve.open"}
 _OPENERS = {"open", "io.open", "os.fdopen", "codecs.open", "gzip.open", "bz2.open", "lzma.open"}
+# calls named `.open` that open no file: sympy's open interval (a, b) (grokclocks.symbolic)
+_NOT_FILES = {"Interval.open", "sp.Interval.open", "sympy.Interval.open"}
 _WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 
 
@@ -136,6 +132,8 @@ def _reads(call: ast.Call) -> str | None:
         return None if text else name
     if name in _DOTTED:
         return name
+    if name in _NOT_FILES:
+        return None
     if isinstance(call.func, ast.Attribute):
         if call.func.attr in ("read_text", "read_bytes") and len(call.args) >= 2:
             return None  # the door's Reader.read_text(path, max_bytes, ...): Path's methods take no path

@@ -161,9 +161,14 @@ def read_sidecar(path: str | os.PathLike, *, named: str | os.PathLike, max_bytes
     grokclocks.logs.LogError
         The sidecar exists but is refused (a link, not a regular file, too large, not UTF-8 JSON, too deep, a
         key twice, an integer too long); one line naming it.
+
+    Notes
+    -----
+    A folder the user named (a run directory) has no sidecar: a `NAME.json` beside it is another file, not
+    read (`None`).
     """
     path = Path(path)
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) or os.path.isdir(named):
         return None
     return _safe.read_json(path, max_bytes, named=named, name=path.name)
 
