@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -84,13 +85,36 @@ def _positive_float(name: str) -> Callable[[str], float]:
         try:
             x = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {_shown(text)})") from None
         try:
             return float(V.positive(x, name))  # the library's own validation and message
         except DomainError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def _level(name: str) -> Callable[[str], float]:
+    """An argparse `type` for an accuracy level option `name` (`--train-level`, `--test-level`): a number in (0, 1].
+
+    Checked here, where the option is read: a NaN level reached the forecast as a "non-finite value" and was
+    reported as a diverged run."""
+
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {_shown(text)})") from None
+        if not 0.0 < x <= 1.0:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {_shown(text)})")
+        return x
+
+    return parse
+
+
+def _shown(text: str) -> str:
+    """An argument's text for a message: `repr`, at most 40 characters (a 5,000-digit argument is not echoed)."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
 
 
 WRITER = Writer(CLIError, CLIError, "pass --overwrite to replace it")
@@ -161,6 +185,22 @@ def _save_figure(option: str, fig: Any, path: Path, *, overwrite: bool) -> Path:
     previous file is left as it was and no temporary file remains.
     """
     return WRITER.save_figure(fig, path, name=option, overwrite=overwrite)
+
+
+def _index_text(inner: str) -> str:
+    """`(0, 1)`'s inside, `0, 1` or `0,`, as the user types it for `--index`: `0,1`."""
+    return ",".join(x.strip() for x in inner.split(",") if x.strip())
+
+
+def _as_option(message: str) -> str:
+    """A library message about the `index` argument, reworded for the `--index` option the user typed."""
+    message = re.sub(r"index=\(\.\.\.\) \(e\.g\. index=\(([^)]*)\)\)",
+                     lambda m: f"--index I[,J...] (e.g. --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"index must be None \(got \(([^)]*)\)\)",
+                     lambda m: f"leave out --index (got --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"(?<![-\w])index must be (.*) \(got \(([^)]*)\)\)",
+                     lambda m: f"--index must be {m.group(1)} (got --index {_index_text(m.group(2))})", message)
+    return message
 
 
 def _parse_index(text: str | None) -> tuple[int, ...] | None:
