@@ -84,12 +84,12 @@ def _mask_indices(text: str, path: str) -> object:
             continue
         bad = next((t for t in tokens if not _INDEX.fullmatch(t)), None)
         if bad is not None:
-            raise CLIError(f"--train-mask: {_shown(path)} line {n}: {excerpt(bad)} is not an index (a non-negative "
+            raise CLIError(f"--train-mask: {path!r} line {n}: {excerpt(bad)} is not an index (a non-negative "
                            "integer; one or two per line)")
         rows.append([int(t) for t in tokens])
     widths = {len(r) for r in rows}
     if not rows or len(widths) > 1 or widths - {1, 2}:
-        raise CLIError(f"--train-mask: {_shown(path)} holds {'no index' if not rows else 'lines of ' + ' and '.join(map(str, sorted(widths))) + ' indices'}; "
+        raise CLIError(f"--train-mask: {path!r} holds {'no index' if not rows else 'lines of ' + ' and '.join(map(str, sorted(widths))) + ' indices'}; "
                        "give one index a*p+b per line, or two (a b)")
     a = np.asarray(rows, dtype=np.int64)
     return a[:, 0] if a.shape[1] == 1 else a
