@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import _validate as V
 from .._escape import terminal_text
+from .._safe_io import excerpt
 from .._safe_write import Writer, os_reason
 from .._validate import DomainError
 
@@ -85,7 +86,7 @@ def _positive_float(name: str) -> Callable[[str], float]:
         try:
             x = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number (got {_shown(text)})") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {excerpt(text)})") from None
         try:
             return float(V.positive(x, name))  # the library's own validation and message
         except DomainError as exc:
@@ -104,17 +105,12 @@ def _level(name: str) -> Callable[[str], float]:
         try:
             x = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {_shown(text)})") from None
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {excerpt(text)})") from None
         if not 0.0 < x <= 1.0:  # NaN fails too
-            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {_shown(text)})")
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {excerpt(text)})")
         return x
 
     return parse
-
-
-def _shown(text: str) -> str:
-    """An argument's text for a message: `repr`, at most 40 characters (a 5,000-digit argument is not echoed)."""
-    return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
 
 
 WRITER = Writer(CLIError, CLIError, "pass --overwrite to replace it")

@@ -22,7 +22,6 @@ from ._common import (
     _as_option,
     _level,
     _save_figure,
-    _shown,
     emit,
 )
 
@@ -41,7 +40,7 @@ def _byte_count(text: str) -> int:
     m = _BYTE_COUNT.fullmatch(text.strip().upper())
     if m is None or m.group(2) not in _BYTE_UNITS or int(m.group(1)) < 1:
         raise argparse.ArgumentTypeError(f"--max-bytes must be a positive number of bytes, optionally with a unit "
-                                         f"K, M or G (KiB, MiB, GiB), e.g. 512M (got {_shown(text)})")
+                                         f"K, M or G (KiB, MiB, GiB), e.g. 512M (got {excerpt(text)})")
     return int(m.group(1)) * _BYTE_UNITS[m.group(2)]
 
 
