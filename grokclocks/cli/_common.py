@@ -35,15 +35,22 @@ def emit(text: str = "", *, err: bool = False, flush: bool = False) -> None:
     Every line the command prints goes through here.  The text's control characters (ESC and the rest of C0
     and C1, DEL) and the Unicode characters that reorder or hide text are shown as visible escapes
     (`grokclocks._escape.terminal_text`); newlines are kept: the renderers escape the newlines of the names
-    they put in a line.  A stdout closed by the caller (`>&-`) is a `CLIError`; a full device is one too.
+    they put in a line.  A character the stream's encoding cannot write (a run named `séed` on a terminal
+    of `LANG=C`) is shown as its escape (`\\xe9`), never an encoding error.  A stdout closed by the caller
+    (`>&-`) is a `CLIError`; a full device is one too.
     """
     stream = sys.stderr if err else sys.stdout
     if stream is None:  # the interpreter started with that descriptor closed
         if err:
             return  # nowhere to report anything
         raise CLIError(CLOSED_STDOUT)
+    line = terminal_text(text, newlines=True) + "\n"
     try:
-        stream.write(terminal_text(text, newlines=True) + "\n")
+        try:
+            stream.write(line)
+        except UnicodeEncodeError:  # a terminal that cannot show a name's letters (LANG=C, PYTHONIOENCODING=ascii)
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            stream.write(line.encode(encoding, "backslashreplace").decode(encoding))
         if flush:
             stream.flush()
     except BrokenPipeError:
