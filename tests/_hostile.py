@@ -31,49 +31,28 @@ LIMIT_S = 60.0  # wall clock after which a case is killed (a read that hangs)
 CPU_LIMIT_S = 10.0  # CPU time of one case: the largest take 1-2 s; the quadratic column handling took > 60 s
 BOMB_BYTES = 384 * 2**20  # uncompressed size of the deflate bomb: over DEFAULT_MAX_BYTES and over CAP_MIB
 
-WORKER = r"""
-import importlib, json, os, resource, signal, sys, time, warnings
-cases, cap, limit, record = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
-functions = {}
-for target, _, _ in cases.values():
-    module, name = target.split(":")
-    functions[target] = getattr(importlib.import_module(module), name)
-jax_loaded = any(m.split(".")[0] in ("jax", "jaxlib") for m in sys.modules)
-if not record:
-    warnings.simplefilter("ignore")
+_CHILD = r"""
+import json, os, resource, signal, sys, time
+
 
 def status(key):
     return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024  # MiB
 
-for case, (target, path, kw) in cases.items():
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        size = status("VmSize") * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # peak resident memory := current
-        rss0 = status("VmRSS")
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu0 = ru.ru_utime + ru.ru_stime
-        t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as seen:
-            if record:
-                warnings.simplefilter("always")
-            try:
-                functions[target](path, **kw)
-                out = {"type": None, "msg": None}
-            except BaseException as exc:
-                out = {"type": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)}
-        seconds = time.perf_counter() - t0
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        out.update(seconds=seconds, cpu_s=ru.ru_utime + ru.ru_stime - cpu0, peak_mib=status("VmHWM") - rss0)
-        if record:
-            out["warnings"] = [str(x.message) for x in seen]
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
+
+def capped(cap):  # in the child: cap its address space at its size + cap bytes, reset its peak; its memory now
+    size = status("VmSize") * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # peak resident memory := current
+    return status("VmRSS")
+
+
+def cpu():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def answer(pid, r, limit):  # in the worker: the child's JSON on pipe r, None when killed after limit s
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < limit:
         done, _ = os.waitpid(pid, os.WNOHANG)
@@ -87,22 +66,54 @@ for case, (target, path, kw) in cases.items():
     while chunk := os.read(r, 1 << 16):
         data += chunk
     os.close(r)
-    res = json.loads(data) if data else {"type": "killed", "msg": f"no answer within {limit} s", "seconds": limit}
+    return json.loads(data) if data else None
+"""
+
+WORKER = _CHILD + r"""
+import importlib, warnings
+cases, cap, limit, record = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
+functions = {}
+for target, _, _ in cases.values():
+    module, name = target.split(":")
+    functions[target] = getattr(importlib.import_module(module), name)
+jax_loaded = any(m.split(".")[0] in ("jax", "jaxlib") for m in sys.modules)
+if not record:
+    warnings.simplefilter("ignore")
+
+for case, (target, path, kw) in cases.items():
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        rss0 = capped(cap)
+        cpu0 = cpu()
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as seen:
+            if record:
+                warnings.simplefilter("always")
+            try:
+                functions[target](path, **kw)
+                out = {"type": None, "msg": None}
+            except BaseException as exc:
+                out = {"type": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)}
+        out.update(seconds=time.perf_counter() - t0, cpu_s=cpu() - cpu0, peak_mib=status("VmHWM") - rss0)
+        if record:
+            out["warnings"] = [str(x.message) for x in seen]
+        os.write(w, json.dumps(out).encode())
+        os._exit(0)
+    os.close(w)
+    res = answer(pid, r, limit) or {"type": "killed", "msg": f"no answer within {limit} s", "seconds": limit}
     print(json.dumps({"case": case, "jax": jax_loaded, **res}), flush=True)
 """
 
-
-CLI_WORKER = r"""
-import io, json, os, resource, signal, sys, tempfile, time, traceback, warnings
+CLI_WORKER = _CHILD + r"""
+import io, tempfile, traceback
 cases, cap, limit = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 import matplotlib
 matplotlib.use("Agg")
 from grokclocks import cli
 import grokclocks.compare, grokclocks.forecast, grokclocks.logs, grokclocks.verification  # noqa: F401 (once)
 jax_loaded = any(m.split(".")[0] in ("jax", "jaxlib") for m in sys.modules)
-
-def status(key):
-    return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024  # MiB
 
 for case, (argv, cwd) in cases.items():
     r, w = os.pipe()
@@ -111,19 +122,14 @@ for case, (argv, cwd) in cases.items():
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        size = status("VmSize") * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        rss0 = status("VmRSS")
+        rss0 = capped(cap)
         os.chdir(cwd)
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="surrogateescape")
         sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="surrogateescape",
                                       line_buffering=True)
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu0 = ru.ru_utime + ru.ru_stime
+        cpu0 = cpu()
         exc = None
         try:
             rc = cli.main(argv)
@@ -136,25 +142,12 @@ for case, (argv, cwd) in cases.items():
             sys.stderr.flush()
         except BaseException:
             pass
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        res = {"rc": rc, "exc": exc, "cpu_s": ru.ru_utime + ru.ru_stime - cpu0, "peak_mib": status("VmHWM") - rss0}
+        res = {"rc": rc, "exc": exc, "cpu_s": cpu() - cpu0, "peak_mib": status("VmHWM") - rss0}
         os.write(w, json.dumps(res).encode())
         os._exit(0)
     os.close(w)
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < limit:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.01)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    data = b""
-    while chunk := os.read(r, 1 << 16):
-        data += chunk
-    os.close(r)
-    res = json.loads(data) if data else {"rc": "killed", "exc": None, "cpu_s": None, "peak_mib": None}
+    res = answer(pid, r, limit) or {"rc": "killed", "exc": None, "cpu_s": None, "peak_mib": None}
     res["seconds"] = time.perf_counter() - t0
     for name, f in (("stdout", out), ("stderr", err)):
         f.seek(0)
