@@ -330,11 +330,16 @@ class Writer:
     def save_figure(self, fig: Any, path: Any, *, dpi: float = 120, **options: Any) -> Path:
         """Save the matplotlib figure `fig` to `path` in the format its suffix names (the options of `write`).
 
-        The suffix must be one of the formats the figure's canvas can write (`png`, `pdf`, `svg`, ...)."""
+        The suffix must be one of the formats the figure's canvas can write (`png`, `pdf`, `svg`, ...).  Every
+        text of the figure but the axes' tick labels is shown as the text it is (`plain_figure_texts`): a run
+        name or column name from a file holding `$...$` is not typeset as a formula (an unknown command in it
+        made matplotlib raise and the figure was not written) and its control characters are shown as
+        escapes."""
         formats = fig.canvas.get_supported_filetypes()
         options.setdefault("suffixes", formats)
         p = V.file_path(path, options.get("name", "path"))
         fmt = p.suffix.lower().lstrip(".")
+        plain_figure_texts(fig)
         return self.write(p, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), **options)
 
     def make_folder(self, path: Any, *, name: str = "path") -> Path:
@@ -363,6 +368,32 @@ class Writer:
         except OSError as exc:
             raise self.error(f"cannot rename {_show(path)} to {_show(to)}: {os_reason(exc)}") from None
         return True
+
+
+def plain_figure_texts(fig: Any) -> None:
+    """Show every text of the matplotlib figure `fig` as the text it is: the door to the terminal for figures.
+
+    The texts of a figure of grokclocks hold names from files (a title with the run's source, a legend with
+    its run names).  Matplotlib reads `$...$` in a text as a formula (mathtext) and draws control characters
+    as missing glyphs with a warning per character; so each text but the axes' tick labels and offset texts
+    (which matplotlib's formatters write as formulas themselves, and no file) gets `set_parse_math(False)` and
+    its control characters shown as escapes (`grokclocks._escape.terminal_text`, newlines kept).  Applying it
+    twice changes nothing more."""
+    from matplotlib.text import Text
+
+    ticks: set[int] = set()
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks.update(id(t) for t in axis.get_ticklabels(which="both"))
+            ticks.add(id(axis.get_offset_text()))
+    for text in fig.findobj(Text):
+        if id(text) in ticks:
+            continue
+        text.set_parse_math(False)
+        raw = text.get_text()
+        shown = terminal_text(raw, newlines=True)
+        if shown != raw:
+            text.set_text(shown)
 
 
 def figure_suffixes() -> list[str]:

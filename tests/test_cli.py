@@ -342,6 +342,24 @@ def test_a_closed_pipe_ends_the_command_quietly():
     assert p.returncode == 141 and p.stderr == "", p.stderr
 
 
+def test_a_terminal_that_cannot_show_a_name_gets_its_escape(tmp_path):
+    """A run folder named `séed0` (and one whose name is not UTF-8) on a terminal whose encoding is ASCII
+    (`LANG=C` shells, `PYTHONIOENCODING=ascii`): the table is printed with `\\xe9` for the letter; before, the
+    command stopped half-way with "'ascii' codec can't encode character" and exit status 2."""
+    import os
+    import shutil
+
+    for name in (b"s\xc3\xa9ed0", b"seed\xff1"):
+        d = os.path.join(bytes(tmp_path), b"runs", name)
+        os.makedirs(d)
+        shutil.copy(FIX / "metrics.csv", os.path.join(d, b"metrics.csv"))
+    p = subprocess.run([sys.executable, "-m", "grokclocks", "compare", str(tmp_path / "runs")], capture_output=True,
+                       env=dict(os.environ, PYTHONPATH=str(REPO), PYTHONIOENCODING="ascii"))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode("ascii")
+    assert out.startswith("run: 2 seeds: ") and "s\\xe9ed0" in out and "seed\\udcff1" in out, out[:300]
+
+
 def test_compare_plot_is_checked_before_any_work(capsys, tmp_path, monkeypatch):
     f = _user_npz(tmp_path / "run.npz")
     for name in ("old.png", "old.pdf"):  # an existing file: refused (no table printed), kept; --overwrite replaces

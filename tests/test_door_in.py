@@ -52,12 +52,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "lists the repository's own verify/<suite>/ test files",
     ("grokclocks/verification/_planner.py", "suite_tests", "glob"):
         "lists the repository's own verify/<suite>/ test files",
-    ("grokclocks/verification/_planner.py", "budget_estimates", "glob"):
-        "lists a folder of budget tables the user names; each is read through read_json (the door); owned by "
-        "the certificate code, which should pass found_in= so a linked table is refused",
-    ("grokclocks/verification/_shards.py", "partial_certificates", "glob"):
-        "lists a folder of partial certificates the user names; each is read through read_json (the door); "
-        "owned by the certificate code, which should pass found_in= so a linked slice is refused",
     ("grokclocks/cli/_verify.py", "_suites", "iterdir"):
         "lists the repository's own verify/ folder",
     ("grokclocks/cli/_verify.py", "_suites", "glob"):
@@ -96,6 +90,8 @@ _DOTTED = {"json.load", "json.loads", "np.load", "numpy.load", "np.fromfile", "n
            "glob.glob", "glob.iglob", "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree",
            "mmap.mmap", "marshal.load", "marshal.loads", "shelve.open"}
 _OPENERS = {"open", "io.open", "os.fdopen", "codecs.open", "gzip.open", "bz2.open", "lzma.open"}
+# calls named `.open` that open no file: sympy's open interval (a, b) (grokclocks.symbolic)
+_NOT_FILES = {"Interval.open", "sp.Interval.open", "sympy.Interval.open"}
 _WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 
 
@@ -136,6 +132,8 @@ def _reads(call: ast.Call) -> str | None:
         return None if text else name
     if name in _DOTTED:
         return name
+    if name in _NOT_FILES:
+        return None
     if isinstance(call.func, ast.Attribute):
         if call.func.attr in ("read_text", "read_bytes") and len(call.args) >= 2:
             return None  # the door's Reader.read_text(path, max_bytes, ...): Path's methods take no path
@@ -427,3 +425,42 @@ def test_folder_walks_share_one_budget(tmp_path, monkeypatch):
         R.subdirs(tmp_path, named=tmp_path)  # the same listing again: remembered, not listed twice
         with pytest.raises(ValueError, match="more than 50 folder entries"):
             R.walk(tmp_path, lambda n: True, named=tmp_path)  # 30 more: 60 > 50 in this read
+
+
+def test_walks_record_the_linked_folders_they_do_not_enter(tmp_path):
+    """A link to a folder found by a walk is not entered, and the read's budget records it (`linked`), so the
+    reader can say so (before, a linked seed or a linked validation/ folder was left out without a word);
+    a folder the walk skips by name (a dot-folder) is not reported."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "m.csv").write_text("a\n")
+    (tmp_path / "run" / "sub").mkdir(parents=True)
+    os.symlink(tmp_path / "real", tmp_path / "run" / "seed1")
+    os.symlink(tmp_path / "real", tmp_path / "run" / "sub" / "validation")
+    os.symlink(tmp_path / "real", tmp_path / "run" / ".hidden")
+    os.symlink(tmp_path / "real" / "m.csv", tmp_path / "run" / "file_link.csv")  # a link to a file: listed, refused
+    with _safe_io.listing_budget() as budget:
+        found = R.walk(tmp_path / "run", lambda n: n.endswith(".csv"), named=tmp_path / "run",
+                       skip=lambda parts: parts[-1].startswith("."))
+        assert [f.name for f in found] == ["file_link.csv"]  # nothing found through the linked folders
+        assert R.subdirs(tmp_path / "run", named=tmp_path / "run") == [tmp_path / "run" / "sub"]
+    assert budget.linked == ["run/seed1", "run/sub/validation"]
+    with _safe_io.listing_budget() as outer, _safe_io.listing_budget() as inner:
+        assert inner is outer  # nested reads share the outer budget
+
+
+def test_budget_tables_and_slices_found_in_a_folder_are_not_followed(tmp_path):
+    """`budget_estimates` and `merge_certificates` list their folder through the door and read each file found with
+    `found_in`: a linked budget table is skipped (was read), a linked slice refused by name (was merged)."""
+    from grokclocks.verification import CertificateError, budget_estimates, merge_certificates, partial_certificates
+
+    table = {"modules": {"levi/test_levi.py": {"items": [{"test": "test_a", "h100_s": 2.5}]}}}
+    (tmp_path / "elsewhere.json").write_text(json.dumps(table))
+    (tmp_path / "tables").mkdir()
+    os.symlink(tmp_path / "elsewhere.json", tmp_path / "tables" / "levi.json")
+    assert budget_estimates(tmp_path / "tables") == {}
+    assert budget_estimates(tmp_path / "elsewhere.json") == {} and budget_estimates(tmp_path / "missing") == {}
+    (tmp_path / "slices").mkdir()
+    os.symlink(tmp_path / "elsewhere.json", tmp_path / "slices" / "verify-cpu-shard-1-of-1.json")
+    assert partial_certificates([tmp_path / "slices"]) == [tmp_path / "slices" / "verify-cpu-shard-1-of-1.json"]
+    with pytest.raises(CertificateError, match=r"verify-cpu-shard-1-of-1\.json' is a symbolic link inside the folder"):
+        merge_certificates([tmp_path / "slices"])

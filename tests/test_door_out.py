@@ -435,6 +435,29 @@ def test_figures_go_through_the_writer(tmp_path):
         W.WRITER.save_figure(fig, tmp_path / "f.pdf")
 
 
+def test_a_figure_shows_its_texts_as_text(tmp_path):
+    """Names from files reach a figure's title and legend: `$...$` there is not typeset (an unknown command made
+    matplotlib raise at save, after the table was printed) and control characters are shown as escapes; tick
+    labels keep matplotlib's own formulas."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    name = "run $\\oops$ \x1b[2J\x07 | <b>"
+    fig = Figure()
+    ax = fig.subplots()
+    ax.semilogy([1, 10, 100], [1, 10, 1000], label=name)
+    ax.legend()
+    fig.suptitle(name)
+    p = W.WRITER.save_figure(fig, tmp_path / "f.png")
+    assert p.read_bytes()[:4] == b"\x89PNG"
+    shown = fig.texts[0].get_text()
+    assert shown == "run $\\oops$ \\x1b[2J\\x07 | <b>" and not fig.texts[0].get_parse_math()
+    assert ax.get_legend().get_texts()[0].get_text() == shown
+    assert all(t.get_parse_math() for t in ax.yaxis.get_ticklabels())
+    W.plain_figure_texts(fig)  # a second pass changes nothing
+    assert fig.texts[0].get_text() == shown
+
+
 def test_run_files_and_certificates_refuse_links(tmp_path):
     from grokclocks import runfile as R
     from grokclocks.verification import Report, write_report

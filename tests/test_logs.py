@@ -584,3 +584,18 @@ def test_text_log_pairs_are_found_in_linear_time_as_the_old_pattern_found_them()
     t0 = time.process_time()
     assert line_pairs("a" + " " * 16_000 + "b:" + " " * 16_000 + "c=" + " " * 16_000 + "x") == []
     assert time.process_time() - t0 < 0.5
+
+
+def test_natural_order_of_run_names_without_int_conversion():
+    """Runs sort by the numbers in their names (seed2 before seed10, leading zeros ignored), compared by their
+    digits: a name of 5,000 digits (an MLflow store's run name) sorts in linear time (int() of it raised
+    Python's int-conversion limit)."""
+    import time
+
+    from grokclocks.logs._table import natural_key
+
+    names = ["seed10", "seed2", "seed002a", "seedx", "seed1", "seed" + "9" * 5000, "seed" + "1" + "0" * 4999]
+    t0 = time.process_time()
+    order = sorted(names, key=natural_key)
+    assert time.process_time() - t0 < 0.5
+    assert order == ["seed1", "seed002a", "seed2", "seed10", "seed" + "1" + "0" * 4999, "seed" + "9" * 5000, "seedx"]

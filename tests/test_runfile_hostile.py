@@ -318,6 +318,33 @@ def test_a_hostile_lock_file_or_temporary_name_does_not_stop_a_save(tmp_path):
     assert not stale.exists() and R.load_trajectory(tmp_path / "run").times.size == 3
 
 
+def test_a_lock_record_reaches_the_terminal_escaped(tmp_path):
+    """Whoever can write the run's directory writes its lock record: an escape sequence in its host or date was
+    printed raw by `RunExistsError` (a lock held by another process) and by the take-over warning."""
+    import subprocess
+    import sys
+
+    traj = R.Trajectory(times=np.arange(3), metrics={"m": np.ones(3)})
+    lock = tmp_path / "run.lock"
+    lock.write_text(json.dumps({"pid": os.getppid(), "host": "h\x1b]0;PWNED\x07\x1b[2J", "since": "x\x1b[31m\u202e"}))
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+                               "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(lock)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(R.RunExistsError) as exc:
+            R.save_trajectory(traj, tmp_path / "run")
+    finally:
+        holder.kill()
+        holder.wait()
+    msg = str(exc.value)
+    assert "on host h\\x1b]0;PWNED\\x07\\x1b[2J, since x\\x1b[31m\\u202e" in msg, msg
+    with pytest.warns(R.RunFileWarning) as seen:
+        R.save_trajectory(traj, tmp_path / "run", overwrite=True)
+    for text in (msg, *(str(w.message) for w in seen)):
+        assert not any(c in text for c in "\x1b\x07\u202e"), repr(text)
+
+
 def test_simulate_resume_reads_through_the_safe_layer(tmp_path):
     """`simulate(resume=True)` refuses a hostile file at its save_path as `load_trajectory` does (it was a
     RecursionError for a meta nested 10⁴ levels)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import _validate as V
 from . import _limits
-from ._limits import _AT, _BUDGET, _DIR, _NOFOLLOW, _Budget, kind
+from ._limits import _AT, _BUDGET, _DIR, _NOFOLLOW, _Budget, kind, linked_folder
 
 
 def _paths(root: Path, rels: list[tuple[str, ...]]) -> list[Path]:
@@ -47,7 +47,8 @@ class _Folders:
     def subdirs(self, path: str | os.PathLike, *, named: str | os.PathLike, name: str | None = None,
                 max_entries: int | None = None) -> list[Path]:
         """The folders directly inside `path` (not links to folders), sorted; at most `max_entries` entries are
-        listed (more is an error)."""
+        listed (more is an error).  A link to a folder among them (its name not starting with a dot) is
+        recorded in the read's `listing_budget` (`linked`), so that the reader can say it was not read."""
         path = Path(path)
         name = name or path.name or str(path)
         budget = _BUDGET.get()
@@ -60,7 +61,8 @@ class _Folders:
             if entry.is_dir(follow_symlinks=False):
                 found.append(rel)
 
-        self._walk(path, named, name, max_entries, visit, lambda parts: True)
+        self._walk(path, named, name, max_entries, visit, lambda parts: True, links=lambda parts: not
+                   parts[-1].startswith("."))
         out = _paths(path, found)
         if budget is not None:
             budget.subdirs[key] = out
@@ -68,18 +70,25 @@ class _Folders:
 
     def _walk(self, root: Path, named: str | os.PathLike, name: str, max_entries: int | None,
               visit: Callable[[tuple[str, ...], os.DirEntry], None],
-              skip: Callable[[tuple[str, ...]], bool] | None) -> None:
+              skip: Callable[[tuple[str, ...]], bool] | None,
+              links: Callable[[tuple[str, ...]], bool] | None = None) -> None:
+        """List `root` (see `walk`); each link to a folder met is recorded in the budget's `linked` unless `skip`
+        leaves its name out (or `links`, when given, does not accept it): the walk does not enter it, and the
+        reader says so."""
         max_entries = _limits.MAX_DIR_ENTRIES if max_entries is None else max_entries
         budget = _BUDGET.get() or _Budget(max_entries)
         limit = min(max_entries, budget.limit)
         seen = 0
+        report = links or (lambda parts: not (skip and skip(parts)))
 
-        def count() -> None:
+        def count(sub: tuple[str, ...], entry: os.DirEntry) -> None:
             nonlocal seen
             seen += 1
             budget.left -= 1
             if seen > max_entries or budget.left < 0:
                 raise self._too_many(name, limit)
+            if linked_folder(entry) and report(sub):
+                budget.note_link(name, sub)
 
         if not _AT:  # pragma: no cover - no fd-relative listing (Windows): by path, links not followed
             todo: list[tuple[str, ...]] = [()]
@@ -90,8 +99,8 @@ class _Folders:
                 try:
                     with os.scandir(root.joinpath(*rel)) as it:
                         for entry in it:
-                            count()
                             sub = (*rel, entry.name)
+                            count(sub, entry)
                             visit(sub, entry)
                             if entry.is_dir(follow_symlinks=False) and not (skip and skip(sub)):
                                 todo.append(sub)
@@ -107,8 +116,8 @@ class _Folders:
             try:
                 with os.scandir(fd) as it:
                     for entry in it:
-                        count()
                         sub = (*rel, entry.name)
+                        count(sub, entry)
                         visit(sub, entry)
                         if entry.is_dir(follow_symlinks=False) and not (skip and skip(sub)):
                             dirs.append(entry.name)

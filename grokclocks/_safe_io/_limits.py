@@ -55,29 +55,52 @@ _AT = os.open in os.supports_dir_fd and os.scandir in os.supports_fd
 
 
 class _Budget:
-    """The entries the folder walks of one read may still list (shared through `_BUDGET`)."""
+    """The entries the folder walks of one read may still list (shared through `_BUDGET`), and the links to
+    folders they passed without entering (`linked`)."""
 
     def __init__(self, limit: int) -> None:
         self.limit, self.left = limit, limit
         self.subdirs: dict[tuple[str, str], list[Path]] = {}  # listings already made in this read
+        self.linked: list[str] = []  # "folder/rel/path" of each link to a folder a walk did not enter
+
+    def note_link(self, name: str, rel: tuple[str, ...]) -> None:
+        """Record that the walk of the folder `name` passed the link to a folder `rel` without entering it."""
+        where = "/".join((name, *rel))
+        if where not in self.linked:
+            self.linked.append(where)
 
 
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("grokclocks_listing_budget", default=None)
 
 
 @contextlib.contextmanager
-def listing_budget(max_entries: int | None = None) -> Iterator[None]:
+def listing_budget(max_entries: int | None = None) -> Iterator[_Budget]:
     """Inside, every folder walk (`Reader.walk`, `subdirs`, `snapshot`) draws on one budget of `max_entries`
     listed entries, so that a read that looks at a folder several times (the format, the runs in it, their
-    files) lists at most `max_entries` entries in all.  Nested uses keep the outer budget."""
-    if _BUDGET.get() is not None:
-        yield
+    files) lists at most `max_entries` entries in all.  Nested uses keep the outer budget.
+
+    Yields the budget: its `linked` lists every link to a folder that the walks passed without entering it
+    (a link found inside a folder is not followed), as "FOLDER/rel/path", so that the reader can say which
+    folders it did not read (a linked seed of a folder of runs, a linked `validation/` of a TensorBoard run)
+    instead of leaving them out without a word."""
+    outer = _BUDGET.get()
+    if outer is not None:
+        yield outer
         return
-    token = _BUDGET.set(_Budget(MAX_DIR_ENTRIES if max_entries is None else max_entries))
+    budget = _Budget(MAX_DIR_ENTRIES if max_entries is None else max_entries)
+    token = _BUDGET.set(budget)
     try:
-        yield
+        yield budget
     finally:
         _BUDGET.reset(token)
+
+
+def linked_folder(entry: os.DirEntry) -> bool:
+    """Whether the folder entry `entry` is a symbolic link to a folder (which a walk does not enter)."""
+    try:
+        return entry.is_symlink() and entry.is_dir()
+    except OSError:
+        return False
 
 
 def check_max_bytes(max_bytes: Any) -> int:

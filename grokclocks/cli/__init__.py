@@ -15,7 +15,10 @@ Subcommands (`grokclocks <command> --help` for each):
     spec IDs with their status and the functions implementing them.
 
 Errors print one line (`grokclocks: error: ...`) and exit with status 2, never a traceback: invalid
-arguments, unreadable inputs, and output files that cannot be written (the message names the file).
+arguments, unreadable inputs, output files that cannot be written (the message names the file), and an
+input that needs more memory than the process may use.  Every warning raised while a command runs is one
+line too (`grokclocks: warning: ...`), its control characters shown as escapes, never Python's two-line
+`file:line: Category: message` form.
 Output closed early by the reader (`grokclocks cite ... | head`) ends the command quietly with status
 141, as a program stopped by SIGPIPE; Ctrl-C ends it with status 130.
 """
@@ -26,12 +29,13 @@ import argparse
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .._safe_write import os_reason as _os_reason
 from .._validate import DomainError
 from . import _cite, _compare, _forecast, _list, _time, _verify
-from ._common import CLOSED_STDOUT, FORMATTER, CLIError, emit, error_line
+from ._common import CLOSED_STDOUT, FORMATTER, CLIError, _one_line_error, emit, error_line
 from ._verify import VERIFY_SUITES, verify_command
 
 __all__ = ["main", "build_parser", "VERIFY_SUITES", "verify_command"]
@@ -78,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for command in (_verify, _cite, _time, _compare, _forecast, _list):
         command.add_parser(sub)
+    for command_parser in sub.choices.values():  # a bad argument of a command is one line, not the usage block
+        command_parser.error = _one_line_error(command_parser)  # type: ignore[method-assign]
     return p
 
 
@@ -110,7 +116,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
         args.level = ERF_SQRT2
     try:
-        status = int(args.func(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # every warning of the command through the door to the terminal
+            status = int(args.func(args))
         try:
             sys.stdout.flush()  # here, not at exit: a closed pipe is reported by the handler in main
         except BrokenPipeError:
@@ -127,6 +135,17 @@ def _run(argv: Sequence[str] | None) -> int:
         return 2
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """`warnings.showwarning` while a command runs: one line on stderr through `emit`, the message escaped."""
+    emit(f"grokclocks: warning: {error_line(message)}", err=True)
+
+
+_OUT_OF_MEMORY = ("out of memory: the input needs more memory than this process may use (a text log takes up to "
+                  "about 20 times its size while it is parsed, a table of numbers about 3 times); lower --max-bytes "
+                  "to refuse such files at once, or read the run on a machine with more memory")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `grokclocks` command.
 
@@ -138,8 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for an error (printed as one line on stderr), 141 when the
-        reader of stdout closed it early, 130 on Ctrl-C; `verify` returns pytest's status.
+        The exit status: 0 on success, 2 for an error (printed as one line on stderr; an input too large
+        for the memory is one too), 141 when the reader of stdout closed it early, 130 on Ctrl-C; `verify`
+        returns pytest's status.
     """
     try:
         return _run(argv)
@@ -149,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         emit("grokclocks: interrupted", err=True)
         return 130
+    except MemoryError:  # the stack is unwound, what it held is freed: one line, not a traceback
+        emit(f"grokclocks: error: {_OUT_OF_MEMORY}", err=True)
+        return 2
     except OSError as exc:  # an output (or input) file the system refused: one line naming it
         where = f"{exc.filename}: " if exc.filename else ""
         emit(f"grokclocks: error: {error_line(where)}{_os_reason(exc)}", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -13,6 +14,7 @@ from typing import Any
 
 from .. import _validate as V
 from .._escape import terminal_text
+from .._safe_io import excerpt
 from .._safe_write import Writer, os_reason
 from .._validate import DomainError
 
@@ -33,15 +35,22 @@ def emit(text: str = "", *, err: bool = False, flush: bool = False) -> None:
     Every line the command prints goes through here.  The text's control characters (ESC and the rest of C0
     and C1, DEL) and the Unicode characters that reorder or hide text are shown as visible escapes
     (`grokclocks._escape.terminal_text`); newlines are kept: the renderers escape the newlines of the names
-    they put in a line.  A stdout closed by the caller (`>&-`) is a `CLIError`; a full device is one too.
+    they put in a line.  A character the stream's encoding cannot write (a run named `séed` on a terminal
+    of `LANG=C`) is shown as its escape (`\\xe9`), never an encoding error.  A stdout closed by the caller
+    (`>&-`) is a `CLIError`; a full device is one too.
     """
     stream = sys.stderr if err else sys.stdout
     if stream is None:  # the interpreter started with that descriptor closed
         if err:
             return  # nowhere to report anything
         raise CLIError(CLOSED_STDOUT)
+    line = terminal_text(text, newlines=True) + "\n"
     try:
-        stream.write(terminal_text(text, newlines=True) + "\n")
+        try:
+            stream.write(line)
+        except UnicodeEncodeError:  # a terminal that cannot show a name's letters (LANG=C, PYTHONIOENCODING=ascii)
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            stream.write(line.encode(encoding, "backslashreplace").decode(encoding))
         if flush:
             stream.flush()
     except BrokenPipeError:
@@ -84,11 +93,29 @@ def _positive_float(name: str) -> Callable[[str], float]:
         try:
             x = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {excerpt(text)})") from None
         try:
             return float(V.positive(x, name))  # the library's own validation and message
         except DomainError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _level(name: str) -> Callable[[str], float]:
+    """An argparse `type` for an accuracy level option `name` (`--train-level`, `--test-level`): a number in (0, 1].
+
+    Checked here, where the option is read: a NaN level reached the forecast as a "non-finite value" and was
+    reported as a diverged run."""
+
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {excerpt(text)})") from None
+        if not 0.0 < x <= 1.0:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"{name} must be an accuracy level in (0, 1] (got {excerpt(text)})")
+        return x
 
     return parse
 
@@ -161,6 +188,22 @@ def _save_figure(option: str, fig: Any, path: Path, *, overwrite: bool) -> Path:
     previous file is left as it was and no temporary file remains.
     """
     return WRITER.save_figure(fig, path, name=option, overwrite=overwrite)
+
+
+def _index_text(inner: str) -> str:
+    """`(0, 1)`'s inside, `0, 1` or `0,`, as the user types it for `--index`: `0,1`."""
+    return ",".join(x.strip() for x in inner.split(",") if x.strip())
+
+
+def _as_option(message: str) -> str:
+    """A library message about the `index` argument, reworded for the `--index` option the user typed."""
+    message = re.sub(r"index=\(\.\.\.\) \(e\.g\. index=\(([^)]*)\)\)",
+                     lambda m: f"--index I[,J...] (e.g. --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"index must be None \(got \(([^)]*)\)\)",
+                     lambda m: f"leave out --index (got --index {_index_text(m.group(1))})", message)
+    message = re.sub(r"(?<![-\w])index must be (.*) \(got \(([^)]*)\)\)",
+                     lambda m: f"--index must be {m.group(1)} (got --index {_index_text(m.group(2))})", message)
+    return message
 
 
 def _parse_index(text: str | None) -> tuple[int, ...] | None:

@@ -9,6 +9,7 @@ import re
 import warnings
 from pathlib import Path
 
+from .._safe_io import excerpt
 from .._validate import DomainError
 from ..logs import FORMATS
 from ._common import (
@@ -18,54 +19,38 @@ from ._common import (
     _parse_index,
     _positive_float,
     _print_warnings,
+    _as_option,
+    _level,
     _save_figure,
     emit,
 )
 
 
 
-def _index_text(inner: str) -> str:
-    """`(0, 1)`'s inside, `0, 1` or `0,`, as the user types it for `--index`: `0,1`."""
-    return ",".join(x.strip() for x in inner.split(",") if x.strip())
-
-
-def _as_option(message: str) -> str:
-    """A library message about the `index` argument, reworded for the `--index` option the user typed."""
-    message = re.sub(r"index=\(\.\.\.\) \(e\.g\. index=\(([^)]*)\)\)",
-                     lambda m: f"--index I[,J...] (e.g. --index {_index_text(m.group(1))})", message)
-    message = re.sub(r"index must be None \(got \(([^)]*)\)\)",
-                     lambda m: f"leave out --index (got --index {_index_text(m.group(1))})", message)
-    message = re.sub(r"(?<![-\w])index must be (.*) \(got \(([^)]*)\)\)",
-                     lambda m: f"--index must be {m.group(1)} (got --index {_index_text(m.group(2))})", message)
-    return message
-
-
 _BYTE_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
                "G": 2**30, "GB": 2**30, "GIB": 2**30}
+_BYTE_COUNT = re.compile(r"([0-9]{1,15})([A-Z]*)")  # ASCII digits (no '²', no 5,000-digit int() to refuse)
 
 
 def _byte_count(text: str) -> int:
-    """--max-bytes: a number of bytes, plain or with a binary unit (512M = 512 MiB, 2G = 2 GiB)."""
-    s = text.strip().upper()
-    digits = s.rstrip("KMGIB")
-    unit = s[len(digits):]
-    if not digits.isdigit() or unit not in _BYTE_UNITS or int(digits) < 1:
+    """--max-bytes: a number of bytes, plain or with a binary unit (512M = 512 MiB, 2G = 2 GiB).
+
+    Every malformed value is an `argparse.ArgumentTypeError` with this message, never argparse's own "invalid
+    _byte_count value" (which a ValueError from inside, such as int() of '²', gave)."""
+    m = _BYTE_COUNT.fullmatch(text.strip().upper())
+    if m is None or m.group(2) not in _BYTE_UNITS or int(m.group(1)) < 1:
         raise argparse.ArgumentTypeError(f"--max-bytes must be a positive number of bytes, optionally with a unit "
-                                         f"K, M or G (KiB, MiB, GiB), e.g. 512M (got {text!r})")
-    return int(digits) * _BYTE_UNITS[unit]
+                                         f"K, M or G (KiB, MiB, GiB), e.g. 512M (got {excerpt(text)})")
+    return int(m.group(1)) * _BYTE_UNITS[m.group(2)]
 
 
 def _read_mask(path: str, max_bytes: int | None = None) -> object:
     """A training mask file for `--train-mask`: `.npy` (bool (p, p) or (p*p,), or integer pair indices) or a
-    text file of integer indices (one or two per line).
+    text file of integer indices (one or two per line, `_mask_indices`).
 
     Read through the log readers' safe layer: a regular file only (a FIFO or a device is refused without
     waiting), at most `max_bytes` bytes (`--max-bytes`; default that of the log readers), a `.npy` header's
     shape checked before the array is allocated, no pickles."""
-    import io
-
-    import numpy as np
-
     from ..logs import _safe
 
     limit = _safe.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
@@ -77,11 +62,39 @@ def _read_mask(path: str, max_bytes: int | None = None) -> object:
             with _safe.open_regular(p, limit, name=path) as f:
                 return _safe.read_npy(f, path, os.fstat(f.fileno()).st_size, limit)
         text = _safe.read_text(p, limit, name=path)
-        return np.loadtxt(io.StringIO(text), dtype=np.int64, ndmin=1, delimiter=None)
     except DomainError as exc:
         raise CLIError(f"--train-mask: {exc}") from None
-    except (OSError, ValueError, OverflowError) as exc:
-        raise CLIError(f"--train-mask: cannot read {path!r} ({' '.join(str(exc).split())[:160]})") from None
+    return _mask_indices(text, path)
+
+
+_INDEX = re.compile(r"[0-9]{1,18}")
+
+
+def _mask_indices(text: str, path: str) -> object:
+    """The integer indices of a `--train-mask` text file: one (a*p+b) or two (a b) per line, separated by spaces,
+    tabs or commas; `#` starts a comment.  A token that is not a non-negative integer is refused with its line
+    and a short escaped excerpt of it (never the file's line in full)."""
+    import numpy as np
+
+    rows: list[list[int]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        tokens = line.split("#", 1)[0].replace(",", " ").split()
+        if not tokens:
+            continue
+        bad = next((t for t in tokens if not _INDEX.fullmatch(t)), None)
+        if bad is not None:
+            raise CLIError(f"--train-mask: {path!r} line {n}: {excerpt(bad)} is not an index (a non-negative "
+                           "integer; one or two per line)")
+        rows.append([int(t) for t in tokens])
+    widths = {len(r) for r in rows}
+    if not rows or len(widths) > 1 or widths - {1, 2}:
+        raise CLIError(f"--train-mask: {path!r} holds {'no index' if not rows else 'lines of ' + ' and '.join(map(str, sorted(widths))) + ' indices'}; "
+                       "give one index a*p+b per line, or two (a b)")
+    a = np.asarray(rows, dtype=np.int64)
+    return a[:, 0] if a.shape[1] == 1 else a
+
+
+
 
 
 def _per_seed(masks: list, paths: list[str]) -> list:
@@ -210,8 +223,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "one file per seed, in the order of the seeds, or one stacked .npy (n_seeds, p, p); put it "
                         "after the run files")
     m.add_argument("--p", type=int, help="the modulus p (needed to read a --train-mask given as indices)")
-    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0, grokclocks.task)")
-    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99, grokclocks.task)")
+    m.add_argument("--train-level", type=_level("--train-level"),
+                   help="train-accuracy level of t_train, in (0, 1] (default 1.0, grokclocks.task)")
+    m.add_argument("--test-level", type=_level("--test-level"),
+                   help="test-accuracy level of t_test, in (0, 1] (default 0.99, grokclocks.task)")
     m.add_argument("--eps-cls", type=_positive_float("--eps-cls"), default=1e-3,
                    help="training-loss level of the classifier clock (default 1e-3)")
     m.set_defaults(func=_cmd_compare)

@@ -7,10 +7,13 @@ import json
 import warnings
 from pathlib import Path
 
+from .._validate import DomainError
 from ._common import (
     FORMATTER,
     CLIError,
+    _as_option,
     _figure_files,
+    _level,
     _parse_index,
     _positive_float,
     _print_warnings,
@@ -24,6 +27,14 @@ def _plot_paths(args: argparse.Namespace, n_runs: int | None) -> list[Path]:
     if args.plot is None:
         return []
     return _figure_files("--plot", args.plot, overwrite=args.overwrite, inputs=args.run, n=n_runs)
+
+
+def _forecasts_json(fcs: tuple) -> dict:
+    """The forecasts as `--json` prints them: `run_names` (the run, i.e. seed, of each forecast, in order: its
+    file, folder or run name, or "run 0", "run 1", ... as `grokclocks compare --json` names them) and
+    `forecasts`, each `Forecast.as_json()` with its `run_name` first."""
+    names = [f.run_name or f"run {i}" for i, f in enumerate(fcs)]
+    return {"run_names": names, "forecasts": [{"run_name": n, **f.as_json()} for n, f in zip(names, fcs)]}
 
 
 def _cmd_forecast(args: argparse.Namespace) -> int:
@@ -47,8 +58,11 @@ def _cmd_forecast(args: argparse.Namespace) -> int:
 
                 if not any(k in str(exc) for k in _DIVERGED_MESSAGES):  # a non-finite value is "diverged"
                     raise
-        fcs = forecast_runs(src, args.at, args.horizon, index=_parse_index(args.index), columns=columns, lr=args.lr,
-                            weight_decay=args.weight_decay, optimizer=args.optimizer, **over)
+        try:
+            fcs = forecast_runs(src, args.at, args.horizon, index=_parse_index(args.index), columns=columns,
+                                lr=args.lr, weight_decay=args.weight_decay, optimizer=args.optimizer, **over)
+        except DomainError as exc:  # the library's index=(...) in the words of the --index option typed
+            raise CLIError(_as_option(str(exc))) from exc
         bib = None
         if args.cite:
             ids = list(dict.fromkeys(i for f in fcs for i in f.spec_ids))
@@ -59,7 +73,7 @@ def _cmd_forecast(args: argparse.Namespace) -> int:
     plots = _plot_paths(args, len(fcs))  # every figure file checked before anything is printed
     _print_warnings(caught)
     if args.json:
-        out = {"forecasts": [f.as_json() for f in fcs]}
+        out = _forecasts_json(fcs)
         if bib is not None:
             out["citations"] = bib
         emit(json.dumps(out, indent=1))
@@ -102,7 +116,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also save a figure: the curves with the forecast band; the suffix is the format (.png, .pdf, "
                         ".svg, ...); several runs: PATH's name with -run0, -run1, ... (needs matplotlib)")
     m.add_argument("--overwrite", action="store_true", help="replace existing --plot files")
-    m.add_argument("--json", action="store_true", help="print the forecasts as JSON (inf/nan = null with a state)")
+    m.add_argument("--json", action="store_true", help="print the forecasts as JSON (inf/nan = null with a state), "
+                                                     "each with its run_name")
     m.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),
                    help="also print the citations of the results the forecasts lean on (default bibtex)")
@@ -111,8 +126,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--format", choices=("csv", "tsv", "jsonl", "json", "tensorboard", "torch", "npz", "npy"),
                    help="force a reader (default: from the content and the extension)")
     m.add_argument("--index", metavar="I[,J...]", help="grid point of an engine sweep (e.g. 0 or 0,1)")
-    m.add_argument("--train-level", type=float, help="train-accuracy level of t_train (default 1.0)")
-    m.add_argument("--test-level", type=float, help="test-accuracy level of t_test (default 0.99)")
+    m.add_argument("--train-level", type=_level("--train-level"), help="train-accuracy level of t_train, in (0, 1] "
+                                                                         "(default 1.0)")
+    m.add_argument("--test-level", type=_level("--test-level"), help="test-accuracy level of t_test, in (0, 1] "
+                                                                      "(default 0.99)")
     m.add_argument("--lr", type=_positive_float("--lr"), help="learning rate (with --weight-decay and --optimizer: "
                                                              "decoupled weight decay's rate lr x wd)")
     m.add_argument("--weight-decay", type=float, help="weight decay, in the optimizer's convention")

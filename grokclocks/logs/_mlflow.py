@@ -243,21 +243,33 @@ def _db_tables(con: sqlite3.Connection, name: str) -> list[_Table]:
     exps = {str(e): (str(n), str(s)) for e, n, s in
             con.execute("SELECT experiment_id, name, lifecycle_stage FROM experiments")}
     runs = {}
+    n_inactive = 0
     for uuid, run_name, exp, stage, start in con.execute(
             "SELECT run_uuid, name, experiment_id, lifecycle_stage, start_time FROM runs"):
         if stage == "active" and exps.get(str(exp), ("", ""))[1] == "active":
             runs[uuid] = (run_name, str(exp), start)
+        else:
+            n_inactive += 1
     per_run: dict[object, dict[str, tuple[list, list, list]]] = {}
     for uuid, key, value, step, is_nan in con.execute(
             "SELECT run_uuid, key, value, step, is_nan FROM metrics ORDER BY run_uuid, key, step, timestamp"):
         if uuid not in runs:
             continue
         vals, steps, labels = per_run.setdefault(uuid, {}).setdefault(str(key), ([], [], []))
-        vals.append(math.nan if is_nan else value)  # MLflow stores a NaN as value 0 with is_nan = 1
+        if is_nan not in (0, 1) or isinstance(is_nan, str):  # MLflow writes the integer 0 or 1 (a CHECK constraint)
+            raise LogError(f"{name}: metric {_short(str(key), 60)} of run {_short(str(runs[uuid][0] or uuid), 60)} "
+                           f"(step {_short(step, 30)}): is_nan is {_short(is_nan, 30)}, not 0 or 1; not an MLflow "
+                           "store this reader knows")
+        vals.append(math.nan if is_nan == 1 else value)  # MLflow stores a NaN as value 0 with is_nan = 1
         steps.append(step)
         labels.append(f"record {len(labels)} of {key}")
     if not per_run:
         raise LogError(f"{name}: the MLflow store holds no active run with metrics")
+    skipped = [f"{n_inactive} deleted run(s)"] if n_inactive else []
+    no_metrics = [u for u in runs if u not in per_run]
+    if no_metrics:
+        skipped.append(f"{len(no_metrics)} active run(s) without metrics ("
+                       f"{_short([str(runs[u][0] or u) for u in no_metrics[:6]], 120)})")
     ids = sorted({runs[u][1] for u in per_run})
     if len(ids) > 1:
         detail = ", ".join(f"{_short(exps[e][0], 40)} (id {_short(e, 20)}: {sum(runs[u][1] == e for u in per_run)} runs)"
@@ -283,4 +295,6 @@ def _db_tables(con: sqlite3.Connection, name: str) -> list[_Table]:
                          f"({str(uuid)[:8]})")
         tabs.append(tab)
     tabs[0].notes.append("runs in the order they started (start_time, then run name)")
+    if skipped:
+        tabs[0].notes.append("skipped " + " and ".join(skipped))
     return tabs

@@ -279,8 +279,22 @@ def read_log(source: Any, *, columns: Mapping[str, str] | None = None, format: s
     delimiter, decimal = check_delimiter(delimiter), check_decimal(decimal)
     if format is not None and (not isinstance(format, str) or format not in FORMATS):
         raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
-    with listing_budget():
-        return _log_of_tables(_read_tables(source, format, max_bytes, delimiter, decimal), cols_map)
+    with listing_budget() as budget:
+        tabs = _read_tables(source, format, max_bytes, delimiter, decimal)
+    _warn_linked(budget.linked)
+    return _log_of_tables(tabs, cols_map)
+
+
+def _warn_linked(linked: list[str]) -> None:
+    """A `LogWarning` naming the links to folders the read passed without entering (a link found inside a
+    folder is not followed): a linked seed of a folder of runs or a linked `validation/` of a TensorBoard run
+    is not read, and the reader says so rather than leaving it out without a word."""
+    if linked:
+        shown = ", ".join(_short(x, 80) for x in linked[:6]) + (f" and {len(linked) - 6} more" if len(linked) > 6
+                                                                 else "")
+        warnings.warn(f"{len(linked)} linked folder(s) inside the folder read were not read: {shown} (a link found "
+                      "inside a folder is not followed; name the folder itself, or copy it in, to read it)",
+                      LogWarning, stacklevel=3)
 
 
 def _log_of_tables(tabs: list[_Table], cols_map: Mapping[str, str]) -> RunLog:
@@ -424,8 +438,9 @@ def read_logs(sources: Sequence[Any], *, columns: Mapping[str, str] | None = Non
     delimiter, decimal = check_delimiter(delimiter), check_decimal(decimal)
     if format is not None and (not isinstance(format, str) or format not in FORMATS):
         raise DomainError(f"format must be None or one of {', '.join(FORMATS)} (got {_short(format)})")
-    with listing_budget():
+    with listing_budget() as budget:
         per = [_read_tables(src, format, max_bytes, delimiter, decimal) for src in sources]
+    _warn_linked(budget.linked)
     flat = [t for ts in per for t in ts]
     parts = [t for t in flat if t.part_of is not None]
     if parts and len(parts) < len(flat):

@@ -71,8 +71,13 @@ def _cut(text: str, limit: int = 120) -> str:
 
 
 def natural_key(name: str) -> tuple:
-    """A sort key that orders the numbers inside names by value: `seed2` < `seed10`, `run-9` < `run-10`."""
-    return tuple((0, int(t), t) if t.isdigit() else (1, 0, t) for t in re.findall(r"[0-9]+|[^0-9]+", name))
+    """A sort key that orders the numbers inside names by value: `seed2` < `seed10`, `run-9` < `run-10`.
+
+    A number is compared by its digits without leading zeros (first their count, then the digits), never
+    converted with `int`: a run name of 5,000 digits (an MLflow store's) sorts in linear time instead of
+    raising Python's int-conversion limit."""
+    return tuple((0, len(t.lstrip("0")), t.lstrip("0"), t) if t.isdigit() else (1, 0, t, t)
+                 for t in re.findall(r"[0-9]+|[^0-9]+", name))
 
 
 def _tensor_hint(x: Any) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .. import _safe_write
+from .._escape import terminal_text
 from .._safe_write import HOST as _HOST
 from .._safe_write import HOST_TAG as _HOST_TAG  # noqa: F401 - the tests name temporary files with it
 from .._safe_write import alive as _alive
@@ -77,8 +78,10 @@ def _holder_text(record: Any) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    """`text` on one line, cut to `limit` characters (a lock file is written by whoever can write the directory)."""
-    text = " ".join(text[: 2 * limit].split())
+    """`text` on one line, cut to `limit` characters, its control characters shown as escapes (a lock file is
+    written by whoever can write the directory: an escape sequence in its record reached the terminal through
+    the `RunExistsError` and the take-over warning)."""
+    text = terminal_text(" ".join(text[: 2 * limit].split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -22,6 +22,7 @@ from .. import linear as _linear
 from .. import logs as _logs
 from .. import runfile as _runfile
 from .. import task as _task
+from .._safe_io import mib
 from .._validate import DomainError
 from ..logs import _safe
 from ._arrays import run_data
@@ -104,11 +105,14 @@ def _select(metric: np.ndarray, n_grid: int, index: tuple[int, ...]) -> np.ndarr
 
 
 def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any], config: Any,
-                index: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+                index: Any, source: str, max_bytes: int = _safe.DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], dict[str, Any]]:
     """Arguments of `run_data` (and defaults) from an engine trajectory's parts.
 
     Every config value used is checked (a run file's config is read from the file): a `DomainError` naming
-    `source`, the key, its value and what it must be."""
+    `source`, the key, its value and what it must be.  What the config makes this function compute is bounded
+    by `max_bytes` too: the random split's training masks it rebuilds (one permutation of the p² pairs per
+    seed) must fit in `max_bytes`, and their number must be the number of seeds the metrics hold (a config of a
+    few bytes asking for p = 32,768 allocated 8 GiB; 200 seeds at p = 4,096 ran for minutes)."""
     cfg = _config_dict(config)
     config_axes = _cfg_axes(cfg, source)
     if "acc_test" not in metrics and "acc_train" not in metrics:
@@ -177,6 +181,16 @@ def _engine_run(times: Any, metrics: Mapping[str, Any], extras: Mapping[str, Any
     # the engine's random split (train_modular, split="random") can be rebuilt exactly
     if cfg.get("split") == "random" and p is not None and cfg.get("train_frac") is not None:
         f, split_seeds = _cfg_split(cfg, source, config_axes, index, n_grid)
+        n_seeds = int(ref.shape[n_grid])
+        if len(split_seeds) not in (1, n_seeds):
+            raise DomainError(f"{source}: config seeds lists {len(split_seeds)} seeds, but the metrics hold "
+                              f"{n_seeds}; the training masks cannot be matched to the runs")
+        need = (len(split_seeds) + 8) * p * p  # the masks, and one int64 permutation of the p² pairs at a time
+        if need > max_bytes:
+            raise DomainError(f"{source}: config p = {p} with {len(split_seeds)} seed(s): rebuilding the random "
+                              f"split's training masks needs {need} bytes ({mib(need)}), over the limit "
+                              f"max_bytes = {max_bytes}; raise max_bytes (CLI: --max-bytes) if the run is what you meant "
+                              "to read")
         # the split's size: int(frac p^2), or round(frac p^2) for n_train_rule "round" (run_modular_addition)
         size = {"n_train": int(round(f * p**2))} if cfg.get("n_train_rule") == "round" else {"frac": f}
         kw["train_mask"] = _task.random_split_mask(p, split_seeds, **size).reshape(len(split_seeds), -1)
@@ -258,7 +272,7 @@ def _engine_file(p: Path, index: Any, max_bytes: int = _safe.DEFAULT_MAX_BYTES) 
     config = run.config.get("fields")
     try:
         kw, defaults = _engine_run(run.arrays["times"], run.named("metric"), run.named("extra"), config, index,
-                                   f"engine run {p.name}")
+                                   f"engine run {p.name}", max_bytes)
         return _finish(kw, defaults, {})
     except DomainError as exc:  # run_data's checks name the array, not the file it came from
         if p.name not in str(exc):

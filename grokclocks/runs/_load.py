@@ -63,6 +63,15 @@ def _resolve_path(path: str | os.PathLike) -> Path:
     return p
 
 
+def _no_index(index: Any, p: Path) -> None:
+    """A log holds no engine grid: an `index` given for it is refused, not ignored (`--index 3` on a CSV read the
+    whole log as if grid point 3 had been chosen)."""
+    if index is not None:
+        shown = tuple(index) if isinstance(index, (list, tuple)) else (index,)
+        raise DomainError(f"index must be None (got {shown!r}) for {_logs._short(p.name, 80)}: index picks a grid point "
+                          "of an engine sweep's run file, and a log holds no grid")
+
+
 def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None = None,
              format: str | None = None, max_bytes: int = _safe.DEFAULT_MAX_BYTES,  # noqa: A002
              delimiter: str | None = None, decimal: str | None = None) -> RunData:
@@ -84,7 +93,8 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
         seed of the same configuration (an engine run holds its seeds already and is refused in a list).
     index : tuple of int, optional
         The grid point of an engine sweep, one index per axis of its `config.grid_axes`; required when the
-        file holds a grid of more than one point, `None` (default) otherwise.
+        file holds a grid of more than one point, `None` (default) otherwise (a log holds no grid: an index
+        given with one is refused).
     columns : mapping of str to str, optional
         Series -> column name of a log, overriding the name matching of `grokclocks.logs.canonical_name`;
         default `None`.
@@ -133,6 +143,7 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
             if _is_engine_npz(p, max_bytes):
                 raise DomainError(f"{p.name} is an engine run (it holds its seeds already); pass it alone")
             resolved.append(p)
+        _no_index(index, resolved[0])
         log = _logs.read_logs(resolved, **opts)
         kw = _log_kwargs(log)
         if log.run_names:
@@ -143,6 +154,7 @@ def load_run(path: Any, *, index: Any = None, columns: Mapping[str, str] | None 
     p = _resolve_path(path)
     if format is None and _is_engine_npz(p, max_bytes):
         return _engine_file(p, index, max_bytes)
+    _no_index(index, p)
     log = _logs.read_log(p, **opts)
     kw = _log_kwargs(log)
     if log.run_names:
@@ -161,9 +173,14 @@ def read_sidecar(path: str | os.PathLike, *, named: str | os.PathLike, max_bytes
     grokclocks.logs.LogError
         The sidecar exists but is refused (a link, not a regular file, too large, not UTF-8 JSON, too deep, a
         key twice, an integer too long); one line naming it.
+
+    Notes
+    -----
+    A folder the user named (a run directory) has no sidecar: a `NAME.json` beside it is another file, not
+    read (`None`).
     """
     path = Path(path)
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) or os.path.isdir(named):
         return None
     return _safe.read_json(path, max_bytes, named=named, name=path.name)
 

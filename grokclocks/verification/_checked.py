@@ -41,6 +41,10 @@ _ROW_NUMBERS = ("predicted", "measured", "error", "tolerance")
 _REQUIRED = ("spec_id", "what", "kind", "predicted", "measured", "error", "tolerance", "metric", "source", "passed",
              "verdict")
 _SUITE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+MAX_SLICES = 10**4
+"""The most slices of one verify run (`shard_plan`'s limit): a certificate's `meta.shard` [K, N] has N at most this,
+so that a merge's bookkeeping of the slices is bounded (a slice claiming N = 10⁹ made the merge list 10⁹ missing
+slices: a `MemoryError`)."""
 
 
 def _is_number(x: Any) -> bool:
@@ -95,8 +99,8 @@ def check_row(row: Any, name: str, i: int) -> dict[str, Any]:
                                      f"{err!r}, tolerance {tol!r}, passed={out['passed']})")
     else:
         if metric not in METRICS:
-            raise _fail(name, f"{where}.metric", f"must be one of {', '.join(METRICS)} for a {kind} row (got "
-                                                 f"{V.show(metric)})")
+            raise _fail(name, f"{where}.metric", f"must be one of {', '.join(METRICS)} for {'an' if kind == 'agree' else 'a'} "
+                                                 f"{kind} row (got {V.show(metric)})")
         if not (math.isfinite(tol) and tol > 0):
             raise _fail(name, f"{where}.tolerance", f"must be finite and > 0 (got {tol!r})")
         recomputed = float(_errors(out["predicted"], out["measured"], metric)[2])
@@ -150,6 +154,7 @@ def _check_meta(meta: Any, name: str) -> None:
     for key in ("not_run", "not_run_reason", "pytest_args"):
         _optional(meta, key, _text_list, "a list of text", name)
     _optional(meta, "shard", _shard, "[K, N] with integers 1 <= K <= N", name)
+    _optional(meta, "shard", lambda x: x[1] <= MAX_SLICES, f"of a run of at most {MAX_SLICES} slices", name)
     _optional(meta, "plan", lambda x: isinstance(x, dict), "a dict", name)
     _optional(meta, "suite", lambda x: isinstance(x, str) and _SUITE_NAME.match(x), "a suite name (letters, digits, _)",
               name)

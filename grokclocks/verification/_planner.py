@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import _validate as V
 from ._budget import SUITE_START_S
-from ._read import CertificateError, read_json
+from ._read import CertificateError, list_files, read_json
 from ._suites import SuiteStatus, _parse, _root, check_suite
 
 DEFAULT_TEST_S = 60.0
@@ -96,7 +96,7 @@ def budget_estimates(directory: Any) -> dict[str, float]:
     -------
     dict of str to float
         "<suite>/<file>::<function>" → the summed estimate of its items, in seconds (finite, ≥ 0). Files or
-        rows that are not of the budget's form are skipped, and so is a file the reader refuses (not a
+        rows that are not of the budget's form are skipped, and so is a file the reader refuses (a link, not a
         regular file, over 64 MiB, not UTF-8 JSON, nested deeper than 64 levels).
 
     Raises
@@ -107,9 +107,16 @@ def budget_estimates(directory: Any) -> dict[str, float]:
     if not isinstance(directory, (str, Path)):
         raise V.DomainError(f"directory must be a path (got {V.show(directory)})")
     out: dict[str, float] = {}
-    for f in sorted(Path(directory).glob("*.json")):
-        try:
-            modules = read_json(f)["modules"].items()
+    folder = Path(directory)
+    if not folder.is_dir():
+        return out
+    try:
+        tables = list_files(folder, "*.json")
+    except CertificateError:
+        return out
+    for f in tables:
+        try:  # found in the folder: a link there is refused (skipped), not followed
+            modules = read_json(f, found_in=folder)["modules"].items()
         except (CertificateError, KeyError, TypeError, AttributeError):
             continue
         for mname, m in modules:

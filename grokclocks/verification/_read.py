@@ -6,11 +6,13 @@ door in (`grokclocks._safe_io`): a regular file only (a FIFO, a device or a sock
 read, so a read never waits forever), at most `_MAX_BYTES` (64 MiB; the certificate of the whole CPU tier
 holds 0.33 MB), UTF-8 text, JSON nested at most 64 levels (a certificate nests 7), integers of at most 300
 digits, no key twice in one object; a link is followed only when it is the path the user named (a file found
-in a folder, `found_in`, must not be one).  Each refusal is a one-line `CertificateError` that names the file.
+in a folder, `found_in`, must not be one).  The folders searched for them are listed through the door too
+(`list_files`).  Each refusal is a one-line `CertificateError` that names the file.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 from typing import Any
@@ -75,3 +77,18 @@ def read_json(path: Path, found_in: Path | None = None) -> Any:
         return _READER.json_loads(text, name)
     except json.JSONDecodeError as exc:
         raise CertificateError(f"{name}: not a readable certificate ({exc.msg} at line {exc.lineno})") from None
+
+
+def list_files(folder: Path, pattern: str) -> list[Path]:
+    """The entries of the folder `folder` (the user named it) whose names match the glob `pattern`, sorted by name;
+    listed through the door (at most `grokclocks._safe_io.MAX_DIR_ENTRIES` entries, no sub-folder entered).
+
+    A link among them is listed, not followed: `read_json(f, found_in=folder)` refuses it by name.
+
+    Raises
+    ------
+    CertificateError
+        If `folder` cannot be listed (not a folder, too many entries); one line naming it.
+    """
+    return _READER.walk(folder, lambda n: fnmatch.fnmatchcase(n, pattern), named=folder, name=str(folder),
+                        skip=lambda parts: True)

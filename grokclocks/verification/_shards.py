@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
-from ._checked import check_certificate
-from ._read import CertificateError, read_json
+from ._checked import MAX_SLICES, check_certificate
+from ._read import CertificateError, list_files, read_json
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -67,7 +68,7 @@ def shard_plan(weights: dict[str, float], n: int) -> dict[str, int]:
     name) each go to the least loaded slice (ties: the lowest index). The same weights give the same plan in
     every process, so `--shard 1/n` ... `--shard n/n` together run every group exactly once.
     """
-    n = V.integer_at_least(n, "n", 1, maximum=10**4)  # slices of one verify run (each group scans all n)
+    n = V.integer_at_least(n, "n", 1, maximum=MAX_SLICES)  # slices of one verify run (each group scans all n)
     if not isinstance(weights, dict) or not all(isinstance(g, str) for g in weights):
         raise V.DomainError(f"weights must be a dict test group (str) -> weight (got {V.show(weights)})")
     if weights:
@@ -97,29 +98,37 @@ def partial_certificates(paths: list[str | Path]) -> list[Path]:
     Returns
     -------
     list of pathlib.Path
-        The files found, in the order the paths were given (each directory's files sorted by name); a path
-        that exists and is no directory is returned as given, and reading it (`merge_certificates`) refuses
-        it by name unless it is a regular file.
+        The files found, in the order the paths were given (each directory's files sorted by name; the
+        directory listed through the door, without entering sub-folders); a path that exists and is no
+        directory is returned as given, and reading it (`merge_certificates`) refuses it by name unless it
+        is a regular file; a file found in a directory is refused if it is a link.
 
     Raises
     ------
     CertificateError
         If `paths` is empty or not a list of paths, a path does not exist, or a directory holds none.
     """
+    return [f for f, _ in _slices(paths)]
+
+
+def _slices(paths: list[str | Path]) -> list[tuple[Path, Path | None]]:
+    """(file, the folder it was found in or None for a file named) of each partial certificate of `paths`; the
+    folders are listed through the door, and a file found in one is read with `found_in` (a link there is
+    refused, not followed)."""
     if not isinstance(paths, (list, tuple)) or not paths:
         raise CertificateError(f"paths must be a non-empty list of partial certificates or directories "
                                f"(got {V.show(paths)})")
     if not all(isinstance(p, (str, Path)) for p in paths):
         raise CertificateError(f"paths must hold file or directory names, str or pathlib.Path (got {V.show(paths)})")
-    found: list[Path] = []
+    found: list[tuple[Path, Path | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
-            hits = sorted(p.glob("verify-*-shard-*-of-*.json"))
+            hits = list_files(p, "verify-*-shard-*-of-*.json")
             if not hits:
                 raise CertificateError(f"no partial certificate (verify-<scale>-shard-K-of-N.json) in {p}")
-            found += hits
-        elif p.exists():  # a file, or something the reader refuses by name (a FIFO, a device)
-            found.append(p)
+            found += [(h, p) for h in hits]
+        elif os.path.lexists(p):  # a file, or something the reader refuses by name (a FIFO, a device)
+            found.append((p, None))
         else:
             raise CertificateError(f"{p}: no such file or directory")
     return found
@@ -151,10 +160,10 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
         package version, number of slices or shard plan, a slice is given twice or missing (the message names
         the missing ones), or a test ran in two slices.
     """
-    files = partial_certificates(paths)
     certs = []
-    for f in files:
-        c = check_certificate(read_json(f), str(f))  # every field typed, every row's verdict recomputed
+    for f, folder in _slices(paths):
+        # a link found in a folder is refused (found_in); every field typed, every row's verdict recomputed
+        c = check_certificate(read_json(f, found_in=folder), str(f))
         if not c["meta"].get("shard"):
             raise CertificateError(f"{f}: not a partial certificate (written without --shard: no meta.shard)")
         certs.append((f, c))
@@ -178,9 +187,10 @@ def merge_certificates(paths: list[str | Path]) -> dict[str, Any]:
         if k in by_k:
             raise CertificateError(f"slice {k} of {n} given twice: {by_k[k]} and {f}")
         by_k[k] = f
-    missing = [k for k in range(1, n + 1) if k not in by_k]
-    if missing:
-        raise CertificateError(f"missing slice(s) {', '.join(map(str, missing))} of {n} (have {sorted(by_k)})")
+    if len(by_k) < n:  # n <= MAX_SLICES (check_certificate), so the list is bounded; at most 20 are named
+        missing = [k for k in range(1, n + 1) if k not in by_k]
+        shown = ", ".join(map(str, missing[:20])) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+        raise CertificateError(f"missing slice(s) {shown} of {n} (have {sorted(by_k)[:20]})")
     certs.sort(key=lambda fc: fc[1]["meta"]["shard"][0])
     rows, tests, warn, seen = [], [], [], {}
     for f, c in certs:
