@@ -560,7 +560,7 @@ def test_notebook_example_runs(capsys):
     assert "clocks     consistent: t_test / t_cls (min over runs) = 1.977" in out
     assert "kramers    cannot tell:" in out and "have 3" in out
     assert "cannot tell: Ceil(inf) = 1: the split covers every label and token" in out  # the saved splits
-    assert "@article{tan2026twoclocks" in out and "author = {{Anonymous / not stated in the source}}" in out
+    assert "@misc{tan2026twoclocks" in out and "author = {{Anonymous / not stated in the source}}" in out
 
 
 def test_text_log_pairs_are_found_in_linear_time_as_the_old_pattern_found_them():
