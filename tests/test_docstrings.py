@@ -54,6 +54,9 @@ LAZY_DESCRIPTION = re.compile(r"^\s*(?:as in|see|same as)\b", re.IGNORECASE)
 # The line `@cites` appends to `__doc__` at import time (grokclocks.citations.cites); checked on its own by
 # test_cites_line_has_no_rest so that the modules' help() checks report their own docstrings.
 CITES_TAIL = re.compile(r"Spec IDs\n\s*-+\n(?:[^\n]+\n?)*")  # its lines, wrapped, up to a blank one
+# A doctest (prompt and expected output, up to a blank line) is literal text: what a function prints, e.g. the
+# LaTeX that grokclocks.symbolic.latex returns, is not maths markup in the prose.
+DOCTEST = re.compile(r"^[ \t|]*>>>.*\n(?:(?![ \t|]*$)(?![ \t|]*>>>).*(?:\n|$))*", re.MULTILINE)
 PARAMETERS_HEADING = re.compile(r"^(?:Other )?Parameters\n-{3,}[ \t]*\n", re.MULTILINE)
 SECTION_HEADING = re.compile(r"^[A-Z][A-Za-z ]*\n-{3,}[ \t]*$", re.MULTILINE)
 
@@ -289,8 +292,9 @@ def test_help_text_has_no_rest(module):
         else:
             text = pydoc.render_doc(value, renderer=pydoc.plaintext)
         text = CITES_TAIL.sub("", text)
-        for m in [*RAW_REST.finditer(text), *RAW_LATEX.finditer(text)]:
-            line = text[text.rfind("\n", 0, m.start()) + 1: text.find("\n", m.end())].strip(" |")
+        prose = DOCTEST.sub("", text)
+        for src, m in [*((text, m) for m in RAW_REST.finditer(text)), *((prose, m) for m in RAW_LATEX.finditer(prose))]:
+            line = src[src.rfind("\n", 0, m.start()) + 1: src.find("\n", m.end())].strip(" |")
             if line not in seen:  # a class's help() repeats its methods' text: report each line once
                 seen.add(line)
                 problems.append(f"{shown}: {m.group(0)!r} in help(): {line[:100]}")

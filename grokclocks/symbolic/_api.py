@@ -199,7 +199,7 @@ def latex(target: Any) -> str:
     str
         A LaTeX `equation` environment: a comment naming the equation number (or the theorem), the
         paper's BibTeX key (the entry `grokclocks cite` prints) and the formula key, then `lhs = rhs`
-        with `\tag{n}` carrying the paper's equation number (no tag for a theorem, a lemma or a result
+        with a `tag` carrying the paper's equation number (no tag for a theorem, a lemma or a result
         the paper does not number).  It needs `amsmath`.
 
     Raises

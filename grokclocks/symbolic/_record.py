@@ -20,7 +20,7 @@ class Formula:
     """The right-hand side as a sympy expression, a `sympy.Tuple` when the function returns several
     values, or a `sympy.Eq` for an implicit result (a crossing time defined by L(t) = L*)."""
     lhs: str
-    """LaTeX of the left-hand side (`\\Delta t_{\\rm grok}`); empty for an implicit result (an `Eq`)."""
+    """LaTeX of the left-hand side (for levi:eq11 the LaTeX of Δt_grok); empty for an implicit result (an `Eq`)."""
     equation: str | None
     """Where the paper states it: an equation number as printed (`"11"`, `"2.7"`), a numbered statement
     (`"Theorem 3.5"`, `"Lemma B.1"`), or `None` for a result the paper does not number (the spec's own
@@ -47,7 +47,7 @@ class Formula:
     """One sentence on the formula's status or scope (an erratum applied, an asymptotic regime)."""
     display: Any = None
     """The expression as typeset: `expr` written with the abbreviations of `defs` (`a`, `m(w)`,
-    `\\Phi_1(s)`) left unexpanded; `None` when `expr` is typeset as it is."""
+    Φ₁(s)) left unexpanded; `None` when `expr` is typeset as it is."""
     defs: tuple[tuple[Any, Any], ...] = ()
     """The abbreviations of `display`: pairs (placeholder, definition), a placeholder being a sympy symbol
     (`a`) or an undefined function applied to its argument (`m(w)`).  `expr` is `display` with every
