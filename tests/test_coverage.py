@@ -410,13 +410,13 @@ def test_ceiling_domain_errors():
 
 
 def test_table1_ceilings_spec_values():
-    """Spec §8 table: torus ceilings at n = 5/11/21/31/49 (0.05 points) and the implied radii (exact)."""
+    """Spec §8 table: torus ceilings at n = 5/11/21/31/49 (percent, to 0.05 points) and the implied radii (exact)."""
     spec = {("square", 30): ([69.8, 88.6, 95.8, 99.0, 100.0], 33), ("square", 50): ([56.4, 71.0, 82.9, 91.5, 99.5], 17),
             ("strip", 67): ([5.9, 14.7, 29.4, 44.1, 70.6], 7), ("strip", 40): ([41.2, 51.4, 66.1, 80.9, 100.0], 39)}
     for row in C.table1_ceilings():
         key = (row["design"], row["k"])
         if key in spec:
-            assert np.allclose(row["ceilings"], spec[key][0], atol=0.05 + 1e-9)
+            assert np.allclose(100 * np.asarray(row["ceilings"]), spec[key][0], atol=0.05 + 1e-9)
             assert row["implied_radius"] == spec[key][1]
 
 

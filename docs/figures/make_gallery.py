@@ -680,9 +680,9 @@ def uniformity() -> str:
     paper = CO.table1()
     assert [(r["design"], r["k"], r["u_acc"]) for r in paper] == [(r["design"], r["k"], r["u_acc"]) for r in tor]
     lab = [f"{'SQ' if r['design'] == 'square' else 'ST'} {r['k']}" for r in tor]
-    u = np.array([r["u_acc"] for r in tor])
-    t49 = np.array([r["ceilings"][-1] for r in tor])
-    g97 = np.array([r["ceilings"][-1] for r in grd])
+    u = 100 * np.array([r["u_acc"] for r in tor])  # percent, as the paper's Table 1
+    t49 = 100 * np.array([r["ceilings"][-1] for r in tor])
+    g97 = 100 * np.array([r["ceilings"][-1] for r in grd])
     sq = np.array([r["design"] == "square" for r in tor])
     assert np.all(t49 >= u), "the torus ceiling at n = 49 no longer bounds every Table 1 row"
     n_viol = int(np.sum(u > g97))
@@ -768,7 +768,7 @@ def uniformity() -> str:
          f"{fn('coverage.expected_uncovered', 'coverage.required_train_fraction')}; {where(ru)}; {where(rg)}"),
         ("STRIP k=40 with the code's token offset $d$=60",
          f"89.89 % — {err('uniformity-4')}", "ceiling ≤ 39.6 %; JAX run 14.1 %",
-         f"combined ceiling {k40['ceiling_inf']:.2f} %", f"{fn('coverage.table1_ceilings')} (`b_offset=60`); {where(r_off)}"),
+         f"combined ceiling {100 * k40['ceiling_inf']:.2f} %", f"{fn('coverage.table1_ceilings')} (`b_offset=60`); {where(r_off)}"),
         ("training runs above the ceiling ($p$=23, 2 seeds)", "—", "—",
          f"{r_run['measured']:.0f} uncovered test points predicted beyond chance", where(r_run)),
     ]

@@ -24,17 +24,17 @@ __all__ = ["analyse_run", "go_epoch", "med_loss_spearman", "table1", "table1_cei
 # ------------------------------------------------------------------------------------------ §8 Table 1, run analysis
 
 _TABLE1 = (
-    ("square", 30, 99.04, 91.27, 1500, 100),
-    ("square", 35, 91.07, 80.73, 1500, 100),
-    ("square", 40, 84.50, 81.68, 1700, 100),
-    ("square", 45, 79.03, 76.07, 1900, 100),
-    ("square", 50, 77.39, 66.02, 3400, 200),
-    ("square", 55, 62.09, 57.69, 2600, 100),
-    ("square", 60, 57.31, 55.18, 2200, 100),
-    ("strip", 67, 7.56, 3.58, None, None),
-    ("strip", 60, 33.25, 17.05, 900, 100),
-    ("strip", 50, 80.10, 73.61, 1600, 100),
-    ("strip", 40, 89.89, 84.80, 1300, 100),
+    ("square", 30, 0.9904, 0.9127, 1500, 100),
+    ("square", 35, 0.9107, 0.8073, 1500, 100),
+    ("square", 40, 0.8450, 0.8168, 1700, 100),
+    ("square", 45, 0.7903, 0.7607, 1900, 100),
+    ("square", 50, 0.7739, 0.6602, 3400, 200),
+    ("square", 55, 0.6209, 0.5769, 2600, 100),
+    ("square", 60, 0.5731, 0.5518, 2200, 100),
+    ("strip", 67, 0.0756, 0.0358, None, None),
+    ("strip", 60, 0.3325, 0.1705, 900, 100),
+    ("strip", 50, 0.8010, 0.7361, 1600, 100),
+    ("strip", 40, 0.8989, 0.8480, 1300, 100),
 )
 
 
@@ -46,8 +46,9 @@ def table1() -> list[dict[str, Any]]:
     -------
     list of dict
         One new dict per row, in the paper's order, with keys `design` (`"square"` or `"strip"`), `k`
-        (the held-out size parameter), `u_acc` and `l_acc` (percent), `go_epoch` and `go_pm` (the
-        GO-Epoch and its ± margin; `None` for STRIP 67, where grokking "disappears").
+        (the held-out size parameter), `u_acc` and `l_acc` (fractions in [0, 1], the unit of every accuracy in grokclocks; the paper
+        prints percent: U-Acc 99.04 % is 0.9904), `go_epoch` and `go_pm` (the GO-Epoch and its ± margin;
+        `None` for STRIP 67, where grokking "disappears").
 
     References
     ----------
@@ -86,8 +87,9 @@ def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "toru
     Returns
     -------
     list of dict
-        One dict per Table 1 row: the paper's fields (see `table1`) plus `ceilings` (percent, one per
-        radius of `ns`), `ns`, `metric`, `ceiling_inf` (percent, n = ∞), `implied_radius` (the smallest
+        One dict per Table 1 row: the paper's fields (see `table1`) plus `ceilings` (fractions in [0, 1],
+        as `accuracy_ceiling` returns them; one per radius of `ns`), `ns`, `metric`, `ceiling_inf` (the
+        fraction at n = ∞), `implied_radius` (the smallest
         n whose ceiling reaches U-Acc, or `None`), `n_train` and `n_test`.
 
     Raises
@@ -109,10 +111,10 @@ def table1_ceilings(ns: Sequence[Any] = (5, 11, 21, 31, 49), metric: str = "toru
             warnings.simplefilter("ignore")
             tr, te = designed_split(p, row["design"], row["k"], frac, seed, shuffle)
         d, ns_ = _delta_on_test(tr, lab, metric, te, b_offset)
-        ceil = [100.0 * float(np.count_nonzero(d < _radius(n))) / ns_ for n in ns]
+        ceil = [float(np.count_nonzero(d < _radius(n))) / ns_ for n in ns]
         out.append(dict(row, ceilings=ceil, ns=tuple(ns), metric=metric,
-                        ceiling_inf=100.0 * float(np.count_nonzero(np.isfinite(d))) / ns_,
-                        implied_radius=implied_radius(tr, lab, row["u_acc"] / 100.0, metric, te, b_offset),
+                        ceiling_inf=float(np.count_nonzero(np.isfinite(d))) / ns_,
+                        implied_radius=implied_radius(tr, lab, row["u_acc"], metric, te, b_offset),
                         n_train=int(tr.sum()), n_test=int(te.sum())))
     return out
 

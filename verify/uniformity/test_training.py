@@ -199,9 +199,10 @@ def test_table1_side_by_side(report, scale):
         u = float(np.median([r["u_acc"] for r in rs])) * 100
         meds.setdefault(t["design"], []).append((t["k"], u))
         gos = [r["go_epoch"] for r in rs if r["go_epoch"] is not None]
-        rows.append(dict(design=t["design"], k=t["k"], paper_u=t["u_acc"], paper_l=t["l_acc"], paper_go=t["go_epoch"],
+        rows.append(dict(design=t["design"], k=t["k"], paper_u=round(100 * t["u_acc"], 2), paper_l=round(100 * t["l_acc"], 2),
+                         paper_go=t["go_epoch"],
                          u_acc_median=round(u, 2), l_acc_median=round(float(np.median([r["l_acc"] for r in rs])) * 100, 2),
-                         go_median=float(np.median(gos)) if gos else None, ceilings=ceil[(t["design"], t["k"])]["ceilings"],
+                         go_median=float(np.median(gos)) if gos else None, ceilings=[round(100 * c, 2) for c in ceil[(t["design"], t["k"])]["ceilings"]],
                          implied_radius=[r["implied_radius"] for r in rs]))
     inversions = []
     for d, v in meds.items():
