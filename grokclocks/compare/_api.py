@@ -39,6 +39,13 @@ def compare_run(run: Any = None, *, index: Any = None, columns: Mapping[str, str
                 slope_threshold: float = 0.04, slope_t_min: int = 100) -> Comparison:
     """Compare a training run with what each theory predicts or measures, and give a verdict per theory.
 
+    In short: `compare_run("metrics.csv").table()` reads a log in any common format (or a run folder, a
+    list of seeds, an engine `Trajectory`) and shows, per theory, the clocks measured on the run next to
+    the theory's prediction, with one verdict each.  Only `run` is needed; the keywords add what a log
+    lacks (`embeddings` for the representation clocks, `train_mask` for the exact ceiling, `levi_params`
+    for the linear estimator's delay) or override a level.  Notes says what each theory reads and how
+    its verdict is decided.
+
     Parameters
     ----------
     run : Trajectory, RunData, str or os.PathLike, list of paths, DataFrame, mapping, or None
