@@ -17,6 +17,9 @@ and a `#` inject a heading.  Every such string passes through one of these funct
 `markdown_code`
     the same text as inline code (`<code>...</code>`).
 
+Text for a terminal is then fitted to its width (`terminal_width`, `wrap_text`, `fit_columns`): long lines are
+wrapped at spaces, never cut, so that a table reads without horizontal scrolling and nothing is lost.
+
 The escapes only add characters: the text a reader sees is the text that was in the file, with its
 invisible characters made visible.
 """
@@ -24,9 +27,12 @@ invisible characters made visible.
 from __future__ import annotations
 
 import re
+import shutil
+import textwrap
+from collections.abc import Collection, Sequence
 from typing import Any
 
-__all__ = ["terminal_text", "markdown_text", "markdown_code"]
+__all__ = ["terminal_text", "markdown_text", "markdown_code", "terminal_width", "wrap_text", "fit_columns"]
 
 # Control characters (C0 but newline, DEL, C1), the Unicode format characters that reorder or hide text
 # (Arabic letter mark, zero-width and directional marks, line and paragraph separators, embeddings and
@@ -129,3 +135,125 @@ def markdown_code(value: Any) -> str:
         could be closed by a backtick in the text, and a `|` in it would split a table cell).
     """
     return f"<code>{markdown_text(value)}</code>"
+
+
+# ------------------------------------------------------------------------------------------ a terminal's width
+
+MIN_WIDTH = 40
+"""The narrowest width text is fitted to: a narrower request (or terminal) is fitted to this."""
+
+
+def terminal_width(width: Any = None) -> int | None:
+    """The width, in characters, that terminal text is fitted to.
+
+    Parameters
+    ----------
+    width : int or None
+        `None` (default): the terminal's width (`shutil.get_terminal_size`: the `COLUMNS` environment variable
+        first, then the terminal of standard output; 80 when there is neither, as when the output goes to a
+        file or a pipe); an integer ≥ 1: that width (at least `MIN_WIDTH` = 40); `0`: no limit.
+
+    Returns
+    -------
+    int or None
+        The width, or `None` for no limit (one line per row, however long).
+
+    Raises
+    ------
+    DomainError
+        `width` is not `None` or an integer ≥ 0.
+    """
+    from . import _validate as V
+
+    if width is None:
+        width = shutil.get_terminal_size((80, 24)).columns
+        if width <= 0:  # COLUMNS=0 or a terminal that reports no width
+            width = 80
+    elif V.integer_at_least(width, "width", 0) == 0:
+        return None
+    return max(int(width), MIN_WIDTH)
+
+
+def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | None = None) -> list[str]:
+    """`text` (one line, already escaped) as lines of at most `width` characters, broken at spaces.
+
+    Parameters
+    ----------
+    text : str
+        The text; it holds no newline (`terminal_text` shows them as `\\n`).
+    width : int or None
+        The most characters a line holds (`terminal_width`); `None`: no limit (one line).
+    indent : str
+        Put before the first line.
+    hanging : str, optional
+        Put before every further line; default `None`: `indent` and the text's own leading spaces.
+
+    Returns
+    -------
+    list of str
+        The lines (at least one).  A word longer than a line is broken inside, so that no line is longer
+        than `width` (unless an indent alone is).
+    """
+    lead = text[:len(text) - len(text.lstrip(" "))]
+    first = indent + lead
+    rest = first if hanging is None else hanging
+    if width is None or len(first) + len(text) - len(lead) <= width:
+        return [(first + text[len(lead):]).rstrip()]
+    return textwrap.wrap(text[len(lead):], width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=True, break_on_hyphens=False, expand_tabs=False,
+                         replace_whitespace=False, drop_whitespace=True) or [first.rstrip()]
+
+
+def fit_columns(head: Sequence[str], rows: Sequence[Sequence[str]], width: int | None, *,
+                wrap: Collection[int] = (), minimum: int = 20, gap: int = 2) -> list[str] | None:
+    """A table of aligned columns whose lines fit in `width`, the `wrap` columns' cells wrapped at spaces.
+
+    The columns not in `wrap` keep their width (that of their longest cell or heading); the `wrap` columns share
+    the rest of the line, each getting its own width where that fits and an equal share of what is left where
+    it does not (max-min fair).
+
+    Parameters
+    ----------
+    head : sequence of str
+        The column headings.
+    rows : sequence of sequence of str
+        The cells, already escaped (one line each), as many per row as `head`.
+    width : int or None
+        The most characters a line holds; `None`: no limit (one line per row).
+    wrap : collection of int
+        The indices of the columns whose cells may wrap onto further lines.
+    minimum : int
+        The narrowest a wrapped column may become (a column whose own width is smaller keeps it).
+    gap : int
+        Spaces between columns.
+
+    Returns
+    -------
+    list of str or None
+        The heading, a line of dashes and the rows (a row's first line first); `None` when the columns do not
+        fit even with every `wrap` column at `minimum` (the caller then lays the rows out another way).
+    """
+    n = len(head)
+    natural = [max([len(head[i])] + [len(r[i]) for r in rows]) for i in range(n)]
+    widths = list(natural)
+    if width is not None:
+        room = width - gap * (n - 1) - sum(natural[i] for i in range(n) if i not in wrap)
+        need = sorted((natural[i], i) for i in wrap)
+        if sum(w for w, _ in need) > room:
+            left = room
+            for k, (w, i) in enumerate(need):  # the narrow ones take what they need, the rest share equally
+                widths[i] = min(w, left // (len(need) - k))
+                left -= widths[i]
+            if any(widths[i] < min(natural[i], minimum) for i in wrap):
+                return None
+    sep = " " * gap
+
+    def lines(cells: Sequence[str]) -> list[str]:
+        cols = [wrap_text(c, widths[i]) if i in wrap else [c] for i, c in enumerate(cells)]
+        return [sep.join((c[j] if j < len(c) else "").ljust(widths[i]) for i, c in enumerate(cols)).rstrip()
+                for j in range(max(len(c) for c in cols))]
+
+    out = lines(head) + [sep.join("-" * w for w in widths)]
+    for r in rows:
+        out += lines(r)
+    return out

@@ -458,3 +458,22 @@ def test_grid_errors_name_the_index_option_as_typed(capsys, tmp_path):
         assert rc == 2 and out == "" and message in err and "index=" not in err, err
     rc, out, _ = run(["compare", str(grid), "--index", "1"], capsys)
     assert rc == 0 and "t_test (test acc >= 0.99)" in out
+
+
+def test_compare_fits_the_terminal_and_wide_gives_one_line_per_row(monkeypatch, capsys):
+    """`grokclocks compare` wraps to COLUMNS (the fixture's longest line was 262 characters at any width);
+    `--wide` keeps one line per row; `--markdown` and `--json` do not depend on the width."""
+    log = str(REPO / "tests" / "fixtures" / "logs" / "metrics.csv")
+    out = {}
+    for cols in ("100", "200"):
+        monkeypatch.setenv("COLUMNS", cols)
+        rc, text, _ = run(["compare", log], capsys)
+        assert rc == 0 and max(len(line) for line in text.splitlines()) <= int(cols)
+        rc, out[cols, "wide"], _ = run(["compare", log, "--wide"], capsys)
+        rc, out[cols, "md"], _ = run(["compare", log, "--markdown"], capsys)
+        rc, out[cols, "json"], _ = run(["compare", log, "--json"], capsys)
+    wide = out["100", "wide"].splitlines()
+    assert max(len(line) for line in wide) > 200 and out["100", "wide"] == out["200", "wide"]
+    assert [line.split()[1] for line in wide if line.startswith("levi ")] == [
+        "lambda", "delta_t", "delta_t_linear", "lambda_star"]
+    assert out["100", "md"] == out["200", "md"] and out["100", "json"] == out["200", "json"]

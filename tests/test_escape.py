@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from grokclocks._escape import markdown_code, markdown_text, terminal_text
+from grokclocks._escape import fit_columns, markdown_code, markdown_text, terminal_text, wrap_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,3 +194,26 @@ def test_snippet_markers_and_entities_stay_text():
     assert markdown_text('--8<-- "/etc/passwd"') == '--8&lt;-- "/etc/passwd"'
     assert markdown_text("- x") == "\\- x" and markdown_text("-1.5") == "-1.5" and markdown_text("3. x") == "3\\. x"
     assert html.unescape(markdown_text("&amp;")) == "&amp;"
+
+
+# ------------------------------------------------------------------------------------------ fitting the width
+
+
+def test_wrap_text_breaks_at_spaces_and_keeps_every_word():
+    text = "aligned on the union of the series' steps (201 records); each clock is read on its own records"
+    lines = wrap_text(text, 40, "  ", "    ")
+    assert max(map(len, lines)) <= 40 and lines[0].startswith("  aligned") and lines[1].startswith("    ")
+    assert " ".join(" ".join(lines).split()) == text
+    assert wrap_text(text, None, "  ") == ["  " + text]
+    assert wrap_text("  nested: 41 records", 80, "  ") == ["    nested: 41 records"]  # its own indent kept
+    assert max(map(len, wrap_text("x" * 100, 40))) == 40  # a word longer than a line is broken inside
+
+
+def test_fit_columns_wraps_only_the_wrap_columns_and_says_when_they_do_not_fit():
+    head = ["id", "value", "status"]
+    rows = [["t_test", "1450", "measured"], ["lambda", "n/a", "n/a: needs lam, or p with n_train or train_mask"]]
+    assert fit_columns(head, rows, None, wrap=(2,)) == fit_columns(head, rows, 200, wrap=(2,))
+    lines = fit_columns(head, rows, 40, wrap=(2,), minimum=20)
+    assert max(map(len, lines)) <= 40 and len(lines) == 2 + 1 + 2
+    assert lines[3] == "lambda  n/a    n/a: needs lam, or p with" and lines[4] == " " * 15 + "n_train or train_mask"
+    assert fit_columns(head, rows, 30, wrap=(2,), minimum=20) is None  # the status would get 15 < 20
