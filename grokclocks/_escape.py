@@ -16,6 +16,10 @@ and a `#` inject a heading.  Every such string passes through one of these funct
     reference such as `&lt;` or `&#124;`, or a backslash), so that the page shows the text and nothing else.
 `markdown_code`
     the same text as inline code (`<code>...</code>`).
+`json_text`
+    for JSON a user reads or parses (`--json`, a certificate): every text kept exactly (JSON escapes its control
+    characters) but the lone surrogates of undecodable file-name bytes, which no strict JSON parser accepts,
+    shown as the same visible escapes as on a terminal; the JSON is ASCII.
 
 Text for a terminal is then fitted to its width (`terminal_width`, `wrap_text`, `fit_columns`): long lines are
 wrapped at spaces, never cut, so that a table reads without horizontal scrolling and nothing is lost.
@@ -26,13 +30,15 @@ invisible characters made visible.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import textwrap
 from collections.abc import Collection, Sequence
 from typing import Any
 
-__all__ = ["terminal_text", "markdown_text", "markdown_code", "terminal_width", "wrap_text", "fit_columns"]
+__all__ = ["terminal_text", "markdown_text", "markdown_code", "json_text", "terminal_width", "wrap_text",
+           "fit_columns"]
 
 # Control characters (C0 but newline, DEL, C1), the Unicode format characters that reorder or hide text
 # (Arabic letter mark, zero-width and directional marks, line and paragraph separators, embeddings and
@@ -135,6 +141,47 @@ def markdown_code(value: Any) -> str:
         could be closed by a backtick in the text, and a `|` in it would split a table cell).
     """
     return f"<code>{markdown_text(value)}</code>"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(obj: Any) -> Any:
+    if isinstance(obj, str):
+        return _SURROGATE.sub(_visible, obj) if _SURROGATE.search(obj) else obj
+    if isinstance(obj, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_no_surrogates(v) for v in obj]
+    return obj
+
+
+def json_text(obj: Any, *, indent: int | None = 1, default: Any = None) -> str:
+    """`obj` as JSON text that a strict parser reads: ASCII, with no lone surrogate.
+
+    A file name that is not valid UTF-8 reaches Python with each undecodable byte as a lone surrogate
+    (`os.fsdecode`: byte 0xff is U+DCFF).  `json.dumps` writes it as the escape `\\udcff`, which Python reads
+    back but RFC 8259 leaves undefined (Rust's serde_json refuses it; `jq` and a UTF-8 writer put U+FFFD in its
+    place, losing the byte), and cannot write as UTF-8 at all.  Here each one is written as the visible escape
+    the terminal shows for it (the six characters `\\udcff`, as `terminal_text` writes them); every other text
+    is kept exactly, its control and non-ASCII characters written as JSON escapes.  Numbers are `json.dumps`'s
+    (a NaN is written `NaN`, as the certificates' report rows need).
+
+    Parameters
+    ----------
+    obj : object
+        JSON-ready data: dicts (their keys too), lists, tuples, text, numbers, bools, `None`.
+    indent : int or None
+        `json.dumps`'s indent; default 1.
+    default : callable, optional
+        `json.dumps`'s `default` (called for objects it cannot write); default `None`.
+
+    Returns
+    -------
+    str
+        The JSON text: ASCII only, so that it is valid UTF-8 too.
+    """
+    return json.dumps(_no_surrogates(obj), indent=indent, default=default, ensure_ascii=True)
 
 
 # ------------------------------------------------------------------------------------------ a terminal's width

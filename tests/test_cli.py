@@ -477,3 +477,23 @@ def test_compare_fits_the_terminal_and_wide_gives_one_line_per_row(monkeypatch, 
     assert [line.split()[1] for line in wide if line.startswith("levi ")] == [
         "lambda", "delta_t", "delta_t_linear", "lambda_star"]
     assert out["100", "md"] == out["200", "md"] and out["100", "json"] == out["200", "json"]
+
+
+def test_json_of_a_run_whose_name_is_not_utf8_is_strict_json(tmp_path, capsys):
+    """A run folder named with the byte 0xff: `compare --json` and `forecast --json` name it `seed\\udcff1` (the
+    terminal's escape, as six characters); before, the JSON held the lone surrogate escape `\\udcff`, which Rust's
+    serde_json refuses and jq turns into U+FFFD (Python reads it back as a string no UTF-8 can hold)."""
+    import os
+    import shutil
+
+    for name in (b"seed0", b"seed\xff1"):
+        d = os.path.join(bytes(tmp_path), b"runs", name)
+        os.makedirs(d)
+        shutil.copy(FIX / "metrics.csv", os.path.join(d, b"metrics.csv"))
+    for command in ("compare", "forecast"):
+        rc, out, err = run([command, str(tmp_path / "runs"), "--json"], capsys)
+        assert rc == 0, err
+        assert out.isascii() and "\\udcff" not in out.replace("\\\\udcff", "")
+        data = json.loads(out)
+        assert data["run_names"] == ["seed0", "seed\\udcff1"]
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate

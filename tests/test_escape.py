@@ -11,13 +11,14 @@ columns, and the text shown must be the text given (its invisible characters as 
 from __future__ import annotations
 
 import html
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from grokclocks._escape import fit_columns, markdown_code, markdown_text, terminal_text, wrap_text
+from grokclocks._escape import fit_columns, json_text, markdown_code, markdown_text, terminal_text, wrap_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,6 +195,56 @@ def test_snippet_markers_and_entities_stay_text():
     assert markdown_text('--8<-- "/etc/passwd"') == '--8&lt;-- "/etc/passwd"'
     assert markdown_text("- x") == "\\- x" and markdown_text("-1.5") == "-1.5" and markdown_text("3. x") == "3\\. x"
     assert html.unescape(markdown_text("&amp;")) == "&amp;"
+
+
+# ------------------------------------------------------------------------------------------ JSON
+
+# \ud800-\udfff as json.dumps writes it: a backslash that is not itself escaped, then u and D8..DF
+LONE_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _strict(text: str):
+    """`text` parsed as a strict parser does: it must be UTF-8 (or ASCII) and hold no lone surrogate."""
+    text.encode("utf-8")  # raises on a lone surrogate in the text itself
+    assert not LONE_SURROGATE_ESCAPE.search(text), "a surrogate escape (no pair of them is written here)"
+    obj = json.loads(text)
+    for s in _all_text(obj):
+        s.encode("utf-8")  # raises for "\udcff" read back from an escape: what serde_json refuses, jq makes U+FFFD
+    return obj
+
+
+def _all_text(obj):
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in (*_all_text(k), *_all_text(v))]
+    return [s for v in obj for s in _all_text(v)] if isinstance(obj, list) else []
+
+
+def test_json_text_is_strict_json_and_shows_undecodable_bytes():
+    """A name with undecodable bytes (os.fsdecode(b"seed\\xff") == "seed\\udcff") is written as the escape the
+    terminal shows, in values and keys; json.dumps wrote a lone surrogate escape that strict parsers refuse."""
+    name = "seed\udcff\udc80"
+    obj = {"run_names": [name, "s\u00e9ed", "x\x1b[2J\n<y>"], name: {"n": 1.5, "ok": True, "none": None}}
+    before = json.dumps(obj, indent=1)  # the old output: lone surrogate escapes, strings no UTF-8 can hold
+    assert LONE_SURROGATE_ESCAPE.search(before)
+    with pytest.raises(UnicodeEncodeError):
+        [t.encode("utf-8") for t in _all_text(json.loads(before))]
+    text = json_text(obj)
+    assert text.isascii()
+    back = _strict(text)
+    assert back["run_names"] == ["seed\\udcff\\udc80", "s\u00e9ed", "x\x1b[2J\n<y>"]  # only the surrogates change
+    assert back["seed\\udcff\\udc80"] == {"n": 1.5, "ok": True, "none": None}
+    assert terminal_text(name) == back["run_names"][0]  # the same escape as on the terminal
+    assert json_text(("a", 1)) == json.dumps(["a", 1], indent=1)
+    assert json_text({"x": float("nan")}, indent=None) == '{"x": NaN}'  # numbers are json.dumps's (see the note)
+    assert json.loads(json_text({"f": np_float()}, default=float)) == {"f": 0.5}
+
+
+def np_float():
+    import numpy as np
+
+    return np.float32(0.5)
 
 
 # ------------------------------------------------------------------------------------------ fitting the width

@@ -836,3 +836,21 @@ def test_a_certificate_page_escapes_every_text(tmp_path):
     assert page.count(markdown_text(bad)) >= 7
     table = [line for line in page.splitlines() if line.startswith("| levi:")]
     assert len(table) == 1 and table[0].count(" | ") == 8  # nine cells, as the header
+
+
+def test_a_certificate_json_is_strict_json_when_a_text_holds_an_undecodable_byte(tmp_path):
+    """A row text or test name holding a lone surrogate (a file name's byte 0xff, read with surrogateescape) is
+    written as the escape `\\udcff` (six characters), so the certificate is ASCII JSON a strict parser reads;
+    before, the file held the lone surrogate escape, which serde_json refuses and jq turns into U+FFFD."""
+    from grokclocks.verification import read_certificate
+
+    rep = Report(scale="cpu")
+    rep.current_test = "verify/s.py::test_a[seed\udcff]"
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.01, source="run seed\udcff", what="x\udcfe")
+    js, md = write_report(rep.rows, tmp_path, "cpu", 1.0, tests=[{"test": rep.current_test, "outcome": "passed"}])
+    text = js.read_text(encoding="ascii")
+    assert "\\udcff" not in text.replace("\\\\udcff", "") and "\\udcfe" not in text.replace("\\\\udcfe", "")
+    cert = read_certificate(js)
+    assert cert["rows"][0]["source"] == "run seed\\udcff" and cert["rows"][0]["what"] == "x\\udcfe"
+    assert cert["tests"][0]["test"] == "verify/s.py::test_a[seed\\udcff]"
+    json.dumps(cert, ensure_ascii=False).encode("utf-8")  # no lone surrogate left to encode

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import warnings
 from pathlib import Path
 
+from .._escape import json_text
 from .._safe_io import excerpt
 from .._validate import DomainError
 from ..logs import FORMATS
@@ -153,7 +153,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         out = cmp.as_json()
         if bib is not None:
             out["citations"] = bib
-        emit(json.dumps(out, indent=1))
+        emit(json_text(out))
     else:
         emit(cmp.table(markdown=args.markdown, width=0 if args.wide else None))
         if bib is not None:

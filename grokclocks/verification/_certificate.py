@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
 import os
 import platform
 import sys
@@ -14,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
-from .._escape import markdown_code, markdown_text
+from .._escape import json_text, markdown_code, markdown_text
 from .._safe_write import WRITER
 from ._budget import (
     GPU_COMPILE_LIMIT_S,
@@ -285,7 +284,7 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
     for f in (js, md):  # both checked before either is written
         WRITER.check(f, name="certificate file", overwrite=replace, make_parents=True)
     body = certificate_markdown(cert)  # checks it: a row whose verdict its numbers contradict is refused
-    js_text = json.dumps(cert, indent=1, default=float)
+    js_text = json_text(cert, default=float)  # strict JSON text: an undecodable byte of a name as its escape
     if keep_previous:
         for f in (js, md):
             WRITER.move_aside(f, f.with_name(f"{stem}.prev{f.suffix}"))
