@@ -105,13 +105,16 @@ def terminal_text(value: Any, *, newlines: bool = False) -> str:
     return pattern.sub(_visible, text) if pattern.search(text) else text
 
 
-def markdown_text(value: Any) -> str:
+def markdown_text(value: Any, *, line_start: bool = True) -> str:
     """`value` as Markdown that shows exactly this text: no markup, no HTML, one line.
 
     Parameters
     ----------
     value : object
         The text (anything else is first turned into text with `str`).
+    line_start : bool
+        True (default): the text may start a line, so a start that would begin a quote, a list or a code
+        block is escaped too; False: the text follows other text on its line (a piece between two formulas).
 
     Returns
     -------
@@ -123,7 +126,7 @@ def markdown_text(value: Any) -> str:
         by Python-Markdown (with the site's extensions) or GitHub.
     """
     text = _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], terminal_text(value))
-    return _LINE_START.sub(_line_start, text)
+    return _LINE_START.sub(_line_start, text) if line_start else text
 
 
 def markdown_code(value: Any) -> str:
