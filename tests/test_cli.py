@@ -458,3 +458,42 @@ def test_grid_errors_name_the_index_option_as_typed(capsys, tmp_path):
         assert rc == 2 and out == "" and message in err and "index=" not in err, err
     rc, out, _ = run(["compare", str(grid), "--index", "1"], capsys)
     assert rc == 0 and "t_test (test acc >= 0.99)" in out
+
+
+def test_compare_fits_the_terminal_and_wide_gives_one_line_per_row(monkeypatch, capsys):
+    """`grokclocks compare` wraps to COLUMNS (the fixture's longest line was 262 characters at any width);
+    `--wide` keeps one line per row; `--markdown` and `--json` do not depend on the width."""
+    log = str(REPO / "tests" / "fixtures" / "logs" / "metrics.csv")
+    out = {}
+    for cols in ("100", "200"):
+        monkeypatch.setenv("COLUMNS", cols)
+        rc, text, _ = run(["compare", log], capsys)
+        assert rc == 0 and max(len(line) for line in text.splitlines()) <= int(cols)
+        rc, out[cols, "wide"], _ = run(["compare", log, "--wide"], capsys)
+        rc, out[cols, "md"], _ = run(["compare", log, "--markdown"], capsys)
+        rc, out[cols, "json"], _ = run(["compare", log, "--json"], capsys)
+    wide = out["100", "wide"].splitlines()
+    assert max(len(line) for line in wide) > 200 and out["100", "wide"] == out["200", "wide"]
+    assert [line.split()[1] for line in wide if line.startswith("levi ")] == [
+        "lambda", "delta_t", "delta_t_linear", "lambda_star"]
+    assert out["100", "md"] == out["200", "md"] and out["100", "json"] == out["200", "json"]
+
+
+def test_json_of_a_run_whose_name_is_not_utf8_is_strict_json(tmp_path, capsys):
+    """A run folder named with the byte 0xff: `compare --json` and `forecast --json` name it `seed\\udcff1` (the
+    terminal's escape, as six characters); before, the JSON held the lone surrogate escape `\\udcff`, which Rust's
+    serde_json refuses and jq turns into U+FFFD (Python reads it back as a string no UTF-8 can hold)."""
+    import os
+    import shutil
+
+    for name in (b"seed0", b"seed\xff1"):
+        d = os.path.join(bytes(tmp_path), b"runs", name)
+        os.makedirs(d)
+        shutil.copy(FIX / "metrics.csv", os.path.join(d, b"metrics.csv"))
+    for command in ("compare", "forecast"):
+        rc, out, err = run([command, str(tmp_path / "runs"), "--json"], capsys)
+        assert rc == 0, err
+        assert out.isascii() and "\\udcff" not in out.replace("\\\\udcff", "")
+        data = json.loads(out)
+        assert data["run_names"] == ["seed0", "seed\\udcff1"]
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate

@@ -261,6 +261,43 @@ def test_table_markdown_dicts_and_plot(tmp_path):
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
 
 
+def _flat(text):
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("width", [40, 80, 100, 120, 160, 200])
+def test_table_fits_the_width_and_loses_nothing(width):
+    """Every line of the terminal table holds at most `width` characters (the status column of a run that has not
+    grokked reached 262 at every width before), and every quantity, value, spec ID, status, note and verdict is
+    there in full, only wrapped at spaces: under 113 columns as a block per entry, above as wrapped columns."""
+    train, test, loss, _ = grokking_curves(n_runs=3)
+    c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss)
+    text = c.table(width=width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    flat = _flat(text)
+    for e in c.entries:
+        for part in (e.quantity, e.formatted(), e.spec_id, e.status, e.note):
+            assert _flat(part) in flat, (width, part)
+    for v in c.verdicts:
+        assert _flat(v.line()) in flat
+    wide = c.table(width=0)
+    assert max(len(line) for line in wide.splitlines()) > 200  # one line per row, however long
+    assert sum(line.startswith("levi ") for line in wide.splitlines()) == len(c.theory("levi"))
+    blocks = text.splitlines().count("levi") == 1  # the theory as a heading of its entries
+    assert blocks == (width < 160)
+    assert c.table(markdown=True, width=width) == c.table(markdown=True)
+
+
+def test_table_width_default_is_the_terminal_and_is_checked(monkeypatch):
+    c = compare_run(steps=STEPS, train_acc=grokking_curves()[0], test_acc=grokking_curves()[1])
+    monkeypatch.setenv("COLUMNS", "90")
+    assert c.table() == c.table(width=90) == str(c)
+    assert c.table(width=10) == c.table(width=40)  # narrower requests give 40
+    for bad in (-1, 1.5, "80", True):
+        with pytest.raises(DomainError, match="width"):
+            c.table(width=bad)
+
+
 def test_entry_formatting():
     train, test, _, _ = grokking_curves(n_runs=2)
     test[1] = 0.2
@@ -592,6 +629,79 @@ def test_plot_gives_each_seed_its_own_colour(tmp_path):
     fig = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss).plot()
     colours = {ln.get_color() for ln in fig.axes[0].get_lines() if ln.get_linestyle() in ("-", "--")}
     assert len(colours) == 3
+
+
+def _close_clocks(n_runs=5):
+    """Seeds whose train clock, classifier clock and test clock fall within 6 % of one another (420, 435, 445)
+    and a representation clock at 505: their lines lie a few pixels apart on the log axis."""
+    steps = np.arange(0, 3001, 5.0)
+    sig = lambda t, c, w: 1.0 / (1.0 + np.exp(-(t - c) / w))  # noqa: E731
+    runs = range(n_runs)
+    return compare_run(steps=steps, train_acc=np.stack([sig(steps, 360 + 2 * i, 12) for i in runs]),
+                       test_acc=np.stack([sig(steps, 380 + 2 * i, 20) for i in runs]),
+                       train_loss=np.stack([np.exp(-steps / (62 + 0.3 * i)) + 1e-7 for i in runs]),
+                       weight_norm=np.stack([10 - 5 * sig(steps, 470 + i, 15) for i in runs]),
+                       test_level=0.95, train_level=0.99)
+
+
+def _label_boxes(fig):
+    """(text, bbox, x of its clock's line) of each clock label, and the x and top of each stub, in pixels."""
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    labels, stubs = [], []
+    for a in ax.texts:
+        if a.get_transform() is ax.transAxes:  # a note in axes coordinates, not a clock
+            continue
+        x = ax.transData.transform((getattr(a, "xy", a.get_position())[0], 1.0))[0]
+        if a.get_text():
+            labels.append((a.get_text(), a.get_window_extent(), x))
+        else:
+            stubs.append((x, a.get_window_extent().y0))
+    return labels, stubs, ax.get_window_extent()
+
+
+@pytest.mark.parametrize("case", ["close", "grokking"])
+def test_plot_clock_labels_clear_the_curves_one_another_and_the_stubs(case):
+    """Every clock label sits above the top axes (no curve under it), spans its own line, keeps clear of the
+    other labels, and no stub that joins a higher label to its line runs through a lower label.  The old layout
+    (labels inside the axes at 1.0 - 0.08 k, 't_train = 50' on the train-accuracy curve) fails the first."""
+    pytest.importorskip("matplotlib")
+    if case == "close":
+        c = _close_clocks()
+        assert [c.clocks[k] for k in ("t_train", "t_cls", "t_test")] == [420.0, 435.0, 445.0]
+    else:
+        train, test, loss, _ = grokking_curves(n_runs=3)
+        c = compare_run(steps=STEPS, train_acc=train, test_acc=test, train_loss=loss)
+    labels, stubs, axes = _label_boxes(c.plot())
+    drawable = [t for t in c.clocks.values() if math.isfinite(t) and t > 0]
+    assert len(labels) == len(set(drawable)) >= 3
+    for text, box, x in labels:
+        assert box.y0 >= axes.y1 - 0.5, f"{text!r} is inside the axes"
+        assert box.x0 - 1 <= x <= box.x1 + 1, f"{text!r} is not at its line"
+        assert axes.x0 - 1 <= box.x0 and box.x1 <= axes.x1 + 1
+    for i, (ti, bi, _) in enumerate(labels):
+        for tj, bj, _ in labels[i + 1:]:
+            assert not bi.overlaps(bj), f"{ti!r} and {tj!r} overlap"
+    for x, top in stubs:
+        for text, box, _ in labels:
+            if box.y1 <= top + 0.5:  # a label below the stub's top: the stub must pass beside it
+                assert not box.x0 < x < box.x1, f"a stub runs through {text!r}"
+    if case == "close":
+        assert stubs, "three clocks within 6 % need stacked labels"
+
+
+def test_plot_returned_without_a_path_shows_names_as_text():
+    """`plot()` with no path returns a figure whose texts are not mathtext: a title or run named `$\\oops$`
+    (an unknown command) is drawn as written, not parsed (drawing it raised in matplotlib before)."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.text import Text
+
+    fig = _close_clocks(2).plot(title="run $\\oops$ \x1b[2J")
+    fig.draw_without_rendering()  # raised ValueError (unknown symbol \\oops) before
+    ticks = {id(t) for ax in fig.axes for t in ax.get_xticklabels(which="both") + ax.get_yticklabels(which="both")}
+    texts = [t for t in fig.findobj(Text) if id(t) not in ticks and t.get_text()]
+    assert fig._suptitle.get_text() == "run $\\oops$ \\x1b[2J"
+    assert texts and not any(t.get_parse_math() for t in texts if t is not fig.axes[0].xaxis.get_offset_text())
 
 
 def test_load_run_settings_of_a_log_are_checked_not_truncated(tmp_path):

@@ -314,6 +314,9 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "fixtures").symlink_to(ROOT / "tests" / "fixtures", target_is_directory=True)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    # the terminal tables wrap to the terminal's width (COLUMNS first): the quoted outputs are at 100 columns,
+    # whatever terminal (or none) the tests run in
+    monkeypatch.setenv("COLUMNS", "100")
     return tmp_path
 
 

@@ -512,7 +512,7 @@ def test_compare_prints_the_forecast_line_only_when_the_run_has_not_grokked():
 
     run = curves()
     early = with_forecast(compare_run(**cut(run, 1500.0)))
-    text = early.table()
+    text = early.table(width=0)  # one line per row: the forecast line whole, not wrapped to the terminal
     assert "forecast (runs that have not grokked" in text
     assert F.forecast(None, None, **cut(run, 1500.0)).line() in text
     assert "forecast (runs that have not grokked" in early.table(markdown=True)

@@ -224,7 +224,7 @@ def test_write_report_writes_json_and_markdown(tmp_path):
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table) == 2 + 3  # header, separator, one line per row
     assert "loss &#124; gen" in table[2]  # pipes inside cells are escaped (an HTML character reference)
-    assert "| levi:tstar |" in table[4] and "| FAIL |" in table[4]
+    assert "| levi:tstar |" in table[4] and table[4].endswith("| **FAIL** |")  # a failure in bold
 
 
 def test_format_table_plain_text():
@@ -726,7 +726,7 @@ def test_a_failed_reject_row_counts_in_the_merged_n_failed(tmp_path):
     assert [r["verdict"] for r in cert["rows"]] == ["NOT REJECTED", "pass"]
     assert cert["meta"]["n_failed"] == 1 and cert["meta"]["n_rows"] == 2
     _, md = write_certificate(cert, tmp_path / "out")
-    assert "2 rows, 1 failed" in md.read_text() and "| NOT REJECTED |" in md.read_text()
+    assert "2 rows, 1 failed" in md.read_text() and "| **NOT REJECTED** |" in md.read_text()
 
 
 def _agree(**fields):
@@ -835,4 +835,22 @@ def test_a_certificate_page_escapes_every_text(tmp_path):
     assert markdown_text(bad) == "&lt;script>alert(1)&lt;/script>&#92;n&#92;n\\# ALL 477 CHECKS PASSED&#92;n&#124;x&#124;"
     assert page.count(markdown_text(bad)) >= 7
     table = [line for line in page.splitlines() if line.startswith("| levi:")]
-    assert len(table) == 1 and table[0].count(" | ") == 8  # nine cells, as the header
+    assert len(table) == 1 and table[0].count(" | ") == 6  # seven cells, as the header
+
+
+def test_a_certificate_json_is_strict_json_when_a_text_holds_an_undecodable_byte(tmp_path):
+    """A row text or test name holding a lone surrogate (a file name's byte 0xff, read with surrogateescape) is
+    written as the escape `\\udcff` (six characters), so the certificate is ASCII JSON a strict parser reads;
+    before, the file held the lone surrogate escape, which serde_json refuses and jq turns into U+FFFD."""
+    from grokclocks.verification import read_certificate
+
+    rep = Report(scale="cpu")
+    rep.current_test = "verify/s.py::test_a[seed\udcff]"
+    rep.check("levi:eq8", predicted=1.0, measured=1.0, rtol=0.01, source="run seed\udcff", what="x\udcfe")
+    js, md = write_report(rep.rows, tmp_path, "cpu", 1.0, tests=[{"test": rep.current_test, "outcome": "passed"}])
+    text = js.read_text(encoding="ascii")
+    assert "\\udcff" not in text.replace("\\\\udcff", "") and "\\udcfe" not in text.replace("\\\\udcfe", "")
+    cert = read_certificate(js)
+    assert cert["rows"][0]["source"] == "run seed\\udcff" and cert["rows"][0]["what"] == "x\\udcfe"
+    assert cert["tests"][0]["test"] == "verify/s.py::test_a[seed\\udcff]"
+    json.dumps(cert, ensure_ascii=False).encode("utf-8")  # no lone surrogate left to encode

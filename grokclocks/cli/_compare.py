@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import warnings
 from pathlib import Path
 
+from .._escape import json_text
 from .._safe_io import excerpt
 from .._validate import DomainError
 from ..logs import FORMATS
@@ -153,9 +153,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         out = cmp.as_json()
         if bib is not None:
             out["citations"] = bib
-        emit(json.dumps(out, indent=1))
+        emit(json_text(out))
     else:
-        emit(cmp.table(markdown=args.markdown))
+        emit(cmp.table(markdown=args.markdown, width=0 if args.wide else None))
         if bib is not None:
             emit("\ncitations of the results used:\n")
             emit(bib)
@@ -214,6 +214,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(.png, .pdf, .svg, ...); needs matplotlib (pip install \"grokclocks[plots]\")")
     m.add_argument("--overwrite", action="store_true", help="replace an existing --plot file")
     m.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    m.add_argument("--wide", action="store_true",
+                   help="one line per table row, however long (default: long cells, notes and verdicts wrapped to "
+                        "the terminal's width, COLUMNS first, 80 when printing to a file or a pipe)")
     m.add_argument("--json", action="store_true", help="print entries and verdicts as JSON (inf = null, state 'never')")
     m.add_argument("--cite", nargs="?", const="bibtex", choices=("bibtex", "text"),
                    help="also print the citations of every result the comparison used (default bibtex)")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from pathlib import Path
 
+from .._escape import json_text
 from .._validate import DomainError
 from ._common import (
     FORMATTER,
@@ -76,7 +76,7 @@ def _cmd_forecast(args: argparse.Namespace) -> int:
         out = _forecasts_json(fcs)
         if bib is not None:
             out["citations"] = bib
-        emit(json.dumps(out, indent=1))
+        emit(json_text(out))
     else:
         emit("\n\n".join(f.table(markdown=args.markdown) for f in fcs))
         if bib is not None:

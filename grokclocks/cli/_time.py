@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
+from .._escape import json_text
 from ._common import FORMATTER, _positive_float, emit
 
 
@@ -18,8 +18,8 @@ def _cmd_time(args: argparse.Namespace) -> int:
     dt = float(grok_time(args.lam, args.eps, args.eta, **kw))
     if args.json:
         js = lambda x: x if math.isfinite(x) else repr(x)  # noqa: E731
-        emit(json.dumps(dict(lam=args.lam, eps=args.eps, eta0=args.eta, d_out=args.d_out, gamma=args.gamma,
-                              level=args.level, t_train=js(t_tr), t_gen=js(t_gen), grok_time=js(dt))))
+        emit(json_text(dict(lam=args.lam, eps=args.eps, eta0=args.eta, d_out=args.d_out, gamma=args.gamma,
+                             level=args.level, t_train=js(t_tr), t_gen=js(t_gen), grok_time=js(dt)), indent=None))
         return 0
     def fmt(x: float) -> str:
         if math.isnan(x):

@@ -11,11 +11,98 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
-from .._escape import markdown_text, terminal_text
-from .._safe_write import WRITER, figure_suffixes
+from .._escape import fit_columns, markdown_text, terminal_text, terminal_width, wrap_text
+from .._safe_write import WRITER, figure_suffixes, plain_figure_texts
 from ._records import Entry, RunData, THEORIES, Verdict, _fmt_num, _json_number, _json_state
 
 __all__ = ["Comparison"]
+
+
+def _entry_blocks(body: Sequence[Sequence[str]], width: int | None) -> list[str]:
+    """The entries of a table too narrow for its columns: per theory a heading, per entry its ID, value and
+    quantity on one line, its status and spec ID on the next (each wrapped to `width`)."""
+    idw = max(len(b[1]) for b in body) if body else 2
+    valw = max(len(b[3]) for b in body) if body else 5
+    start = 2 + idw + 2 + valw + 2
+    if width is not None and width - start < 24:  # no room beside: the text goes under the ID and value
+        start = 6
+    pad = " " * start
+    head = "  " + "id".ljust(idw) + "  " + "value".ljust(valw) + "  "
+    out = ["theory"] + ([head + "quantity"] if start == len(head) else [head.rstrip(), pad + "quantity"])
+    out += [pad + "status [spec ID]", "-" * min(width or start + 40, start + 40)]
+    theory = None
+    for b in body:
+        if b[0] != theory:
+            theory = b[0]
+            out.append(theory)
+        lead = "  " + b[1].ljust(idw) + "  " + b[3].ljust(valw) + "  "
+        if start == len(lead):
+            out += wrap_text(b[2], width, lead, pad)
+        else:
+            out.append(lead.rstrip())
+            out += wrap_text(b[2], width, pad)
+        out += wrap_text(f"{b[5]} [{b[4]}]" if b[4] else b[5], width, pad)
+    return out
+
+
+def _short(name: str, n: int = 28) -> str:
+    """A run name for a legend: at most `n` characters, a cut one ending in "..." (the table has it in full)."""
+    return name if len(name) <= n else name[:n - 3] + "..."
+
+
+def _clock_labels(fig: Any, ax_top: Any, ax_bottom: Any, clocks: Mapping[str, float]) -> None:
+    """Mark each drawable clock (finite, > 0) with a dotted vertical line through both axes and a label in a strip
+    above the top axes, joined to its line by a vertical dotted stub: no label covers a curve, another label or
+    another label's stub.
+
+    The places are chosen on the laid-out figure (`Figure.draw_without_rendering`), clock by clock from the left:
+    the lowest row, and in it the first of centred on the line, ending at it or starting at it (kept within the
+    axes' width; one that would cover a line further right is not tried), where the label keeps 4 pixels from
+    every label of its row, its stub crosses no label of a lower row and no stub of a higher row crosses it.
+    Clocks at the same step share one line and one label."""
+    greys = ["0.1", "0.35", "0.5"]
+    at: dict[float, list[str]] = {}  # clocks at the same step share a line and a label
+    for name, t in clocks.items():
+        if math.isfinite(t) and t > 0:
+            at.setdefault(float(t), []).append(name)
+    drawn = sorted(at.items())
+    labels = []
+    for k, (t, names) in enumerate(drawn):
+        c = greys[k % len(greys)]
+        for ax in (ax_top, ax_bottom):
+            ax.axvline(t, color=c, ls=":", lw=1.2)
+        labels.append(ax_top.annotate(f"{', '.join(names)} = {_fmt_num(t)}", xy=(t, 1.0),
+                                      xycoords=("data", "axes fraction"), xytext=(0, 4), textcoords="offset points",
+                                      ha="center", va="bottom", fontsize=7, color=c, annotation_clip=False))
+    if not labels:
+        return
+    plain_figure_texts(fig)  # measured as they will be drawn
+    fig.draw_without_rendering()
+    box = ax_top.get_window_extent()
+    to_pt, gap, clear = 72.0 / fig.dpi, 4.0, 1.5  # pixels between labels of a row; between a stub and a label
+    placed: list[tuple[int, float, float, float]] = []  # (row, left, right, x of its line), in pixels
+    xs = [ax_top.transData.transform((t, 1.0))[0] for t, _ in drawn]
+    for k, label in enumerate(labels):
+        x, w = xs[k], label.get_window_extent().width
+        spans = [min(max(left, box.x0), box.x1 - w) for left in (x - w / 2, x - w, x)]
+        # a label covers no line to its right (whose stub might have to rise past it): then a row always exists
+        tried = [a for a in spans if not any(a - clear <= xr <= a + w + clear for xr in xs[k + 1:])] or spans[1:2]
+        top = 1 + max((r for r, *_ in placed), default=-1)
+        for row in range(top + 1):
+            fits = [a for a in tried
+                    if all(r != row or a >= b + gap or a + w <= a0 - gap for r, a0, b, _ in placed)
+                    and all(r >= row or not a0 - clear <= x <= b + clear for r, a0, b, _ in placed)
+                    and all(r <= row or not a - clear <= xl <= a + w + clear for r, _, _, xl in placed)]
+            if fits:
+                break
+        left = (fits or tried)[0]  # none fits only for lines closer than a pixel or two: then above the rest
+        placed.append((row, left, left + w, x))
+        label.set_position(((left + w / 2 - x) * to_pt, 4 + 11 * row))
+        if row:  # the stub: the clock's line carried up to its label (an empty text, so it starts where it is put)
+            ax_top.annotate("", xy=(drawn[k][0], 1.0), xycoords=("data", "axes fraction"), xytext=(0, 4 + 11 * row),
+                            textcoords="offset points", annotation_clip=False,
+                            arrowprops=dict(arrowstyle="-", color=label.get_color(), lw=0.8, ls=":", shrinkA=0,
+                                            shrinkB=0))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -131,7 +218,7 @@ class Comparison:
 
         return cite_many(self.spec_ids(), format=format)
 
-    def table(self, markdown: bool = False) -> str:
+    def table(self, markdown: bool = False, width: int | None = None) -> str:
         """The comparison as a table: the header, how the input was read and aligned, one row per entry, the
         notes and one verdict line per theory.
 
@@ -142,7 +229,14 @@ class Comparison:
         ----------
         markdown : bool
             `False` (default): aligned plain text for a terminal; `True`: Markdown tables (notes as a list,
-            the verdicts in a second table).
+            the verdicts in a second table), every cell on one line.
+        width : int, optional
+            The most characters a line of the plain-text table holds: long statuses, notes and verdicts are
+            wrapped at spaces (never cut); where the status column would be narrower than 40 characters, each
+            entry is a short block instead (ID, value and quantity on one line, status and spec ID below).
+            Default `None`: the terminal's width (`COLUMNS` first; 80 when the output is not a terminal);
+            `0`: no limit, one line per row (the command's `--wide`).  Widths under 40 give 40.  Ignored
+            with `markdown`.
 
         Returns
         -------
@@ -150,6 +244,11 @@ class Comparison:
             The table; every text that may come from the run's file (its source, run and column names, notes)
             has its control characters and newlines shown as escapes, and in Markdown its markup and HTML
             characters escaped (`grokclocks._escape`).
+
+        Raises
+        ------
+        DomainError
+            `width` is not `None` or an integer ≥ 0.
         """
         # every text may hold a file's words (run and column names, the source path): escaped for where it goes
         esc = markdown_text if markdown else terminal_text
@@ -170,29 +269,26 @@ class Comparison:
             if fc:
                 out += ["", "forecast (runs that have not grokked; grokclocks.forecast):", ""] + [f"* {x}" for x in fc]
             return "\n".join(out)
-        cols = head[:6]
-        widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(cols)]
-
-        def line(cells: Sequence[str]) -> str:
-            return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
-
-        out = [esc(self.header())]
-        out += [f"  {n}" for n in notes_in]
-        out += [line(cols), line(["-" * w for w in widths])]
-        for b in body:
-            out.append(line(b[:6]))
+        limit = terminal_width(width)
+        out = wrap_text(esc(self.header()), limit)
+        for n in notes_in:
+            out += wrap_text(n, limit, "  ")
+        rows = fit_columns(head[:6], [b[:6] for b in body], limit, wrap=(5,), minimum=40)
+        out += rows if rows is not None else _entry_blocks(body, limit)
         notes = [(b[1], b[6]) for b in body if b[6]]
         if notes:
-            out.append("")
-            out.append("notes:")
-            out += [f"  {q}: {n}" for q, n in notes]
+            out += ["", "notes:"]
+            for q, n in notes:
+                out += wrap_text(f"{q}: {n}", limit, "  ", "    ")
         if verdicts:
-            out.append("")
-            out.append("verdicts:")
+            out += ["", "verdicts:"]
             w = max(len(t) for t, _ in verdicts)
-            out += [f"  {t.ljust(w)}  {text}" for t, text in verdicts]
+            for t, text in verdicts:
+                out += wrap_text(text, limit, f"  {t.ljust(w)}  ", " " * (w + 4))
         if fc:
-            out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"] + [f"  {x}" for x in fc]
+            out += ["", "forecast (runs that have not grokked; grokclocks.forecast):"]
+            for x in fc:
+                out += wrap_text(x, limit, "  ", "    ")
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -290,6 +386,7 @@ class Comparison:
         """
         try:
             from matplotlib.figure import Figure
+            from matplotlib.lines import Line2D
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Comparison.plot needs matplotlib: pip install 'grokclocks[plots]'") from exc
         if path is not None:  # checked before drawing
@@ -299,7 +396,7 @@ class Comparison:
         ax_acc, ax_loss = fig.subplots(2, 1, sharex=True)
         palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
                    "tab:olive", "tab:cyan", "tab:gray"]
-        names = r.run_names or tuple(f"run {i}" for i in range(r.n_runs))
+        names = self.run_names()
         drew_loss = False
         for which, ls in (("train", "-"), ("test", "--")):
             for kind, ax in (("acc", ax_acc), ("loss", ax_loss)):
@@ -311,8 +408,7 @@ class Comparison:
                     t, y = r.logged(f"{which}_{kind}", i)
                     keep = t > 0
                     y = np.maximum(y[keep], 1e-300) if kind == "loss" else y[keep]
-                    label = f"{which}" + (f", {names[i]}" if r.n_runs > 1 else f" {'accuracy' if kind == 'acc' else 'loss'}")
-                    ax.plot(t[keep], y, color=palette[i % len(palette)], ls=ls, lw=1.0, alpha=0.85, label=label)
+                    ax.plot(t[keep], y, color=palette[i % len(palette)], ls=ls, lw=1.0, alpha=0.85)
         ax_acc.set_ylabel("accuracy")
         ax_acc.set_ylim(-0.02, 1.02)
         ax_loss.set_ylabel("loss")
@@ -322,25 +418,21 @@ class Comparison:
             ax_loss.text(0.5, 0.5, "no loss logged", transform=ax_loss.transAxes, ha="center", va="center")
         ax_loss.set_xlabel("step")
         ax_acc.set_xscale("log")
-        x = r.steps[r.steps > 0]
-        lo, hi = (x.min(), x.max()) if x.size else (1.0, 10.0)
-        greys = ["0.15", "0.35", "0.55"]
-        for k, (name, t) in enumerate(sorted(self.clocks.items(), key=lambda kv: kv[1])):
-            if not (math.isfinite(t) and t > 0):
-                continue
-            c = greys[k % len(greys)]
-            for ax in (ax_acc, ax_loss):
-                ax.axvline(t, color=c, ls=":", lw=1.2)
-            ax_acc.text(t, 1.0 - 0.08 * (k % 6), f" {name} = {_fmt_num(t)}", color=c, fontsize=7,
-                        rotation=0, va="top", ha="left" if t < math.sqrt(lo * hi) * 3 else "right")
-        missing = [n for n, t in self.clocks.items() if not (math.isfinite(t) and t > 0)]
-        if missing:
-            ax_acc.text(0.99, 0.02, "not reached: " + ", ".join(missing), transform=ax_acc.transAxes, fontsize=7,
-                        ha="right", va="bottom")
-        ax_acc.legend(loc="center left", fontsize=7, ncol=1 if r.n_runs <= 3 else 2)
-        if drew_loss:
-            ax_loss.legend(loc="lower left", fontsize=7, ncol=1 if r.n_runs <= 3 else 2)
+        # one legend beside the axes, off the curves: a colour per run, the line style for train and test
+        handles = [Line2D([], [], color="0.3", ls="-", label="train"), Line2D([], [], color="0.3", ls="--", label="test")]
+        if self.clocks:
+            handles.append(Line2D([], [], color="0.3", ls=":", label="clock" + (" (median)" if r.n_runs > 1 else "")))
+        if r.n_runs > 1:
+            handles += [Line2D([], [], color=palette[i % len(palette)], label=_short(n)) for i, n in enumerate(names)]
+        never = [n for n, t in self.clocks.items() if t == math.inf]
+        undefined = [n for n, t in self.clocks.items() if not (t == math.inf or (math.isfinite(t) and t > 0))]
+        for what, which in (("never reached", never), ("undefined", undefined)):
+            if which:
+                handles.append(Line2D([], [], ls="none", label=f"{what}: {', '.join(which)}"))
+        fig.legend(handles=handles, loc="outside right upper", fontsize=7)
         fig.suptitle(title if title is not None else r.source, fontsize=9)
+        _clock_labels(fig, ax_acc, ax_loss, self.clocks)
+        plain_figure_texts(fig)  # a run named `$\oops$` is text on the returned figure too, not a formula
         if path is not None:
             WRITER.save_figure(fig, path, overwrite=overwrite)
         return fig

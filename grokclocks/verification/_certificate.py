@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
+import math
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as V
-from .._escape import markdown_code, markdown_text
+from .._escape import json_text, markdown_code, markdown_text
 from .._safe_write import WRITER
 from ._budget import (
     GPU_COMPILE_LIMIT_S,
@@ -24,7 +25,8 @@ from ._budget import (
     budget_warnings,
 )
 from ._checked import check_certificate
-from ._report import LEGEND, Row, _rows, format_table
+from ._maths import markdown_maths
+from ._report import Row, _rows
 
 
 def _cpu_model() -> str:
@@ -127,10 +129,96 @@ def certificate(rows: list[Row], scale: str, duration_s: float | None = None, *,
             "budget_warnings": budget_warnings(tests, scale)}
 
 
+PAGE_LEGEND = (
+    "Legend: each row checks the result named by its spec ID; under the check, where its tolerance comes from. "
+    "**pass** / **FAIL**: the prediction must match the measurement within the tolerance (an `agree` row). "
+    "**rejected** / **NOT REJECTED**: the prediction is a plausible WRONG variant, named in the check; rejected "
+    "(outside the tolerance) is the good outcome and shows the check can fail (a `reject` row). **reported**: a "
+    "measurement with no prediction to test (a `report` row; under it, why), never counted as a pass. The error "
+    "is relative (rel), absolute (abs) or of the logarithms (log), in the row's metric; numbers are rounded to "
+    "4 significant digits (error and tolerance to 3); the JSON holds them in full.")
+"""The legend of a certificate page's table (`rows_markdown`): what each verdict means, where the tolerance is."""
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def compact_number(x: float, digits: int = 4) -> str:
+    """`x` rounded to `digits` significant digits for a page: `0.0123`, `4321`, `3.698×10⁻¹¹`, `—` for NaN.
+
+    Parameters
+    ----------
+    x : float
+        The number.
+    digits : int
+        Significant digits, ≥ 1; default 4.
+
+    Returns
+    -------
+    str
+        Fixed notation for 10⁻³ ≤ |x| < 10⁵ (an integer part longer than `digits` is kept whole), else a mantissa
+        times a power of ten with the exponent in superscript digits; `0`, `∞`, `−∞`, and `—` for NaN (a
+        report row's prediction, error and tolerance).
+    """
+    if math.isnan(x):
+        return "\u2014"
+    if math.isinf(x):
+        return "\u221e" if x > 0 else "\u2212\u221e"
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e5:
+        text = f"{x:.{digits}g}"
+        return text if "e" not in text else f"{x:.0f}"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}\u00d710{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+_BOLD = {"FAIL", "NOT REJECTED"}
+
+
+def rows_markdown(rows: list[Row]) -> str:
+    """The rows of a certificate as the Markdown table of its page, readable at 1280 pixels.
+
+    Columns: spec ID, check (the check's text, and under it in small type where its tolerance comes from, or
+    for a report row why it is reported), prediction, measured, error (with its metric), tolerance, verdict.  The
+    row kind is not a column: the verdict names it (pass / FAIL: agree; rejected / NOT REJECTED: reject;
+    reported: report; `PAGE_LEGEND`).  Numbers are compact (`compact_number`); the maths of a row's text is
+    typeset and the rest escaped (`markdown_maths`); the spec ID is escaped text (`markdown_text`).
+
+    Parameters
+    ----------
+    rows : list of Row
+        The rows, in the order shown.
+
+    Returns
+    -------
+    str
+        The table (no trailing newline).
+    """
+    out = ["| spec ID | check | prediction | measured | error | tolerance | verdict |", "|---|---|---|---|---|---|---|"]
+    for r in _rows(rows):
+        under = "why" if r.kind == "report" else "tolerance"
+        check = (f"{markdown_maths(r.what)}<br>" if r.what else "") + f"<small>{under}: {markdown_maths(r.source)}</small>"
+        error = "\u2014" if r.kind == "report" else f"{compact_number(r.error, 3)} {markdown_text(r.metric)}"
+        verdict = markdown_text(r.verdict)
+        out.append(f"| {markdown_text(r.spec_id)} | {check} | {compact_number(r.predicted)} | "
+                   f"{compact_number(r.measured)} | {error} | {compact_number(r.tolerance, 3)} | "
+                   + (f"**{verdict}**" if r.verdict in _BOLD else verdict) + " |")
+    return "\n".join(out)
+
+
 def _fmt_bytes(b: float | None) -> str:
     if b is None:
         return "-"
     return f"{b / 2**30:.2f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"
+
+
+def _test_code(test: Any) -> str:
+    """A pytest node ID as inline code that may wrap after each `/` and `::` and before a parameter's `[` (a
+    `<wbr>`), so the per-test table fits the page; inserted into the escaped text, which holds `/`, `:` and
+    `\\[` only where the ID does (`markdown_text` writes no such character in an escape)."""
+    text = re.sub(r"(/|::)", r"\1<wbr>", markdown_text(test)).replace("\\[", "<wbr>\\[")
+    return f"<code>{text}</code>"
 
 
 def _tests_table(tests: list[dict[str, Any]]) -> str:
@@ -141,7 +229,7 @@ def _tests_table(tests: list[dict[str, Any]]) -> str:
                 and t.get("compile_max_s") is not None else "-")
         mem = _fmt_bytes(t.get("peak_bytes")) + (" (raised)" if t.get("raised_peak") else "")
         wall = t.get("wall_s")
-        out.append(f"| {markdown_code(t['test'])} | {markdown_text(t.get('outcome', '?'))} | "
+        out.append(f"| {_test_code(t['test'])} | {markdown_text(t.get('outcome', '?'))} | "
                    f"{'-' if wall is None else f'{wall:.1f}'} | {comp} | {mem} | {markdown_text(t.get('shard', ''))} |")
     return "\n".join(out)
 
@@ -213,9 +301,7 @@ def certificate_markdown(cert: dict[str, Any]) -> str:
         header += (f"## Budget warnings\n\nEach GPU suite must fit one command of a GPU window ({GPU_SUITE_LIMIT_S:.0f} s, "
                    f"start-up included) with no test over {GPU_TEST_LIMIT_S:.0f} s and no XLA compile over "
                    f"{GPU_COMPILE_LIMIT_S:.0f} s:\n\n" + "".join(f"* {t(w)}\n" for w in warn) + "\n")
-    legend = "Legend: " + LEGEND.replace("agree:", "`agree`:").replace("reject:", "`reject`:").replace(
-        "report:", "`report`:") + "\n\n"
-    body = header + legend + format_table(rows, markdown=True) + "\n"
+    body = header + PAGE_LEGEND + "\n\n" + rows_markdown(rows) + "\n"
     if cert.get("tests"):
         kind = cert["tests"][0].get("memory_kind", "")
         body += ("\n## Per-test time and memory\n\nWall time includes fixture setup; XLA compile time is the sum of "
@@ -285,7 +371,7 @@ def write_certificate(cert: dict[str, Any], directory: str | os.PathLike, stem: 
     for f in (js, md):  # both checked before either is written
         WRITER.check(f, name="certificate file", overwrite=replace, make_parents=True)
     body = certificate_markdown(cert)  # checks it: a row whose verdict its numbers contradict is refused
-    js_text = json.dumps(cert, indent=1, default=float)
+    js_text = json_text(cert, default=float)  # strict JSON text: an undecodable byte of a name as its escape
     if keep_previous:
         for f in (js, md):
             WRITER.move_aside(f, f.with_name(f"{stem}.prev{f.suffix}"))
