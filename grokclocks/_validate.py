@@ -56,6 +56,7 @@ __all__ = [
     "sequence",
     "max_size",
     "scalar_or_array",
+    "broadcast_flat",
     "broadcasting",
     "ordered",
     "file_path",
@@ -894,6 +895,27 @@ def scalar_or_array(a: np.ndarray) -> float | np.ndarray:
     """
     a = np.asarray(a)
     return float(a) if a.ndim == 0 else a
+
+
+def broadcast_flat(*arrays: Any) -> tuple[tuple[int, ...], list[np.ndarray]]:
+    """Broadcast validated arrays and flatten them: ``(shape, [1-d float64 arrays])``.
+
+    The vectorised engines of the core work on 1-d arrays (boolean masks and fancy indexing behave the
+    same for one point and for a million); a public function reshapes the result with
+    ``scalar_or_array(out.reshape(shape))``, so a scalar call and an array call run the same code.
+
+    Parameters
+    ----------
+    *arrays : array_like
+        Arrays that broadcast together (already validated).
+
+    Returns
+    -------
+    (shape, flat) : tuple
+        The broadcast shape and the list of flattened float64 arrays (contiguous copies where needed).
+    """
+    b = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
+    return b[0].shape, [np.ascontiguousarray(x).reshape(-1) for x in b]
 
 
 def broadcasting(*names: str) -> Callable:
