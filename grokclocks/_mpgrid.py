@@ -64,13 +64,13 @@ the final step is applied, so the residual error is set by the quadrature (:math
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaincinv, gammaln, roots_jacobi, roots_legendre
+from scipy.special import gammaincinv, gammaln
 
 from . import rmt
+from .rmt._rule import _rule01  # Gauss-Jacobi rules on [0, 1], polished to a few ulps
 from ._constants import ERF_SQRT2
 from ._validate import DomainError, choice, in_open_interval, nonnegative, positive, scalar_or_array
 
@@ -95,32 +95,6 @@ _LOG_S_MAX = 709.0  # log of the largest s searched, 1.6e308
 
 
 # ----------------------------------------------------------------------------------- reference rules
-
-
-@lru_cache(maxsize=None)
-def _rule01(n: int, alpha: float, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""n-point Gauss rule for :math:`\int_0^1 x^\alpha(1-x)^\beta f(x)\,dx`.
-
-    Returns nodes ``x``, their complements ``1 - x`` (computed without cancellation) and weights.
-    Closed forms where they exist: :math:`(\tfrac12,\tfrac12)` is Gauss–Chebyshev of the second kind,
-    :math:`(-\tfrac12,\beta)` is the even half of a symmetric 2n-point rule in :math:`y=\sqrt x`
-    (Legendre for :math:`\beta=0`, Chebyshev-U for :math:`\beta=\tfrac12`); :math:`(\tfrac12, 0)` comes from
-    :func:`scipy.special.roots_jacobi`.
-    """
-    if alpha == 0.5 and beta == 0.5:
-        th = np.arange(1, n + 1) * np.pi / (n + 1)
-        return np.cos(th / 2) ** 2, np.sin(th / 2) ** 2, np.pi / (n + 1) * np.sin(th) ** 2 / 4
-    if alpha == -0.5 and beta == 0.5:
-        th = np.arange(1, n + 1) * np.pi / (2 * n + 1)
-        return np.cos(th) ** 2, np.sin(th) ** 2, 2 * np.pi / (2 * n + 1) * np.sin(th) ** 2
-    if alpha == -0.5 and beta == 0.0:
-        y, wy = roots_legendre(2 * n)
-        y, wy = y[n:], wy[n:]
-        return y * y, (1 - y) * (1 + y), 2 * wy
-    if alpha == 0.5 and beta == 0.0:
-        y, wy = roots_jacobi(n, beta, alpha)  # scipy weight (1-y)^a (1+y)^b on [-1, 1]
-        return (1 + y) / 2, (1 - y) / 2, wy / 2 ** (alpha + beta + 1)
-    raise ValueError(f"no rule for alpha={alpha}, beta={beta}")  # pragma: no cover
 
 
 def _n_nodes(tau_T: np.ndarray) -> np.ndarray:
@@ -162,10 +136,19 @@ def _log_asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
     return np.where(pos, val, limit)
 
 
-def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np.ndarray, np.ndarray]:
+def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
+           log_alpha2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units).
 
+    With an initialisation scale α (``log_alpha2`` = log α², default 0: α = 1; −inf: α = 0; spec
+    ``levi:init-rescale``) the first term is :math:`\tfrac12\mathbb E[q(\alpha^2+r^2)e^{-s(\nu+g)}]` and the
+    atom's :math:`\tfrac12\alpha^2(1-1/\lambda)e^{-sg}`; α² enters through its logarithm where it exceeds
+    1e300 (it overflows beyond |α| = 1.3e154).
     ``DomainError`` where :math:`\lambda_++g` exceeds 1.8e308 (:math:`\nu+g` is then not a double)."""
+    if log_alpha2 is None:
+        log_alpha2 = np.zeros(s.shape)
+    big_a = log_alpha2 > 690.0
+    a2 = np.exp(np.where(big_a, 0.0, log_alpha2))  # alpha^2, or 1 where it is carried in log_a
     lm, w = _edges(lam)
     with np.errstate(over="ignore"):
         top_nu = lm + w + g
@@ -254,7 +237,9 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 eB = np.exp(-0.5 * ss * u)
                 nug = nu + gs
                 r = nu / nug
-                a_ = W * (1.0 + r * r) * (eB * eB)
+                a2s = a2[sel, None]
+                bigs = big_a[sel, None]
+                a_ = W * np.where(bigs, 1.0 + r * r * np.exp(-np.where(bigs, log_alpha2[sel, None], np.inf)), a2s + r * r) * (eB * eB)
                 b_ = W * (2.0 * gs * r / nug) * eB
                 # each row divided by its largest term (logs kept in log_a, log_b): W ~ 1e-149 and
                 # nu + g ~ 1e-299 at s = 1e300 made the sums J underflow (log-slope 0 for -1/2)
@@ -263,7 +248,7 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
                 amax = np.where(amax > 0, amax, 1.0)
                 bmax = np.where(bmax > 0, bmax, 1.0)
                 a_, b_ = a_ / amax, b_ / bmax
-                log_a[sel] = np.log(amax[:, 0])
+                log_a[sel] = np.log(amax[:, 0]) + np.where(big_a[sel], log_alpha2[sel], 0.0)
                 log_b[sel] = np.log(bmax[:, 0])
                 # J in units of the row's largest nu + g (the sums overflowed at lam = 1.7e308: slope NaN)
                 nug_ref = nug.max(axis=1, keepdims=True)
@@ -277,7 +262,7 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool) -> tuple[np
         la = -s * (lm + g) + log_scale + log_a + np.log(IA)
         lb = np.where(pos & (IB > 0), -s * (lm + g) / 2.0 + log_scale + log_b + np.log(np.where(IB > 0, IB, 1.0)),
                       -np.inf)
-        lc = np.where(atom > 0, np.log(np.where(atom > 0, atom, 1.0)) - s * g, -np.inf)
+        lc = np.where(atom > 0, np.log(np.where(atom > 0, atom, 1.0)) + log_alpha2 - s * g, -np.inf)
     top = np.maximum(np.maximum(la, lb), lc)
     # top = -inf: every term is below exp(-1.8e308) (s (lam_- + g) beyond the float range): log D = -inf
     # and its log-slope -s (lam_- + g) = -inf, exactly (they were NaN)
@@ -463,27 +448,38 @@ def wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
     return scalar_or_array(np.exp(log_wd_loss_grid(t, lam, gamma, eta0, d_out=d_out, which=which)))
 
 
-def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.ndarray:
-    r"""Root :math:`s` of :math:`\log D(s)=\log(\text{target})` for flat arrays (target in (0, D(0)))."""
-    Linf = _asymptote(lam, g, gen)
-    D0 = 1.0 - Linf
-    mu = ((2.0 + g) if gen else (2.0 * (1.0 + lam) + g)) / (2.0 * D0)
-    s0 = (np.log(D0) - np.log(target)) / mu  # not log(D0/target): the ratio overflowed for a subnormal target
-    x = np.log(np.maximum(s0, 1e-300))
+def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX) -> tuple[np.ndarray, np.ndarray]:
+    r"""The lockstep root finder of every crossing time: :math:`x=\log s` with :math:`G(x)=\ell(e^x)-\ell^*=0`.
+
+    ``evaluate(x, idx)`` returns :math:`(\ell, d\ell/dx)` at ``x`` (a 1-d array) for the points ``idx``, where
+    :math:`\ell(s)=\log D(s)` is the log of a positive mixture of decaying exponentials (a Laplace transform
+    of a positive measure): convex and decreasing in :math:`s`, so the tangent's zero in :math:`s` is a certified
+    lower bound of the root at any iterate.  ``x0`` must be a lower bound (the Jensen bound of the caller).
+    Step: left of the root the Newton step in :math:`\log s` (exact for power laws), capped at
+    :data:`_MAX_STEP` e-folds; right of it the tangent in :math:`s` (exact for exponentials); bisection in
+    :math:`\log s` when a step leaves the bracket.  Converged when the step is below :data:`_NEWTON_TOL`
+    (the step is applied: the error is then set by the evaluation of :math:`\ell`).  Each point iterates on its
+    own numbers only, so a point's root does not depend on the other points of the call (an array call gives
+    the scalar calls' values bit for bit).
+
+    Returns ``(x, beyond)``: ``beyond`` marks points whose root lies above :math:`s=e^{x_{\max}}` (the caller
+    raises); ``x_max`` a number or an array of the points' bounds.
+    """
+    x = np.array(x0, dtype=np.float64)
+    xmax = np.broadcast_to(np.asarray(x_max, dtype=np.float64), x.shape)
     lo = np.full(x.shape, -np.inf)
     hi = np.full(x.shape, np.inf)
-    ltarget = np.log(target)
     act = np.arange(x.size)
     beyond = np.zeros(x.size, dtype=bool)
     for _ in range(_MAX_ITER):
         if act.size == 0:
             break
-        xa = np.minimum(x[act], _LOG_S_MAX)
-        lD, slope = _decay(np.exp(xa), lam[act], g[act], gen)
+        xa = np.minimum(x[act], xmax[act])
+        lD, slope = evaluate(xa, act)
         G = lD - ltarget[act]
-        # D still above the target at s = 1.6e308: the crossing is beyond the double range (lam = 1, a
+        # D still above the target at s = e^x_max: the crossing is beyond the double range (lam = 1, a
         # subnormal L*: D ~ s^-1/2 reaches e^-717 at s = e^1434; Newton never converged)
-        out_of_range = (xa >= _LOG_S_MAX) & (G > 0)
+        out_of_range = (xa >= xmax[act]) & (G > 0)
         if np.any(out_of_range):
             beyond[act[out_of_range]] = True
             keep = ~out_of_range
@@ -492,9 +488,10 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
                 break
         lo_a = np.where(G >= 0, np.maximum(lo[act], xa), lo[act])
         hi_a = np.where(G <= 0, np.minimum(hi[act], xa), hi[act])
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             y = -G / slope  # log-Newton step
-        ok = np.isfinite(y) & (slope < 0)
+        # an infinite slope (s (1 + lam) beyond the double range) gives y = 0: not a step, bisect
+        ok = np.isfinite(y) & np.isfinite(slope) & (slope < 0)
         y = np.where(ok, y, 0.0)
         # s-Newton (tangent in s): a certified lower bound on the root because G is convex in s
         tangent_ok = ok & (y > -1.0)
@@ -512,20 +509,42 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool) -> np.
         hi[act] = hi_a
         act = act[~done]
     if act.size:  # not converged: a crossing beyond s = e^709 that Newton never reached (gamma = 1e-323, lam = 2)
-        lD, _ = _decay(np.full(act.size, math.exp(_LOG_S_MAX)), lam[act], g[act], gen)
+        lD, _ = evaluate(xmax[act], act)
         far = lD > ltarget[act]
         beyond[act[far]] = True
         act = act[~far]
+    if act.size:
+        raise RuntimeError(  # pragma: no cover - never observed; loud rather than silent
+            f"crossing-time Newton iteration did not converge for {act.size} points (e.g. point {int(act[0])})")
+    return x, beyond
+
+
+def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool,
+           log_alpha2: np.ndarray | None = None) -> np.ndarray:
+    r"""Root :math:`s` of :math:`\log D(s)=\log(\text{target})` for flat arrays (target in (0, D(0))), eq. 14.
+
+    Start: the Jensen bound :math:`D(s)\ge D(0)e^{-\mu s}`, :math:`\mu=-D'(0)/D(0)` (closed form: with
+    :math:`a=\alpha^2`, :math:`\mu=(a(1+g)+1)/(2D_0)` for the gen loss and
+    :math:`((1+a)(1+\lambda)+a g)/(2D_0)` for the train loss, :math:`D_0=(1+a)/2-\mathcal L_1^\infty`)."""
+    if log_alpha2 is None:
+        log_alpha2 = np.zeros(lam.shape)
+    Linf = _asymptote(lam, g, gen)
+    with np.errstate(over="ignore"):
+        a2 = np.exp(log_alpha2)
+        D0 = 0.5 * (1.0 + a2) - Linf
+        mu = ((a2 * (1.0 + g) + 1.0) if gen else ((1.0 + a2) * (1.0 + lam) + a2 * g)) / (2.0 * D0)
+    big = log_alpha2 > 690.0  # alpha^2 beyond 1e300: D0 = alpha^2/2 (1 + O(1e-300)), mu its limit
+    log_D0 = np.where(big, log_alpha2 - math.log(2.0), np.log(np.where(big, 1.0, D0)))
+    mu = np.where(big, (1.0 + g) / 1.0 if gen else (1.0 + lam + g), mu)
+    s0 = (log_D0 - np.log(target)) / mu  # not log(D0/target): the ratio overflowed for a subnormal target
+    x0 = np.log(np.maximum(s0, 1e-300))
+    x, beyond = _newton(lambda xa, act: _decay(np.exp(xa), lam[act], g[act], gen, log_alpha2[act]),
+                        np.log(target), x0)
     if np.any(beyond):
         k = int(np.argmax(beyond))
         raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(lam[k])!r}, "
                           f"gamma={float(2 * g[k])!r}, target L* d_out - L(inf) = {float(target[k])!r}): t* is beyond the "
                           "double range")
-    if act.size:
-        raise RuntimeError(  # pragma: no cover - never observed since the check above; loud rather than silent
-            f"crossing-time Newton iteration did not converge for {act.size} points "
-            f"(e.g. lam={lam[act[0]]!r}, gamma={2 * g[act[0]]!r})"
-        )
     return np.exp(x)
 
 

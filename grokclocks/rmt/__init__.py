@@ -31,7 +31,9 @@ from ._adaptive import _quad, mp_expect, mp_log_expect_exp
 from ._density import mp_cdf, mp_density
 from ._laplace import (
     _log_phi0,
+    _log_phi0_cont,
     _log_phi1,
+    _phi1_slope,
     _log_phi1_increment,
     _phi0_excess,
     mp_laplace,

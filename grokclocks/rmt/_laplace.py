@@ -54,7 +54,6 @@ def _log_phi1(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     return np.where(small, series, val)
 
 
-_SERIES_TERMS = 64  # terms of the Neumann series in _phi0_excess (sqrt(lam) <= 1/2: omitted weight < 7e-18)
 # 1/(k! (m+k)!) for the double power series of _log_phi0_series at z <= 1 (m = 1..24, k = 0..12)
 _M_SMALL = np.arange(1, 25, dtype=np.float64)[:, None]
 _K_SMALL = np.arange(0, 13, dtype=np.float64)[None, :]
@@ -82,45 +81,6 @@ def _log_phi0_series(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     S = (_COEF_SMALL[None] * x ** (_M_SMALL[None] - 1.0) * y ** _K_SMALL[None]).sum(axis=(1, 2))
     out = -s * (1.0 + a) + np.log(S)
     return out
-
-
-def _log_phi1_increment(s: float, u: float, a: float) -> float:
-    r""":math:`\log\Phi_1(s+u)-\log\Phi_1(s)` (scalar) without subtracting two large logarithms.
-
-    :math:`\log\Phi_1(s)=-s(1+\lambda)+z+M(z)`, :math:`z=2s\sqrt\lambda`,
-    :math:`M(z)=\log(2\,\mathrm{ive}(1,z)/z)` (series :math:`\log(1+y/2+\dots)-z` below
-    :math:`z=10^{-3}`, as in :func:`_log_phi1`), so the increment is
-    :math:`-\lambda_-u+M(z_2)-M(z_1)` with :math:`M` of moderate size.
-    """
-    r = math.sqrt(a)
-
-    def M(z: float) -> float:
-        if z < 1e-3:
-            y = 0.25 * z * z
-            return math.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0))) - z
-        return math.log(2.0 * float(_ive(1, z)) / z)
-
-    return -float(_gap(a)) * u + M(2.0 * (s + u) * r) - M(2.0 * s * r)
-
-
-def _phi0_excess(s: float, a: float) -> float:
-    r""":math:`(\Phi_0(s)-\Phi_1(s))/\Phi_1(s)=\mathbb E[(1-\nu)e^{-s\nu}]/\mathbb E[\nu e^{-s\nu}]` for
-    :math:`\sqrt\lambda\le1/2` (scalar), without the cancellation of the difference.
-
-    In the Neumann series of :func:`_log_phi0_series` :math:`\Phi_1` is exactly the :math:`m=1` term, so
-    the ratio is (terms :math:`m\ge2`)/(term :math:`m=1`), a ratio of positive sums (~ :math:`\lambda s`
-    for small :math:`\lambda`, where :math:`\Phi_0-\Phi_1` evaluated as a difference keeps no digit at
-    :math:`\lambda<10^{-16}`).  Used for grokking times at small :math:`\lambda` (``linear``).
-    """
-    r = math.sqrt(a)
-    z = 2.0 * s * r
-    if z <= 1.0:
-        x, y = s * a, s * s * a
-        terms = _COEF_SMALL * x ** (_M_SMALL - 1.0) * y**_K_SMALL
-        row1 = terms[0].sum()
-        return float(terms[1:].sum() / row1)
-    m = np.arange(2, _SERIES_TERMS + 1, dtype=np.float64)
-    return float((m * r ** (m - 1.0) * _ive(m, z)).sum() / _ive(1, z))
 
 
 def _log_phi0_le1(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -154,16 +114,16 @@ def _log_phi0_rule(s: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return out
 
 
-def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    r"""log E[exp(-s nu)] (atom included) for validated, broadcast arrays.
+def _log_phi0_cont(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r"""log E[exp(-s nu); nu > 0], the continuous part only, for validated, broadcast arrays.
 
     :math:`\lambda>1` by the duality of the MP law (the non-zero eigenvalues of
     :math:`X^\top X/N` are those of :math:`XX^\top/N`): :math:`\nu/\lambda\sim{\rm MP}(1/\lambda)` on
-    :math:`\nu>0`, so :math:`\Phi_0(s;\lambda)=(1-1/\lambda)+\Phi_0(s\lambda;1/\lambda)/\lambda`, a sum of
-    two positive terms.  Only :math:`\sqrt{1/\lambda}=1/\sqrt\lambda` and
-    :math:`(1-\sqrt{1/\lambda})^2=\lambda_-/\lambda` enter, both computed from :math:`\lambda` itself: the
-    rounding of a float :math:`1/\lambda` would shift :math:`\lambda_-` by ~1e-16 absolute, i.e. 1e-11
-    relative in :math:`\Phi_0` at :math:`\lambda=1+10^{-8}`, :math:`s=10^{12}` (measured).
+    :math:`\nu>0`, so the continuous part is :math:`\Phi_0(s\lambda;1/\lambda)/\lambda`.  Only
+    :math:`\sqrt{1/\lambda}=1/\sqrt\lambda` and :math:`(1-\sqrt{1/\lambda})^2=\lambda_-/\lambda` enter, both
+    computed from :math:`\lambda` itself: the rounding of a float :math:`1/\lambda` would shift
+    :math:`\lambda_-` by ~1e-16 absolute, i.e. 1e-11 relative in :math:`\Phi_0` at :math:`\lambda=1+10^{-8}`,
+    :math:`s=10^{12}` (measured).  ``-inf`` where :math:`s\lambda` is beyond 1.8e308.
     """
     shape = np.shape(s)
     sf, af = np.asarray(s, dtype=np.float64).reshape(-1), np.asarray(a, dtype=np.float64).reshape(-1)
@@ -182,8 +142,94 @@ def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
         if np.any(fin):
             ai = ag[fin]
             cont[fin] = _log_phi0_le1(sd[fin], 1.0 / ai, 1.0 / np.sqrt(ai), _gap(ai) / ai) - np.log(ai)
-        out[gt1] = np.logaddexp(np.log(ag - 1.0) - np.log(ag), cont)
+        out[gt1] = cont
     return out.reshape(shape)
+
+
+def _log_phi0(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r"""log E[exp(-s nu)] (atom included) for validated, broadcast arrays: the atom max(0, 1 − 1/λ) and the
+    continuous part (`_log_phi0_cont`), two positive terms added in logs."""
+    cont = _log_phi0_cont(s, a)
+    a = np.broadcast_to(np.asarray(a, dtype=np.float64), np.shape(cont))
+    gt1 = a > 1.0
+    if not np.any(gt1):
+        return cont
+    with np.errstate(divide="ignore"):
+        atom = np.where(gt1, np.log(np.where(gt1, a - 1.0, 1.0)) - np.log(a), -np.inf)
+    return np.where(gt1, np.logaddexp(atom, cont), cont)
+
+
+def _phi1_slope(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r""":math:`d\log\Phi_1/ds=-\mathbb E[\nu^2e^{-s\nu}]/\mathbb E[\nu e^{-s\nu}]` (flat arrays), a Newton derivative.
+
+    :math:`=-(1+\lambda)+2\sqrt\lambda\,I_2(z)/I_1(z)` with :math:`I_2/I_1=I_0/I_1-2/z`, written as
+    :math:`-(1-\sqrt\lambda)^2+2\sqrt\lambda\,(\delta-2/z)`, :math:`\delta=I_0/I_1-1`, free of the cancellation
+    of the two terms of size 2 (at λ = 1, s = 1e43 the direct form gave 0); :math:`\delta` from
+    :math:`a+a^2`, :math:`a=1/(2z)+1/(8z^2)` (the expansion of :math:`1-I_1/I_0`) above :math:`z=10^3`
+    (relative error ~1e-6, ample for a derivative), and :math:`I_2/I_1=z/4` below :math:`z=10^{-3}`.
+    """
+    r = np.sqrt(a)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        z = 2.0 * s * r
+        small = z < 1e-3
+        large = z > 1e3
+        zs = np.where(small | large, 1.0, z)
+        aa = 0.5 / z + 0.125 / (z * z)
+        delta = np.where(large, aa + aa * aa, _ive(0, zs) / _ive(1, zs) - 1.0)
+        return np.where(small, -(1.0 + a) + 0.5 * r * z, -_gap(a) + 2.0 * r * (delta - 2.0 / np.where(small, 1.0, z)))
+
+
+def _log_phi1_increment(s: np.ndarray, u: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r""":math:`\log\Phi_1(s+u)-\log\Phi_1(s)` (arrays) without subtracting two large logarithms.
+
+    :math:`\log\Phi_1(s)=-s(1+\lambda)+z+M(z)`, :math:`z=2s\sqrt\lambda`,
+    :math:`M(z)=\log(2\,\mathrm{ive}(1,z)/z)` (series :math:`\log(1+y/2+\dots)-z` below
+    :math:`z=10^{-3}`, as in :func:`_log_phi1`), so the increment is
+    :math:`-\lambda_-u+M(z_2)-M(z_1)` with :math:`M` of moderate size.
+    """
+    r = np.sqrt(a)
+
+    def M(z):
+        small = z < 1e-3
+        zs = np.where(small, 1.0, z)
+        y = 0.25 * z * z
+        return np.where(small, np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0))) - z, np.log(2.0 * _ive(1, zs) / zs))
+
+    return -_gap(a) * u + M(2.0 * (s + u) * r) - M(2.0 * s * r)
+
+
+def _phi0_excess(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r""":math:`(\Phi_0(s)-\Phi_1(s))/\Phi_1(s)=\mathbb E[(1-\nu)e^{-s\nu}]/\mathbb E[\nu e^{-s\nu}]` for
+    :math:`\lambda\le10^{-2}` (flat arrays), without the cancellation of the difference.
+
+    For :math:`z=2s\sqrt\lambda\le1` from the double power series of :func:`_log_phi0_series`, in which
+    :math:`\Phi_1` is exactly the terms :math:`m=1`: (terms :math:`m\ge2`)/(terms :math:`m=1`), a ratio of
+    positive sums (~ :math:`\lambda s`; :math:`\Phi_0-\Phi_1` as a difference keeps no digit at
+    :math:`\lambda<10^{-16}`).  For :math:`z>1` both expectations by the fixed rule (`_rule`), with
+    :math:`1-\nu=(2\sqrt\lambda-\lambda)-u`: the sign change of :math:`1-\nu` on the support costs at most a
+    factor :math:`4/z` there.  Used for the grokking delay at small :math:`\lambda` (``linear``).
+    """
+    s, a = np.asarray(s, dtype=np.float64), np.asarray(a, dtype=np.float64)
+    r = np.sqrt(a)
+    z = 2.0 * s * r
+    out = np.empty(s.shape)
+    small = z <= 1.0
+    if np.any(small):
+        x = (s[small] * a[small])[:, None, None]
+        y = (s[small] * s[small] * a[small])[:, None, None]
+        terms = _COEF_SMALL[None] * x ** (_M_SMALL[None] - 1.0) * y ** _K_SMALL[None]
+        out[small] = terms[:, 1:].sum(axis=(1, 2)) / terms[:, 0].sum(axis=1)
+    big = ~small
+    if np.any(big):
+        sb, rb, ab = s[big], r[big], a[big]
+        lm, w = _gap(ab), 4.0 * rb
+        val = np.empty(sb.shape)
+        for b in mp_rule(lm, w, truncation(w, sb)):
+            e = b.weight * np.exp(-sb[b.sel, None] * b.u)
+            one_m_nu = (rb[b.sel] * (2.0 - rb[b.sel]))[:, None] - b.u
+            val[b.sel] = (e * one_m_nu).sum(axis=1) / (e * b.nu).sum(axis=1)
+        out[big] = val
+    return out
 
 
 @cites("levi:eq19")

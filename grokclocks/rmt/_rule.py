@@ -110,10 +110,11 @@ def _rule01(n: int, alpha: float, beta: float) -> tuple[np.ndarray, np.ndarray, 
     return (1 + y) / 2, (1 - y) / 2, wy / 2 ** (alpha + beta + 1)
 
 
-def _n_tau(tau_T: np.ndarray) -> np.ndarray:
-    """Node count of the τ rule for a mapped range of length ``tau_T`` (calibrated, module docstring)."""
+def _n_tau(tau_T: np.ndarray, per_tau: float = 2.0) -> np.ndarray:
+    """Node count of the τ rule for a mapped range of length ``tau_T``: 24 + ``per_tau``·τ_T rounded up to the
+    ladder (calibrated, module docstring)."""
     lad = np.asarray(_LADDER)
-    return lad[np.minimum(np.searchsorted(lad, 24.0 + 2.0 * tau_T), lad.size - 1)]
+    return lad[np.minimum(np.searchsorted(lad, 24.0 + per_tau * tau_T), lad.size - 1)]
 
 
 def truncation(w: np.ndarray, rate: np.ndarray) -> np.ndarray:
@@ -125,12 +126,17 @@ def truncation(w: np.ndarray, rate: np.ndarray) -> np.ndarray:
     return np.where(yt < 0.5, yt, 1.0)
 
 
-def mp_rule(lm: np.ndarray, w: np.ndarray, y_T: np.ndarray) -> list[Block]:
+def mp_rule(lm: np.ndarray, w: np.ndarray, y_T: np.ndarray, *, per_tau: float = 2.0, pole=None) -> list[Block]:
     r"""The rule's blocks for flat arrays: lower edge ``lm`` = λ₋, width ``w`` = 4√λ, ``y_T`` in (0, 1/2] or 1.
 
     ``sum(block.weight * f(block.nu), axis=1) * exp(block.log_scale)`` is the continuous part of
     :math:`\mathbb E[f(\nu)]` over :math:`\lambda_-<\nu<\lambda_-+w\,y_T` for the points ``block.sel``. The
     edges are the caller's (for λ > 1 by duality, λ₋/λ and 4/√λ from λ itself, not from a rounded 1/λ).
+    ``per_tau``: nodes per unit of the mapped range (2 for an integrand with an exponential factor; an integrand
+    whose weight in τ rises faster, such as ``(1 - e^{-s nu/2})^2/nu`` near λ = 1, asks for more: its caller says
+    how many, measured).  ``pole``: where the integrand itself has a near-pole at ν = −``pole`` (the
+    1/(ν + γ/2) of weight decay), the distance used for the map at λ = 1, where the density's own near-pole is
+    absent (for λ ≠ 1 the map of λ₋ sends ν = −``pole`` to Im τ = π, away from the real axis).
     """
     lm = np.asarray(lm, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
@@ -139,12 +145,20 @@ def mp_rule(lm: np.ndarray, w: np.ndarray, y_T: np.ndarray) -> list[Block]:
         delta = lm / w  # the near-pole's distance below y = 0; inf where w underflows
     full = y_T >= 1.0
     one = lm == 0.0
-    tau = ~one & (delta < y_T)
+    if pole is not None:  # lam = 1 with an integrand pole at -pole: map it like lam_- (weight y^(-1/2))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = np.where(one, np.asarray(pole, dtype=np.float64) / w, delta)
+        one_tau = one & (delta > 0.0) & (delta < y_T)
+        one = one & ~one_tau
+    else:
+        one_tau = np.zeros(lm.shape, dtype=bool)
+    tau = ~one & ~one_tau & (lm > 0.0) & (delta < y_T)
+    mapped = tau | one_tau
     with np.errstate(divide="ignore"):
-        tau_T = np.where(tau, np.log1p(np.where(tau, y_T, 0.0) / np.where(tau, delta, 1.0)), 0.0)
-    n = np.where(tau, _n_tau(tau_T), _N_Y)
+        tau_T = np.where(mapped, np.log1p(np.where(mapped, y_T, 0.0) / np.where(mapped, delta, 1.0)), 0.0)
+    n = np.where(mapped, _n_tau(tau_T, per_tau), _N_Y)
     blocks = []
-    for mode, mask in (("y", ~one & ~tau), ("tau", tau), ("one", one)):
+    for mode, mask in (("y", ~one & ~mapped), ("tau", tau), ("one", one), ("one_tau", one_tau)):
         for beta, bmask in ((0.5, full), (0.0, ~full)):
             m = mask & bmask
             if not m.any():
@@ -176,7 +190,9 @@ def _block(mode, n, beta, sel, lm, w, delta, y_T, tau_T) -> Block:
         log_scale = (0.5 + beta) * np.log(y_T) + _LOG_2_PI
         return Block(sel, nu, w[:, None] * y, weight, log_scale)
     # tau: y = delta expm1(tau), dy/nu = dtau/w; weight tau^(1/2) (tau_T - tau)^beta
-    x, xm, wt = _rule01(n, 0.5, beta)
+    # one_tau (lam = 1, an integrand pole at nu = -w delta): (2/pi) y^(-1/2) sqrt(1-y) dy with dy = (delta + y) dtau;
+    # weight tau^(-1/2) (tau_T - tau)^beta
+    x, xm, wt = _rule01(n, -0.5 if mode == "one_tau" else 0.5, beta)
     tT = tau_T[:, None]
     d = delta[:, None]
     t = tT * x
@@ -187,12 +203,20 @@ def _block(mode, n, beta, sel, lm, w, delta, y_T, tau_T) -> Block:
         # 8e-15 and the mass by 4e-15); dy/(d + y) = dtau/(1 + (d - d')/(d' e^tau)), the factor kept exactly
         de = 1.0 / np.expm1(tT)
         y = de * em
-        edge = np.sqrt(de * (1.0 + em) * np.expm1(tT * xm) / (tT * xm)) / (1.0 + ((d - de) / de) / (1.0 + em))
+        edge = np.sqrt(de * (1.0 + em) * np.expm1(tT * xm) / (tT * xm))
+        if mode == "tau":  # the density's 1/nu is 1/(w (d + y)), the map's Jacobian d' e^tau = d' + y
+            edge = edge / (1.0 + ((d - de) / de) / (1.0 + em))
     else:
         de = d
         y = np.minimum(d * em, yt)  # delta expm1(tau_T) may round an ulp above y_T
         edge = np.sqrt(1.0 - y)
     nu = lm[:, None] + w[:, None] * y
+    if mode == "one_tau":  # sqrt(tau/y) dy/dtau, dy/dtau = d' + y, in units of its largest value
+        dy = de + y
+        ref = dy.max(axis=1, keepdims=True)
+        weight = wt * (dy / ref) / np.sqrt(de * (em / t)) * edge
+        log_scale = (0.5 + beta) * np.log(tau_T) + _LOG_2_PI + np.log(ref[:, 0])
+        return Block(sel, nu, w[:, None] * y, weight, log_scale)
     weight = wt * np.sqrt(de * (em / t)) * edge
     log_scale = (1.5 + beta) * np.log(tau_T) + _LOG_8_PI - np.log(w)
     return Block(sel, nu, w[:, None] * y, weight, log_scale)
