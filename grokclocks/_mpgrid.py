@@ -64,6 +64,8 @@ the final step is applied, so the residual error is set by the quadrature (:math
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -87,7 +89,8 @@ __all__ = [
 
 _TRUNC = 40.0  # e^{-40} = 4e-18: neglected tail of the truncated integral
 _LADDER = (32, 48, 64, 80, 96, 128, 160, 192, 256)
-_NEWTON_TOL = 1e-11  # in log s
+_NEWTON_TOL = 1e-7  # in log s: the last Newton step, applied (see _newton)
+_BRACKET_TOL = 1e-13  # in log s: a bisection bracket
 _MAX_ITER = 200
 _MAX_STEP = 10.0  # largest step in log s (10 e-folds)
 _TINY = float(np.finfo(np.float64).tiny)  # smallest normal double, 2.2e-308
@@ -138,6 +141,76 @@ def _log_asymptote(lam: np.ndarray, g: np.ndarray, gen: bool) -> np.ndarray:
 
 def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
            log_alpha2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units): the lean
+    :func:`_decay_regular` where every number is of moderate size, :func:`_decay_general` elsewhere (the same rule;
+    which one a point takes depends on its own numbers only)."""
+    if log_alpha2 is None:
+        log_alpha2 = np.zeros(s.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        regular = ((lam >= 1e-6) & (lam <= 1e6) & (lam != 1.0) & (g <= 1e6) & (s <= 1e200) & (s >= 1e-200)
+                   & (np.abs(log_alpha2) <= 690.0) & (s * (1.0 + lam + g) <= 1e200))
+    if np.all(regular):
+        return _decay_regular(s, lam, g, gen, log_alpha2)
+    if not np.any(regular):
+        return _decay_general(s, lam, g, gen, log_alpha2)
+    lD, sl = np.empty(s.shape), np.empty(s.shape)
+    for m, fn in ((regular, _decay_regular), (~regular, _decay_general)):
+        lD[m], sl[m] = fn(s[m], lam[m], g[m], gen, log_alpha2[m])
+    return lD, sl
+
+
+def _decay_regular(s, lam, g, gen, log_alpha2):
+    """`_decay` for points whose numbers are all of moderate size (λ in [1e-6, 1e6] but not 1, g <= 1e6, s and
+    s(1 + λ + g) in [1e-200, 1e200], |log α²| <= 690): the same rule and nodes as `_decay_general` without its
+    guards against overflow and underflow (about 3x fewer operations a node)."""
+    lm, w = _edges(lam)
+    pos = g > 0
+    Tc = _TRUNC / np.where(pos, s / 2.0, s)
+    trunc = Tc < w / 2.0
+    T = np.where(trunc, Tc, w)
+    tau_T = np.log1p(T / lm)
+    nn = _n_nodes(tau_T)
+    a2 = np.exp(log_alpha2)
+    IA, IB, JA, JB = (np.zeros(s.shape) for _ in range(4))
+    log_scale = np.empty(s.shape)
+    for beta in (0.0, 0.5):
+        sb = trunc if beta == 0.0 else ~trunc
+        if not sb.any():
+            continue
+        for n in np.unique(nn[sb]):
+            sel = np.flatnonzero(sb & (nn == n))
+            x, xm, wt = _rule01(int(n), 0.5, beta)
+            tT = tau_T[sel, None]
+            d = lm[sel, None]
+            tau = tT * x
+            em = np.expm1(tau)
+            u = d * em
+            nu = d + u
+            if beta > 0:  # w - u = d e^tau expm1(tau_T - tau), exact near the edge
+                txm = tT * xm
+                W = wt * np.sqrt(u * (d * (1.0 + em) * np.expm1(txm)) / (tau * txm))
+            else:
+                W = wt * np.sqrt(u * (w[sel, None] - u) / tau)
+            if not gen:
+                W = W * nu
+            log_scale[sel] = (1.0 + 0.5 + beta) * np.log(tau_T[sel]) - np.log(lam[sel]) - math.log(2.0 * math.pi)
+            gs = g[sel, None]
+            nug = nu + gs
+            r = nu / nug
+            eB = np.exp(-0.5 * s[sel, None] * u)
+            A = W * (a2[sel, None] + r * r) * (eB * eB)
+            IA[sel] = A.sum(axis=1)
+            JA[sel] = (A * nug).sum(axis=1)
+            if np.any(pos[sel]):
+                B = W * ((2.0 * gs) * (r / nug)) * eB
+                IB[sel] = B.sum(axis=1)
+                JB[sel] = (B * nug).sum(axis=1) / 2.0
+    zeros = np.zeros(s.shape)
+    return _combine(s, lam, g, lm, gen, log_alpha2, log_scale, zeros, zeros, IA, IB, JA, JB, np.ones(s.shape))
+
+
+def _decay_general(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
+                   log_alpha2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`\log D(s)` and :math:`d\log D/d\log s` on flat arrays (:math:`d_{\rm out}=1` units).
 
     With an initialisation scale α (``log_alpha2`` = log α², default 0: α = 1; −inf: α = 0; spec
@@ -257,6 +330,14 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
                 IB[sel] = b_.sum(axis=1)
                 JA[sel] = (a_ * (nug / nug_ref)).sum(axis=1)
                 JB[sel] = (b_ * (nug / nug_ref)).sum(axis=1) / 2.0
+    return _combine(s, lam, g, lm, gen, log_alpha2, log_scale, log_a, log_b, IA, IB, JA, JB, ref)
+
+
+def _combine(s, lam, g, lm, gen, log_alpha2, log_scale, log_a, log_b, IA, IB, JA, JB, ref):
+    r"""``(log D, dlog D/dlog s)`` from the rule's sums: ``IA``, ``IB`` (the two continuous terms, in units of
+    ``exp(log_scale + log_a)`` and ``exp(log_scale + log_b)`` times :math:`e^{-s(\lambda_-+g)}` and its square
+    root), ``JA``, ``JB`` (the same weighted by ν + g in units of ``ref``), and the atom's term."""
+    pos = g > 0
     atom = np.where((lam > 1.0) & pos & gen, 1.0 - 1.0 / lam, 0.0)
     with np.errstate(divide="ignore", over="ignore"):
         la = -s * (lm + g) + log_scale + log_a + np.log(IA)
@@ -448,7 +529,30 @@ def wd_loss_grid(t, lam, gamma, eta0, *, d_out=1, which="gen"):
     return scalar_or_array(np.exp(log_wd_loss_grid(t, lam, gamma, eta0, d_out=d_out, which=which)))
 
 
-def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX) -> tuple[np.ndarray, np.ndarray]:
+def _model_step(G: np.ndarray, slope: np.ndarray, ce: np.ndarray) -> np.ndarray:
+    r"""The step :math:`\Delta\ge0` in :math:`\log s` to the root of the local model
+    :math:`G+b\Delta-c\,s\,(e^\Delta-1)`, :math:`b=G'+cs`, ``ce`` = :math:`cs` (:math:`c` the slowest rate of the
+    mixture): exact for :math:`\log D=a-b'\log s-cs`, the large-s form of every MP decay (a power law times the
+    slowest exponential), where the plain log-Newton step (exact for the power law alone) needs many steps and the
+    tangent in s (exact for the exponential alone) as many. Newton on the concave model from its log-Newton
+    step (to the right of the model's root), capped at :data:`_MAX_STEP`."""
+    b = slope + ce
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        dx = np.minimum(-G / slope, _MAX_STEP)
+        for _ in range(40):
+            f = G + b * dx - ce * np.expm1(dx)
+            fp = b - ce * np.exp(dx)
+            nxt = np.clip(dx - f / fp, 0.0, _MAX_STEP)
+            nxt = np.where(np.isfinite(nxt), nxt, dx)
+            if np.all(np.abs(nxt - dx) <= 1e-15 * np.maximum(dx, 1.0)):
+                dx = nxt
+                break
+            dx = nxt
+    return dx
+
+
+def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX,
+            rate: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""The lockstep root finder of every crossing time: :math:`x=\log s` with :math:`G(x)=\ell(e^x)-\ell^*=0`.
 
     ``evaluate(x, idx)`` returns :math:`(\ell, d\ell/dx)` at ``x`` (a 1-d array) for the points ``idx``, where
@@ -463,7 +567,9 @@ def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX) -> 
     the scalar calls' values bit for bit).
 
     Returns ``(x, beyond)``: ``beyond`` marks points whose root lies above :math:`s=e^{x_{\max}}` (the caller
-    raises); ``x_max`` a number or an array of the points' bounds.
+    raises); ``x_max`` a number or an array of the points' bounds. ``rate``: the slowest exponential rate of
+    each point's mixture (:math:`\lambda_-` without weight decay); left of the root the step is then that of
+    :func:`_model_step` (2-3 evaluations from the Jensen start on the Fig. 7 grid, against 7-9 for log-Newton).
     """
     x = np.array(x0, dtype=np.float64)
     xmax = np.broadcast_to(np.asarray(x_max, dtype=np.float64), x.shape)
@@ -499,12 +605,23 @@ def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX) -> 
         lo_a = np.where(tangent_ok, np.maximum(lo_a, xt), lo_a)
         # proposal: log-Newton on the left (exact for power laws), the s-tangent on the right (exact for
         # exponentials); capped at 10 e-folds; bisection in log s if it leaves the bracket
-        prop = np.where(G >= 0, xa + np.minimum(y, _MAX_STEP), np.where(tangent_ok, xt, xa - _MAX_STEP))
+        if rate is None:
+            left = xa + np.minimum(y, _MAX_STEP)
+        else:
+            with np.errstate(over="ignore"):
+                ce = np.minimum(rate[act] * np.exp(xa), 1e300)
+            left = xa + np.where(ok & (G > 0), _model_step(np.where(ok, G, 0.0), np.where(ok, slope, -1.0), ce),
+                                 np.minimum(y, _MAX_STEP))
+        prop = np.where(G >= 0, left, np.where(tangent_ok, xt, xa - _MAX_STEP))
         both = np.isfinite(lo_a) & np.isfinite(hi_a)
         inside = (prop >= lo_a) & (prop < hi_a)
         xn = np.where(inside, prop, np.where(both, 0.5 * (lo_a + hi_a), prop))
-        done = (ok & (np.abs(y) < _NEWTON_TOL)) | (G == 0) | (both & (hi_a - lo_a < _NEWTON_TOL))
-        x[act] = np.where(G == 0, xa, np.where(ok & (np.abs(y) < _NEWTON_TOL), xa + y, xn))
+        # converged: a Newton step below _NEWTON_TOL, applied (quadratic convergence: the error after it is
+        # below |G''/(2G')| y^2 <= y^2/2 = 5e-15 in log s for the power-law-times-exponential decays), or a
+        # bracket narrower than _BRACKET_TOL
+        newton = ok & (np.abs(y) < _NEWTON_TOL)
+        done = newton | (G == 0) | (both & (hi_a - lo_a < _BRACKET_TOL))
+        x[act] = np.where(G == 0, xa, np.where(newton, xa + y, xn))
         lo[act] = lo_a
         hi[act] = hi_a
         act = act[~done]
@@ -520,7 +637,7 @@ def _newton(evaluate, ltarget: np.ndarray, x0: np.ndarray, x_max=_LOG_S_MAX) -> 
 
 
 def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool,
-           log_alpha2: np.ndarray | None = None) -> np.ndarray:
+           log_alpha2: np.ndarray | None = None, x_max=_LOG_S_MAX) -> tuple[np.ndarray, np.ndarray]:
     r"""Root :math:`s` of :math:`\log D(s)=\log(\text{target})` for flat arrays (target in (0, D(0))), eq. 14.
 
     Start: the Jensen bound :math:`D(s)\ge D(0)e^{-\mu s}`, :math:`\mu=-D'(0)/D(0)` (closed form: with
@@ -538,14 +655,81 @@ def _solve(lam: np.ndarray, g: np.ndarray, target: np.ndarray, gen: bool,
     mu = np.where(big, (1.0 + g) / 1.0 if gen else (1.0 + lam + g), mu)
     s0 = (log_D0 - np.log(target)) / mu  # not log(D0/target): the ratio overflowed for a subnormal target
     x0 = np.log(np.maximum(s0, 1e-300))
+    lm, _ = _edges(lam)
+    rate = np.where(g > 0, 0.5 * (lm + g), lm)  # the slowest exponential of D: e^{-s(lam_- + g)/2} (B term)
+    if gen:  # the atom's alpha^2 (1 - 1/lam) e^{-s g}/2
+        rate = np.where((lam > 1.0) & (g > 0) & (log_alpha2 > -np.inf), np.minimum(rate, g), rate)
     x, beyond = _newton(lambda xa, act: _decay(np.exp(xa), lam[act], g[act], gen, log_alpha2[act]),
-                        np.log(target), x0)
-    if np.any(beyond):
-        k = int(np.argmax(beyond))
-        raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(lam[k])!r}, "
-                          f"gamma={float(2 * g[k])!r}, target L* d_out - L(inf) = {float(target[k])!r}): t* is beyond the "
-                          "double range")
-    return np.exp(x)
+                        np.log(target), x0, x_max, rate=rate)
+    return np.exp(x), beyond
+
+
+_CHUNK = 4096  # points a crossing solve handles at once: its (points x nodes) temporaries stay ~ 20 MB
+
+
+def _solve_closed(lam: np.ndarray, log_alpha2: np.ndarray, log_target: np.ndarray, gen: bool, x_max):
+    r"""(s, beyond) where the decaying part :math:`c_\alpha C_q(s)` of gradient flow without weight decay falls to
+    ``exp(log_target)`` (:math:`d_{\rm out}=1` units, :math:`c_\alpha=(1+\alpha^2)/2`): :math:`C_1=\Phi_1`,
+    :math:`C_0` the continuous part of :math:`\Phi_0`, closed forms of `grokclocks.rmt` with their derivatives
+    :math:`-\mathbb E[\nu^2e^{-s\nu}]/\Phi_1` and :math:`-\Phi_1/C_0`; Jensen start :math:`C_q(0)e^{-\mu s}`
+    (:math:`C_1(0)=1`, :math:`\mu=1+\lambda`; :math:`C_0(0)=\min(1,1/\lambda)`, :math:`\mu=\max(1,\lambda)`)."""
+    lt = log_target - (np.logaddexp(0.0, log_alpha2) - math.log(2.0))
+    lm = rmt._gap(lam)
+    if not gen:
+        x0 = np.log(np.maximum(-lt / (1.0 + lam), 1e-300))
+
+        def evaluate(x, idx):
+            s = np.exp(x)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return rmt._log_phi1(s, lam[idx]), s * rmt._phi1_slope(s, lam[idx])
+    else:
+        gt1 = lam > 1.0
+        with np.errstate(divide="ignore"):
+            x0 = np.log(np.maximum((np.where(gt1, -np.log(lam), 0.0) - lt) / np.where(gt1, lam, 1.0), 1e-300))
+
+        def evaluate(x, idx):
+            s = np.exp(x)
+            a = lam[idx]
+            lc = rmt._log_phi0_cont(s, a)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return lc, -s * np.exp(rmt._log_phi1(s, a) - lc)
+    x, beyond = _newton(evaluate, lt, x0, x_max, rate=lm)
+    return np.exp(x), beyond
+
+
+def _crossing_s(lam: np.ndarray, g: np.ndarray, log_alpha2: np.ndarray, log_target: np.ndarray, gen: bool,
+                x_max=_LOG_S_MAX) -> tuple[np.ndarray, np.ndarray]:
+    r"""THE crossing engine of gradient flow: ``(s, beyond)`` where the decaying part :math:`D(s)` of the loss
+    (:math:`d_{\rm out}\mathcal L=\mathcal L^\infty+D`, :math:`d_{\rm out}=1` units) falls to
+    ``exp(log_target)``, flat arrays: closed forms without weight decay (`_solve_closed`), eq. 14's fixed rule
+    with it (`_solve`). Chunks of :data:`_CHUNK` points, two threads when there are several chunks (numpy
+    releases the GIL in its loops); each point iterates on its own numbers, so the result does not depend on
+    the chunking. ``beyond`` marks roots above :math:`e^{x_{\max}}`."""
+    n = lam.size
+    s = np.empty(n)
+    beyond = np.zeros(n, dtype=bool)
+    x_max = np.broadcast_to(np.asarray(x_max, dtype=np.float64), (n,))
+
+    def run(lo: int) -> None:
+        sl = slice(lo, min(lo + _CHUNK, n))
+        la, gg, al, lt, xm = lam[sl], g[sl], log_alpha2[sl], log_target[sl], x_max[sl]
+        zero = gg == 0.0
+        out, bey = np.empty(la.shape), np.zeros(la.shape, dtype=bool)
+        if np.any(zero):
+            out[zero], bey[zero] = _solve_closed(la[zero], al[zero], lt[zero], gen, xm[zero])
+        pos = ~zero
+        if np.any(pos):
+            out[pos], bey[pos] = _solve(la[pos], gg[pos], np.exp(lt[pos]), gen, al[pos], xm[pos])
+        s[sl], beyond[sl] = out, bey
+
+    starts = range(0, n, _CHUNK)
+    if n > _CHUNK and (os.cpu_count() or 1) > 1:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(run, starts))
+    else:
+        for lo in starts:
+            run(lo)
+    return s, beyond
 
 
 def _crossing(which, lam, gamma, eps, eta0, d_out, level):
@@ -567,7 +751,13 @@ def _crossing(which, lam, gamma, eps, eta0, d_out, level):
         s[never] = np.inf
         solve = ~zero & ~never
         if solve.any():
-            s[solve] = _solve(lam[solve], g[solve], Lam[solve] - Linf[solve], gen)
+            ls, gs = lam[solve], g[solve]
+            s[solve], beyond = _crossing_s(ls, gs, np.zeros(ls.shape), np.log(Lam[solve] - Linf[solve]), gen)
+            if np.any(beyond):
+                k = int(np.argmax(beyond))
+                raise DomainError(f"the crossing s = 4 eta0 t*/d_out exceeds 1.6e308 (lam={float(ls[k])!r}, "
+                                  f"gamma={float(2 * gs[k])!r}, target L* d_out - L(inf) = "
+                                  f"{float((Lam[solve] - Linf[solve])[k])!r}): t* is beyond the double range")
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             # t = s d_out/(4 eta0); (s/4)(d_out/eta0) where that overflows spuriously (4 eta0 = inf at
             # eta0 = 1.7e308 gave inf/inf = NaN for a never-reached level); inf stays inf

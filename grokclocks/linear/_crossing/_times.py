@@ -29,7 +29,7 @@ from scipy import optimize
 from ... import _mpgrid, rmt
 from ... import _validate as V
 from ..._mpgrid import _half_gamma
-from .._conventions import _FLOAT_MAX, _flow_time, _gd_time, _ROOT_RTOL, _T_MAX
+from .._conventions import _FLOAT_MAX, _gd_time, _ROOT_RTOL, _T_MAX
 from .._losses import _log_c, _log_loss_inf
 from .._losses._flow import _log_alpha2
 from .._losses._gd import (_check_gd_stable, _gd_parts, _log_loss_gd_nowd_adaptive, _log_loss_gd_rule,
@@ -54,55 +54,18 @@ def _beyond(which: str, mask: np.ndarray, t_cap, lam, eps, eta0, gamma) -> V.Dom
         f"gamma={float(gamma[k])!r})")
 
 
-def _flow0_s(which: str, lam: np.ndarray, T: np.ndarray, x_max: np.ndarray):
-    """(s, beyond) of gradient flow at γ = 0: log Φ_q(s) = T (< 0), flat arrays."""
-    if which == "train":
-        lt = T
-        x0 = np.log(np.maximum(-T / (1.0 + lam), 1e-300))  # Phi_1(s) >= e^{-(1 + lam) s} (Jensen)
-
-        def evaluate(x, idx):
-            s = np.exp(x)
-            with np.errstate(over="ignore", invalid="ignore"):
-                return rmt._log_phi1(s, lam[idx]), s * rmt._phi1_slope(s, lam[idx])
-    else:
-        gt1 = lam > 1.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            la = np.where(gt1, np.log(np.where(gt1, lam - 1.0, 1.0)) - np.log(lam), -np.inf)
-            # the continuous part must fall to e^T - (1 - 1/lam) (> 0: the asymptote is below the target)
-            lt = np.where(gt1, la + np.log(np.expm1(np.where(gt1, T - la, 1.0))), T)
-            log_c0 = np.where(gt1, -np.log(lam), 0.0)  # C(0) = min(1, 1/lam), -C'(0) = E[nu] = 1
-        x0 = np.log(np.maximum((log_c0 - lt) / np.where(gt1, lam, 1.0), 1e-300))
-
-        def evaluate(x, idx):
-            s = np.exp(x)
-            a = lam[idx]
-            lc = rmt._log_phi0_cont(s, a)
-            with np.errstate(over="ignore", invalid="ignore"):
-                return lc, -s * np.exp(rmt._log_phi1(s, a) - lc)
-    x, beyond = _mpgrid._newton(evaluate, lt, x0, x_max)
-    return np.exp(x), beyond
-
-
 def _flow_times(which, lam, eps, eta0, d, gamma, alpha, log_lstar) -> np.ndarray:
     """t* of gradient flow for flat arrays of points that cross (0 < t* < ∞)."""
     t_cap = _t_cap(eta0, d)
     with np.errstate(divide="ignore"):
         x_max = np.minimum(_mpgrid._LOG_S_MAX, _LOG4 + np.log(eta0) + np.log(t_cap) - math.log(d))
-    s = np.empty(lam.shape)
-    zero = gamma == 0.0
-    if np.any(zero):
-        T = log_lstar[zero] + math.log(d) - _log_c(alpha[zero])
-        s0, beyond = _flow0_s(which, lam[zero], T, x_max[zero])
-        if np.any(beyond):
-            idx = np.flatnonzero(zero)
-            raise _beyond(which, beyond, t_cap[idx], lam[idx], eps[idx], eta0[idx], gamma[idx])
-        s[zero] = s0
-    pos = ~zero
-    if np.any(pos):
-        lp, gp = lam[pos], _half_gamma(gamma[pos])
-        gen = which == "gen"
-        target = np.exp(log_lstar[pos] + math.log(d)) - _mpgrid._asymptote(lp, gp, gen)
-        s[pos] = _mpgrid._solve(lp, gp, target, gen, _log_alpha2(alpha[pos]))
+    # the decaying part must fall to d_out L* - d_out L(inf) (log_loss_inf includes 1/d_out): without cancellation
+    log_inf = _log_loss_inf(which, lam, d, gamma, alpha)
+    log_target = log_lstar + math.log(d) + np.log(-np.expm1(log_inf - log_lstar))
+    s, beyond = _mpgrid._crossing_s(lam, np.asarray(_half_gamma(gamma), dtype=np.float64), _log_alpha2(alpha),
+                                    log_target, which == "gen", x_max)
+    if np.any(beyond):
+        raise _beyond(which, beyond, t_cap, lam, eps, eta0, gamma)
     t = np.asarray(_gd_time(s, eta0, d), dtype=np.float64)
     bad = ~(t <= t_cap)
     if np.any(bad):
@@ -130,7 +93,13 @@ def _gd_times(which, lam, eps, eta0, d, gamma, level, alpha, log_lstar) -> np.nd
         # L(t) >= L(0) rho_+^{2t} (every mode decays at most that fast): a certified lower bound
         with np.errstate(divide="ignore"):
             t0 = (_log_c(ar) - math.log(d) - ltr) / (-2.0 * np.log(rho_p[rule]))
-        x, beyond = _mpgrid._newton(evaluate, ltr, np.log(np.maximum(t0, 1e-300)), np.log(t_cap[rule]))
+        # the slowest exponential rate in t (the model step of _newton): rho^t of the lower edge (rho^2t without
+        # weight decay), or the atom's rho(0)^2t
+        lm_r = rmt._gap(lr)
+        rate = -np.log1p(-br * (lm_r + gr)) * np.where(gr > 0, 1.0, 2.0)
+        if which == "gen":
+            rate = np.where((lr > 1.0) & (gr > 0), np.minimum(rate, -2.0 * np.log1p(-br * gr)), rate)
+        x, beyond = _mpgrid._newton(evaluate, ltr, np.log(np.maximum(t0, 1e-300)), np.log(t_cap[rule]), rate=rate)
         if np.any(beyond):
             idx = np.flatnonzero(rule)
             raise _beyond(which, beyond, t_cap[idx], lam[idx], eps[idx], eta0[idx], gamma[idx])
