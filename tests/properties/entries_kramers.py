@@ -220,14 +220,14 @@ ENTRIES = [
           inf="overflow: 1/(2 gamma) for a subnormal lam"),
     Entry("kramers.rf_interpolant_norm", build=lambda n: _kernel_problem().map(lambda d: {"K_a": d["K_a"], "y": d["y"]}),
           bad={"K_a": _sq_bad("K_a"), "y": _vec_bad("y")}, names={"K_a": ("y",), "y": ("K_a",)}, check=nonneg),
-    *[Entry(f"kramers.{f}", {"delta_F": Pos(typ=(0.1, 5.0), vec=False), "T": Pos(typ=(0.1, 5.0), vec=False)},
+    *[Entry(f"kramers.{f}", {"delta_F": Pos(typ=(0.1, 5.0)), "T": Pos(typ=(0.1, 5.0))}, vec=True,
             build=lambda n: _hess(), bad={"hess_min": _hess_bad("hess_min"), "hess_saddle": _hess_bad("hess_saddle")},
             names={"hess_min": ("hess_saddle", "degenerate"), "hess_saddle": ("hess_min", "degenerate")},
             check=None if f.startswith("log") else nonneg,
             inf="overflow: delta_F / T beyond 1.8e308 (log time), its exp (time); the rate underflows to 0")
       for f in ("eyring_kramers_time", "log_eyring_kramers_time", "eyring_kramers_rate")],
-    *[Entry(f"kramers.{f}", {"curv_min": Pos(typ=(0.1, 10.0), vec=False), "curv_saddle": Real(-INF, 0.0, typ=(-10.0, -0.1), vec=False),
-                             "delta_F": Pos(typ=(0.1, 5.0), vec=False), "T": Pos(typ=(0.1, 5.0), vec=False)},
+    *[Entry(f"kramers.{f}", {"curv_min": Pos(typ=(0.1, 10.0)), "curv_saddle": Real(-INF, 0.0, typ=(-10.0, -0.1)),
+                             "delta_F": Pos(typ=(0.1, 5.0)), "T": Pos(typ=(0.1, 5.0))}, vec=True,
             check=None if f.startswith("log") else nonneg,
             inf=None if f == "kramers_time_1d" else "overflow: delta_F / T beyond 1.8e308 (the log of the time)")
       for f in ("kramers_time_1d", "log_kramers_time_1d")],
