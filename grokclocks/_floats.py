@@ -38,6 +38,25 @@ def _normal(x: np.ndarray) -> np.ndarray:
     return np.isfinite(x) & (np.abs(x) >= TINY)
 
 
+_MAX = float(np.finfo(np.float64).max)
+
+
+def _power(x: np.ndarray, a: Any) -> np.ndarray:
+    """x**a with the common integer and half powers as one arithmetic operation (the same correctly rounded
+    value as ``np.power``, 5-20x faster)."""
+    if np.ndim(a) == 0:
+        a = float(a)
+        if a == 1.0:
+            return x
+        if a == -1.0:
+            return 1.0 / x
+        if a == 2.0:
+            return x * x
+        if a == 0.5:
+            return np.sqrt(x)
+    return np.power(x, a)
+
+
 def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
     r""":math:`\prod_ix_i^{a_i}` for positive finite :math:`x_i` (arrays broadcast), real :math:`a_i`.
 
@@ -48,8 +67,22 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
     """
     xs = [np.asarray(x, dtype=np.float64) for x in bases]
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        direct = np.ones(np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers)))
-        ok = np.ones(direct.shape, dtype=bool)
+        shape = np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers))
+        # fast path: every factor and partial product a normal double, decided by min/max reductions (the
+        # bases are positive); integer powers 1, -1, 2 as one multiplication or division (correctly rounded,
+        # as pow is), 0.5 as sqrt
+        direct, normal = None, True
+        for x, a in zip(xs, powers):
+            f = _power(x, a)
+            direct = f if direct is None else direct * f
+            if normal and f.size:
+                normal = (float(f.min()) >= TINY and float(f.max()) <= _MAX
+                          and float(np.min(direct)) >= TINY and float(np.max(direct)) <= _MAX)
+        direct = np.broadcast_to(direct, shape) if direct is not None else np.ones(shape)
+        if normal:
+            return np.array(direct, dtype=np.float64)
+        direct = np.ones(shape)
+        ok = np.ones(shape, dtype=bool)
         for x, a in zip(xs, powers):
             f = np.power(x, a)
             direct = direct * f
@@ -217,13 +250,17 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
     """log(a / b) for a, b > 0 (arrays broadcast), without overflow of a / b and without cancellation for
     a ~ b: ``log1p`` of the exact difference (Sterbenz) for b/2 <= a <= 2b, the log of the quotient where it
     is a normal double, log a - log b elsewhere (|log(a / b)| > 708 there: relative error <= 2 eps)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         q = a / b
-        out = np.where((q >= TINY) & np.isfinite(q), np.log(q), np.log(a) - np.log(b))
+        out = np.log(q)  # the common case; the two others only on the points that need them
+        far = ~((q >= TINY) & (q <= _MAX))
+        if np.any(far):
+            out = np.where(far, np.log(a) - np.log(b), out)
         near = (a <= 2.0 * b) & (b <= 2.0 * a)
-        return np.where(near, np.log1p((a - b) / b), out)
+        if np.any(near):
+            out = np.where(near, np.log1p((a - b) / b), out)
+        return out
 
 
 # ============================================================================ double-double arithmetic

@@ -177,6 +177,15 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
     DomainError
         If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
+    t = type(x)
+    if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
+        # the scalar fast path (a Python or NumPy float, a Python int in the float range; bool is not int here):
+        # one comparison instead of the array checks, ~1 us instead of ~15 (the whole check of a scalar call)
+        v = float(x)
+        if v - v != 0.0 and not ((v != v and allow_nan) or (v in _INFS and allow_inf)):
+            raise _bad(name, np.float64(v), True, "finite" + (" or NaN" if allow_nan else "")
+                       + (" or +-inf" if allow_inf else ""))
+        return v if scalar else np.array(v)
     if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _not_real(name, x)
     try:
@@ -191,16 +200,28 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
             a = np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
         except OverflowError as exc:
             raise DomainError(f"{name} must be finite (got {show(x)})") from exc
+    elif kind == "f" and raw.dtype == np.float64:
+        # no copy of a float64 array: a read-only view (an engine that wrote into its validated input would fail
+        # loudly instead of changing the caller's array); the copy cost as much as the formula of a one-line
+        # function (measured: kl_rate_power 7 ms for 1e5 points against 0.02 ms for q * q)
+        a = raw.view()
+        a.flags.writeable = False
     elif kind in "fiu":
         a = raw.astype(np.float64)
     else:  # b (bool), c (complex), U/S (text), M/m (datetime), V (void)
         raise _not_real(name, x)
     if a.size == 0 and not allow_empty:
         raise DomainError(f"{name} must not be empty")
+    if not allow_nan and not allow_inf and a.size and math.isfinite(float(a.min()) + float(a.max())):
+        return _scalar_if(a, name, scalar)  # two SIMD reductions (NaN propagates through min and max)
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
     return _scalar_if(a, name, scalar)
+
+
+_INT_FLOAT_MAX = 2**1023  # Python ints below this convert to a finite float
+_INFS = (math.inf, -math.inf)
 
 
 def _scalar_if(a: np.ndarray, name: str, scalar: bool) -> Any:
@@ -308,10 +329,14 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> A
         If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) > 0:
+            raise _bad(name, a, True, "> 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) > 0:
+        return _scalar_if(a, name, scalar)
     bad = a <= 0
-    if np.any(bad):
-        raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
 
 
 def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
@@ -341,10 +366,14 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -
         If an entry is not real, not finite or < 0.
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) >= 0:
+            raise _bad(name, a, True, ">= 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) >= 0:
+        return _scalar_if(a, name, scalar)
     bad = a < 0
-    if np.any(bad):
-        raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
 
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
@@ -379,10 +408,14 @@ def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = 
         If an entry is not real, not finite or outside (`lo`, `hi`).
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not lo < float(a) < hi:
+            raise _bad(name, a, True, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or (float(a.min()) > lo and float(a.max()) < hi):
+        return _scalar_if(a, name, scalar)
     bad = (a <= lo) | (a >= hi)
-    if np.any(bad):
-        raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
 
 
 def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",

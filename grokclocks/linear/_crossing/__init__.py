@@ -67,21 +67,28 @@ def accuracy_from_loss(L, eps, d_out=1):
         # +inf where L = 0 or the ratio overflows: P(a, inf) = 1.  (d/2)(eps/L), not d eps/(2 L): that was
         # inf/inf = NaN at L = eps = 1.7e308, d_out = 10^6
         x = (0.5 * d) * (ee / LL)
-        acc = special.gammainc(0.5 * d, x)
+        # d_out = 1: P(1/2, x) = erf(sqrt(x)), 3.7x faster than gammainc and exact to an ulp where gammainc(1/2, x)
+        # lost 2.1e-14 (x ~ 1e-222, measured against mpmath)
+        acc = special.erf(np.sqrt(x)) if d == 1 else special.gammainc(0.5 * d, x)
         # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
         # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
         # below ~1e-308 to 0 (3.6e-312 at d_out = 37, x = 1e-16).  Used where x < 1e-3 and P < 1e-280
         # (30 terms: the omitted one is below 1e-90 relative) or x < 1e-300.
         a = 0.5 * d
-        log_x = math.log(a) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
-        log_lead = a * log_x - special.gammaln(a + 1.0)
-        use = (LL > 0) & (log_x < math.log(1e-3)) & ((log_lead < math.log(1e-280)) | (log_x < -690.0))
-        xs = np.exp(np.where(use, log_x, -np.inf))
-        series, term = np.ones_like(xs), np.ones_like(xs)
-        for k in range(1, 31):
-            term = term * xs / (a + k)
-            series = series + term
-        acc = np.where(use, np.exp(log_lead - xs + np.log(series)), acc)
+        # the series only where it is needed (x < 1e-3 and P < 1e-280, or x < 1e-300): x itself decides
+        small = (LL > 0) & (x < 1e-3)
+        if np.any(small):
+            acc = np.array(acc, dtype=np.float64)
+            Ls, es = LL[small], ee[small]
+            log_x = math.log(a) + np.log(es) - np.log(Ls)
+            log_lead = a * log_x - special.gammaln(a + 1.0)
+            use = (log_lead < math.log(1e-280)) | (log_x < -690.0)
+            xs = np.exp(log_x)
+            series, term = np.ones_like(xs), np.ones_like(xs)
+            for k in range(1, 31):
+                term = term * xs / (a + k)
+                series = series + term
+            acc[small] = np.where(use, np.exp(log_lead - xs + np.log(series)), acc[small])
     return V.scalar_or_array(acc)
 
 
