@@ -54,11 +54,18 @@ Safeguarded Newton on :math:`G=\log D(s)-\log(\text{target})` for all grid point
 :math:`x=\log s`.  :math:`D` is a positive mixture of exponentials, hence log-convex: :math:`G` is convex
 and decreasing in :math:`s`, so the zero of the tangent in :math:`s` at any iterate is a *certified lower
 bound* of the root.  Start: the Jensen bound :math:`D(s)\ge D(0)e^{-\mu s}`, :math:`\mu=-D'(0)/D(0)`
-(closed form), another certified lower bound.  Step: left of the root the Newton step in
-:math:`\log s` (exact for power laws, e.g. :math:`D\sim s^{-1/2}` at :math:`\lambda=1`), capped at 10 e-folds;
-right of the root the tangent in :math:`s` (exact for pure exponentials); bisection in :math:`\log s` if a
-step leaves the bracket.  Converged when the Newton step is below :math:`10^{-11}` in :math:`\log s`;
-the final step is applied, so the residual error is set by the quadrature (:math:`\sim10^{-13}`).
+(closed form), another certified lower bound.  Step: left of the root the root of the local model
+:math:`G+b\Delta-cs(e^\Delta-1)` (:math:`c` the mixture's slowest rate: exact for the large-s form
+:math:`a-b\log s-cs` of every MP decay; 4.7 evaluations a crossing on the Fig. 7 grid against 7-9 for the
+plain log-Newton step), capped at 10 e-folds; right of the root the tangent in :math:`s` (exact for pure
+exponentials); bisection in :math:`\log s` if a step leaves the bracket.  Converged when the Newton step is
+below :math:`10^{-7}` in :math:`\log s`; the final step is applied (quadratic convergence: error below
+:math:`y^2/2=5\cdot10^{-15}`), so the residual error is set by the quadrature (:math:`\sim10^{-13}`).
+
+The same iteration (`_newton`) solves every crossing time of the package: gradient flow without weight
+decay on rmt's closed forms (`_solve_closed`), with it on the rule above (`_solve`), both reached through
+`_crossing_s`, which also chunks the points (4096 at a time, ~20 MB of temporaries) and runs two threads;
+`grokclocks.linear.t_star` and `grok_time` use it too, so a grid and a point give the same numbers.
 """
 
 from __future__ import annotations

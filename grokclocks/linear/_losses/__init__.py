@@ -55,7 +55,9 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
         \mathcal L_{\rm tr}=\frac1{2d_{\rm out}}\mathbb E\Big[\nu\Big(\alpha^2e^{-s(\nu+g)}
         +\Big(\frac{e^{-s(\nu+g)/2}\nu+g}{\nu+g}\Big)^2\Big)\Big],\quad g=\frac\gamma2,\ s=\frac{4\eta_0t}{d_{\rm out}},
 
-    evaluated by QAWS quadrature in log space; the ratio is the spec's 1 − (1 − e^(−…))ν/(ν + g) written
+    evaluated in log space as the closed-form plateau (eq. 15) plus its decaying part by a fixed Gauss–Jacobi
+    rule over the law (`grokclocks.linear.grok_time_grid`'s engine, proved against the spec's QAWS quadrature,
+    all points at once); the ratio is the spec's 1 − (1 − e^(−…))ν/(ν + g) written
     without cancellation. `discrete=True` gives the exact GD value: e^(−s(ν+g)/2) → (1 − 2η₀(ν + g)/d_out)^t.
 
     Parameters
@@ -79,8 +81,9 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
     discrete : bool
         False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
         (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
-        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
-        underflows.
+        With γ > 0 and oscillating top modes (2η₀(λ₊ + γ/2)/d_out > 1, the adaptive corner) it also raises
+        `DomainError` where the loss is below 10⁻²⁹⁰, where that quadrature underflows (the fixed rule elsewhere
+        works in logs).
     wd_convention : {"paper", "torch"}
         Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
         "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
@@ -100,8 +103,8 @@ def loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=Fal
     Notes
     -----
     Measured accuracy (Accuracy page of the documentation; t, η₀, λ in [10⁻³⁰⁸, 10³⁰⁰]): γ = 0, relative error
-    ≤ 10⁻¹⁴·max(1, |log L|) (that of `grokclocks.rmt.mp_log_laplace_nu`); γ > 0 and `discrete=True` (QAWS
-    quadrature, relative tolerance 10⁻¹²), ≤ 10⁻¹².
+    ≤ 10⁻¹⁴·max(1, |log L|) (that of `grokclocks.rmt.mp_log_laplace_nu`); γ > 0 and `discrete=True` (fixed
+    rules; the spec's adaptive QAWS quadrature only where top modes of GD oscillate), ≤ 10⁻¹².
 
     References
     ----------
@@ -147,8 +150,9 @@ def loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=False
     discrete : bool
         False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
         (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
-        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
-        underflows.
+        With γ > 0 and oscillating top modes (2η₀(λ₊ + γ/2)/d_out > 1, the adaptive corner) it also raises
+        `DomainError` where the loss is below 10⁻²⁹⁰, where that quadrature underflows (the fixed rule elsewhere
+        works in logs).
     wd_convention : {"paper", "torch"}
         Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
         "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
@@ -209,8 +213,9 @@ def log_loss_train(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete
     discrete : bool
         False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
         (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
-        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
-        underflows.
+        With γ > 0 and oscillating top modes (2η₀(λ₊ + γ/2)/d_out > 1, the adaptive corner) it also raises
+        `DomainError` where the loss is below 10⁻²⁹⁰, where that quadrature underflows (the fixed rule elsewhere
+        works in logs).
     wd_convention : {"paper", "torch"}
         Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
         "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
@@ -264,8 +269,9 @@ def log_loss_gen(t, lam, eta0, *, d_out=1, gamma=0.0, init_scale=1.0, discrete=F
     discrete : bool
         False (default): gradient flow. True: the exact loss of discrete gradient descent with step η₀
         (spec `levi:gd-exact`); needs 2η₀(λ₊ + γ/2)/d_out < 2 with λ₊ = (1 + √λ)² (else `DomainError`).
-        With γ > 0 it also raises `DomainError` where the loss is below 10⁻²⁹⁰, where its one quadrature
-        underflows.
+        With γ > 0 and oscillating top modes (2η₀(λ₊ + γ/2)/d_out > 1, the adaptive corner) it also raises
+        `DomainError` where the loss is below 10⁻²⁹⁰, where that quadrature underflows (the fixed rule elsewhere
+        works in logs).
     wd_convention : {"paper", "torch"}
         Convention of `gamma`. "paper" (default): the paper's γ of eq. (3), whose GD step adds η₀γS/d_out.
         "torch": the `weight_decay` of PyTorch's `SGD` on a mean-reduced MSE, whose step adds η₀γS;
