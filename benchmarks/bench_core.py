@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 import scipy
-from scipy import integrate, optimize, special
+from scipy import integrate, special
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

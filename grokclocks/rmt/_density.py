@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from .. import _validate as V
 from ..citations import cites
-from ._support import _edge_distances, _gap, _lam
+from ._support import _edge_distances, _lam
 
 
 @cites("levi:eq6")

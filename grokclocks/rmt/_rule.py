@@ -42,7 +42,7 @@ from scipy.special import betaln, roots_jacobi
 
 
 _TRUNC = 40.0
-_LADDER = (24, 32, 48, 64, 80, 96, 128, 160, 192, 256)
+_LADDER = (24, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384)
 _N_Y = 32
 _LOG_8_PI = math.log(8.0 / math.pi)
 _LOG_2_PI = math.log(2.0 / math.pi)

@@ -43,6 +43,20 @@ def _log_zgen(lam, eps):
             - 2 / 3 * math.log(eps))
 
 
+def _eq25_bracket_kappa(lam, eps):
+    """Condition number (|2 log a| + |3 log1p(x)|)/|bracket| of eq. 25's bracket -2 log a + 3 log1p(x), x = (2/3)
+    log a/log z_gen: the bracket vanishes where eq. 25's Delta t changes sign (measured: 2.45e-13 at lam = 0.347,
+    eps = 0.043, where the bracket is -0.03 from terms of 3.6; the old sample, cut at 1154 points by its time
+    limit, had not drawn there)."""
+    la = 2.0 * math.log1p(-math.sqrt(lam))
+    lz = _log_zgen(lam, eps)
+    x = (2.0 / 3.0) * la / lz
+    if not (lz > 0 and x > -1):
+        return 1.0
+    b = -2.0 * la + 3.0 * math.log1p(x)
+    return max(1.0, (abs(2.0 * la) + abs(3.0 * math.log1p(x))) / max(abs(b), 1e-300))
+
+
 def _s_overflows(t, eta0, d_out=1, **_):
     """s = 4 eta0 t / d_out beyond the double range, in exact arithmetic (the library forms s without
     overflowing on 4 eta0 or eta0 t: linear._conventions._flow_time)."""
@@ -593,11 +607,14 @@ CASES = [
                  # x = (2/3) log a/log z_gen carries the absolute error of log z_gen (a sum of logarithms,
                  # ~eps sum |log|) relative to |log z_gen|: 1e-7 at log z_gen = 1e-7 (a switch point of the
                  # NaN boundary log z_tr = 0, lam = 1.5e-154: the draws had not been there)
-                 rtol=lambda lam, eps, eta0: _log_rtol(lam, eps, eta0) / min(1.0, abs(1.0 - _log_zgen(lam, eps)),
-                                                                           abs(_log_zgen(lam, eps))),
-                 rtol_doc="4e-16 (10 + |log lam| + |log eps| + |log eta0|)/min(1, |1 - log z_gen|, |log z_gen|) "
-                          "(log z_gen is a sum of logarithms, the bracket is 4 sqrt(lam)(1 - 1/log z_gen) at small "
-                          "lam, and (2/3) log a/log z_gen divides by it)",
+                 rtol=lambda lam, eps, eta0: _log_rtol(lam, eps, eta0) * max(
+                     1.0 / min(1.0, abs(1.0 - _log_zgen(lam, eps)), abs(_log_zgen(lam, eps))),
+                     _eq25_bracket_kappa(lam, eps)),
+                 rtol_doc="4e-16 (10 + |log lam| + |log eps| + |log eta0|) max(1/min(1, |1 - log z_gen|, "
+                          "|log z_gen|), kappa) (log z_gen is a sum of logarithms, the bracket is 4 sqrt(lam)(1 - "
+                          "1/log z_gen) at small lam, and (2/3) log a/log z_gen divides by it; kappa = (|2 log a| + "
+                          "|3 log1p x|)/|bracket|, the condition number of the bracket where eq. 25's Delta t changes "
+                          "sign)",
                  ci_examples=30,
                  # NaN where log z_tr <= 0
                  branches=(Branch("lam", (0.25,)),

@@ -33,7 +33,9 @@ def _lstar_values(eps, d: float, level) -> np.ndarray:
     with np.errstate(over="ignore", divide="ignore", under="ignore"):
         if d == 1.0:
             e = special.erfinv(level)
-            return np.where(e > 1e-150, eps / (2.0 * e * e), 0.5 * ((eps / e) / e))
+            # halved before the second division: 0.5 ((eps/e)/e) overflowed to inf for L* = 1.46e308 (eps =
+            # 1.8e-182, level = 8.8e-246; an undocumented ResultOverflow found by the accuracy run, also before)
+            return np.where(e > 1e-150, eps / (2.0 * e * e), ((eps / e) * 0.5) / e)
         a = 0.5 * d
         x, log_x = _mpgrid._p_inverse(d, level)
         # below x = 1e-300 (0 at level 5e-324) from log x; overflow there means L* > 1.8e308

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _validate as V
 from ...citations import cites
-from .._conventions import _d_out, _eta0, _flag, _flow_time, _gamma_paper, _init_scale, _lam, _t
+from .._conventions import _d_out, _eta0, _flag, _gamma_paper, _init_scale, _lam, _t
 from ._flow import _check_finite_s, _log_c, _log_loss_inf, _log_phi
 from ._gd import _check_gd_stable
 from ._engine import _log_loss
