@@ -6,9 +6,10 @@ here from the function's equation with numpy/scipy only (nothing from grokclocks
 ``scipy.special`` for the special functions, a vectorised bisection for a root, and for an integral with no
 closed form the straightforward scipy one, ``scipy.integrate.quad`` (+ ``brentq``) per point.  The two are
 timed side by side in one process on the same seeded random arguments at 1e3, 1e5 and 1e6 points,
-interleaved (library, plain, plain, library, ...), the median of ``--repeats`` (>= 5) runs each.  A plain
-version that loops in Python per point is timed on a subsample (``--loop-points``, default 200) and
-scaled linearly to the full size (marked ``extrapolated``).  Besides throughput it records the latency of
+interleaved (library, plain, plain, library, ...), the median of ``--repeats`` (>= 5) runs each (>= 25 for
+calls under 50 ms).  A plain version that loops in Python per point is timed on a subsample
+(``--loop-points``, default 200) and scaled linearly to the full size, and so is a vectorised plain version
+that would take over 20 s a run (timed at the next smaller size); both are marked ``extrapolated``.  Besides throughput it records the latency of
 one scalar call (median of 7 x 200 calls), the largest relative difference between the two versions on the
 benchmark's points, and where the plain formula loses digits, its error against mpmath at a few points.
 
@@ -474,12 +475,17 @@ def _time(fn, args, repeats):
 def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> dict:
     out = {"name": case.name, "kind": case.kind, "note": case.note, "sizes": {}}
     per_point = getattr(case.plain, "per_point", False)
+    plain_per_point = None  # seconds a point of the plain version took at the previous size
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for n in sizes:
             rng = np.random.default_rng(seed)
             args = case.args(rng, n)
             m = min(n, loop_points) if per_point else n
+            if not per_point and plain_per_point is not None and plain_per_point * n > 20.0:
+                # a vectorised plain version that would take over 20 s a run (the bisections at 1e6 points):
+                # timed on the previous size's point count and scaled linearly (it is linear in n)
+                m = max(k for k in sizes if k < n)
             pargs = tuple(a[:m] if np.ndim(a) >= 1 else a for a in args)
             t_warm = _time(case.lib, args, 1)[0] + _time(case.plain, pargs, 1)[0]  # warm-up (rule caches, imports)
             # fast calls get more runs (>= 25, about 0.3 s in all): one preemption on the shared machine
@@ -494,8 +500,9 @@ def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> di
                     tp += _time(case.plain, pargs, 1)
                     tl += _time(case.lib, args, 1)
             lib_s, plain_s = statistics.median(tl), statistics.median(tp) * (n / m)
+            plain_per_point = plain_s / n
             rec = {"lib_s": lib_s, "plain_s": plain_s, "ratio": lib_s / plain_s, "repeats": reps,
-                   "lib_points_per_s": n / lib_s, "plain_extrapolated_from": m if per_point else None,
+                   "lib_points_per_s": n / lib_s, "plain_extrapolated_from": m if m < n else None,
                    "lib_range_s": [min(tl), max(tl)], "plain_range_s": [min(tp) * n / m, max(tp) * n / m]}
             if case.compare:
                 a = np.asarray(_first(case.lib(*pargs)), dtype=float).reshape(-1)
@@ -505,7 +512,7 @@ def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> di
                 rec["non_finite_mismatch"] = int(np.sum(np.isfinite(a) != np.isfinite(b)))
             out["sizes"][str(n)] = rec
             print(f"  {case.name:48s} n={n:>8d}  lib {lib_s:9.4f} s  plain {plain_s:9.4f} s"
-                  f"{' (extrap.)' if per_point else ''}  ratio {lib_s / plain_s:7.3f}", flush=True)
+                  f"{' (extrap.)' if m < n else ''}  ratio {lib_s / plain_s:7.3f}", flush=True)
         sargs = _scalar_args(case.args(np.random.default_rng(seed), 1))
         t = timeit.Timer(lambda: case.lib(*sargs))
         out["scalar_call_us"] = statistics.median(t.repeat(repeat=7, number=200)) / 200 * 1e6
@@ -515,29 +522,27 @@ def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> di
 # ----------------------------------------------------------------------------------------- where plain loses digits
 
 def digits_demo() -> list[dict]:
-    """The plain formulas against mpmath where they lose digits, and the library at the same points."""
+    """The plain formulas against mpmath where they lose digits, and the library at the same points (the references
+    of tests/accuracy: the CDF's antiderivative in the angle, Phi_0 by quadrature in the angle, 40 digits)."""
     import mpmath as mp
 
-    mp.mp.dps = 40
+    sys.path.insert(0, str(ROOT / "tests" / "accuracy"))
+    import cases_rmt  # noqa: E402 -- the accuracy harness's mpmath references
+
     rows = []
-    for lam, frac in ((1e-20, 0.3), (1e-8, 0.3), (1e-3, 0.3)):
-        r = mp.sqrt(mp.mpf(lam))
-        x = float((1 - r) ** 2 + 4 * r * frac)
-        th = mp.acos((1 + lam - mp.mpf(x)) / (2 * r))
-        ref = (lam * th + r * mp.sin(th) - (1 - lam) * mp.atan2(r * mp.sin(th), 1 - r * mp.cos(th))) / (mp.pi * lam)
-        rows.append({"what": f"mp_cdf(x, lam = {lam:g}), x at 0.3 of the support", "ref": float(ref),
-                     "plain_rel_err": float(abs((mp.mpf(float(p_cdf(np.array(x), np.array(lam)))) - ref) / ref)),
-                     "lib_rel_err": float(abs((mp.mpf(float(RM.mp_cdf(x, lam))) - ref) / ref))})
-    for lam, s in ((0.3, 98.0), (0.7, 1124.0), (0.9, 1.9e4), (0.25, 400.0), (1e-30, 2.0)):
-        L, S = mp.mpf(lam), mp.mpf(s)
-        # Phi_0 as E[e^{-s nu}] by mpmath quadrature in the angle (both edges smooth there)
-        rr = mp.sqrt(L)
-        ref = 2 / mp.pi * mp.quad(lambda t: mp.sin(t) ** 2 * mp.exp(-S * (1 + L - 2 * rr * mp.cos(t))) / (1 + L - 2 * rr * mp.cos(t)),
-                                  [0, mp.pi / 4, mp.pi / 2, mp.pi])
-        a = float((1 - rr) ** 2) * s
-        rows.append({"what": f"Phi_0(s = {s:g}; lam = {lam:g}), s (1 - sqrt(lam))^2 = {a:.3g}", "ref": float(ref),
-                     "plain_rel_err": float(abs((mp.mpf(float(p_phi0(np.array(s), np.array(lam)))) - ref) / ref)),
-                     "lib_rel_err": float(abs((mp.mpf(float(RM.mp_laplace(s, lam))) - ref) / ref))})
+    with mp.workdps(40):
+        for lam, frac in ((1e-20, 0.3), (1e-12, 0.3), (1e-8, 0.3), (1e-3, 0.3), (0.5, 0.3), (0.999999, 0.3)):
+            x = float(cases_rmt._nu_in_support(lam, frac))
+            ref = cases_rmt.ref_cdf(x, lam)
+            rows.append({"what": f"mp_cdf(x, lam = {lam:g}), x at {frac} of the support", "ref": float(ref),
+                         "plain_rel_err": float(abs((mp.mpf(float(p_cdf(np.array(x), np.array(lam)))) - ref) / ref)),
+                         "lib_rel_err": float(abs((mp.mpf(float(RM.mp_cdf(x, lam))) - ref) / ref))})
+        for lam, s in ((0.3, 98.0), (0.7, 1124.0), (0.9, 1.9e4), (0.25, 400.0), (0.5, 1e3), (1e-30, 2.0)):
+            ref = mp.exp(cases_rmt.ref_log_phi0(s, lam))
+            a = (1 - math.sqrt(lam)) ** 2 * s
+            rows.append({"what": f"Phi_0(s = {s:g}; lam = {lam:g}), s (1 - sqrt(lam))^2 = {a:.3g}", "ref": float(ref),
+                         "plain_rel_err": float(abs((mp.mpf(float(p_phi0(np.array(s), np.array(lam)))) - ref) / ref)),
+                         "lib_rel_err": float(abs((mp.mpf(float(RM.mp_laplace(s, lam))) - ref) / ref))})
     return rows
 
 
@@ -587,19 +592,27 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--loop-points", type=int, default=200)
     ap.add_argument("--only", default=None, help="modules, comma separated (rmt,linear,...)")
-    ap.add_argument("--match", default=None, help="substring of the function names")
+    ap.add_argument("--match", default=None, help="substrings of the function names, comma separated")
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "core.json")
     ap.add_argument("--render", action="store_true", help="print the Markdown table of an existing results file")
+    ap.add_argument("--merge", action="store_true", help="replace the re-run cases in an existing results file")
+    ap.add_argument("--digits", action="store_true", help="recompute only the digits table of an existing file")
     args = ap.parse_args(argv)
     if args.render:
         print(render(json.loads(args.out.read_text())))
         return {}
+    if args.digits:
+        res = json.loads(args.out.read_text())
+        res["digits"] = digits_demo()
+        args.out.write_text(json.dumps(res, indent=1) + "\n")
+        print(json.dumps(res["digits"], indent=1))
+        return res
     if args.repeats < 5:
         ap.error("--repeats must be >= 5 (medians of at least five interleaved runs)")
     sizes = [int(x) for x in args.sizes.split(",")]
     cases = [c for c in CASES if (args.only is None or c.module in args.only.split(","))
-             and (args.match is None or args.match in c.name)]
+             and (args.match is None or any(m in c.name for m in args.match.split(",")))]
     res = {"benchmark": "core throughput vs plain numpy/scipy versions (benchmarks/bench_core.py)",
            "machine": machine(), "load_before": loadavg(), "sizes": sizes, "repeats": args.repeats,
            "method": "median of interleaved runs (lib, plain alternating; >= 5, >= 25 for calls under 50 ms), "
@@ -614,6 +627,14 @@ def main(argv=None) -> dict:
     res["digits"] = digits_demo()
     res["load_after"] = loadavg()
     res["wall_s"] = time.time() - t0
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        fresh = {c["name"]: c for c in res["cases"]}
+        old["cases"] = [fresh.pop(c["name"], c) for c in old["cases"]] + list(fresh.values())
+        old.setdefault("reruns", []).append({"cases": sorted(c["name"] for c in res["cases"]), "load_before":
+                                             res["load_before"], "load_after": res["load_after"]})
+        old["digits"] = res["digits"]
+        res = old
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=1) + "\n")
     print(f"results: {args.out}; {res['wall_s']:.0f} s; load {res['load_before']} -> {res['load_after']}")

@@ -212,8 +212,10 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         raise _not_real(name, x)
     if a.size == 0 and not allow_empty:
         raise DomainError(f"{name} must not be empty")
-    if not allow_nan and not allow_inf and a.size and math.isfinite(float(a.min()) + float(a.max())):
-        return _scalar_if(a, name, scalar)  # two SIMD reductions (NaN propagates through min and max)
+    if not allow_nan and a.size:  # two SIMD reductions (NaN propagates through min and max)
+        lo_, hi_ = float(a.min()), float(a.max())
+        if math.isfinite(lo_ + hi_) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
+            return _scalar_if(a, name, scalar)
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))

@@ -135,8 +135,11 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     h = V.finite(curvature, "curvature")
     eta, s2, h = np.broadcast_arrays(eta, s2, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        p, e = FL.dd_two_prod(eta, h)  # 2 - eta h with the product's rounding restored: exact near 0
-        gap = np.where(np.abs(h) < 1e300, (2.0 - p) - e, 2.0 - eta * h)
+        gap = 2.0 - eta * h
+        near = np.abs(gap) < 0.5  # 2 - eta h with the product's rounding restored where it cancels (exact there)
+        if np.any(near):
+            p, e = FL.dd_two_prod(eta, h)
+            gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
         bad = ~((eta * h > 0) & (gap > 0))
     if np.any(bad):
         k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
