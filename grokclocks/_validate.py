@@ -212,14 +212,26 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         raise _not_real(name, x)
     if a.size == 0 and not allow_empty:
         raise DomainError(f"{name} must not be empty")
+    r = _forward(a)  # the reductions below ignore order: over memory order they run 10x faster on reversed views
     if not allow_nan and a.size:  # two SIMD reductions (NaN propagates through min and max)
-        lo_, hi_ = float(a.min()), float(a.max())
+        lo_, hi_ = float(r.min()), float(r.max())
         if math.isfinite(lo_ + hi_) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
+            return _scalar_if(a, name, scalar)
+    elif allow_nan and a.size:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
+        # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
+        if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
+                             or math.isinf(float(np.fmax.reduce(r, axis=None)))):
             return _scalar_if(a, name, scalar)
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
     return _scalar_if(a, name, scalar)
+
+
+def _forward(a: np.ndarray) -> np.ndarray:
+    """The same elements with every stride non-negative (a view; for order-free reductions)."""
+    neg = tuple(i for i, st in enumerate(a.strides) if st < 0)
+    return np.flip(a, neg) if neg else a
 
 
 _INT_FLOAT_MAX = 2**1023  # Python ints below this convert to a finite float

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from .._facade import set_home
 from ._adaptive import _quad, mp_expect, mp_log_expect_exp
+from ._bessel import _ive, _log_ive_2sr
 from ._density import mp_cdf, mp_density
 from ._laplace import (
+    _COEF_SMALL,
     _log_phi0,
     _log_phi0_cont,
     _log_phi1,
