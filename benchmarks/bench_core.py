@@ -595,12 +595,22 @@ def main(argv=None) -> dict:
     ap.add_argument("--match", default=None, help="substrings of the function names, comma separated")
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "core.json")
-    ap.add_argument("--render", action="store_true", help="print the Markdown table of an existing results file")
+    ap.add_argument("--render", action="store_true", help="write the Markdown table of an existing results file "
+                    "into docs/benchmarks.md (between its core-table markers; printed if they are absent)")
     ap.add_argument("--merge", action="store_true", help="replace the re-run cases in an existing results file")
     ap.add_argument("--digits", action="store_true", help="recompute only the digits table of an existing file")
     args = ap.parse_args(argv)
     if args.render:
-        print(render(json.loads(args.out.read_text())))
+        table = render(json.loads(args.out.read_text()))
+        page = ROOT / "docs" / "benchmarks.md"
+        text = page.read_text() if page.exists() else ""
+        start, end = "<!-- core-table:start -->", "<!-- core-table:end -->"
+        if start in text and end in text:  # the generated block of the page, nothing else of it
+            head, rest = text.split(start, 1)
+            page.write_text(head + start + "\n" + table + "\n" + end + rest.split(end, 1)[1])
+            print(f"wrote the table into {page}")
+        else:
+            print(table)
         return {}
     if args.digits:
         res = json.loads(args.out.read_text())
