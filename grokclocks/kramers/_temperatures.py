@@ -20,7 +20,7 @@ __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullb
 @cites("kramers:teff-sgd")
 @V.broadcasting("eta", "trace_sigma")
 def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None = None) -> float | np.ndarray:
-    r"""SGD temperature in the diffusion approximation (corrected, erratum E9).
+    r"""SGD temperature in the diffusion approximation (corrected, erratum kramers-9).
 
     .. math:: T_{\rm coord}=\frac{\eta\,\mathrm{tr}\,\Sigma}{2BP}\ (\texttt{n\_params}=P),\qquad
               T_{\rm paper}=\frac{\eta\,\mathrm{tr}\,\Sigma}{2B}=P\,T_{\rm coord}\ (\texttt{n\_params=None}).
@@ -157,7 +157,7 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     the deterministic modified loss F + (η/4)‖∇F‖², not noise), and η²·tr ∇²F has units [θ]²/[F], not [F];
     `coef` is therefore required and carries the missing units. GD in a strict minimum with η < 2/F″ never
     escapes (measured: 10⁶ steps, η up to 0.249 on `double_well_1d(1)`): its escape temperature is 0 (erratum
-    E12).
+    kramers-12).
 
     Parameters
     ----------
