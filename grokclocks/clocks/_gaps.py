@@ -416,7 +416,7 @@ def log_binary_pl_ratio(margin):
     m = V.finite(margin, "margin")
     big = m > 36.0
     mm = np.where(big, 0.0, m)
-    # softplus(+-m) = max(+-m, 0) + log1p(e^-|m|): numpy's logaddexp(0, +-m) to the bit, one exp and log1p for both
+    # softplus(+-m) = max(+-m, 0) + log1p(e^-|m|) (logaddexp(0, +-m)'s form, within an ulp of it; one exp and log1p)
     t = np.log1p(np.exp(-np.abs(mm)))
     small = -2.0 * (np.maximum(mm, 0.0) + t) - np.log(np.maximum(-mm, 0.0) + t)
     if not np.any(big):
