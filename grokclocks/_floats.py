@@ -31,11 +31,30 @@ LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) 
 
 __all__ = ["TINY", "LOG_MAX", "power_product", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
            "signed_power_sum", "scaled_norm", "log_quotient", "dd_two_sum", "dd_two_prod", "dd_mul", "dd_div",
-           "dd_sqrt", "dd_exp"]
+           "dd_sqrt", "dd_exp", "bracketed_root"]
 
 
 def _normal(x: np.ndarray) -> np.ndarray:
     return np.isfinite(x) & (np.abs(x) >= TINY)
+
+
+_MAX = float(np.finfo(np.float64).max)
+
+
+def _power(x: np.ndarray, a: Any) -> np.ndarray:
+    """x**a with the common integer and half powers as one arithmetic operation (the same correctly rounded
+    value as ``np.power``, 5-20x faster)."""
+    if np.ndim(a) == 0:
+        a = float(a)
+        if a == 1.0:
+            return x
+        if a == -1.0:
+            return 1.0 / x
+        if a == 2.0:
+            return x * x
+        if a == 0.5:
+            return np.sqrt(x)
+    return np.power(x, a)
 
 
 def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
@@ -48,8 +67,22 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
     """
     xs = [np.asarray(x, dtype=np.float64) for x in bases]
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        direct = np.ones(np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers)))
-        ok = np.ones(direct.shape, dtype=bool)
+        shape = np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers))
+        # fast path: every factor and partial product a normal double, decided by min/max reductions (the
+        # bases are positive); integer powers 1, -1, 2 as one multiplication or division (correctly rounded,
+        # as pow is), 0.5 as sqrt
+        direct, normal = None, True
+        for x, a in zip(xs, powers):
+            f = _power(x, a)
+            direct = f if direct is None else direct * f
+            if normal and f.size:
+                normal = (float(f.min()) >= TINY and float(f.max()) <= _MAX
+                          and float(np.min(direct)) >= TINY and float(np.max(direct)) <= _MAX)
+        direct = np.broadcast_to(direct, shape) if direct is not None else np.ones(shape)
+        if normal:
+            return np.array(direct, dtype=np.float64)
+        direct = np.ones(shape)
+        ok = np.ones(shape, dtype=bool)
         for x, a in zip(xs, powers):
             f = np.power(x, a)
             direct = direct * f
@@ -86,6 +119,53 @@ def log_expm1(x: Any) -> np.ndarray:
         small = np.log(np.expm1(np.minimum(a, 1.0)))
         large = a + np.log1p(-np.exp(-np.maximum(a, 1.0)))
     return np.where(a < 1.0, small, large)
+
+
+def bracketed_root(f, lo: Any, hi: Any, *, xtol: float = 0.0, rtol: float = 4e-16,
+                   maxiter: int = 200) -> np.ndarray:
+    r"""Roots of a monotone function, for all points at once: the Illinois variant of regula falsi in lockstep.
+
+    ``f(x, idx)`` evaluates the function at ``x`` (1-d) for the points ``idx``; ``[lo, hi]`` must bracket a
+    sign change of every point (``f(lo) * f(hi) <= 0``; either end may be the root). Each step is the secant
+    of the bracket, with the retained end's value halved when the same end is kept twice (superlinear,
+    order ≈ 1.44, and never slower than bisection by more than a factor ~2); a bisection step is taken where the
+    secant falls outside the bracket or on an end. A point stops when its bracket is below
+    ``xtol + rtol·|x|`` or ``f`` vanishes; each point iterates on its own numbers only (an array call gives the
+    scalar calls' roots bit for bit). Returns the final estimates (the secant point of the last bracket).
+    """
+    a = np.array(lo, dtype=np.float64, copy=True).reshape(-1)
+    b = np.array(hi, dtype=np.float64, copy=True).reshape(-1)
+    idx_all = np.arange(a.size)
+    fa = np.asarray(f(a, idx_all), dtype=np.float64)
+    fb = np.asarray(f(b, idx_all), dtype=np.float64)
+    x = np.where(fa == 0.0, a, b)
+    side = np.zeros(a.size, dtype=np.int8)  # which end was kept last: -1 a, +1 b
+    act = np.flatnonzero((fa != 0.0) & (fb != 0.0))
+    for _ in range(maxiter):
+        if act.size == 0:
+            break
+        aa, bb, ga, gb = a[act], b[act], fa[act], fb[act]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            xs = bb - gb * (bb - aa) / (gb - ga)
+        mid = 0.5 * (aa + bb)
+        lo_, hi_ = np.minimum(aa, bb), np.maximum(aa, bb)
+        xs = np.where(np.isfinite(xs) & (xs > lo_) & (xs < hi_), xs, mid)
+        fx = np.asarray(f(xs, act), dtype=np.float64)
+        x[act] = xs
+        same_a = np.sign(fx) == np.sign(ga)  # the root is between xs and b: replace a
+        sd = side[act]
+        # Illinois: b kept twice in a row (a replaced twice) -> halve f(b); and symmetrically
+        gb = np.where(same_a & (sd == 1), 0.5 * gb, gb)
+        ga = np.where(~same_a & (sd == -1), 0.5 * ga, ga)
+        a[act] = np.where(same_a, xs, aa)
+        fa[act] = np.where(same_a, fx, ga)
+        b[act] = np.where(same_a, bb, xs)
+        fb[act] = np.where(same_a, gb, fx)
+        side[act] = np.where(same_a, 1, -1)
+        width = np.abs(b[act] - a[act])
+        done = (fx == 0.0) | (width <= xtol + rtol * np.abs(xs))
+        act = act[~done]
+    return x
 
 
 def exp_or_inf(x: float) -> float:
@@ -170,13 +250,17 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
     """log(a / b) for a, b > 0 (arrays broadcast), without overflow of a / b and without cancellation for
     a ~ b: ``log1p`` of the exact difference (Sterbenz) for b/2 <= a <= 2b, the log of the quotient where it
     is a normal double, log a - log b elsewhere (|log(a / b)| > 708 there: relative error <= 2 eps)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         q = a / b
-        out = np.where((q >= TINY) & np.isfinite(q), np.log(q), np.log(a) - np.log(b))
+        out = np.log(q)  # the common case; the two others only on the points that need them
+        far = ~((q >= TINY) & (q <= _MAX))
+        if np.any(far):
+            out = np.where(far, np.log(a) - np.log(b), out)
         near = (a <= 2.0 * b) & (b <= 2.0 * a)
-        return np.where(near, np.log1p((a - b) / b), out)
+        if np.any(near):
+            out = np.where(near, np.log1p((a - b) / b), out)
+        return out
 
 
 # ============================================================================ double-double arithmetic

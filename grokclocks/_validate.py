@@ -56,6 +56,7 @@ __all__ = [
     "sequence",
     "max_size",
     "scalar_or_array",
+    "broadcast_flat",
     "broadcasting",
     "ordered",
     "file_path",
@@ -175,6 +176,15 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
     DomainError
         If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
+    t = type(x)
+    if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
+        # the scalar fast path (a Python or NumPy float, a Python int in the float range; bool is not int here):
+        # one comparison instead of the array checks, ~1 us instead of ~15 (the whole check of a scalar call)
+        v = float(x)
+        if v - v != 0.0 and not ((v != v and allow_nan) or (v in _INFS and allow_inf)):
+            raise _bad(name, np.float64(v), True, "finite" + (" or NaN" if allow_nan else "")
+                       + (" or +-inf" if allow_inf else ""))
+        return v if scalar else np.array(v)
     if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _not_real(name, x)
     try:
@@ -189,16 +199,42 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
             a = np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
         except OverflowError as exc:
             raise DomainError(f"{name} must be finite (got {show(x)})") from exc
+    elif kind == "f" and raw.dtype == np.float64:
+        # no copy of a float64 array: a read-only view (an engine that wrote into its validated input would fail
+        # loudly instead of changing the caller's array); the copy cost as much as the formula of a one-line
+        # function (measured: kl_rate_power 7 ms for 1e5 points against 0.02 ms for q * q)
+        a = raw.view()
+        a.flags.writeable = False
     elif kind in "fiu":
         a = raw.astype(np.float64)
     else:  # b (bool), c (complex), U/S (text), M/m (datetime), V (void)
         raise _not_real(name, x)
     if a.size == 0 and not allow_empty:
         raise DomainError(f"{name} must not be empty")
+    r = _forward(a)  # the reductions below ignore order: over memory order they run 10x faster on reversed views
+    if not allow_nan and a.size:  # two SIMD reductions (NaN propagates through min and max)
+        lo_, hi_ = float(r.min()), float(r.max())
+        if math.isfinite(lo_ + hi_) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
+            return _scalar_if(a, name, scalar)
+    elif allow_nan and a.size:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
+        # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
+        if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
+                             or math.isinf(float(np.fmax.reduce(r, axis=None)))):
+            return _scalar_if(a, name, scalar)
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
     return _scalar_if(a, name, scalar)
+
+
+def _forward(a: np.ndarray) -> np.ndarray:
+    """The same elements with every stride non-negative (a view; for order-free reductions)."""
+    neg = tuple(i for i, st in enumerate(a.strides) if st < 0)
+    return np.flip(a, neg) if neg else a
+
+
+_INT_FLOAT_MAX = 2**1023  # Python ints below this convert to a finite float
+_INFS = (math.inf, -math.inf)
 
 
 def _scalar_if(a: np.ndarray, name: str, scalar: bool) -> Any:
@@ -306,10 +342,14 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> A
         If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) > 0:
+            raise _bad(name, a, True, "> 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) > 0:
+        return _scalar_if(a, name, scalar)
     bad = a <= 0
-    if np.any(bad):
-        raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
 
 
 def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
@@ -339,10 +379,14 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -
         If an entry is not real, not finite or < 0.
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) >= 0:
+            raise _bad(name, a, True, ">= 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) >= 0:
+        return _scalar_if(a, name, scalar)
     bad = a < 0
-    if np.any(bad):
-        raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
 
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
@@ -377,10 +421,14 @@ def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = 
         If an entry is not real, not finite or outside (`lo`, `hi`).
     """
     a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not lo < float(a) < hi:
+            raise _bad(name, a, True, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or (float(a.min()) > lo and float(a.max()) < hi):
+        return _scalar_if(a, name, scalar)
     bad = (a <= lo) | (a >= hi)
-    if np.any(bad):
-        raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
 
 
 def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
@@ -893,6 +941,27 @@ def scalar_or_array(a: np.ndarray) -> float | np.ndarray:
     """
     a = np.asarray(a)
     return float(a) if a.ndim == 0 else a
+
+
+def broadcast_flat(*arrays: Any) -> tuple[tuple[int, ...], list[np.ndarray]]:
+    """Broadcast validated arrays and flatten them: ``(shape, [1-d float64 arrays])``.
+
+    The vectorised engines of the core work on 1-d arrays (boolean masks and fancy indexing behave the
+    same for one point and for a million); a public function reshapes the result with
+    ``scalar_or_array(out.reshape(shape))``, so a scalar call and an array call run the same code.
+
+    Parameters
+    ----------
+    *arrays : array_like
+        Arrays that broadcast together (already validated).
+
+    Returns
+    -------
+    (shape, flat) : tuple
+        The broadcast shape and the list of flattened float64 arrays (contiguous copies where needed).
+    """
+    b = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
+    return b[0].shape, [np.ascontiguousarray(x).reshape(-1) for x in b]
 
 
 def broadcasting(*names: str) -> Callable:

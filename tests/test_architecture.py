@@ -41,8 +41,9 @@ def test_graph_reads_the_package():
     g = import_graph()
     assert "grokclocks.linear" in g and "grokclocks.sim.train" in g
     assert "grokclocks.linear._crossing" in g["grokclocks.linear"]  # `from ._crossing import ...`
-    assert "grokclocks.rmt" in g["grokclocks.linear._crossing"]  # `from .. import rmt`
-    assert "grokclocks._validate" in g["grokclocks.rmt"]  # `from . import _validate as V`
+    assert "grokclocks.rmt" in g["grokclocks.linear._crossing._delay"]  # `from ... import rmt`
+    assert "grokclocks._validate" in g["grokclocks.rmt._support"]  # `from .. import _validate as V`
+    assert "grokclocks.rmt._support" in g["grokclocks.rmt"]  # a package face: `from ._support import ...`
 
 
 def test_no_import_cycle():

@@ -254,6 +254,9 @@ def test_allow_nan_and_inf():
     assert np.isnan(f([1.0, np.nan], "r", allow_nan=True)[1])
     with pytest.raises(DomainError, match="must be finite or NaN"):
         f([1.0, np.inf], "r", allow_nan=True)
+    for both in ([np.nan, np.inf, -np.inf], np.array([-np.inf, 0.5, np.inf])[::-1]):  # -inf + inf is NaN
+        with pytest.raises(DomainError, match="must be finite or NaN"):
+            f(both, "r", allow_nan=True)
     assert np.isinf(f(np.inf, "t", allow_inf=True))
     with pytest.raises(DomainError, match="must be finite or \\+-inf"):
         f(np.nan, "t", allow_inf=True)

@@ -215,6 +215,7 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
 
 
 @cites("clocks:prop3.6")
+@V.broadcasting("eps", "loss0", "rho")
 def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     r"""Step bound on the classifier clock from a one-step tail contraction (Proposition 3.6).
 
@@ -231,11 +232,11 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
 
     Parameters
     ----------
-    eps : float
+    eps : float or array_like
         Loss level ε of the classifier clock, in nats; finite and > 0.
-    loss0 : float
+    loss0 : float or array_like
         Loss L_{k₀} at step k₀, in nats; finite and ≥ 0.
-    rho : float
+    rho : float or array_like
         Contraction factor ρ per step, in the open interval (0, 1).
     k0 : int, optional
         Step index k₀ from which the contraction holds, an integer ≥ 0 (default 0).
@@ -245,9 +246,10 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
 
     Returns
     -------
-    int or float
-        The bound on t_cls(ε) as a step index (an int); `math.inf` where it exceeds the largest double
-        (ρ ≲ 10⁻³⁰⁶).
+    int or float or ndarray
+        The bound on t_cls(ε) as a step index (an int for scalar arguments; a float64 array of whole numbers,
+        the broadcast shape of `eps`, `loss0` and `rho`, for arrays); `math.inf` where it exceeds the largest
+        double (ρ ≲ 10⁻³⁰⁶).
 
     Raises
     ------
@@ -263,24 +265,25 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     ----------
     Spec ID `clocks:prop3.6` (paper Proposition 3.6).
     """
-    e = V.positive(eps, "eps", scalar=True)
-    l0 = V.nonnegative(loss0, "loss0", scalar=True)
-    r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
+    e = V.positive(eps, "eps")
+    l0 = V.nonnegative(loss0, "loss0")
+    r = V.in_open_interval(rho, "rho", 0.0, 1.0)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
-    if e >= l0:
-        return k0
-    rate = -math.log1p(-r) if exact else r
+    scalar = e.ndim == 0 and l0.ndim == 0 and r.ndim == 0
+    e, l0, r = np.broadcast_arrays(e, l0, r)
+    rate = -np.log1p(-r) if exact else r
     # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
-    q = l0 / e
-    if l0 <= 2.0 * e:
-        lq = math.log1p((l0 - e) / e)
-    else:
-        lq = math.log(q) if math.isfinite(q) else math.log(l0) - math.log(e)
-    x = lq / rate
-    if not math.isfinite(x):
-        return math.inf  # the bound exceeds the largest double (rate <~ 1e-306)
-    if abs(x - round(x)) <= _SNAP_ABS:
-        x = float(round(x))
-    return k0 + int(math.ceil(x))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        q = l0 / e
+        lq = np.where(l0 <= 2.0 * e, np.log1p((l0 - e) / e),
+                      np.where(np.isfinite(q), np.log(np.where(np.isfinite(q), q, 1.0)), np.log(l0) - np.log(e)))
+        x = lq / rate
+    x = np.where(np.abs(x - np.round(x)) <= _SNAP_ABS, np.round(x), x)
+    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0
+    out = np.where(e >= l0, float(k0), np.where(np.isfinite(x), k0 + np.ceil(x), np.inf))
+    if scalar:
+        v = float(out)
+        return v if math.isinf(v) else int(v)
+    return out

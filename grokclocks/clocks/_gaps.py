@@ -416,7 +416,11 @@ def log_binary_pl_ratio(margin):
     m = V.finite(margin, "margin")
     big = m > 36.0
     mm = np.where(big, 0.0, m)
-    small = -2.0 * np.logaddexp(0.0, mm) - np.log(np.logaddexp(0.0, -mm))
+    # softplus(+-m) = max(+-m, 0) + log1p(e^-|m|) (logaddexp(0, +-m)'s form, within an ulp of it; one exp and log1p)
+    t = np.log1p(np.exp(-np.abs(mm)))
+    small = -2.0 * (np.maximum(mm, 0.0) + t) - np.log(np.maximum(-mm, 0.0) + t)
+    if not np.any(big):
+        return V.scalar_or_array(small)
     mb = np.where(big, m, 37.0)
     em = np.exp(-mb)
     large = -mb - 2.0 * np.log1p(em) + 0.5 * em

@@ -610,8 +610,9 @@ def kl_rate_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    kl_exponent_power(q)
     qq = V.as_float_array(q, "q")
+    if np.any(qq <= 2):  # the domain of kl_exponent_power, checked without forming its value
+        raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
         return V.scalar_or_array(qq * qq)
 

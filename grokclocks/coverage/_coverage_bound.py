@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -65,6 +66,14 @@ def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
     return h
 
 
+def _torus_count(p: int, n: int) -> int:
+    """C_T(p, n) from the 1-D distance counts of one point (O(p) instead of the (p, p) table)."""
+    a = np.arange(p)
+    h0 = np.bincount(np.minimum(a, p - a), minlength=n)[:n]  # h0[j] = #{a': torus distance j}
+    H0 = np.cumsum(h0)
+    return int(np.dot(h0, H0[::-1]))
+
+
 @cites("uniformity:thm3.12")
 def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
     r"""Number s_x of points of ℤ_p² within distance < n of each point x (its possible coverers).
@@ -103,6 +112,8 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
     n = V.integer_at_least(n, "n", 1)
     metric = _metric(metric)
     n = min(n, 2 * p - 1)  # every distance is <= 2(p - 1): radii beyond give the same counts (exact)
+    if metric == "torus":  # translation invariant: one count for every point
+        return np.full((p, p), _torus_count(p, n), dtype=np.int64)
     h = _coord_counts(p, n, metric)
     cum = np.cumsum(h, axis=1)  # H[b, c] = #{b': dist <= c}
     # s[a, b] = sum_{j=0}^{n-1} h[a, j] * H[b, n-1-j]
@@ -149,7 +160,7 @@ def _log_binom(N: np.ndarray, k: float) -> np.ndarray:
 
 
 @cites("uniformity:thm3.12")
-def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
+def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float | np.ndarray:
     r"""Exact expected number E[U] of uncovered points for m training points drawn without replacement.
 
     .. math:: \mathbb E[U]=\sum_{x\in D}\binom{p^2-s_x}{m}\Big/\binom{p^2}{m}
@@ -162,17 +173,17 @@ def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
     ----------
     p : int
         The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1: a point is covered by a training point at distance < n.
-    m : int
-        The number of training points, an integer in [0, p²].
+    n : int or array_like
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`): a point is covered by a training point at distance < n.
+    m : int or array_like
+        The number of training points, an integer in [0, p²] (an array broadcasts against `n`).
     metric : {"torus", "grid"}, optional
         `"torus"` (default, wrap-around distances) or `"grid"` (the bounded grid).
 
     Returns
     -------
-    float
-        E[U], in [0, p²].
+    float or ndarray
+        E[U], in [0, p²], the broadcast shape of `n` and `m`.
 
     Raises
     ------
@@ -190,50 +201,122 @@ def expected_uncovered(p: int, n: int, m: int, metric: str = "torus") -> float:
     """
     p = _grid_size(p)
     N = p * p
-    m = V.integer_at_least(m, "m", 0)
-    if m > N:
-        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {m})")
-    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
-    return float(np.sum(mult * np.exp(_log_binom_ratio(N, vals, m))))
+    shape, (nf, mf) = _n_m_args(n, m, N, cap=2 * p - 1)  # radii beyond 2p - 1 cover the same points
+    metric = _metric(metric)
+    out = np.empty(nf.shape)
+    for nv in np.unique(nf):  # one coverer table per distinct radius, every m of that radius at once
+        sel = nf == nv
+        if metric == "torus":
+            vals, mult = np.array([_torus_count(p, min(int(nv), 2 * p - 1))]), np.array([N])
+        else:
+            vals, mult = np.unique(coverer_counts(p, int(nv), metric), return_counts=True)
+        mu, inv = np.unique(mf[sel], return_inverse=True)  # many points share few values of m (<= N + 1)
+        L = _log_binom_ratio(N, vals, mu)
+        acc = np.zeros(mu.size)
+        for u in range(vals.size):  # summed in one order for any number of points (scalar == array call)
+            acc += mult[u] * np.exp(L[u])
+        out[sel] = acc[inv]
+    return V.scalar_or_array(out.reshape(shape))
 
 
-#: Work limit of the product form in `_log_binom_ratio` (number of log1p terms).
-_PRODUCT_TERMS = 2 * 10 ** 7
+def _count_arg(x, name: str, minimum: int, cap: int | None) -> np.ndarray:
+    """An integer argument >= `minimum` as an int64 array (a scalar: any Python int, first capped at `cap`,
+    beyond which the result does not change)."""
+    if np.ndim(x) == 0:
+        v = V.count(x, name, minimum)  # any Python int (ball_size's n up to 1e300)
+        return np.asarray(v if cap is None else min(v, cap), dtype=np.int64)
+    raw = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+    if cap is not None and raw is not None and raw.dtype.kind in "Of" and raw.size:
+        # huge integers (Python ints, or floats beyond 2^62): each checked, then capped where nothing changes
+        a = np.array([min(V.count(v, name, minimum), cap) for v in raw.reshape(-1)], dtype=np.int64).reshape(raw.shape)
+        return a
+    a = V.integer_array(x, name, what=f"integers >= {minimum}", allow_empty=False)
+    if np.any(a < minimum):
+        raise DomainError(f"{name} must be integers >= {minimum} (got {int(a[a < minimum].flat[0])})")
+    return a if cap is None else np.minimum(a, cap)
 
 
-def _log_binom_ratio(N: int, s: np.ndarray, m: int) -> np.ndarray:
-    r"""log C(N - s, m) / C(N, m) for integers s (array) and m, -inf where N - s < m.
+def _n_m_args(n, m, N: int, cap: int | None):
+    """(shape, (n, m) flat int64) for a radius n >= 1 and a training count m in [0, N] that broadcast."""
+    nn = _count_arg(n, "n", 1, cap)
+    mm = _count_arg(m, "m", 0, None)
+    if np.any(mm > N):
+        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {int(mm[mm > N].flat[0])})")
+    try:
+        b = np.broadcast_arrays(nn, mm)
+    except ValueError:
+        raise DomainError(f"n, m must broadcast against each other (got shapes n {nn.shape}, m {mm.shape})") from None
+    return b[0].shape, [np.ascontiguousarray(x).reshape(-1) for x in b]
 
-    By the product ∏_{j<r} (1 − o/(N − j)), r = min(s, m), o = max(s, m) (symmetric in s and m),
-    summed as `log1p` terms (the log of the exact (N − j − o)/(N − j) where o > (N − j)/2): relative
-    error of the ratio ~ eps |log ratio| (measured <= 4.2e-14 against exact rationals for p <= 31, 300
-    draws stratified in m/(N − s); 1.96e-13 before at p = 31, n = 15, m = 538).  Beyond
-    _PRODUCT_TERMS terms in all, the log-gamma form, whose
-    absolute error in the log is ~ eps N log N (1.3e-12 at p = 29, 1e-6 at p = 2^14).
+
+#: Largest m summed as a prefix (`_log_binom_ratio`): every p <= 1024 (N = p^2 <= 2^20) stays on it.
+_PREFIX_MAX = 2 ** 20
+#: Largest coverer count s summed as a product of s terms for m beyond `_PREFIX_MAX`.
+_PRODUCT_MAX = 4096
+
+
+def _log1m_ratio(o: Any, rest: np.ndarray) -> np.ndarray:
+    """log(1 - o/rest) for integers o < rest: log1p of the rounded quotient while o <= rest/2, the log of the
+    exact (rest - o)/rest above (log1p(-x) has condition number x/((1-x)|log(1-x)|): 1.96e-13 of E[U] at
+    p = 31, n = 15, m = 538, the last m with E[U] > 0)."""
+    near = 2.0 * o > rest
+    with np.errstate(divide="ignore"):
+        return np.where(near, np.log(np.where(near, rest - o, 1.0) / rest), np.log1p(-o / rest))
+
+
+def _compensated_cumsum(t: np.ndarray) -> np.ndarray:
+    """[0, t0, t0 + t1, ...] with each addition's rounding error restored (TwoSum, summed again): as if summed
+    in twice the precision, then rounded.  Sequential, so entry k depends on t[:k] only."""
+    if t.size == 0:
+        return np.zeros(1)
+    S = np.cumsum(t)
+    prev = np.concatenate(([0.0], S[:-1]))
+    bb = S - prev
+    err = (prev - (S - bb)) + (t - bb)
+    return np.concatenate(([0.0], S + np.cumsum(err)))
+
+
+def _log_binom_ratio(N: int, s: np.ndarray, m: np.ndarray) -> np.ndarray:
+    r"""log C(N - s, m) / C(N, m) for integers s (array, U values) and m (array, K values): a (U, K) array,
+    -inf where N - s < m.
+
+    By the product ∏_{j<m} (1 − s/(N − j)), summed as `log1p` terms (`_log1m_ratio`), one prefix sum for
+    every m of a coverer count s (`_compensated_cumsum`, up to the largest m; the terms all have one sign,
+    so the relative error of the ratio is ~ eps |log ratio|); beyond m = `_PREFIX_MAX` (p > 1024), the
+    symmetric product of s terms ∏_{j<s} (1 − m/(N − j)) while s <= `_PRODUCT_MAX`, else the log-gamma form,
+    whose absolute error in the log is ~ eps N log N (1e-6 at p = 2^14).  The form of each (s, m) depends
+    on s and m alone, so an array call gives the scalar calls' numbers bit for bit (the earlier
+    product-or-log-gamma switch on the total work moved arrays of 3000 points at p = 97 to log-gamma:
+    4.9e-11 from the scalar calls).  Measured against exact rationals for p <= 31 (tests/accuracy).
     """
-    s = np.asarray(s, dtype=np.int64)
-    r = np.minimum(s, m)
-    o = np.maximum(s, m)
-    out = np.full(s.shape, -np.inf)
-    ok = N - s >= m
-    if int(np.sum(r[ok])) <= _PRODUCT_TERMS:
-        for i in np.nonzero(ok)[0]:
-            j = np.arange(int(r[i]), dtype=np.float64)
-            rest = N - j  # exact integers (N <= 2^28)
-            # log(1 - o/rest): log1p of the rounded quotient while o <= rest/2, the log of the exact
-            # (rest - o)/rest above (log1p(-x) has condition number x/((1-x)|log(1-x)|): 1.96e-13 of E[U]
-            # at p = 31, n = 15, m = 538, the last m with E[U] > 0)
-            near = 2.0 * o[i] > rest
-            terms = np.where(near, np.log(np.where(near, rest - o[i], 1.0) / rest), np.log1p(-float(o[i]) / rest))
-            out[i] = float(np.sum(terms))
-        return out
-    rem = (N - s[ok]).astype(np.float64)
-    out[ok] = _log_binom(rem, m) - _log_binom(np.float64(N), m)
+    s = np.asarray(s, dtype=np.int64).reshape(-1)
+    m = np.asarray(m, dtype=np.int64).reshape(-1)
+    out = np.full((s.size, m.size), -np.inf)
+    for u in range(s.size):  # the distinct coverer counts (1 on the torus), not the caller's points
+        sv = int(s[u])
+        ok = m <= N - sv
+        pre = ok & (m <= _PREFIX_MAX)
+        if pre.any():
+            K = int(m[pre].max())
+            rest = N - np.arange(K, dtype=np.float64)  # exact integers (N <= 2^28)
+            out[u, pre] = _compensated_cumsum(_log1m_ratio(float(sv), rest))[m[pre]]
+        prod = ok & ~pre & (sv <= _PRODUCT_MAX)
+        if prod.any():
+            kc = np.flatnonzero(prod)
+            rest = N - np.arange(sv, dtype=np.float64)[None, :]
+            step = max(1, 4_000_000 // max(sv, 1))
+            for c in range(0, kc.size, step):
+                o = m[kc[c:c + step]][:, None].astype(np.float64)
+                out[u, kc[c:c + step]] = _log1m_ratio(o, rest).sum(axis=1)
+        big = ok & ~pre & ~prod
+        if big.any():
+            mm = m[big].astype(np.float64)
+            out[u, big] = _log_binom(N - float(sv), mm) - _log_binom(np.float64(N), mm)
     return out
 
 
 @cites("uniformity:thm3.12")
-def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> float:
+def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> float | np.ndarray:
     r"""The proof's expressions for E[U]: sampling with replacement, unbounded-lattice ball C(n).
 
     .. math:: \texttt{"binomial"}:\ p^2\Big(1-\frac{C(n)}{p^2}\Big)^m,\qquad \texttt{"exp"}:\ p^2e^{-mC(n)/p^2}
@@ -247,16 +330,16 @@ def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> 
     ----------
     p : int
         The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
-    m : int
-        The number of training points, an integer in [0, p²].
+    n : int or array_like
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
+    m : int or array_like
+        The number of training points, an integer in [0, p²] (an array broadcasts against `n`).
     form : {"binomial", "exp"}, optional
         Which expression of the proof: `"binomial"` (default) or its exponential bound `"exp"`.
 
     Returns
     -------
-    float
+    float or ndarray
         The paper's E[U], in [0, p²].
 
     Raises
@@ -276,36 +359,38 @@ def expected_uncovered_paper(p: int, n: int, m: int, form: str = "binomial") -> 
     """
     p = _grid_size(p)
     N = p * p
-    m = V.integer_at_least(m, "m", 0)
-    if m > N:
-        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {m})")
-    C = ball_size(n)
+    # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
+    shape, (nf, mf) = _n_m_args(n, m, N, cap=2 ** 26)
     form = V.choice(form, "form", ("binomial", "exp"))
+    C = 2 * nf * nf - 2 * nf + 1  # exact int64 (n <= 2^26)
+    mfl, Cf = mf.astype(np.float64), C.astype(np.float64)
     if form == "exp":
-        if m * C > 800 * N:  # exact int comparison: e^{-800} p^2 < 1e-340 (m C / N overflowed for n > 1e154)
-            return 0.0
-        return float(N * math.exp(-m * C / N))
-    if C >= N:
-        return 0.0 if m > 0 else float(N)
-    return _times_exp(N, m * _log_one_minus_ratio(C, N))
+        with np.errstate(under="ignore"):
+            # exact int comparison: e^{-800} p^2 < 1e-340 (m C / N overflowed for n > 1e154)
+            out = np.where(mf * C > 800 * N, 0.0, float(N) * np.exp(-(mfl * Cf) / N))
+        return V.scalar_or_array(out.reshape(shape))
+    full = C >= N
+    y = mfl * _log_one_minus_ratio(np.where(full, 0, C), N)
+    out = np.where(full, np.where(mf > 0, 0.0, float(N)), _times_exp(N, y))
+    return V.scalar_or_array(out.reshape(shape))
 
 
-def _log_one_minus_ratio(C: int, N: int) -> float:
-    """log(1 - C/N) for integers 0 <= C < N, to ~1 ulp: log1p(-C/N) for C <= N/2, else log((N - C)/N) with
-    N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C): 2.3e-8 of the
-    result at N - C = 3, N = 9104^2).  Python's int / int is correctly rounded."""
-    if 2 * C <= N:
-        return math.log1p(-(C / N))
-    return math.log((N - C) / N)
+def _log_one_minus_ratio(C, N: int) -> np.ndarray:
+    """log(1 - C/N) for integers 0 <= C < N (arrays), to ~1 ulp: log1p(-C/N) for C <= N/2, else log((N - C)/N)
+    with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C): 2.3e-8 of the
+    result at N - C = 3, N = 9104^2).  int64 / int64 is correctly rounded for N < 2^53."""
+    C = np.asarray(C, dtype=np.int64)
+    half = 2 * C <= N
+    return np.where(half, np.log1p(-(C / N)), np.log(np.where(half, 1, N - C) / N))
 
 
-def _times_exp(N: int, y: float) -> float:
+def _times_exp(N: int, y) -> np.ndarray:
     """N e^y for y <= 0 without the subnormal e^y of y < -708 (N e^y normal up to y = -727 at p = 2^14):
     (N e^(y/2)) e^(y/2), y/2 exact."""
-    if y >= -700.0:
-        return float(N) * math.exp(y)
-    half = math.exp(0.5 * y)
-    return float(N) * half * half
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(under="ignore"):
+        half = np.exp(0.5 * y)
+        return np.where(y >= -700.0, float(N) * np.exp(y), float(N) * half * half)
 
 
 @cites("uniformity:thm3.12")
@@ -384,7 +469,7 @@ def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
 
 
 @cites("uniformity:thm3.12")
-def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = "torus") -> float:
+def full_coverage_probability_lower_bound(p: int, n: Any, m: Any, metric: str = "torus") -> float | np.ndarray:
     r"""Markov bound Pr[U = 0] ≥ max(0, 1 − E[U]) on the probability that every point is covered.
 
     E[U] is the exact `expected_uncovered` (m training points drawn without replacement).
@@ -393,16 +478,16 @@ def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = 
     ----------
     p : int
         The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
-    m : int
-        The number of training points, an integer in [0, p²].
+    n : int or array_like
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
+    m : int or array_like
+        The number of training points, an integer in [0, p²] (an array broadcasts against `n`).
     metric : {"torus", "grid"}, optional
         `"torus"` (default, wrap-around distances) or `"grid"` (the bounded grid).
 
     Returns
     -------
-    float
+    float or ndarray
         The lower bound, in [0, 1].
 
     Raises
@@ -414,4 +499,4 @@ def full_coverage_probability_lower_bound(p: int, n: int, m: int, metric: str = 
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    return max(0.0, 1.0 - expected_uncovered(p, n, m, metric))
+    return V.scalar_or_array(np.maximum(0.0, 1.0 - np.asarray(expected_uncovered(p, n, m, metric))))

@@ -38,7 +38,8 @@ def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @cites("kramers:eyring", "kramers:eq15")
-def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
+@V.broadcasting("delta_F", "T")
+def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -> float | np.ndarray:
     r"""Natural log of the Eyring–Kramers mean transition time (never forms e^(ΔF/T)).
 
     .. math:: \ln\tau_{\rm EK}=\ln2\pi-\ln|\lambda_s|+\tfrac12\Big(\sum\ln|{\rm eig}(\nabla^2F(s))|-\sum\ln{\rm eig}(\nabla^2F(m))\Big)+\frac{\Delta F}{T}.
@@ -54,31 +55,38 @@ def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: 
     hess_saddle : array_like
         The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
         the shape of `hess_min`.
-    delta_F : float
+    delta_F : float or array_like
         The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; broadcasts against `delta_F`.
 
     Returns
     -------
-    float
-        ln τ_EK, τ_EK in the time unit of the Langevin dynamics.
+    float or ndarray
+        ln τ_EK, τ_EK in the time unit of the Langevin dynamics; the broadcast shape of `delta_F` and `T`.
 
     References
     ----------
     Spec `kramers:eyring`, `kramers:eq15`; Bovier, Eckhoff, Gayrard, Klein (2004).
     """
+    return V.scalar_or_array(_log_ek(hess_min, hess_saddle, delta_F, T))
+
+
+def _log_ek(hess_min, hess_saddle, delta_F, T) -> np.ndarray:
+    """ln τ_EK as an array of the broadcast shape of `delta_F` and `T` (validated here, once)."""
     em, es = _hessians(hess_min, hess_saddle)
-    dF = V.positive(delta_F, "delta_F", scalar=True)
-    T = V.positive(T, "T", scalar=True)
+    dF = V.positive(delta_F, "delta_F")
+    T = V.positive(T, "T")
     ls = float(es[es < 0][0])
-    return (math.log(2 * math.pi) - math.log(abs(ls)) + 0.5 * (np.sum(np.log(np.abs(es))) - np.sum(np.log(em)))
-            + dF / T)
+    const = math.log(2 * math.pi) - math.log(abs(ls)) + 0.5 * (np.sum(np.log(np.abs(es))) - np.sum(np.log(em)))
+    with np.errstate(over="ignore"):
+        return const + dF / T  # inf only where ΔF/T itself exceeds 1.8e308
 
 
 @cites("kramers:eyring", "kramers:eq15")
-def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
+@V.broadcasting("delta_F", "T")
+def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -> float | np.ndarray:
     r"""Eyring–Kramers mean transition time (asymptotic, exact as T → 0) of overdamped Langevin dynamics (eq. 17).
 
     .. math:: \tau_{\rm EK}=\frac{2\pi}{|\lambda_s|}\sqrt{\frac{|\det\nabla^2F(s)|}{\det\nabla^2F(m)}}\;e^{\Delta F/T},
@@ -97,16 +105,16 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     hess_saddle : array_like
         The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
         the shape of `hess_min`.
-    delta_F : float
+    delta_F : float or array_like
         The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; broadcasts against `delta_F`.
 
     Returns
     -------
-    float
-        τ_EK in the time unit of the Langevin dynamics.
+    float or ndarray
+        τ_EK in the time unit of the Langevin dynamics; the broadcast shape of `delta_F` and `T`.
 
     Raises
     ------
@@ -119,15 +127,16 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     ----------
     Spec `kramers:eyring`, `kramers:eq15`.
     """
-    lt = log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T)
-    if lt > FL.LOG_MAX:
-        raise V.ResultOverflow(f"tau_EK = exp({lt:.6g}) exceeds the largest double (log 1.8e308 = 709.78): "
-                               "use log_eyring_kramers_time")
-    return math.exp(lt)
+    lt = _log_ek(hess_min, hess_saddle, delta_F, T)
+    if np.any(lt > FL.LOG_MAX):
+        raise V.ResultOverflow(f"tau_EK = exp({float(np.max(lt)):.6g}) exceeds the largest double (log 1.8e308 = "
+                               "709.78): use log_eyring_kramers_time")
+    return V.scalar_or_array(np.exp(lt))
 
 
 @cites("kramers:eyring")
-def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: float) -> float:
+@V.broadcasting("delta_F", "T")
+def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -> float | np.ndarray:
     r"""Eyring–Kramers rate k = 1/τ_EK (it may underflow to 0 for huge ΔF/T; use the log time there).
 
     Parameters
@@ -138,67 +147,74 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: float, T: floa
     hess_saddle : array_like
         The Hessian ∇²F(s) at the saddle, a (d, d) symmetric array with exactly one negative eigenvalue,
         the shape of `hess_min`.
-    delta_F : float
+    delta_F : float or array_like
         The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; broadcasts against `delta_F`.
 
     Returns
     -------
-    float
-        k in inverse time units of the Langevin dynamics.
+    float or ndarray
+        k in inverse time units of the Langevin dynamics; the broadcast shape of `delta_F` and `T`.
 
     References
     ----------
     Spec `kramers:eyring`.
     """
-    return math.exp(max(-log_eyring_kramers_time(hess_min, hess_saddle, delta_F, T), -1e4))  # 0 below 5e-324
+    return V.scalar_or_array(np.exp(np.maximum(-_log_ek(hess_min, hess_saddle, delta_F, T), -1e4)))  # 0 below 5e-324
 
 
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):
-    cm = V.positive(curv_min, "curv_min", scalar=True)
-    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=True)
-    if cs >= 0:
-        raise DomainError(f"curv_saddle must be < 0 (got {cs!r})")
-    return cm, cs, V.positive(delta_F, "delta_F", scalar=True), V.positive(T, "T", scalar=True)
+    cm = V.positive(curv_min, "curv_min")
+    cs = V.as_float_array(curv_saddle, "curv_saddle")
+    if np.any(cs >= 0):
+        raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if cs.ndim else float(cs)!r})")
+    return cm, cs, V.positive(delta_F, "delta_F"), V.positive(T, "T")
+
+
+def _log_k1d(curv_min, curv_saddle, delta_F, T) -> np.ndarray:
+    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
+    # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
+    # beyond 1e+-154
+    with np.errstate(over="ignore"):
+        return math.log(2 * math.pi) - 0.5 * (np.log(cm) + np.log(np.abs(cs))) + dF / T
 
 
 @cites("kramers:eyring-1d")
-def log_kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: float) -> float:
+@V.broadcasting()
+def log_kramers_time_1d(curv_min: Any, curv_saddle: Any, delta_F: Any, T: Any) -> float | np.ndarray:
     r"""Log of the one-dimensional Kramers time, ln 2π − ½ln(F″(m)|F″(s)|) + ΔF/T.
 
     See `kramers_time_1d`.
 
     Parameters
     ----------
-    curv_min : float
+    curv_min : float or array_like
         F″(m) > 0, the curvature of the potential at the minimum.
-    curv_saddle : float
+    curv_saddle : float or array_like
         F″(s) < 0, the curvature of the potential at the saddle (barrier top).
-    delta_F : float
+    delta_F : float or array_like
         The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; broadcasts against `delta_F`.
 
     Returns
     -------
-    float
-        ln τ.
+    float or ndarray
+        ln τ, the broadcast shape of the arguments.
 
     References
     ----------
     Spec `kramers:eyring-1d`.
     """
-    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
-    # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
-    # beyond 1e+-154
-    return math.log(2 * math.pi) - 0.5 * (math.log(cm) + math.log(abs(cs))) + dF / T
+    return V.scalar_or_array(_log_k1d(curv_min, curv_saddle, delta_F, T))
 
 
 @cites("kramers:eyring-1d")
-def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: float) -> float:
+@V.broadcasting()
+def kramers_time_1d(curv_min: Any, curv_saddle: Any, delta_F: Any, T: Any) -> float | np.ndarray:
     r"""One-dimensional Kramers time (asymptotic as T → 0).
 
     .. math:: \tau=\frac{2\pi}{\sqrt{F''(m)\,|F''(s)|}}\,e^{\Delta F/T}.
@@ -208,20 +224,20 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
 
     Parameters
     ----------
-    curv_min : float
+    curv_min : float or array_like
         F″(m) > 0, the curvature of the potential at the minimum.
-    curv_saddle : float
+    curv_saddle : float or array_like
         F″(s) < 0, the curvature of the potential at the saddle (barrier top).
-    delta_F : float
+    delta_F : float or array_like
         The barrier height ΔF = F(saddle) − F(minimum) > 0, in the units of F.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; broadcasts against `delta_F`.
 
     Returns
     -------
-    float
-        τ in the time unit of the Langevin dynamics.
+    float or ndarray
+        τ in the time unit of the Langevin dynamics, the broadcast shape of the arguments.
 
     Raises
     ------
@@ -233,10 +249,10 @@ def kramers_time_1d(curv_min: float, curv_saddle: float, delta_F: float, T: floa
     ----------
     Spec `kramers:eyring-1d`.
     """
-    lt = log_kramers_time_1d(curv_min, curv_saddle, delta_F, T)
-    if lt > FL.LOG_MAX:
-        raise V.ResultOverflow(f"tau = exp({lt:.6g}) exceeds the largest double: use log_kramers_time_1d")
-    return math.exp(lt)
+    lt = _log_k1d(curv_min, curv_saddle, delta_F, T)
+    if np.any(lt > FL.LOG_MAX):
+        raise V.ResultOverflow(f"tau = exp({float(np.max(lt)):.6g}) exceeds the largest double: use log_kramers_time_1d")
+    return V.scalar_or_array(np.exp(lt))
 
 
 @cites("kramers:eyring-1d")

@@ -445,7 +445,8 @@ test_potential.__test__ = False  # not a pytest test despite its name
 
 
 @cites("kramers:fpt-criterion")
-def continuity_correction_shift(T: float, dt: float) -> float:
+@V.broadcasting()
+def continuity_correction_shift(T: Any, dt: Any) -> float | np.ndarray:
     r"""Broadie–Glasserman shift 0.5826·√(2TΔt) of a barrier monitored at discrete times.
 
     Moving a saddle-crossing threshold outward by this amount removes the leading O(√Δt) bias of discrete
@@ -454,28 +455,29 @@ def continuity_correction_shift(T: float, dt: float) -> float:
 
     Parameters
     ----------
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
         F.
-    dt : float
+    dt : float or array_like
         The time step Δt > 0 between monitoring times.
 
     Returns
     -------
-    float
-        The shift, in the units of the coordinate.
+    float or ndarray
+        The shift, in the units of the coordinate; the broadcast shape of `T` and `dt`.
 
     References
     ----------
     Spec `kramers:fpt-criterion`; Broadie, Glasserman, Kou (1997).
     """
-    T = V.positive(T, "T", scalar=True)
-    dt = V.positive(dt, "dt", scalar=True)
-    return 0.5826 * math.sqrt(2.0) * math.sqrt(T) * math.sqrt(dt)  # T dt under/overflows past 1e+-308
+    T = V.positive(T, "T")
+    dt = V.positive(dt, "dt")
+    return V.scalar_or_array(0.5826 * math.sqrt(2.0) * np.sqrt(T) * np.sqrt(dt))  # T dt under/overflows past 1e+-308
 
 
 @cites("kramers:arrhenius")
-def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float:
+@V.broadcasting()
+def arrhenius_barrier(delay_ratio: Any, prefactor_ratio: Any = 1.0) -> float | np.ndarray:
     r"""Arrhenius inversion ΔF/T_eff = ln(delay_ratio/prefactor_ratio) (exact algebra, heuristic use).
 
     Headline: ln 73 = 4.2905. Caveats (measured): (i) at ΔF/T ≈ 4 the Eyring–Kramers law itself is 14–40 %
@@ -485,23 +487,23 @@ def arrhenius_barrier(delay_ratio: float, prefactor_ratio: float = 1.0) -> float
 
     Parameters
     ----------
-    delay_ratio : float
+    delay_ratio : float or array_like
         The measured delay ratio t_grok/t_mem > 0.
-    prefactor_ratio : float
+    prefactor_ratio : float or array_like
         The ratio τ₀/t_mem > 0 of the Arrhenius prefactor to the memorisation time; default 1 (τ₀ =
         t_mem).
 
     Returns
     -------
-    float
-        ΔF/T_eff, dimensionless.
+    float or ndarray
+        ΔF/T_eff, dimensionless; the broadcast shape of the arguments.
 
     References
     ----------
     Spec `kramers:arrhenius`.
     """
-    r = V.positive(delay_ratio, "delay_ratio", scalar=True)
-    p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=True)
-    if r < p:
+    r = V.positive(delay_ratio, "delay_ratio")
+    p = V.positive(prefactor_ratio, "prefactor_ratio")
+    if np.any(r < p):
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
-    return float(FL.log_quotient(r, p))
+    return V.scalar_or_array(FL.log_quotient(r, p))

@@ -274,7 +274,8 @@ def ridge_timescales(Phi: Any, lam: float, penalty: str = "eq2") -> RidgeTimesca
 
 
 @cites("kramers:ridge-delay")
-def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, penalty: str = "eq2") -> float:
+@V.broadcasting("null_norm2", "eps_test", "lam")
+def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty: str = "eq2") -> float | np.ndarray:
     r"""Asymptotic ridge grokking time t_grok ≈ ln(‖P⊥θ₀‖²/(2ε_te))/(2γ).
 
     Valid for γ ≪ μ⁺_min, a teacher in the row space and ‖P⊥θ₀‖² ≫ 2ε (measured 474.146 against the exact
@@ -282,11 +283,11 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
 
     Parameters
     ----------
-    null_norm2 : float
+    null_norm2 : float or array_like
         ‖P⊥θ₀‖² > 2ε_te, the squared norm of the initial parameters' component in the null space of Φ.
-    eps_test : float
+    eps_test : float or array_like
         ε_te > 0, the test-loss threshold that defines grokking.
-    lam : float
+    lam : float or array_like
         λ, the weight-decay coefficient of the penalty named by `penalty`; λ > 0.
     penalty : {"eq2", "half"}
         The penalty convention (spec convention C1). "eq2" (default): the objective L + λ‖θ‖² of the
@@ -295,19 +296,23 @@ def ridge_grok_time_asymptotic(null_norm2: float, eps_test: float, lam: float, p
 
     Returns
     -------
-    float
-        t_grok in gradient-flow time.
+    float or ndarray
+        t_grok in gradient-flow time, the broadcast shape of the arguments.
 
     References
     ----------
     Spec `kramers:ridge-delay`.
     """
-    nn = V.positive(null_norm2, "null_norm2", scalar=True)
-    e = V.positive(eps_test, "eps_test", scalar=True)
-    g = V.scalar(decay_rate(lam, penalty), "lam")
-    if nn <= 2 * e:
-        raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= {2 * e!r})")
-    return float(FL.log_quotient(nn, 2.0 * e)) / (2.0 * g)
+    nn = V.positive(null_norm2, "null_norm2")
+    e = V.positive(eps_test, "eps_test")
+    g = np.asarray(decay_rate(lam, penalty), dtype=np.float64)
+    nn, e, g = np.broadcast_arrays(nn, e, g)
+    bad = nn <= 2 * e
+    if np.any(bad):
+        k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+        raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nn[k])!r} <= "
+                          f"{float(2 * e[k])!r})")
+    return V.scalar_or_array(FL.log_quotient(nn, 2.0 * e) / (2.0 * g))
 
 
 

@@ -18,7 +18,8 @@ __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullb
 
 
 @cites("kramers:teff-sgd")
-def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | None = None) -> float:
+@V.broadcasting("eta", "trace_sigma")
+def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None = None) -> float | np.ndarray:
     r"""SGD temperature in the diffusion approximation (corrected, erratum kramers-9).
 
     .. math:: T_{\rm coord}=\frac{\eta\,\mathrm{tr}\,\Sigma}{2BP}\ (\texttt{n\_params}=P),\qquad
@@ -31,9 +32,9 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
 
     Parameters
     ----------
-    eta : float
+    eta : float or array_like
         The SGD learning rate η > 0.
-    trace_sigma : float
+    trace_sigma : float or array_like
         tr Σ ≥ 0, the trace of the per-sample gradient-noise covariance.
     batch_size : int
         The batch size B, an integer ≥ 1.
@@ -43,20 +44,20 @@ def t_eff_sgd(eta: float, trace_sigma: float, batch_size: int, n_params: int | N
 
     Returns
     -------
-    float
+    float or ndarray
         The temperature, in the units of the loss.
 
     References
     ----------
     Spec `kramers:teff-sgd`; Li, Tai, E (2017).
     """
-    eta = V.positive(eta, "eta", scalar=True)
-    tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=True)
+    eta = V.positive(eta, "eta")
+    tr = V.nonnegative(trace_sigma, "trace_sigma")
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
-    if tr == 0.0:
-        return 0.0
-    return float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))  # no spurious inf / 0
+    # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0
+    val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
+    return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
 
 @cites("kramers:teff-sgd")
@@ -100,7 +101,8 @@ def t_eff_sgd_direction(eta: float, sigma: Any, direction: Any, batch_size: int)
 
 
 @cites("kramers:teff-sgd")
-def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, curvature: float) -> float:
+@V.broadcasting("eta", "sigma2", "curvature")
+def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvature: Any) -> float | np.ndarray:
     r"""Exact stationary h·Var θ of one-dimensional SGD θ_{k+1} = θ_k − η(hθ_k + ξ_k).
 
     .. math:: h\,\mathrm{Var}\,\theta=\frac{\eta\sigma^2}{B(2-\eta h)}\ \ (=2T_{\rm coord}\ \text{as}\ \eta\to0),
@@ -109,38 +111,46 @@ def sgd_stationary_temperature_1d(eta: float, sigma2: float, batch_size: int, cu
 
     Parameters
     ----------
-    eta : float
+    eta : float or array_like
         The SGD learning rate η > 0.
-    sigma2 : float
+    sigma2 : float or array_like
         σ² ≥ 0, the per-sample gradient-noise variance.
     batch_size : int
         The batch size B, an integer ≥ 1.
-    curvature : float
+    curvature : float or array_like
         h, the curvature of the quadratic loss, with 0 < ηh < 2.
 
     Returns
     -------
-    float
+    float or ndarray
         h·Var θ.
 
     References
     ----------
     Spec `kramers:teff-sgd`.
     """
-    eta = V.positive(eta, "eta", scalar=True)
-    s2 = V.nonnegative(sigma2, "sigma2", scalar=True)
+    eta = V.positive(eta, "eta")
+    s2 = V.nonnegative(sigma2, "sigma2")
     B = V.integer_at_least(batch_size, "batch_size", 1)
-    h = V.finite(curvature, "curvature", scalar=True)
-    gap = FL.one_minus_product(2.0, eta, h) if abs(h) < 1e300 else 2.0 - eta * h  # 2 - eta h, exact near 0
-    if not (0 < eta * h and gap > 0):
-        raise DomainError(f"eta*curvature must be in (0, 2) (got {eta * h!r})")
-    if s2 == 0.0:
-        return 0.0
-    return float(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
+    h = V.finite(curvature, "curvature")
+    eta, s2, h = np.broadcast_arrays(eta, s2, h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = 2.0 - eta * h
+        near = np.abs(gap) < 0.5  # 2 - eta h with the product's rounding restored where it cancels (exact there)
+        if np.any(near):
+            p, e = FL.dd_two_prod(eta, h)
+            gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
+        bad = ~((eta * h > 0) & (gap > 0))
+    if np.any(bad):
+        k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+        raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta[k] * h[k])!r})")
+    val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
+    return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
 
 @cites("kramers:teff-gd")
-def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> float:
+@V.broadcasting()
+def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float | np.ndarray:
     r"""The paper's full-batch "temperature" T = coef·η²·tr ∇²F: an unsupported heuristic.
 
     No derivation exists in the Langevin sense: full-batch GD is deterministic (backward-error analysis gives
@@ -151,29 +161,29 @@ def t_eff_fullbatch_heuristic(eta: float, trace_hessian: float, coef: float) -> 
 
     Parameters
     ----------
-    eta : float
+    eta : float or array_like
         The learning rate η > 0.
-    trace_hessian : float
+    trace_hessian : float or array_like
         tr ∇²F, the trace of the loss Hessian, any finite real.
-    coef : float
+    coef : float or array_like
         The proportionality constant, any finite real, in units [F]²/[θ]² (the paper gives none).
 
     Returns
     -------
-    float
+    float or ndarray
         coef·η²·tr ∇²F.
 
     References
     ----------
     Spec `kramers:teff-gd` (heuristic, unsupported).
     """
-    eta = V.positive(eta, "eta", scalar=True)
-    tr = V.finite(trace_hessian, "trace_hessian", scalar=True)
-    coef = V.finite(coef, "coef", scalar=True)
-    if tr == 0.0 or coef == 0.0:
-        return 0.0
-    # eta**2 raises OverflowError past 1.3e154; one scaled product is inf / 0 only beyond the range
-    return math.copysign(float(FL.power_product([abs(coef), eta, abs(tr)], [1, 2, 1])), coef * tr)
+    eta = V.positive(eta, "eta")
+    tr = V.finite(trace_hessian, "trace_hessian")
+    coef = V.finite(coef, "coef")
+    zero = (tr == 0.0) | (coef == 0.0)
+    # eta**2 overflows past 1.3e154; one scaled product is inf / 0 only beyond the range
+    mag = FL.power_product([np.where(zero, 1.0, np.abs(coef)), eta, np.where(zero, 1.0, np.abs(tr))], [1, 2, 1])
+    return V.scalar_or_array(np.where(zero, 0.0, np.sign(coef) * np.sign(tr) * mag))
 
 
 @cites("kramers:spectral")

@@ -12,7 +12,7 @@ from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
-from ._conventions import _broadcast_apply, _eps, _eta0, _lam_below_one, _level
+from ._conventions import _eps, _eta0, _lam_below_one, _level
 from ._crossing import _grok_time_scalar, _log_lstar
 
 
@@ -381,7 +381,7 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
     ee = _eps(eps)
     et = _eta0(eta0)
     lv = _level(level)
-    log_ls = _broadcast_apply(lambda e, l_: _log_lstar(e, 1.0, l_), ee, lv)
+    log_ls = _log_lstar(ee, 1.0, lv)  # vectorised (broadcasts eps and level)
     with np.errstate(over="ignore", under="ignore"):  # in logs: L*^2 underflows at eps ~ 1e-160
         return V.scalar_or_array(np.exp(-math.log(4.0 * math.pi) - np.log(et) - 2.0 * log_ls))
 

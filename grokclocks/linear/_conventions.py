@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -100,17 +99,6 @@ def _gamma_paper(gamma: Any, d_out: float, wd_convention: Any) -> np.ndarray:
     conv = V.choice(wd_convention, "wd_convention", ("paper", "torch"))
     g = V.nonnegative(gamma, "gamma")
     return g * float(d_out) if conv == "torch" else g
-
-
-def _broadcast_apply(func: Callable[..., float], *arrays: np.ndarray) -> np.ndarray:
-    """Evaluate a scalar function element-wise over broadcast arrays (root finding, quadrature)."""
-    bs = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
-    out = np.empty(bs[0].shape, dtype=np.float64)
-    flat = [b.reshape(-1) for b in bs]
-    res = out.reshape(-1)
-    for i in range(res.size):
-        res[i] = func(*(float(f[i]) for f in flat))
-    return out
 
 
 # ============================================================================ conventions

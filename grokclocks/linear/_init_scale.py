@@ -68,6 +68,11 @@ def effective_eps(eps, alpha):
     """
     e = _eps(eps)
     a = V.finite(alpha, "alpha")
-    h = np.hypot(1.0, a)  # sqrt(1 + alpha^2): (1 + alpha^2) overflows at alpha = 1e155
-    with np.errstate(under="ignore"):
-        return V.scalar_or_array(2.0 * e / h / h)
+    with np.errstate(over="ignore", under="ignore"):
+        d = 1.0 + a * a  # the common case; (1 + alpha^2) overflows at alpha = 1e155, and 2 eps at eps = 9e307
+        out = 2.0 * e / d
+        bad = ~np.isfinite(d) | ~np.isfinite(out)
+        if np.any(bad):
+            h = np.hypot(1.0, a)  # sqrt(1 + alpha^2)
+            out = np.where(bad, 2.0 * (e / h) / h, out)
+        return V.scalar_or_array(out)

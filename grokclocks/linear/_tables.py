@@ -12,7 +12,7 @@ from .._constants import ERF_SQRT2
 from ..citations import cites
 from ._approx import grok_time_asymptotic
 from ._conventions import _d_out, _eps, _eta0, _lam_not_one, _level
-from ._crossing import _grok_delay_small_lam, _SMALL_LAM, _t_star_scalar
+from ._crossing._times import _delay_from_crossings, _t_star_flat
 from ._late import loss_gen_late, loss_gen_late_simple, loss_train_late
 from ._losses import loss_gen, loss_train
 
@@ -25,15 +25,19 @@ _T4_GAMMAS = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 
 
 def _times_grid(lams, epss, eta0, d_outs, gammas, level):
-    """t_tr, t_gen, dt over the outer product of the given 1-d parameter lists (in that order)."""
+    """t_tr, t_gen, dt over the outer product of the given 1-d parameter lists (in that order), vectorised
+    per d_out (the crossing-time engine `_times`; dt with the small-λ delay as in `grok_time`)."""
     shape = (len(lams), len(epss), len(d_outs), len(gammas))
-    ttr, tgen = np.empty(shape), np.empty(shape)
-    for idx in np.ndindex(shape):
-        la, e, d, g = lams[idx[0]], epss[idx[1]], d_outs[idx[2]], gammas[idx[3]]
-        ttr[idx] = _t_star_scalar("train", la, e, eta0, float(d), g, level, 1.0, False)
-        tgen[idx] = _t_star_scalar("gen", la, e, eta0, float(d), g, level, 1.0, False)
-    with np.errstate(invalid="ignore"):
-        dt = np.where(np.isinf(ttr) & np.isinf(tgen), np.nan, tgen - ttr)
+    ttr, tgen, dt = np.empty(shape), np.empty(shape), np.empty(shape)
+    la, e, g = (np.broadcast_to(np.asarray(v, dtype=np.float64).reshape(sh), (shape[0], shape[1], shape[3])).reshape(-1)
+                for v, sh in ((lams, (-1, 1, 1)), (epss, (1, -1, 1)), (gammas, (1, 1, -1))))
+    one = np.ones(la.shape)
+    sub = (shape[0], shape[1], shape[3])
+    for k, d in enumerate(d_outs):
+        args = (la, e, eta0 * one, float(d), g, level * one, one)
+        tt, tg = _t_star_flat("train", *args, False), _t_star_flat("gen", *args, False)
+        ttr[:, :, k, :], tgen[:, :, k, :] = tt.reshape(sub), tg.reshape(sub)
+        dt[:, :, k, :] = _delay_from_crossings(tt, tg, la, eta0 * one, float(d), g, False).reshape(sub)
     return ttr, tgen, dt
 
 
@@ -375,17 +379,10 @@ def grok_time_grid(lam, gamma, eps, eta0, *, d_out=1, level=ERF_SQRT2):
     Levi et al., Fig. 7; spec `levi:tstar`, `levi:grok-def`, `levi:eq14`, `levi:eq8`, `levi:fig7`.
     """
     t_tr, t_gen = _mpgrid._train_gen_crossings(lam, gamma, eps, eta0, d_out, level)
-    with np.errstate(invalid="ignore"):
-        dt = np.where(np.isinf(t_tr) & np.isinf(t_gen), np.nan, t_gen - t_tr)
-    # lam <= 1/4, gamma = 0: the delay as its own root (_grok_delay_small_lam), not the difference of two
-    # crossing times that agree to ~lam relative (measured: 2e-8 relative error at lam = 1e-8 before)
-    lam_b, gamma_b, eta0_b, d_b = (np.broadcast_to(np.asarray(x, dtype=np.float64), dt.shape)
+    # lam <= 1e-2, gamma = 0: the delay as its own root (_delay), not the difference of two crossing times that
+    # agree to ~lam relative (measured: 2e-8 relative error at lam = 1e-8 before)
+    lam_b, gamma_b, eta0_b, d_b = (np.broadcast_to(np.asarray(x, dtype=np.float64), np.shape(t_tr)).reshape(-1)
                                    for x in (lam, gamma, eta0, d_out))
-    small = (lam_b <= _SMALL_LAM) & (gamma_b == 0.0) & (t_tr > 0.0) & np.isfinite(t_gen)
-    if np.any(small):
-        dt = np.array(dt, dtype=np.float64).reshape(-1)
-        tt, lf, ef, df = (np.asarray(x).reshape(-1) for x in (t_tr, lam_b, eta0_b, d_b))
-        for i in np.flatnonzero(small):
-            dt[i] = _grok_delay_small_lam(float(tt[i]), float(lf[i]), float(ef[i]), float(df[i]))
-        dt = dt.reshape(np.shape(t_tr))
+    dt = _delay_from_crossings(np.reshape(t_tr, -1), np.reshape(t_gen, -1), lam_b, eta0_b, d_b, gamma_b,
+                               False).reshape(np.shape(t_tr))
     return GrokTimes(V.scalar_or_array(t_tr), V.scalar_or_array(t_gen), V.scalar_or_array(dt))

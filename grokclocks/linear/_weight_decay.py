@@ -6,14 +6,12 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize
 
 from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
 from ._conventions import (
-    _broadcast_apply,
     _d_out,
     _eps,
     _eta0,
@@ -24,6 +22,7 @@ from ._conventions import (
     _level,
     _ROOT_RTOL,
 )
+from .._floats import bracketed_root
 from ._crossing import _log_lstar
 from ._losses import _log_loss_inf
 
@@ -85,13 +84,9 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     ll = _lam(lam)
     d = _d_out(d_out)
     gg = _gamma_paper(gamma, d, wd_convention)
-
-    def f(which):
-        return lambda la, g: math.exp(_log_loss_inf(which, la, float(d), g, 1.0)) if (
-            g > 0 or which == "gen") else 0.0
-
-    tr = _broadcast_apply(f("train"), ll, gg)
-    ge = _broadcast_apply(f("gen"), ll, gg)
+    shape, (lf, gf) = V.broadcast_flat(ll, gg)
+    one = np.ones(lf.shape)
+    tr, ge = (np.exp(_log_loss_inf(w, lf, float(d), gf, one)).reshape(shape) for w in ("train", "gen"))
     return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 
@@ -146,24 +141,39 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 
-def _wd_gamma_max_scalar(lam: float, eps: float, d: float, level: float) -> float:
+def _wd_gamma_max_flat(lam: np.ndarray, eps: np.ndarray, d: float, level: np.ndarray) -> np.ndarray:
+    """γ_max for flat arrays (paper convention): the root in u = log γ of log L_gen(∞; e^u) = log L*, bracketed
+    by galloping 8 octaves at a time from γ = 1 and found by the Illinois method in lockstep (`bracketed_root`)."""
     log_target = _log_lstar(eps, d, level)  # in logs: L* may exceed 1.8e308 (tiny level)
-    if log_target + math.log(d) >= math.log(0.5):  # L_gen(inf) < 1/(2 d_out) for every gamma
-        return math.inf
-    if lam > 1.0 and math.log(0.5 * ((lam - 1.0) / lam)) >= log_target + math.log(d):
-        return 0.0  # even gamma -> 0+ leaves the plateau above L*
+    out = np.empty(lam.shape)
+    every = log_target + math.log(d) >= math.log(0.5)  # L_gen(inf) < 1/(2 d_out) for every gamma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        none = ~every & (lam > 1.0) & (np.log(0.5 * ((lam - 1.0) / lam)) >= log_target + math.log(d))
+    out[every] = np.inf
+    out[none] = 0.0  # even gamma -> 0+ leaves the plateau above L*
+    idx = np.flatnonzero(~every & ~none)
+    if idx.size == 0:
+        return out
+    la, lt = lam[idx], log_target[idx]
+    one = np.ones(la.shape)
 
-    def f(u: float) -> float:
-        return _log_loss_inf("gen", lam, d, math.exp(u), 1.0) - log_target
+    def f(u, k):
+        return _log_loss_inf("gen", la[k], d, np.exp(u), one[k]) - lt[k]
 
-    lo = hi = 0.0
-    if f(0.0) > 0:
-        while f(lo) > 0:
-            hi, lo = lo, lo - math.log(2.0) * 8
-    else:
-        while f(hi) <= 0:
-            lo, hi = hi, hi + math.log(2.0) * 8
-    return math.exp(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=_ROOT_RTOL))
+    step = 8.0 * math.log(2.0)
+    lo, hi = np.zeros(la.size), np.zeros(la.size)
+    f0 = f(lo, np.arange(la.size))
+    down = f0 > 0  # gallop down until f <= 0 ... (f increases with gamma)
+    k = np.flatnonzero(down)
+    while k.size:
+        hi[k], lo[k] = lo[k], lo[k] - step
+        k = k[f(lo[k], k) > 0]
+    k = np.flatnonzero(~down)
+    while k.size:
+        lo[k], hi[k] = hi[k], hi[k] + step
+        k = k[f(hi[k], k) <= 0]
+    out[idx] = np.exp(bracketed_root(f, lo, hi, xtol=1e-14, rtol=_ROOT_RTOL))
+    return out
 
 
 @cites("levi:eq15", "levi:eq14", "levi:fig3")
@@ -209,7 +219,8 @@ def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
     d = _d_out(d_out)
     lv = _level(level)
     conv = V.choice(wd_convention, "wd_convention", ("paper", "torch"))
-    out = _broadcast_apply(lambda la, e, l_: _wd_gamma_max_scalar(la, e, float(d), l_), ll, ee, lv)
+    shape, (lf, ef, vf) = V.broadcast_flat(ll, ee, lv)
+    out = _wd_gamma_max_flat(lf, ef, float(d), vf).reshape(shape)
     if conv == "torch":
         out = out / d
     return V.scalar_or_array(out)

@@ -253,7 +253,9 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
         raise DomainError(f"i and j must be <= the number of eigenvalues {E2.shape[-1]} (got {i}, {j})")
     num, den = E2[:, i - 1], E2[:, j - 1]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        g = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        g = num / den
+    if not np.all(den > 0):  # NaN where sigma_j <= 0 or NaN (the common case: one reduction)
+        g[~(den > 0)] = np.nan
     return g if E.ndim == 2 else float(g[0])  # 1-D input = one row of eigenvalues
 
 

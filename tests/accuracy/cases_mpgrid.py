@@ -138,7 +138,7 @@ CASES = [
                  lambda lam, eps: L.grok_time_grid(lam, 0.0, eps, 0.01)[2],
                  lambda lam, eps: ref_grok_time(lam, eps, 0.01),
                  {"lam": Arg(1e-8, 1.0), "eps": Arg(1e-30, 1.0)}, rtol=1e-10, ci_examples=0,
-                 branches=(Branch("lam", (0.25,)),)),  # the small-lam delay (_SMALL_LAM)
+                 branches=(Branch("lam", (0.01, 0.25)),)),  # the small-lam delay (_SMALL_LAM = 1e-2; 1/4 before)
     AccuracyCase("grokclocks.linear.grok_time_grid [dt, vs linear.grok_time]",
                  lambda lam, gamma, eps: L.grok_time_grid(lam, gamma, eps, 0.01)[2],
                  lambda lam, gamma, eps: mp.mpf(L.grok_time(lam, eps, 0.01, gamma=gamma)),

@@ -27,10 +27,10 @@ NEAR1 = Arg(1e-16, 0.1)  # |lam - 1|
 
 
 # ---------------------------------------------------------------- the switch points of rmt (stratified draws)
-# _edge_distances: sqrt(lam) <= 0.29 and >= 3.42; mp_cdf's near-pole break points for delta = lam_-/(4 sqrt(lam))
-# < 1/4, i.e. lam in (0.1459, 6.854); the atom for lam > 1
+# _edge_distances: sqrt(lam) <= 0.29 and >= 3.42; mp_cdf's series below rho = min(sqrt(lam), 1/sqrt(lam)) = 1/4
+# (lam = 1/16, 16); the former near-pole break points at lam = 0.1459, 6.854; the atom for lam > 1
 _EDGE_LAM = (0.29 ** 2, 3.42 ** 2)
-_CDF_LAM = (*_EDGE_LAM, ((3 - math.sqrt(5)) / 2) ** 2, 1.0, ((3 + math.sqrt(5)) / 2) ** 2)
+_CDF_LAM = (1 / 16, *_EDGE_LAM, ((3 - math.sqrt(5)) / 2) ** 2, 1.0, ((3 + math.sqrt(5)) / 2) ** 2, 16.0)
 # _continuous_integral: QAWS in y for delta >= 1 (lam <= 0.0294 or >= 33.97), in tau = log(1 + y/delta) inside
 _QUAD_LAM = ((3 - 2 * math.sqrt(2)) ** 2, 1.0, (3 + 2 * math.sqrt(2)) ** 2)
 # z = 2 s sqrt(lam): _log_phi1's power series below 1e-3, the Neumann series of Phi_0 up to z = 1, scipy's ive

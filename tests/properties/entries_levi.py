@@ -79,7 +79,7 @@ ENTRIES = [
     Entry("rmt.mp_atom", {"lam": LAM}, vec=True, check=_cdf),
     Entry("rmt.mp_density", {"nu": Real(typ=(-1.0, 10.0)), "lam": LAM}, vec=True, check=_mp_density_ok,
           inf="the density has an integrable 1/sqrt singularity at a support edge: inf at nu = lam_- = 0 (lam = 1)"),
-    Entry("rmt.mp_cdf", {"x": Real(typ=(-1.0, 10.0)), "lam": Pos(typ=(0.01, 5.0), vec=False)}, vec=True, check=_cdf),
+    Entry("rmt.mp_cdf", {"x": Real(typ=(-1.0, 10.0)), "lam": Pos(typ=(0.01, 5.0))}, vec=True, check=_cdf),
     Entry("rmt.mp_moment", {"k": Int(0, typ=(0, 8), ext=(200,)), "lam": LAM}, vec=True, check=_nonneg,
           inf="overflow: E nu^k exceeds the double range for large k and lam"),
     Entry("rmt.mp_inverse_moment", {"k": Fixed(1, 2, bad=(0, 3, 1.5, True, "1", None)), "lam": LAM}, vec=True,

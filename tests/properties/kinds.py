@@ -152,8 +152,9 @@ def Unit(**kw) -> Param:
 
 
 def Int(lo: int = 1, hi: int | None = None, *, typ: tuple[int, int] | None = None, optional: bool = False,
-        ext: tuple[int, ...] = (), capped: bool = False, float_ok: bool = True) -> Param:
-    """An integer >= lo (<= hi); ``capped``: a size, so 10**30 must be rejected (not allocated)."""
+        ext: tuple[int, ...] = (), capped: bool = False, float_ok: bool = True, vec: bool = False) -> Param:
+    """An integer >= lo (<= hi); ``capped``: a size, so 10**30 must be rejected (not allocated); ``vec``: arrays
+    of integers broadcast too (an entry with ``vec=True`` draws them)."""
     if typ is None:
         typ = (lo, lo + 5 if hi is None else min(hi, lo + 5))
     scalar = st.integers(*typ)
@@ -161,7 +162,7 @@ def Int(lo: int = 1, hi: int | None = None, *, typ: tuple[int, int] | None = Non
         scalar = st.one_of(scalar, scalar.map(np.int64))
     ext_vals = [e for e in ((lo,) + tuple(ext) + ((hi,) if hi is not None else ()))]
 
-    bad: list[Any] = [lo - 1, 2.5 if lo <= 2 else lo + 0.5, True, "3", NAN, INF, [lo, lo]]
+    bad: list[Any] = [lo - 1, 2.5 if lo <= 2 else lo + 0.5, True, "3", NAN, INF] + ([[lo, lo - 1]] if vec else [[lo, lo]])
     if not optional:
         bad.append(None)
     if hi is not None:
@@ -172,7 +173,12 @@ def Int(lo: int = 1, hi: int | None = None, *, typ: tuple[int, int] | None = Non
         bad += [10**12 + 39]  # fits int64 (a prime), but no table of that size fits in memory
 
     def typical(n: int) -> Strategy:
-        return st.one_of(st.none(), scalar) if optional else scalar
+        if vec and n:
+            scalar_ = st.one_of(scalar, st.lists(st.integers(*typ), min_size=n, max_size=n).map(
+                lambda xs: np.asarray(xs, np.int64)))
+        else:
+            scalar_ = scalar
+        return st.one_of(st.none(), scalar_) if optional else scalar_
 
     return Param(typical, lambda n: st.sampled_from(ext_vals), lambda n, v: st.sampled_from(bad))
 

@@ -1,35 +1,26 @@
-"""Levi et al.: accuracy from loss, the loss threshold L*, exact crossing times and the grokking time."""
+"""Levi et al.: accuracy from loss, the loss threshold L*, exact crossing times and the grokking time.
+
+Thin validated doors (`accuracy_from_loss`, `loss_threshold`, `t_star`, `grok_time`) to one engine per
+computation: `_threshold` (L* and log L*), `_times` (every crossing time, vectorised Newton in lockstep),
+`_delay` (the small-λ grokking delay as its own root).
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
-from .. import _mpgrid, rmt
-from .. import _validate as V
-from .._constants import ERF_SQRT2
-from ..citations import cites
-from ._conventions import (
-    _broadcast_apply,
-    _d_out,
-    _eps,
-    _eta0,
-    _flag,
-    _FLOAT_MAX,
-    _flow_time,
-    _gd_time,
-    _gamma_paper,
-    _init_scale,
-    _lam,
-    _level,
-    _ROOT_RTOL,
-    _T_MAX,
-    _which,
-)
-from ._losses import _log_c, _log_loss_inf, _log_loss_kernel
+from ... import _validate as V
+from ..._constants import ERF_SQRT2
+from ...citations import cites
+from .._conventions import _d_out, _eps, _eta0, _flag, _gamma_paper, _init_scale, _lam, _level, _which
+from ._delay import _grok_delay_small_lam, _SMALL_LAM
+from ._threshold import _log_lstar, _lstar
+from ._times import _grok_time_flat, _t_star_flat
+
+__all__ = ["accuracy_from_loss", "loss_threshold", "t_star", "grok_time"]
 
 
 @cites("levi:eq9", "levi:eq12-acc", "levi:conv-acc")
@@ -76,54 +67,29 @@ def accuracy_from_loss(L, eps, d_out=1):
         # +inf where L = 0 or the ratio overflows: P(a, inf) = 1.  (d/2)(eps/L), not d eps/(2 L): that was
         # inf/inf = NaN at L = eps = 1.7e308, d_out = 10^6
         x = (0.5 * d) * (ee / LL)
-        acc = special.gammainc(0.5 * d, x)
+        # d_out = 1: P(1/2, x) = erf(sqrt(x)), 3.7x faster than gammainc and exact to an ulp where gammainc(1/2, x)
+        # lost 2.1e-14 (x ~ 1e-222, measured against mpmath)
+        acc = special.erf(np.sqrt(x)) if d == 1 else special.gammainc(0.5 * d, x)
         # Small accuracies from log x and the series P(a, x) = x^a e^{-x}/Gamma(a+1) sum_k x^k/((a+1)..(a+k)):
         # x itself underflows at eps = 1e-308, L = 1e148 (P = 1e-228), and scipy's gammainc flushes results
         # below ~1e-308 to 0 (3.6e-312 at d_out = 37, x = 1e-16).  Used where x < 1e-3 and P < 1e-280
         # (30 terms: the omitted one is below 1e-90 relative) or x < 1e-300.
         a = 0.5 * d
-        log_x = math.log(a) + np.log(ee) - np.log(np.where(LL > 0, LL, 1.0))
-        log_lead = a * log_x - special.gammaln(a + 1.0)
-        use = (LL > 0) & (log_x < math.log(1e-3)) & ((log_lead < math.log(1e-280)) | (log_x < -690.0))
-        xs = np.exp(np.where(use, log_x, -np.inf))
-        series, term = np.ones_like(xs), np.ones_like(xs)
-        for k in range(1, 31):
-            term = term * xs / (a + k)
-            series = series + term
-        acc = np.where(use, np.exp(log_lead - xs + np.log(series)), acc)
+        # the series only where it is needed (x < 1e-3 and P < 1e-280, or x < 1e-300): x itself decides
+        small = (LL > 0) & (x < 1e-3)
+        if np.any(small):
+            acc = np.array(acc, dtype=np.float64)
+            Ls, es = LL[small], ee[small]
+            log_x = math.log(a) + np.log(es) - np.log(Ls)
+            log_lead = a * log_x - special.gammaln(a + 1.0)
+            use = (log_lead < math.log(1e-280)) | (log_x < -690.0)
+            xs = np.exp(log_x)
+            series, term = np.ones_like(xs), np.ones_like(xs)
+            for k in range(1, 31):
+                term = term * xs / (a + k)
+                series = series + term
+            acc[small] = np.where(use, np.exp(log_lead - xs + np.log(series)), acc[small])
     return V.scalar_or_array(acc)
-
-
-def _log_lstar(eps: float, d: float, level: float) -> float:
-    """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels)."""
-    if d == 1.0:
-        return math.log(eps) - math.log(2.0) - 2.0 * math.log(float(special.erfinv(level)))
-    # log P^-1 also where P^-1 underflows (level = 5e-324: log 0 raised "math domain error")
-    return math.log(d) + math.log(eps) - math.log(2.0) - float(_mpgrid._p_inverse(d, level)[1])
-
-
-def _lstar(eps: float, d: float, level: float) -> float:
-    r"""L* as a double; ``ResultOverflow`` where it exceeds 1.8e308.
-
-    No intermediate under/overflows where L* is a normal double: :math:`\mathrm{erfinv}(\ell)^2`
-    underflows for :math:`\ell<10^{-154}` (``ZeroDivisionError`` at :math:`\ell=5\cdot10^{-324}`), so
-    there :math:`(\epsilon/e)/e/2`; :math:`d\,\epsilon` overflows for :math:`\epsilon>10^{302}`, so
-    :math:`\epsilon\,(a/x)`, :math:`a=d/2`, :math:`x=P^{-1}(a,\ell)`.
-    """
-    with np.errstate(over="ignore", divide="ignore"):
-        if d == 1.0:
-            e = float(special.erfinv(level))
-            val = eps / (2.0 * e * e) if e > 1e-150 else 0.5 * ((eps / e) / e)
-        else:
-            a = 0.5 * d
-            x, log_x = (float(v) for v in _mpgrid._p_inverse(d, level))
-            # below x = 1e-300 (0 at level 5e-324) from log x; overflow there means L* > 1.8e308
-            log_val = math.log(a) + math.log(eps) - log_x
-            val = eps * (a / x) if x > 1e-300 else (math.exp(log_val) if log_val < 709.78 else math.inf)
-    if not math.isfinite(val):
-        raise V.ResultOverflow(f"L* = exp({_log_lstar(eps, d, level):.6g}) exceeds the largest double "
-                               f"(eps={eps!r}, d_out={d:g}, level={level!r}; L* ~ eps d_out/(2 P^-1(d_out/2, level)))")
-    return val
 
 
 @cites("levi:lstar", "levi:conv-acc")
@@ -167,87 +133,12 @@ def loss_threshold(eps, d_out=1, level=ERF_SQRT2):
     ee = _eps(eps)
     d = _d_out(d_out)
     lv = _level(level)
-    return V.scalar_or_array(_broadcast_apply(lambda e, l_: _lstar(e, float(d), l_), ee, lv))
-
-
-# ============================================================================ exact crossing times
-
-
-def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, gamma: float, level: float,
-                   alpha: float, discrete: bool) -> float:
-    log_lstar = _log_lstar(eps, d, level)
-    if _log_loss_inf(which, lam, d, gamma, alpha) >= log_lstar:  # asymptote first: never reached
-        return math.inf
-    if _log_c(alpha) - math.log(d) <= log_lstar:  # L(0) = (1+α²)/(2 d_out)
-        return 0.0
-
-    def f(t: float) -> float:
-        return float(_log_loss_kernel(which, np.array([t]), lam, eta0, d, gamma, alpha, discrete)[0]) - log_lstar
-
-    # The largest t at which s = 4 eta0 t/d_out is a finite double (0.9 of the float range).
-    t_cap = min(_T_MAX, (0.225 * _FLOAT_MAX / eta0) * d)  # not / (4 eta0): 4 eta0 = inf gave t_cap = 0
-    lo, hi = _bracket_log2(f, t_cap)
-    if hi is None:
-        raise V.DomainError(
-            f"the crossing time t* of the {which} loss exceeds {t_cap:.3g} GD steps, where 4 eta0 t/d_out or t "
-            f"itself leaves the float64 range (lam={lam!r}, eps={eps!r}, eta0={eta0!r}, gamma={gamma!r})")
-    if lo == 0.0:
-        return 0.0  # t* < 5e-324: rounds to 0
-    # Brent in t on [2^k, 2^(k+1)]: relative tolerance 1e-15 (spec levi:tstar asks 1e-12; the crossing
-    # is then as accurate as log L itself, ~1e-16 |log L*| in s)
-    # Brent on t = lo u, u in [1, hi/lo] <= 2 (scaled: a subnormal lo gave xtol = 0 and stalled)
-    u = optimize.brentq(lambda u: f(lo * u), 1.0, hi / lo, xtol=1e-16, rtol=_ROOT_RTOL, maxiter=500)
-    return float(lo * u)
-
-
-def _bracket_log2(f: Callable[[float], float], t_cap: float) -> tuple[float, float | None]:
-    """``(2^k, 2^(k+1))`` (or ``(2^k, t_cap)``) with ``f > 0`` at the left and ``<= 0`` at the right, for a
-    decreasing ``f`` with ``f(0+) > 0``.  Galloping in the exponent from ``t = 1`` (1, 2, 4, 16, 256, ...; from the
-    power of 2 below ``t_cap`` if that is below 1),
-    then bisection of the exponent: at most ~25 evaluations over the whole float range.  ``(0.0, tiny)``
-    if ``f <= 0`` already at the smallest subnormal; ``(lo, None)`` if ``f(t_cap) > 0``."""
-    tiny = 5e-324
-    e_cap = math.log2(t_cap)
-    e0 = min(0.0, math.floor(e_cap))  # t = 1, or the power of 2 below t_cap < 1 (eta0 ~ 1e308: t_cap = 0.24)
-    if f(2.0**e0) > 0.0:
-        e_lo, step = e0, 1.0
-        while True:
-            e_try = e_lo + step
-            if e_try >= e_cap:
-                if f(t_cap) > 0.0:
-                    return 2.0**e_lo, None
-                e_hi = e_cap
-                break
-            if f(2.0**e_try) <= 0.0:
-                e_hi = e_try
-                break
-            e_lo, step = e_try, 2.0 * step
-    else:
-        e_hi, step = e0, 1.0
-        while True:
-            e_try = e_hi - step
-            if e_try <= -1074.0:
-                if f(tiny) <= 0.0:
-                    return 0.0, tiny
-                e_lo = -1074.0
-                break
-            if f(2.0**e_try) > 0.0:
-                e_lo = e_try
-                break
-            e_hi, step = e_try, 2.0 * step
-    while e_hi - e_lo > 1.0:  # bisection on the exponent (integers; e_cap may be fractional)
-        mid = math.floor(0.5 * (e_lo + e_hi))
-        if mid <= e_lo:
-            mid = e_lo + 1.0
-        if f(2.0**mid) > 0.0:
-            e_lo = mid
-        else:
-            e_hi = mid
-    lo = 2.0**e_lo if e_lo > -1074.0 else tiny
-    return lo, (t_cap if e_hi == e_cap else 2.0**e_hi)
+    shape, (ef, lf) = V.broadcast_flat(ee, lv)
+    return V.scalar_or_array(_lstar(ef, float(d), lf).reshape(shape))
 
 
 def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention):
+    """Validate once: ``(shape, [lam, eps, eta0, gamma, level, alpha] flat, d_out, discrete)``."""
     ll = _lam(lam)
     ee = _eps(eps)
     et = _eta0(eta0)
@@ -256,7 +147,21 @@ def _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_con
     lv = _level(level)
     aa = _init_scale(init_scale)
     disc = _flag(discrete, "discrete")
-    return ll, ee, et, float(d), gg, lv, aa, disc
+    shape, flat = V.broadcast_flat(ll, ee, et, gg, lv, aa)
+    return shape, flat, float(d), disc
+
+
+def _t_star_scalar(which: str, lam: float, eps: float, eta0: float, d: float, gamma: float, level: float,
+                   alpha: float, discrete: bool) -> float:
+    """t* at one point (validated): the engine `_t_star_flat` on one-element arrays."""
+    a = [np.array([float(v)]) for v in (lam, eps, eta0, gamma, level, alpha)]
+    return float(_t_star_flat(which, *a[:3], float(d), *a[3:], discrete)[0])
+
+
+def _grok_time_scalar(lam, eps, eta0, d, gamma, level, alpha, discrete) -> float:
+    """Δt at one point (validated): the engine `_grok_time_flat` on one-element arrays."""
+    a = [np.array([float(v)]) for v in (lam, eps, eta0, gamma, level, alpha)]
+    return float(_grok_time_flat(*a[:3], float(d), *a[3:], discrete)[0])
 
 
 @cites("levi:tstar", "levi:grok-def")
@@ -331,62 +236,8 @@ def t_star(which, lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_s
     Levi et al., §3.1.3; spec `levi:tstar`, `levi:grok-def`.
     """
     w = _which(which)
-    ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
-                                                 wd_convention)
-    out = _broadcast_apply(lambda la, e, h, g, l_, a: _t_star_scalar(w, la, e, h, d, g, l_, a, disc),
-                           ll, ee, et, gg, lv, aa)
-    return V.scalar_or_array(out)
-
-
-def _grok_time_scalar(lam, eps, eta0, d, gamma, level, alpha, discrete) -> float:
-    tg = _t_star_scalar("gen", lam, eps, eta0, d, gamma, level, alpha, discrete)
-    tt = _t_star_scalar("train", lam, eps, eta0, d, gamma, level, alpha, discrete)
-    if math.isinf(tg) and math.isinf(tt):
-        return math.nan
-    if gamma == 0.0 and not discrete and lam <= _SMALL_LAM and 0.0 < tt <= tg < math.inf:
-        return _grok_delay_small_lam(tt, lam, eta0, d)
-    return tg - tt
-
-
-# Below lam = 1/4 the grokking time is computed as its own root (_grok_delay_small_lam), not as the
-# difference t_gen - t_train: Delta t / t ~ lam, so the difference of two crossing times, each good to
-# ~1e-16 |log L*| in s, kept no digit at lam = 1e-20 (Delta t = 0.0 instead of 2.07e-18) and 1e-4
-# relative at lam = 1e-12.  Measured at the switch (lam = 1/4, eps = 1e-2, 1e-3, 1e-6, eta0 = 0.01): the
-# two agree to 8e-16 (to 7e-15 at lam = 0.1, where the difference has lost a digit).
-_SMALL_LAM = 0.25
-
-
-def _grok_delay_small_lam(t_train: float, lam: float, eta0: float, d: float) -> float:
-    r""":math:`\Delta t` for :math:`\gamma=0`, gradient flow, :math:`\lambda\le1/4`, from the train crossing.
-
-    With :math:`s_t=4\eta_0t^*_{\rm tr}/d_{\rm out}` and :math:`\Phi_0'=-\Phi_1`, the gen loss reaches the
-    train loss's level :math:`\Phi_1(s_t)` after a further :math:`\Delta s` that solves
-
-    .. math:: \int_0^{\Delta s}\frac{\Phi_1(s_t+u)}{\Phi_1(s_t)}\,du=\frac{\Phi_0(s_t)-\Phi_1(s_t)}{\Phi_1(s_t)},
-
-    both sides free of cancellation (:func:`grokclocks.rmt._phi0_excess`,
-    :func:`grokclocks.rmt._log_phi1_increment`).  The left side is concave in :math:`\Delta s`, so Newton
-    from :math:`\Delta s_0` = right side (a lower bound: the ratio is <= 1) increases monotonically
-    to the root.  :math:`\Delta t=\Delta s\,d_{\rm out}/(4\eta_0)`.
-    """
-    s_t = float(_flow_time(eta0, t_train, d))
-    q = rmt._phi0_excess(s_t, lam)
-
-    def ratio(u: float) -> float:
-        return math.exp(rmt._log_phi1_increment(s_t, u, lam))
-
-    ds = q
-    if q < 1e-200:  # the ratio is 1 - O(u) on [0, q]: Delta s = q (1 + O(q)); Newton's 1e-15 q test underflows
-        return float(_gd_time(ds, eta0, d))  # for a subnormal q (no convergence at lam = 5e-324)
-    for _ in range(100):
-        integral = rmt._quad(ratio, 0.0, ds, epsabs=0.0, epsrel=2e-14, limit=200)
-        step = (q - integral) / ratio(ds)
-        ds += step
-        if abs(step) <= 1e-13 * ds:  # 5x the quadrature's epsrel: below it the steps are rounding noise
-            break
-    else:  # pragma: no cover - Newton on a concave function from below converges; loud if not
-        raise RuntimeError(f"grok_time: the small-lam delay did not converge (lam={lam!r}, t_train={t_train!r})")
-    return float(_gd_time(ds, eta0, d))
+    shape, args, d, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention)
+    return V.scalar_or_array(_t_star_flat(w, *args[:3], d, *args[3:], disc).reshape(shape))
 
 
 @cites("levi:grok-def", "levi:tstar")
@@ -400,7 +251,7 @@ def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale
     In words: Δt = t*_gen − t*_tr, both crossings from `t_star`. It is +∞ when only the generalisation
     accuracy never reaches the level, and NaN when neither does (spec `levi:grok-def`).
 
-    For γ = 0, gradient flow and λ ≤ 1/4 the delay is computed as its own root (∫₀^Δs Φ₁(s_t + u) du = Φ₀(s_t)
+    For γ = 0, gradient flow and λ ≤ 10⁻² the delay is computed as its own root (∫₀^Δs Φ₁(s_t + u) du = Φ₀(s_t)
     − Φ₁(s_t), both sides free of cancellation), not as t*_gen − t*_tr: the two crossing times agree to about
     λ relative, and their difference gave 0 at λ = 10⁻²⁰ (exact: 207.35λ at ε = 10⁻³, η₀ = 0.01).
 
@@ -460,8 +311,5 @@ def grok_time(lam, eps, eta0, *, d_out=1, gamma=0.0, level=ERF_SQRT2, init_scale
     >>> round(grok_time(0.5, 1e-3, 0.01))
     431
     """
-    ll, ee, et, d, gg, lv, aa, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete,
-                                                 wd_convention)
-    out = _broadcast_apply(lambda la, e, h, g, l_, a: _grok_time_scalar(la, e, h, d, g, l_, a, disc),
-                           ll, ee, et, gg, lv, aa)
-    return V.scalar_or_array(out)
+    shape, args, d, disc = _time_args(lam, eps, eta0, d_out, gamma, level, init_scale, discrete, wd_convention)
+    return V.scalar_or_array(_grok_time_flat(*args[:3], d, *args[3:], disc).reshape(shape))
