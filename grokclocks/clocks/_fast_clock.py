@@ -280,7 +280,8 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
         lq = np.where(l0 <= 2.0 * e, np.log1p((l0 - e) / e),
                       np.where(np.isfinite(q), np.log(np.where(np.isfinite(q), q, 1.0)), np.log(l0) - np.log(e)))
         x = lq / rate
-    x = np.where(np.abs(x - np.round(x)) <= _SNAP_ABS, np.round(x), x)
+        # snap a quotient within _SNAP_ABS of a whole number to it (an inf quotient is left as it is)
+        x = np.where(np.isfinite(x) & (np.abs(x - np.round(x)) <= _SNAP_ABS), np.round(x), x)
     # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0
     out = np.where(e >= l0, float(k0), np.where(np.isfinite(x), k0 + np.ceil(x), np.inf))
     if scalar:
