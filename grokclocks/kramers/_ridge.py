@@ -312,7 +312,8 @@ def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty
         k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
         raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nn[k])!r} <= "
                           f"{float(2 * e[k])!r})")
-    return V.scalar_or_array(FL.log_quotient(nn, 2.0 * e) / (2.0 * g))
+    with np.errstate(over="ignore"):  # inf for a subnormal decay rate: the time exceeds the largest double
+        return V.scalar_or_array(FL.log_quotient(nn, 2.0 * e) / (2.0 * g))
 
 
 
