@@ -224,6 +224,105 @@ def train_program(prog: Program, cache: Path = ENGINE_CACHE) -> dict:
     return out
 
 
+# ------------------------------------------------------------------------------------------- one loader
+
+
+@dataclasses.dataclass
+class Run:
+    """One run of either code as the study reads it: the curves (a `grokclocks.forecast.RunCurves`) and its labels."""
+
+    curves: object          # grokclocks.forecast.RunCurves (its group: the cross-validation fold unit)
+    code: str               # "engine" or "torch"
+    split: str              # "fit" or "heldout"
+    model: str              # model family (engine: embedding_mlp / transformer / tian_relu; torch: tf_ln, ...)
+    config: str             # configuration label (everything but the seed)
+    unit: str               # independent unit: code, configuration and seed
+    optimizer: str
+    lr: float
+    weight_decay: float
+    meta: dict
+
+
+def _decay_rate(optimizer: str, lr: float, wd: float) -> float | None:
+    """lr x wd per step for decoupled AdamW and for SGD's coupled L2 (divided by 1 - momentum for heavy-ball);
+    None for Adam with coupled L2 (its decay is rescaled by the gradient statistics)."""
+    if optimizer in ("adamw", "sgd"):
+        return lr * wd
+    if optimizer == "sgd_mom":
+        return lr * wd / (1.0 - 0.9)
+    return None
+
+
+def load_engine(scale: str = "cpu", cache: Path = ENGINE_CACHE, splits: tuple[str, ...] = ("fit",)) -> list[Run]:
+    """Every cached engine run of the given splits (legacy programs count as "fit"), diverged runs left out."""
+    from grokclocks.forecast import RunCurves
+
+    out = []
+    progs = [dataclasses.replace(p, split="fit") if p.legacy else p for p in legacy_programs()]
+    for prog, legacy_name in [(p, legacy_programs()[i].name) for i, p in enumerate(progs)] + \
+            [(p, None) for p in engine_programs(scale)]:
+        if prog.split not in splits:
+            continue
+        path = cache / f"{legacy_name}.npz" if legacy_name else cache_path(prog, cache)
+        if not path.exists():
+            continue
+        with np.load(path, allow_pickle=False) as f:
+            d = {k: f[k] for k in f.files}
+        t = d["times"].astype(np.float64)
+        if "correct_test" in d:
+            big = np.iinfo(np.uint16).max
+            ntr = d["n_train"].reshape(1, 1, -1, 1).astype(np.float64)
+            nte = d["n_test"].reshape(1, 1, -1, 1).astype(np.float64)
+            acc_tr = np.where(d["correct_train"] == big, np.nan, d["correct_train"] / ntr)
+            acc_te = np.where(d["correct_test"] == big, np.nan, d["correct_test"] / nte)
+        else:
+            acc_tr, acc_te = d["acc_train"].astype(np.float64), d["acc_test"].astype(np.float64)
+        for i, wd in enumerate(d["weight_decay"]):
+            for j, lr in enumerate(d["lr"]):
+                for k, seed in enumerate(d["seeds"]):
+                    series = [acc_tr[i, j, k], acc_te[i, j, k]] + [d[n][i, j, k].astype(np.float64)
+                                                                   for n in ("loss_train", "loss_test", "param_norm")]
+                    if bool(d["diverged"][i, j, k]) or not all(np.isfinite(v).all() for v in series):
+                        continue
+                    config = f"engine:{prog.name}:wd{float(wd):g}:lr{float(lr):g}"
+                    rc = RunCurves(t, *series, horizon=float(prog.steps),
+                                   decay_rate=_decay_rate(prog.optimizer, float(lr), float(wd)),
+                                   group=f"engine:{prog.name}", train_level=TRAIN_LEVEL, test_level=TEST_LEVEL)
+                    out.append(Run(rc, "engine", prog.split, prog.model, config, f"{config}:s{int(seed)}",
+                                   prog.optimizer, float(lr), float(wd),
+                                   {"p": prog.p, "op": prog.op, "train_frac": prog.train_frac,
+                                    "batch_size": prog.batch_size, "record_every": prog.record_every,
+                                    "beta2": prog.beta2, "legacy": prog.legacy, "seed": int(seed)}))
+    return out
+
+
+def load_torch(scale: str = "cpu", splits: tuple[str, ...] = ("fit",)) -> list[Run]:
+    """Every cached PyTorch run of the given splits (diverged runs left out)."""
+    import forecast_torch as T
+
+    from grokclocks.forecast import RunCurves
+
+    cache = T.CACHE if scale == "cpu" else HERE / "results" / "forecast_runs_torch_gpu"
+    out = []
+    for spec in T.run_specs(scale):
+        if spec.split not in splits or not T.cache_file(spec, cache).exists():
+            continue
+        _, d = T.load(T.cache_file(spec, cache))
+        if int(d["diverged_step"]) >= 0:
+            continue
+        series = [d[k].astype(np.float64) for k in ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")]
+        if not all(np.isfinite(v).all() for v in series):
+            continue
+        config = f"torch:{spec.config}"
+        rc = RunCurves(d["steps"].astype(np.float64), *series, horizon=float(spec.steps),
+                       decay_rate=_decay_rate(spec.optimizer, spec.lr, spec.weight_decay), group=config,
+                       train_level=TRAIN_LEVEL, test_level=TEST_LEVEL)
+        out.append(Run(rc, "torch", spec.split, spec.model, config, f"{config}:s{spec.seed}", spec.optimizer,
+                       spec.lr, spec.weight_decay, {**dataclasses.asdict(spec), "cpu_s": float(d["cpu_s"]),
+                                                    "wall_s": float(d["wall_s"])}))
+    return out
+
+
 def phase_train(scale: str, part: str, log) -> None:
     progs = engine_programs(scale)
     i, n = (int(v) for v in part.split("/"))

@@ -8,6 +8,7 @@ importing the framework only then (a missing framework is a one-line `ImportErro
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,7 +54,11 @@ class _Hooks:
                 continue  # strings, lists and tensors of several values are not metrics of this run
         if not numbers:
             return self.monitor.latest
-        return self.monitor.update(float(step), **numbers)
+        try:
+            return self.monitor.update(float(step), **numbers)
+        except V.DomainError as exc:  # a rejected report never stops training: the monitor is unchanged, say why
+            warnings.warn(f"grokclocks forecast: a report was not recorded ({exc})", RuntimeWarning, stacklevel=3)
+            return self.monitor.latest
 
     @property
     def forecast(self) -> Forecast | None:

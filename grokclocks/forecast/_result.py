@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validate import DomainError
 from ..compare._records import _fmt_num, _json_number, _json_state
-from ._model import family_cdf, family_ppf
+from ._model import calibrate, family_cdf, family_ppf, uncalibrate
 
 __all__ = ["STATUSES", "Forecast", "Signal"]
 
@@ -49,6 +49,10 @@ class Signal:
     (β x̃ of the model); positive = later; NaN (default) when not used."""
     note: str = ""
     """Why it is used or not, or a caveat; "" (default) when there is nothing to say."""
+    in_range: bool | None = None
+    """Whether its value lies inside the range the model was fitted on: `True`, `False` (then the forecast did
+    not use it and fell back to a model without it; `Forecast.out_of_range` names it), or `None` (default)
+    when the model has no range for it (not a model signal, or not readable)."""
 
     def formatted(self) -> str:
         """The value as the table shows it."""
@@ -123,9 +127,14 @@ class Forecast:
     """The records up to τ the forecast read, for `plot`: "steps" and each logged series among "train_acc",
     "test_acc", "train_loss", "test_loss" and "weight_norm", an array of one value per record each."""
     distribution: tuple = ()
-    """The forecast distribution of t_test as (kind, family, μ, σ, τ): kind "remaining" when
+    """The forecast distribution of t_test as (kind, family, μ, σ, τ, calibration): kind "remaining" when
     log((t_test − τ)/τ) = μ + σ W, "absolute" when log t_test = μ + σ W, with W the standard variable of
-    `family` (one of `grokclocks.forecast.FAMILIES`); () (default) when there is no forecast."""
+    `family` (one of `grokclocks.forecast.FAMILIES`) whose probabilities pass through the recalibration map
+    given by `calibration`, knots (u, G(u)) (() = none; `AFTModel.calibration`); () (default) when there is no
+    forecast."""
+    out_of_range: tuple[str, ...] = ()
+    """The signals that lay outside the range the model was fitted on, which the forecast therefore did not
+    use (each named with its value and range in `reason` and in its `Signal.note`); () (default) when none."""
 
     def cdf(self, step: float) -> float:
         """P(t_test ≤ step): the probability that the run groks by `step`, under this forecast.
@@ -146,12 +155,13 @@ class Forecast:
             return 1.0 if step >= self.t_test else 0.0
         if not self.distribution:
             return math.nan
-        kind, family, mu, sigma, tau = self.distribution
+        kind, family, mu, sigma, tau, *knots = self.distribution
+        knots = knots[0] if knots else ()
         if kind == "remaining":
             if step <= tau:
                 return 0.0
-            return family_cdf(family, (math.log((step - tau) / tau) - mu) / sigma)
-        return family_cdf(family, (math.log(step) - mu) / sigma) if step > 0 else 0.0
+            return calibrate(knots, family_cdf(family, (math.log((step - tau) / tau) - mu) / sigma))
+        return calibrate(knots, family_cdf(family, (math.log(step) - mu) / sigma)) if step > 0 else 0.0
 
     def quantile(self, q: float) -> float:
         """The step by which the run groks with probability `q`, under this forecast.
@@ -179,8 +189,13 @@ class Forecast:
             return self.t_test
         if not self.distribution:
             return math.nan
-        kind, family, mu, sigma, tau = self.distribution
-        w = mu + sigma * family_ppf(family, q)
+        kind, family, mu, sigma, tau, *knots = self.distribution
+        u = uncalibrate(knots[0] if knots else (), q)
+        if u >= 1.0:
+            return math.inf
+        if u <= 0.0:
+            return tau if kind == "remaining" else 0.0
+        w = mu + sigma * family_ppf(family, u)
         return tau * (1.0 + math.exp(min(w, 700.0))) if kind == "remaining" else math.exp(min(w, 700.0))
 
     @property
@@ -313,8 +328,9 @@ class Forecast:
             `run` (the header), `status`, `reason`, `at_step`, `horizon`, `horizon_source`, `t_train`,
             `t_test` (with `t_test_state`: "predicted", "measured", "never" or "undefined"), `interval_50`,
             `interval_90`, `p_grok`, `method`, `model`, `levels`, `signals` (one dict per signal: `id`,
-            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`), `spec_ids` and
-            `distribution` (kind, family, mu, sigma, tau of the forecast distribution, or null).  Every
+            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`, `in_range`), `out_of_range`
+            (the signals outside the model's fitting range), `spec_ids` and `distribution` (kind, family, mu,
+            sigma, tau and the calibration knots of the forecast distribution, or null).  Every
             number is a finite number or null; a null's state says why ("never" for +inf, "undefined" for
             NaN).
         """
@@ -338,10 +354,14 @@ class Forecast:
             "levels": {"train": self.train_level, "test": self.test_level},
             "signals": [{"id": s.id, "signal": s.title, "value": _json_number(s.value),
                              "state": "n/a" if s.value is None else _json_state(s.value), "used": s.used,
-                             "contribution": _json_number(s.contribution), "spec_id": s.spec_id, "note": s.note}
+                             "contribution": _json_number(s.contribution), "spec_id": s.spec_id, "note": s.note,
+                             "in_range": s.in_range}
                         for s in self.signals],
+            "out_of_range": list(self.out_of_range),
             "spec_ids": list(self.spec_ids),
-            "distribution": (dict(zip(("kind", "family", "mu", "sigma", "tau"), self.distribution))
+            "distribution": ({**dict(zip(("kind", "family", "mu", "sigma", "tau"), self.distribution[:5])),
+                              "calibration": [list(k) for k in (self.distribution[5] if len(self.distribution) > 5
+                                                                else ())]}
                              if self.distribution else None),
         }
 
