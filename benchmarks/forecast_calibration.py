@@ -115,10 +115,16 @@ def eligible(c, tau: float) -> bool:
     return math.isfinite(c.t_train) and 0 < c.t_train <= tau < c.horizon and c.t_test > tau
 
 
-def issue_rows(runs: list, model) -> list[dict]:
-    """One row per (run, issue point) where a forecast is issued: the public `forecast` on the records as logged."""
+def forecast_at(c, tau: float, model):
+    """The public `forecast` of a run's records as logged, at τ, with its budget as the horizon."""
     from grokclocks.forecast import forecast
 
+    return forecast(steps=c.steps, train_acc=c.train_acc, test_acc=c.test_acc, train_loss=c.train_loss,
+                    test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon, model=model)
+
+
+def issue_rows(runs: list, model) -> list[dict]:
+    """One row per (run, issue point) where a forecast is issued: the public `forecast` on the records as logged."""
     rows = []
     for r in runs:
         c = r.curves
@@ -128,9 +134,7 @@ def issue_rows(runs: list, model) -> list[dict]:
             tau = issue_step(c, kind, k)
             if not eligible(c, tau):
                 continue
-            f = forecast(steps=c.steps, train_acc=c.train_acc, test_acc=c.test_acc, train_loss=c.train_loss,
-                         test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon,
-                         model=model)
+            f = forecast_at(c, tau, model)
             row = {"point": label, "code": r.code, "model": r.model, "unit": r.unit, "config": r.config,
                    "status": f.status, "grokked": grok, "t_test": t_te if grok else math.inf, "tau": tau,
                    "horizon": c.horizon, "t_train": t_tr, "out_of_range": list(f.out_of_range)}
@@ -473,17 +477,13 @@ def phase_evaluate(scale: str, fig_dir: Path) -> None:
 
 def _out_of_range_example(runs: list, model) -> dict | None:
     """The first held-out row (in run order) whose forecast left a signal out: its forecast line and reason."""
-    from grokclocks.forecast import forecast
-
     for r in runs:
         c = r.curves
         for label, kind, k in ISSUE_POINTS:
             tau = issue_step(c, kind, k)
             if not eligible(c, tau):
                 continue
-            f = forecast(steps=c.steps, train_acc=c.train_acc, test_acc=c.test_acc, train_loss=c.train_loss,
-                         test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon,
-                         model=model)
+            f = forecast_at(c, tau, model)
             if f.out_of_range:
                 return {"run": r.unit, "model": r.model, "point": label, "line": f.line(), "reason": f.reason,
                         "t_test": c.t_test if math.isfinite(c.t_test) else None}

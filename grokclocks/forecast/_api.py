@@ -328,10 +328,13 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     """Forecast the step at which a run's test accuracy reaches its level, from its records up to a step.
 
     The run fits its training set (train accuracy at its level since t_train) and its test accuracy is below
-    the test level.  The forecast reads signals off the records up to `at_step` (no later record is read:
-    cutting the log at `at_step` gives the same forecast, bit for bit), and a censored regression fitted by
-    the calibration study turns them into a distribution of the remaining time, from which come the point
-    forecast (its median), the nominal 50 % and 90 % intervals and P(grok by the horizon).
+    the test level.  The forecast reads signals off the records up to `at_step` (no later record is read, or
+    checked: cutting the log at `at_step` gives the same forecast, bit for bit, and a non-finite value after
+    `at_step` does not make the run "diverged"), and a censored regression fitted by the calibration study
+    turns them into a calibrated distribution of the remaining time, from which come the point forecast (its
+    median), the nominal 50 % and 90 % intervals and P(grok by the horizon).  A signal outside the range the
+    model was fitted on is named (`Forecast.out_of_range`) and left out: the forecast falls back to a model
+    without it, down to the clock alone, whose interval is wide; never a clipped value.
 
     Parameters
     ----------
@@ -341,12 +344,14 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
         a list of log files (one seed each), a pandas DataFrame, a mapping of arrays, a `RunData`, or None
         (then the keyword arrays are the run).
     at_step : float, optional
-        The issue step τ: only records with step ≤ τ are read.  Default: the last record.  Must be ≥ the first
-        record's step.
+        The issue step τ: only records with step ≤ τ are read.  Default: the last record.  Must lie between
+        the first record's step and one record interval after the last.
     horizon : float, optional
-        The step by which the probability of grokking is given, > `at_step`.  Default: the run's planned
-        length when the input states it (an engine trajectory's config, a run file's planned steps) and it
-        lies after `at_step`, else 10 × `at_step`.
+        The step by which the probability of grokking is given, ≥ `at_step`, finite.  Default: the run's
+        planned length when the input states it (an engine trajectory's config; a run file's sidecar
+        `run.json`, whose `fields.steps` the engine writes; for any other log the sidecar `<log>.json`, e.g.
+        `metrics.csv.json` holding `{"planned_steps": 20000}`), else 10 × `at_step`, labelled as a fallback.
+        A horizon at or before `at_step` is kept and marked reached: P(grok by it) = 0.
     run_index : int, optional
         Which run (seed) of an input that holds several, 0-based; required then.
     index : tuple of int, optional
@@ -398,12 +403,15 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     -------
     Forecast
         With status "forecast", or "too early" (no t_train yet), "grokked" (t_test measured), "diverged" (a
-        logged value is not finite) or "cannot tell" (no train or test accuracy logged), each with its reason.
+        value logged up to `at_step` is not finite) or "cannot tell" (no train or test accuracy logged, too
+        few records, the time since t_train outside the model's range, or a log the readers refuse for a
+        non-finite value after `at_step`), each with its reason.
 
     Raises
     ------
     DomainError
-        Invalid arrays or arguments (shapes, ranges, a horizon not after `at_step`, a run index out of range).
+        Invalid arrays or arguments (shapes, ranges, a level or step that is not finite, a horizon before
+        `at_step`, an `at_step` past the end of the log, a run index out of range), or a malformed sidecar.
 
     Notes
     -----
@@ -411,8 +419,9 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     of the forecast.  The interval's shape is the calibration study's choice, by cross-validated likelihood,
     among a lognormal, a loglogistic and a Weibull remaining time and the escape-time law of an activated
     process (spec `kramers:eq15`), whose exponential waiting time is memoryless: an escape's 90 % interval
-    spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time, wide by nature.  The shipped model is
-    loglogistic (`default_model().family`).
+    spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time, wide by nature
+    (`default_model().family` names the shipped model's).  Its probabilities then pass through a
+    recalibration map learnt from forecasts on configurations the fit had not seen.
 
     References
     ----------
