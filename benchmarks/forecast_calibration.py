@@ -468,6 +468,7 @@ def phase_evaluate(scale: str, fig_dir: Path) -> None:
                                                  for code in ("engine", "torch")}}
     res["replay_seconds_per_update"] = (sum(r["replay_s"] for r in reps) / max(1, sum(r["n_records"] for r in reps)))
     res["example_out_of_range"] = _out_of_range_example(held, models["both"])
+    res["levi_closed_form"] = levi_check(scale)
     res["evaluate_wall_s"] = time.perf_counter() - t0
     RESULTS_JSON.write_text(json.dumps(_clean(res), indent=1, allow_nan=False) + "\n")
     figure(res, fig_dir / "forecast_reliability.png", e1)
@@ -517,6 +518,65 @@ def _clean(o):
     if isinstance(o, (float, np.floating)):
         return float(o) if math.isfinite(o) else None
     return o
+
+
+# ------------------------------------------------------------------------------------------- the linear model
+
+# t*_gen / t*_tr = 1.60 at lambda = 0.5 and 2.43 at 0.7 (eps 1e-3): the forecast is issued at 1.2 t_train
+LEVI = {"cpu": {"lams": (0.5, 0.7), "d_ins": (250, 500), "seeds": tuple(range(12)), "eps": 1e-3, "eta0": 0.01,
+                "n_gen": 2000, "record_every": 5},
+        "gpu": {"lams": (0.5, 0.7, 0.8), "d_ins": (500, 1000, 2000), "seeds": tuple(range(32)), "eps": 1e-3,
+                "eta0": 0.01, "n_gen": 4000, "record_every": 5}}
+
+
+def levi_check(scale: str) -> dict:
+    """The linear closed form as a forecast: explicit GD of Levi et al.'s teacher-student model (cached in
+    results/forecast_runs/levi_runs.npz), forecast at 1.2 x t_train with levi_params; every run groks."""
+    from grokclocks.clocks import first_hitting_time
+    from grokclocks.forecast import forecast
+    from grokclocks.linear import ERF_SQRT2, t_star
+
+    c = LEVI[scale]
+    path = D.ENGINE_CACHE / ("levi_runs.npz" if scale == "cpu" else "levi_runs_gpu.npz")
+    if path.exists():
+        with np.load(path) as f:
+            data = {k: f[k] for k in f.files}
+    else:
+        from grokclocks.sim.linear import draw_teacher_student, run_gd
+
+        data, t0 = {}, time.perf_counter()
+        for lam in c["lams"]:
+            for d_in in c["d_ins"]:
+                steps = int(round(2.0 * float(t_star("gen", lam, c["eps"], c["eta0"])) / c["record_every"])) \
+                    * c["record_every"]
+                traj = run_gd(draw_teacher_student(d_in, lam, seeds=c["seeds"]), c["eta0"], steps,
+                              record_every=c["record_every"], eps=c["eps"], n_gen=c["n_gen"])
+                key = f"lam{lam:g}_d{d_in}"
+                data[f"{key}_times"] = np.asarray(traj.times)
+                data[f"{key}_acc_train"] = np.asarray(traj.metrics["acc_train"], dtype=np.float32)
+                data[f"{key}_acc_gen"] = np.asarray(traj.metrics["acc_gen"], dtype=np.float32)
+        data["wall_s"] = np.asarray(time.perf_counter() - t0)
+        np.savez_compressed(path, **data)
+    cov50, cov90, errs = [], [], []
+    for lam in c["lams"]:
+        for d_in in c["d_ins"]:
+            key = f"lam{lam:g}_d{d_in}"
+            t = data[f"{key}_times"].astype(np.float64)
+            for tr, ge in zip(data[f"{key}_acc_train"].astype(np.float64), data[f"{key}_acc_gen"].astype(np.float64)):
+                t_tr = first_hitting_time(t, tr, ERF_SQRT2, direction="above")
+                t_te = first_hitting_time(t, ge, ERF_SQRT2, direction="above")
+                tau = 1.2 * t_tr
+                if not (math.isfinite(t_tr) and math.isfinite(t_te) and tau < t_te and tau < t[-1]):
+                    continue
+                f = forecast(steps=t, train_acc=tr, test_acc=ge, at_step=tau, horizon=float(t[-1]),
+                             train_level=ERF_SQRT2, test_level=ERF_SQRT2,
+                             levi_params={"lam": lam, "eps": c["eps"], "eta0": c["eta0"], "d_in": d_in})
+                cov50.append(f.interval_50[0] <= t_te <= f.interval_50[1])
+                cov90.append(f.interval_90[0] <= t_te <= f.interval_90[1])
+                errs.append(abs(math.log(f.t_test / t_te)))
+    return {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in c.items()}, "issue_point": "1.2x t_train",
+            "n": len(errs), "coverage_50": float(np.mean(cov50)), "coverage_90": float(np.mean(cov90)),
+            "median_abs_log_error": float(np.median(errs)), "wall_s": float(data["wall_s"])}
 
 
 # ------------------------------------------------------------------------------------------- figure and docs
@@ -652,6 +712,12 @@ def calibration_markdown(res: dict) -> str:
     out += [f"Signals outside the fitting range (held-out rows, E1): {_f(res['E1'].get('rows_with_a_signal_out_of_range'))}"
             f" of the rows had at least one ({', '.join(f'{k} {v}' for k, v in oor.items()) or 'none'}); each was left "
             "out and the forecast fell back to a profile without it."]
+    lv = res.get("levi_closed_form")
+    if lv:
+        out += ["", f"The linear closed form (not part of the model above): explicit GD of Levi et al.'s teacher-student "
+                f"model, λ ∈ {lv['config']['lams']}, d_in ∈ {lv['config']['d_ins']}, {len(lv['config']['seeds'])} seeds "
+                f"each, forecast t*_gen at 1.2 × t_train: n = {lv['n']}, coverage 50 % {_f(lv['coverage_50'])}, 90 % "
+                f"{_f(lv['coverage_90'])}, median |log err| {_f(lv['median_abs_log_error'], '.3f')}."]
     sel = res["selection"]["both"]
     out += ["", f"Shipped model: signal groups {', '.join(sel['kept'])} (dropped: "
             + ("; ".join(f"{g}: {why}" for g, why in sel["dropped"].items()) or "none")

@@ -106,7 +106,7 @@ def _primes(lo: int, hi: int) -> list[int]:
 def engine_programs(scale: str = "cpu") -> list[Program]:
     """The engine's new programs, drawn from the design space by a fixed generator; ~45 % held out by program."""
     rng = np.random.default_rng(7 if scale == "cpu" else 8)
-    n_prog = 44 if scale == "cpu" else 160
+    n_prog = 32 if scale == "cpu" else 160
     out = []
     for c in range(n_prog):
         model = str(rng.choice(["embedding_mlp", "transformer", "tian_relu"], p=[0.5, 0.3, 0.2]))
