@@ -146,14 +146,23 @@ class Monitor:
         self._diverged: tuple[float, str] | None = None
         self._since = 0
         self._history: collections.deque = collections.deque(maxlen=_HISTORY)
+        self._names: dict[str, str | None] = {}
 
     def _series(self, name: str) -> str | None:
+        try:
+            return self._names[name]
+        except KeyError:
+            pass
         if name in self.columns:
-            return self.columns[name]
-        if name in _SERIES:
-            return name
-        c = canonical_name(name)
-        return c if c in _SERIES else None
+            series = self.columns[name]
+        elif name in _SERIES:
+            series = name
+        else:
+            c = canonical_name(name)
+            series = c if c in _SERIES else None
+        if len(self._names) < 1024:  # a loop reports the same few names: read each once
+            self._names[name] = series
+        return series
 
     def update(self, step: float, **metrics: Any) -> Forecast:
         """Record the metrics of one step and return the current forecast.
