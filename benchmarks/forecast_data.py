@@ -113,22 +113,22 @@ def engine_programs(scale: str = "cpu") -> list[Program]:
         op = str(rng.choice(["add", "sub", "mul", "sq_sum", "div"], p=[0.35, 0.15, 0.15, 0.15, 0.2]))
         big = rng.uniform() < (0.1 if scale == "cpu" else 0.4)
         p = int(rng.choice([97, 113])) if big else int(rng.choice(_primes(23, 61)))
-        frac = float(np.round(rng.uniform(0.25, 0.7) if p >= 59 else rng.uniform(0.35, 0.85), 2))
-        opt = str(rng.choice(["adamw", "adamw", "adam", "sgd"], p=[0.4, 0.2, 0.25, 0.15]))
+        frac = float(np.round(rng.uniform(0.3, 0.7) if p >= 59 else rng.uniform(0.4, 0.85), 2))
+        opt = str(rng.choice(["adamw", "adamw", "adam", "sgd"], p=[0.45, 0.2, 0.2, 0.15]))
         beta2 = 0.999 if (opt == "adam" and rng.uniform() < 0.5) or (opt == "adamw" and rng.uniform() < 0.35) else 0.98
         if opt == "adamw":
-            wd = tuple(sorted(rng.choice([0.0, 0.1, 0.3, 1.0, 2.0, 3.0], size=3, replace=False).tolist()))
-            lo = float(np.exp(rng.uniform(math.log(1e-3), math.log(4e-3))))
-            lr = (round(lo, 5), round(min(3 * lo, 1.5e-2), 5))
+            wd = tuple(sorted(rng.choice([0.0, 0.3, 1.0, 2.0, 3.0], size=3, replace=False).tolist()))
+            lo = float(np.exp(rng.uniform(math.log(2e-3), math.log(5e-3))))
+            lr = (round(lo, 5), round(min(2.5 * lo, 1.2e-2), 5))
         elif opt == "adam":
             wd = (1e-4, 1e-3, 5e-3)
-            lo = float(np.exp(rng.uniform(math.log(1e-3), math.log(3e-3))))
+            lo = float(np.exp(rng.uniform(math.log(1.5e-3), math.log(4e-3))))
             lr = (round(lo, 5), round(2.5 * lo, 5))
         else:
-            wd = (3e-4, 1e-3, 3e-3)
+            wd = (1e-3, 3e-3, 1e-2)
             lr = (0.3, 1.0)
         batch = 0 if rng.uniform() < 0.65 else int(rng.choice([128, 256, 512]))
-        steps = int(rng.choice([2000, 3000, 4000, 6000])) if p < 59 else int(rng.choice([2000, 3000]))
+        steps = int(rng.choice([2000, 3000, 4000])) if p < 59 else int(rng.choice([2000, 3000]))
         every = int(rng.choice([2, 5, 10, 20, 50, 100], p=[0.05, 0.15, 0.3, 0.3, 0.12, 0.08]))
         every = max(every, steps // 400)  # at most ~400 records per run (the cache stays small)
         steps = steps // every * every

@@ -100,18 +100,18 @@ def run_specs(scale: str = "cpu") -> list[RunSpec]:
         model = MODELS[c % len(MODELS)]
         op = str(rng.choice(OPS, p=[0.35, 0.2, 0.15, 0.15, 0.15]))
         p = int(rng.choice(_primes(23, max_p)))
-        opt = str(rng.choice(OPTIMIZERS, p=[0.6, 0.2, 0.2]))
+        opt = str(rng.choice(OPTIMIZERS, p=[0.7, 0.15, 0.15]))
         # train fractions down to the critical region (where seeds differ several-fold) and up to easy
-        frac = float(np.round(rng.uniform(0.3, 0.8) if p >= 47 else rng.uniform(0.4, 0.85), 2))
+        frac = float(np.round(rng.uniform(0.35, 0.8) if p >= 47 else rng.uniform(0.45, 0.85), 2))
         if opt == "sgd_mom":
-            lr = float(np.exp(rng.uniform(math.log(3e-2), math.log(3e-1))))
-            wd = float(np.exp(rng.uniform(math.log(1e-4), math.log(3e-3))))
+            lr = float(np.exp(rng.uniform(math.log(5e-2), math.log(3e-1))))
+            wd = float(np.exp(rng.uniform(math.log(1e-4), math.log(1e-3))))
         elif opt == "adam_l2":
-            lr = float(np.exp(rng.uniform(math.log(1e-3), math.log(6e-3))))
-            wd = float(np.exp(rng.uniform(math.log(1e-4), math.log(1e-2))))
+            lr = float(np.exp(rng.uniform(math.log(1e-3), math.log(5e-3))))
+            wd = float(np.exp(rng.uniform(math.log(1e-4), math.log(3e-3))))
         else:
-            lr = float(np.exp(rng.uniform(math.log(1e-3), math.log(1e-2))))
-            wd = float(rng.choice([0.0, 0.1, 0.3, 0.5, 1.0, 2.0], p=[0.08, 0.12, 0.2, 0.2, 0.25, 0.15]))
+            lr = float(np.exp(rng.uniform(math.log(2e-3), math.log(1e-2))))
+            wd = float(rng.choice([0.0, 0.3, 0.5, 1.0, 2.0, 3.0], p=[0.08, 0.12, 0.15, 0.3, 0.2, 0.15]))
         beta2 = float(rng.choice([0.98, 0.999]))
         n_pairs = p * p if op != "div" else p * (p - 1)
         n_train = int(frac * n_pairs)
@@ -122,7 +122,7 @@ def run_specs(scale: str = "cpu") -> list[RunSpec]:
         n_eval = int(rng.choice([0, 0, 256, 1000]))
         train_metric = "batch" if batch and rng.uniform() < 0.5 else "full"
         width = int(rng.choice([32, 48])) if model.startswith("tf") else int(rng.choice([64, 128]))
-        steps = int(rng.choice([2000, 3000, 4000, 5000])) if scale == "cpu" else int(rng.choice([10000, 20000]))
+        steps = int(rng.choice([2000, 3000, 4000])) if scale == "cpu" else int(rng.choice([10000, 20000]))
         if log_every == 1:
             steps = min(steps, 2000)
         if scale == "cpu" and model.startswith("tf"):
