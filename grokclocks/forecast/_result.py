@@ -414,6 +414,8 @@ class Forecast:
         if self.status == "forecast":
             lo90, hi90 = self.interval_90
             lo50, hi50 = self.interval_50
+            far = 3.0 * max(x for x in (self.t_test, lo90, self.at_step) if math.isfinite(x))
+            hi90, hi50 = min(hi90, far), min(hi50, far)  # an open upper end ("never") is drawn to the edge
             for ax in (ax_acc, ax_loss):
                 ax.axvspan(lo90, hi90, color="tab:green", alpha=0.15, lw=0)
                 ax.axvspan(lo50, hi50, color="tab:green", alpha=0.3, lw=0)
