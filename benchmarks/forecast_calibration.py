@@ -85,11 +85,16 @@ def load(splits: tuple[str, ...], codes: tuple[str, ...] = ("engine", "torch"), 
 
 
 def weighted(runs: list) -> list:
-    """The runs' curves with weights: each training code weighs the same in a fit, every run of a code alike."""
-    n = defaultdict(int)
+    """The runs' curves with weights: each training code weighs the same in a fit, and within a code each
+    cross-validation group (an engine program, a PyTorch configuration) the same, its runs alike (so the
+    1,024 legacy runs of 20 programs weigh as 20 programs, not as 1,024 runs)."""
+    groups = defaultdict(set)
+    size = defaultdict(int)
     for r in runs:
-        n[r.code] += 1
-    return [dataclasses.replace(r.curves, weight=1000.0 / n[r.code]) for r in runs]
+        groups[r.code].add(r.curves.group)
+        size[r.curves.group] += 1
+    return [dataclasses.replace(r.curves, weight=1000.0 / (len(groups[r.code]) * size[r.curves.group]))
+            for r in runs]
 
 
 def fit(runs: list, label: str) -> tuple:
