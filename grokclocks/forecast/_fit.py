@@ -182,6 +182,10 @@ def _spread_inflation(mus: np.ndarray, lss: np.ndarray, y: np.ndarray, c: np.nda
     return math.exp(float(res.x)), -float(res.fun), -nll(0.0)
 
 
+CALIBRATION_EDGES: tuple[float, ...] = (math.log(3.0), math.log(6.0))
+"""Edges of log(τ / t_train) between the recalibration strata: before 3 t_train, 3-6 t_train, after."""
+_MIN_STRATUM_ROWS = 100  # a stratum with fewer out-of-fold rows takes the map of all rows
+
 U_GRID: tuple[float, ...] = (0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3,
                              0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.965,
                              0.975, 0.985, 0.99, 0.995, 0.9975, 0.999, 1.0)
@@ -254,7 +258,9 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
     readable and inside its fitting range, down to the clock alone (the wide prior).  Then (`inflate`) every
     profile's spread σ is multiplied by the factor k ≥ 1 that maximises the out-of-fold likelihood of the
     chosen model, and (`recalibrate`) each profile gets the recalibration map G of its own out-of-fold PITs
-    (`pit_km`), so that its intervals and probabilities hold on configurations it has not seen.
+    (`pit_km`), one for all rows and one per stratum of the time since t_train (`CALIBRATION_EDGES`: before 3,
+    3-6 and after 6 t_train; a stratum of fewer than 100 rows takes the map of all rows), so that its
+    intervals and probabilities hold on configurations it has not seen.
 
     Parameters
     ----------
@@ -392,10 +398,20 @@ def fit_model(runs: Sequence[RunCurves], issue_steps: Any = None, *, groups: Seq
             mus, lss, inside = _oof(sub(u), y_a[u], c_a[u], w_a[u], folds[u], gs, fam_best, scale_p, ridge)
             lss = lss + math.log(k_infl)
             pit = _pits(mus, lss, y_a[u], fam_best)
-            cens, ww = c_a[u], w_a[u]
-            knots = pit_km(pit[inside], cens[inside], ww[inside])
-            prof = dataclasses.replace(prof, calibration=knots)
-            entry.update(_oof_coverage(pit[inside], cens[inside], ww[inside], knots))
+            pit, cens, ww, el = pit[inside], c_a[u][inside], w_a[u][inside], cols["elapsed"][u][inside]
+            knots = pit_km(pit, cens, ww)
+            stratum = np.searchsorted(CALIBRATION_EDGES, el, side="right")
+            strata = tuple(pit_km(pit[stratum == k], cens[stratum == k], ww[stratum == k])
+                           if (stratum == k).sum() >= _MIN_STRATUM_ROWS else knots
+                           for k in range(len(CALIBRATION_EDGES) + 1))
+            prof = dataclasses.replace(prof, calibration=knots, calibration_edges=CALIBRATION_EDGES,
+                                       calibration_strata=strata)
+            entry.update(_oof_coverage(pit, cens, ww, knots))
+            for k in range(len(strata)):
+                sel = stratum == k
+                cov = _oof_coverage(pit[sel], cens[sel], ww[sel], strata[k])
+                entry.update({f"stratum{k}_{key}": v for key, v in cov.items()})
+                entry[f"stratum{k}_rows"] = int(sel.sum())
         profiles.append(prof)
         calib_report.append(entry)
     summary = (f"fitted on {len(runs)} runs ({len(rows)} issue rows, {int(c_a.sum())} censored); signals "

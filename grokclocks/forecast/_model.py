@@ -209,7 +209,15 @@ class AFTModel:
     calibration: tuple[tuple[float, float], ...] = ()
     """The recalibration map G as increasing knots (u, G(u)) from (0, 0) to (1, 1): the share of out-of-fold
     fitting rows (folds = configurations) whose outcome had model probability ≤ u, by Kaplan–Meier over the
-    censored rows; P(t_test ≤ t) = G(F(t)).  () (default): no recalibration (G = identity)."""
+    censored rows; P(t_test ≤ t) = G(F(t)).  () (default): no recalibration (G = identity).  This is the map
+    of all rows; `calibration_strata` refines it by the time since t_train."""
+    calibration_edges: tuple[float, ...] = ()
+    """Increasing edges of the elapsed signal log(τ / t_train) between the strata of `calibration_strata`
+    (e.g. (log 3, log 6): before 3 t_train, 3-6 t_train, after); () (default): one stratum."""
+    calibration_strata: tuple[tuple[tuple[float, float], ...], ...] = ()
+    """One recalibration map per elapsed stratum (len(calibration_edges) + 1 of them, each as `calibration`),
+    estimated on that stratum's out-of-fold rows: how sure the model may be depends on how long the run has
+    been waiting.  () (default): `calibration` for every row."""
 
     def standardise(self, x: Mapping[str, float]) -> np.ndarray:
         """The model's signals of one row, standardised (not clipped: see `in_range`).
@@ -281,28 +289,49 @@ class AFTModel:
         xs = self.standardise(x)
         return {f: float(b * v) for f, b, v in zip(self.features, self.beta[1:], xs)}
 
-    def cdf(self, w: float) -> float:
+    def knots(self, elapsed: float | None = None) -> tuple[tuple[float, float], ...]:
+        """The recalibration map of a row whose elapsed signal log(τ / t_train) is `elapsed`.
+
+        Parameters
+        ----------
+        elapsed : float or None
+            log(τ / t_train); None: the map of all rows (`calibration`).
+
+        Returns
+        -------
+        tuple of (float, float)
+            The knots (u, G(u)) of the row's stratum (`calibration_strata`), or `calibration`.
+        """
+        if elapsed is None or not self.calibration_strata or not math.isfinite(elapsed):
+            return self.calibration
+        return self.calibration_strata[int(np.searchsorted(self.calibration_edges, elapsed, side="right"))]
+
+    def cdf(self, w: float, elapsed: float | None = None) -> float:
         """Calibrated P(W ≤ w): G(F(w)) with F the law of this model's family and G its recalibration map.
 
         Parameters
         ----------
         w : float
             A value of the standardised log remaining time, (log(R/τ) − μ)/σ.
+        elapsed : float or None
+            The row's log(τ / t_train), which picks the map (`knots`); None: the map of all rows.
 
         Returns
         -------
         float
             The probability, in [0, 1].
         """
-        return calibrate(self.calibration, family_cdf(self.family, w))
+        return calibrate(self.knots(elapsed), family_cdf(self.family, w))
 
-    def ppf(self, q: float) -> float:
+    def ppf(self, q: float, elapsed: float | None = None) -> float:
         """The calibrated q-quantile of the standardised variable W: F⁻¹(G⁻¹(q)).
 
         Parameters
         ----------
         q : float
             A probability in (0, 1).
+        elapsed : float or None
+            The row's log(τ / t_train), which picks the map (`knots`); None: the map of all rows.
 
         Returns
         -------
@@ -310,7 +339,7 @@ class AFTModel:
             The quantile w with G(F(w)) = q; `math.inf` where the map leaves q above every finite w (the
             outcome may lie beyond anything the fitting runs showed), `-math.inf` below.
         """
-        u = uncalibrate(self.calibration, q)
+        u = uncalibrate(self.knots(elapsed), q)
         if u >= 1.0:
             return math.inf
         if u <= 0.0:
@@ -328,6 +357,8 @@ class AFTModel:
         d = dataclasses.asdict(self)
         d["fit_range"] = [list(c) for c in self.fit_range]
         d["calibration"] = [list(c) for c in self.calibration]
+        d["calibration_edges"] = list(self.calibration_edges)
+        d["calibration_strata"] = [[list(c) for c in k] for k in self.calibration_strata]
         return d
 
     @classmethod
@@ -358,6 +389,8 @@ class AFTModel:
             arrays = {k: tuple(float(v) for v in d[k]) for k in ("beta", "gamma", "mean", "scale")}
             fit_range = tuple((float(a), float(b)) for a, b in d["fit_range" if "fit_range" in d else "clip"])
             knots = tuple((float(a), float(b)) for a, b in d.get("calibration", ()))
+            edges = tuple(float(e) for e in d.get("calibration_edges", ()))
+            strata = tuple(tuple((float(a), float(b)) for a, b in k) for k in d.get("calibration_strata", ()))
             n_rows, n_cens = int(d.get("n_rows", 0)), int(d.get("n_censored", 0))
         except (KeyError, TypeError, ValueError) as exc:
             raise DomainError(f"model must be a dict of AFTModel.as_dict ({type(exc).__name__}: {exc})") from None
@@ -373,15 +406,19 @@ class AFTModel:
             raise DomainError("model: every coefficient must be finite and every scale > 0")
         if any(lo > hi for lo, hi in fit_range):
             raise DomainError("model: every fit_range must have low <= high")
-        if knots:
-            u = [a for a, _ in knots]
-            g = [b for _, b in knots]
-            if (knots[0] != (0.0, 0.0) or knots[-1] != (1.0, 1.0) or any(b <= a for a, b in zip(u, u[1:]))
-                    or any(b < a for a, b in zip(g, g[1:]))):
+        for k in (knots,) + strata:
+            u = [a for a, _ in k]
+            g = [b for _, b in k]
+            if k and (k[0] != (0.0, 0.0) or k[-1] != (1.0, 1.0) or any(b <= a for a, b in zip(u, u[1:]))
+                      or any(b < a for a, b in zip(g, g[1:]))):
                 raise DomainError("model: calibration must be knots (u, G) from (0, 0) to (1, 1), u increasing "
                                   "and G non-decreasing")
+        if strata and (len(strata) != len(edges) + 1 or any(b <= a for a, b in zip(edges, edges[1:]))
+                       or not all(math.isfinite(e) for e in edges)):
+            raise DomainError("model: calibration_strata needs one map more than calibration_edges, which must be "
+                              "finite and increasing")
         return cls(family, features, arrays["beta"], scale_features, arrays["gamma"], arrays["mean"], arrays["scale"],
-                   fit_range, n_rows, n_cens, knots)
+                   fit_range, n_rows, n_cens, knots, edges if strata else (), strata)
 
 
 def _negloglik(theta: np.ndarray, family: str, X: np.ndarray, Z: np.ndarray, y: np.ndarray, cens: np.ndarray,

@@ -3,7 +3,7 @@
 The monitor keeps no raw records: each series' log-time bins (`grokclocks.forecast._signals.LogBins`, about 16
 per doubling of the step) and the clocks (t_train, t_test, t_cls) updated record by record, so an update
 costs O(1) and memory grows as the log of the step; the forecast is recomputed when an evaluation metric
-changes (and every `every` updates otherwise), at a cost of O(log n).  It is the same computation as
+arrives (and every `every` updates otherwise), at a cost of O(log n).  It is the same computation as
 `forecast` on the same records (`grokclocks.forecast._predict.forecast_from_state`), up to the rounding of the
 bins' sums.
 """
@@ -95,8 +95,8 @@ class Monitor:
     model : ForecastModel, optional
         A calibrated model; default: the shipped one.
     every : int
-        Recompute the forecast when an evaluation metric (test accuracy or test loss) changes, and otherwise
-        every `every` updates (≥ 1; default 50); in between, `update` returns the last forecast.
+        Recompute the forecast on an update that carries an evaluation metric (test accuracy or test loss),
+        and otherwise every `every` updates (≥ 1; default 50); in between, `update` returns the last forecast.
     columns : mapping of str to str, optional
         Metric name to series ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm"),
         overriding the name matching.
@@ -142,7 +142,6 @@ class Monitor:
         self._t_train = math.inf
         self._t_test = math.inf
         self._t_cls = math.inf
-        self._last_eval: dict[str, float] = {}
         self._diverged: tuple[float, str] | None = None
         self._since = 0
         self._history: collections.deque = collections.deque(maxlen=_HISTORY)
@@ -176,10 +175,8 @@ class Monitor:
             metrics to that record).
         **metrics : float
             The metrics, by name (e.g. train_acc=1.0, test_acc=0.31, train_loss=0.002, weight_norm=41.2);
-            0-d arrays and tensors are read with `.item()`.  A non-finite value marks the run as diverged.  An
-            evaluation metric (test accuracy, test loss) equal to its last value is taken as the same
-            evaluation reported again (as Lightning's `callback_metrics` does every epoch) and not recorded.
-            When two names map to one series, the first is read and the others are listed in `ignored`.
+            0-d arrays and tensors are read with `.item()`.  A non-finite value marks the run as diverged.  When
+            two names map to one series, the first is read and the others are listed in `ignored`.
 
         Returns
         -------
@@ -215,9 +212,6 @@ class Monitor:
                     self._diverged = (s, f"{name} = {x} at step {s:g}")
                 continue
             if series in ("test_acc", "test_loss"):
-                if self._last_eval.get(series) == x:
-                    continue  # the same evaluation, reported again
-                self._last_eval[series] = x
                 evaluation = True
             self._logged[series] = True
             if series == "train_acc":

@@ -212,6 +212,11 @@ def forecast_from_state(state: RunState, tau: float, hor: float, hsrc: str, reac
                         tuple(sigs) + extra_signals, ("levi:tstar", "levi:grok-def", "clocks:appF4-acc-clock"),
                         "linear closed form", "Levi et al.'s t*_gen with a lognormal finite-size spread",
                         distribution=("absolute", "lognormal", math.log(point), sd, 0.0, ()), **base)
+    unread = [f for f in GROUPS["test_acc"].features if not math.isfinite(x[f])]
+    if unread:
+        return _no_forecast("cannot tell", f"too few test-accuracy records since t_train to read {', '.join(unread)} "
+                            f"(at least 3 log-time bins in [max(now/2, t_train), now]): the forecast starts then",
+                            tau, hor, hsrc, t_train=t_train, **base)
     prof, outside = model.choose(x)
     out_names = tuple(outside)
     out_text = "; ".join(f"{f} = {x[f]:.3g} outside [{lo:.3g}, {hi:.3g}]" for f, (lo, hi) in outside.items())
@@ -223,14 +228,14 @@ def forecast_from_state(state: RunState, tau: float, hor: float, hsrc: str, reac
     mu, sigma = prof.location_scale(x)
     qs = []
     for q in _Q:
-        w = prof.ppf(q)
+        w = prof.ppf(q, x["elapsed"])
         qs.append(math.inf if w == math.inf else tau if w == -math.inf
                   else tau * (1.0 + math.exp(min(mu + sigma * w, 700.0))))
     if reached:
         p_grok = 0.0
     else:
         c = math.log((hor - tau) / tau) if math.isfinite(hor) else math.inf
-        p_grok = prof.cdf((c - mu) / sigma) if math.isfinite(c) else 1.0
+        p_grok = prof.cdf((c - mu) / sigma, x["elapsed"]) if math.isfinite(c) else 1.0
     contrib = prof.contributions(x)
     sigs = _signal_rows(x, set(prof.features), contrib, model, extra, outside)
     sigs.append(_escape_signal(prof, sigma))
@@ -250,7 +255,7 @@ def forecast_from_state(state: RunState, tau: float, hor: float, hsrc: str, reac
     return Forecast("forecast", reason, tau, hor, hsrc, t_train, qs[2], (qs[1], qs[3]), (qs[0], qs[4]), float(p_grok),
                     tuple(sigs), ids, "calibrated model", f"{prof.family} remaining-time model on "
                     f"{', '.join(prof.features)}; {model.summary}",
-                    distribution=("remaining", prof.family, mu, sigma, tau, prof.calibration),
+                    distribution=("remaining", prof.family, mu, sigma, tau, prof.knots(x["elapsed"])),
                     out_of_range=out_names, **base)
 
 
