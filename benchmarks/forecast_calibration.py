@@ -292,12 +292,16 @@ def replay(run, model, thresholds=THRESHOLDS) -> dict:
                 state = s
     t_te = c.t_test
     grok = bool(math.isfinite(t_te) and t_te <= c.horizon)
-    ratios = [max(b / a, a / b) for (_, a), (_, b) in zip(points, points[1:]) if a > 0 and b > 0
-              and math.isfinite(a) and math.isfinite(b)]
+    pairs = [(a, b) for (_, a), (_, b) in zip(points, points[1:])
+             if a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)]
+    ratios = [max(b / a, a / b) for a, b in pairs]
+    within = [max(b / a, a / b) for a, b in pairs if min(a, b) <= c.horizon]  # a forecast inside the budget
     return {"unit": run.unit, "code": run.code, "model": run.model, "grokked": grok, "t_test": t_te if grok else None,
             "t_train": c.t_train, "horizon": c.horizon, "first_stop": first, "flips": flips,
             "n_forecasts": len(points), "max_neighbour_ratio": max(ratios) if ratios else None,
             "n_neighbour_pairs": len(ratios), "n_pairs_over_2": int(sum(x > 2 for x in ratios)),
+            "max_ratio_within_budget": max(within) if within else None, "n_pairs_within_budget": len(within),
+            "n_pairs_within_budget_over_2": int(sum(x > 2 for x in within)),
             "replay_s": time.perf_counter() - t0, "n_records": int(c.steps.size)}
 
 
@@ -334,6 +338,12 @@ def stop_summary(reps: list[dict], thresholds=THRESHOLDS, boot: int = N_BOOT, se
                         / pairs if pairs else None, "max_ratio": max(mr) if mr else None,
                         "median_run_max_ratio": float(np.median(mr)) if mr else None,
                         "runs_with_a_6x_swing": int(sum(x >= 6 for x in mr))}
+    mw = [r["max_ratio_within_budget"] for r in reps if r["max_ratio_within_budget"] is not None]
+    pw = sum(r["n_pairs_within_budget"] for r in reps)
+    out["stability_within_budget"] = {
+        "note": "neighbouring pairs of which at least one point forecast lies within the run's budget",
+        "runs": len(mw), "pairs": pw, "share_pairs_over_2": sum(r["n_pairs_within_budget_over_2"] for r in reps) / pw
+        if pw else None, "max_ratio": max(mw) if mw else None, "runs_with_a_6x_swing": int(sum(x >= 6 for x in mw))}
     return out
 
 
@@ -711,7 +721,10 @@ def calibration_markdown(res: dict) -> str:
             f"than one: {_f(s['flips_at_default']['share_over_1'])}.  Stability of the point forecast between "
             f"neighbouring evaluations: {s['stability']['pairs']} pairs, {_f(s['stability']['share_pairs_over_2'], '.4f')} "
             f"of them change by more than 2×, the largest change {_f(s['stability']['max_ratio'])}× "
-            f"({s['stability']['runs_with_a_6x_swing']} runs with a 6× swing).  `Monitor` replay cost: "
+            f"({s['stability']['runs_with_a_6x_swing']} of {s['stability']['runs']} runs with a 6× swing; among the "
+            f"pairs with a forecast inside the budget, {_f(s['stability_within_budget']['share_pairs_over_2'], '.4f')} "
+            f"change by more than 2×, the largest {_f(s['stability_within_budget']['max_ratio'])}×, "
+            f"{s['stability_within_budget']['runs_with_a_6x_swing']} runs with a 6× swing).  `Monitor` replay cost: "
             f"{1e6 * res['replay_seconds_per_update']:.0f} µs per update on average.", ""]
     oor = res["E1"].get("out_of_range_signals", {})
     out += [f"Signals outside the fitting range (held-out rows, E1): {_f(res['E1'].get('rows_with_a_signal_out_of_range'))}"
