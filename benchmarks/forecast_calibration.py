@@ -120,12 +120,15 @@ def eligible(c, tau: float) -> bool:
     return math.isfinite(c.t_train) and 0 < c.t_train <= tau < c.horizon and c.t_test > tau
 
 
-def forecast_at(c, tau: float, model):
-    """The public `forecast` of a run's records as logged, at τ, with its budget as the horizon."""
+def forecast_at(run, tau: float, model):
+    """The public `forecast` of a run's records as logged, at τ, with its budget as the horizon and its lr, weight
+    decay and optimizer as a user would give them."""
     from grokclocks.forecast import forecast
 
+    c = run.curves
     return forecast(steps=c.steps, train_acc=c.train_acc, test_acc=c.test_acc, train_loss=c.train_loss,
-                    test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon, model=model)
+                    test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon, model=model,
+                    lr=run.lr, weight_decay=run.weight_decay, optimizer=D.API_OPTIMIZER[run.optimizer])
 
 
 def issue_rows(runs: list, model) -> list[dict]:
@@ -139,7 +142,7 @@ def issue_rows(runs: list, model) -> list[dict]:
             tau = issue_step(c, kind, k)
             if not eligible(c, tau):
                 continue
-            f = forecast_at(c, tau, model)
+            f = forecast_at(r, tau, model)
             row = {"point": label, "code": r.code, "model": r.model, "unit": r.unit, "config": r.config,
                    "status": f.status, "grokked": grok, "t_test": t_te if grok else math.inf, "tau": tau,
                    "horizon": c.horizon, "t_train": t_tr, "out_of_range": list(f.out_of_range)}
@@ -268,7 +271,8 @@ def replay(run, model, thresholds=THRESHOLDS) -> dict:
     from grokclocks.forecast import Monitor
 
     c = run.curves
-    mon = Monitor(horizon=c.horizon, model=model, every=10**9)
+    mon = Monitor(horizon=c.horizon, model=model, every=10**9, lr=run.lr, weight_decay=run.weight_decay,
+                  optimizer=D.API_OPTIMIZER[run.optimizer])
     names = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
     series = [getattr(c, n) for n in names]
     first = {th: None for th in thresholds}
@@ -499,7 +503,7 @@ def _out_of_range_example(runs: list, model) -> dict | None:
             tau = issue_step(c, kind, k)
             if not eligible(c, tau):
                 continue
-            f = forecast_at(c, tau, model)
+            f = forecast_at(r, tau, model)
             if f.out_of_range:
                 return {"run": r.unit, "model": r.model, "point": label, "line": f.line(), "reason": f.reason,
                         "t_test": c.t_test if math.isfinite(c.t_test) else None}

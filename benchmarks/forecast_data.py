@@ -243,14 +243,15 @@ class Run:
     meta: dict
 
 
+API_OPTIMIZER = {"adamw": "adamw", "sgd": "sgd", "adam": "adam", "adam_l2": "adam", "sgd_mom": "sgd-momentum"}
+"""How a user would name each run's optimizer to `grokclocks.forecast` (its lr x wd rate holds for "adamw" and
+plain "sgd"; momentum SGD and Adam with coupled L2 leave it unknown)."""
+
+
 def _decay_rate(optimizer: str, lr: float, wd: float) -> float | None:
-    """lr x wd per step for decoupled AdamW and for SGD's coupled L2 (divided by 1 - momentum for heavy-ball);
-    None for Adam with coupled L2 (its decay is rescaled by the gradient statistics)."""
-    if optimizer in ("adamw", "sgd"):
-        return lr * wd
-    if optimizer == "sgd_mom":
-        return lr * wd / (1.0 - 0.9)
-    return None
+    """lr x wd per step, as `grokclocks.forecast` computes it from (lr, weight_decay, optimizer): for decoupled
+    AdamW and plain SGD with coupled L2; None for Adam with coupled L2 and for momentum SGD."""
+    return lr * wd if API_OPTIMIZER[optimizer] in ("adamw", "sgd") else None
 
 
 def load_engine(scale: str = "cpu", cache: Path = ENGINE_CACHE, splits: tuple[str, ...] = ("fit",)) -> list[Run]:
