@@ -84,6 +84,9 @@ def load(splits: tuple[str, ...], codes: tuple[str, ...] = ("engine", "torch"), 
     return runs
 
 
+LEGACY_WEIGHT = 1.0  # weight of a legacy engine program relative to a new one (chosen on the fitting runs: dev)
+
+
 def weighted(runs: list) -> list:
     """The runs' curves with weights: each training code weighs the same in a fit, and within a code each
     cross-validation group (an engine program, a PyTorch configuration) the same, its runs alike (so the
@@ -93,8 +96,11 @@ def weighted(runs: list) -> list:
     for r in runs:
         groups[r.code].add(r.curves.group)
         size[r.curves.group] += 1
-    return [dataclasses.replace(r.curves, weight=1000.0 / (len(groups[r.code]) * size[r.curves.group]))
-            for r in runs]
+    legacy = {r.curves.group for r in runs if r.meta.get("legacy")}
+    scale = {code: sum(LEGACY_WEIGHT if g in legacy else 1.0 for g in gs) for code, gs in groups.items()}
+    return [dataclasses.replace(r.curves, weight=1000.0 * (LEGACY_WEIGHT if r.curves.group in legacy else 1.0)
+                                / (scale[r.code] * size[r.curves.group]))
+            for r in runs if LEGACY_WEIGHT > 0 or r.curves.group not in legacy]
 
 
 def fit(runs: list, label: str) -> tuple:
@@ -144,6 +150,7 @@ def issue_rows(runs: list, model) -> list[dict]:
                 continue
             f = forecast_at(r, tau, model)
             row = {"point": label, "code": r.code, "model": r.model, "unit": r.unit, "config": r.config,
+                   "legacy": bool(r.meta.get("legacy")),
                    "status": f.status, "grokked": grok, "t_test": t_te if grok else math.inf, "tau": tau,
                    "horizon": c.horizon, "t_train": t_tr, "out_of_range": list(f.out_of_range)}
             if f.status == "forecast":
@@ -390,11 +397,14 @@ def phase_dev(scale: str, out: Path) -> None:
         rows += got
         reps += [replay(r, model) for r in test]
     rates = {label: float(np.mean([r["rate"] for r in rows if r["point"] == label])) for label, _, _ in ISSUE_POINTS}
-    res = {"by_code": table(rows, rates, ("code",)), "by_model": table(rows, rates, ("code", "model")),
+    new_rows = [r for r in rows if not r["legacy"]]
+    res = {"legacy_weight": LEGACY_WEIGHT, "by_code": table(rows, rates, ("code",)),
+           "by_code_new_designs": table(new_rows, rates, ("code",)), "by_model": table(rows, rates, ("code", "model")),
            "stop": {code: stop_summary([r for r in reps if r["code"] == code]) for code in ("engine", "torch")},
            "wall_s": time.perf_counter() - t0}
     out.write_text(json.dumps(_clean(res), indent=1, allow_nan=False) + "\n")
     _print_table(res["by_code"], "dev (out-of-configuration, fitting runs)")
+    _print_table(res["by_code_new_designs"], "dev, rows of the new designs only (no legacy engine run)")
     for code, s in res["stop"].items():
         d = s["per_threshold"][str(DEFAULT_THRESHOLD)]
         log(f"stop {code}: false stops {d['false_stops']}/{s['n_grokking_runs']}, saved "
