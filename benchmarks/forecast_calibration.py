@@ -420,7 +420,9 @@ def phase_fit(scale: str, write: bool) -> None:
         rep["base_rates"] = base_rates(issue_rows(sub, m))
         models[label], reports[label] = m.as_dict(), rep
     MODELS_JSON.write_text(json.dumps(_clean({"models": models, "reports": reports,
-                                              "fitting_runs": _census(runs)}), indent=1, allow_nan=False) + "\n")
+                                              "fitting_runs": _census(runs),
+                                              "engine_programs_missing": missing_programs(scale)}),
+                                      indent=1, allow_nan=False) + "\n")
     log(f"wrote {MODELS_JSON}")
     if write:
         write_model(models["both"], reports["both"], ROOT / "grokclocks" / "forecast" / "_calibration.py")
@@ -455,6 +457,15 @@ def _census(runs: list) -> dict:
     return out
 
 
+def missing_programs(scale: str) -> dict:
+    """The engine programs of the design that are not cached (left out by the protocol's amendment 3), by split."""
+    out = defaultdict(list)
+    for prog in D.engine_programs(scale):
+        if not D.cache_path(prog).exists():
+            out[prog.split].append(prog.name)
+    return dict(out)
+
+
 def _count(xs) -> dict:
     d = defaultdict(int)
     for x in xs:
@@ -475,6 +486,8 @@ def phase_evaluate(scale: str, fig_dir: Path) -> None:
         f"{sum(r.code == 'torch' for r in held)} torch)")
     res: dict = {"protocol": "benchmarks/forecast_protocol.md", "machine": machine(), "scale": scale,
                  "fitting_runs": saved["fitting_runs"], "held_out_runs": _census(held),
+                 "engine_programs_missing_at_fit": saved.get("engine_programs_missing"),
+                 "engine_programs_missing_at_evaluation": missing_programs(scale),
                  "selection": {k: {kk: v for kk, v in rep.items() if kk != "base_rates"}
                                for k, rep in saved["reports"].items()}, "base_rates": rates}
     e1 = issue_rows(held, models["both"])

@@ -497,6 +497,22 @@ def test_cli_forecast_table_json_plot_and_seeds(tmp_path, capsys):
     assert "horizon must be >= at_step" in capsys.readouterr().err
 
 
+def test_the_text_table_fits_80_columns_and_cuts_nothing():
+    """Every line of the plain table is at most 80 characters, and every signal's full title and note is in it
+    (wrapped at word boundaries, never cut with an ellipsis)."""
+    run = curves()
+    run["weight_norm"] = run["weight_norm"] * (run["steps"] / 100.0) ** 0.5  # a growing norm: out of range
+    for at in (400.0, 1200.0, 2500.0):
+        f = F.forecast(None, at, 6000.0, **run)
+        text = f.table()
+        assert max(len(line) for line in text.splitlines()) <= 80, text
+        assert "..." not in text and "\u2026" not in text
+        flat = " ".join(text.split())
+        for s in f.signals:
+            assert " ".join(s.title.split()) in flat and " ".join((s.note or "").split()) in flat
+        assert " ".join(f.reason.split()) in flat and " ".join(f.model.split()) in flat
+
+
 def test_compare_prints_the_forecast_line_only_when_the_run_has_not_grokked():
     run = curves()
     early = compare_run(**cut(run, 1500.0))

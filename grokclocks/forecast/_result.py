@@ -59,6 +59,20 @@ class Signal:
         return "n/a" if self.value is None else _fmt_num(self.value)
 
 
+_WIDTH = 80  # the plain-text table fits a standard terminal: long lines wrap, nothing is cut
+
+
+def _wrapper(width: int):
+    """lines(text, indent, first="") -> the text wrapped to `width` columns (words never cut or hyphenated)."""
+    import textwrap
+
+    def lines(text: str, indent: str, first: str = "") -> list[str]:
+        return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False) or [""]
+
+    return lines
+
+
 def _fmt_step(x: float) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
@@ -275,45 +289,63 @@ class Forecast:
             The header, the status, the forecast (point, 50 % and 90 % intervals, probability by the
             horizon), the model, and one row per signal (ID, signal, value, used, contribution, spec ID).
         """
-        out = [self.header(), f"status: {self.status}: {self.reason}"]
+        if markdown:
+            return self._markdown()
+        wrap = _wrapper(_WIDTH)
+        out = wrap(self.header(), "") + wrap(f"status: {self.status}: {self.reason}", "  ")
         if self.status == "forecast":
             lo50, hi50 = self.interval_50
             lo90, hi90 = self.interval_90
             out += [f"t_test (test acc >= {_fmt_num(self.test_level)}): ~ {_fmt_step(self.t_test)}",
                     f"  50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
                     f"  90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
-                    f"P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}",
-                    f"model: {self.model}"]
+                    f"P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}"]
+            out += wrap(f"model: {self.model}", "  ")
         elif self.status == "grokked":
             out.append(f"t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
-        head = ["id", "signal", "value", "used", "contribution", "spec ID"]
-        rows = [[s.id, s.title, s.formatted(), "yes" if s.used else "no",
+        head = ["id", "value", "used", "contrib.", "spec ID"]
+        rows = [[s.id, s.formatted(), "yes" if s.used else "no",
                  "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id]
                 for s in self.signals]
-        notes = [(s.id, s.note) for s in self.signals if s.note]
-        if markdown:
-            out = [out[0], ""] + [f"* {x}" for x in out[1:]]
-            if rows:
-                out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-            if notes:
-                out += [""] + [f"* `{i}`: {n}" for i, n in notes]
-            if self.spec_ids:
-                out += ["", "spec IDs: " + ", ".join(f"`{i}`" for i in self.spec_ids)]
-            return "\n".join(out)
         if rows:
-            short = [r[:1] + [r[1][:60] + ("..." if len(r[1]) > 60 else "")] + r[2:] for r in rows]
-            widths = [max(len(h), *(len(r[i]) for r in short)) for i, h in enumerate(head)]
+            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 
             def fmt(cells: list[str]) -> str:
                 return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
 
-            out += ["", "signals (contribution = share of log((t_test - now) / now) against the mean fitting run):",
-                    fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in short]
-        if notes:
-            out += ["", "notes:"] + [f"  {i}: {n}" for i, n in notes]
+            out += [""] + wrap("signals (contrib. = share of log((t_test - now) / now) against the mean fitting "
+                               "run):", "")
+            out += [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+            out += ["", "what each signal is, and notes:"]
+            for s in self.signals:
+                out += wrap(f"{s.id}: {s.title}" + (f"; {s.note}" if s.note else ""), "    ", "  ")
         if self.spec_ids:
-            out += ["", "spec IDs: " + ", ".join(self.spec_ids)]
+            out += [""] + wrap("spec IDs: " + ", ".join(self.spec_ids), "  ")
+        return "\n".join(out)
+
+    def _markdown(self) -> str:
+        out = [self.header(), "", f"* status: {self.status}: {self.reason}"]
+        if self.status == "forecast":
+            lo50, hi50 = self.interval_50
+            lo90, hi90 = self.interval_90
+            out += [f"* t_test (test acc >= {_fmt_num(self.test_level)}): ~ {_fmt_step(self.t_test)}",
+                    f"* 50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
+                    f"* 90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
+                    f"* P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}", f"* model: {self.model}"]
+        elif self.status == "grokked":
+            out.append(f"* t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
+        head = ["id", "signal", "value", "used", "contribution", "spec ID"]
+        rows = [[s.id, s.title, s.formatted(), "yes" if s.used else "no",
+                 "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id]
+                for s in self.signals]
+        if rows:
+            out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+        notes = [(s.id, s.note) for s in self.signals if s.note]
+        if notes:
+            out += [""] + [f"* `{i}`: {n}" for i, n in notes]
+        if self.spec_ids:
+            out += ["", "spec IDs: " + ", ".join(f"`{i}`" for i in self.spec_ids)]
         return "\n".join(out)
 
     def __str__(self) -> str:
