@@ -259,7 +259,11 @@ def target_check(per_point: dict) -> dict:
         for key, name in (("coverage_90", "coverage_90_grokked"), ("coverage_50", "coverage_50_grokked")):
             lo, hi = TARGETS[key]
             v = m[name]
-            met = lo <= v <= hi if math.isfinite(v) else False
+            if not math.isfinite(v):  # no row of a run that grokked within its budget: not measurable here
+                out[f"{key} at {label}"] = {"value": None, "band": [lo, hi], "met": None,
+                                            "note": "not measurable: no row of a run that grokked within its budget"}
+                continue
+            met = lo <= v <= hi
             out[f"{key} at {label}"] = {"value": v, "ci": m[name + "_ci"], "band": [lo, hi], "met": met,
                                         "miss": 0.0 if met or not math.isfinite(v) else (v - hi if v > hi else v - lo)}
         out[f"brier at {label}"] = {"value": m["brier"], "base_rate_brier": m["brier_base_rate"],
@@ -695,9 +699,44 @@ _HEAD = ["| set | issue point | n forecast (grokked / censored) | 90 % covers, g
          "\\|log err\\| |", "|---|---|---|---|---|---|---|---|---|"]
 
 
+def _range(vals: list) -> str:
+    v = [x for x in vals if x is not None and math.isfinite(x)]
+    return "–" if not v else f"{min(v):.2f}–{max(v):.2f}"
+
+
+def glance_markdown(res: dict) -> list[str]:
+    """The page's summary lines, every number from the results (one line per evaluation, then the stop rule)."""
+    out = ["At a glance (held-out runs; each line one evaluation of the protocol, ranges over the five issue points; "
+           "the tables below give each number with its bootstrap interval):", ""]
+    evals = [(f"E1 {code}", per, res["E1"]["targets"][code]) for code, per in res["E1"]["by_code"].items()]
+    evals += [(f"E2 {name}", e["table"], e["targets"]) for name, e in res["E2"].items()]
+    for name, per, tg in evals:
+        pts = [m for m in per.values() if m.get("n_forecast")]
+        n_b = sum(1 for k, v in tg.items() if k.startswith("brier") and v["met"])
+        n_bt = sum(1 for k in tg if k.startswith("brier"))
+        n_na = sum(v["met"] is None for v in tg.values())
+        out.append(f"* **{name}**: {sum(v['met'] is True for v in tg.values())} of {len(tg) - n_na} targets met"
+                   + (f" ({n_na} not measurable)" if n_na else "") + "; 90 % interval "
+                   f"covers {_range([m.get('coverage_90_grokked') for m in pts])} of the grokking runs (target "
+                   f"0.85–0.95), 50 % covers {_range([m.get('coverage_50_grokked') for m in pts])} (0.40–0.60); "
+                   f"censored runs, 90 %: {_range([m.get('coverage_90_censored') for m in pts])}; Brier below the "
+                   f"base rate's at {n_b} of {n_bt} points; \"cannot tell\" on "
+                   f"{_range([m.get('cannot_tell_share') for m in pts])} of the rows.")
+    for code in ("engine", "torch", "all"):
+        st = res["stop"].get(code)
+        if not st:
+            continue
+        d = st["per_threshold"][str(DEFAULT_THRESHOLD)]
+        out.append(f"* **stop rule, {code}** (`should_stop({DEFAULT_THRESHOLD})`): {d['false_stops']} false stops of "
+                   f"{st['n_grokking_runs']} runs that grok within their budget (rate {_f(d['false_stop_rate'], '.3f')}, "
+                   f"95 % Wilson upper bound {_f(d['false_stop_wilson_upper_95'], '.3f')}; target ≤ 0.05); compute "
+                   f"saved on the {st['n_never_runs']} runs that do not grok: {_f(d['compute_saved_on_never_runs'])}.")
+    return out + [""]
+
+
 def calibration_markdown(res: dict) -> str:
     fr, hr = res["fitting_runs"], res["held_out_runs"]
-    out = ["Fitting runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok within their "
+    out = glance_markdown(res) + ["Fitting runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok within their "
                                         f"budget, {d['configurations']} configurations)" for code, d in fr.items())
            + ".  Held-out runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok, "
                                               f"{d['configurations']} configurations)" for code, d in hr.items())
@@ -722,11 +761,14 @@ def calibration_markdown(res: dict) -> str:
     for name, tg in [(f"E1 {k}", v) for k, v in res["E1"]["targets"].items()] + \
             [(f"E2 {k}", v["targets"]) for k, v in res["E2"].items()]:
         met = [k for k, v in tg.items() if v["met"]]
+        na = [k for k, v in tg.items() if v["met"] is None]
         miss = [f"{k}: {_f(v['value'], '.3f')}" + (f" (band {v['band'][0]}–{v['band'][1]}, off by {v['miss']:+.3f})"
                                                    if "band" in v else f" (base {_f(v.get('base_rate_brier'), '.3f')})"
                                                    if "base_rate_brier" in v else "")
-                for k, v in tg.items() if not v["met"]]
-        out.append(f"| {name} | {len(met)} of {len(tg)} | {'; '.join(miss) or 'none'} |")
+                for k, v in tg.items() if v["met"] is False]
+        out.append(f"| {name} | {len(met)} of {len(tg) - len(na)}"
+                   + (f" ({len(na)} not measurable: no grokking run at {', '.join(na)})" if na else "")
+                   + f" | {'; '.join(miss) or 'none'} |")
     out += ["", "**Stop rule** (`Monitor.should_stop`, every held-out run replayed record by record with its budget as "
             "horizon): false stops among the runs that grok within their budget (stopped before their t_test), with a "
             "bootstrap interval and the Wilson 95 % upper bound; compute saved on the runs that do not grok, the mean "
@@ -757,6 +799,17 @@ def calibration_markdown(res: dict) -> str:
     out += [f"Signals outside the fitting range (held-out rows, E1): {_f(res['E1'].get('rows_with_a_signal_out_of_range'))}"
             f" of the rows had at least one ({', '.join(f'{k} {v}' for k, v in oor.items()) or 'none'}); each was left "
             "out and the forecast fell back to a profile without it."]
+    ex = res.get("example_out_of_range")
+    if ex:
+        out += ["", f"An example (the first held-out row, in run order, with a signal out of range): {ex['model']} run "
+                f"`{ex['run']}` at {ex['point']} (actual t_test: "
+                f"{'never within the budget' if ex['t_test'] is None else format(ex['t_test'], ',.0f')}):", "",
+                "```text", ex["line"], ex["reason"], "```"]
+    miss = res.get("engine_programs_missing_at_evaluation") or {}
+    if any(miss.values()):
+        out += ["", "Engine programs of the design left out (not trained by the protocol's cut-off, amendment 3): "
+                + "; ".join(f"{split}: {len(v)} ({', '.join(f'`{n}`' for n in v)})" for split, v in miss.items())
+                + "."]
     lv = res.get("levi_closed_form")
     if lv:
         out += ["", f"The linear closed form (not part of the model above): explicit GD of Levi et al.'s teacher-student "

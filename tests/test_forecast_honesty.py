@@ -372,7 +372,9 @@ def test_a_rejected_update_leaves_the_monitor_unchanged_and_says_why():
         mon.update(s, train_acc=run["train_acc"][i], test_acc=run["test_acc"][i])
     before = (mon.latest, mon.bins(), mon._t_train, mon._last_step)
     for bad, match in (({"test_acc": 1.5}, r"\[0, 1\]"), ({"train_acc": 0.9, "test_acc": "x"}, "real number"),
-                       ({"train_acc": 10**400}, "float range"), ({"train_loss": -1.0}, ">= 0")):
+                       ({"train_acc": 10**400}, "float range"), ({"train_loss": -1.0}, ">= 0"),
+                       ({"test_acc": float("nan")}, "never NaN"), ({"train_acc": float("inf")}, "never NaN"),
+                       ({"test_acc": 0.3, "test_loss": -float("inf")}, ">= 0")):
         with pytest.raises(DomainError, match=match):
             mon.update(2000, **bad)
         after = (mon.latest, mon.bins(), mon._t_train, mon._last_step)
@@ -381,6 +383,8 @@ def test_a_rejected_update_leaves_the_monitor_unchanged_and_says_why():
                    for a, b in zip(after[1].values(), before[1].values()))
     f = mon.update(1000, train_acc=1.0, test_acc=0.2)  # the monitor lives on
     assert f.status == "forecast"
+    f = mon.update(1010, train_loss=float("nan"))  # a non-finite loss is a diverged run, not an error
+    assert f.status == "diverged" and mon.should_stop(0.05)
 
 
 def test_monitor_equals_the_batch_forecast_and_forecasts_only_when_an_evaluation_arrives():

@@ -56,13 +56,18 @@ def _number(value: Any, name: str) -> float:
 
 
 def _check_value(series: str, x: float, name: str) -> None:
-    """A finite value outside its series' domain is an error (a non-finite one marks a diverged run)."""
-    if not math.isfinite(x):
-        return
-    if series.endswith("acc") and not 0.0 <= x <= 1.0:
-        hint = " (a percentage? divide by 100)" if 1.0 < x <= 100.0 else ""
-        raise DomainError(f"metric {name!r} ({series}) must be in [0, 1] (got {x:g}){hint}")
-    if not series.endswith("acc") and x < 0:
+    """A value outside its series' domain is an error: an accuracy outside [0, 1] (NaN and ±inf included: a
+    share of correct answers is a number in [0, 1] even when the network diverged), a negative loss or norm
+    (-inf included).  A NaN or +inf loss or norm is not an error: it marks a diverged run."""
+    if series.endswith("acc"):
+        if not math.isfinite(x):
+            raise DomainError(f"metric {name!r} ({series}) must be in [0, 1] (got {x:g}): an accuracy is a share "
+                              "of correct answers, never NaN or infinite even when the run diverges (a broken "
+                              "evaluation? a non-finite loss is what marks a diverged run)")
+        if not 0.0 <= x <= 1.0:
+            hint = " (a percentage? divide by 100)" if 1.0 < x <= 100.0 else ""
+            raise DomainError(f"metric {name!r} ({series}) must be in [0, 1] (got {x:g}){hint}")
+    elif x < 0:
         raise DomainError(f"metric {name!r} ({series}) must be >= 0 (got {x:g})")
 
 
@@ -175,7 +180,8 @@ class Monitor:
             metrics to that record).
         **metrics : float
             The metrics, by name (e.g. train_acc=1.0, test_acc=0.31, train_loss=0.002, weight_norm=41.2);
-            0-d arrays and tensors are read with `.item()`.  A non-finite value marks the run as diverged.  When
+            0-d arrays and tensors are read with `.item()`.  A non-finite loss or norm marks the run as diverged
+            (an accuracy must lie in [0, 1]: NaN or inf is an error).  When
             two names map to one series, the first is read and the others are listed in `ignored`.
 
         Returns
@@ -187,7 +193,7 @@ class Monitor:
         ------
         DomainError
             A step before the last one or not finite; a metric that is not one real number, beyond the float
-            range, an accuracy outside [0, 1] or a negative loss or norm.
+            range, an accuracy outside [0, 1] (NaN and ±inf included) or a negative loss or norm.
         """
         s = float(V.finite(step, "step", scalar=True))
         if self._last_step is not None and s < self._last_step:
