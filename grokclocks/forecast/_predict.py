@@ -244,7 +244,8 @@ def forecast_from_state(state: RunState, tau: float, hor: float, hsrc: str, reac
     ids = ["clocks:appF4-acc-clock"] + [s for g in used_groups for s in GROUPS[g].spec_ids] + [_ESCAPE_ID]
     ids = tuple(dict.fromkeys(ids))
     driver = max(contrib.items(), key=lambda kv: abs(kv[1]))[0] if contrib else ""
-    reason = (f"calibrated {prof.family} model of the remaining time on {len(prof.features)} signals"
+    n_sig = len(prof.features)
+    reason = (f"calibrated {prof.family} model of the remaining time on {n_sig} signal{'' if n_sig == 1 else 's'}"
               + (f"; the largest share comes from {driver}" if driver else ""))
     if outside:
         left = sorted({g for g in model.groups if g not in used_groups})

@@ -292,17 +292,9 @@ class Forecast:
         if markdown:
             return self._markdown()
         wrap = _wrapper(_WIDTH)
-        out = wrap(self.header(), "") + wrap(f"status: {self.status}: {self.reason}", "  ")
-        if self.status == "forecast":
-            lo50, hi50 = self.interval_50
-            lo90, hi90 = self.interval_90
-            out += [f"t_test (test acc >= {_fmt_num(self.test_level)}): ~ {_fmt_step(self.t_test)}",
-                    f"  50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
-                    f"  90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
-                    f"P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}"]
-            out += wrap(f"model: {self.model}", "  ")
-        elif self.status == "grokked":
-            out.append(f"t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
+        out = wrap(self.header(), "")
+        for item in self._summary():
+            out += wrap(item, "    " if item.startswith(" ") else "  ")
         head = ["id", "value", "used", "contrib.", "spec ID"]
         rows = [[s.id, s.formatted(), "yes" if s.used else "no",
                  "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id]
@@ -323,17 +315,22 @@ class Forecast:
             out += [""] + wrap("spec IDs: " + ", ".join(self.spec_ids), "  ")
         return "\n".join(out)
 
-    def _markdown(self) -> str:
-        out = [self.header(), "", f"* status: {self.status}: {self.reason}"]
+    def _summary(self) -> list[str]:
+        """The status, the forecast's numbers and the model, one item each (an interval indented by two)."""
+        out = [f"status: {self.status}: {self.reason}"]
         if self.status == "forecast":
             lo50, hi50 = self.interval_50
             lo90, hi90 = self.interval_90
-            out += [f"* t_test (test acc >= {_fmt_num(self.test_level)}): ~ {_fmt_step(self.t_test)}",
-                    f"* 50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
-                    f"* 90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
-                    f"* P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}", f"* model: {self.model}"]
+            out += [f"t_test (test acc >= {_fmt_num(self.test_level)}): ~ {_fmt_step(self.t_test)}",
+                    f"  50 % interval: {_fmt_step(lo50)} - {_fmt_step(hi50)}",
+                    f"  90 % interval: {_fmt_step(lo90)} - {_fmt_step(hi90)}",
+                    f"P(grok by step {_fmt_step(self.horizon)}): {self.p_grok:.3f}", f"model: {self.model}"]
         elif self.status == "grokked":
-            out.append(f"* t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
+            out.append(f"t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
+        return out
+
+    def _markdown(self) -> str:
+        out = [self.header(), ""] + [f"* {item.strip()}" for item in self._summary()]
         head = ["id", "signal", "value", "used", "contribution", "spec ID"]
         rows = [[s.id, s.title, s.formatted(), "yes" if s.used else "no",
                  "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id]
