@@ -807,7 +807,8 @@ def calibration_markdown(res: dict) -> str:
                 "```text", ex["line"], ex["reason"], "```"]
     miss = res.get("engine_programs_missing_at_evaluation") or {}
     if any(miss.values()):
-        out += ["", "Engine programs of the design left out (not trained by the protocol's cut-off, amendment 3): "
+        out += ["", "Engine programs of the design left out (protocol amendment 3: they cannot run as drawn, their "
+                "mini-batch of 512 being larger than their training set): "
                 + "; ".join(f"{split}: {len(v)} ({', '.join(f'`{n}`' for n in v)})" for split, v in miss.items())
                 + "."]
     lv = res.get("levi_closed_form")
