@@ -407,6 +407,7 @@ def phase_dev(scale: str, out: Path) -> None:
            "stop": {code: stop_summary([r for r in reps if r["code"] == code]) for code in ("engine", "torch")},
            "wall_s": time.perf_counter() - t0}
     out.write_text(json.dumps(_clean(res), indent=1, allow_nan=False) + "\n")
+    write_section(ROOT / "docs" / "forecast.md", "dev", dev_markdown(_clean(res)))
     _print_table(res["by_code"], "dev (out-of-configuration, fitting runs)")
     _print_table(res["by_code_new_designs"], "dev, rows of the new designs only (no legacy engine run)")
     for code, s in res["stop"].items():
@@ -734,6 +735,52 @@ def glance_markdown(res: dict) -> list[str]:
     return out + [""]
 
 
+def stop_table(stop: dict) -> list[str]:
+    """The stop rule's trade-off per code and threshold, as Markdown table lines."""
+    out = ["| code | threshold | false stops | rate [95 % CI] | Wilson upper | compute saved [CI] | never-grok runs "
+           "stopped |", "|---|---|---|---|---|---|---|"]
+    for code in ("engine", "torch", "all"):
+        st = stop.get(code)
+        if not st:
+            continue
+        for th, d in st["per_threshold"].items():
+            out.append(f"| {code} | {th} | {d['false_stops']} / {st['n_grokking_runs']} | {_ci(d, 'false_stop_rate')} | "
+                       f"{_f(d['false_stop_wilson_upper_95'])} | {_f(d['compute_saved_on_never_runs'])} "
+                       f"[{_f((d.get('compute_saved_ci') or [None])[0])}, "
+                       f"{_f((d.get('compute_saved_ci') or [None, None])[1])}] | "
+                       f"{_f(d['never_runs_stopped'])} of {st['n_never_runs']} |")
+    return out
+
+
+def dev_markdown(dev: dict) -> str:
+    """The page's section on the fitting runs' nested cross-validation (`--phase dev`): not held out (the design
+    was chosen on these runs), but out of configuration and 16x more grokking runs than the held-out split."""
+    out = ["Nested cross-validation on the fitting runs (`--phase dev`: the whole fitting procedure on 3/4 of the "
+           "cross-validation groups, scored on the rest). These runs are not held out: the design was chosen on "
+           "them. They are out of configuration, and they hold many more runs that grok, which is what a "
+           "false-stop rate needs.", ""]
+    for code, per in dev["by_code"].items():
+        pts = [m for m in per.values() if m.get("n_forecast")]
+        out.append(f"* **{code}**: 90 % interval covers {_range([m.get('coverage_90_grokked') for m in pts])} of the "
+                   f"grokking rows, 50 % {_range([m.get('coverage_50_grokked') for m in pts])}; censored rows, 90 %: "
+                   f"{_range([m.get('coverage_90_censored') for m in pts])}; Brier "
+                   f"{_range([m.get('brier') for m in pts])} against the base rate's "
+                   f"{_range([m.get('brier_base_rate') for m in pts])}; \"cannot tell\" "
+                   f"{_range([m.get('cannot_tell_share') for m in pts])}.")
+    out += ["", "Stop rule on the fitting runs (out of fold):", ""] + stop_table(dev["stop"])
+    return "\n".join(out)
+
+
+def write_section(page: Path, name: str, text: str) -> None:
+    """Replace the generated section `name` of a docs page (between its begin and end markers)."""
+    page_text = page.read_text()
+    begin, end = f"<!-- {name}:begin (written by benchmarks/forecast_calibration.py) -->", f"<!-- {name}:end -->"
+    if begin not in page_text or end not in page_text:
+        return
+    i, j = page_text.index(begin) + len(begin), page_text.index(end)
+    page.write_text(page_text[:i] + "\n" + text + "\n" + page_text[j:])
+
+
 def calibration_markdown(res: dict) -> str:
     fr, hr = res["fitting_runs"], res["held_out_runs"]
     out = glance_markdown(res) + ["Fitting runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok within their "
@@ -773,18 +820,7 @@ def calibration_markdown(res: dict) -> str:
             "horizon): false stops among the runs that grok within their budget (stopped before their t_test), with a "
             "bootstrap interval and the Wilson 95 % upper bound; compute saved on the runs that do not grok, the mean "
             "of (budget − stop step) / budget.", "",
-            "| code | threshold | false stops | rate [95 % CI] | Wilson upper | compute saved [CI] | never-grok runs "
-            "stopped |", "|---|---|---|---|---|---|---|"]
-    for code in ("engine", "torch", "all"):
-        st = res["stop"].get(code)
-        if not st:
-            continue
-        for th, d in st["per_threshold"].items():
-            out.append(f"| {code} | {th} | {d['false_stops']} / {st['n_grokking_runs']} | {_ci(d, 'false_stop_rate')} | "
-                       f"{_f(d['false_stop_wilson_upper_95'])} | {_f(d['compute_saved_on_never_runs'])} "
-                       f"[{_f((d.get('compute_saved_ci') or [None])[0])}, "
-                       f"{_f((d.get('compute_saved_ci') or [None, None])[1])}] | "
-                       f"{_f(d['never_runs_stopped'])} of {st['n_never_runs']} |")
+            ] + stop_table(res["stop"])
     s = res["stop"]["all"]
     out += ["", f"Flips of `should_stop(0.05)` along a run: at most {s['flips_at_default']['max']}; runs with more "
             f"than one: {_f(s['flips_at_default']['share_over_1'])}.  Stability of the point forecast between "
@@ -826,12 +862,7 @@ def calibration_markdown(res: dict) -> str:
 
 
 def write_docs_section(res: dict, page: Path) -> None:
-    text = page.read_text()
-    begin, end = "<!-- calibration:begin (written by benchmarks/forecast_calibration.py) -->", "<!-- calibration:end -->"
-    if begin not in text or end not in text:
-        return
-    i, j = text.index(begin) + len(begin), text.index(end)
-    page.write_text(text[:i] + "\n" + calibration_markdown(res) + "\n" + text[j:])
+    write_section(page, "calibration", calibration_markdown(res))
 
 
 def main(argv=None) -> int:
@@ -849,6 +880,9 @@ def main(argv=None) -> int:
         phase_evaluate(args.scale, args.figures)
     else:
         write_docs_section(json.loads(RESULTS_JSON.read_text()), ROOT / "docs" / "forecast.md")
+        dev = HERE / "results" / "forecast_dev.json"
+        if dev.exists():
+            write_section(ROOT / "docs" / "forecast.md", "dev", dev_markdown(json.loads(dev.read_text())))
     return 0
 
 

@@ -320,8 +320,8 @@ def test_shipped_model_is_the_calibration_study_result():
 
 
 def test_the_forecast_page_quotes_the_committed_study():
-    """The calibration section of docs/forecast.md is what the study's generator writes from the committed results
-    (a number on the page that is not in benchmarks/results/forecast_calibration.json fails here)."""
+    """The generated sections of docs/forecast.md are what the study's generator writes from the committed results
+    (a number there that is not in benchmarks/results/forecast_calibration.json or forecast_dev.json fails)."""
     path = ROOT / "benchmarks" / "results" / "forecast_calibration.json"
     res = json.loads(path.read_text()) if path.exists() else {}
     if "E1" not in res:
@@ -332,9 +332,14 @@ def test_the_forecast_page_quotes_the_committed_study():
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
     page = (ROOT / "docs" / "forecast.md").read_text()
-    begin = "<!-- calibration:begin (written by benchmarks/forecast_calibration.py) -->"
-    section = page[page.index(begin) + len(begin):page.index("<!-- calibration:end -->")]
-    assert section == "\n" + study.calibration_markdown(res) + "\n"
+
+    def section(name: str) -> str:
+        begin = f"<!-- {name}:begin (written by benchmarks/forecast_calibration.py) -->"
+        return page[page.index(begin) + len(begin):page.index(f"<!-- {name}:end -->")]
+
+    assert section("calibration") == "\n" + study.calibration_markdown(res) + "\n"
+    dev = json.loads((ROOT / "benchmarks" / "results" / "forecast_dev.json").read_text())
+    assert section("dev") == "\n" + study.dev_markdown(dev) + "\n"
 
 
 def test_fit_model_on_synthetic_runs_keeps_the_informative_signal():
