@@ -1,34 +1,28 @@
-"""Calibration study of `grokclocks.forecast`: how good is "when will this run grok?" on runs it never saw.
+"""Calibration study of `grokclocks.forecast`: is "when will this run grok?" right on runs it never saw?
 
-Two sets of modular-addition runs trained by the engine (`grokclocks.sim.modular.train_modular`, AdamW with
-decoupled weight decay, full batch, cross-entropy, train level 1.0, test level 0.99):
+The protocol (splits, metrics, targets) is fixed in `benchmarks/forecast_protocol.md`, committed before any
+held-out run was evaluated.  The runs come from two training codes (`benchmarks/forecast_data.py`): the
+project's JAX engine (embedding and one-hot MLPs and the transformer; + − × x²+y² ÷ mod p 23-113; AdamW, Adam
+with coupled L2, GD with L2; full and mini batches; records every 2-100 steps) and an independent PyTorch code
+(`benchmarks/forecast_torch.py`: transformers with and without LayerNorm, embedding and one-hot MLPs; AdamW,
+Adam + L2, SGD with momentum; logging every 1-100 steps; test sets of 256, 1,000 or all pairs), each split by
+configuration into a fitting and a held-out part.
 
-* the fitting set: embedding MLP (spec `clocks:appB`, embedding 64, hidden 128), moduli p in {31, 37, 41}, train
-  fractions {0.6, 0.75, 0.9}, weight decays {0, 0.2, 0.5, 1, 2, 4}, learning rates {3e-3, 8e-3}, seeds 0-4 (540 runs);
-* the held-out set: other moduli (23, 29, 43), train fractions (0.55, 0.7, 0.78, 0.85), weight decays (0.1, 0.35,
-  1.5, 3), learning rates (5e-3, 1.2e-2) and seeds (5-11) (448 runs), and a model the fit never sees, the
-  one-layer transformer of spec `uniformity:setup` (p = 23, d_model 32, 36 runs).
+Phases (run from the repository root):
 
-Runs that never grok within their budget (weight decay 0, small weight decays) are part of both sets.
+    python benchmarks/forecast_calibration.py --phase dev          # fitting runs only: nested grouped CV
+    python benchmarks/forecast_calibration.py --phase fit --write-model   # the shipped model + one per code
+    python benchmarks/forecast_calibration.py --phase evaluate     # the held-out evaluation (once)
+    python benchmarks/forecast_calibration.py --phase docs         # rewrite the docs tables from the JSON
 
-Phase "train" trains each program (one compiled program per model, p and train fraction: the weight decays,
-learning rates and seeds are vmapped) and caches its curves in `benchmarks/results/forecast_runs/` as
-compressed npz (float32 curves, the grid and the wall time), so an interruption loses at most one program.
-Phase "fit" fits the forecaster's model (`grokclocks.forecast.fit_model`) on the fitting set only, chooses
-its signals and its interval shape by cross-validation over the fitting set's configurations (grouped
-k-fold: no configuration is in its own validation fold), then evaluates once on the held-out set at the
-issue points a user knows in real time (2x, 4x, 8x the step at which the train accuracy first reached its
-level; 25 % and 50 % of the budget), with two baselines fitted on the fitting set: (a) t_test = c t_train,
-(b) t_test - t_train proportional to 1/(lr wd).  It writes `benchmarks/results/forecast_calibration.json`,
-the reliability figure `docs/figures/forecast_reliability.png` and (with `--write-model`) the shipped
-model `grokclocks/forecast/_calibration.py`.
-
-Run from the repository root:
-
-    python benchmarks/forecast_calibration.py                 # train what is missing, fit, evaluate
-    python benchmarks/forecast_calibration.py --phase train   # only train (resumable)
-    python benchmarks/forecast_calibration.py --phase fit --write-model
-    python benchmarks/forecast_calibration.py --scale gpu     # larger moduli and models, more seeds
+`fit` fits the shipped model on the fitting runs of both codes (each code weighing the same) and one model per
+code for the held-out-code evaluation, all with `grokclocks.forecast.fit_model` (signals, family and spread by
+cross-validation grouped by configuration, recalibration on out-of-configuration PITs), and writes
+`results/forecast_models.json`.  `evaluate` reads those models and the held-out runs, and writes
+`results/forecast_calibration.json`, the figures and the tables of `docs/forecast.md`: E1 (the shipped model
+on the held-out configurations of each code), E2 (each code's model on the other code's held-out runs), per
+model family, with bootstrap intervals over independent units; the stop rule replayed through `Monitor` on
+every held-out run; the stability of the forecast between neighbouring records.
 """
 
 from __future__ import annotations
@@ -41,6 +35,7 @@ import os
 import platform
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -48,677 +43,511 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
-TRAIN_LEVEL, TEST_LEVEL = 1.0, 0.99
-RECORD_EVERY = 20
+import forecast_data as D  # noqa: E402
 
-
-@dataclasses.dataclass(frozen=True)
-class Program:
-    """One compiled engine program: a model at one modulus and train fraction, a grid of wd x lr x seeds."""
-
-    split: str  # "fit" or "heldout"
-    model: str
-    p: int
-    train_frac: float
-    weight_decay: tuple[float, ...]
-    lr: tuple[float, ...]
-    seeds: tuple[int, ...]
-    steps: int
-    model_kwargs: tuple[tuple[str, int], ...]
-    warmup_steps: int = 0
-
-    @property
-    def name(self) -> str:
-        return f"{self.split}_{self.model}_p{self.p}_f{self.train_frac:g}"
-
-    @property
-    def n_runs(self) -> int:
-        return len(self.weight_decay) * len(self.lr) * len(self.seeds)
+TRAIN_LEVEL, TEST_LEVEL = D.TRAIN_LEVEL, D.TEST_LEVEL
+ISSUE_POINTS = (("2x t_train", "t_train", 2.0), ("4x t_train", "t_train", 4.0), ("8x t_train", "t_train", 8.0),
+                ("25% budget", "budget", 0.25), ("50% budget", "budget", 0.5))
+THRESHOLDS = (0.01, 0.02, 0.05, 0.1, 0.2)
+DEFAULT_THRESHOLD = 0.05
+TARGETS = {"coverage_90": (0.85, 0.95), "coverage_50": (0.40, 0.60), "cannot_tell": 1 / 3, "false_stop": 0.05}
+N_BOOT = 2000
+MODELS_JSON = HERE / "results" / "forecast_models.json"
+RESULTS_JSON = HERE / "results" / "forecast_calibration.json"
 
 
-MLP = (("d_embed", 64), ("d_hidden", 128))
-TRANSFORMER = (("d_model", 32), ("n_heads", 2), ("d_head", 16), ("d_mlp", 64))
-
-
-def programs(scale: str) -> list[Program]:
-    """The study's programs, fitting set first (the order they are trained in)."""
-    if scale == "cpu":
-        # measured on 2 cores: the embedding MLP at p = 23, frac 0.4 reached test accuracy 0.38-0.75 in 3000 steps
-        # (0/60 grokked), so every program here has >= 0.55 of the pairs in training; higher fractions grok
-        # sooner (p = 31: frac 0.5 at 620-2420 steps, frac 0.7 at 200-800, lr 3e-3 / 6e-3, wd 0.5-2)
-        fit = [Program("fit", "embedding_mlp", p, f, (0.0, 0.2, 0.5, 1.0, 2.0, 4.0), (3e-3, 8e-3), tuple(range(5)),
-                       s, MLP) for p in (31, 37, 41) for f, s in ((0.6, 1600), (0.75, 1000), (0.9, 600))]
-        held = [Program("heldout", "embedding_mlp", p, f, (0.1, 0.35, 1.5, 3.0), (5e-3, 1.2e-2), tuple(range(5, 12)),
-                        s, MLP) for p, f, s in ((29, 0.55, 1800), (29, 0.7, 1200), (29, 0.85, 800), (43, 0.7, 1200),
-                                                (43, 0.85, 800), (23, 0.7, 1200), (23, 0.78, 1000), (23, 0.85, 800))]
-        # measured (p = 23, frac 0.7, d_model 32, 2000 steps): wd 1 groks at 1200 (lr 3e-3) / 620 (lr 1e-2), wd 3 not
-        held += [Program("heldout", "transformer", 23, f, (0.5, 1.0, 2.0), (3e-3, 1e-2), (5, 6, 7), s,
-                         TRANSFORMER, warmup_steps=10) for f, s in ((0.6, 2000), (0.8, 1600))]
-        return fit + held
-    if scale == "gpu":  # not run yet: the same design at the papers' sizes
-        mlp = (("d_embed", 128), ("d_hidden", 512))
-        tr = (("d_model", 128), ("n_heads", 4), ("d_head", 32), ("d_mlp", 512))
-        fit = [Program("fit", "embedding_mlp", p, f, (0.0, 0.1, 0.3, 0.6, 1.0, 2.0, 3.0), (5e-4, 1e-3, 2e-3),
-                       tuple(range(16)), 12000, mlp) for p in (59, 79, 97) for f in (0.3, 0.4, 0.5)]
-        held = [Program("heldout", "embedding_mlp", p, f, (0.05, 0.45, 1.5, 4.0), (7e-4, 3e-3), tuple(range(16, 32)),
-                        12000, mlp) for p in (67, 89, 113) for f in (0.35, 0.45, 0.6)]
-        held += [Program("heldout", "transformer", p, f, (0.3, 1.0, 3.0), (1e-3, 3e-3), tuple(range(16, 32)), 12000,
-                         tr, warmup_steps=10) for p in (59, 97) for f in (0.3, 0.5)]
-        held += [Program("heldout", "tian_quadratic", 71, f, (5e-5, 2e-4), (1e-3,), tuple(range(16, 24)), 12000,
-                         (("K", 2048),)) for f in (0.4, 0.6)]
-        return fit + held
-    raise SystemExit(f"--scale must be cpu or gpu (got {scale!r})")
-
-
-def cache_path(cache: Path, prog: Program) -> Path:
-    return cache / f"{prog.name}.npz"
-
-
-def train_program(prog: Program, cache: Path) -> dict:
-    """Train one program (or read it from the cache) and return its arrays."""
-    path = cache_path(cache, prog)
-    if path.exists():
-        with np.load(path, allow_pickle=False) as f:
-            return {k: f[k] for k in f.files}
-    from grokclocks.sim.modular import train_modular
-
-    t0 = time.perf_counter()
-    kw = {}
-    if prog.model == "tian_quadratic":
-        kw = {"optimizer": "adam", "loss": "centred_mse"}  # Tian's coupled L2 (spec repulsion:setup)
-    traj = train_modular(prog.model, prog.p, train_frac=prog.train_frac, seeds=prog.seeds,
-                         model_kwargs=dict(prog.model_kwargs), optimizer=kw.get("optimizer", "adamw"),
-                         lr=list(prog.lr), weight_decay=list(prog.weight_decay), betas=(0.9, 0.98),
-                         warmup_steps=prog.warmup_steps, loss=kw.get("loss", "ce"), steps=prog.steps,
-                         record_every=RECORD_EVERY, train_level=TRAIN_LEVEL, test_level=TEST_LEVEL,
-                         on_divergence="flag")
-    wall = time.perf_counter() - t0
-    # grid axes of train_modular: (weight_decay, lr) when both are sequences of length > 1 -> (n_wd, n_lr, n_seeds)
-    shape = (len(prog.weight_decay), len(prog.lr), len(prog.seeds))
-    out = {k: np.asarray(traj.metrics[k], dtype=np.float32).reshape(shape + (-1,))
-           for k in ("acc_train", "acc_test", "loss_train", "loss_test", "param_norm")}
-    out.update(times=np.asarray(traj.times, dtype=np.int64), weight_decay=np.asarray(prog.weight_decay),
-               lr=np.asarray(prog.lr), seeds=np.asarray(prog.seeds), wall_s=np.asarray(wall),
-               diverged=np.asarray(traj.extras["diverged"]).reshape(shape))
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez_compressed(tmp, **out)
-    os.replace(tmp, path)
-    return out
+def log(msg: str) -> None:
+    print(time.strftime("%H:%M:%S"), msg, flush=True)
 
 
 def machine() -> dict:
-    import jax
     import scipy
 
     from grokclocks.verification import _cpu_model
 
     return {"cpu_model": _cpu_model(), "logical_cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "scipy": scipy.__version__, "jax": jax.__version__,
-            "platform": platform.platform()}
+            "numpy": np.__version__, "scipy": scipy.__version__, "platform": platform.platform(),
+            "loadavg": open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None}
 
 
-def phase_train(scale: str, cache: Path, log) -> None:
-    progs = programs(scale)
-    total = sum(p.n_runs for p in progs)
-    log(f"{len(progs)} programs, {total} runs ({sum(p.n_runs for p in progs if p.split == 'fit')} fitting, "
-        f"{sum(p.n_runs for p in progs if p.split == 'heldout')} held out)")
-    for k, prog in enumerate(progs):
-        done = cache_path(cache, prog).exists()
-        t0 = time.perf_counter()
-        d = train_program(prog, cache)
-        tt = d["acc_test"]
-        grok = (tt >= TEST_LEVEL).any(-1)
-        log(f"[{k + 1}/{len(progs)}] {prog.name}: {prog.n_runs} runs x {prog.steps} steps, "
-            f"{'cached' if done else f'{time.perf_counter() - t0:.0f} s'} (train wall {float(d['wall_s']):.0f} s); "
-            f"grokked {int(grok.sum())}/{grok.size}")
+# ------------------------------------------------------------------------------------------- runs and fits
 
 
-# ------------------------------------------------------------------------------------------- phase fit
-
-ISSUE_POINTS = (("2x t_train", "t_train", 2.0), ("4x t_train", "t_train", 4.0), ("8x t_train", "t_train", 8.0),
-                ("25% budget", "budget", 0.25), ("50% budget", "budget", 0.5))
-TARGETS = {"coverage_90": (0.85, 0.95), "coverage_50": (0.40, 0.60), "medlog_ratio_at_4x": 0.6}
-
-
-def load_runs(scale: str, cache: Path, split: str) -> tuple[list, list[dict]]:
-    """(RunCurves, metadata) of every cached, non-diverged run of one split."""
-    from grokclocks.forecast import RunCurves
-
-    runs, meta = [], []
-    for prog in programs(scale):
-        if prog.split != split or not cache_path(cache, prog).exists():
-            continue
-        d = train_program(prog, cache)
-        t = d["times"].astype(np.float64)
-        for i, wd in enumerate(d["weight_decay"]):
-            for j, lr in enumerate(d["lr"]):
-                for k, seed in enumerate(d["seeds"]):
-                    if bool(d["diverged"][i, j, k]):
-                        meta.append({"diverged": True, "program": prog.name})
-                        continue
-                    get = lambda name: d[name][i, j, k].astype(np.float64)  # noqa: E731
-                    r = RunCurves(t, get("acc_train"), get("acc_test"), get("loss_train"), get("loss_test"),
-                                  get("param_norm"), horizon=float(t[-1]), decay_rate=float(lr * wd),
-                                  group=f"{prog.model}-p{prog.p}",  # one fold per modulus: selection and spread see new moduli
-                                  train_level=TRAIN_LEVEL, test_level=TEST_LEVEL)
-                    runs.append(r)
-                    meta.append({"diverged": False, "program": prog.name, "model": prog.model, "p": prog.p,
-                                 "train_frac": prog.train_frac, "weight_decay": float(wd), "lr": float(lr),
-                                 "seed": int(seed), "t_train": r.t_train, "t_test": r.t_test, "horizon": r.horizon})
-    return runs, [m for m in meta if not m["diverged"]]
+def load(splits: tuple[str, ...], codes: tuple[str, ...] = ("engine", "torch"), scale: str = "cpu") -> list:
+    runs = []
+    if "engine" in codes:
+        runs += D.load_engine(scale, splits=splits)
+    if "torch" in codes:
+        runs += D.load_torch(scale, splits=splits)
+    return runs
 
 
-def issue_step(r, kind: str, k: float) -> float:
-    return k * r.t_train if kind == "t_train" else k * r.horizon
+LEGACY_WEIGHT = 1.0  # weight of a legacy engine program relative to a new one (chosen on the fitting runs: dev)
 
 
-def eligible(r, tau: float) -> bool:
-    """A forecast is issued at τ: the run fits its training set, has not grokked, and τ is before its end."""
-    return math.isfinite(r.t_train) and 0 < r.t_train <= tau < r.horizon and r.t_test > tau
+def weighted(runs: list) -> list:
+    """The runs' curves with weights: each training code weighs the same in a fit, and within a code each
+    cross-validation group (an engine program, a PyTorch configuration) the same, its runs alike (so the
+    1,024 legacy runs of 20 programs weigh as 20 programs, not as 1,024 runs)."""
+    groups = defaultdict(set)
+    size = defaultdict(int)
+    for r in runs:
+        groups[r.code].add(r.curves.group)
+        size[r.curves.group] += 1
+    legacy = {r.curves.group for r in runs if r.meta.get("legacy")}
+    scale = {code: sum(LEGACY_WEIGHT if g in legacy else 1.0 for g in gs) for code, gs in groups.items()}
+    return [dataclasses.replace(r.curves, weight=1000.0 * (LEGACY_WEIGHT if r.curves.group in legacy else 1.0)
+                                / (scale[r.code] * size[r.curves.group]))
+            for r in runs if LEGACY_WEIGHT > 0 or r.curves.group not in legacy]
 
 
-# --- baselines: censored lognormal laws fitted on the fitting set, conditioned on t_test > τ at issue ---------
-
-
-def fit_baselines(runs: list) -> dict:
-    from grokclocks.forecast._model import fit_aft
-
-    ok = [r for r in runs if math.isfinite(r.t_train) and r.t_train > 0]
-    # (a) t_test = c t_train: log(t_test / t_train) ~ N(log c, s^2), censored at log(horizon / t_train)
-    y = [math.log((r.t_test if math.isfinite(r.t_test) else r.horizon) / r.t_train) for r in ok]
-    cens = [not math.isfinite(r.t_test) for r in ok]
-    a = fit_aft([{}] * len(ok), y, cens, features=(), ridge=0.0)
-    # (b) t_test - t_train = k / (lr wd): log((t_test - t_train) lr wd) ~ N(log k, s^2); wd = 0 never groks
-    okb = [r for r in ok if r.decay_rate > 0]
-    # a run that reached the test level at its t_train record has a delay below the record spacing: half of it
-    yb = [math.log(max((r.t_test if math.isfinite(r.t_test) else r.horizon) - r.t_train, 0.5 * RECORD_EVERY)
-                   * r.decay_rate) for r in okb]
-    cb = [not math.isfinite(r.t_test) for r in okb]
-    b = fit_aft([{}] * len(okb), yb, cb, features=(), ridge=0.0)
-    return {"a": (a.beta[0], math.exp(a.gamma[0])), "b": (b.beta[0], math.exp(b.gamma[0])),
-            "a_rows": len(ok), "b_rows": len(okb)}
-
-
-def baseline_forecast(which: str, pars: tuple[float, float], r, tau: float) -> dict:
-    """Quantiles and P(by horizon) of a baseline law, conditioned on t_test > τ (a truncated lognormal)."""
-    from scipy.special import ndtr, ndtri
-
-    m, s = pars
-    if which == "a":
-        offset, to_t = math.log(r.t_train), (lambda u: math.exp(u))
-    else:
-        if r.decay_rate <= 0:
-            return {"q": [math.inf] * 5, "p": 0.0, "cdf": lambda t: 0.0}
-        offset = -math.log(r.decay_rate)
-        to_t = (lambda u: r.t_train + math.exp(u))  # noqa: E731
-    base = tau if which == "a" else tau - r.t_train
-    surv_tau = float(ndtr(-((math.log(base) - offset - m) / s))) if base > 0 else 1.0
-    q = []
-    for prob in (0.05, 0.25, 0.5, 0.75, 0.95):
-        tail = surv_tau * (1.0 - prob)
-        z = -float(ndtri(tail)) if tail > 0 else math.inf
-        q.append(to_t(offset + m + s * z) if math.isfinite(z) else math.inf)
-    def cdf(t: float) -> float:
-        b = t if which == "a" else t - r.t_train
-        if b <= 0 or surv_tau <= 0:
-            return 0.0
-        return min(max(1.0 - float(ndtr(-((math.log(b) - offset - m) / s))) / surv_tau, 0.0), 1.0)
-
-    return {"q": q, "p": cdf(r.horizon), "cdf": cdf}
-
-
-# --- scores --------------------------------------------------------------------------------------------------
-
-
-def covered(r: dict, a: float, b: float) -> float:
-    """Whether the central interval between the a- and b-quantiles holds the outcome (a fraction when censored).
-
-    A run that grokked by the horizon is covered iff its PIT F(t_test) lies in [a, b].  A run that had not
-    grokked by the horizon H is known only to have F(t_test) > c = F(H); under a calibrated forecast that PIT
-    is uniform on (c, 1), so it counts the fraction |[a, b] n (c, 1)| / (1 - c) (the censored-data rule of
-    D-calibration, Haider et al. 2020, JMLR 21:85).
-    """
-    if r["grokked"]:
-        return float(a <= r["pit"] <= b)
-    c = r["c"]
-    if c >= 1.0:
-        return 0.0
-    return max(0.0, min(b, 1.0) - max(a, c)) / (1.0 - c)
-
-
-def score(rows: list[dict]) -> dict:
-    """Coverage, |log error|, width, interval score and Brier score of one method at one issue point."""
-    if not rows:
-        return {"n": 0}
-    out = {"n": len(rows), "n_grokked_by_horizon": int(sum(r["grokked"] for r in rows))}
-    for name, lo_i, hi_i, alpha in (("50", 1, 3, 0.5), ("90", 0, 4, 0.1)):
-        cov, iscore = [], []
-        for r in rows:
-            lo, hi, hor = r["q"][lo_i], r["q"][hi_i], r["horizon"]
-            cov.append(covered(r, alpha / 2, 1 - alpha / 2))
-            y = math.log(min(r["t_test"], hor))
-            lo_c, hi_c = math.log(min(lo, hor)), math.log(min(hi, hor))
-            iscore.append((hi_c - lo_c) + 2 / alpha * max(lo_c - y, 0.0) + 2 / alpha * max(y - hi_c, 0.0))
-        out[f"coverage_{name}"] = float(np.mean(cov))
-        out[f"interval_score_{name}_log"] = float(np.mean(iscore))
-    g = [r for r in rows if r["grokked"]]
-    if g:
-        out["median_abs_log_error"] = float(np.median([abs(math.log(r["q"][2] / r["t_test"])) for r in g]))
-        out["median_width_90_rel"] = float(np.median([(r["q"][4] - r["q"][0]) / r["t_test"] for r in g]))
-        out["coverage_90_grokked_only"] = float(np.mean([r["q"][0] <= r["t_test"] <= r["q"][4] for r in g]))
-    out["brier"] = float(np.mean([(r["p"] - float(r["grokked"])) ** 2 for r in rows]))
-    return out
-
-
-def evaluate(runs: list, meta: list[dict], model, base: dict, base_rate: dict | None) -> tuple[dict, list]:
-    """Every method at every issue point on these runs; the per-row records (for the figure)."""
-    from grokclocks.forecast import forecast
-
-    results, records = {}, []
-    for label, kind, k in ISSUE_POINTS:
-        per = {"forecast": [], "baseline_a": [], "baseline_b": []}
-        for r, m in zip(runs, meta):
-            tau = issue_step(r, kind, k)
-            if not eligible(r, tau):
-                continue
-            grok = bool(math.isfinite(r.t_test) and r.t_test <= r.horizon)
-            common = {"grokked": grok, "t_test": r.t_test if grok else math.inf, "horizon": r.horizon}
-            f = forecast(steps=r.steps, train_acc=r.train_acc, test_acc=r.test_acc, train_loss=r.train_loss,
-                         test_loss=r.test_loss, weight_norm=r.weight_norm, at_step=tau, horizon=r.horizon,
-                         lr=m["lr"], weight_decay=m["weight_decay"], optimizer="adamw", model=model)
-            assert f.status == "forecast", (f.status, f.reason)
-            q = [f.interval_90[0], f.interval_50[0], f.t_test, f.interval_50[1], f.interval_90[1]]
-            per["forecast"].append({**common, "q": q, "p": f.p_grok, "c": f.p_grok,
-                                    "pit": f.cdf(r.t_test) if grok else math.nan})
-            records.append({"point": label, "model": m["model"], "p": f.p_grok, "grokked": grok,
-                            "q": q, "t_test": r.t_test, "tau": tau, "horizon": r.horizon})
-            for which in ("a", "b"):
-                bf = baseline_forecast(which, base[which], r, tau)
-                per[f"baseline_{which}"].append({**common, "q": bf["q"], "p": bf["p"], "c": bf["p"],
-                                                 "pit": bf["cdf"](r.t_test) if grok else math.nan})
-        res = {name: score(rows) for name, rows in per.items()}
-        if base_rate is not None and per["forecast"]:
-            rate = base_rate[label]
-            res["base_rate"] = {"rate_from_fitting_set": rate,
-                                "brier": float(np.mean([(rate - float(x["grokked"])) ** 2 for x in per["forecast"]])),
-                                "held_out_rate": float(np.mean([x["grokked"] for x in per["forecast"]]))}
-        results[label] = res
-    return results, records
-
-
-def grok_rates(runs: list) -> dict:
-    out = {}
-    for label, kind, k in ISSUE_POINTS:
-        ev = [math.isfinite(r.t_test) and r.t_test <= r.horizon for r in runs if eligible(r, issue_step(r, kind, k))]
-        out[label] = float(np.mean(ev)) if ev else math.nan
-    return out
-
-
-def targets(res: dict) -> dict:
-    """Each target of the study: met or not, and by how much."""
-    out = {}
-    for label, _, _ in ISSUE_POINTS:
-        f = res[label]["forecast"]
-        if f.get("n", 0) == 0:
-            continue
-        for key in ("coverage_90", "coverage_50"):
-            lo, hi = TARGETS[key]
-            v = f[key]
-            out[f"{key} at {label}"] = {"value": v, "band": [lo, hi], "met": lo <= v <= hi,
-                                        "miss": 0.0 if lo <= v <= hi else (v - hi if v > hi else v - lo)}
-        b = res[label].get("base_rate")
-        if b:
-            out[f"brier at {label}"] = {"value": f["brier"], "base_rate_brier": b["brier"],
-                                        "met": f["brier"] < b["brier"]}
-    f4 = res["4x t_train"]
-    best = min(f4["baseline_a"].get("median_abs_log_error", math.inf),
-               f4["baseline_b"].get("median_abs_log_error", math.inf))
-    v = f4["forecast"].get("median_abs_log_error", math.nan)
-    out["median |log error| at 4x t_train / better baseline's"] = {
-        "value": v / best if best > 0 else math.nan, "forecast": v, "better_baseline": best,
-        "target": TARGETS["medlog_ratio_at_4x"], "met": v / best <= TARGETS["medlog_ratio_at_4x"]}
-    return out
-
-
-def figure(records: list, res: dict, path: Path) -> None:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10.5, 4.2), layout="constrained")
-    ax1, ax2 = fig.subplots(1, 2)
-    p = np.array([r["p"] for r in records])
-    o = np.array([r["grokked"] for r in records], dtype=float)
-    edges = np.linspace(0, 1, 11)
-    which = np.clip(np.digitize(p, edges) - 1, 0, 9)
-    xs, ys, ns = [], [], []
-    for b in range(10):
-        sel = which == b
-        if sel.sum():
-            xs.append(p[sel].mean())
-            ys.append(o[sel].mean())
-            ns.append(int(sel.sum()))
-    ax1.plot([0, 1], [0, 1], color="0.6", ls=":")
-    ax1.plot(xs, ys, "o-", color="tab:green")
-    for x, y, n in zip(xs, ys, ns):
-        ax1.annotate(str(n), (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
-    ax1.set_xlabel("forecast P(grok by the horizon)")
-    ax1.set_ylabel("observed frequency (held-out runs)")
-    ax1.set_title("reliability of P(grok by horizon), all issue points", fontsize=9)
-    labels = [lab for lab, _, _ in ISSUE_POINTS]
-    x = np.arange(len(labels))
-    for off, (key, colour, name) in zip((-0.25, 0.0, 0.25), (("forecast", "tab:green", "forecast"),
-                                                              ("baseline_a", "tab:gray", "(a) c t_train"),
-                                                              ("baseline_b", "tab:brown", "(b) 1/(lr wd)"))):
-        c90 = [res[lab][key].get("coverage_90", np.nan) for lab in labels]
-        c50 = [res[lab][key].get("coverage_50", np.nan) for lab in labels]
-        ax2.bar(x + off, c90, width=0.25, color=colour, alpha=0.45, label=f"{name}: 90 %")
-        ax2.bar(x + off, c50, width=0.25, color=colour, alpha=0.95, label=f"{name}: 50 %")
-    ax2.axhspan(0.85, 0.95, color="tab:green", alpha=0.08)
-    ax2.axhspan(0.40, 0.60, color="tab:green", alpha=0.08)
-    ax2.axhline(0.9, color="0.3", ls=":", lw=1)
-    ax2.axhline(0.5, color="0.3", ls=":", lw=1)
-    ax2.set_xticks(x, labels, fontsize=8)
-    ax2.set_ylim(0, 1.05)
-    ax2.set_ylabel("coverage on held-out runs")
-    ax2.set_title("interval coverage (shaded: target bands)", fontsize=9)
-    ax2.legend(fontsize=6, ncol=3, loc="lower center")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-
-
-def write_model(model, report: dict, held: dict, path: Path) -> None:
-    f4 = held["4x t_train"]["forecast"]
-    summary = (f"{model.summary}; held-out runs at 4x t_train: 90 % coverage {f4.get('coverage_90', math.nan):.2f}, "
-               f"50 % coverage {f4.get('coverage_50', math.nan):.2f} (benchmarks/results/forecast_calibration.json)")
-    d = model.as_dict()
-    d["summary"] = summary
-    text = ('"""The shipped forecast model, written by `benchmarks/forecast_calibration.py --write-model` (do not edit by '
-            'hand).\n\nFitted on the calibration study\'s fitting set only; its numbers on the held-out set are in\n'
-            'benchmarks/results/forecast_calibration.json and docs/forecast.md.\n"""\n\n'
-            f"MODEL = {json.dumps(d, indent=1)}\n")
-    path.write_text(text.replace(": true", ": True").replace(": false", ": False").replace(": null", ": None"))
-
-
-def phase_fit(scale: str, cache: Path, out: Path, fig_path: Path, write: bool, log) -> None:
+def fit(runs: list, label: str) -> tuple:
     from grokclocks.forecast import fit_model
 
     t0 = time.perf_counter()
-    fit_runs, fit_meta = load_runs(scale, cache, "fit")
-    held_runs, held_meta = load_runs(scale, cache, "heldout")
-    log(f"loaded {len(fit_runs)} fitting and {len(held_runs)} held-out runs")
-    model, report = fit_model(fit_runs)
-    log(f"fitted: kept {report['kept']}, family {report['family']} ({time.perf_counter() - t0:.0f} s)")
-    base = fit_baselines(fit_runs)
-    rates = grok_rates(fit_runs)
-    held, records = evaluate(held_runs, held_meta, model, base, rates)
-    insample, _ = evaluate(fit_runs, fit_meta, model, base, rates)
-    def breakdown(key: str) -> dict:
-        out = {}
-        for value in sorted({m[key] for m in held_meta}):
-            sel = [i for i, m in enumerate(held_meta) if m[key] == value]
-            res, _ = evaluate([held_runs[i] for i in sel], [held_meta[i] for i in sel], model, base, rates)
-            out[str(value)] = res
-        return out
-
-    by_model = breakdown("model")
-    by_p = {k: {lab: v[lab]["forecast"] for lab in v} for k, v in breakdown("p").items()}
-    by_lr = {k: {lab: v[lab]["forecast"] for lab in v} for k, v in breakdown("lr").items()}
-    progs = [p for p in programs(scale) if cache_path(cache, p).exists()]
-    walls = {p.name: float(np.load(cache_path(cache, p))["wall_s"]) for p in progs}
-
-    def norm_at_grokking(runs: list) -> dict:
-        """log(|θ(t_test)| / its peak since t_train) of the runs that grokked: is there a norm at which they do?"""
-        vals = []
-        for r in runs:
-            if math.isfinite(r.t_test) and r.t_test >= r.t_train and r.weight_norm is not None:
-                sel = (r.steps >= r.t_train) & (r.steps <= r.t_test)
-                vals.append(math.log(float(r.weight_norm[r.steps == r.t_test][0]) / float(r.weight_norm[sel].max())))
-        return {"n": len(vals), **_quantiles(vals), "q25": float(np.quantile(vals, 0.25)) if vals else None,
-                "q75": float(np.quantile(vals, 0.75)) if vals else None}
-
-    def census(meta: list[dict]) -> dict:
-        g = [m for m in meta if math.isfinite(m["t_test"])]
-        return {"runs": len(meta), "grokked_within_budget": len(g), "never_grokked_within_budget": len(meta) - len(g),
-                "models": sorted({m["model"] for m in meta}), "p": sorted({m["p"] for m in meta}),
-                "train_frac": sorted({m["train_frac"] for m in meta}),
-                "weight_decay": sorted({m["weight_decay"] for m in meta}), "lr": sorted({m["lr"] for m in meta}),
-                "seeds": sorted({m["seed"] for m in meta}),
-                "delay_ratio_t_test_over_t_train": _quantiles([m["t_test"] / m["t_train"] for m in g])}
-
-    result = {
-        "study": "grokclocks.forecast calibration (benchmarks/forecast_calibration.py)",
-        "scale": scale,
-        "machine": {**machine(), "note": "2-core AMD EPYC, shared with other jobs (load average 3-20 while training)"},
-        "created": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "train_wall_s": {"total": sum(walls.values()), "per_program": walls},
-        "fit_and_evaluate_wall_s": None,
-        "levels": {"train": TRAIN_LEVEL, "test": TEST_LEVEL},
-        "record_every": RECORD_EVERY,
-        "fitting_set": census(fit_meta),
-        "held_out_set": census(held_meta),
-        "issue_points": [lab for lab, _, _ in ISSUE_POINTS],
-        "norm_at_grokking_log_ratio_to_peak": {"fitting": norm_at_grokking(fit_runs),
-                                               "held_out": norm_at_grokking(held_runs)},
-        "selection": report,
-        "baselines": {"a": {"law": "t_test = c t_train, log c ~ N(m, s^2)", "m": base["a"][0], "s": base["a"][1],
-                            "c_median": math.exp(base["a"][0])},
-                      "b": {"law": "t_test - t_train = k / (lr wd), log k ~ N(m, s^2)", "m": base["b"][0],
-                            "s": base["b"][1], "k_median": math.exp(base["b"][0])},
-                      "note": "censored lognormal fits on the fitting set; at an issue step both are conditioned "
-                              "on t_test > the issue step (truncated)"},
-        "held_out": held,
-        "held_out_by_model": by_model,
-        "held_out_forecast_by_modulus": by_p,
-        "held_out_forecast_by_lr": by_lr,
-        "fitting_set_in_sample": insample,
-        "targets": targets(held),
-        "model": model.as_dict(),
-    }
-    result["levi_closed_form"] = levi_check(scale, cache, log)
-    result["fit_and_evaluate_wall_s"] = time.perf_counter() - t0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(_clean(result), indent=1, allow_nan=False) + "\n")
-    figure(records, held, fig_path)
-    write_docs_section(_clean(result), ROOT / "docs" / "forecast.md")
-    if write:
-        write_model(model, report, held, ROOT / "grokclocks" / "forecast" / "_calibration.py")
-    log(f"wrote {out} and {fig_path} ({result['fit_and_evaluate_wall_s']:.0f} s)")
-    for label, _, _ in ISSUE_POINTS:
-        r = held[label]
-        f = r["forecast"]
-        log(f"{label}: n={f.get('n')} cov50 {f.get('coverage_50', math.nan):.2f} cov90 "
-            f"{f.get('coverage_90', math.nan):.2f} medlog {f.get('median_abs_log_error', math.nan):.3f} (a "
-            f"{r['baseline_a'].get('median_abs_log_error', math.nan):.3f}, b "
-            f"{r['baseline_b'].get('median_abs_log_error', math.nan):.3f}) brier {f.get('brier', math.nan):.3f} "
-            f"(base {r.get('base_rate', {}).get('brier', math.nan):.3f})")
+    model, report = fit_model(weighted(runs))
+    report["fit_wall_s"] = time.perf_counter() - t0
+    log(f"fit {label}: {len(runs)} runs, kept {report['kept']}, family {report['family']}, spread x"
+        f"{report['spread_inflation']['factor']:.3f} ({report['fit_wall_s']:.0f} s)")
+    return model, report
 
 
-# ------------------------------------------------------------------------------------------- the linear model
-
-# t*_gen / t*_tr = 1.60 at lambda = 0.5 and 2.43 at 0.7 (eps 1e-3): the forecast is issued at 1.2 t_train
-LEVI = {"cpu": {"lams": (0.5, 0.7), "d_ins": (250, 500), "seeds": tuple(range(12)), "eps": 1e-3, "eta0": 0.01,
-                "n_gen": 2000, "record_every": 5},
-        "gpu": {"lams": (0.5, 0.7, 0.8), "d_ins": (500, 1000, 2000), "seeds": tuple(range(32)), "eps": 1e-3,
-                "eta0": 0.01, "n_gen": 4000, "record_every": 5}}
+# ------------------------------------------------------------------------------------------- rows
 
 
-def levi_check(scale: str, cache: Path, log) -> dict:
-    """The linear closed form as a forecast: explicit GD of Levi et al.'s teacher-student model, forecast at
-    1.2 x t_train with levi_params, scored like the main study (this model's runs always grok)."""
+def issue_step(c, kind: str, k: float) -> float:
+    return k * c.t_train if kind == "t_train" else k * c.horizon
+
+
+def eligible(c, tau: float) -> bool:
+    """A forecast is issued at τ: the run fits its training set, has not grokked, and τ is before its end."""
+    return math.isfinite(c.t_train) and 0 < c.t_train <= tau < c.horizon and c.t_test > tau
+
+
+def forecast_at(run, tau: float, model):
+    """The public `forecast` of a run's records as logged, at τ, with its budget as the horizon and its lr, weight
+    decay and optimizer as a user would give them."""
     from grokclocks.forecast import forecast
-    from grokclocks.linear import ERF_SQRT2, t_star
 
-    c = LEVI[scale]
-    path = cache / "levi_runs.npz"
-    if path.exists():
-        with np.load(path) as f:
-            data = {k: f[k] for k in f.files}
-    else:
-        from grokclocks.sim.linear import draw_teacher_student, run_gd
+    c = run.curves
+    return forecast(steps=c.steps, train_acc=c.train_acc, test_acc=c.test_acc, train_loss=c.train_loss,
+                    test_loss=c.test_loss, weight_norm=c.weight_norm, at_step=tau, horizon=c.horizon, model=model,
+                    lr=run.lr, weight_decay=run.weight_decay, optimizer=D.API_OPTIMIZER[run.optimizer])
 
-        data, t0 = {}, time.perf_counter()
-        for lam in c["lams"]:
-            for d_in in c["d_ins"]:
-                steps = int(round(2.0 * float(t_star("gen", lam, c["eps"], c["eta0"])) / c["record_every"])) \
-                    * c["record_every"]
-                traj = run_gd(draw_teacher_student(d_in, lam, seeds=c["seeds"]), c["eta0"], steps,
-                              record_every=c["record_every"], eps=c["eps"], n_gen=c["n_gen"])
-                key = f"lam{lam:g}_d{d_in}"
-                data[f"{key}_times"] = np.asarray(traj.times)
-                data[f"{key}_acc_train"] = np.asarray(traj.metrics["acc_train"], dtype=np.float32)
-                data[f"{key}_acc_gen"] = np.asarray(traj.metrics["acc_gen"], dtype=np.float32)
-        data["wall_s"] = np.asarray(time.perf_counter() - t0)
-        cache.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, **data)
-    rows, per = [], {}
-    for lam in c["lams"]:
-        for d_in in c["d_ins"]:
-            key = f"lam{lam:g}_d{d_in}"
-            t = data[f"{key}_times"].astype(np.float64)
-            errs = []
-            for tr, ge in zip(data[f"{key}_acc_train"].astype(np.float64), data[f"{key}_acc_gen"].astype(np.float64)):
-                from grokclocks.clocks import first_hitting_time
 
-                t_tr = first_hitting_time(t, tr, ERF_SQRT2, direction="above")
-                t_te = first_hitting_time(t, ge, ERF_SQRT2, direction="above")
-                tau = 1.2 * t_tr
-                if not (math.isfinite(t_tr) and math.isfinite(t_te) and tau < t_te and tau < t[-1]):
-                    continue
-                f = forecast(steps=t, train_acc=tr, test_acc=ge, at_step=tau, horizon=float(t[-1]),
-                             train_level=ERF_SQRT2, test_level=ERF_SQRT2,
-                             levi_params={"lam": lam, "eps": c["eps"], "eta0": c["eta0"], "d_in": d_in})
-                q = [f.interval_90[0], f.interval_50[0], f.t_test, f.interval_50[1], f.interval_90[1]]
-                rows.append({"grokked": True, "t_test": t_te, "horizon": float(t[-1]), "q": q, "p": f.p_grok,
-                             "c": f.p_grok, "pit": f.cdf(t_te)})
-                errs.append(math.log(f.t_test / t_te))
-            per[key] = {"n": len(errs), "median_log_error": float(np.median(errs)) if errs else None}
-    out = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in c.items()},
-           "issue_point": "1.2x t_train", "wall_s": float(data["wall_s"]), "scores": score(rows), "per_setting": per}
-    s = out["scores"]
-    log(f"levi closed form: n={s.get('n')} cov50 {s.get('coverage_50', math.nan):.2f} cov90 "
-        f"{s.get('coverage_90', math.nan):.2f} medlog {s.get('median_abs_log_error', math.nan):.3f}")
+def issue_rows(runs: list, model) -> list[dict]:
+    """One row per (run, issue point) where a forecast is issued: the public `forecast` on the records as logged."""
+    rows = []
+    for r in runs:
+        c = r.curves
+        t_tr, t_te = c.t_train, c.t_test
+        grok = bool(math.isfinite(t_te) and t_te <= c.horizon)
+        for label, kind, k in ISSUE_POINTS:
+            tau = issue_step(c, kind, k)
+            if not eligible(c, tau):
+                continue
+            f = forecast_at(r, tau, model)
+            row = {"point": label, "code": r.code, "model": r.model, "unit": r.unit, "config": r.config,
+                   "legacy": bool(r.meta.get("legacy")),
+                   "status": f.status, "grokked": grok, "t_test": t_te if grok else math.inf, "tau": tau,
+                   "horizon": c.horizon, "t_train": t_tr, "out_of_range": list(f.out_of_range)}
+            if f.status == "forecast":
+                row.update(q=[f.interval_90[0], f.interval_50[0], f.t_test, f.interval_50[1], f.interval_90[1]],
+                           p=f.p_grok, profile=f.model.split(";")[0])
+            rows.append(row)
+    return rows
+
+
+def base_rates(rows: list[dict]) -> dict:
+    """The fitting rows' frequency of grokking within the budget, per issue point."""
+    out = {}
+    for label, _, _ in ISSUE_POINTS:
+        g = [r["grokked"] for r in rows if r["point"] == label]
+        out[label] = float(np.mean(g)) if g else math.nan
     return out
 
 
-def _f(x, fmt: str = ".2f") -> str:
-    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
+# ------------------------------------------------------------------------------------------- metrics
 
 
-def calibration_markdown(res: dict) -> str:
-    """The docs page's calibration section (tables from the results JSON; written between markers)."""
-    fs, hs = res["fitting_set"], res["held_out_set"]
-    walls = res["train_wall_s"]["total"]
-    out = [f"Fitting set: {fs['runs']} runs ({fs['grokked_within_budget']} grok within their budget), "
-           f"models {', '.join(fs['models'])}, p ∈ {fs['p']}, train fractions {fs['train_frac']}, weight decays "
-           f"{fs['weight_decay']}, learning rates {fs['lr']}, seeds {fs['seeds'][0]}–{fs['seeds'][-1]}.  ",
-           f"Held-out set: {hs['runs']} runs ({hs['grokked_within_budget']} grok within their budget), models "
-           f"{', '.join(hs['models'])}, p ∈ {hs['p']}, train fractions {hs['train_frac']}, weight decays "
-           f"{hs['weight_decay']}, learning rates {hs['lr']}, seeds {hs['seeds'][0]}–{hs['seeds'][-1]}.  ",
-           f"Training: {walls / 3600:.2f} h wall time on {res['machine']['note']}; fitting and evaluation "
-           f"{res['fit_and_evaluate_wall_s'] / 60:.1f} min.",
-           "",
-           "Held-out runs, per issue point (n = runs that fit their training set and had not grokked there). "
-           "Coverage of the nominal 50 % and 90 % intervals (a run that never grokked within its budget counts "
-           "by the D-calibration rule), median |log(forecast / actual t_test)| and median 90 %-interval width "
-           "over actual t_test on the runs that grokked within their budget, mean interval score of the 90 % "
-           "interval in log steps (outcome censored at the budget; lower is better), Brier score of P(grok by "
-           "the budget) (base rate: the fitting set's frequency at that issue point).",
-           "",
-           "| issue point | method | n | cov. 50 % | cov. 90 % | median \|log err\| | width 90 % / actual | "
-           "interval score 90 % | Brier |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    names = {"forecast": "**forecast**", "baseline_a": "(a) c · t_train", "baseline_b": "(b) k / (lr · wd)"}
-    for label in res["issue_points"]:
-        r = res["held_out"][label]
-        for key, name in names.items():
-            m = r[key]
-            out.append(f"| {label} | {name} | {m.get('n', 0)} | {_f(m.get('coverage_50'))} | "
-                       f"{_f(m.get('coverage_90'))} | {_f(m.get('median_abs_log_error'), '.3f')} | "
-                       f"{_f(m.get('median_width_90_rel'))} | {_f(m.get('interval_score_90_log'))} | "
-                       f"{_f(m.get('brier'), '.3f')} |")
-        b = r.get("base_rate")
-        if b:
-            out.append(f"| {label} | base rate {b['rate_from_fitting_set']:.2f} | | | | | | | "
-                       f"{b['brier']:.3f} |")
-    out += ["", "Targets (set before the study; held-out set, evaluated once):", "",
-            "| target | value | met |", "|---|---|---|"]
-    for name, t in res["targets"].items():
-        name = name.replace("|", "\\|")
-        if "band" in t:
-            verdict = "yes" if t["met"] else "no (off by {:+.3f})".format(t["miss"])
-            out.append(f"| {name} in [{t['band'][0]:.2f}, {t['band'][1]:.2f}] | {t['value']:.3f} | {verdict} |")
-        elif "base_rate_brier" in t:
-            out.append(f"| {name} < base rate's {t['base_rate_brier']:.3f} | {t['value']:.3f} | "
-                       f"{'yes' if t['met'] else 'no'} |")
+def _row_terms(r: dict, rate: float) -> dict:
+    """The per-row terms whose sums over units make every metric (so a bootstrap resamples units cheaply)."""
+    t = {"n_rows": 1.0, "n_cannot": float(r["status"] == "cannot tell")}
+    if r["status"] != "forecast":
+        return t
+    q, p, g = r["q"], r["p"], r["grokked"]
+    t.update(n_fc=1.0, brier=(p - g) ** 2, base=(rate - g) ** 2, c_sum=p)
+    for name, lo, hi, a, b in (("90", q[0], q[4], 0.05, 0.95), ("50", q[1], q[3], 0.25, 0.75)):
+        t[f"exp{name}"] = max(0.0, min(b, p) - a)
+        if g:
+            t[f"cov{name}"] = float(lo <= r["t_test"] <= hi)
         else:
-            out.append(f"| {name} <= {t['target']} | {_f(t['value'], '.3f')} ({_f(t['forecast'], '.3f')} vs "
-                       f"{_f(t['better_baseline'], '.3f')}) | {'yes' if t['met'] else 'no'} |")
-    sel = res["selection"]
-    infl = sel.get("spread_inflation", {})
-    out += ["", "Signal selection (leave-one-modulus-out cross-validation over the fitting set; gain in held-out "
-            "log-likelihood per row when the group is added):", "",
-            "| step | kept so far | gain per candidate group |", "|---|---|---|"]
-    for k, step in enumerate(sel["selection_path"]):
-        gains = ", ".join(f"{g} {v:+.4f}" for g, v in step["gains"].items())
-        out.append(f"| {k + 1} | {', '.join(step['kept'])} | {gains} |")
-    out += ["", f"Kept: {', '.join(sel['kept'])}.  Dropped: "
-            + ("; ".join(f"{g} ({why})" for g, why in sel["dropped"].items()) or "none") + ".", "",
-            f"Spread: every σ widened by k = {_f(infl.get('factor'), '.3f')}, the factor that maximises the "
-            f"out-of-fold likelihood (log-likelihood per row {_f(infl.get('cv_loglik_per_row_plain'), '.4f')} -> "
-            f"{_f(infl.get('cv_loglik_per_row_inflated'), '.4f')}).", "",
-            "Interval shape (cross-validated log-likelihood per row; higher is better):", "",
-            "| family | log-likelihood per row |", "|---|---|"]
-    for fam, v in sorted(sel["families_cv_loglik_per_row"].items(), key=lambda kv: -kv[1]):
-        out.append(f"| {fam} | {v:.4f} |")
-    lv = res.get("levi_closed_form")
-    if lv:
-        s = lv["scores"]
-        out += ["", f"The linear closed form (not part of the model above): explicit GD of Levi et al.'s "
-                f"teacher-student model, λ ∈ {lv['config']['lams']}, d_in ∈ {lv['config']['d_ins']}, "
-                f"{len(lv['config']['seeds'])} seeds each, ε = {lv['config']['eps']}, η₀ = {lv['config']['eta0']}, "
-                f"accuracy level erf(√2) on {lv['config']['n_gen']} fresh inputs; forecast t*_gen at 1.2 × t_train: "
-                f"n = {s.get('n')}, coverage 50 % {_f(s.get('coverage_50'))}, 90 % {_f(s.get('coverage_90'))}, "
-                f"median |log err| {_f(s.get('median_abs_log_error'), '.3f')}."]
-    bym = res.get("held_out_by_model", {})
-    if len(bym) > 1:
-        out += ["", "Held-out runs by model (the transformer is a model the fit never saw):", "",
-                "| model | issue point | n | cov. 50 % | cov. 90 % | median \|log err\| | Brier |",
-                "|---|---|---|---|---|---|---|"]
-        for name, per in bym.items():
-            for label in res["issue_points"]:
-                m = per[label]["forecast"]
-                out.append(f"| {name} | {label} | {m.get('n', 0)} | {_f(m.get('coverage_50'))} | "
-                           f"{_f(m.get('coverage_90'))} | {_f(m.get('median_abs_log_error'), '.3f')} | "
-                           f"{_f(m.get('brier'), '.3f')} |")
-    for key, title in (("held_out_forecast_by_modulus", "modulus p"), ("held_out_forecast_by_lr", "learning rate")):
-        per = res.get(key)
-        if not per:
+            t[f"ccov{name}"] = max(0.0, b - max(a, p)) / (1.0 - p) if p < 1.0 else 0.0
+    t["n_g"] = float(g)
+    t["n_c"] = float(not g)
+    return t
+
+
+_KEYS = ("n_rows", "n_cannot", "n_fc", "brier", "base", "c_sum", "exp90", "exp50", "cov90", "cov50", "ccov90",
+         "ccov50", "n_g", "n_c")
+
+
+def _ratios(s: np.ndarray) -> dict:
+    """Metrics from the summed terms (last axis = _KEYS)."""
+    k = {name: s[..., i] for i, name in enumerate(_KEYS)}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"coverage_90_grokked": k["cov90"] / k["n_g"], "coverage_50_grokked": k["cov50"] / k["n_g"],
+                "calibrated_expectation_90_grokked": k["exp90"] / k["c_sum"],
+                "calibrated_expectation_50_grokked": k["exp50"] / k["c_sum"],
+                "coverage_90_censored": k["ccov90"] / k["n_c"], "coverage_50_censored": k["ccov50"] / k["n_c"],
+                "coverage_90_all": (k["cov90"] + k["ccov90"]) / k["n_fc"],
+                "coverage_50_all": (k["cov50"] + k["ccov50"]) / k["n_fc"],
+                "brier": k["brier"] / k["n_fc"], "brier_base_rate": k["base"] / k["n_fc"],
+                "brier_minus_base": (k["brier"] - k["base"]) / k["n_fc"],
+                "cannot_tell_share": k["n_cannot"] / k["n_rows"]}
+
+
+def summarize(rows: list[dict], rates: dict, boot: int = N_BOOT, seed: int = 0) -> dict:
+    """Every metric of these rows, with 95 % bootstrap intervals over independent units."""
+    if not rows:
+        return {"n_rows": 0}
+    units = sorted({r["unit"] for r in rows})
+    ui = {u: i for i, u in enumerate(units)}
+    sums = np.zeros((len(units), len(_KEYS)))
+    for r in rows:
+        t = _row_terms(r, rates.get(r["point"], math.nan))
+        for j, name in enumerate(_KEYS):
+            sums[ui[r["unit"]], j] += t.get(name, 0.0)
+    point = _ratios(sums.sum(0))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(units), size=(boot, len(units)))
+    counts = np.stack([np.bincount(d, minlength=len(units)) for d in draws])
+    bs = _ratios(counts @ sums)
+    out = {"n_rows": int(sums[:, 0].sum()), "n_forecast": int(sums[:, 2].sum()), "n_grokked": int(sums[:, 12].sum()),
+           "n_censored": int(sums[:, 13].sum()), "n_units": len(units)}
+    for name, v in point.items():
+        lo, hi = np.nanpercentile(bs[name], [2.5, 97.5]) if np.isfinite(bs[name]).any() else (math.nan, math.nan)
+        out[name] = float(v)
+        out[name + "_ci"] = [float(lo), float(hi)]
+    g = [r for r in rows if r["status"] == "forecast" and r["grokked"]]
+    if g:
+        out["median_abs_log_error"] = float(np.median([abs(math.log(r["q"][2] / r["t_test"])) for r in g]))
+        out["median_signed_log_error"] = float(np.median([math.log(r["q"][2] / r["t_test"]) for r in g]))
+        out["median_width_90_rel"] = float(np.median([(r["q"][4] - r["q"][0]) / r["t_test"] for r in g]))
+    return out
+
+
+def table(rows: list[dict], rates: dict, by: tuple[str, ...] = ()) -> dict:
+    """summarize() per issue point (and per value of the keys in `by`)."""
+    out = {}
+    keys = sorted({tuple(r[b] for b in by) for r in rows}) if by else [()]
+    for key in keys:
+        sub = [r for r in rows if tuple(r[b] for b in by) == key]
+        name = "/".join(str(k) for k in key) if key else "all"
+        out[name] = {label: summarize([r for r in sub if r["point"] == label], rates) for label, _, _ in ISSUE_POINTS}
+    return out
+
+
+def target_check(per_point: dict) -> dict:
+    """The protocol's targets on one table (per issue point): met or not, and by how much."""
+    out = {}
+    for label, m in per_point.items():
+        if m.get("n_forecast", 0) == 0:
             continue
-        out += ["", f"Forecast on the held-out runs by {title} (fitting set: p ∈ {fs['p']}, lr ∈ {fs['lr']}): "
-                "coverage of the 90 % interval / median |log err| per issue point:", "",
-                f"| {title} | " + " | ".join(res["issue_points"]) + " |", "|---|" + "---|" * len(res["issue_points"])]
-        for value, pts in per.items():
-            cells = [f"{_f(pts[lab].get('coverage_90'))} / {_f(pts[lab].get('median_abs_log_error'), '.2f')} "
-                     f"(n {pts[lab].get('n', 0)})" for lab in res["issue_points"]]
-            out.append(f"| {value} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+        for key, name in (("coverage_90", "coverage_90_grokked"), ("coverage_50", "coverage_50_grokked")):
+            lo, hi = TARGETS[key]
+            v = m[name]
+            if not math.isfinite(v):  # no row of a run that grokked within its budget: not measurable here
+                out[f"{key} at {label}"] = {"value": None, "band": [lo, hi], "met": None,
+                                            "note": "not measurable: no row of a run that grokked within its budget"}
+                continue
+            met = lo <= v <= hi
+            out[f"{key} at {label}"] = {"value": v, "ci": m[name + "_ci"], "band": [lo, hi], "met": met,
+                                        "miss": 0.0 if met or not math.isfinite(v) else (v - hi if v > hi else v - lo)}
+        out[f"brier at {label}"] = {"value": m["brier"], "base_rate_brier": m["brier_base_rate"],
+                                    "ci_of_difference": m["brier_minus_base_ci"], "met": m["brier"] < m["brier_base_rate"]}
+        out[f"cannot tell at {label}"] = {"value": m["cannot_tell_share"], "limit": TARGETS["cannot_tell"],
+                                          "met": m["cannot_tell_share"] <= TARGETS["cannot_tell"]}
+    return out
 
 
-def write_docs_section(res: dict, page: Path) -> None:
-    text = page.read_text()
-    begin, end = "<!-- calibration:begin (written by benchmarks/forecast_calibration.py) -->", "<!-- calibration:end -->"
-    if begin not in text or end not in text:
-        return
-    i, j = text.index(begin) + len(begin), text.index(end)
-    page.write_text(text[:i] + "\n" + calibration_markdown(res) + "\n" + text[j:])
+# ------------------------------------------------------------------------------------------- live replay
 
 
-def _quantiles(x: list[float]) -> dict:
-    if not x:
-        return {}
-    q = np.quantile(x, [0.0, 0.1, 0.5, 0.9, 1.0])
-    return dict(zip(("min", "q10", "median", "q90", "max"), (float(v) for v in q)))
+def replay(run, model, thresholds=THRESHOLDS) -> dict:
+    """The run fed record by record to `Monitor` (its budget as horizon): first stop step per threshold, flips of
+    should_stop at the default threshold, and the point forecasts at every evaluation (for stability)."""
+    from grokclocks.forecast import Monitor
+
+    c = run.curves
+    mon = Monitor(horizon=c.horizon, model=model, every=10**9, lr=run.lr, weight_decay=run.weight_decay,
+                  optimizer=D.API_OPTIMIZER[run.optimizer])
+    names = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
+    series = [getattr(c, n) for n in names]
+    first = {th: None for th in thresholds}
+    state, flips, prev = False, 0, None
+    points = []
+    t0 = time.perf_counter()
+    for i, step in enumerate(c.steps):
+        metrics = {n: float(v[i]) for n, v in zip(names, series) if v is not None and not math.isnan(v[i])}
+        f = mon.update(float(step), **metrics)
+        if f is prev:
+            continue
+        prev = f
+        if f.status == "forecast":
+            points.append((float(step), f.t_test))
+        for th in thresholds:
+            s = mon.should_stop(th)
+            if s and first[th] is None:
+                first[th] = float(step)
+            if th == DEFAULT_THRESHOLD:
+                flips += int(s != state)
+                state = s
+    t_te = c.t_test
+    grok = bool(math.isfinite(t_te) and t_te <= c.horizon)
+    pairs = [(a, b) for (_, a), (_, b) in zip(points, points[1:])
+             if a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)]
+    ratios = [max(b / a, a / b) for a, b in pairs]
+    within = [max(b / a, a / b) for a, b in pairs if min(a, b) <= c.horizon]  # a forecast inside the budget
+    return {"unit": run.unit, "code": run.code, "model": run.model, "grokked": grok, "t_test": t_te if grok else None,
+            "t_train": c.t_train, "horizon": c.horizon, "first_stop": first, "flips": flips,
+            "n_forecasts": len(points), "max_neighbour_ratio": max(ratios) if ratios else None,
+            "n_neighbour_pairs": len(ratios), "n_pairs_over_2": int(sum(x > 2 for x in ratios)),
+            "max_ratio_within_budget": max(within) if within else None, "n_pairs_within_budget": len(within),
+            "n_pairs_within_budget_over_2": int(sum(x > 2 for x in within)),
+            "replay_s": time.perf_counter() - t0, "n_records": int(c.steps.size)}
+
+
+def stop_summary(reps: list[dict], thresholds=THRESHOLDS, boot: int = N_BOOT, seed: int = 1) -> dict:
+    """False stops among runs that grok within their budget, compute saved on the others, per threshold (with
+    95 % bootstrap intervals over runs, and the Wilson upper bound of the false-stop rate)."""
+    rng = np.random.default_rng(seed)
+    g = [r for r in reps if r["grokked"] and math.isfinite(r["t_train"])]
+    n = [r for r in reps if not r["grokked"] and math.isfinite(r["t_train"])]
+    out = {"n_grokking_runs": len(g), "n_never_runs": len(n), "per_threshold": {}}
+    for th in thresholds:
+        fs = np.array([r["first_stop"][th] is not None and r["first_stop"][th] < r["t_test"] for r in g], dtype=float)
+        sv = np.array([(r["horizon"] - r["first_stop"][th]) / r["horizon"] if r["first_stop"][th] is not None else 0.0
+                       for r in n])
+        stopped = np.array([r["first_stop"][th] is not None for r in n], dtype=float)
+        d = {"false_stop_rate": float(fs.mean()) if fs.size else math.nan, "false_stops": int(fs.sum()),
+             "false_stop_wilson_upper_95": _wilson_upper(int(fs.sum()), fs.size),
+             "compute_saved_on_never_runs": float(sv.mean()) if sv.size else math.nan,
+             "never_runs_stopped": float(stopped.mean()) if stopped.size else math.nan}
+        if fs.size:
+            d["false_stop_rate_ci"] = list(np.percentile(fs[rng.integers(0, fs.size, (boot, fs.size))].mean(1),
+                                                         [2.5, 97.5]))
+        if sv.size:
+            d["compute_saved_ci"] = list(np.percentile(sv[rng.integers(0, sv.size, (boot, sv.size))].mean(1),
+                                                       [2.5, 97.5]))
+        out["per_threshold"][str(th)] = d
+    fl = [r["flips"] for r in reps]
+    out["flips_at_default"] = {"runs": len(fl), "max": max(fl) if fl else None,
+                               "share_over_2": float(np.mean([x > 2 for x in fl])) if fl else None,
+                               "share_over_1": float(np.mean([x > 1 for x in fl])) if fl else None}
+    mr = [r["max_neighbour_ratio"] for r in reps if r["max_neighbour_ratio"] is not None]
+    pairs = sum(r["n_neighbour_pairs"] for r in reps)
+    out["stability"] = {"runs": len(mr), "pairs": pairs, "share_pairs_over_2": sum(r["n_pairs_over_2"] for r in reps)
+                        / pairs if pairs else None, "max_ratio": max(mr) if mr else None,
+                        "median_run_max_ratio": float(np.median(mr)) if mr else None,
+                        "runs_with_a_6x_swing": int(sum(x >= 6 for x in mr))}
+    mw = [r["max_ratio_within_budget"] for r in reps if r["max_ratio_within_budget"] is not None]
+    pw = sum(r["n_pairs_within_budget"] for r in reps)
+    out["stability_within_budget"] = {
+        "note": "neighbouring pairs of which at least one point forecast lies within the run's budget",
+        "runs": len(mw), "pairs": pw, "share_pairs_over_2": sum(r["n_pairs_within_budget_over_2"] for r in reps) / pw
+        if pw else None, "max_ratio": max(mw) if mw else None, "runs_with_a_6x_swing": int(sum(x >= 6 for x in mw))}
+    return out
+
+
+def _wilson_upper(k: int, n: int, z: float = 1.96) -> float:
+    if n == 0:
+        return math.nan
+    ph = k / n
+    den = 1 + z * z / n
+    centre = ph + z * z / (2 * n)
+    return float((centre + z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n))) / den)
+
+
+# ------------------------------------------------------------------------------------------- phases
+
+
+def _folds(runs: list, k: int = 4) -> list[int]:
+    """Outer folds for the dev phase: by cross-validation group (engine program, torch configuration)."""
+    import hashlib
+
+    return [int(hashlib.sha1(r.curves.group.encode()).hexdigest(), 16) % k for r in runs]
+
+
+def phase_dev(scale: str, out: Path) -> None:
+    """Fitting runs only: nested grouped cross-validation of the whole procedure (fit_model on 3/4 of the
+    configurations, forecasts and stop replays on the rest), per code.  What the design choices were tuned on."""
+    t0 = time.perf_counter()
+    runs = load(("fit",), scale=scale)
+    log(f"dev: {len(runs)} fitting runs ({sum(r.code == 'engine' for r in runs)} engine, "
+        f"{sum(r.code == 'torch' for r in runs)} torch)")
+    folds = _folds(runs)
+    rows, reps = [], []
+    for k in sorted(set(folds)):
+        train = [r for r, f in zip(runs, folds) if f != k]
+        test = [r for r, f in zip(runs, folds) if f == k]
+        model, _ = fit(train, f"dev fold {k}")
+        rates = base_rates(issue_rows(train, model))
+        got = issue_rows(test, model)
+        for r in got:
+            r["rate"] = rates[r["point"]]
+        rows += got
+        reps += [replay(r, model) for r in test]
+    rates = {label: float(np.mean([r["rate"] for r in rows if r["point"] == label])) for label, _, _ in ISSUE_POINTS}
+    new_rows = [r for r in rows if not r["legacy"]]
+    res = {"legacy_weight": LEGACY_WEIGHT, "by_code": table(rows, rates, ("code",)),
+           "by_code_new_designs": table(new_rows, rates, ("code",)), "by_model": table(rows, rates, ("code", "model")),
+           "stop": {code: stop_summary([r for r in reps if r["code"] == code]) for code in ("engine", "torch")},
+           "wall_s": time.perf_counter() - t0}
+    out.write_text(json.dumps(_clean(res), indent=1, allow_nan=False) + "\n")
+    write_section(ROOT / "docs" / "forecast.md", "dev", dev_markdown(_clean(res)))
+    _print_table(res["by_code"], "dev (out-of-configuration, fitting runs)")
+    _print_table(res["by_code_new_designs"], "dev, rows of the new designs only (no legacy engine run)")
+    for code, s in res["stop"].items():
+        d = s["per_threshold"][str(DEFAULT_THRESHOLD)]
+        log(f"stop {code}: false stops {d['false_stops']}/{s['n_grokking_runs']}, saved "
+            f"{d['compute_saved_on_never_runs']:.2f} of never runs; stability {s['stability']}")
+
+
+def phase_fit(scale: str, write: bool) -> None:
+    runs = load(("fit",), scale=scale)
+    models, reports = {}, {}
+    for label, sub in (("both", runs), ("engine", [r for r in runs if r.code == "engine"]),
+                       ("torch", [r for r in runs if r.code == "torch"])):
+        m, rep = fit(sub, label)
+        rep["base_rates"] = base_rates(issue_rows(sub, m))
+        models[label], reports[label] = m.as_dict(), rep
+    MODELS_JSON.write_text(json.dumps(_clean({"models": models, "reports": reports,
+                                              "fitting_runs": _census(runs),
+                                              "engine_programs_missing": missing_programs(scale)}),
+                                      indent=1, allow_nan=False) + "\n")
+    log(f"wrote {MODELS_JSON}")
+    if write:
+        write_model(models["both"], reports["both"], ROOT / "grokclocks" / "forecast" / "_calibration.py")
+
+
+def write_model(model: dict, report: dict, path: Path) -> None:
+    d = dict(model)
+    d["summary"] = (f"{model['summary']}; fitted on the calibration study's fitting runs of two training codes "
+                    "(benchmarks/forecast_calibration.py; held-out numbers on the forecast page)")
+    text = ('"""The shipped forecast model, written by `benchmarks/forecast_calibration.py --phase fit --write-model` '
+            '(do not edit by hand).\n\nFitted on the calibration study\'s fitting runs only (the JAX engine and an '
+            'independent PyTorch code);\nits numbers on the held-out runs are in '
+            'benchmarks/results/forecast_calibration.json and docs/forecast.md.\n"""\n\n'
+            f"MODEL = {json.dumps(d, indent=1)}\n")
+    path.write_text(text.replace(": true", ": True").replace(": false", ": False").replace(": null", ": None"))
+    log(f"wrote {path}")
+
+
+def _census(runs: list) -> dict:
+    out = {}
+    for code in ("engine", "torch"):
+        sub = [r for r in runs if r.code == code]
+        g = [r for r in sub if math.isfinite(r.curves.t_test) and r.curves.t_test <= r.curves.horizon]
+        out[code] = {"runs": len(sub), "configurations": len({r.config for r in sub}),
+                     "units": len({r.unit for r in sub}), "grokked_within_budget": len(g),
+                     "models": dict(sorted(_count(r.model for r in sub).items())),
+                     "optimizers": dict(sorted(_count(r.optimizer for r in sub).items())),
+                     "p": sorted({int(r.meta["p"]) for r in sub}),
+                     "train_frac": [min((r.meta["train_frac"] for r in sub), default=None),
+                                    max((r.meta["train_frac"] for r in sub), default=None)],
+                     "ops": dict(sorted(_count(r.meta.get("op", "add") for r in sub).items()))}
+    return out
+
+
+def missing_programs(scale: str) -> dict:
+    """The engine programs of the design that are not cached (left out by the protocol's amendment 3), by split."""
+    out = defaultdict(list)
+    for prog in D.engine_programs(scale):
+        if not D.cache_path(prog).exists():
+            out[prog.split].append(prog.name)
+    return dict(out)
+
+
+def _count(xs) -> dict:
+    d = defaultdict(int)
+    for x in xs:
+        d[str(x)] += 1
+    return d
+
+
+def phase_evaluate(scale: str, fig_dir: Path) -> None:
+    """The held-out evaluation of the protocol (run once, after `fit`)."""
+    from grokclocks.forecast import ForecastModel
+
+    t0 = time.perf_counter()
+    saved = json.loads(MODELS_JSON.read_text())
+    models = {k: ForecastModel.from_dict(v) for k, v in saved["models"].items()}
+    rates = {k: saved["reports"][k]["base_rates"] for k in models}
+    held = load(("heldout",), scale=scale)
+    log(f"evaluate: {len(held)} held-out runs ({sum(r.code == 'engine' for r in held)} engine, "
+        f"{sum(r.code == 'torch' for r in held)} torch)")
+    res: dict = {"protocol": "benchmarks/forecast_protocol.md", "machine": machine(), "scale": scale,
+                 "fitting_runs": saved["fitting_runs"], "held_out_runs": _census(held),
+                 "engine_programs_missing_at_fit": saved.get("engine_programs_missing"),
+                 "engine_programs_missing_at_evaluation": missing_programs(scale),
+                 "selection": {k: {kk: v for kk, v in rep.items() if kk != "base_rates"}
+                               for k, rep in saved["reports"].items()}, "base_rates": rates}
+    e1 = issue_rows(held, models["both"])
+    res["E1"] = {"by_code": table(e1, rates["both"], ("code",)), "by_model": table(e1, rates["both"], ("code", "model")),
+                 "pooled": table(e1, rates["both"])}
+    res["E1"]["targets"] = {code: target_check(res["E1"]["by_code"][code]) for code in res["E1"]["by_code"]}
+    res["E1"]["out_of_range_signals"] = dict(sorted(_count(s for r in e1 for s in r["out_of_range"]).items()))
+    res["E1"]["rows_with_a_signal_out_of_range"] = float(np.mean([bool(r["out_of_range"]) for r in e1])) if e1 else None
+    e2 = {}
+    for fitted, other in (("engine", "torch"), ("torch", "engine")):
+        rows = issue_rows([r for r in held if r.code == other], models[fitted])
+        t = table(rows, rates[fitted])["all"]
+        e2[f"fit {fitted} -> held-out {other}"] = {"table": t, "targets": target_check(t),
+                                                  "by_model": table(rows, rates[fitted], ("model",))}
+        log(f"E2 fit {fitted} -> {other}: {len(rows)} rows")
+    res["E2"] = e2
+    _print_table(res["E1"]["by_code"], "E1 held-out configurations")
+    reps = [replay(r, models["both"]) for r in held]
+    res["stop"] = {"all": stop_summary(reps), **{code: stop_summary([r for r in reps if r["code"] == code])
+                                                 for code in ("engine", "torch")}}
+    res["replay_seconds_per_update"] = (sum(r["replay_s"] for r in reps) / max(1, sum(r["n_records"] for r in reps)))
+    res["example_out_of_range"] = _out_of_range_example(held, models["both"])
+    res["levi_closed_form"] = levi_check(scale)
+    res["evaluate_wall_s"] = time.perf_counter() - t0
+    RESULTS_JSON.write_text(json.dumps(_clean(res), indent=1, allow_nan=False) + "\n")
+    figure(res, fig_dir / "forecast_reliability.png", e1)
+    write_docs_section(_clean(res), ROOT / "docs" / "forecast.md")
+    log(f"wrote {RESULTS_JSON} ({res['evaluate_wall_s']:.0f} s)")
+
+
+def _out_of_range_example(runs: list, model) -> dict | None:
+    """The first held-out row (in run order) whose forecast left a signal out: its forecast line and reason."""
+    for r in runs:
+        c = r.curves
+        for label, kind, k in ISSUE_POINTS:
+            tau = issue_step(c, kind, k)
+            if not eligible(c, tau):
+                continue
+            f = forecast_at(r, tau, model)
+            if f.out_of_range:
+                return {"run": r.unit, "model": r.model, "point": label, "line": f.line(), "reason": f.reason,
+                        "t_test": c.t_test if math.isfinite(c.t_test) else None}
+    return None
+
+
+def _print_table(t: dict, title: str) -> None:
+    log(title)
+    for key, per in t.items():
+        for label, m in per.items():
+            if not m.get("n_forecast"):
+                continue
+            log(f"  {key:22s} {label:11s} n {m['n_forecast']:4d} (g {m['n_grokked']:4d}) cov90 "
+                f"{m['coverage_90_grokked']:.2f} [exp {m['calibrated_expectation_90_grokked']:.2f}] cov50 "
+                f"{m['coverage_50_grokked']:.2f} cens90 {m['coverage_90_censored']:.2f} brier {m['brier']:.3f} "
+                f"(base {m['brier_base_rate']:.3f}) cannot {m['cannot_tell_share']:.2f}")
 
 
 def _clean(o):
@@ -738,31 +567,322 @@ def _clean(o):
     return o
 
 
+# ------------------------------------------------------------------------------------------- the linear model
+
+# t*_gen / t*_tr = 1.60 at lambda = 0.5 and 2.43 at 0.7 (eps 1e-3): the forecast is issued at 1.2 t_train
+LEVI = {"cpu": {"lams": (0.5, 0.7), "d_ins": (250, 500), "seeds": tuple(range(12)), "eps": 1e-3, "eta0": 0.01,
+                "n_gen": 2000, "record_every": 5},
+        "gpu": {"lams": (0.5, 0.7, 0.8), "d_ins": (500, 1000, 2000), "seeds": tuple(range(32)), "eps": 1e-3,
+                "eta0": 0.01, "n_gen": 4000, "record_every": 5}}
+
+
+def levi_check(scale: str) -> dict:
+    """The linear closed form as a forecast: explicit GD of Levi et al.'s teacher-student model (cached in
+    results/forecast_runs/levi_runs.npz), forecast at 1.2 x t_train with levi_params; every run groks."""
+    from grokclocks.clocks import first_hitting_time
+    from grokclocks.forecast import forecast
+    from grokclocks.linear import ERF_SQRT2, t_star
+
+    c = LEVI[scale]
+    path = D.ENGINE_CACHE / ("levi_runs.npz" if scale == "cpu" else "levi_runs_gpu.npz")
+    if path.exists():
+        with np.load(path) as f:
+            data = {k: f[k] for k in f.files}
+    else:
+        from grokclocks.sim.linear import draw_teacher_student, run_gd
+
+        data, t0 = {}, time.perf_counter()
+        for lam in c["lams"]:
+            for d_in in c["d_ins"]:
+                steps = int(round(2.0 * float(t_star("gen", lam, c["eps"], c["eta0"])) / c["record_every"])) \
+                    * c["record_every"]
+                traj = run_gd(draw_teacher_student(d_in, lam, seeds=c["seeds"]), c["eta0"], steps,
+                              record_every=c["record_every"], eps=c["eps"], n_gen=c["n_gen"])
+                key = f"lam{lam:g}_d{d_in}"
+                data[f"{key}_times"] = np.asarray(traj.times)
+                data[f"{key}_acc_train"] = np.asarray(traj.metrics["acc_train"], dtype=np.float32)
+                data[f"{key}_acc_gen"] = np.asarray(traj.metrics["acc_gen"], dtype=np.float32)
+        data["wall_s"] = np.asarray(time.perf_counter() - t0)
+        np.savez_compressed(path, **data)
+    cov50, cov90, errs = [], [], []
+    for lam in c["lams"]:
+        for d_in in c["d_ins"]:
+            key = f"lam{lam:g}_d{d_in}"
+            t = data[f"{key}_times"].astype(np.float64)
+            for tr, ge in zip(data[f"{key}_acc_train"].astype(np.float64), data[f"{key}_acc_gen"].astype(np.float64)):
+                t_tr = first_hitting_time(t, tr, ERF_SQRT2, direction="above")
+                t_te = first_hitting_time(t, ge, ERF_SQRT2, direction="above")
+                tau = 1.2 * t_tr
+                if not (math.isfinite(t_tr) and math.isfinite(t_te) and tau < t_te and tau < t[-1]):
+                    continue
+                f = forecast(steps=t, train_acc=tr, test_acc=ge, at_step=tau, horizon=float(t[-1]),
+                             train_level=ERF_SQRT2, test_level=ERF_SQRT2,
+                             levi_params={"lam": lam, "eps": c["eps"], "eta0": c["eta0"], "d_in": d_in})
+                cov50.append(f.interval_50[0] <= t_te <= f.interval_50[1])
+                cov90.append(f.interval_90[0] <= t_te <= f.interval_90[1])
+                errs.append(abs(math.log(f.t_test / t_te)))
+    return {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in c.items()}, "issue_point": "1.2x t_train",
+            "n": len(errs), "coverage_50": float(np.mean(cov50)), "coverage_90": float(np.mean(cov90)),
+            "median_abs_log_error": float(np.median(errs)), "wall_s": float(data["wall_s"])}
+
+
+# ------------------------------------------------------------------------------------------- figure and docs
+
+
+def figure(res: dict, path: Path, rows: list[dict]) -> None:
+    """Reliability of P(grok by the budget) and the stop rule's trade-off curve, held-out runs of both codes."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11.0, 4.2), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot([0, 1], [0, 1], color="0.6", ls=":")
+    for code, colour in (("engine", "tab:blue"), ("torch", "tab:orange")):
+        sub = [r for r in rows if r["code"] == code and r["status"] == "forecast"]
+        if not sub:
+            continue
+        p = np.array([r["p"] for r in sub])
+        o = np.array([r["grokked"] for r in sub], dtype=float)
+        which = np.clip((p * 10).astype(int), 0, 9)
+        xs, ys = [], []
+        for b in range(10):
+            sel = which == b
+            if sel.sum() >= 5:
+                xs.append(p[sel].mean())
+                ys.append(o[sel].mean())
+        ax1.plot(xs, ys, "o-", color=colour, label=f"{code} ({len(sub)} rows)")
+    ax1.set_xlabel("forecast P(grok by the budget)")
+    ax1.set_ylabel("observed frequency (held-out runs)")
+    ax1.set_title("reliability, all issue points (bins of >= 5 rows)", fontsize=9)
+    ax1.legend(fontsize=8)
+    for code, colour in (("engine", "tab:blue"), ("torch", "tab:orange")):
+        st = res["stop"].get(code)
+        if not st:
+            continue
+        th = [float(t) for t in st["per_threshold"]]
+        fs = [st["per_threshold"][str(t)]["false_stop_rate"] for t in th]
+        sv = [st["per_threshold"][str(t)]["compute_saved_on_never_runs"] for t in th]
+        ax2.plot(fs, sv, "o-", color=colour, label=code)
+        for t, x, y in zip(th, fs, sv):
+            ax2.annotate(f"{t:g}", (x, y), textcoords="offset points", xytext=(4, 2), fontsize=7)
+    ax2.axvline(TARGETS["false_stop"], color="0.4", ls=":", lw=1)
+    ax2.set_xlabel("false stops (share of runs that grok within the budget)")
+    ax2.set_ylabel("compute saved on runs that never grok")
+    ax2.set_title("stop rule: thresholds of P(grok by the budget)", fontsize=9)
+    ax2.legend(fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def _f(x, fmt: str = ".2f") -> str:
+    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
+
+
+def _ci(m: dict, key: str, fmt: str = ".2f") -> str:
+    lo, hi = m.get(key + "_ci", [None, None])
+    return f"{_f(m.get(key), fmt)} [{_f(lo, fmt)}, {_f(hi, fmt)}]"
+
+
+def _per_point_rows(name: str, per: dict) -> list[str]:
+    out = []
+    for label, m in per.items():
+        if not m.get("n_rows"):
+            continue
+        out.append(f"| {name} | {label} | {m['n_forecast']} ({m['n_grokked']} / {m['n_censored']}) | "
+                   f"{_ci(m, 'coverage_90_grokked')} ({_f(m.get('calibrated_expectation_90_grokked'))}) | "
+                   f"{_ci(m, 'coverage_50_grokked')} | {_f(m.get('coverage_90_censored'))} | "
+                   f"{_f(m.get('brier'), '.3f')} ({_f(m.get('brier_base_rate'), '.3f')}) | "
+                   f"{_f(m.get('cannot_tell_share'))} | {_f(m.get('median_abs_log_error'))} |")
+    return out
+
+
+_HEAD = ["| set | issue point | n forecast (grokked / censored) | 90 % covers, grokked [95 % CI] (calibrated "
+         "expectation) | 50 % covers, grokked [CI] | 90 %, censored | Brier (base rate) | cannot tell | median "
+         "\\|log err\\| |", "|---|---|---|---|---|---|---|---|---|"]
+
+
+def _range(vals: list) -> str:
+    v = [x for x in vals if x is not None and math.isfinite(x)]
+    return "–" if not v else f"{min(v):.2f}–{max(v):.2f}"
+
+
+def glance_markdown(res: dict) -> list[str]:
+    """The page's summary lines, every number from the results (one line per evaluation, then the stop rule)."""
+    out = ["At a glance (held-out runs; each line one evaluation of the protocol, ranges over the five issue points; "
+           "the tables below give each number with its bootstrap interval):", ""]
+    evals = [(f"E1 {code}", per, res["E1"]["targets"][code]) for code, per in res["E1"]["by_code"].items()]
+    evals += [(f"E2 {name}", e["table"], e["targets"]) for name, e in res["E2"].items()]
+    for name, per, tg in evals:
+        pts = [m for m in per.values() if m.get("n_forecast")]
+        n_b = sum(1 for k, v in tg.items() if k.startswith("brier") and v["met"])
+        n_bt = sum(1 for k in tg if k.startswith("brier"))
+        n_na = sum(v["met"] is None for v in tg.values())
+        out.append(f"* **{name}**: {sum(v['met'] is True for v in tg.values())} of {len(tg) - n_na} targets met"
+                   + (f" ({n_na} not measurable)" if n_na else "") + "; 90 % interval "
+                   f"covers {_range([m.get('coverage_90_grokked') for m in pts])} of the grokking runs (target "
+                   f"0.85–0.95), 50 % covers {_range([m.get('coverage_50_grokked') for m in pts])} (0.40–0.60); "
+                   f"censored runs, 90 %: {_range([m.get('coverage_90_censored') for m in pts])}; Brier below the "
+                   f"base rate's at {n_b} of {n_bt} points; \"cannot tell\" on "
+                   f"{_range([m.get('cannot_tell_share') for m in pts])} of the rows.")
+    for code in ("engine", "torch", "all"):
+        st = res["stop"].get(code)
+        if not st:
+            continue
+        d = st["per_threshold"][str(DEFAULT_THRESHOLD)]
+        out.append(f"* **stop rule, {code}** (`should_stop({DEFAULT_THRESHOLD})`): {d['false_stops']} false stops of "
+                   f"{st['n_grokking_runs']} runs that grok within their budget (rate {_f(d['false_stop_rate'], '.3f')}, "
+                   f"95 % Wilson upper bound {_f(d['false_stop_wilson_upper_95'], '.3f')}; target ≤ 0.05); compute "
+                   f"saved on the {st['n_never_runs']} runs that do not grok: {_f(d['compute_saved_on_never_runs'])}.")
+    return out + [""]
+
+
+def stop_table(stop: dict) -> list[str]:
+    """The stop rule's trade-off per code and threshold, as Markdown table lines."""
+    out = ["| code | threshold | false stops | rate [95 % CI] | Wilson upper | compute saved [CI] | never-grok runs "
+           "stopped |", "|---|---|---|---|---|---|---|"]
+    for code in ("engine", "torch", "all"):
+        st = stop.get(code)
+        if not st:
+            continue
+        for th, d in st["per_threshold"].items():
+            out.append(f"| {code} | {th} | {d['false_stops']} / {st['n_grokking_runs']} | {_ci(d, 'false_stop_rate')} | "
+                       f"{_f(d['false_stop_wilson_upper_95'])} | {_f(d['compute_saved_on_never_runs'])} "
+                       f"[{_f((d.get('compute_saved_ci') or [None])[0])}, "
+                       f"{_f((d.get('compute_saved_ci') or [None, None])[1])}] | "
+                       f"{_f(d['never_runs_stopped'])} of {st['n_never_runs']} |")
+    return out
+
+
+def dev_markdown(dev: dict) -> str:
+    """The page's section on the fitting runs' nested cross-validation (`--phase dev`): not held out (the design
+    was chosen on these runs), but out of configuration and 16x more grokking runs than the held-out split."""
+    out = ["Nested cross-validation on the fitting runs (`--phase dev`: the whole fitting procedure on 3/4 of the "
+           "cross-validation groups, scored on the rest). These runs are not held out: the design was chosen on "
+           "them. They are out of configuration, and they hold many more runs that grok, which is what a "
+           "false-stop rate needs.", ""]
+    for code, per in dev["by_code"].items():
+        pts = [m for m in per.values() if m.get("n_forecast")]
+        out.append(f"* **{code}**: 90 % interval covers {_range([m.get('coverage_90_grokked') for m in pts])} of the "
+                   f"grokking rows, 50 % {_range([m.get('coverage_50_grokked') for m in pts])}; censored rows, 90 %: "
+                   f"{_range([m.get('coverage_90_censored') for m in pts])}; Brier "
+                   f"{_range([m.get('brier') for m in pts])} against the base rate's "
+                   f"{_range([m.get('brier_base_rate') for m in pts])}; \"cannot tell\" "
+                   f"{_range([m.get('cannot_tell_share') for m in pts])}.")
+    out += ["", "Stop rule on the fitting runs (out of fold):", ""] + stop_table(dev["stop"])
+    return "\n".join(out)
+
+
+def write_section(page: Path, name: str, text: str) -> None:
+    """Replace the generated section `name` of a docs page (between its begin and end markers)."""
+    page_text = page.read_text()
+    begin, end = f"<!-- {name}:begin (written by benchmarks/forecast_calibration.py) -->", f"<!-- {name}:end -->"
+    if begin not in page_text or end not in page_text:
+        return
+    i, j = page_text.index(begin) + len(begin), page_text.index(end)
+    page.write_text(page_text[:i] + "\n" + text + "\n" + page_text[j:])
+
+
+def calibration_markdown(res: dict) -> str:
+    fr, hr = res["fitting_runs"], res["held_out_runs"]
+    out = glance_markdown(res) + ["Fitting runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok within their "
+                                        f"budget, {d['configurations']} configurations)" for code, d in fr.items())
+           + ".  Held-out runs: " + "; ".join(f"{code} {d['runs']} runs ({d['grokked_within_budget']} grok, "
+                                              f"{d['configurations']} configurations)" for code, d in hr.items())
+           + ".", "",
+           "**E1, held-out configurations** (the shipped model, fitted on the fitting runs of both codes). Rows: "
+           "runs that fit their training set and had not grokked at the issue point; coverage among the rows whose "
+           "run grokked within its budget, with a 95 % bootstrap interval over independent units (configuration × "
+           "seed) and, in brackets, what a calibrated forecaster would give on the same rows; on the censored rows "
+           "(no grokking by the budget) the D-calibration share; Brier score of P(grok by the budget) against the "
+           "base rate's.", ""] + _HEAD
+    for code, per in res["E1"]["by_code"].items():
+        out += _per_point_rows(f"**{code}**", per)
+    out += ["", "By model family (E1):", ""] + _HEAD
+    for key, per in res["E1"]["by_model"].items():
+        out += _per_point_rows(key, per)
+    out += ["", "**E2, held-out training code** (a model fitted on one code's fitting runs only, evaluated on the "
+            "other code's held-out runs):", ""] + _HEAD
+    for name, e in res["E2"].items():
+        out += _per_point_rows(name, e["table"])
+    out += ["", "Targets (protocol; each issue point):", "", "| evaluation | met | missed (value, band) |",
+            "|---|---|---|"]
+    for name, tg in [(f"E1 {k}", v) for k, v in res["E1"]["targets"].items()] + \
+            [(f"E2 {k}", v["targets"]) for k, v in res["E2"].items()]:
+        met = [k for k, v in tg.items() if v["met"]]
+        na = [k for k, v in tg.items() if v["met"] is None]
+        miss = [f"{k}: {_f(v['value'], '.3f')}" + (f" (band {v['band'][0]}–{v['band'][1]}, off by {v['miss']:+.3f})"
+                                                   if "band" in v else f" (base {_f(v.get('base_rate_brier'), '.3f')})"
+                                                   if "base_rate_brier" in v else "")
+                for k, v in tg.items() if v["met"] is False]
+        out.append(f"| {name} | {len(met)} of {len(tg) - len(na)}"
+                   + (f" ({len(na)} not measurable: no grokking run at {', '.join(na)})" if na else "")
+                   + f" | {'; '.join(miss) or 'none'} |")
+    out += ["", "**Stop rule** (`Monitor.should_stop`, every held-out run replayed record by record with its budget as "
+            "horizon): false stops among the runs that grok within their budget (stopped before their t_test), with a "
+            "bootstrap interval and the Wilson 95 % upper bound; compute saved on the runs that do not grok, the mean "
+            "of (budget − stop step) / budget.", "",
+            ] + stop_table(res["stop"])
+    s = res["stop"]["all"]
+    out += ["", f"Flips of `should_stop(0.05)` along a run: at most {s['flips_at_default']['max']}; runs with more "
+            f"than one: {_f(s['flips_at_default']['share_over_1'])}.  Stability of the point forecast between "
+            f"neighbouring evaluations: {s['stability']['pairs']} pairs, {_f(s['stability']['share_pairs_over_2'], '.4f')} "
+            f"of them change by more than 2×, the largest change {_f(s['stability']['max_ratio'])}× "
+            f"({s['stability']['runs_with_a_6x_swing']} of {s['stability']['runs']} runs with a 6× swing; among the "
+            f"pairs with a forecast inside the budget, {_f(s['stability_within_budget']['share_pairs_over_2'], '.4f')} "
+            f"change by more than 2×, the largest {_f(s['stability_within_budget']['max_ratio'])}×, "
+            f"{s['stability_within_budget']['runs_with_a_6x_swing']} runs with a 6× swing).  `Monitor` replay cost: "
+            f"{1e6 * res['replay_seconds_per_update']:.0f} µs per update on average.", ""]
+    oor = res["E1"].get("out_of_range_signals", {})
+    out += [f"Signals outside the fitting range (held-out rows, E1): {_f(res['E1'].get('rows_with_a_signal_out_of_range'))}"
+            f" of the rows had at least one ({', '.join(f'{k} {v}' for k, v in oor.items()) or 'none'}); each was left "
+            "out and the forecast fell back to a profile without it."]
+    ex = res.get("example_out_of_range")
+    if ex:
+        out += ["", f"An example (the first held-out row, in run order, with a signal out of range): {ex['model']} run "
+                f"`{ex['run']}` at {ex['point']} (actual t_test: "
+                f"{'never within the budget' if ex['t_test'] is None else format(ex['t_test'], ',.0f')}):", "",
+                "```text", ex["line"], ex["reason"], "```"]
+    miss = res.get("engine_programs_missing_at_evaluation") or {}
+    if any(miss.values()):
+        out += ["", "Engine programs of the design left out (protocol amendment 3: they cannot run as drawn, their "
+                "mini-batch of 512 being larger than their training set): "
+                + "; ".join(f"{split}: {len(v)} ({', '.join(f'`{n}`' for n in v)})" for split, v in miss.items())
+                + "."]
+    lv = res.get("levi_closed_form")
+    if lv:
+        out += ["", f"The linear closed form (not part of the model above): explicit GD of Levi et al.'s teacher-student "
+                f"model, λ ∈ {lv['config']['lams']}, d_in ∈ {lv['config']['d_ins']}, {len(lv['config']['seeds'])} seeds "
+                f"each, forecast t*_gen at 1.2 × t_train: n = {lv['n']}, coverage 50 % {_f(lv['coverage_50'])}, 90 % "
+                f"{_f(lv['coverage_90'])}, median |log err| {_f(lv['median_abs_log_error'], '.3f')}."]
+    sel = res["selection"]["both"]
+    out += ["", f"Shipped model: signal groups {', '.join(sel['kept'])} (dropped: "
+            + ("; ".join(f"{g}: {why}" for g, why in sel["dropped"].items()) or "none")
+            + f"); family {sel['family']}; spread ×{_f(sel['spread_inflation']['factor'], '.3f')}; "
+            f"{sel['n_runs']} runs, {sel['n_rows']} rows, {sel['n_configs']} cross-validation groups."]
+    return "\n".join(out)
+
+
+def write_docs_section(res: dict, page: Path) -> None:
+    write_section(page, "calibration", calibration_markdown(res))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", default="cpu", choices=("cpu", "gpu"))
-    ap.add_argument("--phase", default="all", choices=("train", "fit", "all", "docs"),
-                    help="docs: only rewrite the docs page's calibration section from the results JSON")
-    ap.add_argument("--cache", type=Path, default=None, help="run cache (default benchmarks/results/forecast_runs "
-                                                             "for cpu, forecast_runs_gpu for gpu)")
-    ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / "forecast_reliability.png")
-    ap.add_argument("--write-model", action="store_true", help="write grokclocks/forecast/_calibration.py")
+    ap.add_argument("--phase", required=True, choices=("dev", "fit", "evaluate", "docs"))
+    ap.add_argument("--write-model", action="store_true", help="with --phase fit: write grokclocks/forecast/_calibration.py")
+    ap.add_argument("--figures", type=Path, default=ROOT / "docs" / "figures")
     args = ap.parse_args(argv)
-    cache = args.cache or HERE / "results" / ("forecast_runs" if args.scale == "cpu" else "forecast_runs_gpu")
-
-    def log(msg: str) -> None:
-        print(time.strftime("%H:%M:%S"), msg, flush=True)
-
-    if args.phase in ("train", "all"):
-        phase_train(args.scale, cache, log)
-    if args.phase == "docs":
-        out = args.out or HERE / "results" / "forecast_calibration.json"
-        write_docs_section(json.loads(out.read_text()), ROOT / "docs" / "forecast.md")
-    if args.phase in ("fit", "all"):
-        out = args.out or HERE / "results" / ("forecast_calibration.json" if args.scale == "cpu"
-                                              else "forecast_calibration_gpu.json")
-        phase_fit(args.scale, cache, out, args.figure, args.write_model, log)
+    if args.phase == "dev":
+        phase_dev(args.scale, HERE / "results" / "forecast_dev.json")
+    elif args.phase == "fit":
+        phase_fit(args.scale, args.write_model)
+    elif args.phase == "evaluate":
+        phase_evaluate(args.scale, args.figures)
+    else:
+        write_docs_section(json.loads(RESULTS_JSON.read_text()), ROOT / "docs" / "forecast.md")
+        dev = HERE / "results" / "forecast_dev.json"
+        if dev.exists():
+            write_section(ROOT / "docs" / "forecast.md", "dev", dev_markdown(json.loads(dev.read_text())))
     return 0
 
 

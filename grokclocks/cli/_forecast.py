@@ -96,8 +96,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "t_test, the step at which its test accuracy reaches the level: a point forecast, nominal "
                     "50 % and 90 % intervals, the probability of grokking by the horizon, the signals read off "
                     "the run (each with its spec ID and its share of the forecast) and the model that turned "
-                    "them into the forecast (calibrated on engine runs; see docs/forecast.md for its measured "
-                    "coverage). Only records up to --at are read. A run that has not reached its train level, "
+                    "them into the forecast (calibrated on runs of two training codes, the engine and PyTorch; see "
+                    "docs/forecast.md for its measured coverage). Only records up to --at are read (an --at past "
+                    "the end of the log is an error). The horizon is --horizon, else the planned length a run "
+                    "file's or <log>.json sidecar states, else 10x the step (a fallback). A run that has not reached its train level, "
                     "has grokked already or has diverged gets its status and the reason instead.\n\n"
                     "Formats as for 'grokclocks compare' (CSV, JSON lines, TensorBoard, Lightning, Hugging Face "
                     "trainer_state.json, torch.save, .npz; several files = one seed each, one forecast each).",
@@ -134,5 +136,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                                              "decoupled weight decay's rate lr x wd)")
     m.add_argument("--weight-decay", type=float, help="weight decay, in the optimizer's convention")
     m.add_argument("--optimizer", choices=("adamw", "sgd", "adam", "other"),
-                   help="optimizer (adamw and sgd shrink the weights at lr x wd per step)")
+                   help="optimizer (adamw and plain sgd shrink the weights at lr x wd per step; for SGD with momentum "
+                        "or Adam with coupled L2 the rate is unknown: give adam or other)")
     m.set_defaults(func=_cmd_forecast)

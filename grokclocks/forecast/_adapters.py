@@ -8,6 +8,7 @@ importing the framework only then (a missing framework is a one-line `ImportErro
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,7 +54,11 @@ class _Hooks:
                 continue  # strings, lists and tensors of several values are not metrics of this run
         if not numbers:
             return self.monitor.latest
-        return self.monitor.update(float(step), **numbers)
+        try:
+            return self.monitor.update(float(step), **numbers)
+        except V.DomainError as exc:  # a rejected report never stops training: the monitor is unchanged, say why
+            warnings.warn(f"grokclocks forecast: a report was not recorded ({exc})", RuntimeWarning, stacklevel=3)
+            return self.monitor.latest
 
     @property
     def forecast(self) -> Forecast | None:
@@ -68,9 +73,9 @@ class _Hooks:
 class LightningHooks(_Hooks):
     """The hooks of the Lightning adapter, without the framework's base class (`lightning_callback` adds it).
 
-    After every validation run and training epoch it reads `trainer.callback_metrics` at
-    `trainer.global_step` into the monitor; the horizon defaults to `trainer.max_steps` when that is set;
-    with `stop=True` it sets `trainer.should_stop` when the monitor says so.
+    After every validation run it reads `trainer.callback_metrics` at `trainer.global_step` into the monitor,
+    and after every training epoch the train metrics among them; the horizon defaults to `trainer.max_steps`
+    when that is set; with `stop=True` it sets `trainer.should_stop` when the monitor says so.
 
     Parameters
     ----------
@@ -92,9 +97,12 @@ class LightningHooks(_Hooks):
         `min_probability` is not in (0, 1), or an argument of the new monitor is outside its domain.
     """
 
-    def _update(self, trainer: Any) -> None:
+    def _update(self, trainer: Any, evaluation: bool = True) -> None:
         self._planned(getattr(trainer, "max_steps", None))
         metrics = getattr(trainer, "callback_metrics", None) or {}
+        if not evaluation:  # callback_metrics still holds the last validation's metrics: not a new evaluation
+            metrics = {k: v for k, v in metrics.items()
+                       if self.monitor._series(str(k)) not in ("test_acc", "test_loss")}
         self._report(getattr(trainer, "global_step", 0), metrics)
         if self.stop and self.should_stop():
             trainer.should_stop = True
@@ -112,7 +120,8 @@ class LightningHooks(_Hooks):
         self._update(trainer)
 
     def on_train_epoch_end(self, trainer: Any, pl_module: Any) -> None:
-        """Lightning hook: read the metrics at the end of a training epoch.
+        """Lightning hook: read the train metrics at the end of a training epoch (the validation metrics
+        `callback_metrics` still holds are the last validation's, read by `on_validation_end`).
 
         Parameters
         ----------
@@ -121,7 +130,7 @@ class LightningHooks(_Hooks):
         pl_module : lightning.pytorch.LightningModule
             The module being trained (not read).
         """
-        self._update(trainer)
+        self._update(trainer, evaluation=False)
 
 
 class HuggingFaceHooks(_Hooks):

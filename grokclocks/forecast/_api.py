@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,146 +14,73 @@ import numpy as np
 
 from .. import _validate as V
 from .. import clocks as _clocks
-from .. import linear as _linear
+from .. import logs as _logs
 from .. import repulsion as _repulsion
+from .. import task as _task
 from .._validate import DomainError
 from ..citations import cites
 from ..runs import RunData
 from ..runs._load import as_run_data, read_sidecar
-from ._calibration import MODEL as _SHIPPED
-from ._model import AFTModel, family_ppf
+from ._predict import EPS_CLS, ForecastModel, RunState, _no_forecast, default_model, forecast_from_state
 from ._result import Forecast, Signal
-from ._signals import GROUPS, read_signals
+from ._signals import bin_series
 
 __all__ = ["ForecastModel", "default_model", "forecast", "forecast_runs"]
-
-_ESCAPE_ID = "kramers:eq15"
-_EPS_CLS = 1e-3  # loss level of the classifier clock shown (clocks:appF4-cls-estimator, the spec's table)
-# interval quantiles
-_Q = (0.05, 0.25, 0.5, 0.75, 0.95)
-
-
-@dataclasses.dataclass(frozen=True)
-class ForecastModel:
-    """A calibrated forecaster: the models of the remaining time, one per set of available signals.
-
-    `grokclocks.forecast.default_model` is the one the calibration study fitted and ships;
-    `grokclocks.forecast.fit_model` fits another on runs whose outcome is known.  A forecast uses the
-    first profile whose signals can all be read off the run (`profile_for`); `as_dict` and `from_dict`
-    convert to and from a JSON-ready dict.
-    """
-
-    profiles: tuple[AFTModel, ...]
-    """Fitted models, one `AFTModel` per set of signals, most signals first; a forecast uses the first whose
-    signals are all readable."""
-    groups: tuple[str, ...]
-    """The signal groups the calibration study kept (names of `grokclocks.forecast.GROUPS`)."""
-    dropped: Mapping[str, str]
-    """The groups the study dropped, each name with the reason (its cross-validated effect)."""
-    family: str
-    """Distribution family of the standardised log remaining time: "lognormal", "loglogistic", "weibull" or
-    "exponential" (one of `grokclocks.forecast.FAMILIES`)."""
-    summary: str
-    """One line: what the model was fitted on and how it did on the held-out runs."""
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ForecastModel:
-        """A model from its dict form (`as_dict`, or `grokclocks.forecast.fit_model`'s result as a dict).
-
-        Parameters
-        ----------
-        d : mapping
-            With keys "profiles" (a list of `AFTModel.as_dict` dicts), "groups", "dropped", "family" and
-            "summary".
-
-        Returns
-        -------
-        ForecastModel
-            The model.
-
-        Raises
-        ------
-        DomainError
-            If a key is missing or a profile is malformed.
-        """
-        try:
-            profiles = tuple(AFTModel.from_dict(p) for p in d["profiles"])
-            groups = tuple(str(g) for g in d["groups"])
-            dropped = {str(k): str(v) for k, v in dict(d.get("dropped", {})).items()}
-            family, summary = str(d["family"]), str(d.get("summary", ""))
-        except (KeyError, TypeError) as exc:
-            raise DomainError(f"model must be a dict with profiles, groups and family ({exc})") from None
-        if not profiles:
-            raise DomainError("model needs at least one profile")
-        unknown = [g for g in groups if g not in GROUPS]
-        if unknown:
-            raise DomainError(f"model groups must be among {tuple(GROUPS)} (got {unknown})")
-        return cls(profiles, groups, dropped, family, summary)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The model as a JSON-ready dict (the form `from_dict` reads).
-
-        Returns
-        -------
-        dict
-            Keys "profiles", "groups", "dropped", "family" and "summary".
-        """
-        return {"profiles": [p.as_dict() for p in self.profiles], "groups": list(self.groups),
-                "dropped": dict(self.dropped), "family": self.family, "summary": self.summary}
-
-    def profile_for(self, x: Mapping[str, float]) -> AFTModel | None:
-        """The first profile whose signals are all finite in `x` (None if none is).
-
-        Parameters
-        ----------
-        x : mapping of str to float
-            Signal name to value (NaN = not readable).
-
-        Returns
-        -------
-        AFTModel or None
-            The profile a forecast with these signals uses.
-        """
-        for p in self.profiles:
-            if all(math.isfinite(x.get(f, math.nan)) for f in p.features):
-                return p
-        return None
-
-
-def default_model() -> ForecastModel:
-    """The model shipped with grokclocks, fitted by the calibration study (benchmarks/forecast_calibration.py).
-
-    Returns
-    -------
-    ForecastModel
-        The shipped model.
-    """
-    return ForecastModel.from_dict(_SHIPPED)
-
 
 # ------------------------------------------------------------------------------------------- input
 
 
-def _planned_length(run: Any) -> float | None:
-    """The run's planned number of steps when the input says it (engine trajectory or run file), else None."""
+_SIDECAR_MAX_BYTES = 1 << 20  # a sidecar holds a config or one number: 1 MiB is plenty
+_MAX_PLANNED = 10**12         # a planned length beyond 10^12 steps is not a training run's
+
+
+def _sidecar_of(run: Any) -> tuple[Path, Path] | None:
+    """(sidecar, the file it sits beside) for a log the user named: `run.json` beside an engine `run.npz`,
+    `<log>.json` beside any other log file (`metrics.csv.json`); `None` for anything that is not a path."""
+    if not isinstance(run, (str, os.PathLike)):
+        return None
+    p = Path(run)
+    if not p.exists() and p.with_name(p.name + ".npz").exists():
+        p = p.with_name(p.name + ".npz")
+    return (p.with_suffix(".json") if p.suffix == ".npz" else p.with_name(p.name + ".json")), p
+
+
+def _planned_int(v: Any, where: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= _MAX_PLANNED:
+        raise DomainError(f"{where} must be an integer number of steps in [1, {_MAX_PLANNED:.0e}] "
+                          f"(got {V.show(v, 40)}); fix or remove it, or give the horizon explicitly")
+    return float(v)
+
+
+def _planned_length(run: Any) -> tuple[float | None, str]:
+    """The run's planned number of steps and where it was found, when the input states it, else (None, "").
+
+    An engine trajectory's config `steps`; a run file's sidecar `run.json` (the engine writes the config's
+    `fields` at its top level: `fields.steps`), or the documented sidecar of any log, `<log>.json` holding
+    `{"planned_steps": N}`.  The sidecar is read through the safe reader (a regular file of at most 1 MiB,
+    bounded JSON); a sidecar that is there but malformed, or states a length that is not an integer in
+    [1, 10^12], is a `DomainError` naming it (it is refused, never guessed around)."""
     cfg = getattr(run, "config", None)
     steps = getattr(cfg, "steps", None)
-    if isinstance(steps, (int, np.integer)) and steps > 0:
-        return float(steps)
-    if isinstance(run, (str, os.PathLike)):
-        p = Path(run)
-        js = p.with_suffix(".json") if p.suffix == ".npz" else p.with_name(p.name + ".json")
-        # through the door: beside the file the user named, so not a link; bounded; a refusal names the file
-        meta = read_sidecar(js, named=p)
-        if isinstance(meta, dict):
-            planned = meta.get("planned_steps")
-            if planned is None:
-                config = meta.get("config")
-                fields = config.get("fields") if isinstance(config, dict) else None
-                planned = fields.get("steps") if isinstance(fields, dict) else None
-            if isinstance(planned, int) and not isinstance(planned, bool) and planned > 0:
-                return float(planned)
-    return None
+    if isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps > 0:
+        return float(steps), "planned length (the trajectory's config)"
+    found = _sidecar_of(run)
+    if found is None:
+        return None, ""
+    js, named = found
+    # through the one door for runs: beside the file the user named (so not a link), bounded, UTF-8 JSON; a
+    # refusal is a LogError (a DomainError) naming the sidecar
+    meta = read_sidecar(js, named=named, max_bytes=_SIDECAR_MAX_BYTES)
+    if meta is None:
+        return None, ""
+    if not isinstance(meta, dict):
+        raise DomainError(f"{js}: a sidecar must hold a JSON object (got {type(meta).__name__})")
+    if "planned_steps" in meta:
+        return _planned_int(meta["planned_steps"], f"{js.name}: planned_steps"), f"planned length ({js.name})"
+    fields = meta.get("fields")
+    if isinstance(fields, dict) and "steps" in fields:
+        return _planned_int(fields["steps"], f"{js.name}: fields.steps"), f"planned length ({js.name})"
+    return None, ""
 
 
 def _engine_divergence(run: Any, index: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -209,19 +137,84 @@ def _as_rundata(run: Any, index: Any, columns: Mapping[str, str] | None, overrid
     return as_run_data(run, index, columns, overrides)
 
 
-# how the readers (grokclocks.logs, grokclocks.compare.run_data) word a non-finite logged value
+# how the readers (grokclocks.logs, grokclocks.compare.run_data) word a non-finite logged value (kept for the CLI)
 _DIVERGED_MESSAGES = ("must be finite", "did the run diverge", "(got inf", "(got -inf")
+_SERIES = ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")
+# run_data's check of a series (after the cut at τ: a record at or before τ)
+_SERIES_NONFINITE = re.compile(r"^(?:train_acc|test_acc|train_loss|test_loss|weight_norm) must be finite \(got ")
+# a log reader's refusal of a logged value: "... (step 1200) is inf (must be finite)" / "is NaN (did the run diverge"
+_LOG_NONFINITE = re.compile(r"(?:\(step ([^()]*)\) )?is (?:-?inf \(must be finite\)|NaN \(did the run diverge)")
 
 
-def _to_rundata(run: Any, index: Any, columns: Any, overrides: dict[str, Any]) -> RunData | str:
-    """The run as RunData, or the reason it diverged (a non-finite logged value)."""
+@dataclasses.dataclass(frozen=True)
+class _Diverged:
+    step: float | None  # the step of the non-finite value, when the message names it
+    message: str
+
+
+def _to_rundata(run: Any, index: Any, columns: Any, overrides: dict[str, Any]) -> RunData | _Diverged:
+    """The run as RunData, or where and why it diverged (a non-finite logged value; nothing else: an invalid
+    argument or a malformed file is a DomainError)."""
     try:
         return _as_rundata(run, index, columns, overrides)
+    except _logs.LogError as exc:
+        m = _LOG_NONFINITE.search(str(exc))
+        if m is None:
+            raise
+        try:
+            step = float(m.group(1)) if m.group(1) is not None else None
+        except ValueError:
+            step = None
+        return _Diverged(step, str(exc))
     except DomainError as exc:
-        msg = str(exc)
-        if any(k in msg for k in _DIVERGED_MESSAGES):
-            return msg
+        if _SERIES_NONFINITE.match(str(exc)):
+            return _Diverged(None, str(exc))
         raise
+
+
+def _cut_arrays(arrays: dict[str, Any], tau: float) -> tuple[dict[str, Any], float | None]:
+    """The keyword arrays' records up to τ only (a value after τ is never checked, let alone read), and the
+    last step of the whole input; unchanged when the steps are not a finite 1-D array (run_data refuses them)."""
+    steps = arrays.get("steps")
+    if steps is None:
+        return arrays, None
+    try:
+        t = np.asarray(steps, dtype=np.float64)
+    except (TypeError, ValueError):
+        return arrays, None
+    if t.ndim != 1 or t.size == 0 or not np.isfinite(t).all():
+        return arrays, None
+    keep = _records_up_to(t, tau)
+    if keep.all() or keep.sum() < 2:
+        return arrays, float(t[-1])
+    out = dict(arrays, steps=t[keep])
+    for k in _SERIES:
+        v = arrays.get(k)
+        if v is None:
+            continue
+        try:
+            a = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            continue  # left to run_data's message
+        if a.ndim in (1, 2) and a.shape[-1] == t.size:
+            out[k] = a[..., keep]
+    return out, float(t[-1])
+
+
+class _TrajectoryUpTo:
+    """An engine trajectory seen only up to τ: its records after τ are dropped before anything checks them."""
+
+    def __init__(self, run: Any, tau: float) -> None:
+        times = np.asarray(run.times, dtype=np.float64)
+        keep = _records_up_to(times, tau)
+        if keep.sum() < 2:
+            keep[:2] = True
+        self.times = times[keep]
+        self.metrics = {k: np.asarray(v)[..., keep] if np.ndim(v) >= 1 and np.shape(v)[-1] == times.size else v
+                        for k, v in run.metrics.items()}
+        self.extras = getattr(run, "extras", {}) or {}
+        self.config = getattr(run, "config", None)
+        self.last_step = float(times[-1]) if times.size else None
 
 
 def _records_up_to(steps: np.ndarray, tau: float) -> np.ndarray:
@@ -229,11 +222,43 @@ def _records_up_to(steps: np.ndarray, tau: float) -> np.ndarray:
     return steps <= tau
 
 
-# ------------------------------------------------------------------------------------------- the forecast
+def _state(rd: RunData, i: int, keep: np.ndarray, decay: float | None) -> RunState:
+    """Run i's clocks and bins from its records up to τ (`keep`)."""
+    steps = rd.steps[keep]
+    series = {k: (None if getattr(rd, k) is None else getattr(rd, k)[i][keep]) for k in _SERIES}
+    logged = {k: v is not None and not np.isnan(v).all() for k, v in series.items()}
+    t_train = (_clocks.accuracy_clock(steps, series["train_acc"], target=rd.train_level) if logged["train_acc"]
+               else math.inf)
+    t_test = (_clocks.first_hitting_time(steps, series["test_acc"], rd.test_level, direction="above")
+              if logged["test_acc"] else math.inf)
+    t_cls = _clocks.classifier_clock(steps, series["train_loss"], EPS_CLS) if logged["train_loss"] else None
+    bins = {k: bin_series(steps, series[k]) for k in ("test_acc", "test_loss", "train_loss", "weight_norm")}
+    name = rd.run_names[i] if rd.run_names else (f"run {i}" if rd.n_runs > 1 else "")
+    return RunState(t_train, t_test, t_cls, logged["train_acc"], logged["test_acc"], bins,
+                    {"steps": steps, **{k: v for k, v in series.items() if v is not None}}, decay, rd.train_level,
+                    rd.test_level, rd.source, name)
 
 
-def _no_forecast(status: str, reason: str, tau: float, horizon: float, hsrc: str, **kw: Any) -> Forecast:
-    return Forecast(status=status, reason=reason, at_step=tau, horizon=horizon, horizon_source=hsrc, **kw)
+def horizon_of(tau: float, horizon: float | None, planned: float | None, planned_source: str = "planned length"
+               ) -> tuple[float, str, bool]:
+    """(horizon, where it comes from, reached) at the issue step τ.
+
+    The horizon given, else the planned length, else 10 × τ (labelled as the fallback it is: `Monitor`'s stop
+    rule never acts on it).  A horizon at or before τ is kept, never replaced, and marked reached: the run
+    has not grokked by it, so P(grok by the horizon) = 0."""
+    if horizon is not None:
+        hor, src = horizon, "given"
+    elif planned is not None:
+        hor, src = planned, planned_source
+    else:
+        hor, src = 10.0 * tau, FALLBACK
+    if hor <= 0:
+        return math.inf, "n/a (the issue step is <= 0)", False
+    reached = tau >= hor
+    return hor, src + (" (reached)" if reached else ""), reached
+
+
+FALLBACK = "10x the issue step (no horizon given or stated by the file: indicative only)"
 
 
 def _lock_in(rd: RunData, i: int, tau: float) -> Signal | None:
@@ -260,93 +285,6 @@ def _lock_in(rd: RunData, i: int, tau: float) -> Signal | None:
     return Signal("lock_in", title, math.inf if fire is None else epoch0 + fire, "repulsion:slope-detector", note=note)
 
 
-def _levi(levi_params: Mapping[str, Any], test_level: float, t_train: float, tau: float, horizon: float
-          ) -> tuple[float, tuple[float, float], tuple[float, float], float, float, Signal]:
-    """The linear estimator's closed form t*_gen as the forecast (Levi et al.; `levi:tstar`, `levi:grok-def`)."""
-    if not isinstance(levi_params, Mapping):
-        raise DomainError(f"levi_params must be a mapping of t_star's arguments (got {type(levi_params).__name__})")
-    kw = dict(levi_params)
-    unknown = sorted(set(kw) - {"lam", "eps", "eta0", "d_in", "d_out", "gamma", "level", "init_scale", "discrete",
-                                "wd_convention"})
-    if unknown:
-        raise DomainError(f"levi_params takes lam, eps, eta0, d_in, d_out, gamma, level, init_scale, discrete, "
-                          f"wd_convention (got unknown {unknown})")
-    try:
-        lam, eps, eta0 = kw.pop("lam"), kw.pop("eps"), kw.pop("eta0")
-    except KeyError as exc:
-        raise DomainError(f"levi_params needs lam, eps and eta0 (missing {exc.args[0]!r})") from None
-    d_in = kw.pop("d_in", None)
-    kw.setdefault("level", test_level)
-    t_gen = float(_linear.t_star("gen", lam, eps, eta0, **kw))
-    t_tr = float(_linear.t_star("train", lam, eps, eta0, **kw))
-    # finite-size spread: the per-seed relative s.d. of t*_gen measured at d_in = 500 is at most 0.12 for
-    # lam <= 0.9 (spec levi, section 7.2), scaling as d_in^(-1/2); without d_in the d_in = 250 worst case 0.25
-    sd = 0.25 if d_in is None else min(0.25, 0.12 * math.sqrt(500.0 / float(V.positive(d_in, "d_in", scalar=True))))
-    if math.isfinite(t_tr) and t_tr > 0 and math.isfinite(t_train):
-        sd = max(sd, abs(math.log(t_train / t_tr)))  # the run's own deviation from the closed form
-    qs = [t_gen * math.exp(sd * float(_ndtri(q))) for q in _Q]
-    p = float(_ndtr(math.log(horizon / t_gen) / sd)) if math.isfinite(t_gen) and t_gen > 0 else 0.0
-    sig = Signal("t_gen_linear", "linear estimator's t*_gen (closed form, Levi et al.)", t_gen, "levi:tstar", True,
-                 note=f"t*_tr = {t_tr:.4g} vs measured t_train {t_train:.4g}; lognormal spread s.d. {sd:.3g} (finite "
-                      "size, d_in^(-1/2))")
-    return qs[2], (qs[1], qs[3]), (qs[0], qs[4]), p, sd, sig
-
-
-def _ndtr(x: float) -> float:
-    from scipy.special import ndtr
-
-    return float(ndtr(x))
-
-
-def _ndtri(q: float) -> float:
-    from scipy.special import ndtri
-
-    return float(ndtri(q))
-
-
-def _signal_rows(x: Mapping[str, float], used: set[str], contrib: Mapping[str, float], model: ForecastModel,
-                 extra: dict[str, Any]) -> list[Signal]:
-    """One Signal per feature read (and the clocks shown beside them)."""
-    rows = [Signal("t_train", "accuracy clock t_train: first record with train acc >= the train level",
-                   extra["t_train"], "clocks:appF4-acc-clock", True, note="the issue points of the study are 2x, 4x "
-                   "and 8x t_train")]
-    rows.append(Signal("t_cls", f"classifier clock t_cls({_EPS_CLS:g}): first record with train loss <= {_EPS_CLS:g}",
-                       extra["t_cls"], "clocks:appF4-cls-estimator", False,
-                       note="shown for reference; the train-loss signals below carry it"))
-    feature_info = {
-        "elapsed": ("log(now / t_train)", "clock"),
-        "test_err": ("log((1 - test acc) / (1 - test level)), test error left, mean over [0.8 now, now]", "test_acc"),
-        "test_err_slope": ("d log(1 - test acc) / d log t over the last doubling of time", "test_acc"),
-        "acc_eta": ("log((t_acc - now) / now): t_acc where the test-error trend reaches the level", "test_acc"),
-        "test_loss_slope": ("d log L_test / d log t over the last doubling of time", "test_loss"),
-        "test_loss_drop": ("log(L_test / its peak since t_train)", "test_loss"),
-        "train_loss": ("log10 of the training loss now", "train_loss"),
-        "train_loss_slope": ("d log L_train / d log t over the last doubling of time", "train_loss"),
-        "norm_rate": ("-d log |theta| / d log t over the last doubling of time (decay rate x now)", "norm"),
-        "norm_drop": ("log(|theta| / its peak since t_train)", "norm"),
-        "decay_budget": ("log(lr x wd x now): decoupled weight decay's shrink exponent by now", "decay"),
-    }
-    for f, (title, group) in feature_info.items():
-        v = x.get(f, math.nan)
-        g = GROUPS[group]
-        spec = g.spec_ids[0]
-        if group not in model.groups:
-            note = f"not used: {model.dropped.get(group, 'not kept by the calibration study')}"
-            rows.append(Signal(f, title, None if not math.isfinite(v) else v, spec, False, note=note))
-            continue
-        if not math.isfinite(v):
-            rows.append(Signal(f, title, None, spec, False, note=f"not readable from this run (needs {g.needs})"))
-            continue
-        if f in used:
-            rows.append(Signal(f, title, v, spec, True, contrib.get(f, math.nan)))
-        else:
-            rows.append(Signal(f, title, v, spec, False, note="read, but the model profile used lacks it"))
-        if f == "decay_budget":
-            rows[-1] = dataclasses.replace(rows[-1], note=(rows[-1].note + "; " if rows[-1].note else "")
-                                           + extra["decay_note"])
-    return rows
-
-
 @cites("clocks:appF4-acc-clock", "clocks:appF4-cls-estimator", "clocks:appF2-wd-rate", "kramers:milestones",
        "kramers:eq15", "repulsion:slope-detector", "levi:tstar", "levi:grok-def")
 def forecast(run: Any = None, at_step: float | None = None, horizon: float | None = None, *,
@@ -359,10 +297,13 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     """Forecast the step at which a run's test accuracy reaches its level, from its records up to a step.
 
     The run fits its training set (train accuracy at its level since t_train) and its test accuracy is below
-    the test level.  The forecast reads signals off the records up to `at_step` (no later record is read:
-    cutting the log at `at_step` gives the same forecast, bit for bit), and a censored regression fitted by
-    the calibration study turns them into a distribution of the remaining time, from which come the point
-    forecast (its median), the nominal 50 % and 90 % intervals and P(grok by the horizon).
+    the test level.  The forecast reads signals off the records up to `at_step` (no later record is read, or
+    checked: cutting the log at `at_step` gives the same forecast, bit for bit, and a non-finite value after
+    `at_step` does not make the run "diverged"), and a censored regression fitted by the calibration study
+    turns them into a calibrated distribution of the remaining time, from which come the point forecast (its
+    median), the nominal 50 % and 90 % intervals and P(grok by the horizon).  A signal outside the range the
+    model was fitted on is named (`Forecast.out_of_range`) and left out: the forecast falls back to a model
+    without it, down to the clock alone, whose interval is wide; never a clipped value.
 
     Parameters
     ----------
@@ -372,12 +313,14 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
         a list of log files (one seed each), a pandas DataFrame, a mapping of arrays, a `RunData`, or None
         (then the keyword arrays are the run).
     at_step : float, optional
-        The issue step τ: only records with step ≤ τ are read.  Default: the last record.  Must be ≥ the first
-        record's step.
+        The issue step τ: only records with step ≤ τ are read.  Default: the last record.  Must lie between
+        the first record's step and one record interval after the last.
     horizon : float, optional
-        The step by which the probability of grokking is given, > `at_step`.  Default: the run's planned
-        length when the input states it (an engine trajectory's config, a run file's planned steps) and it
-        lies after `at_step`, else 10 × `at_step`.
+        The step by which the probability of grokking is given, ≥ `at_step`, finite.  Default: the run's
+        planned length when the input states it (an engine trajectory's config; a run file's sidecar
+        `run.json`, whose `fields.steps` the engine writes; for any other log the sidecar `<log>.json`, e.g.
+        `metrics.csv.json` holding `{"planned_steps": 20000}`), else 10 × `at_step`, labelled as a fallback.
+        A horizon at or before `at_step` is kept and marked reached: P(grok by it) = 0.
     run_index : int, optional
         Which run (seed) of an input that holds several, 0-based; required then.
     index : tuple of int, optional
@@ -429,12 +372,15 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     -------
     Forecast
         With status "forecast", or "too early" (no t_train yet), "grokked" (t_test measured), "diverged" (a
-        logged value is not finite) or "cannot tell" (no train or test accuracy logged), each with its reason.
+        value logged up to `at_step` is not finite) or "cannot tell" (no train or test accuracy logged, too
+        few records, the time since t_train outside the model's range, or a log the readers refuse for a
+        non-finite value after `at_step`), each with its reason.
 
     Raises
     ------
     DomainError
-        Invalid arrays or arguments (shapes, ranges, a horizon not after `at_step`, a run index out of range).
+        Invalid arrays or arguments (shapes, ranges, a level or step that is not finite, a horizon before
+        `at_step`, an `at_step` past the end of the log, a run index out of range), or a malformed sidecar.
 
     Notes
     -----
@@ -442,8 +388,9 @@ def forecast(run: Any = None, at_step: float | None = None, horizon: float | Non
     of the forecast.  The interval's shape is the calibration study's choice, by cross-validated likelihood,
     among a lognormal, a loglogistic and a Weibull remaining time and the escape-time law of an activated
     process (spec `kramers:eq15`), whose exponential waiting time is memoryless: an escape's 90 % interval
-    spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time, wide by nature.  The shipped model is
-    loglogistic (`default_model().family`).
+    spans a factor of ln 20 / ln(1/0.95) ≈ 58 in the remaining time, wide by nature
+    (`default_model().family` names the shipped model's).  Its probabilities then pass through a
+    recalibration map learnt from forecasts on configurations the fit had not seen.
 
     References
     ----------
@@ -511,19 +458,51 @@ def forecast_runs(run: Any = None, at_step: float | None = None, horizon: float 
                       optimizer=optimizer, levi_params=None, model=model, one=False)
 
 
+def _level_arg(x: Any, name: str) -> float | None:
+    if x is None:
+        return None
+    v = float(V.finite(x, name, scalar=True))
+    if not 0.0 < v <= 1.0:
+        raise DomainError(f"{name} must be in (0, 1] (got {v!r})")
+    return v
+
+
 def _forecasts(run: Any, at_step: Any, horizon: Any, *, run_index: Any, index: Any, columns: Any,
                arrays: dict[str, Any], lr: Any, weight_decay: Any, optimizer: Any, levi_params: Any,
                model: ForecastModel | None, one: bool) -> tuple[Forecast, ...]:
-    planned = _planned_length(run)
-    divergence = _engine_divergence(run, index)
-    decay, decay_note = _optimizer_rate(run, index, lr, weight_decay, optimizer)
+    # every argument is checked before the run is read: a bad argument is a DomainError, never a status
     model = default_model() if model is None else model
     if not isinstance(model, ForecastModel):
         raise DomainError(f"model must be a ForecastModel (got {type(model).__name__})")
+    tau_arg = None if at_step is None else float(V.finite(at_step, "at_step", scalar=True))
+    hor_arg = None if horizon is None else float(V.positive(horizon, "horizon", scalar=True))
+    arrays = dict(arrays)
+    for k in ("train_level", "test_level"):
+        arrays[k] = _level_arg(arrays.get(k), k)
+    if run_index is not None:
+        run_index = V.integer_at_least(run_index, "run_index", 0)
+    if levi_params is not None and not isinstance(levi_params, Mapping):
+        raise DomainError(f"levi_params must be a mapping of t_star's arguments (got {type(levi_params).__name__})")
+    decay, decay_note = _optimizer_rate(run, index, lr, weight_decay, optimizer)
+    planned, psrc = (None, "") if hor_arg is not None else _planned_length(run)
+    divergence = _engine_divergence(run, index)
+    # only the records up to τ are checked and read, where the input can be cut before it is validated
+    last = None
+    if tau_arg is not None and run is None:
+        arrays, last = _cut_arrays(arrays, tau_arg)
+    elif tau_arg is not None and hasattr(run, "times") and hasattr(run, "metrics") and not isinstance(run, RunData):
+        run = _TrajectoryUpTo(run, tau_arg)
+        last = run.last_step
     rd = _to_rundata(run, index, columns, arrays)
-    if isinstance(rd, str):
-        tau = math.nan if at_step is None else float(V.finite(at_step, "at_step", scalar=True))
-        return (_no_forecast("diverged", f"a logged value is not finite: {rd}", tau, math.nan, "n/a", p_grok=0.0),)
+    if isinstance(rd, _Diverged):
+        tau = math.nan if tau_arg is None else tau_arg
+        if tau_arg is not None and rd.step is not None and rd.step > tau_arg:
+            return (_no_forecast("cannot tell", f"the log holds a non-finite value at step {rd.step:g}, after the "
+                                 f"issue step {tau_arg:g}, and the log readers refuse a log with a non-finite value: "
+                                 f"cut the log at the issue step to forecast from it ({rd.message})", tau, math.nan,
+                                 "n/a"),)
+        return (_no_forecast("diverged", f"a logged value is not finite: {rd.message}", tau, math.nan, "n/a",
+                             p_grok=0.0),)
     n = rd.n_runs
     if one:
         if run_index is None:
@@ -531,109 +510,35 @@ def _forecasts(run: Any, at_step: Any, horizon: Any, *, run_index: Any, index: A
                 names = ", ".join(rd.run_names) if rd.run_names else f"0..{n - 1}"
                 raise DomainError(f"the run holds {n} runs ({names}); pick one with run_index= (or use forecast_runs)")
             run_index = 0
-        run_index = V.integer_at_least(run_index, "run_index", 0)
         if run_index >= n:
             raise DomainError(f"run_index must be in [0, {n - 1}] (got {run_index})")
         which = [run_index]
     else:
         which = list(range(n))
     first = float(rd.steps[0])
-    tau = float(rd.steps[-1]) if at_step is None else float(V.finite(at_step, "at_step", scalar=True))
+    last = float(rd.steps[-1]) if last is None else last
+    tau = float(rd.steps[-1]) if tau_arg is None else tau_arg
     if tau < first:
         raise DomainError(f"at_step must be >= the first record's step {first:g} (got {tau:g})")
-    if horizon is not None:
-        hor = float(V.finite(horizon, "horizon", scalar=True))
-        if not hor > tau:
-            raise DomainError(f"horizon must be after at_step = {tau:g} (got {hor:g})")
-        hsrc = "given"
-    elif planned is not None and planned > tau:
-        hor, hsrc = planned, "planned length"
-    else:
-        hor, hsrc = 10.0 * tau, "10x the current step" + ("; the planned length has passed" if planned else "")
-    if hor <= 0:
-        hor, hsrc = math.inf, "n/a (the issue step is <= 0)"
+    spacing = float(rd.steps[-1] - rd.steps[-2]) if rd.steps.size >= 2 else 0.0
+    if tau > last + spacing:
+        raise DomainError(f"at_step must be at most one record interval ({spacing:g}) after the last record's step "
+                          f"{last:g} (got {tau:g}): the log ends there, and nothing is known of the steps after it")
+    if hor_arg is not None and hor_arg < tau:
+        raise DomainError(f"horizon must be >= at_step = {tau:g} (got {hor_arg:g})")
+    hor, hsrc, reached = horizon_of(tau, hor_arg, planned, psrc or "planned length")
     keep = _records_up_to(rd.steps, tau)
-    return tuple(_one(rd, i, keep, tau, hor, hsrc, divergence, decay, decay_note, levi_params, model) for i in which)
-
-
-def _one(rd: RunData, i: int, keep: np.ndarray, tau: float, hor: float, hsrc: str, divergence: Any,
-         decay: float | None, decay_note: str, levi_params: Any, model: ForecastModel) -> Forecast:
-    steps = rd.steps[keep]
-    series = {k: (None if getattr(rd, k) is None else getattr(rd, k)[i][keep])
-              for k in ("train_acc", "test_acc", "train_loss", "test_loss", "weight_norm")}
-    name = rd.run_names[i] if rd.run_names else (f"run {i}" if rd.n_runs > 1 else "")
-    base = {"train_level": rd.train_level, "test_level": rd.test_level, "source": rd.source, "run_name": name,
-                "curves": {"steps": steps, **{k: v for k, v in series.items() if v is not None}}}
-    if divergence is not None and i < divergence[0].size and divergence[0][i] and divergence[1][i] <= tau:
-        return _no_forecast("diverged", f"the engine flagged the run as diverged at step {divergence[1][i]:g}", tau,
-                            hor, hsrc, p_grok=0.0, **base)
-    if series["train_acc"] is None or np.isnan(series["train_acc"]).all():
-        return _no_forecast("cannot tell", "no train accuracy logged up to this step: t_train, the clock every "
-                            "signal is timed from, cannot be read", tau, hor, hsrc, **base)
-    if series["test_acc"] is None or np.isnan(series["test_acc"]).all():
-        return _no_forecast("cannot tell", "no test accuracy logged up to this step: the test clock cannot be read",
-                            tau, hor, hsrc, **base)
-    t_train = _clocks.accuracy_clock(steps, series["train_acc"], target=rd.train_level)
-    t_test = _clocks.first_hitting_time(steps, series["test_acc"], rd.test_level, direction="above")
-    if math.isfinite(t_test):
-        return _no_forecast("grokked", f"the test accuracy reached {rd.test_level:g} at step {t_test:g}", tau, hor,
-                            hsrc, t_train=t_train, t_test=t_test, p_grok=1.0, spec_ids=("kramers:milestones",), **base)
-    if not math.isfinite(t_train):
-        return _no_forecast("too early", f"the train accuracy has not reached {rd.train_level:g} yet: the forecast "
-                            "starts at t_train (a run that has not fit its training set has no grokking delay)",
-                            tau, hor, hsrc, t_train=t_train, **base)
-    if t_train <= 0:
-        return _no_forecast("cannot tell", "the train accuracy is at its level at step 0: the signals are timed "
-                            "in multiples of t_train > 0", tau, hor, hsrc, t_train=t_train, **base)
-    x = read_signals(steps, at_step=tau, t_train=t_train, test_level=rd.test_level, **series, decay_rate=decay)
-    t_cls = (_clocks.classifier_clock(steps, series["train_loss"], _EPS_CLS)
-             if series["train_loss"] is not None and not np.isnan(series["train_loss"]).all() else None)
-    extra = {"t_train": t_train, "t_cls": t_cls, "decay_note": decay_note}
-    lock = _lock_in(rd, i, tau)
-    if levi_params is not None:
-        point, i50, i90, p, sd, sig = _levi(levi_params, rd.test_level, t_train, tau, hor)
-        sigs = [Signal("t_train", "accuracy clock t_train", t_train, "clocks:appF4-acc-clock", True), sig]
-        return Forecast("forecast", "the linear estimator's closed form t*_gen (the run is Levi et al.'s linear "
-                        "teacher-student model)", tau, hor, hsrc, t_train, point, i50, i90, p, tuple(sigs),
-                        ("levi:tstar", "levi:grok-def", "clocks:appF4-acc-clock"), "linear closed form",
-                        "Levi et al.'s t*_gen with a lognormal finite-size spread",
-                        distribution=("absolute", "lognormal", math.log(point), sd, 0.0), **base)
-    prof = model.profile_for(x)
-    if prof is None:
-        return _no_forecast("cannot tell", "no model profile's signals are readable (fewer than 3 test-accuracy "
-                            "records in the last doubling of time?)", tau, hor, hsrc, t_train=t_train, **base)
-    mu, sigma = prof.location_scale(x)
-    qs = [tau * (1.0 + math.exp(min(mu + sigma * prof.ppf(q), 700.0))) for q in _Q]
-    c = math.log((hor - tau) / tau) if math.isfinite(hor) else math.inf
-    p_grok = prof.cdf((c - mu) / sigma) if math.isfinite(c) else 1.0
-    contrib = prof.contributions(x)
-    sigs = _signal_rows(x, set(prof.features), contrib, model, extra)
-    shape = _escape_signal(prof, sigma)
-    sigs.append(shape)
-    if lock is not None:
-        sigs.append(lock)
-    used_groups = [g for g in model.groups if any(f in prof.features for f in GROUPS[g].features)]
-    ids = ["clocks:appF4-acc-clock"] + [s for g in used_groups for s in GROUPS[g].spec_ids] + [_ESCAPE_ID]
-    ids = tuple(dict.fromkeys(ids))
-    driver = max(contrib.items(), key=lambda kv: abs(kv[1]))[0] if contrib else ""
-    reason = (f"calibrated {prof.family} model of the remaining time on {len(prof.features)} signals"
-              + (f"; the largest share comes from {driver}" if driver else ""))
-    return Forecast("forecast", reason, tau, hor, hsrc, t_train, qs[2], (qs[1], qs[3]), (qs[0], qs[4]), float(p_grok),
-                    tuple(sigs), ids, "calibrated model", f"{prof.family} remaining-time model on "
-                    f"{', '.join(prof.features)}; {model.summary}",
-                    distribution=("remaining", prof.family, mu, sigma, tau), **base)
-
-
-def _escape_signal(prof: AFTModel, sigma: float) -> Signal:
-    """The interval's law: its family and spread, against the memoryless escape of an activated process."""
-    spread = math.exp(sigma * (family_ppf(prof.family, 0.95) - family_ppf(prof.family, 0.05)))
-    escape = math.exp(family_ppf("exponential", 0.95) - family_ppf("exponential", 0.05))  # = ln 20 / ln(1/0.95)
-    shape = {"lognormal": "lognormal remaining time", "loglogistic": "loglogistic remaining time",
-             "weibull": f"Weibull remaining time of shape {1.0 / sigma:.3g} (1 = the memoryless escape)",
-             "exponential": "exponential remaining time (the memoryless escape itself)"}[prof.family]
-    note = (f"{shape}, chosen by the calibration study's cross-validated likelihood; its 90 % interval spans a "
-            f"factor {spread:.3g} in the remaining time, against {escape:.3g} for the memoryless escape of an "
-            "activated process (kramers:eq15), whose interval is wide by nature")
-    return Signal("escape_law", "interval shape: spread σ of the log remaining time (1 = memoryless escape, "
-                  "Weibull family)", sigma, _ESCAPE_ID, True, note=note)
-
+    out = []
+    for i in which:
+        state = _state(rd, i, keep, decay)
+        if divergence is not None and i < divergence[0].size and divergence[0][i] and divergence[1][i] <= tau:
+            out.append(_no_forecast("diverged", f"the engine flagged the run as diverged at step {divergence[1][i]:g}",
+                                    tau, hor, hsrc, p_grok=0.0, train_level=state.train_level,
+                                    test_level=state.test_level, source=state.source, run_name=state.run_name,
+                                    curves=dict(state.curves)))
+            continue
+        lock = _lock_in(rd, i, tau)
+        out.append(forecast_from_state(state, tau, hor, hsrc, reached, model,
+                                       extra_signals=() if lock is None else (lock,), levi_params=levi_params,
+                                       decay_note=decay_note))
+    return tuple(out)

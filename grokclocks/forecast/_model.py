@@ -12,9 +12,14 @@ where x̃ are the standardised signals read off the run up to τ, and W is a sta
 family), a standard logistic variable (the "loglogistic" family: heavier tails than the normal), or a standard
 minimum-Gumbel variable (the "weibull" family: R is Weibull with shape 1/σ; at σ = 1 it is the exponential
 waiting time of a memoryless activated escape, spec `kramers:eq15`).  Runs that had not
-grokked by the end of their budget enter the likelihood as right-censored at log((H − τ)/τ).  Everything the
-forecast reports follows from this one distribution: the median, the quantiles and
-P(t_test ≤ H) = F((log((H − τ)/τ) − μ)/σ).
+grokked by the end of their budget enter the likelihood as right-censored at log((H − τ)/τ).
+
+The model's probabilities then pass through a recalibration map G (`AFTModel.calibration`): G(u) is the
+share of out-of-fold fitting rows, the folds being whole configurations, whose outcome had model probability
+at most u (Kaplan–Meier over the censored rows; quantile recalibration, Kuleshov et al. 2018, ICML).  Where
+the model is calibrated on configurations it has not seen, G is the identity; where it is too sure, G widens
+every interval.  Everything the forecast reports follows from the one calibrated distribution: the median,
+the quantiles and P(t_test ≤ H) = G(F((log((H − τ)/τ) − μ)/σ)).
 """
 
 from __future__ import annotations
@@ -92,6 +97,16 @@ def family_cdf(family: str, w: float) -> float:
     return float(-np.expm1(-math.exp(min(w, 700.0))))
 
 
+def family_cdf_array(family: str, w: np.ndarray) -> np.ndarray:
+    """P(W ≤ w) elementwise for an array of w (as `family_cdf`)."""
+    w = np.asarray(w, dtype=np.float64)
+    if family == "lognormal":
+        return special.ndtr(w)
+    if family == "loglogistic":
+        return special.expit(w)
+    return -np.expm1(-np.exp(np.minimum(w, 700.0)))
+
+
 def family_ppf(family: str, q: float) -> float:
     """The q-quantile of the standardised variable W of a family of `FAMILIES`, q in (0, 1)."""
     if family == "lognormal":
@@ -101,15 +116,69 @@ def family_ppf(family: str, q: float) -> float:
     return math.log(-math.log1p(-q))
 
 
+_RANGE_QUANTILES = (0.001, 0.999)  # the fitting range: these quantiles of the fitting rows ...
+_RANGE_MARGIN = 0.05               # ... widened by this share of their distance on each side
+
+
+def calibrate(knots: Sequence[tuple[float, float]], u: float) -> float:
+    """G(u): the calibrated probability of the model's own probability u (identity without knots).
+
+    Parameters
+    ----------
+    knots : sequence of (float, float)
+        Increasing (u, G(u)) pairs from (0, 0) to (1, 1), as `AFTModel.calibration` holds them.
+    u : float
+        The model's probability P(W ≤ w), in [0, 1].
+
+    Returns
+    -------
+    float
+        G(u), by linear interpolation between the knots.
+    """
+    if not knots:
+        return float(u)
+    return float(np.interp(u, [k[0] for k in knots], [k[1] for k in knots]))
+
+
+def uncalibrate(knots: Sequence[tuple[float, float]], q: float) -> float:
+    """G⁻¹(q): the model probability u whose calibrated probability is q (the inverse of `calibrate`).
+
+    Parameters
+    ----------
+    knots : sequence of (float, float)
+        Increasing (u, G(u)) pairs from (0, 0) to (1, 1).
+    q : float
+        A calibrated probability in [0, 1].
+
+    Returns
+    -------
+    float
+        The smallest u with G(u) = q on the interpolated map; 1 where the map stays below q until u = 1.
+    """
+    if not knots:
+        return float(q)
+    us = np.array([k[0] for k in knots])
+    gs = np.array([k[1] for k in knots])
+    j = int(np.searchsorted(gs, q, side="left"))
+    if j <= 0:
+        return float(us[0])
+    if j >= gs.size:
+        return 1.0
+    g0, g1 = gs[j - 1], gs[j]
+    return float(us[j - 1] + (us[j] - us[j - 1]) * ((q - g0) / (g1 - g0) if g1 > g0 else 1.0))
+
+
 @dataclasses.dataclass(frozen=True)
 class AFTModel:
     """A fitted accelerated-failure-time model of the log remaining time (one profile of signals).
 
     For a row of signals x read at the issue step τ, log((t_test − τ)/τ) = μ(x) + σ(x) W with
-    μ = β₀ + Σ β_j x̃_j on the standardised, clipped signals x̃ of `features`, log σ = γ₀ + Σ γ_k x̃_k on
-    those of `scale_features`, and W the standard variable of `family`.  `location_scale` gives (μ, σ),
-    `cdf` and `ppf` read W's law, `contributions` each signal's share of μ; `as_dict` and `from_dict`
-    convert to and from a JSON-ready dict.
+    μ = β₀ + Σ β_j x̃_j on the standardised signals x̃ of `features`, log σ = γ₀ + Σ γ_k x̃_k on those of
+    `scale_features`, and W the standard variable of `family`; probabilities P(W ≤ w) then pass through the
+    recalibration map G of `calibration`.  The profile applies only to rows whose every signal lies in its
+    `fit_range` (`in_range`); nothing is clipped.  `location_scale` gives (μ, σ), `cdf` and `ppf` read W's
+    calibrated law, `contributions` each signal's share of μ; `as_dict` and `from_dict` convert to and from
+    a JSON-ready dict.
     """
 
     family: str
@@ -128,17 +197,30 @@ class AFTModel:
     """Mean of each signal of `features` on the fitting set (standardisation: x̃ = (x − mean)/scale)."""
     scale: tuple[float, ...]
     """Standard deviation (> 0) of each signal of `features` on the fitting set (standardisation)."""
-    clip: tuple[tuple[float, float], ...]
-    """Range (low, high) of each signal of `features`: the 0.5 % and 99.5 % quantiles of the fitting set; a
-    signal outside it is clipped to it before the model is applied."""
+    fit_range: tuple[tuple[float, float], ...]
+    """Range (low, high) of each signal of `features` over which the model was fitted: the 0.1 % and 99.9 %
+    quantiles of the fitting rows, widened by 5 % of their distance on each side.  The fitting rows are
+    winsorised to it; a row with a signal outside it is not forecast by this profile."""
     n_rows: int = 0
     """Number of (run, issue step) rows the model was fitted on; 0 (default) when not recorded."""
     n_censored: int = 0
     """How many of those rows had not grokked by the end of their run (right-censored); 0 (default) when not
     recorded."""
+    calibration: tuple[tuple[float, float], ...] = ()
+    """The recalibration map G as increasing knots (u, G(u)) from (0, 0) to (1, 1): the share of out-of-fold
+    fitting rows (folds = configurations) whose outcome had model probability ≤ u, by Kaplan–Meier over the
+    censored rows; P(t_test ≤ t) = G(F(t)).  () (default): no recalibration (G = identity).  This is the map
+    of all rows; `calibration_strata` refines it by the time since t_train."""
+    calibration_edges: tuple[float, ...] = ()
+    """Increasing edges of the elapsed signal log(τ / t_train) between the strata of `calibration_strata`
+    (e.g. (log 3, log 6): before 3 t_train, 3-6 t_train, after); () (default): one stratum."""
+    calibration_strata: tuple[tuple[tuple[float, float], ...], ...] = ()
+    """One recalibration map per elapsed stratum (len(calibration_edges) + 1 of them, each as `calibration`),
+    estimated on that stratum's out-of-fold rows: how sure the model may be depends on how long the run has
+    been waiting.  () (default): `calibration` for every row."""
 
     def standardise(self, x: Mapping[str, float]) -> np.ndarray:
-        """The model's signals of one row, clipped to their fitting range and standardised.
+        """The model's signals of one row, standardised (not clipped: see `in_range`).
 
         Parameters
         ----------
@@ -148,12 +230,29 @@ class AFTModel:
         Returns
         -------
         numpy.ndarray
-            The standardised signals x̃, float64 of shape (len(features),).
+            The standardised signals x̃ = (x − mean)/scale, float64 of shape (len(features),).
         """
         v = np.array([float(x[f]) for f in self.features], dtype=np.float64)
-        lo = np.array([c[0] for c in self.clip])
-        hi = np.array([c[1] for c in self.clip])
-        return (np.clip(v, lo, hi) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return (v - np.asarray(self.mean)) / np.asarray(self.scale)
+
+    def in_range(self, x: Mapping[str, float]) -> dict[str, bool]:
+        """Whether each signal of `features` is finite and inside `fit_range`.
+
+        Parameters
+        ----------
+        x : mapping of str to float
+            Signal name to value (a missing name counts as NaN).
+
+        Returns
+        -------
+        dict of str to bool
+            Feature name to True when it is finite and in [low, high].
+        """
+        out = {}
+        for f, (lo, hi) in zip(self.features, self.fit_range):
+            v = float(x.get(f, math.nan))
+            out[f] = math.isfinite(v) and lo <= v <= hi
+        return out
 
     def location_scale(self, x: Mapping[str, float]) -> tuple[float, float]:
         """(μ, σ) of the log remaining fraction log((t_test − τ)/τ) for one row of signals.
@@ -190,35 +289,62 @@ class AFTModel:
         xs = self.standardise(x)
         return {f: float(b * v) for f, b, v in zip(self.features, self.beta[1:], xs)}
 
-    def cdf(self, w: float) -> float:
-        """P(W ≤ w) of the standardised variable W of this model's family.
+    def knots(self, elapsed: float | None = None) -> tuple[tuple[float, float], ...]:
+        """The recalibration map of a row whose elapsed signal log(τ / t_train) is `elapsed`.
+
+        Parameters
+        ----------
+        elapsed : float or None
+            log(τ / t_train); None: the map of all rows (`calibration`).
+
+        Returns
+        -------
+        tuple of (float, float)
+            The knots (u, G(u)) of the row's stratum (`calibration_strata`), or `calibration`.
+        """
+        if elapsed is None or not self.calibration_strata or not math.isfinite(elapsed):
+            return self.calibration
+        return self.calibration_strata[int(np.searchsorted(self.calibration_edges, elapsed, side="right"))]
+
+    def cdf(self, w: float, elapsed: float | None = None) -> float:
+        """Calibrated P(W ≤ w): G(F(w)) with F the law of this model's family and G its recalibration map.
 
         Parameters
         ----------
         w : float
             A value of the standardised log remaining time, (log(R/τ) − μ)/σ.
+        elapsed : float or None
+            The row's log(τ / t_train), which picks the map (`knots`); None: the map of all rows.
 
         Returns
         -------
         float
             The probability, in [0, 1].
         """
-        return family_cdf(self.family, w)
+        return calibrate(self.knots(elapsed), family_cdf(self.family, w))
 
-    def ppf(self, q: float) -> float:
-        """The q-quantile of the standardised variable W of this model's family.
+    def ppf(self, q: float, elapsed: float | None = None) -> float:
+        """The calibrated q-quantile of the standardised variable W: F⁻¹(G⁻¹(q)).
 
         Parameters
         ----------
         q : float
             A probability in (0, 1).
+        elapsed : float or None
+            The row's log(τ / t_train), which picks the map (`knots`); None: the map of all rows.
 
         Returns
         -------
         float
-            The quantile w with P(W ≤ w) = q.
+            The quantile w with G(F(w)) = q; `math.inf` where the map leaves q above every finite w (the
+            outcome may lie beyond anything the fitting runs showed), `-math.inf` below.
         """
-        return family_ppf(self.family, q)
+        u = uncalibrate(self.knots(elapsed), q)
+        if u >= 1.0:
+            return math.inf
+        if u <= 0.0:
+            return -math.inf
+        return family_ppf(self.family, u)
 
     def as_dict(self) -> dict[str, Any]:
         """The model as a JSON-ready dict (the form `from_dict` reads).
@@ -229,7 +355,10 @@ class AFTModel:
             Every field, tuples as lists.
         """
         d = dataclasses.asdict(self)
-        d["clip"] = [list(c) for c in self.clip]
+        d["fit_range"] = [list(c) for c in self.fit_range]
+        d["calibration"] = [list(c) for c in self.calibration]
+        d["calibration_edges"] = list(self.calibration_edges)
+        d["calibration_strata"] = [[list(c) for c in k] for k in self.calibration_strata]
         return d
 
     @classmethod
@@ -249,29 +378,47 @@ class AFTModel:
         Raises
         ------
         DomainError
-            A missing or non-numeric field, an unknown family, lengths that do not match the features, or a
-            non-finite coefficient or scale ≤ 0.
+            A missing or non-numeric field, an unknown family, lengths that do not match the features, a
+            non-finite coefficient or scale ≤ 0, or a calibration map that is not increasing from (0, 0) to
+            (1, 1).
         """
         try:
             family = str(d["family"])
             features = tuple(str(f) for f in d["features"])
             scale_features = tuple(str(f) for f in d["scale_features"])
             arrays = {k: tuple(float(v) for v in d[k]) for k in ("beta", "gamma", "mean", "scale")}
-            clip = tuple((float(a), float(b)) for a, b in d["clip"])
+            fit_range = tuple((float(a), float(b)) for a, b in d["fit_range" if "fit_range" in d else "clip"])
+            knots = tuple((float(a), float(b)) for a, b in d.get("calibration", ()))
+            edges = tuple(float(e) for e in d.get("calibration_edges", ()))
+            strata = tuple(tuple((float(a), float(b)) for a, b in k) for k in d.get("calibration_strata", ()))
             n_rows, n_cens = int(d.get("n_rows", 0)), int(d.get("n_censored", 0))
         except (KeyError, TypeError, ValueError) as exc:
             raise DomainError(f"model must be a dict of AFTModel.as_dict ({type(exc).__name__}: {exc})") from None
         if family not in FAMILIES:
             raise DomainError(f"model family must be one of {FAMILIES} (got {family!r})")
         k = len(features)
-        if (len(arrays["beta"]) != k + 1 or len(arrays["mean"]) != k or len(arrays["scale"]) != k or len(clip) != k
-                or len(arrays["gamma"]) != len(scale_features) + 1 or not set(scale_features) <= set(features)):
-            raise DomainError("model: beta, mean, scale, clip and gamma do not match its features")
-        vals = [v for a in arrays.values() for v in a] + [v for c in clip for v in c]
+        if (len(arrays["beta"]) != k + 1 or len(arrays["mean"]) != k or len(arrays["scale"]) != k
+                or len(fit_range) != k or len(arrays["gamma"]) != len(scale_features) + 1
+                or not set(scale_features) <= set(features)):
+            raise DomainError("model: beta, mean, scale, fit_range and gamma do not match its features")
+        vals = [v for a in arrays.values() for v in a] + [v for c in fit_range for v in c]
         if not all(math.isfinite(v) for v in vals) or min(arrays["scale"], default=1.0) <= 0:
             raise DomainError("model: every coefficient must be finite and every scale > 0")
+        if any(lo > hi for lo, hi in fit_range):
+            raise DomainError("model: every fit_range must have low <= high")
+        for k in (knots,) + strata:
+            u = [a for a, _ in k]
+            g = [b for _, b in k]
+            if k and (k[0] != (0.0, 0.0) or k[-1] != (1.0, 1.0) or any(b <= a for a, b in zip(u, u[1:]))
+                      or any(b < a for a, b in zip(g, g[1:]))):
+                raise DomainError("model: calibration must be knots (u, G) from (0, 0) to (1, 1), u increasing "
+                                  "and G non-decreasing")
+        if strata and (len(strata) != len(edges) + 1 or any(b <= a for a, b in zip(edges, edges[1:]))
+                       or not all(math.isfinite(e) for e in edges)):
+            raise DomainError("model: calibration_strata needs one map more than calibration_edges, which must be "
+                              "finite and increasing")
         return cls(family, features, arrays["beta"], scale_features, arrays["gamma"], arrays["mean"], arrays["scale"],
-                   clip, n_rows, n_cens)
+                   fit_range, n_rows, n_cens, knots, edges if strata else (), strata)
 
 
 def _negloglik(theta: np.ndarray, family: str, X: np.ndarray, Z: np.ndarray, y: np.ndarray, cens: np.ndarray,
@@ -360,9 +507,9 @@ def fit_aft(rows: Any, y: Any, censored: Any, *, features: Sequence[str],
     if w.shape != (n,) or not (w > 0).all():
         raise DomainError("weights must be > 0, one per row")
     w = w * (n / w.sum())
-    lo = np.quantile(raw, 0.005, axis=0) if n else np.zeros(len(feats))
-    hi = np.quantile(raw, 0.995, axis=0) if n else np.zeros(len(feats))
-    clipped = np.clip(raw, lo, hi)
+    qlo, qhi = np.quantile(raw, _RANGE_QUANTILES, axis=0)
+    lo, hi = qlo - _RANGE_MARGIN * (qhi - qlo), qhi + _RANGE_MARGIN * (qhi - qlo)
+    clipped = np.clip(raw, lo, hi)  # winsorised: the fitting rows outside the range count at its edge
     mean = clipped.mean(axis=0)
     sd = clipped.std(axis=0)
     sd = np.where(sd > 1e-12, sd, 1.0)
@@ -392,9 +539,7 @@ def fit_aft(rows: Any, y: Any, censored: Any, *, features: Sequence[str],
 def location_scale_columns(model: AFTModel, rows: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(μ, log σ) of many rows at once (rows as in `fit_aft`), exactly as `AFTModel.location_scale` per row."""
     raw = _matrix(rows, model.features, n)
-    lo = np.array([c[0] for c in model.clip]).reshape(1, -1)
-    hi = np.array([c[1] for c in model.clip]).reshape(1, -1)
-    xs = (np.clip(raw, lo, hi) - np.asarray(model.mean)) / np.asarray(model.scale)
+    xs = (raw - np.asarray(model.mean)) / np.asarray(model.scale)
     mu = model.beta[0] + xs @ np.asarray(model.beta[1:])
     idx = [model.features.index(f) for f in model.scale_features]
     log_sigma = model.gamma[0] + (xs[:, idx] @ np.asarray(model.gamma[1:]) if idx else 0.0)

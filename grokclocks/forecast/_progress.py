@@ -61,7 +61,7 @@ def _line(trajectory: Any, max_runs: int) -> str:
         return "too early"
     cfg = getattr(trajectory, "config", None)
     horizon = float(getattr(cfg, "steps", 0) or 0) or None
-    hor = horizon if horizon is not None and horizon > steps[-1] else None
+    hor = horizon if horizon is not None and horizon >= steps[-1] else None  # at the end: reached, P = 0
     grokked, points, probs, early = 0, [], [], 0
     one = None
     for k in pick:

@@ -13,7 +13,7 @@ from .._escape import markdown_code, markdown_text, terminal_text
 from .._safe_write import WRITER, figure_suffixes
 from .._validate import DomainError, flag
 from ..runs._records import _fmt_num, _json_number, _json_state
-from ._model import family_cdf, family_ppf
+from ._model import calibrate, family_cdf, family_ppf, uncalibrate
 
 __all__ = ["STATUSES", "Forecast", "Signal"]
 
@@ -51,10 +51,28 @@ class Signal:
     (β x̃ of the model); positive = later; NaN (default) when not used."""
     note: str = ""
     """Why it is used or not, or a caveat; "" (default) when there is nothing to say."""
+    in_range: bool | None = None
+    """Whether its value lies inside the range the model was fitted on: `True`, `False` (then the forecast did
+    not use it and fell back to a model without it; `Forecast.out_of_range` names it), or `None` (default)
+    when the model has no range for it (not a model signal, or not readable)."""
 
     def formatted(self) -> str:
         """The value as the table shows it."""
         return "n/a" if self.value is None else _fmt_num(self.value)
+
+
+_WIDTH = 80  # the plain-text table fits a standard terminal: long lines wrap, nothing is cut
+
+
+def _wrapper(width: int):
+    """lines(text, indent, first="") -> the text wrapped to `width` columns (words never cut or hyphenated)."""
+    import textwrap
+
+    def lines(text: str, indent: str, first: str = "") -> list[str]:
+        return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False) or [""]
+
+    return lines
 
 
 def _fmt_step(x: float) -> str:
@@ -125,9 +143,14 @@ class Forecast:
     """The records up to τ the forecast read, for `plot`: "steps" and each logged series among "train_acc",
     "test_acc", "train_loss", "test_loss" and "weight_norm", an array of one value per record each."""
     distribution: tuple = ()
-    """The forecast distribution of t_test as (kind, family, μ, σ, τ): kind "remaining" when
+    """The forecast distribution of t_test as (kind, family, μ, σ, τ, calibration): kind "remaining" when
     log((t_test − τ)/τ) = μ + σ W, "absolute" when log t_test = μ + σ W, with W the standard variable of
-    `family` (one of `grokclocks.forecast.FAMILIES`); () (default) when there is no forecast."""
+    `family` (one of `grokclocks.forecast.FAMILIES`) whose probabilities pass through the recalibration map
+    given by `calibration`, knots (u, G(u)) (() = none; `AFTModel.calibration`); () (default) when there is no
+    forecast."""
+    out_of_range: tuple[str, ...] = ()
+    """The signals that lay outside the range the model was fitted on, which the forecast therefore did not
+    use (each named with its value and range in `reason` and in its `Signal.note`); () (default) when none."""
 
     def cdf(self, step: float) -> float:
         """P(t_test ≤ step): the probability that the run groks by `step`, under this forecast.
@@ -148,12 +171,13 @@ class Forecast:
             return 1.0 if step >= self.t_test else 0.0
         if not self.distribution:
             return math.nan
-        kind, family, mu, sigma, tau = self.distribution
+        kind, family, mu, sigma, tau, *knots = self.distribution
+        knots = knots[0] if knots else ()
         if kind == "remaining":
             if step <= tau:
                 return 0.0
-            return family_cdf(family, (math.log((step - tau) / tau) - mu) / sigma)
-        return family_cdf(family, (math.log(step) - mu) / sigma) if step > 0 else 0.0
+            return calibrate(knots, family_cdf(family, (math.log((step - tau) / tau) - mu) / sigma))
+        return calibrate(knots, family_cdf(family, (math.log(step) - mu) / sigma)) if step > 0 else 0.0
 
     def quantile(self, q: float) -> float:
         """The step by which the run groks with probability `q`, under this forecast.
@@ -181,8 +205,13 @@ class Forecast:
             return self.t_test
         if not self.distribution:
             return math.nan
-        kind, family, mu, sigma, tau = self.distribution
-        w = mu + sigma * family_ppf(family, q)
+        kind, family, mu, sigma, tau, *knots = self.distribution
+        u = uncalibrate(knots[0] if knots else (), q)
+        if u >= 1.0:
+            return math.inf
+        if u <= 0.0:
+            return tau if kind == "remaining" else 0.0
+        w = mu + sigma * family_ppf(family, u)
         return tau * (1.0 + math.exp(min(w, 700.0))) if kind == "remaining" else math.exp(min(w, 700.0))
 
     @property
@@ -263,8 +292,37 @@ class Forecast:
             The header, the status, the forecast (point, 50 % and 90 % intervals, probability by the
             horizon), the model, and one row per signal (ID, signal, value, used, contribution, spec ID).
         """
-        esc = markdown_text if markdown else terminal_text  # the source and run names are a file's words
-        out = [esc(self.header()), f"status: {self.status}: {esc(self.reason)}"]
+        if markdown:
+            return self._markdown()
+        esc = terminal_text  # the source, run and column names, notes and reasons are a file's words
+        wrap = _wrapper(_WIDTH)
+        out = wrap(esc(self.header()), "")
+        for item in self._summary(esc):
+            out += wrap(item, "    " if item.startswith(" ") else "  ")
+        head = ["id", "value", "used", "contrib.", "spec ID"]
+        rows = [[esc(s.id), esc(s.formatted()), "yes" if s.used else "no",
+                 "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", esc(s.spec_id)]
+                for s in self.signals]
+        if rows:
+            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+
+            def fmt(cells: list[str]) -> str:
+                return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
+
+            out += [""] + wrap("signals (contrib. = share of log((t_test - now) / now) against the mean fitting "
+                               "run):", "")
+            out += [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+            out += ["", "what each signal is, and notes:"]
+            for s in self.signals:
+                out += wrap(esc(f"{s.id}: {s.title}" + (f"; {s.note}" if s.note else "")), "    ", "  ")
+        if self.spec_ids:
+            out += [""] + wrap("spec IDs: " + ", ".join(esc(i) for i in self.spec_ids), "  ")
+        return "\n".join(out)
+
+    def _summary(self, esc: Any) -> list[str]:
+        """The status, the forecast's numbers and the model, one item each (an interval indented by two); the
+        reason and the model's description escaped by `esc` (`terminal_text` or `markdown_text`)."""
+        out = [f"status: {self.status}: {esc(self.reason)}"]
         if self.status == "forecast":
             lo50, hi50 = self.interval_50
             lo90, hi90 = self.interval_90
@@ -275,34 +333,23 @@ class Forecast:
                     f"model: {esc(self.model)}"]
         elif self.status == "grokked":
             out.append(f"t_test (test acc >= {_fmt_num(self.test_level)}): {_fmt_step(self.t_test)} (measured)")
+        return out
+
+    def _markdown(self) -> str:
+        esc = markdown_text  # every text of a file's words as Markdown that shows exactly it (| included)
+        out = [esc(self.header()), ""] + [f"* {item.strip()}" for item in self._summary(esc)]
         head = ["id", "signal", "value", "used", "contribution", "spec ID"]
         rows = [[esc(x) for x in (s.id, s.title, s.formatted(), "yes" if s.used else "no",
                                   "" if not math.isfinite(s.contribution) else f"{s.contribution:+.2f}", s.spec_id)]
                 for s in self.signals]
-        notes = [(s.id, esc(s.note)) for s in self.signals if s.note]
-        if markdown:
-            out = [out[0], ""] + [f"* {x}" for x in out[1:]]
-            if rows:
-                out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                out += ["| " + " | ".join(r) + " |" for r in rows]
-            if notes:
-                out += [""] + [f"* {markdown_code(i)}: {n}" for i, n in notes]
-            if self.spec_ids:
-                out += ["", "spec IDs: " + ", ".join(markdown_code(i) for i in self.spec_ids)]
-            return "\n".join(out)
         if rows:
-            short = [r[:1] + [r[1][:60] + ("..." if len(r[1]) > 60 else "")] + r[2:] for r in rows]
-            widths = [max(len(h), *(len(r[i]) for r in short)) for i, h in enumerate(head)]
-
-            def fmt(cells: list[str]) -> str:
-                return "  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
-
-            out += ["", "signals (contribution = share of log((t_test - now) / now) against the mean fitting run):",
-                    fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in short]
+            out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            out += ["| " + " | ".join(r) + " |" for r in rows]
+        notes = [(s.id, esc(s.note)) for s in self.signals if s.note]
         if notes:
-            out += ["", "notes:"] + [f"  {terminal_text(i)}: {n}" for i, n in notes]
+            out += [""] + [f"* {markdown_code(i)}: {n}" for i, n in notes]
         if self.spec_ids:
-            out += ["", "spec IDs: " + ", ".join(terminal_text(i) for i in self.spec_ids)]
+            out += ["", "spec IDs: " + ", ".join(markdown_code(i) for i in self.spec_ids)]
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -317,8 +364,9 @@ class Forecast:
             `run` (the header), `status`, `reason`, `at_step`, `horizon`, `horizon_source`, `t_train`,
             `t_test` (with `t_test_state`: "predicted", "measured", "never" or "undefined"), `interval_50`,
             `interval_90`, `p_grok`, `method`, `model`, `levels`, `signals` (one dict per signal: `id`,
-            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`), `spec_ids` and
-            `distribution` (kind, family, mu, sigma, tau of the forecast distribution, or null).  Every
+            `signal`, `value`, `state`, `used`, `contribution`, `spec_id`, `note`, `in_range`), `out_of_range`
+            (the signals outside the model's fitting range), `spec_ids` and `distribution` (kind, family, mu,
+            sigma, tau and the calibration knots of the forecast distribution, or null).  Every
             number is a finite number or null; a null's state says why ("never" for +inf, "undefined" for
             NaN).
         """
@@ -342,10 +390,14 @@ class Forecast:
             "levels": {"train": self.train_level, "test": self.test_level},
             "signals": [{"id": s.id, "signal": s.title, "value": _json_number(s.value),
                              "state": "n/a" if s.value is None else _json_state(s.value), "used": s.used,
-                             "contribution": _json_number(s.contribution), "spec_id": s.spec_id, "note": s.note}
+                             "contribution": _json_number(s.contribution), "spec_id": s.spec_id, "note": s.note,
+                             "in_range": s.in_range}
                         for s in self.signals],
+            "out_of_range": list(self.out_of_range),
             "spec_ids": list(self.spec_ids),
-            "distribution": (dict(zip(("kind", "family", "mu", "sigma", "tau"), self.distribution))
+            "distribution": ({**dict(zip(("kind", "family", "mu", "sigma", "tau"), self.distribution[:5])),
+                              "calibration": [list(k) for k in (self.distribution[5] if len(self.distribution) > 5
+                                                                else ())]}
                              if self.distribution else None),
         }
 
@@ -409,6 +461,8 @@ class Forecast:
         if self.status == "forecast":
             lo90, hi90 = self.interval_90
             lo50, hi50 = self.interval_50
+            far = 3.0 * max(x for x in (self.t_test, lo90, self.at_step) if math.isfinite(x))
+            hi90, hi50 = min(hi90, far), min(hi50, far)  # an open upper end ("never") is drawn to the edge
             for ax in (ax_acc, ax_loss):
                 ax.axvspan(lo90, hi90, color="tab:green", alpha=0.15, lw=0)
                 ax.axvspan(lo50, hi50, color="tab:green", alpha=0.3, lw=0)
