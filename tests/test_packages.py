@@ -1,4 +1,4 @@
-"""The packages kramers, coverage and compare keep the faces they had as modules (issue 17)."""
+"""The packages kramers, coverage, compare and task keep the faces they had as modules (issue 17)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import grokclocks
 from grokclocks import citations
 
-PACKAGES = ("grokclocks.kramers", "grokclocks.coverage", "grokclocks.compare")
+PACKAGES = ("grokclocks.kramers", "grokclocks.coverage", "grokclocks.compare", "grokclocks.task")
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -36,6 +36,7 @@ def test_submodules_are_private_and_citations_name_the_package():
     recorded = [n for ids in citations._REGISTRY.values() for n in ids]
     assert not [n for n in recorded if any(n.startswith(p + "._") for p in PACKAGES)]
     assert "grokclocks.kramers.eyring_kramers_time" in recorded
+    assert "grokclocks.task.as_mask" in recorded
 
 
 def test_no_jax_at_import():
