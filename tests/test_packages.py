@@ -43,3 +43,19 @@ def test_no_jax_at_import():
     code = ("import grokclocks, grokclocks.task, grokclocks.kramers, grokclocks.coverage, grokclocks.compare, sys; "
             "assert 'jax' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(grokclocks.__path__[0] + "/.."))
+
+
+@pytest.mark.parametrize("name", ["grokclocks.task", "grokclocks.sim.models", "grokclocks.sim.modular"])
+def test_record_annotations_evaluate_in_the_face(name):
+    """A record class re-homed to its package face keeps annotations that `typing.get_type_hints` can evaluate
+    (in the face's namespace, as they were in the module's): the run-file reader checks a config's fields with them."""
+    if name.startswith("grokclocks.sim."):
+        pytest.importorskip("jax")
+    import typing
+
+    mod = importlib.import_module(name)
+    records = [getattr(mod, n) for n in mod.__all__ if isinstance(getattr(mod, n), type)
+               and getattr(mod, n).__module__ == name and "__annotations__" in vars(getattr(mod, n))]
+    assert records, name
+    for cls in records:
+        assert typing.get_type_hints(cls), f"{name}.{cls.__name__}"
