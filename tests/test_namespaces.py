@@ -41,7 +41,7 @@ FACES = ("grokclocks", "grokclocks.sim", "grokclocks.sim.linear", "grokclocks.si
          "grokclocks.clocks", "grokclocks.spectral", "grokclocks.kramers", "grokclocks.coverage",
          "grokclocks.repulsion", "grokclocks.compare", "grokclocks.logs", "grokclocks.runfile",
          "grokclocks.verification", "grokclocks.forecast", "grokclocks.symbolic", "grokclocks.task",
-         "grokclocks.sim.kramers", "grokclocks.sim.models")
+         "grokclocks.sim.kramers", "grokclocks.sim.models", "grokclocks.sim.modular")
 
 
 def _params(names) -> list:
