@@ -40,7 +40,8 @@ PENDING: dict[str, str] = {}  # empty: grokclocks.verification, the last one, dr
 FACES = ("grokclocks", "grokclocks.sim", "grokclocks.sim.linear", "grokclocks.sim.train", "grokclocks.linear",
          "grokclocks.clocks", "grokclocks.spectral", "grokclocks.kramers", "grokclocks.coverage",
          "grokclocks.repulsion", "grokclocks.compare", "grokclocks.logs", "grokclocks.runfile",
-         "grokclocks.verification", "grokclocks.forecast", "grokclocks.symbolic")
+         "grokclocks.verification", "grokclocks.forecast", "grokclocks.symbolic", "grokclocks.task",
+         "grokclocks.sim.kramers", "grokclocks.sim.models", "grokclocks.sim.modular")
 
 
 def _params(names) -> list:

@@ -1,4 +1,4 @@
-"""The packages kramers, coverage and compare keep the faces they had as modules (issue 17)."""
+"""The packages kramers, coverage, compare and task keep the faces they had as modules (issue 17)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import grokclocks
 from grokclocks import citations
 
-PACKAGES = ("grokclocks.kramers", "grokclocks.coverage", "grokclocks.compare")
+PACKAGES = ("grokclocks.kramers", "grokclocks.coverage", "grokclocks.compare", "grokclocks.task")
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -36,9 +36,26 @@ def test_submodules_are_private_and_citations_name_the_package():
     recorded = [n for ids in citations._REGISTRY.values() for n in ids]
     assert not [n for n in recorded if any(n.startswith(p + "._") for p in PACKAGES)]
     assert "grokclocks.kramers.eyring_kramers_time" in recorded
+    assert "grokclocks.task.as_mask" in recorded
 
 
 def test_no_jax_at_import():
     code = ("import grokclocks, grokclocks.task, grokclocks.kramers, grokclocks.coverage, grokclocks.compare, sys; "
             "assert 'jax' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(grokclocks.__path__[0] + "/.."))
+
+
+@pytest.mark.parametrize("name", ["grokclocks.task", "grokclocks.sim.models", "grokclocks.sim.modular"])
+def test_record_annotations_evaluate_in_the_face(name):
+    """A record class re-homed to its package face keeps annotations that `typing.get_type_hints` can evaluate
+    (in the face's namespace, as they were in the module's): the run-file reader checks a config's fields with them."""
+    if name.startswith("grokclocks.sim."):
+        pytest.importorskip("jax")
+    import typing
+
+    mod = importlib.import_module(name)
+    records = [getattr(mod, n) for n in mod.__all__ if isinstance(getattr(mod, n), type)
+               and getattr(mod, n).__module__ == name and "__annotations__" in vars(getattr(mod, n))]
+    assert records, name
+    for cls in records:
+        assert typing.get_type_hints(cls), f"{name}.{cls.__name__}"

@@ -178,7 +178,7 @@ def test_choose_run_chunk():
 
 def test_working_memory_estimate_bounds_xla():
     """The jaxpr bound is >= XLA's own temporary buffer size for the same program, and linear in runs."""
-    from grokclocks.sim import modular
+    from grokclocks.sim.modular import _train as modular  # the file of train_modular, whose `simulate` it calls
 
     cap = {}
 

@@ -1,0 +1,268 @@
+"""Domains of real arguments: signs, intervals, excluded values, order between two arguments, probabilities.
+
+Each check converts through `as_float_array` and raises `DomainError` quoting the first offending entry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._errors import DomainError, _bad, show
+from ._precision import input_eps
+from ._reals import _scalar_if, as_float_array
+
+
+def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
+    """Check finite, strictly positive real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
+    """
+    a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) > 0:
+            raise _bad(name, a, True, "> 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) > 0:
+        return _scalar_if(a, name, scalar)
+    bad = a <= 0
+    raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
+
+
+def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
+    """Check finite, non-negative real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or < 0.
+    """
+    a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not float(a) >= 0:
+            raise _bad(name, a, True, ">= 0" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or float(a.min()) >= 0:
+        return _scalar_if(a, name, scalar)
+    bad = a < 0
+    raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
+
+
+def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
+                     scalar: bool = False) -> Any:
+    """Check finite real number(s) in the open interval (`lo`, `hi`).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    lo : float
+        Lower bound (excluded).
+    hi : float
+        Upper bound (excluded).
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or outside (`lo`, `hi`).
+    """
+    a = as_float_array(x, name)
+    if a.ndim == 0:
+        if not lo < float(a) < hi:
+            raise _bad(name, a, True, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
+        return _scalar_if(a, name, scalar)
+    if a.size == 0 or (float(a.min()) > lo and float(a.max()) < hi):
+        return _scalar_if(a, name, scalar)
+    bad = (a <= lo) | (a >= hi)
+    raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
+
+
+def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
+                       scalar: bool = False) -> Any:
+    """Check finite real number(s) in the closed interval [`lo`, `hi`].
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    lo : float
+        Lower bound (included).
+    hi : float
+        Upper bound (included).
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or outside [`lo`, `hi`].
+    """
+    a = as_float_array(x, name)
+    bad = (a < lo) | (a > hi)
+    if np.any(bad):
+        raise _bad(name, a, bad, f"in [{lo:g}, {hi:g}]" + (f" {context}" if context else ""))
+    return _scalar_if(a, name, scalar)
+
+
+def not_equal(a: np.ndarray, name: str, value: float, *, context: str = "") -> np.ndarray:
+    """Reject entries equal to a value (e.g. `lam == 1`, where an expansion diverges).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        An already validated float array.
+    name : str
+        The parameter's name, used in the error message.
+    value : float
+        The excluded value.
+    context : str
+        Text appended to the domain in the message (e.g. "for the late-time expansion"); default
+        empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        `a`, unchanged.
+
+    Raises
+    ------
+    DomainError
+        If an entry equals `value`.
+    """
+    bad = a == value
+    if np.any(bad):
+        raise _bad(name, a, bad, f"!= {value:g}" + (f" {context}" if context else ""))
+    return a
+
+
+def probabilities(x: Any, name: str, *, axis: int = -1) -> np.ndarray:
+    """Check probabilities: non-negative entries summing to 1 along `axis`.
+
+    The sum is accepted within 8·n·eps of 1 where n is the length of the axis and eps that of the
+    caller's dtype (`input_eps`): the rounding error of a float sum of n correctly-rounded terms is
+    below n·eps, with a factor 8 for softmax outputs computed in the same precision.
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check, at least 1-D.
+    name : str
+        The parameter's name, used in the error message.
+    axis : int
+        The axis that sums to 1; default −1 (the last).
+
+    Returns
+    -------
+    numpy.ndarray
+        The float64 array.
+
+    Raises
+    ------
+    DomainError
+        If an entry is negative or not finite, `x` is a scalar, or a sum is not 1 within the
+        tolerance.
+    """
+    p = nonnegative(x, name)
+    if p.ndim == 0:
+        raise DomainError(f"{name} must be an array of probabilities (got the scalar {show(x)})")
+    n = p.shape[axis]
+    tol = 8.0 * n * input_eps(x)
+    s = p.sum(axis=axis)
+    bad = np.abs(s - 1.0) > tol
+    if np.any(bad):
+        raise DomainError(f"{name} must sum to 1 along axis {axis} within {tol:.1e} (got a sum of "
+                          f"{float(np.asarray(s)[bad].flat[0])!r})")
+    return p
+
+
+def ordered(small: np.ndarray, big: np.ndarray, small_name: str, big_name: str) -> None:
+    """Check `big` ≥ `small` element-wise; the message quotes the first offending pair itself.
+
+    A message built from min(`big`) and max(`small`) may quote two elements that are each in order.
+
+    Parameters
+    ----------
+    small : numpy.ndarray
+        The values that must not exceed `big` (broadcast against it).
+    big : numpy.ndarray
+        The values that must be ≥ `small`.
+    small_name : str
+        The name of `small`, for the message.
+    big_name : str
+        The name of `big`, for the message.
+
+    Raises
+    ------
+    DomainError
+        If some broadcast element has `big` < `small`.
+    """
+    s, b = np.broadcast_arrays(small, big)
+    bad = b < s
+    if np.any(bad):
+        i = np.flatnonzero(bad)[0]
+        raise DomainError(f"{big_name} must be >= {small_name} (got {big_name}={float(b.flat[i])!r} < "
+                          f"{small_name}={float(s.flat[i])!r})")

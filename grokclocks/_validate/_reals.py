@@ -1,0 +1,147 @@
+"""Real numbers and arrays: the float64 conversion every numeric check starts from.
+
+`as_float_array` rejects what is not real (bool, complex, text, datetimes, objects, ragged nestings),
+NaN and ±inf unless allowed, and empty input unless allowed; `finite` is its plain form.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ._errors import DomainError, _bad, _not_real, show
+
+
+def _real_element(v: Any) -> bool:
+    return isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False,
+                   allow_nan: bool = False, allow_inf: bool = False) -> Any:
+    """Convert a real number or array to a float64 array, rejecting non-numeric, non-finite and empty input.
+
+    Integers and floats of any width (and nested lists of them) are accepted; `bool`, complex,
+    strings, bytes, datetimes, `None` and ragged nestings raise `DomainError`.
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    allow_empty : bool
+        Whether an empty array is accepted; default `False`.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+    allow_nan : bool
+        Whether NaN entries are kept (a record's missing values); default `False`.
+    allow_inf : bool
+        Whether ±inf entries are kept (e.g. a clock that never ran); default `False`.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
+    """
+    t = type(x)
+    if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
+        # the scalar fast path (a Python or NumPy float, a Python int in the float range; bool is not int here):
+        # one comparison instead of the array checks, ~1 us instead of ~15 (the whole check of a scalar call)
+        v = float(x)
+        if v - v != 0.0 and not ((v != v and allow_nan) or (v in _INFS and allow_inf)):
+            raise _bad(name, np.float64(v), True, "finite" + (" or NaN" if allow_nan else "")
+                       + (" or +-inf" if allow_inf else ""))
+        return v if scalar else np.array(v)
+    if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
+        raise _not_real(name, x)
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise _not_real(name, x) from exc
+    kind = raw.dtype.kind
+    if kind == "O":
+        if not all(_real_element(v) for v in raw.flat):
+            raise _not_real(name, x)
+        try:
+            a = np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
+        except OverflowError as exc:
+            raise DomainError(f"{name} must be finite (got {show(x)})") from exc
+    elif kind == "f" and raw.dtype == np.float64:
+        # no copy of a float64 array: a read-only view (an engine that wrote into its validated input would fail
+        # loudly instead of changing the caller's array); the copy cost as much as the formula of a one-line
+        # function (measured: kl_rate_power 7 ms for 1e5 points against 0.02 ms for q * q)
+        a = raw.view()
+        a.flags.writeable = False
+    elif kind in "fiu":
+        a = raw.astype(np.float64)
+    else:  # b (bool), c (complex), U/S (text), M/m (datetime), V (void)
+        raise _not_real(name, x)
+    if a.size == 0 and not allow_empty:
+        raise DomainError(f"{name} must not be empty")
+    r = _forward(a)  # the reductions below ignore order: over memory order they run 10x faster on reversed views
+    if not allow_nan and a.size:  # two SIMD reductions (NaN propagates through min and max)
+        lo_, hi_ = float(r.min()), float(r.max())
+        if math.isfinite(lo_ + hi_) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
+            return _scalar_if(a, name, scalar)
+    elif allow_nan and a.size:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
+        # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
+        if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
+                             or math.isinf(float(np.fmax.reduce(r, axis=None)))):
+            return _scalar_if(a, name, scalar)
+    bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
+    if np.any(bad):
+        raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
+    return _scalar_if(a, name, scalar)
+
+
+def _forward(a: np.ndarray) -> np.ndarray:
+    """The same elements with every stride non-negative (a view; for order-free reductions)."""
+    neg = tuple(i for i, st in enumerate(a.strides) if st < 0)
+    return np.flip(a, neg) if neg else a
+
+
+_INT_FLOAT_MAX = 2**1023  # Python ints below this convert to a finite float
+_INFS = (math.inf, -math.inf)
+
+
+def _scalar_if(a: np.ndarray, name: str, scalar: bool) -> Any:
+    if not scalar:
+        return a
+    if a.ndim != 0:
+        raise DomainError(f"{name} must be a scalar (got an array of shape {a.shape})")
+    return float(a)
+
+
+def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
+    """Check finite real number(s).
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False` (an
+        array is returned).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If `x` is not real, not finite or empty.
+    """
+    return as_float_array(x, name, scalar=scalar)
