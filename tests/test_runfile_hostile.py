@@ -17,6 +17,7 @@ numpy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -374,3 +375,28 @@ if __name__ == "__main__":  # pragma: no cover - `PYTHONPATH=.:tests python test
         what = "result" if r["type"] is None else f"{r['type']}: {r['msg']}"
         print(f"{case_name:42s} {r.get('cpu_s', float('nan')):6.3f} s CPU {r.get('peak_mib', float('nan')):5.0f} MiB"
               f"  {what[:150]}")
+
+
+def test_every_engine_config_class_has_evaluable_annotations():
+    """The run-file reader checks each saved field against its class's type hints: every registered engine config
+    must give them (a package face that re-homes a class must import the names its annotations use)."""
+    import importlib
+    import typing
+
+    from grokclocks.runfile._configs import _REGISTRY
+
+    for name, (module, attr) in _REGISTRY.items():
+        assert typing.get_type_hints(getattr(importlib.import_module(module), attr)), name
+
+
+@dataclasses.dataclass(frozen=True)
+class _ConfigWithAnUnknownType:
+    steps: "NoSuchType"  # noqa: F821 - the point of the test: an annotation that does not evaluate
+
+
+def test_a_config_whose_field_types_cannot_be_known_is_refused():
+    """Fields whose types cannot be evaluated are refused, not rebuilt unchecked (the reader used to skip the
+    check: a hostile file could then put any JSON value into such a field)."""
+    text = R.config_to_json(_ConfigWithAnUnknownType(steps=3))
+    with pytest.raises(DomainError, match="annotations of _ConfigWithAnUnknownType do not evaluate"):
+        R.config_from_json(text, config_classes=[_ConfigWithAnUnknownType])

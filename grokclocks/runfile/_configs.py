@@ -265,8 +265,11 @@ def _config_from_obj(obj: Any, trusted: Mapping[str, type] | None = None) -> Any
         raise DomainError(f"its config {name} lacks the required fields {missing}")
     try:
         hints = typing.get_type_hints(cls)
-    except Exception:  # noqa: BLE001 - annotations that cannot be evaluated: plain JSON data is all we check
-        hints = {}
+    except Exception as exc:  # noqa: BLE001 - any failure to evaluate the annotations
+        # the field types cannot be known: refuse rather than rebuild the config from data nobody checked
+        raise DomainError(f"its config {name}: the annotations of {cls.__name__} do not evaluate "
+                          f"({type(exc).__name__}: {show(str(exc), 80)}), so the saved field types cannot be "
+                          "checked; define the names its annotations use at the class's module level") from None
     kwargs = {}
     for k, v in fields.items():
         hint = hints.get(k, Any)
