@@ -12,6 +12,7 @@ maths (`grokclocks._helpmaths`; the documentation site reads the source and keep
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -20,6 +21,21 @@ from ._fielddocs import document_fields
 from ._helpmaths import render_help
 
 __all__: list[str] = []
+
+
+def _resolve_annotations(cls: type) -> None:
+    """Evaluate the string annotations of `cls` (``from __future__ import annotations``) in the module that
+    defines it (a NamedTuple holds them as ForwardRef), before the class is re-homed: afterwards `typing.get_type_hints` would look their names
+    (`np`, `Any`, `Mapping`) up in the package face, which does not import them.  Annotations that do not
+    evaluate in their own module either are left as they are."""
+    own = cls.__dict__.get("__annotations__")
+    if not own or not any(isinstance(v, (str, typing.ForwardRef)) for v in own.values()):
+        return
+    try:
+        hints = typing.get_type_hints(cls, include_extras=True)
+    except Exception:  # noqa: BLE001 - e.g. a name imported only for type checkers: left unevaluated
+        return
+    cls.__annotations__ = {k: hints.get(k, v) for k, v in own.items()}
 
 
 def _move(obj: Any, old: str, new: str) -> None:
@@ -45,6 +61,8 @@ def set_home(package: str, namespace: Mapping[str, Any], names: Iterable[str], *
         old = obj.__module__
         if not any(old.startswith(home + "._") for home in homes):
             continue
+        if inspect.isclass(obj):
+            _resolve_annotations(obj)
         _move(obj, old, package)
         if inspect.isclass(obj):
             for member in vars(obj).values():

@@ -51,10 +51,6 @@ operations and label tables), `_encodings` (token, one-hot and vocabulary layout
 
 from __future__ import annotations
 
-# the names the annotations of the record classes use: re-homed here, they are evaluated in this namespace
-# (typing.get_type_hints; the run-file reader checks a config's fields with it); hidden from dir()
-import numpy as np
-
 from .._facade import set_home
 from ._designs import (
     _design,

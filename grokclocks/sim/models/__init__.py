@@ -11,13 +11,6 @@ product), `_embedding_mlp`, `_tian` (Tian's net), `_transformer`.
 
 from __future__ import annotations
 
-# the names the annotations of the record classes use: re-homed here, they are evaluated in this namespace
-# (typing.get_type_hints; the run-file reader checks a config's fields with it); hidden from dir()
-from collections.abc import Callable
-from typing import Any
-
-import jax
-
 from ..._facade import set_home
 from ._activations import activation, ACTIVATIONS
 from ._dense import _dense_jvp, _weight_tangent_cpu, dense

@@ -24,10 +24,6 @@ One concept per private file: `_train` (`train_modular`), `_model_table` (the mo
 
 from __future__ import annotations
 
-# the names the annotations of the record classes use: re-homed here, they are evaluated in this namespace
-# (typing.get_type_hints; the run-file reader checks a config's fields with it); hidden from dir()
-from typing import Any
-
 from ..._facade import set_home
 from ..train import first_crossing_step
 from ._arguments import (
