@@ -310,21 +310,26 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
     a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         q = a / b
-        out = np.log(q)  # the common case; the two others only on the points that need them
-        if out.ndim == 0 or not (float(q.min()) >= TINY and float(q.max()) <= _MAX):  # two reductions
-            far = ~((q >= TINY) & (q <= _MAX))
-            if np.any(far):
-                out = np.where(far, np.log(a) - np.log(b), out)
-        # b/2 <= a <= 2b implies 1/2 <= fl(a/b) <= 2 (rounding is monotone): the exact test on those points only
-        cand = np.abs(out) <= 0.6932  # > log 2
-        if out.ndim == 0:
-            if cand and a <= 2.0 * b and b <= 2.0 * a:
+        if q.ndim == 0:
+            out = np.log(q)
+            if not TINY <= q <= _MAX:
+                out = np.log(a) - np.log(b)
+            if a <= 2.0 * b and b <= 2.0 * a:
                 out = np.log1p((a - b) / b)
             return out
-        if np.any(cand):
-            av, bv = a[cand], b[cand]
+        if not (float(q.min()) >= TINY and float(q.max()) <= _MAX):  # two reductions; the mask only if needed
+            far = ~((q >= TINY) & (q <= _MAX))
+            out = np.where(far, np.log(a) - np.log(b), np.log(q))
+        else:
+            out = np.log(q, out=q)  # the common case, in place (one new array less: fewer fresh pages)
+        # b/2 <= a <= 2b implies 1/2 <= fl(a/b) <= 2 (rounding is monotone): the exact test on those points only
+        idx = np.flatnonzero(np.abs(out) <= 0.6932)  # > log 2
+        if idx.size:
+            at = np.unravel_index(idx, out.shape)  # gathers from broadcast views without copying them
+            av, bv = a[at], b[at]
             near = (av <= 2.0 * bv) & (bv <= 2.0 * av)
-            out[cand] = np.where(near, np.log1p((av - bv) / bv), out[cand])
+            idx, av, bv = idx[near], av[near], bv[near]
+            out.reshape(-1)[idx] = np.log1p((av - bv) / bv)
         return out
 
 
