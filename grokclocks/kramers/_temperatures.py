@@ -137,15 +137,21 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     h = V.finite(curvature, "curvature")
     eta, s2, h = np.broadcast_arrays(eta, s2, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        gap = 2.0 - eta * h
-        near = np.abs(gap) < 0.5  # 2 - eta h with the product's rounding restored where it cancels (exact there)
-        if np.any(near):
-            p, e = FL.dd_two_prod(eta, h)
-            gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
-        bad = ~((eta * h > 0) & (gap > 0))
+        eh = eta * h
+        gap = 2.0 - eh
+        # 2 - eta h with the product's rounding restored where it cancels (exact there); masks only if the
+        # extrema say a point may need them
+        if float(np.min(gap)) < 0.5 and float(np.max(gap)) > -0.5:
+            near = np.abs(gap) < 0.5
+            if np.any(near):
+                p, e = FL.dd_two_prod(eta, h)
+                gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
+        bad = False if float(np.min(eh)) > 0 and float(np.min(gap)) > 0 else ~((eh > 0) & (gap > 0))
     if np.any(bad):
         k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
         raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta[k] * h[k])!r})")
+    if float(np.min(s2)) > 0.0:  # no zero variance: no select
+        return V.scalar_or_array(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
     val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 

@@ -179,7 +179,7 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         with np.errstate(over="ignore"):
             N = np.exp(logN)
     na = V.as_float_array(n, "n")
-    if np.any(na < 1):
+    if float(np.min(na)) < 1:
         raise DomainError(f"n must be >= 1 (got {float(na[na < 1].flat[0]) if na.ndim else float(na)!r})")
     M = V.positive(loss_bound, "loss_bound")
     d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0)
@@ -191,6 +191,9 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         arg = (cover + conf) / na
         root = M * np.sqrt(arg)
         direct = e + root
+        if (float(np.max(cover)) < math.inf and float(np.min(arg)) >= FL.TINY  # reductions: the mask only if needed
+                and float(np.min(root)) >= FL.TINY and float(np.max(root)) < math.inf):
+            return V.scalar_or_array(direct)
         log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
         far = e + np.exp(np.log(M) + 0.5 * log_arg)
         ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)
