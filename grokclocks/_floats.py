@@ -317,7 +317,7 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
             if a <= 2.0 * b and b <= 2.0 * a:
                 out = np.log1p((a - b) / b)
             return out
-        if not (float(q.min()) >= TINY and float(q.max()) <= _MAX):  # two reductions; the mask only if needed
+        if q.size and not (float(q.min()) >= TINY and float(q.max()) <= _MAX):  # two reductions; masks if needed
             far = ~((q >= TINY) & (q <= _MAX))
             out = np.where(far, np.log(a) - np.log(b), np.log(q))
         else:
