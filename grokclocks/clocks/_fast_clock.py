@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
 from ._args import _flag, _n_classes, _SNAP_ABS
@@ -275,15 +276,22 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     rate = -np.log1p(-r) if exact else r
     # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
+    # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        q = l0 / e
-        lq = np.where(l0 <= 2.0 * e, np.log1p((l0 - e) / e),
-                      np.where(np.isfinite(q), np.log(np.where(np.isfinite(q), q, 1.0)), np.log(l0) - np.log(e)))
-        x = lq / rate
-        # snap a quotient within _SNAP_ABS of a whole number to it (an inf quotient is left as it is)
-        x = np.where(np.isfinite(x) & (np.abs(x - np.round(x)) <= _SNAP_ABS), np.round(x), x)
-    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0
-    out = np.where(e >= l0, float(k0), np.where(np.isfinite(x), k0 + np.ceil(x), np.inf))
+        x = np.asarray(FL.log_quotient(l0, e) / rate)
+        # snap a quotient within _SNAP_ABS of a whole number to it (an inf quotient is left as it is: inf - inf
+        # is NaN, not <= _SNAP_ABS)
+        rx = np.round(x)
+        np.copyto(x, rx, where=np.abs(x - rx) <= _SNAP_ABS)
+    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the masks only
+    # where the extrema say a point needs them)
+    if x.size and float(np.min(x)) > -math.inf and float(np.max(x)) < math.inf:
+        out = np.ceil(x, out=x)
+        out += k0
+    else:
+        out = np.where(np.isfinite(x), k0 + np.ceil(x), np.inf)
+    if float(np.max(e)) >= float(np.min(l0)):
+        out = np.where(e >= l0, float(k0), out)
     if scalar:
         v = float(out)
         return v if math.isinf(v) else int(v)

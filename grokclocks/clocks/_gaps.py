@@ -215,6 +215,8 @@ def _tail(g: np.ndarray, k: int) -> np.ndarray:
     """
     x = _tail_linear(g, k)
     with np.errstate(over="ignore"):
+        if float(np.max(x)) < math.inf:  # one reduction: every x finite, the log1p form alone
+            return np.log1p(x)
         return np.where(np.isfinite(x), np.log1p(x), np.logaddexp(0.0, math.log(k - 1) - g))
 
 
@@ -261,6 +263,12 @@ def _tail_linear(g: np.ndarray, k: int) -> np.ndarray:
         h = np.exp(-0.5 * g)
         part = km1 * h
         direct = part * h
+        # part = fl((K-1) h) and direct = fl(part h) are non-decreasing in h (h >= 0): every point passes the
+        # checks below iff the extreme h do, with the same scalar operations (two reductions, no masks)
+        h_lo, h_hi = float(np.min(h)), float(np.max(h))
+        p_lo, p_hi = km1 * h_lo, km1 * h_hi
+        if h_lo >= FL.TINY and h_hi < math.inf and p_lo >= FL.TINY and p_hi < math.inf and p_hi * h_hi < math.inf:
+            return direct
         logspace = np.exp(math.log(km1) - g)
     # (a subnormal or zero direct result is the single correct rounding of an accurate product: kept)
     ok = (h >= FL.TINY) & np.isfinite(h) & (part >= FL.TINY) & np.isfinite(part) & np.isfinite(direct)

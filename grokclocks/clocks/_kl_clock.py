@@ -201,10 +201,24 @@ def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray)
     powers = [p for _, p in a_factors] + [1, 1]
     y = FL.power_product(bases, powers)
     with np.errstate(divide="ignore"):
-        ly_far = sum(p * np.log(b) for b, p in a_factors) + np.log(e) + np.log(tau)
-        ly = np.where(np.isfinite(y), np.log(y), ly_far)
-    near = (np.abs(x) <= 1.0) & (y <= 1.0)
-    L = np.where(near, np.log1p(np.expm1(np.clip(x, -1.0, 1.0)) + np.minimum(y, 1.0)), np.logaddexp(x, ly))
+        if float(np.max(y)) < math.inf:  # one reduction: no y from the logs of its factors
+            ly = np.log(y)
+        else:
+            ly_far = sum(p * np.log(b) for b, p in a_factors) + np.log(e) + np.log(tau)
+            ly = np.where(np.isfinite(y), np.log(y), ly_far)
+        # each form on its own points only (the same operations there: clip and minimum are the identity
+        # on the near points)
+        near = (np.abs(x) <= 1.0) & (y <= 1.0)
+        if not np.any(near):
+            L = np.logaddexp(x, ly)
+        elif np.all(near):
+            L = np.log1p(np.expm1(np.clip(x, -1.0, 1.0)) + np.minimum(y, 1.0))
+        else:
+            xb, yb, lyb = np.broadcast_arrays(x, y, ly)
+            far = ~near
+            L = np.empty(near.shape)
+            L[near] = np.log1p(np.expm1(xb[near]) + yb[near])
+            L[far] = np.logaddexp(xb[far], lyb[far])
     return -L / e
 
 
@@ -295,6 +309,8 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     with np.errstate(over="ignore", under="ignore"):
         x = aa * tau
         e = np.exp(-x)
+        if float(np.min(e)) >= FL.TINY:  # one reduction: the log-space form only if some point needs it
+            return V.scalar_or_array(d0 * e)
         out = np.where(e >= FL.TINY, d0 * e, np.exp(np.log(d0) - x))
     return V.scalar_or_array(out)
 
@@ -370,8 +386,13 @@ def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
         bases = [p, m] + [b for b, _ in a_factors] + [e]
         powers = [1, 1] + [-q for _, q in a_factors] + [-1]
         direct = FL.power_product(bases, powers)
-        far = np.exp(-e * log_delta + np.log(m) - sum(q * np.log(b) for b, q in a_factors) - np.log(e))
-        t = np.where(np.isfinite(p) & (p >= FL.TINY), direct, far)
+        if float(np.min(p)) >= FL.TINY and float(np.max(p)) < math.inf:  # reductions: no point needs log space
+            t = direct
+        else:
+            far = np.exp(-e * log_delta + np.log(m) - sum(q * np.log(b) for b, q in a_factors) - np.log(e))
+            t = np.where(np.isfinite(p) & (p >= FL.TINY), direct, far)
+    if float(np.min(z)) > 0 and np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z)):
+        return t
     return np.where(z > 0, t, 0.0)
 
 
@@ -382,9 +403,19 @@ def _kl_time_parts(delta, d0, th, scale=1.0):
     ratio = FL.power_product([d0, sc, delta], [1, 1, -1])  # d0 / delta_s
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         log_delta = np.log(delta) - np.log(sc)
-        z = np.where(np.isfinite(ratio), np.log(ratio), np.log(d0) - log_delta)
+        if float(np.max(ratio)) < math.inf:  # one reduction: every ratio finite
+            z = np.log(ratio)
+        else:
+            z = np.where(np.isfinite(ratio), np.log(ratio), np.log(d0) - log_delta)
         if np.all(sc == 1.0):
-            z = np.where(d0 <= 2.0 * delta, np.log1p((d0 - delta) / delta), z)
+            near = d0 <= 2.0 * delta
+            shape = np.broadcast_shapes(near.shape, np.shape(z))
+            if np.all(near) and near.shape == shape:
+                z = np.log1p((d0 - delta) / delta)
+            elif np.any(near):  # log1p of the exact difference on those points only
+                near, d0b, db = (np.broadcast_to(v, shape) for v in (near, d0, delta))
+                z = np.array(np.broadcast_to(z, shape))
+                z[near] = np.log1p((d0b[near] - db[near]) / db[near])
         m = -np.expm1(-e * np.maximum(z, 0.0))  # in [0, 1)
     return e, log_delta, z, m
 
@@ -611,7 +642,7 @@ def kl_rate_power(q):
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
     qq = V.as_float_array(q, "q")
-    if np.any(qq <= 2):  # the domain of kl_exponent_power, checked without forming its value
+    if float(np.min(qq)) <= 2:  # the domain of kl_exponent_power, checked without forming its value
         raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
         return V.scalar_or_array(qq * qq)

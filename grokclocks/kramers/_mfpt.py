@@ -504,6 +504,6 @@ def arrhenius_barrier(delay_ratio: Any, prefactor_ratio: Any = 1.0) -> float | n
     """
     r = V.positive(delay_ratio, "delay_ratio")
     p = V.positive(prefactor_ratio, "prefactor_ratio")
-    if np.any(r < p):
+    if float(np.min(r)) < float(np.max(p)) and np.any(r < p):  # two reductions in the common case
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
     return V.scalar_or_array(FL.log_quotient(r, p))

@@ -55,7 +55,9 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
     tr = V.nonnegative(trace_sigma, "trace_sigma")
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
-    # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0
+    # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
+    if float(tr.min()) > 0.0:
+        return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
@@ -135,15 +137,21 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     h = V.finite(curvature, "curvature")
     eta, s2, h = np.broadcast_arrays(eta, s2, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        gap = 2.0 - eta * h
-        near = np.abs(gap) < 0.5  # 2 - eta h with the product's rounding restored where it cancels (exact there)
-        if np.any(near):
-            p, e = FL.dd_two_prod(eta, h)
-            gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
-        bad = ~((eta * h > 0) & (gap > 0))
+        eh = eta * h
+        gap = 2.0 - eh
+        # 2 - eta h with the product's rounding restored where it cancels (exact there); masks only if the
+        # extrema say a point may need them
+        if float(np.min(gap)) < 0.5 and float(np.max(gap)) > -0.5:
+            near = np.abs(gap) < 0.5
+            if np.any(near):
+                p, e = FL.dd_two_prod(eta, h)
+                gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
+        bad = False if float(np.min(eh)) > 0 and float(np.min(gap)) > 0 else ~((eh > 0) & (gap > 0))
     if np.any(bad):
         k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
         raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta[k] * h[k])!r})")
+    if float(np.min(s2)) > 0.0:  # no zero variance: no select
+        return V.scalar_or_array(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
     val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
@@ -180,6 +188,13 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     eta = V.positive(eta, "eta")
     tr = V.finite(trace_hessian, "trace_hessian")
     coef = V.finite(coef, "coef")
+    t_lo, t_hi, c_lo, c_hi = float(tr.min()), float(tr.max()), float(coef.min()), float(coef.max())
+    if (t_lo > 0.0 or t_hi < 0.0) and (c_lo > 0.0 or c_hi < 0.0) and FL.product_stays_normal(
+            [(min(abs(c_lo), abs(c_hi)), max(abs(c_lo), abs(c_hi))), (float(eta.min()), float(eta.max())),
+             (min(abs(t_lo), abs(t_hi)), max(abs(t_lo), abs(t_hi)))], [1, 2, 1]):
+        # every sign fixed and every partial product normal: the same operations as the scaled product below,
+        # the signs carried by the factors (no sign or select pass)
+        return V.scalar_or_array(coef * (eta * eta) * tr)
     zero = (tr == 0.0) | (coef == 0.0)
     # eta**2 overflows past 1.3e154; one scaled product is inf / 0 only beyond the range
     mag = FL.power_product([np.where(zero, 1.0, np.abs(coef)), eta, np.where(zero, 1.0, np.abs(tr))], [1, 2, 1])

@@ -70,15 +70,54 @@ def _late_common(t, lam, eta0, d_out, what):
     d = float(_d_out(d_out))
     tt, ll, et = np.broadcast_arrays(tt, l0, et)
     # s = 4 eta0 t/d_out from its logarithm where it is not a normal double (s itself under/overflows for
-    # t, eta0 near 1e+-300); x = s lam_- as a double-double (_exponent_dd)
+    # t, eta0 near 1e+-300); x = s lam_- as a double-double (_Exponent)
     a = rmt._gap(ll)
     with np.errstate(over="ignore", under="ignore"):
         s = 4.0 * et * tt / d
-        normal = (s > 2.3e-308) & np.isfinite(s)
-        log_s = np.where(normal, np.log(np.where(normal, s, 1.0)),
-                         math.log(4.0) + np.log(et) + np.log(tt) - math.log(d))
-    xh, xl = _exponent_dd(tt, l0, et, _d_out(d_out))
-    return log_s, xh, xl, ll, a, d
+        if float(np.min(s)) > 2.3e-308 and float(np.max(s)) < math.inf:  # two reductions: every s normal
+            log_s = np.log(s)
+        else:
+            normal = (s > 2.3e-308) & np.isfinite(s)
+            log_s = np.where(normal, np.log(np.where(normal, s, 1.0)),
+                             math.log(4.0) + np.log(et) + np.log(tt) - math.log(d))
+    return log_s, _Exponent(tt, l0, et, _d_out(d_out), s, a), ll, a, d
+
+
+# e^(rest - x) is 0 in float64 where rest - x < -745.2; a point is skipped (0 without the double-double) only
+# where the plain double x = s lam_- (relative error < 1e-14 where s is a normal double, inf or too large
+# only where x itself is beyond 1e275) puts rest - x below -800
+_DEAD = 800.0
+
+
+class _Exponent:
+    """x = 4 eta0 t (1 - sqrt(lam))^2 / d_out: the plain double s lam_- on every point, the double-double
+    (`_exponent_dd`) only where e^(rest - x) is not certainly 0."""
+
+    def __init__(self, tt, l0, et, d_out, s, a):
+        self.tt, self.l0, self.et, self.d_out = tt, l0, et, d_out
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            self.plain = s * a
+
+    def dd(self):
+        """(x_hi, x_lo) on every point."""
+        return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
+
+    def exp_minus_plus(self, rest):
+        """e^(rest - x), the double-double x on the points where the value is not certainly 0 (the same
+        operations there as on every point: bit-identical)."""
+        shape = self.tt.shape
+        rest = np.broadcast_to(np.asarray(rest, dtype=np.float64), shape)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dead = self.plain * (1.0 - 1e-12) - rest > _DEAD
+        if not shape or not np.any(dead):
+            return _exp_minus_x_plus(*self.dd(), rest)
+        idx = np.flatnonzero(~dead)
+        out = np.zeros(shape)
+        if idx.size:
+            at = np.unravel_index(idx, shape)
+            xh, xl = _exponent_dd(self.tt[at], np.broadcast_to(self.l0, shape)[at], self.et[at], self.d_out)
+            out.reshape(-1)[idx] = _exp_minus_x_plus(xh, xl, rest[at])
+        return out
 
 
 def _exp_minus_x_plus(xh, xl, rest):
@@ -143,10 +182,10 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
     o = V.integer_at_least(order, "order", 0)
     if o > 1:
         raise V.DomainError(f"order must be 0 or 1 (got {o})")
-    log_s, xh, xl, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
     rest = _log_train_late0(log_s, ll)
     with np.errstate(under="ignore", over="ignore"):  # 0 / inf only where the value itself is beyond float64
-        val = _exp_minus_x_plus(xh, xl, rest)
+        val = x.exp_minus_plus(rest)
     if o == 1:
         # the correction 1 - q, q = 3/(16 s sqrt(lam)), multiplies the leading term where both and the product
         # are normal doubles; elsewhere log|1 - q| joins the exponent (the leading term alone can be
@@ -158,7 +197,7 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
             log_c = np.where(log_q < 0.0, np.log1p(-np.exp(np.minimum(log_q, 0.0))),  # q < 1
                              np.where(log_q > math.log(2.0), log_q + np.log1p(-np.exp(-log_q)),  # q > 2
                                       np.log(np.abs(c))))
-            far = np.where(log_q > 0.0, -1.0, 1.0) * _exp_minus_x_plus(xh, xl, rest + log_c)
+            far = np.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c)
             ok = ((val >= FL.TINY) & np.isfinite(val) & np.isfinite(c)
                   & (((np.abs(direct) >= FL.TINY) & np.isfinite(direct)) | (c == 0.0)))
             val = np.where(ok, direct, far)
@@ -239,7 +278,8 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (22); spec `levi:eq22`, `levi:fig5`.
     """
-    log_s, xh, xl, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
+    xh, xl = x.dd()  # the bracket reads x on every point
     with np.errstate(under="ignore", over="ignore", divide="ignore"):  # idem; bracket(x = inf) = 0
         rest = -0.75 * np.log(ll) - 0.5 * log_s + _log_erfc_bracket(xh)
         plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
@@ -287,8 +327,8 @@ def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (10); spec `levi:eq10`, `levi:fig5`.
     """
-    log_s, xh, xl, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
+    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
     with np.errstate(under="ignore", over="ignore"):
-        val = _exp_minus_x_plus(xh, xl, _log_train_late0(log_s, ll) - np.log(a))
+        val = x.exp_minus_plus(_log_train_late0(log_s, ll) - np.log(a))
         plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
         return V.scalar_or_array((val + plateau) / d)

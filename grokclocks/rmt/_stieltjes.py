@@ -26,8 +26,10 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
     hb = 0.5 * b
     Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pos = b > 0
         den = hb + Dh
+        if b.size == 0 or float(np.min(b)) > 0:  # one reduction: every b > 0, the rationalised form alone
+            return 1.0 / den, Dh, ww / den
+        pos = b > 0
         M_neg = (Dh - hb) / a
         m = np.where(pos, 1.0 / den, M_neg / ww)
         M = np.where(pos, ww / den, M_neg)
@@ -60,24 +62,31 @@ def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
     # g = inf (a weight decay converted to the paper's convention beyond 1.8e308): the limit g -> inf of
     # both, E[(1 + nu/g)^-2] and E[nu (1 + nu/g)^-2], is E[1] = E[nu] = 1, i.e. log = 0 (1 - O(1/g) = 1 in float
     # already for g > 1e17, as long as nu <= (1 + sqrt(lam))^2 << g: lam <= 1e290); the formulas gave inf/inf = NaN
+    if np.size(g) == 0 or float(np.max(g)) < math.inf:  # one reduction: no g = inf, no select
+        return _log_wd_plateau_finite(g, a, gen)
     big = np.isinf(g)
     if np.any(big & (a > 1e290)):
         raise V.DomainError("the weight-decay plateau needs g = gamma/2 below 1.8e308 (after the conversion to the "
                             "paper's convention) where lam > 1e290: nu ~ lam is then not small against g "
                             f"(got g = inf, lam = {float(np.max(np.where(big, a, 0.0)))!r})")
-    g = np.where(big, 1.0, g)
+    return np.where(big, 0.0, _log_wd_plateau_finite(np.where(big, 1.0, g), a, gen))
+
+
+def _log_wd_plateau_finite(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
+    """`_log_wd_plateau` for finite g (the selects only where some point needs the other branch)."""
     _, Dh, M = _resolvent(g, a)
     # in quarters: lam M + g, D and D + c each overflowed near lam = g = 1e308 (NaN at lam = 1.7e308, g = 0.85e308)
     qD = 0.5 * Dh
     with np.errstate(divide="ignore"):
         if gen:
-            return np.where(big, 0.0, np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD))
+            return np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD)
         qc = (0.25 * a - 0.25) + 0.25 * g
+        if np.size(qc) == 0 or float(np.min(qc)) > 0:
+            return math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qc)
         pos = qc > 0
         qcc = np.where(pos, qc, 0.0)
-        return np.where(big, 0.0, np.where(
-            pos, math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc),
-            np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, qc) / qD)))
+        return np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc),
+                        np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, qc) / qD))
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -85,6 +94,8 @@ def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     logarithms loses |log x| ulps: 5.7e-14 at gamma = 1.7e150), else log x - log y."""
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         q = x / y
+        if np.size(q) == 0 or (float(np.min(q)) > 2.3e-308 and float(np.max(q)) < 1e308):  # two reductions: every q normal
+            return np.log(q)
         ok = (q > 2.3e-308) & (q < 1e308)
         return np.where(ok, np.log(np.where(ok, q, 1.0)), np.log(x) - np.log(y))
 

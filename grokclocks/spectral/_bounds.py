@@ -73,9 +73,14 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
         # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
         with np.errstate(over="ignore", under="ignore", divide="ignore"):
             x = FL.power_product([Ra, ra], [1, -1]) * 2.0  # inf for R/r > 9e307 (the log form below): no warning
-            hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
+            x_lo, x_hi = float(np.min(x)), float(np.max(x))  # the other forms only if some point needs them
+            if x_hi < math.inf:
+                hi = kk * np.log1p(x)
+            else:
+                hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
         # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
-        hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
+        if not x_lo >= 2.0 ** -54:
+            hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
     return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
 
 
@@ -179,7 +184,7 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         with np.errstate(over="ignore"):
             N = np.exp(logN)
     na = V.as_float_array(n, "n")
-    if np.any(na < 1):
+    if float(np.min(na)) < 1:
         raise DomainError(f"n must be >= 1 (got {float(na[na < 1].flat[0]) if na.ndim else float(na)!r})")
     M = V.positive(loss_bound, "loss_bound")
     d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0)
@@ -191,6 +196,9 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         arg = (cover + conf) / na
         root = M * np.sqrt(arg)
         direct = e + root
+        if (float(np.max(cover)) < math.inf and float(np.min(arg)) >= FL.TINY  # reductions: the mask only if needed
+                and float(np.min(root)) >= FL.TINY and float(np.max(root)) < math.inf):
+            return V.scalar_or_array(direct)
         log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
         far = e + np.exp(np.log(M) + 0.5 * log_arg)
         ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)

@@ -299,6 +299,10 @@ def free_direction_collapse_time(sigma0, lam, p):
     la = V.nonnegative(lam, "lam")
     pa = _p(p)
     s, la, pa = np.broadcast_arrays(s, la, pa)
+    if float(np.max(pa)) < 2 and float(np.min(la)) > 0 and float(np.min(s)) > 0:  # no mask needed
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = 2.0 - pa
+            return V.scalar_or_array(FL.power_product([s, la, pa, q], [q, -1, -1, -1]))
     finite = (pa < 2) & (la > 0)
     q = 2.0 - np.where(finite, pa, 1.0)
     one = np.ones_like(s)

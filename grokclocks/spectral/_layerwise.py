@@ -288,5 +288,7 @@ def imbalance_decay(D0, mu, t):
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         x = 2.0 * (m * tt)  # not (2 mu) t: 2 mu overflows for mu > 9e307 and inf * 0 is NaN at t = 0
         e = np.exp(-x)
+        if float(np.min(e)) >= FL.TINY:  # one reduction: the log-space form only if some point needs it
+            return V.scalar_or_array(d * e)
         far = np.sign(d) * np.exp(np.log(np.abs(d)) - x)
     return V.scalar_or_array(np.where(e >= FL.TINY, d * e, far))
