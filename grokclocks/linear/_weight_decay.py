@@ -141,6 +141,10 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 
+# The smallest weight decay the exact asymptote takes (gamma / 2 must not round to 0 in float64), in logs.
+_LOG_GAMMA_MIN = math.log(1e-323)
+
+
 def _wd_gamma_max_flat(lam: np.ndarray, eps: np.ndarray, d: float, level: np.ndarray) -> np.ndarray:
     """γ_max for flat arrays (paper convention): the root in u = log γ of log L_gen(∞; e^u) = log L*, bracketed
     by galloping 8 octaves at a time from γ = 1 and found by the Illinois method in lockstep (`bracketed_root`)."""
@@ -164,15 +168,25 @@ def _wd_gamma_max_flat(lam: np.ndarray, eps: np.ndarray, d: float, level: np.nda
     lo, hi = np.zeros(la.size), np.zeros(la.size)
     f0 = f(lo, np.arange(la.size))
     down = f0 > 0  # gallop down until f <= 0 ... (f increases with gamma)
+    below = np.zeros(la.size, dtype=bool)  # still above L* at the smallest gamma: gamma_max underflows
     k = np.flatnonzero(down)
     while k.size:
-        hi[k], lo[k] = lo[k], lo[k] - step
-        k = k[f(lo[k], k) > 0]
+        hi[k], lo[k] = lo[k], np.maximum(lo[k] - step, _LOG_GAMMA_MIN)
+        above = f(lo[k], k) > 0
+        below[k[above & (lo[k] <= _LOG_GAMMA_MIN)]] = True
+        k = k[above & (lo[k] > _LOG_GAMMA_MIN)]
     k = np.flatnonzero(~down)
     while k.size:
         lo[k], hi[k] = hi[k], hi[k] + step
         k = k[f(hi[k], k) <= 0]
-    out[idx] = np.exp(bracketed_root(f, lo, hi, xtol=1e-14, rtol=_ROOT_RTOL))
+    out[idx[below]] = 0.0  # the root lies below 1e-323: 0.0 is the nearest double
+    ok = np.flatnonzero(~below)
+    if ok.size:
+
+        def f_ok(u, j):
+            return f(u, ok[j])
+
+        out[idx[ok]] = np.exp(bracketed_root(f_ok, lo[ok], hi[ok], xtol=1e-14, rtol=_ROOT_RTOL))
     return out
 
 
@@ -184,8 +198,9 @@ def wd_gamma_max(lam, eps, *, d_out=1, level=ERF_SQRT2, wd_convention="paper"):
     .. math:: \gamma_{\max}:\quad \mathcal L_{\rm gen}(\infty;\gamma_{\max})=\frac{\gamma_{\max}^2}{8d_{\rm out}}\,m_2(\gamma_{\max}/2)=\mathcal L^*
 
     In words: the root in γ of L_gen(∞; γ) = L*, with the exact asymptote of `wd_asymptotes` (which increases
-    with γ) and L* of `loss_threshold`. Returns `inf` if L* ≥ 1/(2d_out) (every γ works) and 0.0 if λ > 1 and
-    (1 − 1/λ)/(2d_out) ≥ L* (no γ > 0 works). Reference values (ε = 10⁻³, d_out = 1, default level): 0.02713
+    with γ) and L* of `loss_threshold`. Returns `inf` if L* ≥ 1/(2d_out) (every γ works), 0.0 if λ > 1 and
+    (1 − 1/λ)/(2d_out) ≥ L* (no γ > 0 works), and 0.0 where γ_max lies below 10⁻³²³, the nearest double
+    (it underflows: at λ = 1 the asymptote grows like √γ, so ε = 2.2·10⁻³⁰⁸ puts γ_max near 10⁻⁶¹⁶). Reference values (ε = 10⁻³, d_out = 1, default level): 0.02713
     (λ = 0.3), 0.01659 (0.5), 0.007882 (0.7), 0.001621 (0.9).
 
     Parameters

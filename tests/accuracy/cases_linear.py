@@ -365,6 +365,11 @@ def _ref_wd_gamma_max(lam, eps, d_out=1, level=ERF_SQRT2):
         return mp.mpf(0)
     guess = float(L.wd_gamma_max(float(lam), eps, d_out=d_out, level=level))
     f = lambda lg: mp.log(ref_stieltjes_plateau("gen", lam, mp.exp(lg), d_out)) - mp.log(lstar)  # noqa: E731
+    if guess == 0.0:  # the function says the root underflows: above L* even at gamma = 1e-323, checked here
+        lg_min = mp.log(mp.mpf("1e-323"))
+        if f(lg_min) > 0:
+            return mp.mpf(0)  # the nearest double of a root below 1e-323
+        return mp.nan  # a root the function missed: fails the comparison
     x0 = mp.log(guess)
     return mp.exp(mp.findroot(f, (x0 - mp.mpf("1e-9"), x0 + mp.mpf("1e-9")), solver="secant",
                               tol=mp.mpf(10) ** (-2 * mp.mp.dps // 3)))
