@@ -199,8 +199,20 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
         if (float(np.max(cover)) < math.inf and float(np.min(arg)) >= FL.TINY  # reductions: the mask only if needed
                 and float(np.min(root)) >= FL.TINY and float(np.max(root)) < math.inf):
             return V.scalar_or_array(direct)
+        # c = 2 N ln 2 + 2 ln(1/delta) finite, arg or root outside the normal range: M sqrt(c / n) from the
+        # mantissas and exponents (frexp), the powers of two applied exactly by ldexp, so only the mantissas'
+        # quotient, square root and product round (a subnormal root too: exp(log M + log_arg / 2) lost
+        # 3e-15 there, its argument near -709 carrying an absolute error of ~1e-13)
+        c = cover + conf
+        mc, ec = np.frexp(c)
+        mn, en = np.frexp(na)
+        mm, em = np.frexp(M)
+        q = ec - en
+        odd = q % 2
+        scaled = e + np.ldexp(mm * np.sqrt(np.ldexp(mc / mn, odd)), em + (q - odd) // 2)
+        # c itself beyond the double range (N from log_n_cells): in log space
         log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
-        far = e + np.exp(np.log(M) + 0.5 * log_arg)
+        far = np.where(np.isfinite(c), scaled, e + np.exp(np.log(M) + 0.5 * log_arg))
         ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)
     return V.scalar_or_array(np.where(ok, direct, far))
 
