@@ -241,7 +241,10 @@ def symbol_names(f: Formula) -> dict[Any, str]:
     from . import _symbols
 
     names = dict(_symbols.LATEX_NAMES)
-    module = importlib.import_module(f"{__package__}._{f.spec_id.split(':', 1)[0]}")
+    paper = f"_{f.spec_id.split(':', 1)[0]}"
+    if paper not in _MODULES:  # only the fixed paper modules of this package are ever imported
+        raise V.UnknownKey(f"formula {f.key!r} names no paper of grokclocks.symbolic (spec ID {f.spec_id!r})")
+    module = importlib.import_module(f"{__package__}.{paper}")
     names.update(getattr(module, "LATEX_NAMES", {}))
     return names
 
