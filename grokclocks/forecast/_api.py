@@ -30,7 +30,6 @@ __all__ = ["ForecastModel", "default_model", "forecast", "forecast_runs"]
 # ------------------------------------------------------------------------------------------- input
 
 
-_SIDECAR_MAX_BYTES = 1 << 20  # a sidecar holds a config or one number: 1 MiB is plenty
 _MAX_PLANNED = 10**12         # a planned length beyond 10^12 steps is not a training run's
 
 
@@ -70,7 +69,7 @@ def _planned_length(run: Any) -> tuple[float | None, str]:
     js, named = found
     # through the one door for runs: beside the file the user named (so not a link), bounded, UTF-8 JSON; a
     # refusal is a LogError (a DomainError) naming the sidecar
-    meta = read_sidecar(js, named=named, max_bytes=_SIDECAR_MAX_BYTES)
+    meta = read_sidecar(js, named=named)  # its default limit, 1 MiB: a sidecar holds a config or one number
     if meta is None:
         return None, ""
     if not isinstance(meta, dict):
