@@ -5,13 +5,14 @@ Each check converts through `as_float_array` and raises `DomainError` quoting th
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ._errors import DomainError, _bad, show
 from ._precision import input_eps
-from ._reals import _scalar_if, as_float_array
+from ._reals import in_domain
 
 
 def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
@@ -40,15 +41,7 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> A
     DomainError
         If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
     """
-    a = as_float_array(x, name)
-    if a.ndim == 0:
-        if not float(a) > 0:
-            raise _bad(name, a, True, "> 0" + (f" {context}" if context else ""))
-        return _scalar_if(a, name, scalar)
-    if a.size == 0 or float(a.min()) > 0:
-        return _scalar_if(a, name, scalar)
-    bad = a <= 0
-    raise _bad(name, a, bad, "> 0" + (f" {context}" if context else ""))
+    return in_domain(x, name, 0.0, math.inf, lo_open=True, hi_open=True, context=context, scalar=scalar)
 
 
 def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
@@ -77,15 +70,7 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -
     DomainError
         If an entry is not real, not finite or < 0.
     """
-    a = as_float_array(x, name)
-    if a.ndim == 0:
-        if not float(a) >= 0:
-            raise _bad(name, a, True, ">= 0" + (f" {context}" if context else ""))
-        return _scalar_if(a, name, scalar)
-    if a.size == 0 or float(a.min()) >= 0:
-        return _scalar_if(a, name, scalar)
-    bad = a < 0
-    raise _bad(name, a, bad, ">= 0" + (f" {context}" if context else ""))
+    return in_domain(x, name, 0.0, math.inf, lo_open=False, hi_open=True, context=context, scalar=scalar)
 
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
@@ -119,15 +104,7 @@ def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = 
     DomainError
         If an entry is not real, not finite or outside (`lo`, `hi`).
     """
-    a = as_float_array(x, name)
-    if a.ndim == 0:
-        if not lo < float(a) < hi:
-            raise _bad(name, a, True, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
-        return _scalar_if(a, name, scalar)
-    if a.size == 0 or (float(a.min()) > lo and float(a.max()) < hi):
-        return _scalar_if(a, name, scalar)
-    bad = (a <= lo) | (a >= hi)
-    raise _bad(name, a, bad, f"in ({lo:g}, {hi:g})" + (f" {context}" if context else ""))
+    return in_domain(x, name, lo, hi, lo_open=True, hi_open=True, context=context, scalar=scalar)
 
 
 def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
@@ -161,11 +138,7 @@ def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str 
     DomainError
         If an entry is not real, not finite or outside [`lo`, `hi`].
     """
-    a = as_float_array(x, name)
-    bad = (a < lo) | (a > hi)
-    if np.any(bad):
-        raise _bad(name, a, bad, f"in [{lo:g}, {hi:g}]" + (f" {context}" if context else ""))
-    return _scalar_if(a, name, scalar)
+    return in_domain(x, name, lo, hi, lo_open=False, hi_open=False, context=context, scalar=scalar)
 
 
 def not_equal(a: np.ndarray, name: str, value: float, *, context: str = "") -> np.ndarray:

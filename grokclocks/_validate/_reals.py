@@ -52,6 +52,18 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
     DomainError
         If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
+    a, _, _ = _converted(x, name, allow_empty, allow_nan, allow_inf)
+    return _scalar_if(a, name, scalar)
+
+
+def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = False,
+               allow_inf: bool = False) -> tuple[np.ndarray, float | None, float | None]:
+    """`as_float_array`'s work: ``(a, lo, hi)``, the float64 array and its smallest and largest entries.
+
+    `lo` and `hi` are the reductions the check itself took (None where it took none: an empty array, or NaN
+    allowed), handed on so that a domain check (`positive`, the intervals) reads them instead of reducing
+    the array again.
+    """
     t = type(x)
     if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
         # the scalar fast path (a Python or NumPy float, a Python int in the float range; bool is not int here):
@@ -60,7 +72,7 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         if v - v != 0.0 and not ((v != v and allow_nan) or (v in _INFS and allow_inf)):
             raise _bad(name, np.float64(v), True, "finite" + (" or NaN" if allow_nan else "")
                        + (" or +-inf" if allow_inf else ""))
-        return v if scalar else np.array(v)
+        return np.array(v), v, v
     if x is None or isinstance(x, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _not_real(name, x)
     try:
@@ -85,22 +97,73 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         a = raw.astype(np.float64)
     else:  # b (bool), c (complex), U/S (text), M/m (datetime), V (void)
         raise _not_real(name, x)
-    if a.size == 0 and not allow_empty:
-        raise DomainError(f"{name} must not be empty")
+    if a.size == 0:
+        if not allow_empty:
+            raise DomainError(f"{name} must not be empty")
+        return a, None, None
     r = _forward(a)  # the reductions below ignore order: over memory order they run 10x faster on reversed views
-    if not allow_nan and a.size:  # two SIMD reductions (NaN propagates through min and max)
+    if not allow_nan:  # two SIMD reductions (NaN propagates through min and max)
         lo_, hi_ = float(r.min()), float(r.max())
-        if math.isfinite(lo_ + hi_) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
-            return _scalar_if(a, name, scalar)
-    elif allow_nan and a.size:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
+        # each extreme tested alone (lo_ + hi_ overflows for two finite entries near the double maximum)
+        if (lo_ - lo_ == 0.0 and hi_ - hi_ == 0.0) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
+            return a, lo_, hi_
+    else:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
         # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
         if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
                              or math.isinf(float(np.fmax.reduce(r, axis=None)))):
-            return _scalar_if(a, name, scalar)
+            return a, None, None
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
-    return _scalar_if(a, name, scalar)
+    return a, None, None
+
+
+def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open: bool, context: str = "",
+              scalar: bool = False) -> Any:
+    """The one bound check behind `positive`, `nonnegative` and the intervals: finite reals in a range.
+
+    A Python float is compared as it is; an array is checked on the two extremes the float64 conversion
+    already reduced (no third pass over the data); element masks are built only to quote a bad entry.
+
+    Parameters
+    ----------
+    x : float or array_like
+        The value to check.
+    name : str
+        The parameter's name, used in the error message.
+    lo, hi : float
+        The bounds (±inf for none).
+    lo_open, hi_open : bool
+        Whether each bound is excluded. The message states the domain as ``> lo`` / ``>= lo`` where `hi`
+        is +inf, else as the interval ``in (lo, hi)``, ``in [lo, hi]``, ...
+    context : str
+        Text appended to the domain in the message; default empty.
+    scalar : bool
+        Whether the value must be one number, returned as a Python float; default `False`.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The float64 array, or a Python float with `scalar`.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not real, not finite or outside the range (the message quotes the first such entry).
+    """
+    if type(x) is float:  # the scalar fast path: NaN and inf fail the comparisons or v - v == 0
+        v = x
+        if (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi) and v - v == 0.0:
+            return v if scalar else np.array(v)
+    a, mn, mx = _converted(x, name)
+    if mn is None or ((mn > lo if lo_open else mn >= lo) and (mx < hi if hi_open else mx <= hi)):
+        return _scalar_if(a, name, scalar)
+    bad = ((a <= lo) if lo_open else (a < lo)) | ((a >= hi) if hi_open else (a > hi))
+    if hi == math.inf:
+        domain = f"{'>' if lo_open else '>='} {lo:g}"
+    else:
+        domain = f"in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    raise _bad(name, a, bad, domain + (f" {context}" if context else ""))
 
 
 def _forward(a: np.ndarray) -> np.ndarray:
