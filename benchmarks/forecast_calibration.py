@@ -430,19 +430,14 @@ def phase_fit(scale: str, write: bool) -> None:
                                       indent=1, allow_nan=False) + "\n")
     log(f"wrote {MODELS_JSON}")
     if write:
-        write_model(models["both"], reports["both"], ROOT / "grokclocks" / "forecast" / "_calibration.py")
+        write_model(models["both"], reports["both"], ROOT / "grokclocks" / "forecast" / "_shipped_model.json")
 
 
 def write_model(model: dict, report: dict, path: Path) -> None:
     d = dict(model)
     d["summary"] = (f"{model['summary']}; fitted on the calibration study's fitting runs of two training codes "
                     "(benchmarks/forecast_calibration.py; held-out numbers on the forecast page)")
-    text = ('"""The shipped forecast model, written by `benchmarks/forecast_calibration.py --phase fit --write-model` '
-            '(do not edit by hand).\n\nFitted on the calibration study\'s fitting runs only (the JAX engine and an '
-            'independent PyTorch code);\nits numbers on the held-out runs are in '
-            'benchmarks/results/forecast_calibration.json and docs/forecast.md.\n"""\n\n'
-            f"MODEL = {json.dumps(d, indent=1)}\n")
-    path.write_text(text.replace(": true", ": True").replace(": false", ": False").replace(": null", ": None"))
+    path.write_text(json.dumps(d, indent=1, allow_nan=False) + "\n")
     log(f"wrote {path}")
 
 
@@ -869,7 +864,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", default="cpu", choices=("cpu", "gpu"))
     ap.add_argument("--phase", required=True, choices=("dev", "fit", "evaluate", "docs"))
-    ap.add_argument("--write-model", action="store_true", help="with --phase fit: write grokclocks/forecast/_calibration.py")
+    ap.add_argument("--write-model", action="store_true", help="with --phase fit: write grokclocks/forecast/_shipped_model.json")
     ap.add_argument("--figures", type=Path, default=ROOT / "docs" / "figures")
     args = ap.parse_args(argv)
     if args.phase == "dev":

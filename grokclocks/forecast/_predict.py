@@ -11,16 +11,18 @@ every profile's range is "cannot tell"), and returns the calibrated distribution
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import _safe_io
 from .. import linear as _linear
 from .. import _validate as V
 from .._validate import DomainError
-from ._calibration import MODEL as _SHIPPED
 from ._model import AFTModel, family_ppf
 from ._result import Forecast, Signal
 from ._signals import GROUPS, signals_from_bins
@@ -138,7 +140,21 @@ def default_model() -> ForecastModel:
     ForecastModel
         The shipped model.
     """
-    return ForecastModel.from_dict(_SHIPPED)
+    return _shipped_model()
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_model() -> ForecastModel:
+    """The shipped model (a frozen record of tuples, so one instance serves every caller), from the package's own
+    ``_shipped_model.json``: data written by the calibration study (``--phase fit --write-model``), read once
+    through the door every file goes through, and checked field by field by `ForecastModel.from_dict` like any
+    other model."""
+    path = Path(__file__).with_name("_shipped_model.json")
+    reader = _safe_io.Reader(DomainError, limit_hint="", content="the shipped model nests 6 levels")
+    return ForecastModel.from_dict(reader.read_json(path, _MODEL_MAX_BYTES, named=path))
+
+
+_MODEL_MAX_BYTES = 1 << 20  # the shipped model is 134 kB
 
 
 @dataclasses.dataclass(frozen=True)
