@@ -10,6 +10,7 @@ import numpy as np
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
+from . import _points as P
 from ._args import _flag, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
 
@@ -204,15 +205,19 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
     ----------
     Spec ID `clocks:thm3.5` (paper Theorem 3.5).
     """
-    tt = V.finite(t, "t")
-    c = V.positive(rate, "rate")
-    t0a = V.nonnegative(t0, "t0")
-    g0 = V.finite(gamma0, "gamma0")
-    V.ordered(t0a, tt, "t0", "t")
+    sc = P.scalars(t, rate, t0, gamma0)
+    tt = V.finite(t, "t", scalar=sc)
+    c = V.positive(rate, "rate", scalar=sc)
+    t0a = V.nonnegative(t0, "t0", scalar=sc)
+    g0 = V.finite(gamma0, "gamma0", scalar=sc)
+    P.ordered(t0a, tt, "t0", "t")
     with np.errstate(over="ignore"):
-        gam = g0 + c * (tt - t0a)  # +inf only where the true gap exceeds 1.8e308 (the bound is then 0)
+        # g0 + c (t - t0), in place on the engine's own array (the same operations in the same order)
+        gam = tt - t0a
+        gam = np.multiply(gam, c, out=P.into(gam, c))
+        gam = np.add(gam, g0, out=P.into(gam, g0))  # +inf only where the true gap exceeds 1.8e308 (bound 0)
     k = _n_classes(n_classes)
-    return V.scalar_or_array(_tail_linear(gam, k) if _flag(linear, "linear") else _tail(gam, k))
+    return P.result(_tail_linear(gam, k) if _flag(linear, "linear") else _tail(gam, k))
 
 
 @cites("clocks:prop3.6")

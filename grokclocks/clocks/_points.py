@@ -43,25 +43,30 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
 
     On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays, `args` are broadcast to the
     shape of `out` and `fn` gets the masked 1-d values: the same operations on every point as the number
-    call, and no work on the points that do not need the form.
+    call, and no work on the points that do not need the form.  A writeable float64 `out` of the full
+    shape (the engine's own temporary) is written in place; anything else (a validated, read-only input)
+    is copied first.
     """
     if not isinstance(mask, np.ndarray) or mask.ndim == 0:
         return fn(*args) if mask else out
-    out = np.array(np.broadcast_to(out, np.broadcast_shapes(np.shape(out), mask.shape)), dtype=np.float64)
+    shape = np.broadcast_shapes(np.shape(out), mask.shape)
+    if not (isinstance(out, np.ndarray) and out.shape == shape and out.flags.writeable and out.dtype == np.float64):
+        out = np.array(np.broadcast_to(out, shape), dtype=np.float64)
     m = np.broadcast_to(mask, out.shape)
     if m.any():
         out[m] = fn(*(np.broadcast_to(a, out.shape)[m] for a in args))
     return out
 
 
-def positive(x: Any, name: str, scalar: bool) -> Any:
-    """`V.positive` returning a Python float for a scalar call."""
-    return V.positive(x, name, scalar=scalar)
-
-
-def finite(x: Any, name: str, scalar: bool) -> Any:
-    """`V.finite` returning a Python float for a scalar call."""
-    return V.finite(x, name, scalar=scalar)
+def into(a: Any, *others: Any) -> Any:
+    """`a` as the ``out=`` of an operation on `a` and `others` when it is an array of the full shape that the
+    engine owns (writeable), else None (a number: a new value).  At 1e5 points a fresh temporary's page faults
+    cost more than the operation itself."""
+    if isinstance(a, np.ndarray) and a.ndim and a.flags.writeable and a.dtype == np.float64 \
+            and all(np.ndim(o) == 0 or o.shape == a.shape or np.broadcast_shapes(a.shape, o.shape) == a.shape
+                    for o in others):
+        return a
+    return None
 
 
 def ordered(small: Any, big: Any, small_name: str, big_name: str) -> None:
