@@ -271,33 +271,34 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     ----------
     Spec ID `clocks:prop3.6` (paper Proposition 3.6).
     """
-    e = V.positive(eps, "eps")
-    l0 = V.nonnegative(loss0, "loss0")
-    r = V.in_open_interval(rho, "rho", 0.0, 1.0)
+    sc = P.scalars(eps, loss0, rho)
+    e = V.positive(eps, "eps", scalar=sc)
+    l0 = V.nonnegative(loss0, "loss0", scalar=sc)
+    r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=sc)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
-    scalar = e.ndim == 0 and l0.ndim == 0 and r.ndim == 0
-    e, l0, r = np.broadcast_arrays(e, l0, r)
-    rate = -np.log1p(-r) if exact else r
     # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
     # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        x = np.asarray(FL.log_quotient(l0, e) / rate)
-        # snap a quotient within _SNAP_ABS of a whole number to it (an inf quotient is left as it is: inf - inf
-        # is NaN, not <= _SNAP_ABS)
-        rx = np.round(x)
-        np.copyto(x, rx, where=np.abs(x - rx) <= _SNAP_ABS)
-    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the masks only
-    # where the extrema say a point needs them)
-    if x.size and float(np.min(x)) > -math.inf and float(np.max(x)) < math.inf:
-        out = np.ceil(x, out=x)
-        out += k0
-    else:
-        out = np.where(np.isfinite(x), k0 + np.ceil(x), np.inf)
-    if float(np.max(e)) >= float(np.min(l0)):
-        out = np.where(e >= l0, float(k0), out)
-    if scalar:
+        rate = -np.log1p(-r) if exact else r
+        x = FL.log_quotient(l0, e)
+        x = np.divide(x, rate, out=P.into(x, rate))
+        # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
+        # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
+        # |x - round(x)| there (an infinite quotient gives NaN: no snap)
+        frac = np.floor(x)
+        frac = np.subtract(x, frac, out=P.into(frac))
+        out = np.ceil(x, out=P.into(x))
+        out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
+        out = np.add(out, k0, out=P.into(out))
+    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
+    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
+    if P.extrema(out)[0] == -math.inf:
+        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
+    if P.extrema(e)[1] >= P.extrema(l0)[0]:
+        out = P.patch(out, e >= l0, lambda o: float(k0), out)
+    if np.ndim(out) == 0:
         v = float(out)
         return v if math.isinf(v) else int(v)
     return out

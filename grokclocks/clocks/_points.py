@@ -47,7 +47,7 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
     shape (the engine's own temporary) is written in place; anything else (a validated, read-only input)
     is copied first.
     """
-    if not isinstance(mask, np.ndarray) or mask.ndim == 0:
+    if not isinstance(mask, np.ndarray):  # a number's test (a 0-d array mask may stand for a whole array)
         return fn(*args) if mask else out
     shape = np.broadcast_shapes(np.shape(out), mask.shape)
     if not (isinstance(out, np.ndarray) and out.shape == shape and out.flags.writeable and out.dtype == np.float64):
