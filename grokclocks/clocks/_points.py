@@ -83,6 +83,7 @@ def product(bases: list, powers: list) -> Any:
     For numbers the direct product in the same operations (integer powers 1, 2, -1 as multiplications and a
     division) is kept where every factor and partial product is a normal double -- the condition of the
     direct path of `FL.power_product` -- and the result is the same bits; otherwise `FL.power_product`.
+    The caller sets the errstate (over and under ignored: a numpy float's overflow in the trial warns).
     """
     if all(type(b) in _NUMBERS for b in bases) and all(type(a) in _FLOATS for a in powers):
         out = None
