@@ -10,7 +10,7 @@ from grokclocks.clocks import _points as P
 
 def test_product_on_numbers_is_power_product_bit_for_bit():
     rng = np.random.default_rng(3)
-    x = np.exp(rng.uniform(-720, 720, (3, 4000)))  # products inside and outside the normal range
+    x = np.exp(rng.uniform(-705, 705, (3, 4000)))  # products inside and outside the normal range
     for powers in ([2, 1, 1], [1, 1, -1], [1, 1, -2, -1], [2, 0.5, 1.37]):
         bases = list(x[: len(powers)]) if len(powers) <= 3 else list(x) + [x[0] * 0 + 3.0]
         with np.errstate(all="ignore"):
