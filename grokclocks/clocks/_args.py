@@ -22,8 +22,13 @@ def _n_classes(k: Any) -> int:
     return V.count(k, "n_classes", 2)
 
 
-def _theta(theta: Any) -> np.ndarray:
-    a = V.as_float_array(theta, "theta")
+def _theta(theta: Any, scalar: bool = False) -> Any:
+    """theta checked in (1/2, 1): a float64 array, or a Python float with `scalar`."""
+    a = V.as_float_array(theta, "theta", scalar=scalar)
+    if scalar:
+        if not 0.5 < a < 1.0:
+            raise V.DomainError(f"theta must be in (1/2, 1) for the polynomial clock (got {a!r})")
+        return a
     bad = (a <= 0.5) | (a >= 1.0)
     if np.any(bad):
         raise V.DomainError(

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
+from . import _points as P
 from ._args import _flag, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
 
@@ -204,15 +205,19 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
     ----------
     Spec ID `clocks:thm3.5` (paper Theorem 3.5).
     """
-    tt = V.finite(t, "t")
-    c = V.positive(rate, "rate")
-    t0a = V.nonnegative(t0, "t0")
-    g0 = V.finite(gamma0, "gamma0")
-    V.ordered(t0a, tt, "t0", "t")
+    sc = P.scalars(t, rate, t0, gamma0)
+    tt = V.finite(t, "t", scalar=sc)
+    c = V.positive(rate, "rate", scalar=sc)
+    t0a = V.nonnegative(t0, "t0", scalar=sc)
+    g0 = V.finite(gamma0, "gamma0", scalar=sc)
+    P.ordered(t0a, tt, "t0", "t")
     with np.errstate(over="ignore"):
-        gam = g0 + c * (tt - t0a)  # +inf only where the true gap exceeds 1.8e308 (the bound is then 0)
+        # g0 + c (t - t0), in place on the engine's own array (the same operations in the same order)
+        gam = tt - t0a
+        gam = np.multiply(gam, c, out=P.into(gam, c))
+        gam = np.add(gam, g0, out=P.into(gam, g0))  # +inf only where the true gap exceeds 1.8e308 (bound 0)
     k = _n_classes(n_classes)
-    return V.scalar_or_array(_tail_linear(gam, k) if _flag(linear, "linear") else _tail(gam, k))
+    return P.result(_tail_linear(gam, k) if _flag(linear, "linear") else _tail(gam, k))
 
 
 @cites("clocks:prop3.6")
@@ -266,33 +271,34 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     ----------
     Spec ID `clocks:prop3.6` (paper Proposition 3.6).
     """
-    e = V.positive(eps, "eps")
-    l0 = V.nonnegative(loss0, "loss0")
-    r = V.in_open_interval(rho, "rho", 0.0, 1.0)
+    sc = P.scalars(eps, loss0, rho)
+    e = V.positive(eps, "eps", scalar=sc)
+    l0 = V.nonnegative(loss0, "loss0", scalar=sc)
+    r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=sc)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
-    scalar = e.ndim == 0 and l0.ndim == 0 and r.ndim == 0
-    e, l0, r = np.broadcast_arrays(e, l0, r)
-    rate = -np.log1p(-r) if exact else r
     # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
     # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        x = np.asarray(FL.log_quotient(l0, e) / rate)
-        # snap a quotient within _SNAP_ABS of a whole number to it (an inf quotient is left as it is: inf - inf
-        # is NaN, not <= _SNAP_ABS)
-        rx = np.round(x)
-        np.copyto(x, rx, where=np.abs(x - rx) <= _SNAP_ABS)
-    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the masks only
-    # where the extrema say a point needs them)
-    if x.size and float(np.min(x)) > -math.inf and float(np.max(x)) < math.inf:
-        out = np.ceil(x, out=x)
-        out += k0
-    else:
-        out = np.where(np.isfinite(x), k0 + np.ceil(x), np.inf)
-    if float(np.max(e)) >= float(np.min(l0)):
-        out = np.where(e >= l0, float(k0), out)
-    if scalar:
+        rate = -np.log1p(-r) if exact else r
+        x = FL.log_quotient(l0, e)
+        x = np.divide(x, rate, out=P.into(x, rate))
+        # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
+        # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
+        # |x - round(x)| there (an infinite quotient gives NaN: no snap)
+        frac = np.floor(x)
+        frac = np.subtract(x, frac, out=P.into(frac))
+        out = np.ceil(x, out=P.into(x))
+        out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
+        out = np.add(out, k0, out=P.into(out))
+    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
+    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
+    if P.extrema(out)[0] == -math.inf:
+        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
+    if P.extrema(e)[1] >= P.extrema(l0)[0]:
+        out = P.patch(out, e >= l0, lambda o: float(k0), out)
+    if np.ndim(out) == 0:
         v = float(out)
         return v if math.isinf(v) else int(v)
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -10,6 +11,7 @@ from scipy import special
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
+from . import _points as P
 from ._args import _flag, _labels, _LN2, _logits, _n_classes
 
 
@@ -215,9 +217,10 @@ def _tail(g: np.ndarray, k: int) -> np.ndarray:
     """
     x = _tail_linear(g, k)
     with np.errstate(over="ignore"):
-        if float(np.max(x)) < math.inf:  # one reduction: every x finite, the log1p form alone
-            return np.log1p(x)
-        return np.where(np.isfinite(x), np.log1p(x), np.logaddexp(0.0, math.log(k - 1) - g))
+        out = np.log1p(x, out=P.into(x))
+        if P.extrema(out)[1] < math.inf:  # one reduction: every x finite, the log1p form alone
+            return out
+        return P.patch(out, out == math.inf, lambda g: np.logaddexp(0.0, math.log(k - 1) - g), g)
 
 
 @cites("clocks:lem3.1")
@@ -252,24 +255,35 @@ def ce_tail_bound_linear(gamma, n_classes):
     return V.scalar_or_array(_tail_linear(V.finite(gamma, "gamma"), _n_classes(n_classes)))
 
 
-def _tail_linear(g: np.ndarray, k: int) -> np.ndarray:
-    """(K-1) e^{-g} for g in (-inf, inf] (g = +inf gives 0)."""
+def _tail_linear(g: Any, k: int) -> Any:
+    """(K-1) e^{-g} for g in (-inf, inf] (g = +inf gives 0): an array or a number (the same operations)."""
     km1 = float(k - 1)
     # ((K-1) e^{-gamma/2}) e^{-gamma/2} (gamma/2 exact, each exp correctly rounded: measured <= 2.0e-16)
     # where the half power and the partial products are normal doubles -- this reaches results down to
     # 2.2e-308 for gamma up to 1416; elsewhere exp(log(K-1) - gamma), relative error ~ eps |gamma|, the
-    # condition number in gamma (5.7e-14 measured; (K-1) e^{-gamma} alone lost 1.5e-14 at gamma = 712)
+    # condition number in gamma (5.7e-14 measured; (K-1) e^{-gamma} alone lost 1.5e-14 at gamma = 712).
+    # For gamma in [log(K-1) - 709, log(K-1) + 708] every factor and product is a normal double (the direct
+    # form); the bulk is computed on gamma clipped to that range (no subnormal arithmetic, which costs ~100x
+    # a normal operation) and the points outside it get the careful choice on their own (`_tail_outside`)
+    lo, hi = math.log(km1) - 709.0, math.log(km1) + 708.0
+    g_lo, g_hi = P.extrema(g)
+    inside = lo <= g_lo and g_hi <= hi
     with np.errstate(over="ignore", under="ignore"):
-        h = np.exp(-0.5 * g)
-        part = km1 * h
-        direct = part * h
-        # part = fl((K-1) h) and direct = fl(part h) are non-decreasing in h (h >= 0): every point passes the
-        # checks below iff the extreme h do, with the same scalar operations (two reductions, no masks)
-        h_lo, h_hi = float(np.min(h)), float(np.max(h))
-        p_lo, p_hi = km1 * h_lo, km1 * h_hi
-        if h_lo >= FL.TINY and h_hi < math.inf and p_lo >= FL.TINY and p_hi < math.inf and p_hi * h_hi < math.inf:
+        h = np.multiply(g if inside else np.clip(g, lo, hi), -0.5)
+        h = np.exp(h, out=P.into(h))  # in place: a fresh 1e5-point temporary costs more than the exp
+        direct = km1 * h
+        direct = np.multiply(direct, h, out=P.into(direct))
+        if inside:
             return direct
-        logspace = np.exp(math.log(km1) - g)
+        return P.patch(direct, (g < lo) | (g > hi), lambda g: _tail_outside(g, km1), g)
+
+
+def _tail_outside(g: Any, km1: float) -> Any:
+    """(K-1) e^{-g} where g may leave [log(K-1) - 709, log(K-1) + 708] (see `_tail_linear`)."""
+    h = np.exp(-0.5 * g)
+    part = km1 * h
+    direct = part * h
+    logspace = np.exp(math.log(km1) - g)
     # (a subnormal or zero direct result is the single correct rounding of an accurate product: kept)
     ok = (h >= FL.TINY) & np.isfinite(h) & (part >= FL.TINY) & np.isfinite(part) & np.isfinite(direct)
     return np.where(ok, direct, logspace)

@@ -12,8 +12,12 @@ from .. import _floats as FL
 from .. import _validate as V
 from .._results import Bounds
 from ..citations import cites
+from . import _points as P
 from ._args import _theta
 from ._fast_clock import _records
+
+# exp(x) is a normal double for x >= log(TINY) = -708.40 (the direct log-sum below needs it)
+_X_NORMAL = -708.0
 
 
 @cites("clocks:thm4.9")
@@ -108,31 +112,53 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     Spec IDs `clocks:thm4.8` (paper Theorem 4.8) and `clocks:asm4.5` (Assumption 4.5, the sharp KL
     geometry it needs).
     """
-    d = V.nonnegative(gap, "gap")
-    c, C = _kl_consts(c_kl, C_kl)
-    th = _theta(theta)
-    # c^2 Delta^(2 theta) as one product: no inf * 0 when c^2 overflows and Delta^(2 theta) underflows
-    return _bounds(FL.power_product([c, d], [2, 2.0 * th]), FL.power_product([C, d], [2, 2.0 * th]))
+    sc = P.scalars(gap, c_kl, C_kl, theta)
+    d = V.nonnegative(gap, "gap", scalar=sc)
+    c, C = _kl_consts(c_kl, C_kl, sc)
+    q = 2.0 * _theta(theta, sc)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # inf * 0 of the direct try: not kept
+        # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
+        # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
+        # overflows and Delta^(2 theta) underflows)
+        f = np.power(d, q)
+        lower, upper = (c * c) * f, (C * C) * f
+        if not _all_normal(c * c, C * C, f, lower, upper):
+            lower, upper = FL.power_product([c, d], [2, q]), FL.power_product([C, d], [2, q])
+    return _bounds(lower, upper)
 
 
-def _bounds(lower: np.ndarray, upper: np.ndarray) -> Bounds:
+def _all_normal(*xs: Any) -> bool:
+    """Whether every value of every argument is a normal double (two reductions each)."""
+    for x in xs:
+        lo, hi = P.extrema(x)
+        if not (FL.TINY <= lo and hi <= _DBL_MAX):
+            return False
+    return True
+
+
+_DBL_MAX = float(np.finfo(np.float64).max)
+
+
+def _bounds(lower: Any, upper: Any) -> Bounds:
     """`Bounds` with both sides at the broadcast shape of every input: `lower` depends on `C_kl`
     only and `upper` on `c_kl` only, so each alone misses the other constant's shape."""
+    if np.ndim(lower) == 0 and np.ndim(upper) == 0:
+        return Bounds(float(lower), float(upper))
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     return Bounds(*(V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
 
 
-def _kl_consts(c_kl: Any, C_kl: Any) -> tuple[np.ndarray, np.ndarray]:
-    c = V.positive(c_kl, "c_kl")
-    C = V.positive(C_kl, "C_kl")
-    V.ordered(c, C, "c_kl", "C_kl")
+def _kl_consts(c_kl: Any, C_kl: Any, sc: bool = False) -> tuple[Any, Any]:
+    c = V.positive(c_kl, "c_kl", scalar=sc)
+    C = V.positive(C_kl, "C_kl", scalar=sc)
+    P.ordered(c, C, "c_kl", "C_kl")
     return c, C
 
 
-def _elapsed(t: Any, t0: Any) -> np.ndarray:
-    tt = V.finite(t, "t")
-    t0a = V.finite(t0, "t0")
-    V.ordered(t0a, tt, "t0", "t")
+def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
+    tt = V.finite(t, "t", scalar=sc)
+    t0a = V.finite(t0, "t0", scalar=sc)
+    P.ordered(t0a, tt, "t0", "t")
     return tt - t0a
 
 
@@ -178,48 +204,56 @@ def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
     Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (the exact solution of the
     equality case of Theorem 4.8).
     """
-    tau = _elapsed(t, t0)
-    d0 = V.positive(gap0, "gap0")
-    aa = V.positive(a, "a")
-    th = _theta(theta)
-    return V.scalar_or_array(_log_kl_gap(tau, d0, [(aa, 1)], 2.0 * th - 1.0))
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        return P.result(_log_kl_gap_solution(t, gap0, a, theta, t0))
 
 
-def _log_kl_gap(tau: np.ndarray, d0: np.ndarray, a_factors: list, e: np.ndarray) -> np.ndarray:
+def _log_kl_gap_solution(t: Any, gap0: Any, a: Any, theta: Any, t0: Any) -> Any:
+    """Validated arguments of `log_kl_gap_solution` into `_log_kl_gap` (floats for a scalar call)."""
+    sc = P.scalars(t, gap0, a, theta, t0)
+    tau = _elapsed(t, t0, sc)
+    d0 = V.positive(gap0, "gap0", scalar=sc)
+    aa = V.positive(a, "a", scalar=sc)
+    th = _theta(theta, sc)
+    return _log_kl_gap(tau, d0, [(aa, 1)], 2.0 * th - 1.0)
+
+
+def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any) -> Any:
     r"""log Delta = -log(Delta0^{-e} + a e tau) / e, with `a = prod(base**power for base, power in a_factors)`.
 
-    With x = -e log Delta0 and y = a e tau (a scaled product: finite unless the true y exceeds 1.8e308):
-    `log1p(expm1(x) + y)` where |x| <= 1 and y <= 1 (the bracket is near 1 and its log is small: this
-    form keeps the relative accuracy as e -> 0), `logaddexp(x, log y)` elsewhere (no overflow, no loss
-    of e^x when x < -1; `log y` from logs of the factors when y overflows).  Relative error of
+    With x = -e log Delta0 and y = a e tau (a scaled product: finite unless the true y exceeds 1.8e308),
+    L = log(e^x + y) is evaluated as `log1p(expm1(x) + y)` where |x| <= 1 and y <= 1 (the bracket is near 1
+    and its log is small: this form keeps the relative accuracy as e -> 0); elsewhere as log of the sum of
+    the two positive terms where e^x is a normal double and the sum finite (absolute error of L ~ 2 eps,
+    as the logaddexp form), and as `logaddexp(x, log y)` on the other points (no overflow, no loss of e^x
+    when e^x is subnormal; `log y` from logs of the factors when y overflows).  Each form on its own points
+    only (`P.patch`); the caller sets the errstate (over, under, divide ignored).  Relative error of
     Delta = exp(log Delta) against mpmath (2e4 points, t, Delta0, a log-uniform in [1e-300, 1e300],
     theta - 1/2 in [2^-53, 1/2)): near branch <= 2.3e-13, far branch <= 1.5e-13 (the condition
     number |log Delta| <= 745 of exp); the naive [.]^(-1/e) gave relative error 0.76 at theta = 0.6.
     """
     x = -e * np.log(d0)
-    bases = [b for b, _ in a_factors] + [e, tau]
-    powers = [p for _, p in a_factors] + [1, 1]
-    y = FL.power_product(bases, powers)
-    with np.errstate(divide="ignore"):
-        if float(np.max(y)) < math.inf:  # one reduction: no y from the logs of its factors
-            ly = np.log(y)
-        else:
-            ly_far = sum(p * np.log(b) for b, p in a_factors) + np.log(e) + np.log(tau)
-            ly = np.where(np.isfinite(y), np.log(y), ly_far)
-        # each form on its own points only (the same operations there: clip and minimum are the identity
-        # on the near points)
-        near = (np.abs(x) <= 1.0) & (y <= 1.0)
-        if not np.any(near):
-            L = np.logaddexp(x, ly)
-        elif np.all(near):
-            L = np.log1p(np.expm1(np.clip(x, -1.0, 1.0)) + np.minimum(y, 1.0))
-        else:
-            xb, yb, lyb = np.broadcast_arrays(x, y, ly)
-            far = ~near
-            L = np.empty(near.shape)
-            L[near] = np.log1p(np.expm1(xb[near]) + yb[near])
-            L[far] = np.logaddexp(xb[far], lyb[far])
-    return -L / e
+    bases = [b for b, _ in a_factors]
+    y = P.product(bases + [e, tau], [p for _, p in a_factors] + [1, 1])
+    L = np.exp(x)
+    L = np.log(np.add(L, y, out=P.into(L, y)), out=P.into(L, y))  # in place on an array (no fresh temporary)
+    x_lo, x_hi = P.extrema(x)
+    if x_lo < _X_NORMAL or not P.extrema(L)[1] < math.inf:
+        def far(x, y, e, tau, *bs):
+            ly = P.patch(np.log(y), y == math.inf,
+                         lambda e, tau, *bs: sum(p * np.log(b) for b, (_, p) in zip(bs, a_factors)) + np.log(e)
+                         + np.log(tau), e, tau, *bs)
+            return np.logaddexp(x, ly)
+        L = P.patch(L, (x < _X_NORMAL) | (L == math.inf), far, x, y, e, tau, *bases)
+    if x_lo <= 1.0 and x_hi >= -1.0 and P.extrema(y)[0] <= 1.0:
+        L = P.patch(L, (np.abs(x) <= 1.0) & (y <= 1.0), lambda x, y: np.log1p(np.expm1(x) + y), x, y)
+    L = np.divide(L, e, out=P.into(L, e))
+    return np.negative(L, out=P.into(L))
+
+
+def _exp_into(x: Any) -> Any:
+    """exp(x), in place on an engine's own array."""
+    return np.exp(x, out=P.into(x))
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
@@ -265,8 +299,8 @@ def kl_gap_solution(t, gap0, a, theta, t0=0.0):
     ----------
     Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (Theorem 4.8, equality case).
     """
-    with np.errstate(under="ignore"):
-        return V.scalar_or_array(np.exp(log_kl_gap_solution(t, gap0, a, theta, t0)))
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        return P.result(_exp_into(_log_kl_gap_solution(t, gap0, a, theta, t0)))
 
 
 @cites("clocks:thm4.9")
@@ -302,17 +336,18 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     ----------
     Spec ID `clocks:thm4.9` (paper Theorem 4.9, the excluded endpoint θ = 1/2).
     """
-    tau = _elapsed(t, t0)
-    d0 = V.positive(gap0, "gap0")
-    aa = V.positive(a, "a")
+    sc = P.scalars(t, gap0, a, t0)
+    tau = _elapsed(t, t0, sc)
+    d0 = V.positive(gap0, "gap0", scalar=sc)
+    aa = V.positive(a, "a", scalar=sc)
     # d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0)
     with np.errstate(over="ignore", under="ignore"):
         x = aa * tau
         e = np.exp(-x)
-        if float(np.min(e)) >= FL.TINY:  # one reduction: the log-space form only if some point needs it
-            return V.scalar_or_array(d0 * e)
-        out = np.where(e >= FL.TINY, d0 * e, np.exp(np.log(d0) - x))
-    return V.scalar_or_array(out)
+        out = d0 * e
+        if P.extrema(e)[0] < FL.TINY:  # one reduction: the log-space form only on the points that need it
+            out = P.patch(out, e < FL.TINY, lambda d0, x: np.exp(np.log(d0) - x), d0, x)
+    return P.result(out)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
@@ -360,70 +395,61 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     ----------
     Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:thm4.8` (Theorem 4.8).
     """
-    c, C = _kl_consts(c_kl, C_kl)
-    tau = _elapsed(t, t0)
-    d0 = V.positive(gap0, "gap0")
-    e = 2.0 * _theta(theta) - 1.0
-    with np.errstate(under="ignore"):  # C^2 is never formed: C = 1e300 is a valid constant
-        lower = np.exp(_log_kl_gap(tau, d0, [(C, 2)], e))
-        upper = np.exp(_log_kl_gap(tau, d0, [(c, 2)], e))
+    sc = P.scalars(t, gap0, c_kl, C_kl, theta, t0)
+    c, C = _kl_consts(c_kl, C_kl, sc)
+    tau = _elapsed(t, t0, sc)
+    d0 = V.positive(gap0, "gap0", scalar=sc)
+    e = 2.0 * _theta(theta, sc) - 1.0
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):  # C^2 is never formed: C = 1e300 is valid
+        lower = _exp_into(_log_kl_gap(tau, d0, [(C, 2)], e))
+        upper = _exp_into(_log_kl_gap(tau, d0, [(c, 2)], e))
     return _bounds(lower, upper)
 
 
-def _kl_time(delta: np.ndarray, d0: np.ndarray, a_factors: list, th: np.ndarray,
-             scale: Any = 1.0) -> np.ndarray:
+def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0) -> Any:
     r"""(delta_s^{-e} - d0^{-e}) / (a e), clipped at 0, for delta_s = delta / scale, a = prod(b**p).
 
     Evaluated as delta_s^{-e} (-expm1(-e z)) / (a e) with z = log(d0 / delta_s) > 0: no difference of
     two large powers, no overflow of expm1, and z from `log1p` of the exact difference d0 - delta when
     d0 <= 2 delta (scale 1).  The product is a scaled power product (exact binary exponents) unless
-    delta_s^{-e} itself leaves the double range (then log space).  Relative error (measured,
-    tests/accuracy): <= 3e-14 where e |log delta| <= 709.
+    delta_s^{-e} itself leaves the double range (then log space, on those points only).  The caller sets
+    the errstate (over, under, divide, invalid ignored).  Relative error (measured, tests/accuracy):
+    <= 3e-14 where e |log delta| <= 709.
     """
     e, log_delta, z, m = _kl_time_parts(delta, d0, th, scale)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        p = np.exp(-e * log_delta)  # delta_s^{-e}
-        bases = [p, m] + [b for b, _ in a_factors] + [e]
-        powers = [1, 1] + [-q for _, q in a_factors] + [-1]
-        direct = FL.power_product(bases, powers)
-        if float(np.min(p)) >= FL.TINY and float(np.max(p)) < math.inf:  # reductions: no point needs log space
-            t = direct
-        else:
-            far = np.exp(-e * log_delta + np.log(m) - sum(q * np.log(b) for b, q in a_factors) - np.log(e))
-            t = np.where(np.isfinite(p) & (p >= FL.TINY), direct, far)
-    if float(np.min(z)) > 0 and np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z)):
+    p = np.exp(-e * log_delta)  # delta_s^{-e}
+    bases = [b for b, _ in a_factors]
+    t = P.product([p, m] + bases + [e], [1, 1] + [-q for _, q in a_factors] + [-1])
+    p_lo, p_hi = P.extrema(p)
+    if not (p_lo >= FL.TINY and p_hi < math.inf):  # reductions: log space only on the points that need it
+        t = P.patch(t, (p < FL.TINY) | (p == math.inf),
+                    lambda e, log_delta, m, *bs: np.exp(-e * log_delta + np.log(m)
+                                                        - sum(q * np.log(b) for b, (_, q) in zip(bs, a_factors))
+                                                        - np.log(e)), e, log_delta, m, *bases)
+    if P.extrema(z)[0] > 0.0 and (np.ndim(z) == 0 or np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z))):
         return t
-    return np.where(z > 0, t, 0.0)
+    return P.patch(t, z <= 0.0, lambda z: np.zeros(np.shape(z)), z)  # the level met at the start (z may be -inf)
 
 
-def _kl_time_parts(delta, d0, th, scale=1.0):
+def _kl_time_parts(delta: Any, d0: Any, th: Any, scale: Any = 1.0) -> tuple:
     """e = 2 theta - 1, log delta_s, z = log(d0 / delta_s) and m = 1 - e^{-e z} (see `_kl_time`)."""
     e = 2.0 * th - 1.0
-    sc = np.asarray(scale, dtype=np.float64)
-    ratio = FL.power_product([d0, sc, delta], [1, 1, -1])  # d0 / delta_s
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        log_delta = np.log(delta) - np.log(sc)
-        if float(np.max(ratio)) < math.inf:  # one reduction: every ratio finite
-            z = np.log(ratio)
-        else:
-            z = np.where(np.isfinite(ratio), np.log(ratio), np.log(d0) - log_delta)
-        if np.all(sc == 1.0):
-            near = d0 <= 2.0 * delta
-            shape = np.broadcast_shapes(near.shape, np.shape(z))
-            if np.all(near) and near.shape == shape:
-                z = np.log1p((d0 - delta) / delta)
-            elif np.any(near):  # log1p of the exact difference on those points only
-                near, d0b, db = (np.broadcast_to(v, shape) for v in (near, d0, delta))
-                z = np.array(np.broadcast_to(z, shape))
-                z[near] = np.log1p((d0b[near] - db[near]) / db[near])
-        m = -np.expm1(-e * np.maximum(z, 0.0))  # in [0, 1)
+    ratio = P.product([d0, scale, delta], [1, 1, -1])  # d0 / delta_s
+    log_delta = np.log(delta) - np.log(scale)
+    z = np.log(ratio)
+    if not P.extrema(ratio)[1] < math.inf:  # one reduction: every ratio finite
+        z = P.patch(z, ratio == math.inf, lambda d0, log_delta: np.log(d0) - log_delta, d0, log_delta)
+    s_lo, s_hi = P.extrema(scale)
+    if s_lo == s_hi == 1.0:  # log1p of the exact difference on the points with d0 <= 2 delta only
+        z = P.patch(z, d0 <= 2.0 * delta, lambda d0, delta: np.log1p((d0 - delta) / delta), d0, delta)
+    m = -np.expm1(-e * np.maximum(z, 0.0))  # in [0, 1)
     return e, log_delta, z, m
 
 
 def _log_kl_time(delta, d0, a_factors: list, th) -> np.ndarray:
     """log of `_kl_time` (scale 1): finite where the time itself overflows; -inf where it is 0."""
-    e, log_delta, z, m = _kl_time_parts(delta, d0, th)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        e, log_delta, z, m = _kl_time_parts(delta, d0, th)
         out = -e * log_delta + np.log(m) - sum(q * np.log(b) for b, q in a_factors) - np.log(e)
     return np.where(z > 0, out, -np.inf)
 
@@ -471,12 +497,14 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
     Spec IDs `clocks:thm4.9` (paper Theorem 4.9) and `clocks:eq2.2` (eq. 2.2, the representation clock
     with the progress measure G = Δ).
     """
-    dl = V.positive(delta, "delta")
-    d0 = V.positive(gap0, "gap0")
-    aa = V.positive(a, "a")
-    th = _theta(theta)
-    t0a = V.finite(t0, "t0")
-    return V.scalar_or_array(t0a + _kl_time(dl, d0, [(aa, 1)], th))
+    sc = P.scalars(delta, gap0, a, theta, t0)
+    dl = V.positive(delta, "delta", scalar=sc)
+    d0 = V.positive(gap0, "gap0", scalar=sc)
+    aa = V.positive(a, "a", scalar=sc)
+    th = _theta(theta, sc)
+    t0a = V.finite(t0, "t0", scalar=sc)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        return P.result(t0a + _kl_time(dl, d0, [(aa, 1)], th))
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
@@ -532,16 +560,18 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Spec IDs `clocks:thm4.9` (paper Theorem 4.9; the display is reconstructed) and `clocks:eq2.2`
     (eq. 2.2, the representation clock).
     """
-    dl = V.positive(delta, "delta")
-    d0 = V.positive(gap0, "gap0")
-    c, C = _kl_consts(c_kl, C_kl)
-    th = _theta(theta)
-    Ta = V.finite(T, "T")
-    mg = V.positive(m_G, "m_G")
-    Mg = V.positive(M_G, "M_G")
-    V.ordered(mg, Mg, "m_G", "M_G")
-    lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
-    hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
+    sc = P.scalars(delta, gap0, c_kl, C_kl, theta, T, m_G, M_G)
+    dl = V.positive(delta, "delta", scalar=sc)
+    d0 = V.positive(gap0, "gap0", scalar=sc)
+    c, C = _kl_consts(c_kl, C_kl, sc)
+    th = _theta(theta, sc)
+    Ta = V.finite(T, "T", scalar=sc)
+    mg = V.positive(m_G, "m_G", scalar=sc)
+    Mg = V.positive(M_G, "M_G", scalar=sc)
+    P.ordered(mg, Mg, "m_G", "M_G")
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
+        hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
     return _bounds(lo, hi)
 
 

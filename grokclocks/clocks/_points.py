@@ -1,0 +1,114 @@
+"""Clocks: one engine for a scalar call and an array call.
+
+An engine of this package is written once on NumPy ufuncs, which take Python floats as well as arrays and
+give the same bits for both (``np.exp(x)`` on a float is the value ``np.exp`` gives that point inside an
+array).  What differs between the two is only the bookkeeping: the extremes of a value (a reduction on an
+array, the value itself on a float) and the careful form evaluated on the points that need it
+(`patch`: fancy indexing on an array, an ``if`` on a float).  A scalar call then costs a few ufunc calls on
+floats instead of the 0-d array machinery (1-5 µs per operation), and the array call and the scalar calls run
+the same operations on every point.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _floats as FL
+from .. import _validate as V
+
+
+_FLOATS = (float, np.float64, int)
+_MAX = float(np.finfo(np.float64).max)
+_NUMBERS = (float, np.float64)
+
+
+def scalars(*xs: Any) -> bool:
+    """Whether every argument is one real number of a plain type (float, numpy float64 or int, not bool)."""
+    return all(type(x) in _FLOATS for x in xs)
+
+
+def extrema(x: Any) -> tuple[float, float]:
+    """(min, max) of `x`: two reductions on an array, the value itself on a number."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        return float(x.min()), float(x.max())
+    v = float(x)
+    return v, v
+
+
+def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
+    """`out` with ``fn(*args)`` on the points of `mask` only (`fn` sees those points' values).
+
+    On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays, `args` are broadcast to the
+    shape of `out` and `fn` gets the masked 1-d values: the same operations on every point as the number
+    call, and no work on the points that do not need the form.  A writeable float64 `out` of the full
+    shape (the engine's own temporary) is written in place; anything else (a validated, read-only input)
+    is copied first.
+    """
+    if not isinstance(mask, np.ndarray):  # a number's test (a 0-d array mask may stand for a whole array)
+        return fn(*args) if mask else out
+    shape = np.broadcast_shapes(np.shape(out), mask.shape)
+    if not (isinstance(out, np.ndarray) and out.shape == shape and out.flags.writeable and out.dtype == np.float64):
+        out = np.array(np.broadcast_to(out, shape), dtype=np.float64)
+    m = np.broadcast_to(mask, out.shape)
+    if m.any():
+        out[m] = fn(*(np.broadcast_to(a, out.shape)[m] for a in args))
+    return out
+
+
+def into(a: Any, *others: Any) -> Any:
+    """`a` as the ``out=`` of an operation on `a` and `others` when it is an array of the full shape that the
+    engine owns (writeable), else None (a number: a new value).  At 1e5 points a fresh temporary's page faults
+    cost more than the operation itself."""
+    if isinstance(a, np.ndarray) and a.ndim and a.flags.writeable and a.dtype == np.float64 \
+            and all(np.ndim(o) == 0 or o.shape == a.shape or np.broadcast_shapes(a.shape, o.shape) == a.shape
+                    for o in others):
+        return a
+    return None
+
+
+def ordered(small: Any, big: Any, small_name: str, big_name: str) -> None:
+    """`V.ordered`, a comparison on numbers (the same message)."""
+    if type(small) is float and type(big) is float:
+        if not big < small:
+            return
+    V.ordered(small, big, small_name, big_name)
+
+
+def product(bases: list, powers: list) -> Any:
+    r"""`FL.power_product`: :math:`\prod_ix_i^{a_i}` without a spurious overflow or underflow.
+
+    For numbers the direct product in the same operations (integer powers 1, 2, -1 as multiplications and a
+    division) is kept where every factor and partial product is a normal double -- the condition of the
+    direct path of `FL.power_product` -- and the result is the same bits; otherwise `FL.power_product`.
+    The caller sets the errstate (over and under ignored: a numpy float's overflow in the trial warns).
+    """
+    if all(type(b) in _NUMBERS for b in bases) and all(type(a) in _FLOATS for a in powers):
+        out = None
+        for b, a in zip(bases, powers):
+            a = float(a)
+            # FL.power_product's powers: 1 and 2 as multiplications, -1 a division, 1/2 a square root, else pow
+            f = b * b if a == 2.0 else b if a == 1.0 else 1.0 / b if a == -1.0 else np.sqrt(b) if a == 0.5 \
+                else np.power(b, a)
+            if not FL.TINY <= abs(f) <= _MAX:
+                break
+            out = f if out is None else out * f
+            if not FL.TINY <= abs(out) <= _MAX:
+                break
+        else:
+            return out
+        return float(FL.power_product(bases, powers))
+    return FL.power_product(bases, powers)
+
+
+def result(x: Any) -> Any:
+    """A Python float for a number or a 0-d array, the array otherwise (scalars in, floats out)."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        return x
+    return float(x)
+
+
+LOG_MAX = FL.LOG_MAX
+INF = math.inf
