@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 import math
+import threading
 from fractions import Fraction
 from typing import Any
 
@@ -203,20 +206,37 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
     N = p * p
     shape, (nf, mf) = _n_m_args(n, m, N, cap=2 * p - 1)  # radii beyond 2p - 1 cover the same points
     metric = _metric(metric)
+    if nf.size == 1 or int(nf.min()) == int(nf.max()):  # one radius (every scalar call): no grouping
+        return V.scalar_or_array(_uncovered(p, int(nf[0]), mf, metric).reshape(shape))
     out = np.empty(nf.shape)
     for nv in np.unique(nf):  # one coverer table per distinct radius, every m of that radius at once
         sel = nf == nv
-        if metric == "torus":
-            vals, mult = np.array([_torus_count(p, min(int(nv), 2 * p - 1))]), np.array([N])
-        else:
-            vals, mult = np.unique(coverer_counts(p, int(nv), metric), return_counts=True)
-        mu, inv = np.unique(mf[sel], return_inverse=True)  # many points share few values of m (<= N + 1)
-        L = _log_binom_ratio(N, vals, mu)
-        acc = np.zeros(mu.size)
-        for u in range(vals.size):  # summed in one order for any number of points (scalar == array call)
-            acc += mult[u] * np.exp(L[u])
-        out[sel] = acc[inv]
+        out[sel] = _uncovered(p, int(nv), mf[sel], metric)
     return V.scalar_or_array(out.reshape(shape))
+
+
+def _uncovered(p: int, n: int, m: np.ndarray, metric: str) -> np.ndarray:
+    """E[U] = Σ_s k_s C(N − s, m)/C(N, m) over the distinct coverer counts s (multiplicities k_s) of radius n,
+    for integers m (1-d int64); the terms summed in one order for any number of points (scalar == array)."""
+    N = p * p
+    vals, mult = _coverer_values(p, n, metric)
+    # many points share few values of m (<= N + 1): each term once per value where there are more points
+    mu, inv = np.unique(m, return_inverse=True) if len(vals) > 1 and m.size > N + 1 else (m, None)
+    acc = None
+    for s, k in zip(vals, mult):
+        term = np.exp(_log_binom_ratio(N, s, mu))
+        term *= k
+        acc = term if acc is None else np.add(acc, term, out=acc)
+    return acc if inv is None else acc[inv]
+
+
+@functools.lru_cache(maxsize=64)
+def _coverer_values(p: int, n: int, metric: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The distinct coverer counts s of radius n and their multiplicities (Python ints; one on the torus)."""
+    if metric == "torus":
+        return (_torus_count(p, min(n, 2 * p - 1)),), (p * p,)
+    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
+    return tuple(vals.tolist()), tuple(mult.tolist())
 
 
 def _count_arg(x, name: str, minimum: int, cap: int | None) -> np.ndarray:
@@ -238,6 +258,11 @@ def _count_arg(x, name: str, minimum: int, cap: int | None) -> np.ndarray:
 
 def _n_m_args(n, m, N: int, cap: int | None):
     """(shape, (n, m) flat int64) for a radius n >= 1 and a training count m in [0, N] that broadcast."""
+    if np.ndim(n) == 0 and np.ndim(m) == 0:  # two scalars: no broadcasting
+        nv, mv = V.count(n, "n", 1), V.count(m, "m", 0)
+        if mv > N:
+            raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {mv})")
+        return (), [np.array([nv if cap is None else min(nv, cap)], dtype=np.int64), np.array([mv], dtype=np.int64)]
     nn = _count_arg(n, "n", 1, cap)
     mm = _count_arg(m, "m", 0, None)
     if np.any(mm > N):
@@ -276,12 +301,12 @@ def _compensated_cumsum(t: np.ndarray) -> np.ndarray:
     return np.concatenate(([0.0], S + np.cumsum(err)))
 
 
-def _log_binom_ratio(N: int, s: np.ndarray, m: np.ndarray) -> np.ndarray:
-    r"""log C(N - s, m) / C(N, m) for integers s (array, U values) and m (array, K values): a (U, K) array,
-    -inf where N - s < m.
+def _log_binom_ratio(N: int, s: int, m: np.ndarray) -> np.ndarray:
+    r"""log C(N - s, m) / C(N, m) for an integer s and integers m (1-d int64 array): a new array, -inf where
+    N - s < m.
 
     By the product ∏_{j<m} (1 − s/(N − j)), summed as `log1p` terms (`_log1m_ratio`), one prefix sum for
-    every m of a coverer count s (`_compensated_cumsum`, up to the largest m; the terms all have one sign,
+    every m of a coverer count s (`_prefix_table`, up to the largest m; the terms all have one sign,
     so the relative error of the ratio is ~ eps |log ratio|); beyond m = `_PREFIX_MAX` (p > 1024), the
     symmetric product of s terms ∏_{j<s} (1 − m/(N − j)) while s <= `_PRODUCT_MAX`, else the log-gamma form,
     whose absolute error in the log is ~ eps N log N (1e-6 at p = 2^14).  The form of each (s, m) depends
@@ -289,30 +314,65 @@ def _log_binom_ratio(N: int, s: np.ndarray, m: np.ndarray) -> np.ndarray:
     product-or-log-gamma switch on the total work moved arrays of 3000 points at p = 97 to log-gamma:
     4.9e-11 from the scalar calls).  Measured against exact rationals for p <= 31 (tests/accuracy).
     """
-    s = np.asarray(s, dtype=np.int64).reshape(-1)
-    m = np.asarray(m, dtype=np.int64).reshape(-1)
-    out = np.full((s.size, m.size), -np.inf)
-    for u in range(s.size):  # the distinct coverer counts (1 on the torus), not the caller's points
-        sv = int(s[u])
-        ok = m <= N - sv
-        pre = ok & (m <= _PREFIX_MAX)
-        if pre.any():
-            K = int(m[pre].max())
-            rest = N - np.arange(K, dtype=np.float64)  # exact integers (N <= 2^28)
-            out[u, pre] = _compensated_cumsum(_log1m_ratio(float(sv), rest))[m[pre]]
-        prod = ok & ~pre & (sv <= _PRODUCT_MAX)
-        if prod.any():
-            kc = np.flatnonzero(prod)
-            rest = N - np.arange(sv, dtype=np.float64)[None, :]
-            step = max(1, 4_000_000 // max(sv, 1))
-            for c in range(0, kc.size, step):
-                o = m[kc[c:c + step]][:, None].astype(np.float64)
-                out[u, kc[c:c + step]] = _log1m_ratio(o, rest).sum(axis=1)
-        big = ok & ~pre & ~prod
-        if big.any():
-            mm = m[big].astype(np.float64)
-            out[u, big] = _log_binom(N - float(sv), mm) - _log_binom(np.float64(N), mm)
+    top = N - s
+    m_max = int(m.max()) if m.size else 0
+    if m_max <= min(N, _PREFIX_MAX):  # every point on the prefix table (every p <= 1024): one gather
+        return _prefix_table(N, s, m_max)[m]
+    out = np.full(m.shape, -np.inf)
+    ok = m <= top
+    pre = ok & (m <= _PREFIX_MAX)
+    if pre.any():
+        out[pre] = _prefix_table(N, s, int(m[pre].max()))[m[pre]]
+    prod = ok & ~pre & (s <= _PRODUCT_MAX)
+    if prod.any():
+        kc = np.flatnonzero(prod)
+        rest = N - np.arange(s, dtype=np.float64)[None, :]
+        step = max(1, 4_000_000 // max(s, 1))
+        for c in range(0, kc.size, step):
+            o = m[kc[c:c + step]][:, None].astype(np.float64)
+            out[kc[c:c + step]] = _log1m_ratio(o, rest).sum(axis=1)
+    big = ok & ~pre & ~prod
+    if big.any():
+        mm = m[big].astype(np.float64)
+        out[big] = _log_binom(N - float(s), mm) - _log_binom(np.float64(N), mm)
     return out
+
+
+#: Bytes of prefix tables (`_prefix_table`) kept between calls: a sweep over m at one (p, n) reads a table
+#: instead of summing up to m terms per call (p = 97: 9,409 entries, 75 kB a coverer count).
+_PREFIX_CACHE_BYTES = 64 * 2 ** 20
+_prefix_cache: collections.OrderedDict[tuple[int, int], np.ndarray] = collections.OrderedDict()
+_prefix_lock = threading.Lock()
+
+
+def _prefix_table(N: int, s: int, K: int) -> np.ndarray:
+    """log C(N - s, m)/C(N, m) for m = 0..L, some L >= K (K <= min(N, `_PREFIX_MAX`)): the compensated prefix
+    sums of the `_log1m_ratio` terms up to m = N - s, -inf beyond (C(N - s, m) = 0); read-only.
+
+    Kept for later calls (least recently used out past `_PREFIX_CACHE_BYTES`) and lengthened by doubling.
+    Entry m depends on the first m terms alone (`_compensated_cumsum` is sequential), so a longer table holds
+    the same numbers: the value of a point does not depend on the calls before it.
+    """
+    key = (N, s)
+    with _prefix_lock:
+        t = _prefix_cache.get(key)
+        if t is not None and t.size > K:
+            _prefix_cache.move_to_end(key)
+            return t
+    L = min(N, _PREFIX_MAX, max(K, 256, 2 * (t.size - 1) if t is not None else 0))
+    terms = min(L, N - s)
+    t = _compensated_cumsum(_log1m_ratio(float(s), N - np.arange(terms, dtype=np.float64)))  # exact N - j
+    if L > terms:
+        t = np.concatenate((t, np.full(L - terms, -np.inf)))
+    t.flags.writeable = False
+    if t.nbytes <= _PREFIX_CACHE_BYTES // 4:
+        with _prefix_lock:
+            _prefix_cache.pop(key, None)
+            _prefix_cache[key] = t
+            total = sum(v.nbytes for v in _prefix_cache.values())
+            while total > _PREFIX_CACHE_BYTES:
+                total -= _prefix_cache.popitem(last=False)[1].nbytes
+    return t
 
 
 @cites("uniformity:thm3.12")
@@ -362,16 +422,19 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
     # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
     shape, (nf, mf) = _n_m_args(n, m, N, cap=2 ** 26)
     form = V.choice(form, "form", ("binomial", "exp"))
+    if nf.size > 1 and int(nf.min()) == int(nf.max()):
+        nf = nf[:1]  # one radius: C(n) and log(1 - C/p^2) once, broadcast over m
     C = 2 * nf * nf - 2 * nf + 1  # exact int64 (n <= 2^26)
-    mfl, Cf = mf.astype(np.float64), C.astype(np.float64)
-    if form == "exp":
-        with np.errstate(under="ignore"):
-            # exact int comparison: e^{-800} p^2 < 1e-340 (m C / N overflowed for n > 1e154)
-            out = np.where(mf * C > 800 * N, 0.0, float(N) * np.exp(-(mfl * Cf) / N))
-        return V.scalar_or_array(out.reshape(shape))
+    y = mf.astype(np.float64)
+    if form == "exp":  # y = -m C / p^2 (m C exact in float64 up to 2^53; e^{-800} p^2 < 1e-340 is 0)
+        y *= C.astype(np.float64)
+        y /= N
+        return V.scalar_or_array(_times_exp(N, np.negative(y, out=y)).reshape(shape))
     full = C >= N
-    y = mfl * _log_one_minus_ratio(np.where(full, 0, C), N)
-    out = np.where(full, np.where(mf > 0, 0.0, float(N)), _times_exp(N, y))
+    y *= _log_one_minus_ratio(np.where(full, 0, C), N)
+    out = _times_exp(N, y)
+    if full.any():
+        out = np.where(full, np.where(mf > 0, 0.0, float(N)), out)
     return V.scalar_or_array(out.reshape(shape))
 
 
@@ -384,13 +447,17 @@ def _log_one_minus_ratio(C, N: int) -> np.ndarray:
     return np.where(half, np.log1p(-(C / N)), np.log(np.where(half, 1, N - C) / N))
 
 
-def _times_exp(N: int, y) -> np.ndarray:
-    """N e^y for y <= 0 without the subnormal e^y of y < -708 (N e^y normal up to y = -727 at p = 2^14):
-    (N e^(y/2)) e^(y/2), y/2 exact."""
-    y = np.asarray(y, dtype=np.float64)
+def _times_exp(N: int, y: np.ndarray) -> np.ndarray:
+    """N e^y for y <= 0 (a 1-d float64 array, overwritten) without the subnormal e^y of y < -708 (N e^y normal up
+    to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
     with np.errstate(under="ignore"):
-        half = np.exp(0.5 * y)
-        return np.where(y >= -700.0, float(N) * np.exp(y), float(N) * half * half)
+        low = y < -700.0 if y.size and float(y.min()) < -700.0 else None
+        half = np.exp(0.5 * y[low]) if low is not None else None
+        out = np.exp(y, out=y)
+        out *= float(N)
+        if low is not None:
+            out[low] = float(N) * half * half
+    return out
 
 
 @cites("uniformity:thm3.12")
@@ -464,8 +531,8 @@ def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
     if abs(e - 1.0) > 1e-8:
         return e < 1.0
     N = p * p
-    vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
-    return sum(int(k) * math.comb(N - int(v), m) for v, k in zip(vals, mult)) < math.comb(N, m)
+    vals, mult = _coverer_values(p, min(n, 2 * p - 1), metric)
+    return sum(k * math.comb(N - v, m) for v, k in zip(vals, mult)) < math.comb(N, m)
 
 
 @cites("uniformity:thm3.12")

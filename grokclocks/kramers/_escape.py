@@ -18,23 +18,55 @@ __all__ = ["eyring_kramers_rate", "eyring_kramers_time", "kramers_ratio_first_or
            "log_eyring_kramers_time", "log_kramers_time_1d"]
 
 
-def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[np.ndarray, np.ndarray]:
+def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[list[float], list[float]]:
+    """The ascending eigenvalues of the two validated Hessians, as Python floats.
+
+    A scalar (d = 1) or a diagonal matrix has its diagonal as spectrum: it is read without linear algebra
+    (`eigvalsh` of a diagonal matrix returns the same numbers sorted, at 20 us a call); any other symmetric
+    matrix goes through `_sym` and `numpy.linalg.eigvalsh`.
+    """
     Hm = V.as_float_array(hess_min, "hess_min")
     Hs = V.as_float_array(hess_saddle, "hess_saddle")
+    if Hm.ndim == 0 and Hs.ndim == 0:
+        return [float(Hm)], [float(Hs)]
     Hm = np.atleast_2d(Hm) if Hm.ndim == 0 else Hm
     Hs = np.atleast_2d(Hs) if Hs.ndim == 0 else Hs
     if Hm.ndim != 2 or Hm.shape[0] != Hm.shape[1] or Hs.shape != Hm.shape:
         raise DomainError(f"hess_min and hess_saddle must be square matrices of the same shape (got {Hm.shape}, {Hs.shape})")
-    Hm, Hs = _sym(Hm, "hess_min"), _sym(Hs, "hess_saddle")
-    em, es = np.linalg.eigvalsh(Hm), np.linalg.eigvalsh(Hs)
-    if np.any(np.abs(em) < 1e-12 * np.max(np.abs(em))) or np.any(np.abs(es) < 1e-12 * np.max(np.abs(es))):
+    return _spectrum(Hm, "hess_min"), _spectrum(Hs, "hess_saddle")
+
+
+def _spectrum(H: np.ndarray, name: str) -> list[float]:
+    """Ascending eigenvalues of a square float64 array `H` (checked symmetric unless diagonal)."""
+    diag = np.diagonal(H)
+    if np.count_nonzero(H) == np.count_nonzero(diag):  # no off-diagonal entry: the diagonal is the spectrum
+        return sorted(diag.tolist())
+    return np.linalg.eigvalsh(_sym(H, name)).tolist()
+
+
+def _log_prefactor(hess_min: Any, hess_saddle: Any) -> float:
+    """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here."""
+    em, es = _hessians(hess_min, hess_saddle)
+    top_m, top_s = max(abs(e) for e in em), max(abs(e) for e in es)
+    if any(abs(e) < 1e-12 * top_m for e in em) or any(abs(e) < 1e-12 * top_s for e in es):
         raise DomainError("degenerate critical point (a Hessian eigenvalue is ~0): the Eyring-Kramers law does not "
                           "apply; see Berglund & Gentz (2010) for non-quadratic saddles")
-    if np.any(em <= 0):
-        raise DomainError(f"hess_min must be positive definite (got smallest eigenvalue {em[0]!r})")
-    if int(np.sum(es < 0)) != 1:
-        raise DomainError(f"hess_saddle must have exactly one negative eigenvalue (got {int(np.sum(es < 0))})")
-    return em, es
+    if em[0] <= 0:
+        raise DomainError(f"hess_min must be positive definite (got smallest eigenvalue {np.float64(em[0])!r})")
+    n_neg = sum(e < 0 for e in es)
+    if n_neg != 1:
+        raise DomainError(f"hess_saddle must have exactly one negative eigenvalue (got {n_neg})")
+    # one correctly rounded sum of the logs (their signs differ: the half log-determinant ratio may cancel)
+    return math.log(2 * math.pi) - math.log(-es[0]) + 0.5 * math.fsum(
+        [math.log(abs(e)) for e in es] + [-math.log(e) for e in em])
+
+
+def _real_scalars(*xs: Any) -> bool:
+    """Whether every argument is one real number that `V.as_float_array` takes on its scalar fast path."""
+    return all(type(x) in _SCALAR_TYPES for x in xs)
+
+
+_SCALAR_TYPES = (float, np.float64, int)
 
 
 @cites("kramers:eyring", "kramers:eq15")
@@ -70,18 +102,22 @@ def log_eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: Any, T: An
     ----------
     Spec `kramers:eyring`, `kramers:eq15`; Bovier, Eckhoff, Gayrard, Klein (2004).
     """
-    return V.scalar_or_array(_log_ek(hess_min, hess_saddle, delta_F, T))
+    lt = _log_ek(hess_min, hess_saddle, delta_F, T)
+    return lt if type(lt) is float else V.scalar_or_array(lt)
 
 
-def _log_ek(hess_min, hess_saddle, delta_F, T) -> np.ndarray:
-    """ln τ_EK as an array of the broadcast shape of `delta_F` and `T` (validated here, once)."""
-    em, es = _hessians(hess_min, hess_saddle)
+def _log_ek(hess_min, hess_saddle, delta_F, T) -> float | np.ndarray:
+    """ln τ_EK of the broadcast shape of `delta_F` and `T` (validated here, once): a Python float when both
+    are real scalars (the same operations on floats), else a new float64 array."""
+    const = _log_prefactor(hess_min, hess_saddle)
+    if _real_scalars(delta_F, T):
+        return const + V.positive(delta_F, "delta_F", scalar=True) / V.positive(T, "T", scalar=True)  # inf past 1.8e308
     dF = V.positive(delta_F, "delta_F")
     T = V.positive(T, "T")
-    ls = float(es[es < 0][0])
-    const = math.log(2 * math.pi) - math.log(abs(ls)) + 0.5 * (np.sum(np.log(np.abs(es))) - np.sum(np.log(em)))
     with np.errstate(over="ignore"):
-        return const + dF / T  # inf only where ΔF/T itself exceeds 1.8e308
+        out = np.asarray(np.divide(dF, T))  # inf only where ΔF/T itself exceeds 1.8e308 (0-d: an array too)
+    out += const
+    return out
 
 
 @cites("kramers:eyring", "kramers:eq15")
@@ -128,10 +164,11 @@ def eyring_kramers_time(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     Spec `kramers:eyring`, `kramers:eq15`.
     """
     lt = _log_ek(hess_min, hess_saddle, delta_F, T)
-    if np.any(lt > FL.LOG_MAX):
-        raise V.ResultOverflow(f"tau_EK = exp({float(np.max(lt)):.6g}) exceeds the largest double (log 1.8e308 = "
+    top = lt if type(lt) is float else float(lt.max())
+    if top > FL.LOG_MAX:
+        raise V.ResultOverflow(f"tau_EK = exp({top:.6g}) exceeds the largest double (log 1.8e308 = "
                                "709.78): use log_eyring_kramers_time")
-    return V.scalar_or_array(np.exp(lt))
+    return math.exp(lt) if type(lt) is float else V.scalar_or_array(np.exp(lt, out=lt))
 
 
 @cites("kramers:eyring")
@@ -162,7 +199,11 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     ----------
     Spec `kramers:eyring`.
     """
-    return V.scalar_or_array(np.exp(np.maximum(-_log_ek(hess_min, hess_saddle, delta_F, T), -1e4)))  # 0 below 5e-324
+    lt = _log_ek(hess_min, hess_saddle, delta_F, T)
+    if type(lt) is float:
+        return math.exp(max(-lt, -1e4))  # 0 below 5e-324
+    np.negative(lt, out=lt)
+    return V.scalar_or_array(np.exp(np.maximum(lt, -1e4, out=lt), out=lt))
 
 
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):

@@ -135,25 +135,28 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     s2 = V.nonnegative(sigma2, "sigma2")
     B = V.integer_at_least(batch_size, "batch_size", 1)
     h = V.finite(curvature, "curvature")
-    eta, s2, h = np.broadcast_arrays(eta, s2, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        eh = eta * h
-        gap = 2.0 - eh
+        eh = eta * h  # the broadcast shape of eta and h (s2 broadcasts in the product)
+        eh_lo, eh_hi = (float(eh.min()), float(eh.max())) if eh.ndim else (float(eh), float(eh))
+        gap = np.subtract(2.0, eh, out=eh) if eh.ndim else 2.0 - eh  # in place: one new array less
+        gap_lo, gap_hi = 2.0 - eh_hi, 2.0 - eh_lo  # the extrema of gap: rounding is monotone
         # 2 - eta h with the product's rounding restored where it cancels (exact there); masks only if the
         # extrema say a point may need them
-        if float(np.min(gap)) < 0.5 and float(np.max(gap)) > -0.5:
+        if gap_lo < 0.5 and gap_hi > -0.5:
             near = np.abs(gap) < 0.5
             if np.any(near):
                 p, e = FL.dd_two_prod(eta, h)
                 gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
-        bad = False if float(np.min(eh)) > 0 and float(np.min(gap)) > 0 else ~((eh > 0) & (gap > 0))
-    if np.any(bad):
-        k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
-        raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta[k] * h[k])!r})")
-    if float(np.min(s2)) > 0.0:  # no zero variance: no select
-        return V.scalar_or_array(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
-    val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
-    return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
+                gap_lo = float(np.min(gap))
+        bad = False if eh_lo > 0 and gap_lo > 0 else ~((eta * h > 0) & (gap > 0))
+        if np.any(bad):
+            k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+            eta_k, h_k = (float(v[k]) for v in np.broadcast_arrays(eta, h))
+            raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta_k * h_k)!r})")
+        if float(np.min(s2)) > 0.0:  # no zero variance: no select
+            return V.scalar_or_array(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
+        val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
+        return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
 
 @cites("kramers:teff-gd")
