@@ -49,6 +49,9 @@ def broadcast_flat(*arrays: Any) -> tuple[tuple[int, ...], list[np.ndarray]]:
     (shape, flat) : tuple
         The broadcast shape and the list of flattened float64 arrays (contiguous copies where needed).
     """
+    if all(type(a) is float or (type(a) is np.ndarray and a.ndim == 0) for a in arrays):
+        # a scalar call: one-point arrays directly (np.broadcast_arrays of 0-d inputs costs ~5 us)
+        return (), [np.array([a], dtype=np.float64) for a in arrays]
     b = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
     return b[0].shape, [np.ascontiguousarray(x).reshape(-1) for x in b]
 
