@@ -112,50 +112,56 @@ _BLOCK = 16384  # (points x nodes) of one block of the rule's sums: 8 temporarie
 def _regular_block(sel, rule, beta, tau_T, lm, w, s, g, a2, pos, gen, IA, IB, JA, JB):
     """The rule's four sums (IA, JA; IB, JB where g > 0) of `_decay_regular` on the points `sel`, written into the
     caller's arrays: the printed formulas of `_decay_regular`'s docstring, operation for operation, in six
-    buffers of the block's size (fresh temporaries of a 4096 x 64 block cost more than the arithmetic)."""
-    x, xm, wt = rule
-    tT = tau_T[sel, None]
-    d = lm[sel, None]
-    shape = (sel.size, x.size)
-    tau = np.multiply(tT, x)
+    buffers of the block's size (fresh temporaries of a 4096 x 64 block cost more than the arithmetic).  The
+    block is laid out nodes x points, so each sum over the nodes adds whole rows (one vectorised pass a node,
+    accumulated in node order) instead of reducing 32-256 numbers per point."""
+    if sel.size == 1:
+        # a lone point laid out twice: numpy reduces a one-column block as one contiguous run (pairwise), a wider
+        # one a node row at a time, so a scalar call would round its sums differently from an array call
+        sel = np.repeat(sel, 2)
+    x, xm, wt = (v[:, None] for v in rule)
+    tT = tau_T[sel]
+    d = lm[sel]
+    shape = (x.size, sel.size)
+    tau = np.multiply(x, tT)
     em = np.expm1(tau)
     u = np.multiply(d, em)
     nu = np.add(d, u)
     W = np.empty(shape)
     if beta > 0:  # w - u = d e^tau expm1(tau_T - tau), exact near the edge
-        txm = np.multiply(tT, xm)
+        txm = np.multiply(xm, tT)
         np.add(1.0, em, out=W)
         np.multiply(d, W, out=W)
         np.multiply(W, np.expm1(txm, out=em), out=W)  # em is not needed past here
         np.multiply(u, W, out=W)
         np.divide(W, np.multiply(tau, txm, out=txm), out=W)
     else:
-        np.subtract(w[sel, None], u, out=W)
+        np.subtract(w[sel], u, out=W)
         np.multiply(u, W, out=W)
         np.divide(W, tau, out=W)
     np.sqrt(W, out=W)
     np.multiply(wt, W, out=W)
     if not gen:
         np.multiply(W, nu, out=W)
-    gs = g[sel, None]
+    gs = g[sel]
     nug = np.add(nu, gs, out=tau)  # tau is not needed past here
     r = np.divide(nu, nug, out=nu)
-    eB = np.multiply(-0.5 * s[sel, None], u, out=u)
+    eB = np.multiply(-0.5 * s[sel], u, out=u)
     np.exp(eB, out=eB)
     A = np.multiply(r, r, out=em)
-    np.add(a2[sel, None], A, out=A)
+    np.add(a2[sel], A, out=A)
     np.multiply(W, A, out=A)
     tmp = np.empty(shape)
     np.multiply(A, np.multiply(eB, eB, out=tmp), out=A)
-    IA[sel] = A.sum(axis=1)
-    JA[sel] = np.multiply(A, nug, out=tmp).sum(axis=1)
+    IA[sel] = A.sum(axis=0)
+    JA[sel] = np.multiply(A, nug, out=tmp).sum(axis=0)
     if np.any(pos[sel]):
         B = np.divide(r, nug, out=A)
         np.multiply(2.0 * gs, B, out=B)
         np.multiply(W, B, out=B)
         np.multiply(B, eB, out=B)
-        IB[sel] = B.sum(axis=1)
-        JB[sel] = np.multiply(B, nug, out=tmp).sum(axis=1) / 2.0
+        IB[sel] = B.sum(axis=0)
+        JB[sel] = np.multiply(B, nug, out=tmp).sum(axis=0) / 2.0
 
 
 def _decay_general(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
