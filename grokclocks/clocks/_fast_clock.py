@@ -10,7 +10,7 @@ import numpy as np
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
-from . import _points as P
+from .. import _pointwise as P
 from ._args import _flag, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
 

@@ -12,7 +12,7 @@ from .. import _floats as FL
 from .. import _validate as V
 from .._results import Bounds
 from ..citations import cites
-from . import _points as P
+from .. import _pointwise as P
 from ._args import _theta
 from ._fast_clock import _records
 

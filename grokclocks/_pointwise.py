@@ -1,6 +1,6 @@
-"""Clocks: one engine for a scalar call and an array call.
+"""One engine for a scalar call and an array call, for every theory package (clocks, spectral, repulsion, ...).
 
-An engine of this package is written once on NumPy ufuncs, which take Python floats as well as arrays and
+An engine of a theory package is written once on NumPy ufuncs, which take Python floats as well as arrays and
 give the same bits for both (``np.exp(x)`` on a float is the value ``np.exp`` gives that point inside an
 array).  What differs between the two is only the bookkeeping: the extremes of a value (a reduction on an
 array, the value itself on a float) and the careful form evaluated on the points that need it
@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _floats as FL
-from .. import _validate as V
+from . import _floats as FL
+from . import _validate as V
 
 
 _FLOATS = (float, np.float64, int)

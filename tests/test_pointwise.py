@@ -1,11 +1,11 @@
-"""clocks/_points.py: the bookkeeping that lets one engine serve a scalar call and an array call."""
+"""_pointwise.py: the bookkeeping that lets one engine serve a scalar call and an array call."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from grokclocks import _floats as FL
-from grokclocks.clocks import _points as P
+from grokclocks import _pointwise as P
 
 
 def test_product_on_numbers_is_power_product_bit_for_bit():
