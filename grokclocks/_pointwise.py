@@ -103,6 +103,22 @@ def product(bases: list, powers: list) -> Any:
     return FL.power_product(bases, powers)
 
 
+def log_quotient(a: Any, b: Any) -> Any:
+    """`FL.log_quotient`: log(a / b) for a, b > 0 without overflow of a / b or cancellation for a ~ b.
+
+    For two numbers the operations of its 0-d branch on floats (the same bits: ``log1p`` of the exact
+    difference for b/2 <= a <= 2b, the log of the quotient where it is a normal double, log a - log b
+    elsewhere), without the broadcast and 0-d arrays (~10 µs); arrays go to `FL.log_quotient`.  The caller
+    sets the errstate.
+    """
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        if a <= 2.0 * b and b <= 2.0 * a:
+            return np.log1p((a - b) / b)
+        q = a / b
+        return np.log(q) if FL.TINY <= q <= _MAX else np.log(a) - np.log(b)
+    return FL.log_quotient(a, b)
+
+
 def result(x: Any) -> Any:
     """A Python float for a number or a 0-d array, the array otherwise (scalars in, floats out)."""
     if isinstance(x, np.ndarray) and x.ndim:

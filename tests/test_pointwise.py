@@ -47,3 +47,17 @@ def test_into_only_reuses_an_owned_array_of_the_full_shape():
     ro = np.ones(4)
     ro.flags.writeable = False
     assert P.into(ro) is None
+
+
+def test_log_quotient_on_numbers_is_fl_log_quotient_bit_for_bit():
+    rng = np.random.default_rng(11)
+    a = np.exp(rng.uniform(-745, 709, 6000))
+    b = np.exp(rng.uniform(-745, 709, 6000))
+    b[:2000] = a[:2000] * rng.uniform(0.3, 3.0, 2000)  # b/2 <= a <= 2b: the log1p form, and just outside it
+    with np.errstate(all="ignore"):
+        vec = FL.log_quotient(a, b)
+        for i in range(0, 6000, 7):
+            x, y = (float(a[i]), float(b[i])) if i % 2 else (a[i], b[i])  # Python floats and numpy float64
+            one = P.log_quotient(x, y)
+            assert one == vec[i], (x, y, one, vec[i])
+            assert one == FL.log_quotient(x, y)

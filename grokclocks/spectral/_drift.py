@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._validate import DomainError, ResultOverflow
 from ..citations import cites
@@ -79,7 +80,10 @@ def _shrinkage(lam: float, p: float, s: np.ndarray) -> np.ndarray:
 
 
 def _scalar(x, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
-    a = V.positive(x, name) if positive else (V.nonnegative(x, name) if nonnegative else V.finite(x, name))
+    check = V.positive if positive else (V.nonnegative if nonnegative else V.finite)
+    if P.scalars(x):  # a number: the checks' float fast path
+        return check(x, name, scalar=True)
+    a = check(x, name)
     if a.ndim != 0:
         raise DomainError(f"{name} must be a scalar (got shape {a.shape})")
     return float(a)
