@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -299,20 +300,22 @@ def free_direction_collapse_time(sigma0, lam, p):
     ----------
     Spec ID `clocks:eq4.3` (paper eq. 4.3; finite-time collapse for p < 1, §4.4).
     """
-    s = V.nonnegative(sigma0, "sigma0")
-    la = V.nonnegative(lam, "lam")
-    pa = _p(p)
-    s, la, pa = np.broadcast_arrays(s, la, pa)
-    if float(np.max(pa)) < 2 and float(np.min(la)) > 0 and float(np.min(s)) > 0:  # no mask needed
-        with np.errstate(divide="ignore", invalid="ignore"):
+    sc = P.scalars(sigma0, lam, p)
+    s = V.nonnegative(sigma0, "sigma0", scalar=sc)
+    la = V.nonnegative(lam, "lam", scalar=sc)
+    pa = V.positive(p, "p", scalar=sc)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        if P.extrema(pa)[1] < 2 and P.extrema(la)[0] > 0 and P.extrema(s)[0] > 0:  # no mask needed
             q = 2.0 - pa
-            return V.scalar_or_array(FL.power_product([s, la, pa, q], [q, -1, -1, -1]))
-    finite = (pa < 2) & (la > 0)
-    q = 2.0 - np.where(finite, pa, 1.0)
-    one = np.ones_like(s)
-    # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
-    # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+            return P.result(P.product([s, la, pa, q], [q, -1, -1, -1]))
+        if sc:  # p >= 2 or lam = 0: inf; else sigma0 = 0: 0
+            return math.inf if not (pa < 2 and la > 0) else 0.0
+        s, la, pa = np.broadcast_arrays(s, la, pa)
+        finite = (pa < 2) & (la > 0)
+        q = 2.0 - np.where(finite, pa, 1.0)
+        one = np.ones_like(s)
+        # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
+        # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
         t = FL.power_product([np.where(s > 0, s, 1.0), np.where(finite, la, 1.0), np.where(finite, pa, 1.0), q],
                              [q, -1, -1, -1])
     t = np.where(s > 0, t, 0.0 * one)
