@@ -41,20 +41,23 @@ def extrema(x: Any) -> tuple[float, float]:
 def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
     """`out` with ``fn(*args)`` on the points of `mask` only (`fn` sees those points' values).
 
-    On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays, `args` are broadcast to the
-    shape of `out` and `fn` gets the masked 1-d values: the same operations on every point as the number
-    call, and no work on the points that do not need the form.  A writeable float64 `out` of the full
-    shape (the engine's own temporary) is written in place; anything else (a validated, read-only input)
-    is copied first.
+    On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays (a number's `mask` then holds for
+    every point), `args` are broadcast to the shape of `out` and `fn` gets the masked 1-d values: the same
+    operations on every point as the number call, and no work on the points that do not need the form.  A
+    writeable float64 `out` of the full shape (the engine's own temporary) is written in place; anything else
+    (a validated, read-only input) is copied first.
     """
-    if not isinstance(mask, np.ndarray):  # a number's test (a 0-d array mask may stand for a whole array)
-        return fn(*args) if mask else out
-    shape = np.broadcast_shapes(np.shape(out), mask.shape)
-    if not (isinstance(out, np.ndarray) and out.shape == shape and out.flags.writeable and out.dtype == np.float64):
+    if not isinstance(mask, np.ndarray):
+        if not (isinstance(out, np.ndarray) and out.ndim):  # a number's test
+            return fn(*args) if mask else out
+        mask = np.asarray(mask)  # one test for a whole array (a 0-d mask stands for every point)
+    owned = isinstance(out, np.ndarray) and out.dtype == np.float64
+    shape = out.shape if owned and out.shape == mask.shape else np.broadcast_shapes(np.shape(out), mask.shape)
+    if not (owned and out.shape == shape and out.flags.writeable):
         out = np.array(np.broadcast_to(out, shape), dtype=np.float64)
-    m = np.broadcast_to(mask, out.shape)
-    if m.any():
-        out[m] = fn(*(np.broadcast_to(a, out.shape)[m] for a in args))
+    if mask.any():
+        m = mask if mask.shape == shape else np.broadcast_to(mask, shape)
+        out[m] = fn(*(a[m] if np.shape(a) == shape else np.broadcast_to(a, shape)[m] for a in args))
     return out
 
 

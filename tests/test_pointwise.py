@@ -61,3 +61,9 @@ def test_log_quotient_on_numbers_is_fl_log_quotient_bit_for_bit():
             one = P.log_quotient(x, y)
             assert one == vec[i], (x, y, one, vec[i])
             assert one == FL.log_quotient(x, y)
+
+
+def test_patch_with_one_test_for_a_whole_array_keeps_the_shape():
+    out = np.array([1.0, -2.0])
+    assert P.patch(out.copy(), np.bool_(True), np.zeros_like, 5.0).tolist() == [0.0, 0.0]
+    assert P.patch(out.copy(), False, np.zeros_like, 5.0).tolist() == [1.0, -2.0]
