@@ -23,15 +23,19 @@ def test_product_on_numbers_is_power_product_bit_for_bit():
 
 
 def test_patch_evaluates_the_form_on_the_masked_points_only():
+    """Few points: the form sees the masked values only; many: every point, the others' values dropped."""
     seen = []
 
     def form(a):
         seen.append(np.size(a))
         return -a
 
-    out = np.arange(6.0)
-    got = P.patch(out.copy(), out > 3.5, form, out)
-    assert got.tolist() == [0.0, 1.0, 2.0, 3.0, -4.0, -5.0] and seen == [2]
+    out = np.arange(20.0)
+    got = P.patch(out.copy(), out > 17.5, form, out)  # 2 of 20 points: the form on those only
+    assert got.tolist() == list(range(18)) + [-18.0, -19.0] and seen == [2]
+    seen.clear()
+    got = P.patch(out.copy(), out > 14.5, form, out)  # a quarter of the points: on every point, a masked copy
+    assert got.tolist() == list(range(15)) + [-15.0, -16.0, -17.0, -18.0, -19.0] and seen == [20]
     assert P.patch(2.0, False, form, 2.0) == 2.0 and P.patch(2.0, True, form, 2.0) == -2.0
     ro = np.arange(3.0)
     ro.flags.writeable = False  # a validated input is never written
@@ -67,3 +71,17 @@ def test_patch_with_one_test_for_a_whole_array_keeps_the_shape():
     out = np.array([1.0, -2.0])
     assert P.patch(out.copy(), np.bool_(True), np.zeros_like, 5.0).tolist() == [0.0, 0.0]
     assert P.patch(out.copy(), False, np.zeros_like, 5.0).tolist() == [1.0, -2.0]
+
+
+def test_patch_same_values_by_gather_and_by_masked_copy():
+    rng = np.random.default_rng(4)
+    x, y = rng.uniform(-2, 2, 5000), np.exp(rng.uniform(-30, 30, 5000))
+    form = lambda x, y: np.log1p(np.expm1(x) + y)  # noqa: E731
+    for frac in (0.01, 0.1, 0.5):
+        mask = rng.random(5000) < frac
+        with np.errstate(all="ignore"):
+            got = P.patch(np.zeros(5000), mask, form, x, y)
+            want = np.where(mask, form(x, y), 0.0)
+        assert np.array_equal(got, want)
+        for i in np.flatnonzero(mask)[:50]:  # and the form on one number
+            assert got[i] == form(float(x[i]), float(y[i]))
