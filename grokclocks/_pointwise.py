@@ -109,7 +109,10 @@ def blockwise(f: Callable, *arrays: Any, block: int = BLOCK) -> Any:
     engines' choices by reductions only skip forms no point of a block needs).  Numbers, and arrays of at most
     `block` points, go to `f` directly; a 0-d argument is passed to every block as it is.
     """
-    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    shapes = {a.shape for a in arrays if isinstance(a, np.ndarray) and a.ndim}
+    if not shapes:  # numbers (a scalar call)
+        return f(*arrays)
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*shapes)
     n = math.prod(shape)
     if n <= block:
         return f(*arrays)
