@@ -115,16 +115,22 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     sc = P.scalars(gap, c_kl, C_kl, theta)
     d = V.nonnegative(gap, "gap", scalar=sc)
     c, C = _kl_consts(c_kl, C_kl, sc)
-    q = 2.0 * _theta(theta, sc)
+    th = _theta(theta, sc)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # inf * 0 of the direct try: not kept
-        # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
-        # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
-        # overflows and Delta^(2 theta) underflows)
-        f = np.power(d, q)
-        lower, upper = (c * c) * f, (C * C) * f
-        if not _all_normal(c * c, C * C, f, lower, upper):
-            lower, upper = FL.power_product([c, d], [2, q]), FL.power_product([C, d], [2, q])
-    return _bounds(lower, upper)
+        return _bounds(*P.blockwise(_kl_differential, d, c, C, th))
+
+
+def _kl_differential(d: Any, c: Any, C: Any, th: Any) -> tuple:
+    """The engine of `kl_differential_bounds` (a block of points, or numbers; the caller's errstate)."""
+    q = 2.0 * th
+    # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
+    # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
+    # overflows and Delta^(2 theta) underflows)
+    f = np.power(d, q)
+    lower, upper = (c * c) * f, (C * C) * f
+    if not _all_normal(c * c, C * C, f, lower, upper):
+        lower, upper = FL.power_product([c, d], [2, q]), FL.power_product([C, d], [2, q])
+    return lower, upper
 
 
 def _all_normal(*xs: Any) -> bool:
@@ -359,17 +365,16 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     with np.errstate(over="ignore", under="ignore"):
-        return P.result(P.blockwise(_kl_gap_pl, tt, t0a, d0, aa))
+        return P.result(P.blockwise(_kl_gap_pl, tt, t0a, d0, -aa))
 
 
-def _kl_gap_pl(t: Any, t0: Any, d0: Any, a: Any) -> Any:
-    """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0)."""
-    x = a * (t - t0)
-    e = np.exp(-x)
-    out = d0 * e
-    if P.extrema(e)[0] < FL.TINY:  # one reduction: the log-space form only on the points that need it
-        out = P.patch(out, e < FL.TINY, lambda d0, x: np.exp(np.log(d0) - x), d0, x)
-    return out
+def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
+    """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0); -a tau as
+    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits)."""
+    x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
+    e = np.exp(x)
+    far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
+    return P.patch(d0 * e, far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
