@@ -691,10 +691,13 @@ def kl_exponent_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = V.as_float_array(q, "q")
-    if np.any(qq <= 2):
-        raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
-    return V.scalar_or_array(1.0 - 1.0 / qq)
+    return P.result(1.0 - 1.0 / _q(q))
+
+
+def _q(q: Any) -> Any:
+    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call)."""
+    return V.in_domain(q, "q", 2.0, math.inf, lo_open=True, hi_open=True,
+                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q))
 
 
 @cites("clocks:appF2-kl-examples")
@@ -720,11 +723,9 @@ def kl_rate_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = V.as_float_array(q, "q")
-    if float(np.min(qq)) <= 2:  # the domain of kl_exponent_power, checked without forming its value
-        raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
+    qq = _q(q)  # the domain of kl_exponent_power, checked without forming its value
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
-        return V.scalar_or_array(qq * qq)
+        return P.result(qq * qq)
 
 
 @cites("clocks:appF2-kl-examples")
