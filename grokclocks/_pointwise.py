@@ -23,6 +23,9 @@ from . import _validate as V
 _FLOATS = (float, np.float64, int)
 _MAX = float(np.finfo(np.float64).max)
 _NUMBERS = (float, np.float64)
+# the largest array `patch` evaluates a form on in full (cache-sized temporaries; a larger one's fresh pages
+# cost more than a gather)
+_FULL_FORM_MAX = 32768
 
 
 def scalars(*xs: Any) -> bool:
@@ -53,12 +56,13 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
 
     On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays (a number's `mask` then holds for
     every point), where few points need the form (under an eighth), `args` are broadcast to the shape of `out`
-    and `fn` gets the masked 1-d values: no work on the points that do not need it; where many points of a
-    block (`blockwise`) do, `fn` runs on the whole (contiguous) arrays and its values are copied on the mask (a boolean gather of a random eighth or
-    more of the points costs more than the arithmetic; the other points' values, and their floating-point
-    flags, are dropped).  Either way each point gets the same operations as the number call.  A writeable
-    float64 `out` of the full shape (the engine's own temporary) is written in place; anything else (a
-    validated, read-only input) is copied first.  `fn` must be elementwise.
+    and `fn` gets the masked 1-d values: no work on the points that do not need it.  Where many points of an
+    array of up to 32768 points need it, `fn` runs on the whole (contiguous) arrays and its values are copied
+    on the mask by a branch-free `putmask` (a boolean gather of a random eighth or more of the points costs
+    more than the arithmetic: 30 against 8 us for 37 % of 8192 points); the other points' values, and their
+    floating-point flags, are dropped.  Either way each point gets the same operations as the number call.  A
+    writeable float64 `out` of the full shape (the engine's own temporary) is written in place; anything else
+    (a validated, read-only input) is copied first.  `fn` must be elementwise.
     """
     if not isinstance(mask, np.ndarray):
         if not (isinstance(out, np.ndarray) and out.ndim):  # a number's test
@@ -70,10 +74,9 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
         out = np.array(np.broadcast_to(out, shape), dtype=np.float64)
     m = mask if mask.shape == shape else np.broadcast_to(mask, shape)
     k = np.count_nonzero(m)
-    if 8 * k >= m.size and m.size <= 4 * BLOCK and all(np.ndim(a) == 0 or a.flags.c_contiguous for a in args):
-        # many points of a block: the form on every point and a masked copy (a boolean gather of a random
-        # eighth or more of the points costs more than the arithmetic, and `putmask` is branch-free where
-        # `copyto(where=)` is not: 8 against 21 us for 37 % of 8192 points); the values off the mask are dropped
+    if 8 * k >= m.size and m.size <= _FULL_FORM_MAX and all(np.ndim(a) == 0 or a.flags.c_contiguous for a in args):
+        # many points of a small array: the form on every point and a masked copy (`putmask` is branch-free
+        # where `copyto(where=)` is not: 8 against 21 us for 37 % of 8192 points); values off the mask dropped
         with np.errstate(all="ignore"):
             v = fn(*args)
         if np.shape(v) == shape and isinstance(v, np.ndarray) and v.flags.c_contiguous and out.flags.c_contiguous:
@@ -96,41 +99,6 @@ def into(a: Any, *others: Any) -> Any:
     return None
 
 
-BLOCK = 8192
-
-
-def blockwise(f: Callable, *arrays: Any, block: int = BLOCK) -> Any:
-    """``f(*arrays)`` for an elementwise engine `f` returning a value or a tuple of values, on blocks of `block`
-    points of the arrays broadcast together, written into arrays made once.
-
-    At 1e5 points an engine's fresh temporaries (800 kB each) cost page faults on every call once the
-    allocator has returned them to the system -- more than the arithmetic; a block's temporaries (64 kB) are
-    reused from the heap.  Each point sees the same operations as in one call on the whole arrays (the
-    engines' choices by reductions only skip forms no point of a block needs).  Numbers, and arrays of at most
-    `block` points, go to `f` directly; a 0-d argument is passed to every block as it is.
-    """
-    shapes = {a.shape for a in arrays if isinstance(a, np.ndarray) and a.ndim}
-    if not shapes:  # numbers (a scalar call)
-        return f(*arrays)
-    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*shapes)
-    n = math.prod(shape)
-    if n <= block:
-        return f(*arrays)
-    flat = [a if np.ndim(a) == 0 else np.ravel(np.broadcast_to(a, shape)) for a in arrays]
-    outs: list = []
-    single = False
-    for i in range(0, n, block):
-        r = f(*(a[i:i + block] if np.ndim(a) else a for a in flat))
-        single = not isinstance(r, tuple)
-        r = (r,) if single else r
-        if not outs:
-            outs = [np.empty(n, dtype=np.result_type(v)) for v in r]
-        for o, v in zip(outs, r):
-            o[i:i + block] = v
-    res = tuple(o.reshape(shape) for o in outs)
-    return res[0] if single else res
-
-
 def ordered(small: Any, big: Any, small_name: str, big_name: str) -> None:
     """`V.ordered`, a comparison on numbers (the same message)."""
     if type(small) is float and type(big) is float:
@@ -146,8 +114,8 @@ def product(bases: list, powers: list) -> Any:
     division) is kept where every factor and partial product is a normal double -- the condition of the
     direct path of `FL.power_product` -- and the result is the same bits; otherwise `FL.power_product`.
     For arrays with scalar powers, the direct product where `FL.product_stays_normal` proves it from the
-    extremes of the bases (the first path of `FL.power_product`, without its per-call set-up: ~50 µs per
-    8192-point block), else `FL.power_product`.  The caller sets the errstate (over and under ignored: a
+    extremes of the bases (the first path of `FL.power_product`, without its per-call set-up: 52 against
+    ~15 µs on 8192 points), else `FL.power_product`.  The caller sets the errstate (over and under ignored: a
     numpy float's overflow in the trial warns).
     """
     if not all(type(a) in _FLOATS for a in powers):

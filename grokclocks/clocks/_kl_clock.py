@@ -117,11 +117,11 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     c, C = _kl_consts(c_kl, C_kl, sc)
     th = _theta(theta, sc)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # inf * 0 of the direct try: not kept
-        return _bounds(*P.blockwise(_kl_differential, d, c, C, th))
+        return _bounds(*_kl_differential(d, c, C, th))
 
 
 def _kl_differential(d: Any, c: Any, C: Any, th: Any) -> tuple:
-    """The engine of `kl_differential_bounds` (a block of points, or numbers; the caller's errstate)."""
+    """The engine of `kl_differential_bounds` (floats or arrays; the caller's errstate)."""
     q = 2.0 * th
     # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
     # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
@@ -228,11 +228,11 @@ def _log_kl_gap_solution(t: Any, gap0: Any, a: Any, theta: Any, t0: Any) -> Any:
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     th = _theta(theta, sc)
-    return P.blockwise(_log_kl_gap_rate, tt, t0a, d0, aa, th)
+    return _log_kl_gap_rate(tt, t0a, d0, aa, th)
 
 
 def _log_kl_gap_rate(t: Any, t0: Any, d0: Any, a: Any, th: Any) -> Any:
-    """`_log_kl_gap` for the rate a on validated arguments (a block of points, or numbers)."""
+    """`_log_kl_gap` for the rate a on validated arguments (floats or arrays)."""
     return _log_kl_gap(t - t0, d0, [(a, 1)], 2.0 * th - 1.0)
 
 
@@ -365,7 +365,7 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     with np.errstate(over="ignore", under="ignore"):
-        return P.result(P.blockwise(_kl_gap_pl, tt, t0a, d0, -aa))
+        return P.result(_kl_gap_pl(tt, t0a, d0, -aa))
 
 
 def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
@@ -428,7 +428,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     d0 = V.positive(gap0, "gap0", scalar=sc)
     th = _theta(theta, sc)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):  # C^2 is never formed: C = 1e300 is valid
-        return _bounds(*P.blockwise(_kl_gap_bounds, tt, t0a, d0, c, C, th))
+        return _bounds(*_kl_gap_bounds(tt, t0a, d0, c, C, th))
 
 
 def _kl_gap_bounds(t: Any, t0: Any, d0: Any, c: Any, C: Any, th: Any) -> tuple:
@@ -541,11 +541,11 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
     th = _theta(theta, sc)
     t0a = V.finite(t0, "t0", scalar=sc)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        return P.result(P.blockwise(_kl_clock_time, dl, d0, aa, th, t0a))
+        return P.result(_kl_clock_time(dl, d0, aa, th, t0a))
 
 
 def _kl_clock_time(delta: Any, d0: Any, a: Any, th: Any, t0: Any) -> Any:
-    """t0 + `_kl_time` for the rate a (a block of points, or numbers)."""
+    """t0 + `_kl_time` for the rate a (floats or arrays)."""
     return t0 + _kl_time(delta, d0, [(a, 1)], th)
 
 
@@ -612,11 +612,11 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Mg = V.positive(M_G, "M_G", scalar=sc)
     P.ordered(mg, Mg, "m_G", "M_G")
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        return _bounds(*P.blockwise(_representation_clock_bounds, dl, d0, c, C, th, Ta, mg, Mg))
+        return _bounds(*_representation_clock_bounds(dl, d0, c, C, th, Ta, mg, Mg))
 
 
 def _representation_clock_bounds(delta: Any, d0: Any, c: Any, C: Any, th: Any, T: Any, mg: Any, Mg: Any) -> tuple:
-    """The engine of `representation_clock_bounds` (a block of points, or numbers); the level's parts once
+    """The engine of `representation_clock_bounds` (floats or arrays); the level's parts once
     where m_G and M_G are the same numbers (G = Delta)."""
     parts = _kl_level(delta, d0, th, mg)
     same = np.ndim(mg) == 0 and np.ndim(Mg) == 0 and mg == Mg
