@@ -147,19 +147,24 @@ def _factor(b: Any, a: float) -> Any:
         else np.power(b, a)
 
 
-def log_quotient(a: Any, b: Any) -> Any:
+def log_quotient(a: Any, b: Any, bounds: tuple[float, float] | None = None) -> Any:
     """`FL.log_quotient`: log(a / b) for a, b > 0 without overflow of a / b or cancellation for a ~ b.
 
     For two numbers the operations of its 0-d branch on floats (the same bits: ``log1p`` of the exact
     difference for b/2 <= a <= 2b, the log of the quotient where it is a normal double, log a - log b
-    elsewhere), without the broadcast and 0-d arrays (~10 µs); arrays go to `FL.log_quotient`.  The caller
-    sets the errstate.
+    elsewhere), without the broadcast and 0-d arrays (~10 µs).  For arrays, where the caller knows `bounds`
+    (lo, hi) on every quotient a / b placing them all away from [1/2, 2] and inside the normal range, the log
+    of the quotient (the value `FL.log_quotient` gives there, without its passes for the other forms);
+    otherwise `FL.log_quotient`.  The caller sets the errstate.
     """
     if type(a) in _NUMBERS and type(b) in _NUMBERS:
         if a <= 2.0 * b and b <= 2.0 * a:
             return np.log1p((a - b) / b)
         q = a / b
         return np.log(q) if FL.TINY <= q <= _MAX else np.log(a) - np.log(b)
+    if bounds is not None and (bounds[0] > 2.0 or bounds[1] < 0.5) and FL.TINY <= bounds[0] and bounds[1] <= _MAX:
+        q = np.divide(a, b)
+        return np.log(q, out=into(q))
     return FL.log_quotient(a, b)
 
 

@@ -85,3 +85,17 @@ def test_patch_same_values_by_gather_and_by_masked_copy():
         assert np.array_equal(got, want)
         for i in np.flatnonzero(mask)[:50]:  # and the form on one number
             assert got[i] == form(float(x[i]), float(y[i]))
+
+
+def test_log_quotient_with_bounds_far_from_one_is_fl_log_quotient():
+    rng = np.random.default_rng(12)
+    a = np.exp(rng.uniform(-300, 300, 5000))
+    for q in (np.exp(rng.uniform(0.7, 400, 5000)), np.exp(rng.uniform(-400, -0.7, 5000))):
+        b = a / q  # inside the double range
+        with np.errstate(all="ignore"):
+            qq = a / b
+            got = P.log_quotient(a, b, (float(qq.min()), float(qq.max())))
+            assert np.array_equal(got, FL.log_quotient(a, b))
+    # bounds that reach [1/2, 2] or leave the normal range: FL.log_quotient itself (its near form)
+    b = a * rng.uniform(0.6, 1.6, 5000)
+    assert np.array_equal(P.log_quotient(a, b, (0.6, 1.7)), FL.log_quotient(a, b))

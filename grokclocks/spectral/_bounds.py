@@ -79,8 +79,8 @@ def _cover_args(R, r, k, upper):
 def _log_cover(Ra, ra, kk, up):
     """(lower, upper) bounds on log N(B_R^k, r) for validated R, r (floats or arrays; the caller's errstate
     ignores over/underflow, division by zero and invalid)."""
-    log_ratio = P.log_quotient(Ra, ra)
     if up == "3R":
+        log_ratio = P.log_quotient(Ra, ra)
         hi = kk * (math.log(3.0) + log_ratio)
     else:
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
@@ -88,6 +88,8 @@ def _log_cover(Ra, ra, kk, up):
         x = P.product([Ra, ra], [1, -1])
         x = np.multiply(x, 2.0, out=P.into(x))  # inf for R/r > 9e307 (the log form below)
         x_lo, x_hi = P.extrema(x)  # the other forms only if some point needs them
+        # R/r = x/2 to within 2 ulp: bounds on every quotient for log(R/r)
+        log_ratio = P.log_quotient(Ra, ra, (x_lo * (0.5 - 2.0 ** -50), x_hi * (0.5 + 2.0 ** -50)))
         far = x == math.inf if x_hi == math.inf else False
         tiny = x < 2.0 ** -54 if not x_lo >= 2.0 ** -54 else False
         hi = np.log1p(x, out=P.into(x))
