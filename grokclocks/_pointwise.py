@@ -100,9 +100,16 @@ def into(a: Any, *others: Any) -> Any:
 
 
 def ordered(small: Any, big: Any, small_name: str, big_name: str) -> None:
-    """`V.ordered`, a comparison on numbers (the same message)."""
+    """`V.ordered` (big >= small element-wise, the same message): a comparison on numbers, one reduction where
+    one side is a number and the other an array (its extreme), `V.ordered` otherwise or to report."""
     if type(small) is float and type(big) is float:
         if not big < small:
+            return
+    elif np.ndim(small) == 0 and isinstance(big, np.ndarray) and big.size:
+        if float(big.min()) >= float(small):
+            return
+    elif np.ndim(big) == 0 and isinstance(small, np.ndarray) and small.size:
+        if float(small.max()) <= float(big):
             return
     V.ordered(small, big, small_name, big_name)
 

@@ -374,7 +374,7 @@ def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
     x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
     e = np.exp(x)
     far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
-    return P.patch(d0 * e, far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
+    return P.patch(np.multiply(d0, e, out=P.into(e, d0)), far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
