@@ -69,7 +69,7 @@ def test_cycle_detector_finds_a_planted_cycle(tmp_path, monkeypatch):
 # the layers of docs/architecture.md; a unit (a module, or a package with its private files) may import
 # only from its own layer or the layers below
 LAYERS = [
-    {"grokclocks._validate", "grokclocks._floats", "grokclocks._constants", "grokclocks._results",
+    {"grokclocks._validate", "grokclocks._floats", "grokclocks._pointwise", "grokclocks._constants", "grokclocks._results",
      "grokclocks._papers", "grokclocks._papers.clocks", "grokclocks._papers.kramers", "grokclocks._papers.levi",
      "grokclocks._papers.repulsion", "grokclocks._papers.uniformity", "grokclocks.citations", "grokclocks._facade",
      "grokclocks._fielddocs", "grokclocks._helpmaths", "grokclocks.errata", "grokclocks.runfile",

@@ -24,6 +24,10 @@ def _n_classes(k: Any) -> int:
 
 def _theta(theta: Any, scalar: bool = False) -> Any:
     """theta checked in (1/2, 1): a float64 array, or a Python float with `scalar`."""
+    try:  # the common case: one check on the extremes the conversion takes (no masks)
+        return V.in_open_interval(theta, "theta", 0.5, 1.0, scalar=scalar)
+    except V.DomainError:
+        pass  # the message below (the domain written (1/2, 1), the first bad entry)
     a = V.as_float_array(theta, "theta", scalar=scalar)
     if scalar:
         if not 0.5 < a < 1.0:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
-from . import _points as P
+from .. import _pointwise as P
 from ._args import _flag, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
 
@@ -277,28 +277,37 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=sc)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
-    # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
-    # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
-    # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        rate = -np.log1p(-r) if exact else r
-        x = FL.log_quotient(l0, e)
-        x = np.divide(x, rate, out=P.into(x, rate))
-        # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
-        # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
-        # |x - round(x)| there (an infinite quotient gives NaN: no snap)
-        frac = np.floor(x)
-        frac = np.subtract(x, frac, out=P.into(frac))
-        out = np.ceil(x, out=P.into(x))
-        out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
-        out = np.add(out, k0, out=P.into(out))
-    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
-    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
-    if P.extrema(out)[0] == -math.inf:
-        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
-    if P.extrema(e)[1] >= P.extrema(l0)[0]:
-        out = P.patch(out, e >= l0, lambda o: float(k0), out)
+        out = _contraction_steps(l0, e, r, k0, exact)
     if np.ndim(out) == 0:
         v = float(out)
         return v if math.isinf(v) else int(v)
+    return out
+
+
+def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool) -> Any:
+    """The engine of `contraction_clock_bound` on validated arguments (a block of points, or numbers; the
+    caller's errstate)."""
+    # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
+    # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
+    # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
+    rate = -np.log1p(-r) if exact else r
+    x = P.log_quotient(l0, e)
+    x = np.divide(x, rate, out=P.into(x, rate))
+    # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
+    # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
+    # |x - round(x)| there (an infinite quotient gives NaN: no snap)
+    frac = np.floor(x)
+    frac = np.subtract(x, frac, out=P.into(frac))
+    out = np.ceil(x, out=P.into(x))
+    if not P.low(frac) > _SNAP_ABS:  # a reduction: the mask only where a point may snap (NaN: look)
+        out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
+    if k0:  # (out + 0 differs from out only at -0, where eps >= loss0 and k0 replaces it below)
+        out = np.add(out, k0, out=P.into(out))
+    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
+    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
+    if P.low(out) == -math.inf:
+        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
+    if P.high(e) >= P.low(l0):
+        out = P.patch(out, e >= l0, lambda o: float(k0), out)
     return out

@@ -11,7 +11,7 @@ from scipy import special
 from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
-from . import _points as P
+from .. import _pointwise as P
 from ._args import _flag, _labels, _LN2, _logits, _n_classes
 
 

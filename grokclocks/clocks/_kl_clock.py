@@ -12,7 +12,7 @@ from .. import _floats as FL
 from .. import _validate as V
 from .._results import Bounds
 from ..citations import cites
-from . import _points as P
+from .. import _pointwise as P
 from ._args import _theta
 from ._fast_clock import _records
 
@@ -115,16 +115,22 @@ def kl_differential_bounds(gap, c_kl, C_kl, theta):
     sc = P.scalars(gap, c_kl, C_kl, theta)
     d = V.nonnegative(gap, "gap", scalar=sc)
     c, C = _kl_consts(c_kl, C_kl, sc)
-    q = 2.0 * _theta(theta, sc)
+    th = _theta(theta, sc)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # inf * 0 of the direct try: not kept
-        # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
-        # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
-        # overflows and Delta^(2 theta) underflows)
-        f = np.power(d, q)
-        lower, upper = (c * c) * f, (C * C) * f
-        if not _all_normal(c * c, C * C, f, lower, upper):
-            lower, upper = FL.power_product([c, d], [2, q]), FL.power_product([C, d], [2, q])
-    return _bounds(lower, upper)
+        return _bounds(*_kl_differential(d, c, C, th))
+
+
+def _kl_differential(d: Any, c: Any, C: Any, th: Any) -> tuple:
+    """The engine of `kl_differential_bounds` (floats or arrays; the caller's errstate)."""
+    q = 2.0 * th
+    # Delta^(2 theta) once for both sides, (c^2) Delta^(2 theta): FL.power_product's operations, kept where
+    # every factor and product is a normal double; elsewhere the scaled product (no inf * 0 when c^2
+    # overflows and Delta^(2 theta) underflows)
+    f = np.power(d, q)
+    lower, upper = (c * c) * f, (C * C) * f
+    if not _all_normal(c * c, C * C, f, lower, upper):
+        lower, upper = FL.power_product([c, d], [2, q]), FL.power_product([C, d], [2, q])
+    return lower, upper
 
 
 def _all_normal(*xs: Any) -> bool:
@@ -145,7 +151,8 @@ def _bounds(lower: Any, upper: Any) -> Bounds:
     if np.ndim(lower) == 0 and np.ndim(upper) == 0:
         return Bounds(float(lower), float(upper))
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
-    return Bounds(*(V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
+    return Bounds(*(x if P.into(x) is not None and x.shape == shape else  # an engine's own array: no copy
+                    V.scalar_or_array(np.broadcast_to(x, shape).copy()) for x in (lower, upper)))
 
 
 def _kl_consts(c_kl: Any, C_kl: Any, sc: bool = False) -> tuple[Any, Any]:
@@ -155,10 +162,16 @@ def _kl_consts(c_kl: Any, C_kl: Any, sc: bool = False) -> tuple[Any, Any]:
     return c, C
 
 
-def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
+def _times(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any]:
+    """t and t0 checked (finite, t >= t0 element-wise)."""
     tt = V.finite(t, "t", scalar=sc)
     t0a = V.finite(t0, "t0", scalar=sc)
     P.ordered(t0a, tt, "t0", "t")
+    return tt, t0a
+
+
+def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
+    tt, t0a = _times(t, t0, sc)
     return tt - t0a
 
 
@@ -211,14 +224,27 @@ def log_kl_gap_solution(t, gap0, a, theta, t0=0.0):
 def _log_kl_gap_solution(t: Any, gap0: Any, a: Any, theta: Any, t0: Any) -> Any:
     """Validated arguments of `log_kl_gap_solution` into `_log_kl_gap` (floats for a scalar call)."""
     sc = P.scalars(t, gap0, a, theta, t0)
-    tau = _elapsed(t, t0, sc)
+    tt, t0a = _times(t, t0, sc)
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     th = _theta(theta, sc)
-    return _log_kl_gap(tau, d0, [(aa, 1)], 2.0 * th - 1.0)
+    return _log_kl_gap_rate(tt, t0a, d0, aa, th)
 
 
-def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any) -> Any:
+def _log_kl_gap_rate(t: Any, t0: Any, d0: Any, a: Any, th: Any) -> Any:
+    """`_log_kl_gap` for the rate a on validated arguments (floats or arrays)."""
+    return _log_kl_gap(t - t0, d0, [(a, 1)], 2.0 * th - 1.0)
+
+
+def _kl_start(d0: Any, e: Any) -> tuple:
+    """x = -e log Delta0, e^x, the extremes of x and -e: the part of `_log_kl_gap` that does not depend on the
+    rate (shared by the two sides of `kl_gap_bounds`)."""
+    neg_e = np.negative(e)
+    x = neg_e * np.log(d0)
+    return x, np.exp(x), P.extrema(x), neg_e
+
+
+def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any, start: tuple | None = None) -> Any:
     r"""log Delta = -log(Delta0^{-e} + a e tau) / e, with `a = prod(base**power for base, power in a_factors)`.
 
     With x = -e log Delta0 and y = a e tau (a scaled product: finite unless the true y exceeds 1.8e308),
@@ -232,23 +258,21 @@ def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any) -> Any:
     theta - 1/2 in [2^-53, 1/2)): near branch <= 2.3e-13, far branch <= 1.5e-13 (the condition
     number |log Delta| <= 745 of exp); the naive [.]^(-1/e) gave relative error 0.76 at theta = 0.6.
     """
-    x = -e * np.log(d0)
+    x, ex, (x_lo, x_hi), neg_e = _kl_start(d0, e) if start is None else start
     bases = [b for b, _ in a_factors]
     y = P.product(bases + [e, tau], [p for _, p in a_factors] + [1, 1])
-    L = np.exp(x)
-    L = np.log(np.add(L, y, out=P.into(L, y)), out=P.into(L, y))  # in place on an array (no fresh temporary)
-    x_lo, x_hi = P.extrema(x)
-    if x_lo < _X_NORMAL or not P.extrema(L)[1] < math.inf:
+    L = np.add(ex, y, out=None if start is not None else P.into(ex, y))  # e^x kept where it is shared
+    L = np.log(L, out=P.into(L))
+    if x_lo < _X_NORMAL or not P.high(L) < math.inf:
         def far(x, y, e, tau, *bs):
             ly = P.patch(np.log(y), y == math.inf,
                          lambda e, tau, *bs: sum(p * np.log(b) for b, (_, p) in zip(bs, a_factors)) + np.log(e)
                          + np.log(tau), e, tau, *bs)
             return np.logaddexp(x, ly)
         L = P.patch(L, (x < _X_NORMAL) | (L == math.inf), far, x, y, e, tau, *bases)
-    if x_lo <= 1.0 and x_hi >= -1.0 and P.extrema(y)[0] <= 1.0:
+    if x_lo <= 1.0 and x_hi >= -1.0 and P.low(y) <= 1.0:
         L = P.patch(L, (np.abs(x) <= 1.0) & (y <= 1.0), lambda x, y: np.log1p(np.expm1(x) + y), x, y)
-    L = np.divide(L, e, out=P.into(L, e))
-    return np.negative(L, out=P.into(L))
+    return np.divide(L, neg_e, out=P.into(L, neg_e))  # -(L / e): the same bits (IEEE division is sign-symmetric)
 
 
 def _exp_into(x: Any) -> Any:
@@ -337,17 +361,20 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     Spec ID `clocks:thm4.9` (paper Theorem 4.9, the excluded endpoint θ = 1/2).
     """
     sc = P.scalars(t, gap0, a, t0)
-    tau = _elapsed(t, t0, sc)
+    tt, t0a = _times(t, t0, sc)
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
-    # d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0)
     with np.errstate(over="ignore", under="ignore"):
-        x = aa * tau
-        e = np.exp(-x)
-        out = d0 * e
-        if P.extrema(e)[0] < FL.TINY:  # one reduction: the log-space form only on the points that need it
-            out = P.patch(out, e < FL.TINY, lambda d0, x: np.exp(np.log(d0) - x), d0, x)
-    return P.result(out)
+        return P.result(_kl_gap_pl(tt, t0a, d0, -aa))
+
+
+def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
+    """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0); -a tau as
+    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits)."""
+    x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
+    e = np.exp(x)
+    far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
+    return P.patch(np.multiply(d0, e, out=P.into(e, d0)), far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
 
 
 @cites("clocks:thm4.9", "clocks:thm4.8")
@@ -397,16 +424,21 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
     """
     sc = P.scalars(t, gap0, c_kl, C_kl, theta, t0)
     c, C = _kl_consts(c_kl, C_kl, sc)
-    tau = _elapsed(t, t0, sc)
+    tt, t0a = _times(t, t0, sc)
     d0 = V.positive(gap0, "gap0", scalar=sc)
-    e = 2.0 * _theta(theta, sc) - 1.0
+    th = _theta(theta, sc)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):  # C^2 is never formed: C = 1e300 is valid
-        lower = _exp_into(_log_kl_gap(tau, d0, [(C, 2)], e))
-        upper = _exp_into(_log_kl_gap(tau, d0, [(c, 2)], e))
-    return _bounds(lower, upper)
+        return _bounds(*_kl_gap_bounds(tt, t0a, d0, c, C, th))
 
 
-def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0) -> Any:
+def _kl_gap_bounds(t: Any, t0: Any, d0: Any, c: Any, C: Any, th: Any) -> tuple:
+    """The engine of `kl_gap_bounds` on validated arguments (the caller's errstate)."""
+    tau, e = t - t0, 2.0 * th - 1.0
+    start = _kl_start(d0, e)
+    return _exp_into(_log_kl_gap(tau, d0, [(C, 2)], e, start)), _exp_into(_log_kl_gap(tau, d0, [(c, 2)], e, start))
+
+
+def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0, parts: tuple | None = None) -> Any:
     r"""(delta_s^{-e} - d0^{-e}) / (a e), clipped at 0, for delta_s = delta / scale, a = prod(b**p).
 
     Evaluated as delta_s^{-e} (-expm1(-e z)) / (a e) with z = log(d0 / delta_s) > 0: no difference of
@@ -416,8 +448,7 @@ def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0) ->
     the errstate (over, under, divide, invalid ignored).  Relative error (measured, tests/accuracy):
     <= 3e-14 where e |log delta| <= 709.
     """
-    e, log_delta, z, m = _kl_time_parts(delta, d0, th, scale)
-    p = np.exp(-e * log_delta)  # delta_s^{-e}
+    e, log_delta, z, m, p = _kl_level(delta, d0, th, scale) if parts is None else parts
     bases = [b for b, _ in a_factors]
     t = P.product([p, m] + bases + [e], [1, 1] + [-q for _, q in a_factors] + [-1])
     p_lo, p_hi = P.extrema(p)
@@ -429,6 +460,12 @@ def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0) ->
     if P.extrema(z)[0] > 0.0 and (np.ndim(z) == 0 or np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z))):
         return t
     return P.patch(t, z <= 0.0, lambda z: np.zeros(np.shape(z)), z)  # the level met at the start (z may be -inf)
+
+
+def _kl_level(delta: Any, d0: Any, th: Any, scale: Any) -> tuple:
+    """`_kl_time_parts` and p = delta_s^{-e}: the part of `_kl_time` that does not depend on the rate."""
+    e, log_delta, z, m = _kl_time_parts(delta, d0, th, scale)
+    return e, log_delta, z, m, np.exp(-e * log_delta)
 
 
 def _kl_time_parts(delta: Any, d0: Any, th: Any, scale: Any = 1.0) -> tuple:
@@ -504,7 +541,12 @@ def kl_clock_time(delta, gap0, a, theta, t0=0.0):
     th = _theta(theta, sc)
     t0a = V.finite(t0, "t0", scalar=sc)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        return P.result(t0a + _kl_time(dl, d0, [(aa, 1)], th))
+        return P.result(_kl_clock_time(dl, d0, aa, th, t0a))
+
+
+def _kl_clock_time(delta: Any, d0: Any, a: Any, th: Any, t0: Any) -> Any:
+    """t0 + `_kl_time` for the rate a (floats or arrays)."""
+    return t0 + _kl_time(delta, d0, [(a, 1)], th)
 
 
 @cites("clocks:thm4.9", "clocks:eq2.2")
@@ -570,9 +612,16 @@ def representation_clock_bounds(delta, gap0, c_kl, C_kl, theta, T=0.0, m_G=1.0, 
     Mg = V.positive(M_G, "M_G", scalar=sc)
     P.ordered(mg, Mg, "m_G", "M_G")
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        lo = Ta + _kl_time(dl, d0, [(C, 2)], th, mg)
-        hi = Ta + _kl_time(dl, d0, [(c, 2)], th, Mg)
-    return _bounds(lo, hi)
+        return _bounds(*_representation_clock_bounds(dl, d0, c, C, th, Ta, mg, Mg))
+
+
+def _representation_clock_bounds(delta: Any, d0: Any, c: Any, C: Any, th: Any, T: Any, mg: Any, Mg: Any) -> tuple:
+    """The engine of `representation_clock_bounds` (floats or arrays); the level's parts once
+    where m_G and M_G are the same numbers (G = Delta)."""
+    parts = _kl_level(delta, d0, th, mg)
+    same = np.ndim(mg) == 0 and np.ndim(Mg) == 0 and mg == Mg
+    return (T + _kl_time(delta, d0, [(C, 2)], th, mg, parts),
+            T + _kl_time(delta, d0, [(c, 2)], th, Mg, parts if same else None))
 
 
 @cites("clocks:lem4.6")
@@ -642,10 +691,13 @@ def kl_exponent_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = V.as_float_array(q, "q")
-    if np.any(qq <= 2):
-        raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
-    return V.scalar_or_array(1.0 - 1.0 / qq)
+    return P.result(1.0 - 1.0 / _q(q))
+
+
+def _q(q: Any) -> Any:
+    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call)."""
+    return V.in_domain(q, "q", 2.0, math.inf, lo_open=True, hi_open=True,
+                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q))
 
 
 @cites("clocks:appF2-kl-examples")
@@ -671,11 +723,9 @@ def kl_rate_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = V.as_float_array(q, "q")
-    if float(np.min(qq)) <= 2:  # the domain of kl_exponent_power, checked without forming its value
-        raise V.DomainError(f"q must be > 2 for a polynomial (theta > 1/2) bottom (got {float(np.min(qq))!r})")
+    qq = _q(q)  # the domain of kl_exponent_power, checked without forming its value
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
-        return V.scalar_or_array(qq * qq)
+        return P.result(qq * qq)
 
 
 @cites("clocks:appF2-kl-examples")

@@ -6,6 +6,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._args import DomainError, _series
@@ -246,17 +247,16 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
     Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
     E = _series(eigs, "eigs", ndim=(1, 2))
-    E2 = E if E.ndim == 2 else E[None]
     i = V.integer_at_least(i, "i", 1)
     j = V.integer_at_least(j, "j", 1)
-    if max(i, j) > E2.shape[-1]:
-        raise DomainError(f"i and j must be <= the number of eigenvalues {E2.shape[-1]} (got {i}, {j})")
-    num, den = E2[:, i - 1], E2[:, j - 1]
+    if max(i, j) > E.shape[-1]:
+        raise DomainError(f"i and j must be <= the number of eigenvalues {E.shape[-1]} (got {i}, {j})")
+    num, den = E[..., i - 1], E[..., j - 1]  # columns, or two numbers for a 1-D input (one row of eigenvalues)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         g = num / den
-    if not np.all(den > 0):  # NaN where sigma_j <= 0 or NaN (the common case: one reduction)
-        g[~(den > 0)] = np.nan
-    return g if E.ndim == 2 else float(g[0])  # 1-D input = one row of eigenvalues
+    if not den.min() > 0:  # NaN where sigma_j <= 0 or NaN (the common case: one reduction)
+        g = P.patch(g, np.logical_not(den > 0), lambda d: np.full(np.shape(d), np.nan), den)
+    return P.result(g)
 
 
 class SlopeDetection(NamedTuple):

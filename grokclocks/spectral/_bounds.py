@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._results import Bounds
 from .._validate import DomainError
@@ -56,32 +57,49 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     ----------
     Spec IDs `clocks:prop5.1` and `clocks:prop5.3` (paper Propositions 5.1 and 5.3).
     """
-    Ra = V.positive(R, "R")
-    ra = V.positive(r, "r")
+    Ra, ra, kk, up = _cover_args(R, r, k, upper)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        lo, hi = _log_cover(Ra, ra, kk, up)
+    return Bounds(P.result(lo), P.result(hi))
+
+
+def _cover_args(R, r, k, upper):
+    """The validated arguments of the covering-number bounds: floats for a scalar call, else arrays."""
+    sc = P.scalars(R, r)
+    Ra = V.positive(R, "R", scalar=sc)
+    ra = V.positive(r, "r", scalar=sc)
     kk = V.integer_at_least(k, "k", 1)
     up = V.choice(upper, "upper", ("vershynin", "3R"))
-    Ra, ra = np.broadcast_arrays(Ra, ra)
-    if up == "3R" and np.any(ra > Ra):
-        bad = ra[ra > Ra].flat[0]
-        raise DomainError(f"r must be <= R for upper='3R' (got r={float(bad)!r})")
-    log_ratio = FL.log_quotient(Ra, ra)
-    lo = kk * np.maximum(0.0, log_ratio)
+    if up == "3R" and (ra > Ra if sc else np.any(ra > Ra)):
+        Rb, rb = np.broadcast_arrays(Ra, ra)
+        raise DomainError(f"r must be <= R for upper='3R' (got r={float(rb[rb > Rb].flat[0])!r})")
+    return Ra, ra, kk, up
+
+
+def _log_cover(Ra, ra, kk, up):
+    """(lower, upper) bounds on log N(B_R^k, r) for validated R, r (floats or arrays; the caller's errstate
+    ignores over/underflow, division by zero and invalid)."""
     if up == "3R":
+        log_ratio = P.log_quotient(Ra, ra)
         hi = kk * (math.log(3.0) + log_ratio)
     else:
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
         # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
-        with np.errstate(over="ignore", under="ignore", divide="ignore"):
-            x = FL.power_product([Ra, ra], [1, -1]) * 2.0  # inf for R/r > 9e307 (the log form below): no warning
-            x_lo, x_hi = float(np.min(x)), float(np.max(x))  # the other forms only if some point needs them
-            if x_hi < math.inf:
-                hi = kk * np.log1p(x)
-            else:
-                hi = kk * np.where(np.isfinite(x), np.log1p(x), math.log(2.0) + log_ratio + np.log1p(0.5 / x))
+        x = P.product([Ra, ra], [1, -1])
+        x = np.multiply(x, 2.0, out=P.into(x))  # inf for R/r > 9e307 (the log form below)
+        x_lo, x_hi = P.extrema(x)  # the other forms only if some point needs them
+        # R/r = x/2 to within 2 ulp: bounds on every quotient for log(R/r)
+        log_ratio = P.log_quotient(Ra, ra, (x_lo * (0.5 - 2.0 ** -50), x_hi * (0.5 + 2.0 ** -50)))
+        far = x == math.inf if x_hi == math.inf else False
+        tiny = x < 2.0 ** -54 if not x_lo >= 2.0 ** -54 else False
+        hi = np.log1p(x, out=P.into(x))
+        hi = np.multiply(hi, kk, out=P.into(hi))
+        hi = P.patch(hi, far, lambda R_, r_: kk * (math.log(2.0) + P.log_quotient(R_, r_)), Ra, ra)
         # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
-        if not x_lo >= 2.0 ** -54:
-            hi = np.where(x < 2.0 ** -54, FL.power_product([Ra, ra, np.float64(2.0 * kk)], [1, -1, 1]), hi)
-    return Bounds(V.scalar_or_array(lo), V.scalar_or_array(hi))
+        hi = P.patch(hi, tiny, lambda R_, r_: P.product([R_, r_, 2.0 * kk], [1, -1, 1]), Ra, ra)
+    lo = np.maximum(0.0, log_ratio, out=P.into(log_ratio))
+    lo = np.multiply(lo, kk, out=P.into(lo))
+    return lo, hi
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
@@ -119,9 +137,11 @@ def covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
     ----------
     Spec IDs `clocks:prop5.1` and `clocks:prop5.3` (paper Propositions 5.1 and 5.3).
     """
-    lo, hi = log_covering_number_ball_bounds(R, r, k, upper=upper)
-    with np.errstate(over="ignore"):  # inf only where the bound exceeds 1.8e308
-        return Bounds(V.scalar_or_array(np.exp(lo)), V.scalar_or_array(np.exp(hi)))
+    Ra, ra, kk, up = _cover_args(R, r, k, upper)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        lo, hi = _log_cover(Ra, ra, kk, up)
+        # inf only where the bound exceeds 1.8e308
+        return Bounds(P.result(np.exp(lo, out=P.into(lo))), P.result(np.exp(hi, out=P.into(hi))))
 
 
 @cites("clocks:thm2.2", "clocks:def2.1")
@@ -171,50 +191,63 @@ def robust_generalization_bound(eps_rob, n_cells, n, loss_bound, fail_prob, *, l
     Spec IDs `clocks:thm2.2` (paper Theorem 2.2; Xu & Mannor 2012, Theorem 3) and `clocks:def2.1`
     (Definition 2.1).
     """
-    e = V.nonnegative(eps_rob, "eps_rob")
+    sc = P.scalars(eps_rob, n_cells if log_n_cells is None else log_n_cells, n, loss_bound, fail_prob)
+    e = V.nonnegative(eps_rob, "eps_rob", scalar=sc)
     if log_n_cells is None:
         if n_cells is None:
             raise DomainError("n_cells must be given (>= 1) unless log_n_cells is")
-        N = V.as_float_array(n_cells, "n_cells")
-        if np.any(N < 1):
-            raise DomainError(f"n_cells must be >= 1 (got {float(N[N < 1].flat[0]) if N.ndim else float(N)!r})")
-        logN = np.log(N)
+        N = V.in_domain(n_cells, "n_cells", 1.0, math.inf, lo_open=False, hi_open=True, scalar=sc)
+        logN = None  # log N only where the log-space form needs it
     else:
-        logN = V.nonnegative(log_n_cells, "log_n_cells")
-        with np.errstate(over="ignore"):
-            N = np.exp(logN)
-    na = V.as_float_array(n, "n")
-    if float(np.min(na)) < 1:
-        raise DomainError(f"n must be >= 1 (got {float(na[na < 1].flat[0]) if na.ndim else float(na)!r})")
-    M = V.positive(loss_bound, "loss_bound")
-    d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0)
+        logN = V.nonnegative(log_n_cells, "log_n_cells", scalar=sc)
+    na = V.in_domain(n, "n", 1.0, math.inf, lo_open=False, hi_open=True, scalar=sc)
+    M = V.positive(loss_bound, "loss_bound", scalar=sc)
+    d = V.in_open_interval(fail_prob, "fail_prob", 0.0, 1.0, scalar=sc)
     # direct where the terms are normal doubles (N itself, not exp(log N): 1e300 keeps its last digit);
     # in log space where 2 N ln 2 or its quotient by n leaves the range (the bound is inf only beyond it)
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        cover = 2.0 * math.log(2.0) * N
-        conf = -2.0 * np.log(d)  # > 0
-        arg = (cover + conf) / na
-        root = M * np.sqrt(arg)
-        direct = e + root
-        if (float(np.max(cover)) < math.inf and float(np.min(arg)) >= FL.TINY  # reductions: the mask only if needed
-                and float(np.min(root)) >= FL.TINY and float(np.max(root)) < math.inf):
-            return V.scalar_or_array(direct)
-        # c = 2 N ln 2 + 2 ln(1/delta) finite, arg or root outside the normal range: M sqrt(c / n) from the
-        # mantissas and exponents (frexp), the powers of two applied exactly by ldexp, so only the mantissas'
-        # quotient, square root and product round (a subnormal root too: exp(log M + log_arg / 2) lost
-        # 3e-15 there, its argument near -709 carrying an absolute error of ~1e-13)
-        c = cover + conf
-        mc, ec = np.frexp(c)
-        mn, en = np.frexp(na)
-        mm, em = np.frexp(M)
-        q = ec - en
-        odd = q % 2
-        scaled = e + np.ldexp(mm * np.sqrt(np.ldexp(mc / mn, odd)), em + (q - odd) // 2)
-        # c itself beyond the double range (N from log_n_cells): in log space
-        log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
-        far = np.where(np.isfinite(c), scaled, e + np.exp(np.log(M) + 0.5 * log_arg))
-        ok = np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY)
-    return V.scalar_or_array(np.where(ok, direct, far))
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        if logN is not None:
+            N = np.exp(logN)
+        cover = _TWO_LN2 * N
+        conf = np.log(d)
+        conf = np.multiply(conf, -2.0, out=P.into(conf))  # > 0
+        arg = cover + conf
+        arg = np.divide(arg, na, out=P.into(arg, na))
+        root = np.sqrt(arg)
+        root = np.multiply(root, M, out=P.into(root, M))
+        a_lo, (r_lo, r_hi) = P.extrema(arg)[0], P.extrema(root)
+        # reductions: the mask and the other form only if some point needs them
+        fine = P.extrema(cover)[1] < math.inf and a_lo >= FL.TINY and r_lo >= FL.TINY and r_hi < math.inf
+        if not fine:
+            far = np.logical_not(np.isfinite(cover) & np.isfinite(root) & (arg >= FL.TINY) & (root >= FL.TINY))
+        direct = np.add(e, root, out=P.into(root, e))
+        if fine:
+            return P.result(direct)
+        if logN is None:
+            logN = np.log(N)
+        return P.result(P.patch(direct, far, _robust_far, e, cover, conf, na, M, logN))
+
+
+_TWO_LN2 = 2.0 * math.log(2.0)
+
+
+def _robust_far(e, cover, conf, na, M, logN):
+    """e + M sqrt((2 N ln 2 + 2 ln(1/delta)) / n) where 2 N ln 2, its quotient by n or the root leaves the normal
+    range (the points `robust_generalization_bound` finds there; the caller's errstate)."""
+    # c = 2 N ln 2 + 2 ln(1/delta) finite, arg or root outside the normal range: M sqrt(c / n) from the
+    # mantissas and exponents (frexp), the powers of two applied exactly by ldexp, so only the mantissas'
+    # quotient, square root and product round (a subnormal root too: exp(log M + log_arg / 2) lost
+    # 3e-15 there, its argument near -709 carrying an absolute error of ~1e-13)
+    c = cover + conf
+    mc, ec = np.frexp(c)
+    mn, en = np.frexp(na)
+    mm, em = np.frexp(M)
+    q = ec - en
+    odd = q % 2
+    scaled = e + np.ldexp(mm * np.sqrt(np.ldexp(mc / mn, odd)), em + (q - odd) // 2)
+    # c itself beyond the double range (N from log_n_cells): in log space
+    log_arg = np.logaddexp(math.log(2.0 * math.log(2.0)) + logN, np.log(conf)) - np.log(na)
+    return np.where(np.isfinite(c), scaled, e + np.exp(np.log(M) + 0.5 * log_arg))
 
 
 @cites("clocks:thm5.5", "clocks:def5.4")
@@ -281,7 +314,9 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
         raise DomainError(f"cover_radius must be <= R = {Rr!r} for upper='3R' (got {r_cover!r})")
     k = eckart_young_rank(srank, eta)  # an exact int, possibly beyond the double range (eta = 1e-200)
     if k <= 2**53:
-        _, logN = log_covering_number_ball_bounds(Rr, r_cover, k, upper=upper)
+        up = V.choice(upper, "upper", ("vershynin", "3R"))
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            logN = float(_log_cover(Rr, r_cover, k, up)[1])
     else:
         logN = _log_cover_upper_huge_k(Rr, r_cover, k, upper)
         if not math.isfinite(logN):  # ln N > 1.8e308: N, and with it the bound, is beyond the double range

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._validate import DomainError, ResultOverflow
 from ..citations import cites
@@ -79,7 +81,10 @@ def _shrinkage(lam: float, p: float, s: np.ndarray) -> np.ndarray:
 
 
 def _scalar(x, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
-    a = V.positive(x, name) if positive else (V.nonnegative(x, name) if nonnegative else V.finite(x, name))
+    check = V.positive if positive else (V.nonnegative if nonnegative else V.finite)
+    if P.scalars(x):  # a number: the checks' float fast path
+        return check(x, name, scalar=True)
+    a = check(x, name)
     if a.ndim != 0:
         raise DomainError(f"{name} must be a scalar (got shape {a.shape})")
     return float(a)
@@ -295,20 +300,22 @@ def free_direction_collapse_time(sigma0, lam, p):
     ----------
     Spec ID `clocks:eq4.3` (paper eq. 4.3; finite-time collapse for p < 1, §4.4).
     """
-    s = V.nonnegative(sigma0, "sigma0")
-    la = V.nonnegative(lam, "lam")
-    pa = _p(p)
-    s, la, pa = np.broadcast_arrays(s, la, pa)
-    if float(np.max(pa)) < 2 and float(np.min(la)) > 0 and float(np.min(s)) > 0:  # no mask needed
-        with np.errstate(divide="ignore", invalid="ignore"):
+    sc = P.scalars(sigma0, lam, p)
+    s = V.nonnegative(sigma0, "sigma0", scalar=sc)
+    la = V.nonnegative(lam, "lam", scalar=sc)
+    pa = V.positive(p, "p", scalar=sc)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        if P.extrema(pa)[1] < 2 and P.extrema(la)[0] > 0 and P.extrema(s)[0] > 0:  # no mask needed
             q = 2.0 - pa
-            return V.scalar_or_array(FL.power_product([s, la, pa, q], [q, -1, -1, -1]))
-    finite = (pa < 2) & (la > 0)
-    q = 2.0 - np.where(finite, pa, 1.0)
-    one = np.ones_like(s)
-    # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
-    # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+            return P.result(P.product([s, la, pa, q], [q, -1, -1, -1]))
+        if sc:  # p >= 2 or lam = 0: inf; else sigma0 = 0: 0
+            return math.inf if not (pa < 2 and la > 0) else 0.0
+        s, la, pa = np.broadcast_arrays(s, la, pa)
+        finite = (pa < 2) & (la > 0)
+        q = 2.0 - np.where(finite, pa, 1.0)
+        one = np.ones_like(s)
+        # one power product sigma0^q lam^-1 p^-1 q^-1 (lam p can underflow while sigma0^q does too:
+        # 1e-600 / 2e-616 is 5e15, not 0/0); sigma0 = 0 gives 0
         t = FL.power_product([np.where(s > 0, s, 1.0), np.where(finite, la, 1.0), np.where(finite, pa, 1.0), q],
                              [q, -1, -1, -1])
     t = np.where(s > 0, t, 0.0 * one)

@@ -72,10 +72,7 @@ def _sigma_input(W, singular_values, rtol) -> tuple[np.ndarray, float]:
     if W is not None:
         a = _matrix(W)
         return _svals(a), _rtol(rtol, max(a.shape[-2:]) * _EPS)
-    s = V.as_float_array(singular_values, "singular_values")
-    s = np.atleast_1d(s)
-    if np.any(s < 0):
-        raise DomainError(f"singular_values must be >= 0 (got {float(s[s < 0].flat[0])!r})")
+    s = np.atleast_1d(V.nonnegative(singular_values, "singular_values"))
     s = -np.sort(-s, axis=-1)
     return s, _rtol(rtol, s.shape[-1] * _EPS)
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._helpers import _p, _sigma_input, _thresholded_ratios
+
+
+_MAX = float(np.finfo(np.float64).max)
 
 
 @cites("clocks:eq2.6")
@@ -72,9 +78,14 @@ def _scaled_penalty(pa: np.ndarray, s: np.ndarray, s1: np.ndarray, r: np.ndarray
     c = np.asarray(coef[0], dtype=np.float64)
     for f in coef[1:]:
         c = c * f
+    every = bool(r.all())  # every singular value kept: no mask
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        direct = c * np.sum(np.where(r, np.power(s, pe), 0.0), axis=-1)
+        direct = c * np.sum(np.power(s, pe) if every else np.where(r, np.power(s, pe), 0.0), axis=-1)
         s1p = np.power(s1, pa)
+        # reductions: every sigma_1^p and sum normal (then sigma_1 > 0, c > 0 and the ratio sum >= 1): no mask
+        (p_lo, p_hi), (d_lo, d_hi) = P.extrema(s1p), P.extrema(direct)
+        if every and FL.TINY <= p_lo and p_hi <= _MAX and FL.TINY <= d_lo and d_hi <= _MAX:
+            return direct
         ok = (s1p >= FL.TINY) & np.isfinite(s1p) & np.isfinite(direct) & ((direct >= FL.TINY) | (c == 0))
         log_c = sum(np.log(np.asarray(f, dtype=np.float64)) for f in coef)
         ratio_sum = _ratio_power_sum(s, s1, r, pa)
@@ -92,11 +103,15 @@ def _ratio_power_sum(s: np.ndarray, s1: np.ndarray, keep: np.ndarray, p: np.ndar
     where it underflows.
     """
     pe = np.asarray(p)[..., None]
+    every = bool(keep.all())  # every singular value kept (then every sigma_1 > 0): no mask below
     with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
-        r = s / np.where(s1 > 0, s1, 1.0)[..., None]
-        rp = np.where(r >= FL.TINY, np.power(np.where(keep, r, 1.0), pe),
-                      np.exp(pe * (np.log(np.where(keep, s, 1.0)) - np.log(np.where(s1 > 0, s1, 1.0))[..., None])))
-    return np.sum(np.where(keep, rp, 0.0), axis=-1)
+        s1d = (s1 if every else np.where(s1 > 0, s1, 1.0))[..., None]
+        r = s / s1d
+        rp = np.power(r if every else np.where(keep, r, 1.0), pe)
+        # the ratio below the normal range (its power need not be: p = 1e-3): on those points only
+        small = r < FL.TINY if every else keep & (r < FL.TINY)
+        rp = P.patch(rp, small, lambda pe_, s_, s1_: np.exp(pe_ * (np.log(s_) - np.log(s1_))), pe, s, s1d)
+    return np.sum(rp if every else np.where(keep, rp, 0.0), axis=-1)
 
 
 def _schatten_setup(W, p, singular_values, rtol):
@@ -149,10 +164,13 @@ def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
     Spec ID `clocks:eq2.6` (paper eq. 2.6).
     """
     pa, _, s1, r = _schatten_setup(W, p, singular_values, rtol)  # r: mask of the kept singular values
-    S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]
+    S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]; 0 where no singular value is kept
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         g = np.power(S, 1.0 / pa)  # overflows for p < log(rank) / 709.78 while sigma_1 * g may not
-        direct = s1 * g
-        far = np.exp(np.log(s1) + np.log(S) / pa)
-    out = np.where(np.isfinite(g) & np.isfinite(direct), direct, far)
-    return V.scalar_or_array(np.where(s1 > 0, out, 0.0))
+        out = s1 * g
+        # reductions: the log form only on the points that need it, 0 (not -0) where sigma_1 = 0
+        if not (P.extrema(out)[1] < math.inf and P.extrema(s1)[0] > 0):
+            far = np.logical_not(np.isfinite(g) & np.isfinite(out))
+            out = P.patch(out, far, lambda s1_, S_, p_: np.exp(np.log(s1_) + np.log(S_) / p_), s1, S, pa)
+            out = P.patch(out, s1 <= 0, np.zeros_like, s1)
+    return P.result(out)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -66,6 +65,10 @@ def spectral_tail(W, k, *, normalized=True):
         return V.scalar_or_array(np.sum(s[..., kk:] ** 2, axis=-1))
 
 
+# r_s / eta^2 snapped to an integer within this relative distance: 1e-12 as the exact ratio of two integers
+_SNAP_NUM, _SNAP_DEN = (1e-12).as_integer_ratio()
+
+
 @cites("clocks:thm5.2")
 def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     r"""Output-effective dimension k = ⌈r_s/η²⌉ of Theorem 5.2.
@@ -108,11 +111,17 @@ def eckart_young_rank(srank, eta, *, max_rank=None) -> int:
     if not 0 < e <= 1:
         raise DomainError(f"eta must be in (0, 1] (got {e!r})")
     cap = None if max_rank is None else V.integer_at_least(max_rank, "max_rank", 0)
-    x = Fraction(rs) / Fraction(e) ** 2  # exact: r_s / eta^2 may exceed 1.8e308 (eta = 1e-200 gives 1e400)
-    xr = round(x)
-    if abs(x - xr) <= Fraction(1e-12) * x:
-        x = Fraction(xr)
-    k = math.ceil(x)
+    # x = r_s / eta^2 = num / den exactly, in integers (the doubles' exact ratios): x may exceed 1.8e308
+    # (eta = 1e-200 gives 1e400)
+    a, b = rs.as_integer_ratio()
+    c, d = e.as_integer_ratio()
+    num, den = a * d * d, b * c * c
+    q, rem = divmod(num, den)
+    xr = q + (2 * rem > den or (2 * rem == den and q % 2 == 1))  # the nearest integer, ties to even
+    if abs(num - xr * den) * _SNAP_DEN <= _SNAP_NUM * num:  # |x - xr| <= 1e-12 x: x snapped to xr
+        k = xr
+    else:
+        k = q + (rem > 0)  # ceil(x)
     return k if cap is None else min(k, cap)
 
 
