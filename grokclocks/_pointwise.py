@@ -23,9 +23,6 @@ from . import _validate as V
 _FLOATS = (float, np.float64, int)
 _MAX = float(np.finfo(np.float64).max)
 _NUMBERS = (float, np.float64)
-# the largest array `patch` evaluates a form on in full (cache-sized temporaries; a larger one's fresh pages
-# cost more than a gather)
-_FULL_FORM_MAX = 32768
 
 
 def scalars(*xs: Any) -> bool:
@@ -56,10 +53,10 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
 
     On numbers, ``fn(*args)`` where `mask` holds, else `out`.  On arrays (a number's `mask` then holds for
     every point), where few points need the form (under an eighth), `args` are broadcast to the shape of `out`
-    and `fn` gets the masked 1-d values: no work on the points that do not need it.  Where many points of an
-    array of up to 32768 points need it, `fn` runs on the whole (contiguous) arrays and its values are copied
-    on the mask by a branch-free `putmask` (a boolean gather of a random eighth or more of the points costs
-    more than the arithmetic: 30 against 8 us for 37 % of 8192 points); the other points' values, and their
+    and `fn` gets the masked 1-d values: no work on the points that do not need it.  Where an eighth or more
+    of the points need it, `fn` runs on the whole (contiguous) arrays and its values are copied on the mask by
+    a branch-free `putmask` (a boolean gather of a random eighth or more of the points costs more than the
+    arithmetic: kl_gap_bounds at 1e5, 30 % near points, 4.1 -> 2.7 ms); the other points' values, and their
     floating-point flags, are dropped.  Either way each point gets the same operations as the number call.  A
     writeable float64 `out` of the full shape (the engine's own temporary) is written in place; anything else
     (a validated, read-only input) is copied first.  `fn` must be elementwise.
@@ -74,9 +71,9 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
         out = np.array(np.broadcast_to(out, shape), dtype=np.float64)
     m = mask if mask.shape == shape else np.broadcast_to(mask, shape)
     k = np.count_nonzero(m)
-    if 8 * k >= m.size and m.size <= _FULL_FORM_MAX and all(np.ndim(a) == 0 or a.flags.c_contiguous for a in args):
-        # many points of a small array: the form on every point and a masked copy (`putmask` is branch-free
-        # where `copyto(where=)` is not: 8 against 21 us for 37 % of 8192 points); values off the mask dropped
+    if 8 * k >= m.size and all(np.ndim(a) == 0 or a.flags.c_contiguous for a in args):
+        # many points: the form on every point and a masked copy (`putmask` is branch-free where
+        # `copyto(where=)` is not: 8 against 21 us for 37 % of 8192 points); values off the mask dropped
         with np.errstate(all="ignore"):
             v = fn(*args)
         if np.shape(v) == shape and isinstance(v, np.ndarray) and v.flags.c_contiguous and out.flags.c_contiguous:
