@@ -367,6 +367,12 @@ CASES: list[Case] = [
          lambda d, th: p_kl_time(d, 1.0, 4.0, th), note="lower"),
     Case("clocks.kl_exponent_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_exponent_power, lambda q: 1 - 1 / q),
     Case("clocks.kl_rate_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_rate_power, lambda q: q * q),
+    Case("clocks.zero_one_loss_threshold", lambda r, n: (np.floor(U(r, n, 1, 1e6)),), CL.zero_one_loss_threshold,
+         lambda k: np.log(2.0) / k),
+    Case("clocks.kl_exponent_depth", lambda r, n: (np.floor(U(r, n, 2, 1e3)),), CL.kl_exponent_depth,
+         lambda d: 1.0 - 1.0 / (2.0 * d)),
+    Case("clocks.kl_rate_depth", lambda r, n: (np.floor(U(r, n, 2, 1e3)), np.floor(U(r, n, 1, 1e3))),
+         CL.kl_rate_depth, lambda d, m: m * d * (2.0 / m) ** (2.0 - 1.0 / d)),
     Case("clocks.weight_decay_tail_rate", lambda r, n: (U(r, n, 1e-3, 10),), lambda mu: CL.weight_decay_tail_rate(mu, 3),
          lambda mu: 2 * mu * 3, note="depth 3"),
     Case("clocks.separation_ratio", lambda r, n: (U(r, n, 1, 1e4), U(r, n, 1, 1e4)), CL.separation_ratio,
@@ -441,7 +447,6 @@ NOT_SWEPT = {
                      "...), Fourier energies: functions of data arrays, vectorised over the data",
     "clocks.clock_mismatch_lower_bound / coupled_ / crossover_eps": "compositions of the swept bounds (crossover_eps: a "
                                                                    "scan and a root per call)",
-    "clocks.zero_one_loss_threshold, kl_exponent_depth, kl_rate_depth": "integer arguments (n, depth)",
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count, n_train, "
                                    "readout/feature norms (integer sizes); mfpt_*_exact (a user's potential, "
                                    "quadrature/PDE per call)",

@@ -670,3 +670,25 @@ def test_shapes_that_do_not_broadcast_raise_domain_error(func, args):
         a[0], a[k] = np.full(3, args[0]), np.full(4, args[k])
         with pytest.raises(DomainError, match=r"must broadcast against each other \(got shapes \w+ \(3,\), \w+ \(4,\)\)"):
             func(*a)
+
+
+def test_integer_argument_closed_forms_take_arrays():
+    """zero_one_loss_threshold, kl_exponent_depth and kl_rate_depth sweep over arrays of integers (a list, an
+    integer or an integral float array), broadcast like every argument, and give the scalar calls' values
+    (numpy's power may round 19^(1/2) differently in its 8-point SIMD loop: kl_rate_depth within 2 ulp)."""
+    n = np.array([1, 2, 7, 10**6, 10**15])
+    np.testing.assert_array_equal(C.zero_one_loss_threshold(n), [C.zero_one_loss_threshold(int(k)) for k in n])
+    depth = np.arange(2.0, 40.0)
+    np.testing.assert_array_equal(C.kl_exponent_depth(depth), [C.kl_exponent_depth(int(d)) for d in depth])
+    m = np.arange(1, 25)
+    got = C.kl_rate_depth(depth[:, None], m)
+    assert got.shape == (depth.size, m.size)
+    want = np.array([[C.kl_rate_depth(int(d), int(k)) for k in m] for d in depth])
+    assert np.all(np.abs(got - want) <= 2 * np.spacing(want))
+    assert isinstance(C.kl_rate_depth(3, 2), float) and C.kl_rate_depth(3, 2) == 6.0
+    for bad, fn in (([1, 0], C.zero_one_loss_threshold), ([2, 2.5], C.kl_exponent_depth),
+                    ([True, 3], C.kl_exponent_depth), ([1, 2], C.kl_exponent_depth)):
+        with pytest.raises(DomainError):
+            fn(bad)
+    with pytest.raises(DomainError, match="broadcast"):
+        C.kl_rate_depth([2, 3], [1, 2, 3])

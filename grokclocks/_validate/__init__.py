@@ -28,7 +28,7 @@ from ._arguments import callable_, choice, file_path, flag, sequence
 from ._broadcasting import broadcast_flat, broadcasting, scalar_or_array
 from ._domains import in_closed_interval, in_open_interval, nonnegative, not_equal, ordered, positive, probabilities
 from ._errors import _SHOW_WIDTH, _bad, _not_real, DomainError, OutputExistsError, ResultOverflow, UnknownKey, show
-from ._integers import FLOAT_INTEGER_MAX, INT64_MAX, count, index_array, integer_array, integer_at_least
+from ._integers import FLOAT_INTEGER_MAX, INT64_MAX, count, counts, index_array, integer_array, integer_at_least
 from ._precision import input_eps, roundoff_tol
 from ._reals import _converted, _forward, _INFS, _INT_FLOAT_MAX, _real_element, _scalar_if, as_float_array, finite, in_domain
 from ._shapes import MAX_ELEMENTS, array_ndim, max_size, same_shape, scalar
@@ -49,6 +49,7 @@ __all__ = [
     "finite",
     "integer_at_least",
     "count",
+    "counts",
     "integer_array",
     "index_array",
     "flag",

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import DomainError, show
-from ._reals import as_float_array
+from ._reals import _converted, as_float_array
 
 
 INT64_MAX = int(np.iinfo(np.int64).max)
@@ -92,6 +92,54 @@ def count(x: Any, name: str, minimum: int = 1) -> int:
         If `x` is not an integer or is out of range.
     """
     return integer_at_least(x, name, minimum, maximum=FLOAT_INTEGER_MAX)
+
+
+def counts(x: Any, name: str, minimum: int = 1) -> Any:
+    """`count` over an array: integer counts that a closed form uses only as floats, broadcast like any argument.
+
+    A scalar is checked by `count` and returned as a Python float (the formula's own conversion: the
+    nearest double, exact below 2⁵³); an array (or list) of integral values
+    in [`minimum`, 1.8×10³⁰⁸] (integer or float dtype; bool, NaN, ±inf and fractions refused) is returned as
+    float64.
+
+    Parameters
+    ----------
+    x : int or array_like
+        The value(s) to check.
+    name : str
+        The parameter's name, used in the error message.
+    minimum : int
+        Smallest allowed value; default 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A Python float for a scalar, the float64 array otherwise.
+
+    Raises
+    ------
+    DomainError
+        If an entry is not an integer or is below `minimum` (the message quotes the first such entry).
+    """
+    if not isinstance(x, (list, tuple, np.ndarray)) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        return float(count(x, name, minimum))
+    if isinstance(x, np.ndarray):
+        boolean = x.dtype.kind == "b"
+    else:  # a nested list: a bool among ints converts to 1 silently (a ragged list is as_float_array's error)
+        try:
+            boolean = any(isinstance(v, (bool, np.bool_)) for v in np.asarray(x, dtype=object).flat)
+        except ValueError:
+            boolean = False
+    if boolean:
+        raise DomainError(f"{name} must be integers >= {minimum} (got booleans: {show(x)})")
+    a, lo, _ = _converted(x, name)
+    if lo is not None and lo < minimum:
+        low = a < minimum
+        raise DomainError(f"{name} must be integers >= {minimum} (got {float(a[low].flat[0])!r})")
+    if a.size and not np.array_equal(np.floor(a), a):
+        frac = a != np.floor(a)
+        raise DomainError(f"{name} must be integers >= {minimum} (got {float(a[frac].flat[0])!r})")
+    return a
 
 
 def integer_array(x: Any, name: str, *, what: str = "integers", allow_empty: bool = True) -> np.ndarray:

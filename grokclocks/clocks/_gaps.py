@@ -487,21 +487,21 @@ def zero_one_loss_threshold(n):
 
     Parameters
     ----------
-    n : int
-        Number of training samples, an integer ≥ 1.
+    n : int or array_like of int
+        Number of training samples, an integer ≥ 1 (an array of them for a sweep).
 
     Returns
     -------
-    float
-        ln 2/n, in nats.
+    float or ndarray
+        ln 2/n, in nats; the shape of `n`.
 
     Raises
     ------
     DomainError
-        If `n` is not an integer ≥ 1.
+        If an entry of `n` is not an integer ≥ 1.
 
     References
     ----------
     Spec ID `clocks:appF1-acc-order` (paper App. F.1).
     """
-    return _LN2 / V.count(n, "n", 1)
+    return P.result(np.divide(_LN2, V.counts(n, "n", 1)))

@@ -737,28 +737,29 @@ def kl_exponent_depth(depth):
 
     Parameters
     ----------
-    depth : int
-        Depth L of the balanced linear network, an integer ≥ 2.
+    depth : int or array_like of int
+        Depth L of the balanced linear network, an integer ≥ 2 (an array of them for a sweep).
 
     Returns
     -------
-    float
-        θ = 1 − 1/(2L) in [3/4, 1).
+    float or ndarray
+        θ = 1 − 1/(2L) in [3/4, 1); the shape of `depth`.
 
     Raises
     ------
     DomainError
-        If `depth` is not an integer ≥ 2.
+        If an entry of `depth` is not an integer ≥ 2.
 
     References
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 2).
     """
-    L = V.count(depth, "depth", 2)
-    return 1.0 - 1.0 / (2.0 * L)
+    L = V.counts(depth, "depth", 2)
+    return P.result(np.subtract(1.0, np.divide(1.0, np.multiply(2.0, L))))
 
 
 @cites("clocks:appF2-kl-examples")
+@V.broadcasting()
 def kl_rate_depth(depth, n_directions=1):
     r"""Rate constant a of dΔ/dt = −a·Δ^(2θ) for m zero-target directions of a balanced depth-L network.
 
@@ -769,29 +770,33 @@ def kl_rate_depth(depth, n_directions=1):
 
     Parameters
     ----------
-    depth : int
+    depth : int or array_like of int
         Depth L of the balanced linear network, an integer ≥ 2.
-    n_directions : int, optional
-        Number m of zero-target directions that decay together, an integer ≥ 1 (default 1).
+    n_directions : int or array_like of int, optional
+        Number m of zero-target directions that decay together, an integer ≥ 1 (default 1). `depth` and
+        `n_directions` broadcast against each other.
 
     Returns
     -------
-    float
-        The rate constant a > 0.
+    float or ndarray
+        The rate constant a > 0; the broadcast shape of the arguments.
 
     Raises
     ------
     DomainError
-        If `depth` is not an integer ≥ 2 or `n_directions` not an integer ≥ 1.
+        If an entry of `depth` is not an integer ≥ 2 or one of `n_directions` not an integer ≥ 1.
 
     References
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 2, counting the directions).
     """
-    L = V.integer_at_least(depth, "depth", 2)
-    m = V.integer_at_least(n_directions, "n_directions", 1)
-    # = 4 (L/m) (m/2)^(1/L): the exponent 1/L <= 1/2 does not amplify the rounding of m/2 (<= 3 ulp)
-    return 4.0 * L / m * (m / 2.0) ** (1.0 / L)
+    L = V.counts(depth, "depth", 2)
+    m = V.counts(n_directions, "n_directions", 1)
+    # = 4 (L/m) (m/2)^(1/L): the exponent 1/L <= 1/2 does not amplify the rounding of m/2 (<= 3 ulp); numpy's
+    # power rounds within 1 ulp, its SIMD loop (8 points at a time) and its one-point loop not always alike
+    # (19^(1/2): 4.358898943540673 against 4.358898943540674)
+    with np.errstate(over="ignore"):  # 4 L/m overflows only beyond L = 4.5e307, where a itself does
+        return P.result(np.multiply(np.divide(np.multiply(4.0, L), m), np.power(np.divide(m, 2.0), np.divide(1.0, L))))
 
 
 class KLConstants(NamedTuple):
