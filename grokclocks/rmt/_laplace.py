@@ -60,12 +60,12 @@ def _log_phi1_engine(s, a):
 
 
 def _log_phi1_bessel(s, a, r):
-    """:math:`-s\lambda_- + \log\mathrm{ive}(1,2s\sqrt\lambda) - \log s - \log\sqrt\lambda` (z >= 1e-3)."""
+    r""":math:`-s\lambda_- + \log\mathrm{ive}(1,2s\sqrt\lambda) - \log s - \log\sqrt\lambda` (z >= 1e-3)."""
     return -s * _lower_edge(a) + _log_ive_2sr(1, s, r) - np.log(s) - np.log(r)
 
 
 def _log_phi1_series(s, a, z):
-    """:math:`-s(1+\lambda)+\log(2I_1(z)/z)` by its power series in :math:`y=z^2/4` (z < 1e-3)."""
+    r""":math:`-s(1+\lambda)+\log(2I_1(z)/z)` by its power series in :math:`y=z^2/4` (z < 1e-3)."""
     y = 0.25 * z * z
     return -s * (1.0 + a) + np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0)))
 
