@@ -27,17 +27,19 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
         return _resolvent_engine(ww, a)
 
 
-def _resolvent_engine(ww, a):
-    """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored)."""
+def _resolvent_engine(ww, a, want_M: bool = True):
+    """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored); M is None
+    where not `want_M` (an array's two passes and temporaries spared)."""
     b = 1.0 - a + ww
     hb = 0.5 * b
     Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
     den = hb + Dh
     if _all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
-        return 1.0 / den, Dh, ww / den
+        return 1.0 / den, Dh, (ww / den if want_M else None)
     pos = b > 0
     M_neg = (Dh - hb) / a
-    return _pick(pos, 1.0 / den, M_neg / ww), Dh, _pick(pos, ww / den, M_neg)
+    M = _pick(pos, ww / den, M_neg) if want_M else None
+    return _pick(pos, 1.0 / den, M_neg / ww), Dh, M
 
 
 def _all_positive(x) -> bool:
@@ -143,7 +145,7 @@ def mp_stieltjes(w, lam):
     """
     ww, a = _w_lam(w, lam)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        m, _, _ = _resolvent_engine(ww, a)
+        m, _, _ = _resolvent_engine(ww, a, want_M=False)
     return P.result(m)
 
 
@@ -177,8 +179,8 @@ def mp_stieltjes2(w, lam):
     ww, a = _w_lam(w, lam)
     # inf/0 only where m2 itself is beyond the float range (D = inf only where m2 underflows: lam w > 8e615)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        m, Dh, _ = _resolvent_engine(ww, a)
-        D = 2.0 * Dh
+        m, Dh, _ = _resolvent_engine(ww, a, want_M=False)
+        D = np.multiply(Dh, 2.0, out=P.into(Dh))  # the engine's own D/2, doubled in place on an array
         return P.result(m / D + (m * (a / D)) * m)
 
 

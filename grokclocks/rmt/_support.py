@@ -26,10 +26,15 @@ def _any(mask) -> bool:
     return bool(mask) if isinstance(mask, (bool, np.bool_)) else bool(mask.any())
 
 
+def _square(q):
+    """``q * q``, in place on an array (the caller's own temporary: no fresh pages at 1e5 points); numpy's
+    square of an array (``q ** 2``) is this product, a float's ``** 2`` is the C library's pow."""
+    return np.multiply(q, q, out=q) if isinstance(q, np.ndarray) and q.ndim else q * q
+
+
 def _lower_edge(a):
     r"""The engine of `_gap` on a float or a float64 array (the caller's errstate, over ignored)."""
-    q = (1.0 - a) / (1.0 + np.sqrt(a))
-    q2 = q * q  # numpy's square of an array (``q ** 2``): the same bits on a float (a float's ** 2 is pow)
+    q2 = _square((1.0 - a) / (1.0 + np.sqrt(a)))
     big = a >= 1e300
     if not _any(big):
         return q2
@@ -50,8 +55,7 @@ def _upper_edge(a):
     r"""λ₊ = (1 + √λ)²; from λ = 10³⁰⁰ on as λ + 2√λ, correctly rounded (the square of the rounded √λ
     came out an ulp below λ₋ at the largest double).  A float or a float64 array."""
     big = a >= 1e300
-    q = 1.0 + np.sqrt(a)
-    sq = q * q
+    sq = _square(1.0 + np.sqrt(a))
     if not _any(big):
         return sq
     return _pick(big, a + 2.0 * np.sqrt(_pick(big, a, 1.0)), sq)
