@@ -30,16 +30,20 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
 def _resolvent_engine(ww, a, want_M: bool = True):
     """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored); M is None
     where not `want_M` (an array's two passes and temporaries spared)."""
+    # on arrays each intermediate goes into a temporary of this engine no longer needed (P.into; None on numbers):
+    # at 1e5 points a fresh temporary's page faults cost more than the operation
     b = 1.0 - a + ww
     hb = 0.5 * b
-    Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
+    t = np.sqrt(a) * np.sqrt(ww)
+    Dh = np.hypot(hb, t, out=P.into(t))
     den = hb + Dh
     if _all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
-        return 1.0 / den, Dh, (ww / den if want_M else None)
+        M = ww / den if want_M else None
+        return np.divide(1.0, den, out=P.into(den)), Dh, M
     pos = b > 0
-    M_neg = (Dh - hb) / a
+    M_neg = np.divide(np.subtract(Dh, hb, out=P.into(hb)), a, out=P.into(hb))
     M = _pick(pos, ww / den, M_neg) if want_M else None
-    return _pick(pos, 1.0 / den, M_neg / ww), Dh, M
+    return _pick(pos, np.divide(1.0, den, out=P.into(den)), M_neg / ww), Dh, M
 
 
 def _all_positive(x) -> bool:
