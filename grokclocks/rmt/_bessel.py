@@ -25,9 +25,9 @@ def _ive(n, z):
     :math:`a_k(n)=\prod_{j=1}^{k}(4n^2-(2j-1)^2)/(k!\,8^k)`; for orders :math:`n\le64` the first
     omitted term is below :math:`(4n^2/8z)^6<10^{-27}` relative there.
     """
-    z = np.asarray(z, dtype=np.float64)
     if isinstance(n, int) and n in (0, 1):  # Cephes: accurate over the whole range, no Hankel branch needed
-        return special.i0e(z) if n == 0 else special.i1e(z)
+        return special.i0e(z) if n == 0 else special.i1e(z)  # a float in, a numpy float out: the same bits
+    z = np.asarray(z, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     big = z > _HANKEL_Z
     zs = np.where(big, z, 1.0)
@@ -58,11 +58,17 @@ def _log_ive_2sr(n, s, r):
     Beyond :math:`sr=10^{300}` the Hankel expansion's leading term :math:`-\tfrac12(\log4\pi+\log s+\log r)`
     (the next is :math:`(4n^2-1)/(16sr)<10^{-296}` relative for :math:`n\le64`): ``2 s sqrt(lam)`` was
     ``inf`` at :math:`s=1.7\cdot10^{308}` and the log-Laplace transforms returned ``-inf`` for a finite value.
+    Floats or float64 arrays; the caller's errstate (over and divide ignored: ``s r`` may overflow).
     """
-    s, r = np.asarray(s, dtype=np.float64), np.asarray(r, dtype=np.float64)
-    with np.errstate(over="ignore", divide="ignore"):
-        x = s * r
-        big = ~(x <= 1e300)
-        return np.where(big, -0.5 * (math.log(4.0 * math.pi) + np.log(np.where(big, s, 1.0))
-                                     + np.log(np.where(big, r, 1.0))),
-                        np.log(_ive(n, 2.0 * np.where(big, 1.0, x))))
+    x = s * r
+    fits = x <= 1e300
+    if isinstance(fits, (bool, np.bool_)):  # one number: the branch that applies
+        return np.log(_ive(n, 2.0 * x)) if fits else _log_ive_hankel(s, r)
+    big = ~fits
+    return np.where(big, _log_ive_hankel(np.where(big, s, 1.0), np.where(big, r, 1.0)),
+                    np.log(_ive(n, 2.0 * np.where(big, 1.0, x))))
+
+
+def _log_ive_hankel(s, r):
+    """The leading term of the Hankel expansion of log ive(n, 2 s r), -(log 4 pi + log s + log r)/2."""
+    return -0.5 * (math.log(4.0 * math.pi) + np.log(s) + np.log(r))

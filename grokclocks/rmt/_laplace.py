@@ -7,10 +7,11 @@ import math
 import numpy as np
 from scipy import special
 
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._bessel import _ive, _log_ive_2sr
-from ._support import _gap, _lam
+from ._support import _gap, _lam, _lower_edge
 from ._rule import mp_rule, truncation
 
 
@@ -29,29 +30,44 @@ from ._rule import mp_rule, truncation
 # int_s^inf Phi_1(u) du for 1/4 < lam < 1 that this rule replaces cost 56 us and 0.3 ms a point.)
 
 
-def _s_lam(s, lam):
-    ss = V.nonnegative(s, "s")
-    a = _lam(lam)
-    return np.broadcast_arrays(ss, a)
+def _s_lam(s, lam, sc: bool = False):
+    """s >= 0 and lam > 0 checked: two floats where `sc` (every argument a Python number), else broadcast arrays."""
+    ss = V.nonnegative(s, "s", scalar=sc)
+    a = _lam(lam, sc)
+    return (ss, a) if sc else np.broadcast_arrays(ss, a)
 
 
-def _log_phi1(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    r"""log E[nu exp(-s nu)] for arrays s >= 0, a > 0 (already validated, broadcast).
+def _log_phi1(s, a):
+    r"""log E[nu exp(-s nu)] for arrays s >= 0, a > 0 (already validated, broadcast), or two floats.
 
     :math:`-s\lambda_- + \log\mathrm{ive}(1,z) - \log(s\sqrt\lambda)`, :math:`z=2s\sqrt\lambda`; for
     :math:`z<10^{-3}` the power series :math:`-s(1+\lambda)+\log(2I_1(z)/z)`,
     :math:`2I_1(z)/z=1+y/2+y^2/12+y^3/144+\dots`, :math:`y=z^2/4` (omitted term < 1e-23 relative;
     scipy's ive(1, z) is off by up to 6e-14 below z = 1e-10).
     """
-    r = np.sqrt(a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # -s lam_- = -inf: below -1.8e308, exact
-        z = 2.0 * s * r
-        small = z < 1e-3
-        ss = np.where(small, 1.0, s)
-        val = -ss * _gap(a) + _log_ive_2sr(1, ss, r) - np.log(ss) - np.log(r)
-        y = 0.25 * z * z
-        series = -s * (1.0 + a) + np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0)))
-    return np.where(small, series, val)
+        return _log_phi1_engine(s, a)
+
+
+def _log_phi1_engine(s, a):
+    """`_log_phi1` in the caller's errstate (divide, invalid and over ignored); on numbers only the branch that applies."""
+    r = np.sqrt(a)
+    z = 2.0 * s * r
+    small = z < 1e-3
+    if isinstance(small, (bool, np.bool_)):
+        return _log_phi1_series(s, a, z) if small else _log_phi1_bessel(s, a, r)
+    return np.where(small, _log_phi1_series(s, a, z), _log_phi1_bessel(np.where(small, 1.0, s), a, r))
+
+
+def _log_phi1_bessel(s, a, r):
+    r""":math:`-s\lambda_- + \log\mathrm{ive}(1,2s\sqrt\lambda) - \log s - \log\sqrt\lambda` (z >= 1e-3)."""
+    return -s * _lower_edge(a) + _log_ive_2sr(1, s, r) - np.log(s) - np.log(r)
+
+
+def _log_phi1_series(s, a, z):
+    r""":math:`-s(1+\lambda)+\log(2I_1(z)/z)` by its power series in :math:`y=z^2/4` (z < 1e-3)."""
+    y = 0.25 * z * z
+    return -s * (1.0 + a) + np.log1p(y * (0.5 + y * (1.0 / 12.0 + y / 144.0)))
 
 
 # 1/(k! (m+k)!) for the double power series of _log_phi0_series at z <= 1 (m = 1..24, k = 0..12)
@@ -105,7 +121,8 @@ def _log_phi0_le1(s: np.ndarray, a: np.ndarray, r: np.ndarray, c: np.ndarray) ->
         so = s[one]
         huge = so > 1e300  # ive(0, 2s) = ive(1, 2s) (1 + O(1/s)): log 2 + log ive(1, 2s)
         z = 2.0 * np.where(huge, 1.0, so)
-        out[one] = np.where(huge, math.log(2.0) + _log_ive_2sr(1, so, 1.0), np.log(_ive(0, z) + _ive(1, z)))
+        with np.errstate(over="ignore", divide="ignore"):
+            out[one] = np.where(huge, math.log(2.0) + _log_ive_2sr(1, so, 1.0), np.log(_ive(0, z) + _ive(1, z)))
     rule = ~series & ~one
     if np.any(rule):
         out[rule] = _log_phi0_rule(s[rule], r[rule], c[rule])
@@ -276,8 +293,10 @@ def mp_laplace_nu(s, lam):
     ----------
     Levi et al., eq. (19) (and eq. (8), train part); spec `levi:eq19`.
     """
-    ss, a = _s_lam(s, lam)
-    return V.scalar_or_array(np.exp(_log_phi1(ss, a)))
+    sc = P.scalars(s, lam)
+    ss, a = _s_lam(s, lam, sc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return P.result(np.exp(_log_phi1_engine(ss, a)))
 
 
 @cites("levi:eq19")
@@ -304,8 +323,10 @@ def mp_log_laplace_nu(s, lam):
     ----------
     Levi et al., eq. (19); spec `levi:eq19`.
     """
-    ss, a = _s_lam(s, lam)
-    return V.scalar_or_array(_log_phi1(ss, a))
+    sc = P.scalars(s, lam)
+    ss, a = _s_lam(s, lam, sc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return P.result(_log_phi1_engine(ss, a))
 
 
 @cites("levi:gen-closed", "levi:eq8")

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _lam
+from ._support import _lam, _pick
 
 
 @cites("levi:mp-moments")
@@ -39,18 +40,24 @@ def mp_moment(k, lam):
     Spec `levi:mp-moments`.
     """
     k = V.integer_at_least(k, "k", 0)
-    a = _lam(lam)
+    a = _lam(lam, P.scalars(lam))
+    total = np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0  # an array keeps its shape (k = 0, 1)
     if k == 0:
-        return V.scalar_or_array(np.ones_like(a))
-    total = np.zeros_like(a)
+        return P.result(total + 1.0)
     with np.errstate(over="ignore"):  # overflow = the moment itself exceeds 1.8e308 (a sum of positive terms)
         for j in range(k):
             narayana = math.comb(k, j) * math.comb(k - 1, j) // (j + 1)  # exact integer
             if narayana < 2**1000:
-                total = total + a**j * float(narayana)
+                total = total + _power(a, j) * float(narayana)
             else:  # beyond float range: lam^j N(k, j+1) in log space (inf unless lam is tiny)
                 total = total + np.exp(j * np.log(a) + math.log(narayana))
-    return V.scalar_or_array(total)
+    return P.result(total)
+
+
+def _power(a, j: int):
+    """``a ** j`` as numpy forms it for an array (1, ``a``, ``a * a``, else ``np.power``), also on a float (a
+    float's ``** 2`` is the C library's pow, not the square)."""
+    return 1.0 if j == 0 else a if j == 1 else a * a if j == 2 else np.power(a, j)
 
 
 @cites("levi:mp-moments")
@@ -85,11 +92,14 @@ def mp_inverse_moment(k, lam):
     k = V.integer_at_least(k, "k", 1)
     if k > 2:
         raise V.DomainError(f"k must be 1 or 2 (got {k})")
-    a = V.not_equal(_lam(lam), "lam", 1.0, context="(the inverse moments diverge at lam = 1)")
+    sc = P.scalars(lam)
+    a = _lam(lam, sc)
+    if not sc or a == 1.0:
+        V.not_equal(np.asarray(a), "lam", 1.0, context="(the inverse moments diverge at lam = 1)")
     below = a < 1
     with np.errstate(divide="ignore", over="ignore", under="ignore"):  # inf = overflow of the true value
         if k == 1:
-            out = np.where(below, 1.0 / (1.0 - a), (1.0 / a) * (1.0 / (a - 1.0)))
+            out = _pick(below, 1.0 / (1.0 - a), (1.0 / a) * (1.0 / (a - 1.0)))
         else:
-            out = np.where(below, (1.0 / (1.0 - a)) ** 3, (1.0 / (a - 1.0)) ** 3)
-    return V.scalar_or_array(out)
+            out = _pick(below, np.power(1.0 / (1.0 - a), 3), np.power(1.0 / (a - 1.0), 3))
+    return P.result(out)

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _lam
+from ._support import _lam, _pick
 
 
 def _resolvent(ww: np.ndarray, a: np.ndarray):
@@ -22,27 +23,42 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
     was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
     would exceed 1.8e308 (:math:`\lambda w>8\cdot10^{615}`), so :math:`D/2` is returned.
     """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _resolvent_engine(ww, a)
+
+
+def _resolvent_engine(ww, a, want_M: bool = True):
+    """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored); M is None
+    where not `want_M` (an array's two passes and temporaries spared)."""
+    # on arrays each intermediate goes into a temporary of this engine no longer needed (P.into; None on numbers):
+    # at 1e5 points a fresh temporary's page faults cost more than the operation
     b = 1.0 - a + ww
     hb = 0.5 * b
-    Dh = np.hypot(hb, np.sqrt(a) * np.sqrt(ww))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        den = hb + Dh
-        if b.size == 0 or float(np.min(b)) > 0:  # one reduction: every b > 0, the rationalised form alone
-            return 1.0 / den, Dh, ww / den
-        pos = b > 0
-        M_neg = (Dh - hb) / a
-        m = np.where(pos, 1.0 / den, M_neg / ww)
-        M = np.where(pos, ww / den, M_neg)
-    return m, Dh, M
+    t = np.sqrt(a) * np.sqrt(ww)
+    Dh = np.hypot(hb, t, out=P.into(t))
+    den = hb + Dh
+    if _all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
+        M = ww / den if want_M else None
+        return np.divide(1.0, den, out=P.into(den)), Dh, M
+    pos = b > 0
+    M_neg = np.divide(np.subtract(Dh, hb, out=P.into(hb)), a, out=P.into(hb))
+    M = _pick(pos, ww / den, M_neg) if want_M else None
+    return _pick(pos, np.divide(1.0, den, out=P.into(den)), M_neg / ww), Dh, M
 
 
-def _stieltjes_parts(w, lam):
-    ww = V.positive(w, "w")
-    a = _lam(lam)
-    ww, a = np.broadcast_arrays(ww, a)
-    m, Dh, _ = _resolvent(ww, a)
-    with np.errstate(over="ignore"):
-        return m, 2.0 * Dh, a  # D = inf only where m2 underflows (lam w > 8e615)
+def _all_positive(x) -> bool:
+    """Whether every value of `x` is > 0: the comparison on a number, one reduction on an array (empty: True)."""
+    if isinstance(x, np.ndarray):
+        return x.size == 0 or float(x.min()) > 0
+    return x > 0
+
+
+def _w_lam(w, lam):
+    """w > 0 and lam > 0 checked: two floats for Python numbers, else broadcast arrays."""
+    sc = P.scalars(w, lam)
+    ww = V.positive(w, "w", scalar=sc)
+    a = _lam(lam, sc)
+    return (ww, a) if sc else np.broadcast_arrays(ww, a)
 
 
 def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
@@ -131,8 +147,10 @@ def mp_stieltjes(w, lam):
     ----------
     Spec `levi:mp-stieltjes`.
     """
-    m, _, _ = _stieltjes_parts(w, lam)
-    return V.scalar_or_array(m)
+    ww, a = _w_lam(w, lam)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m, _, _ = _resolvent_engine(ww, a, want_M=False)
+    return P.result(m)
 
 
 @cites("levi:mp-stieltjes")
@@ -162,9 +180,12 @@ def mp_stieltjes2(w, lam):
     ----------
     Spec `levi:mp-stieltjes`.
     """
-    m, D, a = _stieltjes_parts(w, lam)
-    with np.errstate(over="ignore", under="ignore"):  # inf/0 only where m2 itself is beyond the float range
-        return V.scalar_or_array(m / D + (m * (a / D)) * m)
+    ww, a = _w_lam(w, lam)
+    # inf/0 only where m2 itself is beyond the float range (D = inf only where m2 underflows: lam w > 8e615)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        m, Dh, _ = _resolvent_engine(ww, a, want_M=False)
+        D = np.multiply(Dh, 2.0, out=P.into(Dh))  # the engine's own D/2, doubled in place on an array
+        return P.result(m / D + (m * (a / D)) * m)
 
 
 @cites("levi:mp-stieltjes", "levi:eq15")
@@ -197,14 +218,13 @@ def mp_stieltjes_nu2(w, lam):
     ----------
     Spec `levi:mp-stieltjes`, `levi:eq15`.
     """
-    ww = V.positive(w, "w")
-    a = _lam(lam)
-    ww, a = np.broadcast_arrays(ww, a)
-    m, Dh, M = _resolvent(ww, a)
+    ww, a = _w_lam(w, lam)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        m, Dh, M = _resolvent_engine(ww, a)
         D = 2.0 * Dh  # inf only where the moment (< m/D) underflows
         c = a - 1.0 + ww  # inf only for lam + w > 1.8e308, where the moment (< 1/(lam w)) underflows to 0
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)
-        mk = np.where(c > 0, 4.0 * M / (D + np.where(c > 0, c, 0.0)), m * (D - c))
-        return V.scalar_or_array(mk / (2.0 * D))
+        pos = c > 0
+        mk = _pick(pos, 4.0 * M / (D + _pick(pos, c, 0.0)), m * (D - c))
+        return P.result(mk / (2.0 * D))
