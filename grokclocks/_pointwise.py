@@ -48,6 +48,35 @@ def high(x: Any) -> float:
     return float(x.max()) if isinstance(x, np.ndarray) and x.ndim else float(x)
 
 
+def pick(cond: Any, yes: Any, no: Any) -> Any:
+    """``np.where(cond, yes, no)`` on arrays; on one number (a Python or NumPy bool) the chosen value itself.
+
+    The values are the same bits either way (a select computes nothing); on numbers it spares the 0-d array
+    of ``np.where`` (~2.6 µs)."""
+    if isinstance(cond, (bool, np.bool_)):
+        return yes if cond else no
+    return np.where(cond, yes, no)
+
+
+def any_of(mask: Any) -> bool:
+    """Whether any point of `mask` holds (the bool itself on a number, one reduction on an array)."""
+    return bool(mask) if isinstance(mask, (bool, np.bool_)) else bool(mask.any())
+
+
+def all_positive(x: Any) -> bool:
+    """Whether every value of `x` is > 0: the comparison on a number, one reduction on an array (empty: True)."""
+    if isinstance(x, np.ndarray):
+        return x.size == 0 or float(x.min()) > 0
+    return x > 0
+
+
+def square(q: Any) -> Any:
+    """``q * q``, in place on an array (the caller's own temporary: no fresh pages at 1e5 points); numpy's
+    square of an array (``q ** 2``) is this product, a float's ``** 2`` is the C library's pow (it differed
+    from numpy's square on 145 of 200,000 points)."""
+    return np.multiply(q, q, out=q) if isinstance(q, np.ndarray) and q.ndim else q * q
+
+
 def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
     """`out` with ``fn(*args)`` on the points of `mask` only (`fn` sees those points' values).
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _any, _edge_distances, _lam, _pick
+from ._support import _edge_distances, _lam
 
 
 @cites("levi:eq6")
@@ -52,7 +52,7 @@ def _density(x, a):
     if isinstance(inside, (bool, np.bool_)) and not inside:  # a number outside the support
         return 0.0
     p = (np.sqrt(np.maximum(below, 0.0)) / x) * (np.sqrt(np.maximum(above, 0.0)) / (2.0 * np.pi * a))
-    return _pick(inside, p, 0.0)
+    return P.pick(inside, p, 0.0)
 
 
 # Below rho = 1/4 the difference (A - rho sin theta)/rho^2 of `_cdf_continuous` is summed as its series (28 terms:
@@ -148,19 +148,19 @@ def _cdf(xs, a):
     below, above = _edge_distances(xs, a)
     r = np.sqrt(a)
     big = a > 1.0
-    rho = _pick(big, 1.0 / r, r)
-    mass = _pick(big, 1.0 / a, 1.0)
-    atom = _pick(big & (xs >= 0.0), (a - 1.0) / a, 0.0)
-    outside = _pick(above <= 0.0, mass, 0.0)
+    rho = P.pick(big, 1.0 / r, r)
+    mass = P.pick(big, 1.0 / a, 1.0)
+    atom = P.pick(big & (xs >= 0.0), (a - 1.0) / a, 0.0)
+    outside = P.pick(above <= 0.0, mass, 0.0)
     inside = (below > 0.0) & (above > 0.0)
     if isinstance(inside, (bool, np.bool_)) and not inside:  # a number outside the support
         return atom + outside
     w = 4.0 * r
-    one_m_rho = np.abs(1.0 - a) / (_pick(big, a, 1.0) * (1.0 + rho))  # 1 - rho, exact to an ulp
+    one_m_rho = np.abs(1.0 - a) / (P.pick(big, a, 1.0) * (1.0 + rho))  # 1 - rho, exact to an ulp
     lower = below <= above
-    d = _pick(lower, below, above)
-    h = _pick(inside, d / w, 0.0)
+    d = P.pick(lower, below, above)
+    h = P.pick(inside, d / w, 0.0)
     theta = 2.0 * np.arcsin(np.sqrt(np.minimum(h, 0.5)))
-    B = _cdf_continuous(theta, _pick(lower, rho, -rho), _pick(lower, one_m_rho, 1.0 + rho))
+    B = _cdf_continuous(theta, P.pick(lower, rho, -rho), P.pick(lower, one_m_rho, 1.0 + rho))
     part = (mass / np.pi) * B
-    return atom + _pick(inside, _pick(lower, part, mass - part), outside)
+    return atom + P.pick(inside, P.pick(lower, part, mass - part), outside)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _lam, _pick
+from ._support import _lam
 
 
 @cites("levi:mp-moments")
@@ -99,7 +99,7 @@ def mp_inverse_moment(k, lam):
     below = a < 1
     with np.errstate(divide="ignore", over="ignore", under="ignore"):  # inf = overflow of the true value
         if k == 1:
-            out = _pick(below, 1.0 / (1.0 - a), (1.0 / a) * (1.0 / (a - 1.0)))
+            out = P.pick(below, 1.0 / (1.0 - a), (1.0 / a) * (1.0 / (a - 1.0)))
         else:
-            out = _pick(below, np.power(1.0 / (1.0 - a), 3), np.power(1.0 / (a - 1.0), 3))
+            out = P.pick(below, np.power(1.0 / (1.0 - a), 3), np.power(1.0 / (a - 1.0), 3))
     return P.result(out)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _lam, _pick
+from ._support import _lam
 
 
 def _resolvent(ww: np.ndarray, a: np.ndarray):
@@ -37,20 +37,13 @@ def _resolvent_engine(ww, a, want_M: bool = True):
     t = np.sqrt(a) * np.sqrt(ww)
     Dh = np.hypot(hb, t, out=P.into(t))
     den = hb + Dh
-    if _all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
+    if P.all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
         M = ww / den if want_M else None
         return np.divide(1.0, den, out=P.into(den)), Dh, M
     pos = b > 0
     M_neg = np.divide(np.subtract(Dh, hb, out=P.into(hb)), a, out=P.into(hb))
-    M = _pick(pos, ww / den, M_neg) if want_M else None
-    return _pick(pos, np.divide(1.0, den, out=P.into(den)), M_neg / ww), Dh, M
-
-
-def _all_positive(x) -> bool:
-    """Whether every value of `x` is > 0: the comparison on a number, one reduction on an array (empty: True)."""
-    if isinstance(x, np.ndarray):
-        return x.size == 0 or float(x.min()) > 0
-    return x > 0
+    M = P.pick(pos, ww / den, M_neg) if want_M else None
+    return P.pick(pos, np.divide(1.0, den, out=P.into(den)), M_neg / ww), Dh, M
 
 
 def _w_lam(w, lam):
@@ -226,5 +219,5 @@ def mp_stieltjes_nu2(w, lam):
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)
         pos = c > 0
-        mk = _pick(pos, 4.0 * M / (D + _pick(pos, c, 0.0)), m * (D - c))
+        mk = P.pick(pos, 4.0 * M / (D + P.pick(pos, c, 0.0)), m * (D - c))
         return P.result(mk / (2.0 * D))

@@ -11,34 +11,13 @@ from .. import _validate as V
 from ..citations import cites
 
 
-def _pick(cond, yes, no):
-    """``np.where(cond, yes, no)`` on arrays; on one number (a Python or NumPy bool) the chosen value itself.
-
-    The values are the same bits either way (a select computes nothing); on numbers it spares the 0-d
-    array of ``np.where`` (~2.6 µs)."""
-    if isinstance(cond, (bool, np.bool_)):
-        return yes if cond else no
-    return np.where(cond, yes, no)
-
-
-def _any(mask) -> bool:
-    """Whether any point of `mask` holds (the bool itself on a number, one reduction on an array)."""
-    return bool(mask) if isinstance(mask, (bool, np.bool_)) else bool(mask.any())
-
-
-def _square(q):
-    """``q * q``, in place on an array (the caller's own temporary: no fresh pages at 1e5 points); numpy's
-    square of an array (``q ** 2``) is this product, a float's ``** 2`` is the C library's pow."""
-    return np.multiply(q, q, out=q) if isinstance(q, np.ndarray) and q.ndim else q * q
-
-
 def _lower_edge(a):
     r"""The engine of `_gap` on a float or a float64 array (the caller's errstate, over ignored)."""
-    q2 = _square((1.0 - a) / (1.0 + np.sqrt(a)))
+    q2 = P.square((1.0 - a) / (1.0 + np.sqrt(a)))
     big = a >= 1e300
-    if not _any(big):
+    if not P.any_of(big):
         return q2
-    return _pick(big, a - 2.0 * np.sqrt(_pick(big, a, 1.0)), q2)
+    return P.pick(big, a - 2.0 * np.sqrt(P.pick(big, a, 1.0)), q2)
 
 
 def _gap(a):
@@ -55,10 +34,10 @@ def _upper_edge(a):
     r"""λ₊ = (1 + √λ)²; from λ = 10³⁰⁰ on as λ + 2√λ, correctly rounded (the square of the rounded √λ
     came out an ulp below λ₋ at the largest double).  A float or a float64 array."""
     big = a >= 1e300
-    sq = _square(1.0 + np.sqrt(a))
-    if not _any(big):
+    sq = P.square(1.0 + np.sqrt(a))
+    if not P.any_of(big):
         return sq
-    return _pick(big, a + 2.0 * np.sqrt(_pick(big, a, 1.0)), sq)
+    return P.pick(big, a + 2.0 * np.sqrt(P.pick(big, a, 1.0)), sq)
 
 
 def _edge_distances(x, a):
@@ -150,4 +129,4 @@ def mp_atom(lam):
     Levi et al., eq. (6); spec `levi:eq6`.
     """
     a = _lam(lam, P.scalars(lam))
-    return P.result(_pick(a > 1.0, (a - 1.0) / a, 0.0))
+    return P.result(P.pick(a > 1.0, (a - 1.0) / a, 0.0))
