@@ -77,6 +77,44 @@ def square(q: Any) -> Any:
     return np.multiply(q, q, out=q) if isinstance(q, np.ndarray) and q.ndim else q * q
 
 
+# sqrt(x^2 + y^2) is within an ulp of the true hypot where neither square overflows and the larger is normal with
+# room to spare (the smaller square's underflow then costs below 2^-114 of the sum); np.hypot, a scalar libm
+# loop, costs 10x the three array operations (1.8 ms against 0.18 ms per 1e5 points)
+_HYPOT_HI = 2.0**510
+_HYPOT_LO = 2.0**-480
+
+
+def hypot(x: Any, y: Any) -> Any:
+    """sqrt(x² + y²) without spurious overflow or underflow: the three operations wherever the point's own numbers
+    allow them (|x|, |y| ≤ 2^510 and max(|x|, |y|) ≥ 2^-480), ``np.hypot`` on the other points only.
+
+    Which form a point takes depends on its own two numbers, so a scalar call and an array call give the same
+    bits; the extremes of the arrays decide whether any point needs the check at all.
+    """
+    if not isinstance(x, np.ndarray) and not isinstance(y, np.ndarray):
+        ax, ay = abs(x), abs(y)
+        if ax <= _HYPOT_HI and ay <= _HYPOT_HI and max(ax, ay) >= _HYPOT_LO:
+            return np.sqrt(x * x + y * y)
+        return np.hypot(x, y)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # squares of the points hypot takes; NaN
+        xlo, xhi = extrema(x)
+        ylo, yhi = extrema(y)
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+        x2 = np.multiply(x, x)
+        y2 = np.multiply(y, y)
+        out = np.add(x2, y2, out=into(y2, x2) if np.shape(y2) == shape else into(x2, y2) if np.shape(x2) == shape
+                     else None)
+        np.sqrt(out, out=out)
+    # every point safe: each |x|, |y| <= 2^510 (NaN fails this, inf too) and no point with both below 2^-480
+    below_x = xlo < _HYPOT_LO and xhi > -_HYPOT_LO  # some |x| may be below the floor
+    below_y = ylo < _HYPOT_LO and yhi > -_HYPOT_LO
+    if max(-xlo, xhi, -ylo, yhi) <= _HYPOT_HI and not (below_x and below_y):
+        return out
+    ax, ay = np.abs(x), np.abs(y)
+    risky = (ax > _HYPOT_HI) | (ay > _HYPOT_HI) | (np.maximum(ax, ay) < _HYPOT_LO) | np.isnan(ax) | np.isnan(ay)
+    return patch(out, risky, np.hypot, x, y)
+
+
 def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
     """`out` with ``fn(*args)`` on the points of `mask` only (`fn` sees those points' values).
 

@@ -17,7 +17,7 @@ def _resolvent(ww: np.ndarray, a: np.ndarray):
     and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow.
 
     Every intermediate is halved, so none overflows where the result itself does not:
-    :math:`D/2` = ``hypot(b/2, sqrt(lam) sqrt(w))`` (the squares overflow beyond 1e154);
+    :math:`D/2` = ``hypot(b/2, sqrt(lam) sqrt(w))`` (`grokclocks._pointwise.hypot`: the squares overflow beyond 1e154);
     :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
     :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
     was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
@@ -35,7 +35,7 @@ def _resolvent_engine(ww, a, want_M: bool = True):
     b = 1.0 - a + ww
     hb = 0.5 * b
     t = np.sqrt(a) * np.sqrt(ww)
-    Dh = np.hypot(hb, t, out=P.into(t))
+    Dh = P.hypot(hb, t)
     den = hb + Dh
     if P.all_positive(b):  # one reduction on an array: every b > 0, the rationalised form alone
         M = ww / den if want_M else None
