@@ -31,7 +31,7 @@ LOG_MAX = math.log(float(np.finfo(np.float64).max))  # 709.782712893384: exp(x) 
 
 __all__ = ["TINY", "LOG_MAX", "power_product", "product_stays_normal", "log_expm1", "exp_or_inf", "two_product", "one_minus_product",
            "signed_power_sum", "scaled_norm", "log_quotient", "dd_two_sum", "dd_two_prod", "dd_mul", "dd_div",
-           "dd_sqrt", "dd_exp", "bracketed_root", "ARRAY", "SCALAR", "ops_of"]
+           "dd_sqrt", "dd_exp", "bracketed_root", "ARRAY", "SCALAR", "ops_of", "extrema", "blockwise", "BLOCK"]
 
 
 def _normal(x: np.ndarray) -> np.ndarray:
@@ -57,7 +57,10 @@ def _power(x: np.ndarray, a: Any) -> np.ndarray:
     return np.power(x, a)
 
 
-def _extrema(x: np.ndarray) -> tuple[float, float]:
+def _extrema(x: Any) -> tuple[float, float]:
+    """(min, max) of an array or a Python float, as floats (an empty array: (1, 1))."""
+    if type(x) is float:
+        return x, x
     if x.ndim == 0:
         v = float(x)
         return v, v
@@ -435,6 +438,9 @@ ARRAY = _ArrayOps
 SCALAR = _ScalarOps
 
 
+extrema = _extrema
+
+
 def ops_of(*values: Any) -> type:
     """``SCALAR`` if every value is a Python float (a validated scalar argument), ``ARRAY`` otherwise."""
     for v in values:
@@ -446,6 +452,36 @@ def ops_of(*values: Any) -> type:
 def _f(x: Any) -> Any:
     """A Python float as it is, anything else as a float64 array."""
     return x if type(x) is float else np.asarray(x, dtype=np.float64)
+
+
+# An elementwise engine on 1e5 points makes ~100 temporaries of 800 KiB; glibc serves each from mmap or the top
+# of the heap and hands it back to the OS when it is freed, so the next one page-faults in again (measured on the
+# shared 2-core EPYC: the late-time exponent at 1e5 points, 4657 minor faults and 17.5 ms CPU).  In blocks of
+# 8192 points (64 KiB temporaries, which the allocator keeps and reuses) the same engine took 567 faults and
+# 8.8 ms.  Elementwise: every point sees the same operations, the result is the same bits.
+BLOCK = 8192
+
+
+def blockwise(f: Any, shape: tuple[int, ...], *arrays: Any, block: int = BLOCK) -> Any:
+    """``f(*arrays)`` for an elementwise engine ``f`` returning an array or a tuple of arrays, evaluated on
+    blocks of `block` points of the arrays broadcast to `shape` and written into arrays made once."""
+    flat = [np.ravel(np.broadcast_to(a, shape)) for a in arrays]
+    n = flat[0].size
+    if n <= block:
+        r = f(*flat)
+        return tuple(np.reshape(v, shape) for v in r) if isinstance(r, tuple) else np.reshape(r, shape)
+    outs: list[np.ndarray] = []
+    single = False
+    for i in range(0, n, block):
+        r = f(*(a[i:i + block] for a in flat))
+        single = not isinstance(r, tuple)
+        r = (r,) if single else r
+        if not outs:
+            outs = [np.empty(n, dtype=np.result_type(v)) for v in r]
+        for o, v in zip(outs, r):
+            o[i:i + block] = v
+    res = tuple(o.reshape(shape) for o in outs)
+    return res[0] if single else res
 
 
 # ============================================================================ double-double arithmetic

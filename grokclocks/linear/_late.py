@@ -17,8 +17,17 @@ from ._conventions import _d_out, _eta0, _lam_not_one, _LOG_SQRT_PI, _scalar_cal
 # The engine below runs on arrays or, for a scalar call, on Python floats (`FL.ops_of`): the same operations in
 # the same order, so a scalar call equals an array call bit for bit (tests/test_vector_scalar.py).
 
+# sqrt(lam) in double-double straight from lam where every intermediate of FL.dd_sqrt is a normal double (between
+# lam 2^-110 and lam 2^27): then it equals the power-of-two-scaled evaluation below bit for bit (each operation
+# is correctly rounded and commutes with the scaling), ten array passes fewer
+_SQRT_DIRECT = (2.0 ** -800, 2.0 ** 800)
+
+
 def _sqrt_dd(lam):
     """sqrt(lam) as a double-double for every positive double (scaled by an even power of two)."""
+    lo, hi = FL.extrema(lam)
+    if _SQRT_DIRECT[0] <= lo and hi <= _SQRT_DIRECT[1]:
+        return FL.dd_sqrt(lam)
     xp = FL.ops_of(lam)
     m, k = xp.frexp(lam)
     odd = (k % 2) != 0
@@ -30,18 +39,33 @@ def _sqrt_dd(lam):
 
 def _one_minus_sqrt_dd(lam):
     """q = 1 - sqrt(lam) as a double-double, to ~1e-31 relative: (1 - lam)/(1 + sqrt(lam)) for lam < 4
-    (1 - lam exact, no cancellation near lam = 1), 1 - sqrt(lam) above (|q| >= sqrt(lam)/2 there)."""
-    xp = FL.ops_of(lam)
+    (1 - lam exact, no cancellation near lam = 1), 1 - sqrt(lam) above (|q| >= sqrt(lam)/2 there).
+    Each branch is evaluated on the points it serves only when all points take it (elementwise: the same bits)."""
     rh, rl = _sqrt_dd(lam)
+    lo, hi = FL.extrema(lam)
+    if hi < 4.0:
+        return _one_minus_sqrt_quotient(lam, rh, rl)
+    if lo >= 4.0:
+        return _one_minus_sqrt_difference(rh, rl)
+    xp = FL.ops_of(lam)
     small = lam < 4.0
-    uh, ul = FL.dd_two_sum(1.0, -xp.where(small, lam, 0.0))
-    vh, vl = FL.dd_two_sum(1.0, xp.where(small, rh, 0.0))
-    vh, vl = FL.dd_two_sum(vh, vl + xp.where(small, rl, 0.0))
-    qh, ql = FL.dd_div(uh, ul, vh, vl)
-    bh, bl = FL.dd_two_sum(1.0, -xp.where(small, 4.0, rh))
-    bl = bl - xp.where(small, 0.0, rl)
-    bh, bl = FL.dd_two_sum(bh, bl)
+    qh, ql = _one_minus_sqrt_quotient(xp.where(small, lam, 0.0), xp.where(small, rh, 0.0), xp.where(small, rl, 0.0))
+    bh, bl = _one_minus_sqrt_difference(xp.where(small, 4.0, rh), xp.where(small, 0.0, rl))
     return xp.where(small, qh, bh), xp.where(small, ql, bl)
+
+
+def _one_minus_sqrt_quotient(lam, rh, rl):
+    """(1 - lam)/(1 + r), r = rh + rl = sqrt(lam) (lam < 4)."""
+    uh, ul = FL.dd_two_sum(1.0, -lam)
+    vh, vl = FL.dd_two_sum(1.0, rh)
+    vh, vl = FL.dd_two_sum(vh, vl + rl)
+    return FL.dd_div(uh, ul, vh, vl)
+
+
+def _one_minus_sqrt_difference(rh, rl):
+    """1 - r, r = rh + rl = sqrt(lam) (lam >= 4)."""
+    bh, bl = FL.dd_two_sum(1.0, -rh)
+    return FL.dd_two_sum(bh, bl - rl)
 
 
 def _exponent_dd(tt, ll, et, d):
@@ -114,7 +138,15 @@ class _Exponent:
 
     def dd(self):
         """(x_hi, x_lo) on every point."""
-        return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
+        if self.xp is FL.SCALAR or not self.tt.shape:
+            return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
+        return FL.blockwise(self._dd_block, self.tt.shape, self.tt, self.l0, self.et)
+
+    def _dd_block(self, tt, ll, et):
+        return _exponent_dd(tt, ll, et, self.d_out)
+
+    def _exp_block(self, tt, ll, et, rest):
+        return _exp_minus_x_plus(*_exponent_dd(tt, ll, et, self.d_out), rest)
 
     def exp_minus_plus(self, rest):
         """e^(rest - x), the double-double x on the points where the value is not certainly 0 (the same
@@ -126,14 +158,16 @@ class _Exponent:
         rest = np.broadcast_to(np.asarray(rest, dtype=np.float64), shape)
         with np.errstate(over="ignore", invalid="ignore"):
             dead = self.plain * (1.0 - 1e-12) - rest > _DEAD
-        if not shape or not np.any(dead):
+        if not shape:
             return _exp_minus_x_plus(*self.dd(), rest)
+        if not np.any(dead):
+            return FL.blockwise(self._exp_block, shape, self.tt, self.l0, self.et, rest)
         idx = np.flatnonzero(~dead)
         out = np.zeros(shape)
         if idx.size:
             at = np.unravel_index(idx, shape)
-            xh, xl = _exponent_dd(self.tt[at], np.broadcast_to(self.l0, shape)[at], self.et[at], self.d_out)
-            out.reshape(-1)[idx] = _exp_minus_x_plus(xh, xl, rest[at])
+            l0 = np.broadcast_to(self.l0, shape)
+            out.reshape(-1)[idx] = FL.blockwise(self._exp_block, idx.shape, self.tt[at], l0[at], self.et[at], rest[at])
         return out
 
 
@@ -253,7 +287,8 @@ def _log_erfc_bracket(x):
     cf = ~small & np.isfinite(x)
     if np.any(cf):
         xc = x[cf]
-        out[cf] = _log_bracket_cf(xc, float(np.min(xc)), FL.ARRAY)
+        lo = float(np.min(xc))  # the number of terms for the whole call, the blocks only bound the temporaries
+        out[cf] = FL.blockwise(lambda xb: _log_bracket_cf(xb, lo, FL.ARRAY), xc.shape, xc)
     return out
 
 
