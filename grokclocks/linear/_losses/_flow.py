@@ -64,6 +64,8 @@ def _check_finite_s(s: np.ndarray, t: np.ndarray, eta0: np.ndarray, d: float) ->
 def _log_loss_inf(which: str, lam, d: float, gamma, alpha) -> np.ndarray:
     """log L(t -> infinity) (``-inf`` when the limit is 0), flat arrays; the same for gradient flow and GD."""
     lam, gamma, alpha = (np.asarray(x, dtype=np.float64) for x in (lam, gamma, alpha))
+    if gamma.size and float(gamma.min()) > 0.0:  # every gamma > 0 (one reduction): the plateau on every point
+        return rmt._log_wd_plateau(_half_gamma(gamma), lam, which == "gen") - math.log(2.0 * d)
     out = np.full(lam.shape, -np.inf)
     zero = gamma == 0.0
     if which == "gen":
