@@ -367,6 +367,15 @@ class _ArrayOps:
         """Integer array ``k`` clipped to [lo, hi], as int64 (``ldexp`` exponents)."""
         return np.clip(k.astype(np.int64), lo, hi)
 
+    @staticmethod
+    def apply(f: Any, x: Any) -> Any:
+        """``f(x)`` for a ufunc-like ``f`` (e.g. a scipy.special function)."""
+        return f(x)
+
+    all = staticmethod(np.all)
+    any = staticmethod(np.any)
+    reciprocal = staticmethod(np.reciprocal)
+
 
 def _ufunc_on_float(f: np.ufunc, lo: float, hi: float):
     """``f`` on a Python float: the ufunc itself (bit-identical to an array call), a float back; inf / NaN
@@ -432,6 +441,20 @@ class _ScalarOps:
     @staticmethod
     def to_int(k: int, lo: int, hi: int) -> int:
         return min(max(int(k), lo), hi)
+
+    @staticmethod
+    def apply(f: Any, x: float) -> float:
+        """``f(x)`` for a ufunc-like ``f`` on a float (the same ufunc loop as on an array), a float back."""
+        with np.errstate(all="ignore"):
+            return float(f(x))
+
+    all = staticmethod(bool)
+    any = staticmethod(bool)
+
+    @staticmethod
+    def reciprocal(x: float) -> float:
+        """1/x, +-inf at +-0 (as numpy; a float division by zero raises)."""
+        return 1.0 / x if x != 0.0 else math.copysign(math.inf, x)
 
 
 ARRAY = _ArrayOps

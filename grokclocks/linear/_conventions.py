@@ -64,8 +64,8 @@ def _lam(lam: Any, scalar: bool = False) -> Any:
     return V.positive(lam, "lam", scalar=scalar)
 
 
-def _lam_below_one(lam: Any, what: str) -> np.ndarray:
-    return V.in_open_interval(lam, "lam", 0.0, 1.0, context=f"({what} requires 0 < lam < 1)")
+def _lam_below_one(lam: Any, what: str, scalar: bool = False) -> Any:
+    return V.in_open_interval(lam, "lam", 0.0, 1.0, context=f"({what} requires 0 < lam < 1)", scalar=scalar)
 
 
 def _lam_not_one(lam: Any, what: str, scalar: bool = False) -> Any:
@@ -80,8 +80,8 @@ def _eta0(eta0: Any, scalar: bool = False) -> Any:
     return V.positive(eta0, "eta0", scalar=scalar)
 
 
-def _eps(eps: Any) -> np.ndarray:
-    return V.positive(eps, "eps")
+def _eps(eps: Any, scalar: bool = False) -> Any:
+    return V.positive(eps, "eps", scalar=scalar)
 
 
 def _t(t: Any) -> np.ndarray:
@@ -96,8 +96,8 @@ def _d_out(d_out: Any) -> int:
     return V.integer_at_least(d_out, "d_out", 1)
 
 
-def _level(level: Any) -> np.ndarray:
-    return V.in_open_interval(level, "level", 0.0, 1.0)
+def _level(level: Any, scalar: bool = False) -> Any:
+    return V.in_open_interval(level, "level", 0.0, 1.0, scalar=scalar)
 
 
 def _which(which: Any) -> str:
