@@ -30,8 +30,11 @@ def _flow_time(eta0: Any, t: Any, d: float) -> Any:
     wherever that is finite."""
     with np.errstate(over="ignore"):
         s = 4.0 * eta0 * t / d
-        return np.where(np.isfinite(s), s, 4.0 * ((eta0 / d) * t)) if np.ndim(s) else (
-            s if math.isfinite(s) else 4.0 * ((eta0 / d) * t))
+        if not np.ndim(s):
+            return s if math.isfinite(s) else 4.0 * ((eta0 / d) * t)
+        if not s.size or float(s.max()) < math.inf:  # eta0 > 0, t >= 0: s >= 0, inf the only non-finite value
+            return s
+        return np.where(np.isfinite(s), s, 4.0 * ((eta0 / d) * t))
 
 
 def _gd_time(s: Any, eta0: Any, d: float) -> Any:
