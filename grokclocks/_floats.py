@@ -487,16 +487,17 @@ BLOCK = 8192
 
 def blockwise(f: Any, shape: tuple[int, ...], *arrays: Any, block: int = BLOCK) -> Any:
     """``f(*arrays)`` for an elementwise engine ``f`` returning an array or a tuple of arrays, evaluated on
-    blocks of `block` points of the arrays broadcast to `shape` and written into arrays made once."""
-    flat = [np.ravel(np.broadcast_to(a, shape)) for a in arrays]
-    n = flat[0].size
+    blocks of `block` points of the arrays broadcast to `shape` and written into arrays made once.  A 0-d
+    argument is passed to every block as it is (broadcast by the engine's own operations)."""
+    flat = [a if np.ndim(a) == 0 else np.ravel(np.broadcast_to(a, shape)) for a in arrays]
+    n = math.prod(shape)
     if n <= block:
         r = f(*flat)
         return tuple(np.reshape(v, shape) for v in r) if isinstance(r, tuple) else np.reshape(r, shape)
     outs: list[np.ndarray] = []
     single = False
     for i in range(0, n, block):
-        r = f(*(a[i:i + block] for a in flat))
+        r = f(*(a[i:i + block] if np.ndim(a) else a for a in flat))
         single = not isinstance(r, tuple)
         r = (r,) if single else r
         if not outs:
@@ -555,7 +556,7 @@ def dd_two_prod(a: Any, b: Any) -> tuple[Any, Any]:
 def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
     p = a * b
     ah, al = _split(a)
-    bh, bl = _split(b)
+    bh, bl = (ah, al) if b is a else _split(b)  # a square: one split
     if type(p) is float or p.ndim == 0:
         return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
     e = np.multiply(ah, bh)
@@ -595,6 +596,8 @@ def dd_sqrt(a: Any) -> tuple[Any, Any]:
     xp = ops_of(a)
     r = xp.sqrt(a)
     p, e = _two_prod(r, r)
+    if _extrema(r)[0] > 0.0:  # no zero to guard (one reduction instead of two selections)
+        return _fast_two_sum(r, ((a - p) - e) / (2.0 * r))
     with xp.errstate(invalid="ignore", divide="ignore"):
         corr = xp.where(r > 0, ((a - p) - e) / (2.0 * xp.where(r > 0, r, 1.0)), 0.0)
     return _fast_two_sum(r, corr)
@@ -609,4 +612,11 @@ def dd_exp(hi: Any, lo: Any) -> Any:
     xp = ops_of(hi, lo)
     with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
         e = xp.exp(hi)
+        if _extrema(e)[1] < math.inf and _finite_extrema(lo):  # hi finite or -inf, lo finite: no selection
+            return e + e * lo
         return xp.where(xp.isfinite(e), e + e * xp.where(xp.isfinite(lo), lo, 0.0), e)
+
+
+def _finite_extrema(x: Any) -> bool:
+    lo, hi = _extrema(x)
+    return -math.inf < lo and hi < math.inf

@@ -37,25 +37,31 @@ def _sqrt_dd(lam):
     return xp.ldexp(hi, k // 2), xp.ldexp(lo, k // 2)
 
 
+# 1 - sqrt(lam) as the quotient (1 - lam)/(1 + sqrt(lam)) only within 2^-19 of lam = 1; elsewhere |q| > 2^-21 and
+# the difference 1 - (rh + rl) carries the ~1e-31 absolute error of the double-double sqrt: below 1e-25 of q,
+# 1e-22 of x at x = 2000 (e^-x needs 1e-17), at a fifth of the quotient's array passes
+_NEAR_ONE = 2.0 ** -19
+
+
 def _one_minus_sqrt_dd(lam):
-    """q = 1 - sqrt(lam) as a double-double, to ~1e-31 relative: (1 - lam)/(1 + sqrt(lam)) for lam < 4
-    (1 - lam exact, no cancellation near lam = 1), 1 - sqrt(lam) above (|q| >= sqrt(lam)/2 there).
-    Each branch is evaluated on the points it serves only when all points take it (elementwise: the same bits)."""
+    """q = 1 - sqrt(lam) as a double-double, to ~1e-25 relative: (1 - lam)/(1 + sqrt(lam)) within 2^-19 of
+    lam = 1 (1 - lam exact: no cancellation), 1 - sqrt(lam) elsewhere.  Each form is evaluated on every point
+    only when all points take it (elementwise: the same bits either way)."""
     rh, rl = _sqrt_dd(lam)
     lo, hi = FL.extrema(lam)
-    if hi < 4.0:
-        return _one_minus_sqrt_quotient(lam, rh, rl)
-    if lo >= 4.0:
+    if hi < 1.0 - _NEAR_ONE or lo > 1.0 + _NEAR_ONE:
         return _one_minus_sqrt_difference(rh, rl)
     xp = FL.ops_of(lam)
-    small = lam < 4.0
-    qh, ql = _one_minus_sqrt_quotient(xp.where(small, lam, 0.0), xp.where(small, rh, 0.0), xp.where(small, rl, 0.0))
-    bh, bl = _one_minus_sqrt_difference(xp.where(small, 4.0, rh), xp.where(small, 0.0, rl))
-    return xp.where(small, qh, bh), xp.where(small, ql, bl)
+    near = xp.abs(1.0 - lam) <= _NEAR_ONE  # 1 - lam exact there
+    if lo >= 1.0 - _NEAR_ONE and hi <= 1.0 + _NEAR_ONE:
+        return _one_minus_sqrt_quotient(lam, rh, rl)
+    qh, ql = _one_minus_sqrt_quotient(xp.where(near, lam, 0.0), xp.where(near, rh, 0.0), xp.where(near, rl, 0.0))
+    bh, bl = _one_minus_sqrt_difference(xp.where(near, 4.0, rh), xp.where(near, 0.0, rl))
+    return xp.where(near, qh, bh), xp.where(near, ql, bl)
 
 
 def _one_minus_sqrt_quotient(lam, rh, rl):
-    """(1 - lam)/(1 + r), r = rh + rl = sqrt(lam) (lam < 4)."""
+    """(1 - lam)/(1 + r), r = rh + rl = sqrt(lam) (lam near 1)."""
     uh, ul = FL.dd_two_sum(1.0, -lam)
     vh, vl = FL.dd_two_sum(1.0, rh)
     vh, vl = FL.dd_two_sum(vh, vl + rl)
@@ -63,30 +69,46 @@ def _one_minus_sqrt_quotient(lam, rh, rl):
 
 
 def _one_minus_sqrt_difference(rh, rl):
-    """1 - r, r = rh + rl = sqrt(lam) (lam >= 4)."""
+    """1 - r, r = rh + rl = sqrt(lam) (lam away from 1): 1 - rh exact (two_sum), then rl taken off."""
     bh, bl = FL.dd_two_sum(1.0, -rh)
     return FL.dd_two_sum(bh, bl - rl)
 
 
+# every factor within 2^+-200 (and lam within 2^+-400, so 2^-55 <= |1 - sqrt(lam)| <= 2^200): every intermediate of
+# the double-double product, its split halves and error terms included, is a normal double, and the product
+# taken directly equals the mantissa-and-exponent evaluation bit for bit (a dozen array passes fewer)
+_DIRECT = 2.0 ** 200
+
+
 def _exponent_dd(tt, ll, et, d):
-    r"""x = 4 eta0 t (1 - sqrt(lam))^2 / d_out as a double-double (x_hi, x_lo), relative error ~1e-31.
+    r"""x = 4 eta0 t (1 - sqrt(lam))^2 / d_out as a double-double (x_hi, x_lo), relative error ~1e-25.
 
     e^(-x) with x rounded to a double carries |x| ulps (x ~ 650: 4.8e-13 of the late-time losses); with
     the double-double x it carries one.  The mantissas are multiplied in [1/16, 1) and the binary exponents
-    added apart, so no intermediate overflows or underflows: x_hi is inf only where x exceeds 1.8e308."""
+    added apart, so no intermediate overflows or underflows: x_hi is inf only where x exceeds 1.8e308 (the
+    factors themselves where they are all moderate: the same bits)."""
     xp = FL.ops_of(tt, ll, et)
     qh, ql = _one_minus_sqrt_dd(ll)  # on lam's own shape (a scalar lam beside an array of t: once)
-    mq, kq = xp.frexp(qh)
-    ql = xp.ldexp(ql, -kq)
-    ah, al = FL.dd_mul(mq, ql, mq, ql)  # ((1 - sqrt lam) 2^-kq)^2 in [1/4, 1)
-    me, ke = xp.frexp(et)
-    mt, kt = xp.frexp(tt)
-    ph, pl = FL.dd_two_prod(me, mt)
+    (t_lo, t_hi), (e_lo, e_hi), (l_lo, l_hi) = FL.extrema(tt), FL.extrema(et), FL.extrema(ll)
+    direct = (1.0 / _DIRECT <= min(t_lo, e_lo) and max(t_hi, e_hi) <= _DIRECT
+              and 1.0 / _DIRECT ** 2 <= l_lo and l_hi <= _DIRECT ** 2)
+    if direct:
+        ah, al = FL.dd_mul(qh, ql, qh, ql)
+        ph, pl = FL.dd_two_prod(et, tt)
+    else:
+        mq, kq = xp.frexp(qh)
+        ql = xp.ldexp(ql, -kq)
+        ah, al = FL.dd_mul(mq, ql, mq, ql)  # ((1 - sqrt lam) 2^-kq)^2 in [1/4, 1)
+        me, ke = xp.frexp(et)
+        mt, kt = xp.frexp(tt)
+        ph, pl = FL.dd_two_prod(me, mt)
     xh, xl = FL.dd_mul(ph, pl, ah, al)
     di = int(d)
     if di != 1:
         dh = float(di)
         xh, xl = FL.dd_div(xh, xl, dh, float(di - int(dh)))
+    if direct:
+        return 4.0 * xh, 4.0 * xl
     k = xp.to_int(ke + kt + 2 * kq + 2, -2200, 2200)  # ldexp saturates to 0 / inf well before
     with xp.errstate(over="ignore", under="ignore"):
         return xp.ldexp(xh, k), xp.ldexp(xl, k)
@@ -100,6 +122,7 @@ def _late_common(t, lam, eta0, d_out, what):
     et = _eta0(eta0, sc)
     di = _d_out(d_out)
     d = float(di)
+    t0, e0 = tt, et  # as checked: a scalar eta0 stays one number in the double-double engine
     if sc:
         xp, ll = FL.SCALAR, l0
         a = float(rmt._gap(ll))
@@ -118,7 +141,7 @@ def _late_common(t, lam, eta0, d_out, what):
             normal = (s > 2.3e-308) & xp.isfinite(s)
             log_s = xp.where(normal, xp.log(xp.where(normal, s, 1.0)),
                              math.log(4.0) + xp.log(et) + xp.log(tt) - math.log(d))
-    return log_s, _Exponent(tt, l0, et, di, s, a, xp), ll, a, d, xp
+    return log_s, _Exponent(tt, l0, et, di, s, a, xp, (t0, e0)), ll, a, d, xp
 
 
 # e^(rest - x) is 0 in float64 where rest - x < -745.2; a point is skipped (0 without the double-double) only
@@ -131,8 +154,9 @@ class _Exponent:
     """x = 4 eta0 t (1 - sqrt(lam))^2 / d_out: the plain double s lam_- on every point, the double-double
     (`_exponent_dd`) only where e^(rest - x) is not certainly 0."""
 
-    def __init__(self, tt, l0, et, d_out, s, a, xp):
+    def __init__(self, tt, l0, et, d_out, s, a, xp, checked):
         self.tt, self.l0, self.et, self.d_out, self.xp = tt, l0, et, d_out, xp
+        self.t0, self.e0 = checked  # t and eta0 before broadcasting (0-d where a scalar was given)
         with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
             self.plain = s * a
 
@@ -140,7 +164,7 @@ class _Exponent:
         """(x_hi, x_lo) on every point."""
         if self.xp is FL.SCALAR or not self.tt.shape:
             return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
-        return FL.blockwise(self._dd_block, self.tt.shape, self.tt, self.l0, self.et)
+        return FL.blockwise(self._dd_block, self.tt.shape, self.t0, self.l0, self.e0)
 
     def _dd_block(self, tt, ll, et):
         return _exponent_dd(tt, ll, et, self.d_out)
@@ -161,13 +185,13 @@ class _Exponent:
         if not shape:
             return _exp_minus_x_plus(*self.dd(), rest)
         if not np.any(dead):
-            return FL.blockwise(self._exp_block, shape, self.tt, self.l0, self.et, rest)
+            return FL.blockwise(self._exp_block, shape, self.t0, self.l0, self.e0, rest)
         idx = np.flatnonzero(~dead)
         out = np.zeros(shape)
         if idx.size:
             at = np.unravel_index(idx, shape)
-            l0 = np.broadcast_to(self.l0, shape)
-            out.reshape(-1)[idx] = FL.blockwise(self._exp_block, idx.shape, self.tt[at], l0[at], self.et[at], rest[at])
+            t, lam, eta0 = (v if v.ndim == 0 else np.broadcast_to(v, shape)[at] for v in (self.t0, self.l0, self.e0))
+            out.reshape(-1)[idx] = FL.blockwise(self._exp_block, idx.shape, t, lam, eta0, rest[at])
         return out
 
 
@@ -178,6 +202,8 @@ def _exp_minus_x_plus(xh, xl, rest):
     with xp.errstate(invalid="ignore"):
         eh, el = FL.dd_two_sum(-xh, rest)
         el = el - xl
+    if FL.extrema(xh)[1] < math.inf:  # x >= 0: every x finite (one reduction instead of three selections)
+        return FL.dd_exp(eh, el)
     finite = xp.isfinite(xh)
     return xp.where(finite, FL.dd_exp(xp.where(finite, eh, 0.0), xp.where(finite, el, 0.0)), 0.0)
 
