@@ -172,16 +172,18 @@ class _Exponent:
     def _exp_block(self, tt, ll, et, rest):
         return _exp_minus_x_plus(*_exponent_dd(tt, ll, et, self.d_out), rest)
 
-    def exp_minus_plus(self, rest):
+    def exp_minus_plus(self, rest, need=True):
         """e^(rest - x), the double-double x on the points where the value is not certainly 0 (the same
-        operations there as on every point: bit-identical)."""
+        operations there as on every point: bit-identical); 0 where `need` is False (points not asked for)."""
         if self.xp is FL.SCALAR:
             dead = self.plain * (1.0 - 1e-12) - rest > _DEAD  # NaN (inf - inf) is not dead, as below
-            return 0.0 if dead else _exp_minus_x_plus(*self.dd(), rest)
+            return 0.0 if dead or not need else _exp_minus_x_plus(*self.dd(), rest)
         shape = self.tt.shape
         rest = np.broadcast_to(np.asarray(rest, dtype=np.float64), shape)
         with np.errstate(over="ignore", invalid="ignore"):
             dead = self.plain * (1.0 - 1e-12) - rest > _DEAD
+            if need is not True:
+                dead |= ~need
         if not shape:
             return _exp_minus_x_plus(*self.dd(), rest)
         if not np.any(dead):
@@ -277,13 +279,17 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
         with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             c = 1.0 - 3.0 / 16.0 * xp.exp(-log_s - 0.5 * xp.log(ll))
             direct = val * c
-            log_c = xp.where(log_q < 0.0, xp.log1p(-xp.exp(xp.minimum(log_q, 0.0))),  # q < 1
-                             xp.where(log_q > math.log(2.0), log_q + xp.log1p(-xp.exp(-log_q)),  # q > 2
-                                      xp.log(xp.abs(c))))
-            far = xp.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c)
             ok = ((val >= FL.TINY) & xp.isfinite(val) & xp.isfinite(c)
                   & (((xp.abs(direct) >= FL.TINY) & xp.isfinite(direct)) | (c == 0.0)))
-            val = xp.where(ok, direct, far)
+            if xp.all(ok):  # the exponent a second time only where some point needs it
+                val = direct
+            else:
+                log_c = xp.where(log_q < 0.0, xp.log1p(-xp.exp(xp.minimum(log_q, 0.0))),  # q < 1
+                                 xp.where(log_q > math.log(2.0), log_q + xp.log1p(-xp.exp(-log_q)),  # q > 2
+                                          xp.log(xp.abs(c))))
+                need = xp.where(ok, False, True)
+                far = xp.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c, need)
+                val = xp.where(ok, direct, far)
     val = val / d
     return _result(val, xp)
 
