@@ -401,11 +401,11 @@ def _ldexp_float(m: float, k: int) -> float:
 
 
 def _nan_min(a: float, b: float) -> float:
-    return a if (a <= b or a != a) else b  # np.minimum: NaN propagates
+    return a if (a <= b or math.isnan(a)) else b  # np.minimum: NaN propagates
 
 
 def _nan_max(a: float, b: float) -> float:
-    return a if (a >= b or a != a) else b
+    return a if (a >= b or math.isnan(a)) else b
 
 
 class _NoErrstate:
@@ -415,7 +415,7 @@ class _NoErrstate:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: object) -> bool:
         return False
 
 
