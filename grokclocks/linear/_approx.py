@@ -8,78 +8,101 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize, special
 
+from .. import _floats as FL
 from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
-from ._conventions import _eps, _eta0, _lam_below_one, _level
+from ._conventions import _eps, _eta0, _lam_below_one, _level, _scalar_call
 from ._crossing import _grok_time_scalar, _log_lstar
 
 
-def _lambertw_args(lam, eps, eta0, level, what):
-    """``(lam, log_eps_eff, eta0, log_a)``; eps_eff = 4 L*(eps, d_out = 1, level) in log space (it overflows at
-    eps = 1e300, level = 1e-6), log_a = log (1 - sqrt(lam))^2 (see _log1m_sqrt)."""
-    ll = _lam_below_one(lam, what)
-    ee = _eps(eps)
-    et = _eta0(eta0)
-    lv = _level(level)
-    ll, ee, et, lv = np.broadcast_arrays(ll, ee, et, lv)
-    log_eps_eff = math.log(2.0) + np.log(ee) - 2.0 * np.log(special.erfinv(lv))  # 2 eps: inf at 1.7e308
-    log_eps_eff = np.where(lv == ERF_SQRT2, np.log(ee), log_eps_eff)
-    return ll, log_eps_eff, et, 2.0 * _log1m_sqrt(ll)
+def _lambertw_args(lam, eps, eta0, level, what, *, floats=False):
+    """``(lam, log_eps_eff, eta0, log_a, xp)``; eps_eff = 4 L*(eps, d_out = 1, level) in log space (it overflows
+    at eps = 1e300, level = 1e-6), log_a = log (1 - sqrt(lam))^2 (see _log1m_sqrt).  With `floats`, a scalar
+    call gets Python floats and ``xp = FL.SCALAR`` (the same engine on floats)."""
+    sc = floats and _scalar_call(lam, eps, eta0, level)
+    ll = _lam_below_one(lam, what, sc)
+    ee = _eps(eps, sc)
+    et = _eta0(eta0, sc)
+    lv = _level(level, sc)
+    xp = FL.SCALAR if sc else FL.ARRAY
+    if not sc:
+        ll, ee, et, lv = np.broadcast_arrays(ll, ee, et, lv)
+    with xp.errstate(divide="ignore"):
+        log_eps_eff = xp.where(lv == ERF_SQRT2, xp.log(ee),  # 2 eps: inf at 1.7e308
+                               math.log(2.0) + xp.log(ee) - 2.0 * xp.log(xp.apply(special.erfinv, lv)))
+    return ll, log_eps_eff, et, 2.0 * _log1m_sqrt(ll, xp), xp
 
 
-def _log1m_sqrt(lam):
+def _log1m_sqrt(lam, xp=FL.ARRAY):
     r""":math:`\log(1-\sqrt\lambda)` for :math:`0<\lambda<1`: ``log1p(-sqrt(lam))`` below 1/4 (``log`` of
     :math:`(1-\sqrt\lambda)^2` is 0 in float below :math:`\lambda=10^{-32}`), and
     :math:`\log(1-\lambda)-\log(1+\sqrt\lambda)` above (the rounding of :math:`\sqrt\lambda` is most of
     :math:`1-\sqrt\lambda` at :math:`\lambda=1-10^{-16}`: 2 % error there)."""
-    lam = np.asarray(lam, dtype=np.float64)
-    r = np.sqrt(lam)
-    return np.where(lam < 0.25, np.log1p(-r), np.log1p(-lam) - np.log1p(r))
+    if xp is FL.ARRAY:
+        lam = np.asarray(lam, dtype=np.float64)
+    r = xp.sqrt(lam)
+    return xp.where(lam < 0.25, xp.log1p(-r), xp.log1p(-lam) - xp.log1p(r))
 
 
 _LOG_Z0 = (5.0 / 3.0) * math.log(2.0) - math.log(3.0) - math.log(math.pi) / 3.0  # log(2^(5/3)/(3 pi^(1/3)))
 
 
-def _log_z(lam, log_eps, log_a, gen):
+def _log_z(lam, log_eps, log_a, gen, xp=FL.ARRAY):
     """log z_tr (gen=False: a) or log z_gen (a^(1/3)) of eqs. 23-24 (log_a = log (1 - sqrt(lam))^2)."""
-    return _LOG_Z0 + (log_a / 3.0 if gen else log_a) - 0.5 * np.log(lam) - (2.0 / 3.0) * log_eps
+    return _LOG_Z0 + (log_a / 3.0 if gen else log_a) - 0.5 * xp.log(lam) - (2.0 / 3.0) * log_eps
 
 
-def _log_lambertw(log_z):
-    r""":math:`\log W_0(e^{L})` for real :math:`L` (arrays), valid where :math:`e^L` over- or underflows.
+def _lambertw_real(z):
+    return special.lambertw(z).real
+
+
+def _log_lambertw(log_z, xp=FL.ARRAY):
+    r""":math:`\log W_0(e^{L})` for real :math:`L` (arrays, or a float with ``xp = FL.SCALAR``), valid where
+    :math:`e^L` over- or underflows.
 
     :math:`L\le700`: ``scipy.special.lambertw``, then for :math:`W<10^{-300}` (:math:`z` tiny)
     :math:`\log W=L-W\approx L`; :math:`L>700`: Newton on :math:`w+\log w=L` from :math:`L-\log L`
     (quadratic convergence, 6 steps reach 1 ulp).
     """
+    if xp is FL.SCALAR:
+        return _log_lambertw_big(log_z, xp) if log_z > 700.0 else _log_lambertw_small(log_z, xp)
     L = np.asarray(log_z, dtype=np.float64)
     out = np.empty(L.shape)
     big = L > 700.0
-    with np.errstate(under="ignore"):
-        z = np.exp(np.where(big, 0.0, L))
-        w = special.lambertw(z).real
-    tiny = ~big & (w < 1e-300)
-    out[~big & ~tiny] = np.log(w[~big & ~tiny])
-    out[tiny] = L[tiny]  # W(z) = z e^{-W} = z (1 - z + ...), z < 1e-300
+    out[~big] = _log_lambertw_small(L[~big], xp)
     if np.any(big):
-        Lb = L[big]
-        wb = Lb - np.log(Lb)
-        for _ in range(8):
-            wb = wb - (wb + np.log(wb) - Lb) / (1.0 + 1.0 / wb)
-        out[big] = np.log(wb)
+        out[big] = _log_lambertw_big(L[big], xp)
     return out
 
 
-def _lambertw_time(log_pre, log_w):
+def _log_lambertw_small(L, xp):
+    with xp.errstate(under="ignore", divide="ignore"):
+        w = xp.apply(_lambertw_real, xp.exp(L))
+        return xp.where(w < 1e-300, L, xp.log(w))  # W(z) = z e^{-W} = z (1 - z + ...), z < 1e-300
+
+
+def _log_lambertw_big(L, xp):
+    w = L - xp.log(L)
+    for _ in range(8):
+        w = w - (w + xp.log(w) - L) / (1.0 + 1.0 / w)
+    return xp.log(w)
+
+
+def _lambertw_time(log_pre, log_w, xp=FL.ARRAY):
     """exp(log_pre + log_w): the time 3 W/(8 eta0 a), over/underflowing only where the value does."""
-    with np.errstate(over="ignore", under="ignore"):
-        return np.exp(log_pre + log_w)
+    with xp.errstate(over="ignore", under="ignore"):
+        return xp.exp(log_pre + log_w)
 
 
-def _log_pre(et, log_a):
-    return math.log(3.0 / 8.0) - np.log(et) - log_a
+def _log_pre(et, log_a, xp=FL.ARRAY):
+    return math.log(3.0 / 8.0) - xp.log(et) - log_a
+
+
+def _result(val, xp):
+    """A Python float for a scalar call, else `V.scalar_or_array`."""
+    return float(val) if xp is FL.SCALAR else V.scalar_or_array(val)
 
 
 @cites("levi:eq23")
@@ -120,8 +143,8 @@ def t_star_train_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (23) (cube root simplified); spec `levi:eq23`.
     """
-    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 23)")
-    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, False))))
+    ll, le, et, log_a, xp = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 23)", floats=True)
+    return _result(_lambertw_time(_log_pre(et, log_a, xp), _log_lambertw(_log_z(ll, le, log_a, False, xp), xp), xp), xp)
 
 
 @cites("levi:eq24")
@@ -161,8 +184,8 @@ def t_star_gen_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (24); spec `levi:eq24`.
     """
-    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 24)")
-    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), _log_lambertw(_log_z(ll, le, log_a, True))))
+    ll, le, et, log_a, xp = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eq. 24)", floats=True)
+    return _result(_lambertw_time(_log_pre(et, log_a, xp), _log_lambertw(_log_z(ll, le, log_a, True, xp), xp), xp), xp)
 
 
 @cites("levi:eq23", "levi:eq24")
@@ -202,25 +225,29 @@ def grok_time_lambertw(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eqs. (23), (24); spec `levi:eq23`, `levi:eq24`.
     """
-    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eqs. 23-24)")
-    log_wt = _log_lambertw(_log_z(ll, le, log_a, False))
+    ll, le, et, log_a, xp = _lambertw_args(lam, eps, eta0, level, "the Lambert-W time (eqs. 23-24)", floats=True)
+    log_wt = _log_lambertw(_log_z(ll, le, log_a, False, xp), xp)
     D = -(2.0 / 3.0) * log_a  # log(z_gen/z_tr) = -(2/3) log a
     # delta = W(z_gen) - W(z_tr) > 0 as the root of delta + log(1 + delta/W_tr) = log(z_gen/z_tr)
     # = -(4/3) log1p(-sqrt(lam)) (from W e^W = z), not as a difference: W(z_gen) and W(z_tr) agree to
     # ~sqrt(lam) relative, so the difference kept no digit below lam ~ 1e-32.
-    with np.errstate(under="ignore", over="ignore"):
-        wt = np.exp(log_wt)
+    with xp.errstate(under="ignore", over="ignore", divide="ignore"):
+        wt = xp.exp(log_wt)
         # lower bound (log1p(x) <= x): D W/(1+W) = D/(1 + 1/W); the root function is concave, Newton rises
-        delta = D / (1.0 + np.exp(-log_wt))
+        delta = D / (1.0 + xp.exp(-log_wt))
+        # each point stops at its own convergence (a point of an array call takes the steps of its scalar call:
+        # one more step moved log delta by an ulp, 5.7e-14 of the time at lam ~ 1e-150)
+        active = np.ones(np.shape(delta), dtype=bool) if xp is FL.ARRAY else True
         for _ in range(60):
-            ratio = np.exp(np.log(delta) - log_wt)  # delta/W, which over/underflows only at z near 0
-            term = np.where(ratio < 1e300, np.log1p(np.minimum(ratio, 1e300)), np.log(delta) - log_wt)
+            ratio = xp.exp(xp.log(delta) - log_wt)  # delta/W, which over/underflows only at z near 0
+            term = xp.where(ratio < 1e300, xp.log1p(xp.minimum(ratio, 1e300)), xp.log(delta) - log_wt)
             g = delta + term - D
-            step = -g / (1.0 + 1.0 / (wt + delta))
-            delta = delta + step
-            if np.all(np.abs(step) <= 4e-16 * delta):
+            step = -g / (1.0 + xp.reciprocal(wt + delta))
+            delta = xp.where(active, delta + step, delta)
+            active = xp.where(xp.abs(step) <= 4e-16 * delta, False, active)
+            if not xp.any(active):
                 break
-    return V.scalar_or_array(_lambertw_time(_log_pre(et, log_a), np.log(delta)))
+    return _result(_lambertw_time(_log_pre(et, log_a, xp), xp.log(delta), xp), xp)
 
 
 @cites("levi:eq25")
@@ -263,7 +290,7 @@ def grok_time_eq25(lam, eps, eta0, *, level=ERF_SQRT2):
     ----------
     Levi et al., eq. (25) (η → η₀); spec `levi:eq25`.
     """
-    ll, le, et, log_a = _lambertw_args(lam, eps, eta0, level, "eq. 25")
+    ll, le, et, log_a, _ = _lambertw_args(lam, eps, eta0, level, "eq. 25")
     log_zg = _log_z(ll, le, log_a, True)
     log_a23 = (2.0 / 3.0) * log_a
     ok = (log_zg > 0) & (log_zg + log_a23 > 0)

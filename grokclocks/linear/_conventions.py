@@ -30,8 +30,11 @@ def _flow_time(eta0: Any, t: Any, d: float) -> Any:
     wherever that is finite."""
     with np.errstate(over="ignore"):
         s = 4.0 * eta0 * t / d
-        return np.where(np.isfinite(s), s, 4.0 * ((eta0 / d) * t)) if np.ndim(s) else (
-            s if math.isfinite(s) else 4.0 * ((eta0 / d) * t))
+        if not np.ndim(s):
+            return s if math.isfinite(s) else 4.0 * ((eta0 / d) * t)
+        if not s.size or float(s.max()) < math.inf:  # eta0 > 0, t >= 0: s >= 0, inf the only non-finite value
+            return s
+        return np.where(np.isfinite(s), s, 4.0 * ((eta0 / d) * t))
 
 
 def _gd_time(s: Any, eta0: Any, d: float) -> Any:
@@ -47,40 +50,57 @@ def _gd_time(s: Any, eta0: Any, d: float) -> Any:
 # ============================================================================ argument checks
 
 
-def _lam(lam: Any) -> np.ndarray:
-    return V.positive(lam, "lam")
+# a scalar call: every numeric argument one of these; its checks return Python floats and the engine runs on
+# them (FL.SCALAR), the same code as on arrays
+_SCALAR_TYPES = (float, np.float64, int)
 
 
-def _lam_below_one(lam: Any, what: str) -> np.ndarray:
-    return V.in_open_interval(lam, "lam", 0.0, 1.0, context=f"({what} requires 0 < lam < 1)")
+def _scalar_call(*values: Any) -> bool:
+    """Whether every value is a Python/NumPy float or a Python int (bool is not: its type is bool)."""
+    for v in values:
+        if type(v) not in _SCALAR_TYPES:
+            return False
+    return True
 
 
-def _lam_not_one(lam: Any, what: str) -> np.ndarray:
-    return V.not_equal(_lam(lam), "lam", 1.0, context=f"({what} diverges at lam = 1)")
+def _lam(lam: Any, scalar: bool = False) -> Any:
+    return V.positive(lam, "lam", scalar=scalar)
 
 
-def _eta0(eta0: Any) -> np.ndarray:
-    return V.positive(eta0, "eta0")
+def _lam_below_one(lam: Any, what: str, scalar: bool = False) -> Any:
+    return V.in_open_interval(lam, "lam", 0.0, 1.0, context=f"({what} requires 0 < lam < 1)", scalar=scalar)
 
 
-def _eps(eps: Any) -> np.ndarray:
-    return V.positive(eps, "eps")
+def _lam_not_one(lam: Any, what: str, scalar: bool = False) -> Any:
+    a = _lam(lam, scalar)
+    if scalar and a != 1.0:
+        return a
+    V.not_equal(np.asarray(a), "lam", 1.0, context=f"({what} diverges at lam = 1)")
+    return a
+
+
+def _eta0(eta0: Any, scalar: bool = False) -> Any:
+    return V.positive(eta0, "eta0", scalar=scalar)
+
+
+def _eps(eps: Any, scalar: bool = False) -> Any:
+    return V.positive(eps, "eps", scalar=scalar)
 
 
 def _t(t: Any) -> np.ndarray:
     return V.nonnegative(t, "t")
 
 
-def _t_late(t: Any) -> np.ndarray:
-    return V.positive(t, "t", context="for a late-time expansion")
+def _t_late(t: Any, scalar: bool = False) -> Any:
+    return V.positive(t, "t", context="for a late-time expansion", scalar=scalar)
 
 
 def _d_out(d_out: Any) -> int:
     return V.integer_at_least(d_out, "d_out", 1)
 
 
-def _level(level: Any) -> np.ndarray:
-    return V.in_open_interval(level, "level", 0.0, 1.0)
+def _level(level: Any, scalar: bool = False) -> Any:
+    return V.in_open_interval(level, "level", 0.0, 1.0, scalar=scalar)
 
 
 def _which(which: Any) -> str:

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
 from ._conventions import _d_out, _flag, _flow_time, _t
@@ -18,6 +18,8 @@ def _spectrum(eigvals: Any) -> np.ndarray:
     nu = V.as_float_array(eigvals, "eigvals")
     if nu.ndim != 1:
         raise V.DomainError(f"eigvals must be a 1-d array (got shape {nu.shape})")
+    if float(nu.min()) >= 0.0:  # nothing to clip (one reduction)
+        return nu
     scale = float(np.max(np.abs(nu)))
     tol = V.roundoff_tol(eigvals, nu.size, floor=1e-10) * scale  # float32 spectra at their own precision
     bad = nu < -tol
@@ -26,13 +28,14 @@ def _spectrum(eigvals: Any) -> np.ndarray:
     return np.maximum(nu, 0.0)
 
 
-def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
+def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete, *, checked=False):
+    """The loss of a finite spectrum; `checked`: eigvals and proj_sq are already a checked spectrum and weights."""
     tt = _t(t)
-    nu = _spectrum(eigvals)
-    w = V.nonnegative(proj_sq, "proj_sq")
+    nu = eigvals if checked else _spectrum(eigvals)
+    w = proj_sq if checked else V.nonnegative(proj_sq, "proj_sq")
     if w.shape != nu.shape:
         raise V.DomainError(f"proj_sq must have the shape of eigvals {nu.shape} (got {w.shape})")
-    eta = float(np.asarray(V.positive(eta0, "eta0")).reshape(-1)[0]) if np.ndim(eta0) == 0 else None
+    eta = V.positive(eta0, "eta0", scalar=True) if np.ndim(eta0) == 0 else None
     if eta is None:
         raise V.DomainError("eta0 must be a scalar for the finite-spectrum losses")
     d = float(_d_out(d_out))
@@ -40,7 +43,6 @@ def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
     q = nu if which == "train" else np.ones_like(nu)
     # b nu = 2 eta0 nu/d_out as 2 ((eta0/d_out) nu): 2 eta0 = inf at eta0 = 1.7e308 gave inf * 0 = NaN on a zero
     # eigenvalue (the mode does not move: factor 1)
-    tf = tt.reshape(-1, 1)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         bnu = 2.0 * ((eta / d) * nu)  # inf only where b nu > 1.8e308: GD diverges
         if disc:
@@ -50,17 +52,72 @@ def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete):
                     f"(gradient descent diverges) (got {eta!r})")
             # log|1 - b nu| (log1p below b nu = 1: log(1 - 1e-74) = 0 lost the decay at t = 1.7e308)
             la = np.where(bnu < 1.0, np.log1p(-np.minimum(bnu, 1.0)), np.log(np.abs(1.0 - bnu)))
-            # 0^(2t): 1 at t = 0, 0 otherwise; t (2 log|1 - b nu|): 2 t overflowed at t = 1.7e308 (inf * 0 = NaN)
-            expo = np.where((tf == 0.0) | (la == 0.0), 0.0, tf * (2.0 * la))
-        else:
-            # -s nu, s = 4 eta0 t/d_out (_flow_time: inf only beyond 1.8e308); a zero mode never decays
-            expo = np.where(nu == 0.0, 0.0, -(_flow_time(eta, tf, d) * nu))
     weight = w * q
-    with np.errstate(divide="ignore", over="ignore"):
-        vals = special.logsumexp(expo, b=np.broadcast_to(weight, expo.shape), axis=1)
-        out = np.exp(vals) / d
-        out = np.where(np.isfinite(out), out, np.exp(vals - math.log(d)))  # exp(vals) beyond 1.8e308, not the loss
-    return V.scalar_or_array(out.reshape(tt.shape))
+    # a mode of weight 0 adds nothing (its e^expo is never formed); every mode live: one reduction, no copies
+    live = slice(None) if float(weight.min()) > 0.0 else weight > 0.0
+    tf = tt.reshape(-1)
+    if not isinstance(live, slice) and not np.any(live):
+        return V.scalar_or_array(np.zeros(tt.shape))
+    wl = weight[live]
+    nul = nu[live]
+    lal = la[live] if disc else None
+    def rows(tb):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            tc = tb.reshape(-1, 1)
+            if disc:
+                # 0^(2t): 1 at t = 0, 0 otherwise; t (2 log|1 - b nu|): 2 t overflowed at t = 1.7e308 (inf * 0 = NaN)
+                expo = np.where((tc == 0.0) | (lal == 0.0), 0.0, tc * (2.0 * lal))
+            else:
+                # -s nu, s = 4 eta0 t/d_out (_flow_time: inf only beyond 1.8e308); a zero mode never decays
+                expo = np.where(nul == 0.0, 0.0, -(_flow_time(eta, tc, d) * nul))
+            return _exp_sum(expo, wl, d)
+
+    return V.scalar_or_array(FL.blockwise(rows, tf.shape, tf, block=max(1, _CELLS // nul.size)).reshape(tt.shape))
+
+
+_CELLS = 32768  # (time, mode) cells per block of the finite-spectrum sums: 256 KiB temporaries
+
+
+_SPAN = 900  # weights within a factor 2^900 of each other: scaled by one power of two, none underflows
+
+
+def _exp_sum(expo, w, d):
+    r""":math:`\sum_iw_ie^{x_{ji}}/d` along each row j of `expo` (entries finite or -inf, the rows' largest
+    finite), for weights :math:`w_i>0`.  Called inside the caller's errstate (over, under, divide ignored).
+
+    The largest exponent of a row, M, is factored out: :math:`e^M\sum_iw_ie^{x_i-M}`, the weights scaled by
+    an exact power of two :math:`2^{-k}` (largest in [1/2, 1)), so the sum lies between the weight of the
+    top mode and the number of modes: no overflow, and a term that underflows is below 2^-173 of the sum.
+    Then the product with :math:`e^M`, divided by d, times :math:`2^k` (exact).  Relative error: the sum's
+    few ulp and the rounding of e^M (<= 1 ulp beside the |M| ulp from the rounding of M itself, which every
+    evaluation of e^M has).  In logarithms (|log value| ulp, as a log-sum-exp) only where the product is
+    below 1e-290 or the weights span more than 2^900.  0 for a row of -inf (every mode decayed beyond the
+    double range)."""
+    top = expo.max(axis=1)
+    dead = top == -np.inf if float(top.min()) == -np.inf else None
+    if dead is not None:
+        top[dead] = 0.0
+    expo -= top[:, None]
+    np.exp(expo, out=expo)
+    k = math.frexp(float(w.max()))[1]
+    if k - math.frexp(float(w.min()))[1] <= _SPAN:
+        expo *= np.ldexp(w, -k)
+        total = expo.sum(axis=1)
+        prod = total * np.exp(top)
+        out = np.ldexp(prod / d, k)
+        if float(prod.min()) < 1e-290:
+            far = prod < 1e-290
+            out[far] = np.exp(np.log(total[far]) + top[far] + (k * math.log(2.0) - math.log(d)))
+    else:  # log w_i joins the exponents: z_i = x_i - M + log w_i, the largest of them factored out
+        np.log(expo, out=expo)
+        expo += np.log(w)
+        zmax = expo.max(axis=1)
+        expo -= zmax[:, None]
+        np.exp(expo, out=expo)
+        out = np.exp(np.log(expo.sum(axis=1)) + zmax + top - math.log(d))
+    if dead is not None:
+        out[dead] = 0.0
+    return out
 
 
 @cites("levi:eq5", "levi:eq4", "levi:eq1", "levi:gd-exact", "levi:eq3", "levi:eq13")
@@ -150,7 +207,7 @@ def _equal_proj(which, t, eigvals, eta0, d_out, D0_sq):
     if d0 is None:
         raise V.DomainError("D0_sq must be a scalar")
     w = np.full(nu.shape, d0 / nu.size)
-    return _finite_loss(which, t, nu, w, eta0, d_out, False)
+    return _finite_loss(which, t, nu, w, eta0, d_out, False, checked=True)
 
 
 @cites("levi:eq7")

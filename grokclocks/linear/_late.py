@@ -11,76 +11,137 @@ from .. import _floats as FL
 from .. import _validate as V
 from .. import rmt
 from ..citations import cites
-from ._conventions import _d_out, _eta0, _lam_not_one, _LOG_SQRT_PI, _t_late
+from ._conventions import _d_out, _eta0, _lam_not_one, _LOG_SQRT_PI, _scalar_call, _t_late
+
+
+# The engine below runs on arrays or, for a scalar call, on Python floats (`FL.ops_of`): the same operations in
+# the same order, so a scalar call equals an array call bit for bit (tests/test_vector_scalar.py).
+
+# sqrt(lam) in double-double straight from lam where every intermediate of FL.dd_sqrt is a normal double (between
+# lam 2^-110 and lam 2^27): then it equals the power-of-two-scaled evaluation below bit for bit (each operation
+# is correctly rounded and commutes with the scaling), ten array passes fewer
+_SQRT_DIRECT = (2.0 ** -800, 2.0 ** 800)
 
 
 def _sqrt_dd(lam):
     """sqrt(lam) as a double-double for every positive double (scaled by an even power of two)."""
-    m, k = np.frexp(lam)
+    lo, hi = FL.extrema(lam)
+    if _SQRT_DIRECT[0] <= lo and hi <= _SQRT_DIRECT[1]:
+        return FL.dd_sqrt(lam)
+    xp = FL.ops_of(lam)
+    m, k = xp.frexp(lam)
     odd = (k % 2) != 0
-    m = np.where(odd, 2.0 * m, m)  # lam = m 2^k, k even, m in [1/2, 2)
-    k = np.where(odd, k - 1, k)
+    m = xp.where(odd, 2.0 * m, m)  # lam = m 2^k, k even, m in [1/2, 2)
+    k = xp.where(odd, k - 1, k)
     hi, lo = FL.dd_sqrt(m)
-    return np.ldexp(hi, k // 2), np.ldexp(lo, k // 2)
+    return xp.ldexp(hi, k // 2), xp.ldexp(lo, k // 2)
+
+
+# 1 - sqrt(lam) as the quotient (1 - lam)/(1 + sqrt(lam)) only within 2^-19 of lam = 1; elsewhere |q| > 2^-21 and
+# the difference 1 - (rh + rl) carries the ~1e-31 absolute error of the double-double sqrt: below 1e-25 of q,
+# 1e-22 of x at x = 2000 (e^-x needs 1e-17), at a fifth of the quotient's array passes
+_NEAR_ONE = 2.0 ** -19
 
 
 def _one_minus_sqrt_dd(lam):
-    """q = 1 - sqrt(lam) as a double-double, to ~1e-31 relative: (1 - lam)/(1 + sqrt(lam)) for lam < 4
-    (1 - lam exact, no cancellation near lam = 1), 1 - sqrt(lam) above (|q| >= sqrt(lam)/2 there)."""
+    """q = 1 - sqrt(lam) as a double-double, to ~1e-25 relative: (1 - lam)/(1 + sqrt(lam)) within 2^-19 of
+    lam = 1 (1 - lam exact: no cancellation), 1 - sqrt(lam) elsewhere.  Each form is evaluated on every point
+    only when all points take it (elementwise: the same bits either way)."""
     rh, rl = _sqrt_dd(lam)
-    small = lam < 4.0
-    uh, ul = FL.dd_two_sum(1.0, -np.where(small, lam, 0.0))
-    vh, vl = FL.dd_two_sum(1.0, np.where(small, rh, 0.0))
-    vh, vl = FL.dd_two_sum(vh, vl + np.where(small, rl, 0.0))
-    qh, ql = FL.dd_div(uh, ul, vh, vl)
-    bh, bl = FL.dd_two_sum(1.0, -np.where(small, 4.0, rh))
-    bl = bl - np.where(small, 0.0, rl)
-    bh, bl = FL.dd_two_sum(bh, bl)
-    return np.where(small, qh, bh), np.where(small, ql, bl)
+    lo, hi = FL.extrema(lam)
+    if hi < 1.0 - _NEAR_ONE or lo > 1.0 + _NEAR_ONE:
+        return _one_minus_sqrt_difference(rh, rl)
+    xp = FL.ops_of(lam)
+    near = xp.abs(1.0 - lam) <= _NEAR_ONE  # 1 - lam exact there
+    if lo >= 1.0 - _NEAR_ONE and hi <= 1.0 + _NEAR_ONE:
+        return _one_minus_sqrt_quotient(lam, rh, rl)
+    qh, ql = _one_minus_sqrt_quotient(xp.where(near, lam, 0.0), xp.where(near, rh, 0.0), xp.where(near, rl, 0.0))
+    bh, bl = _one_minus_sqrt_difference(xp.where(near, 4.0, rh), xp.where(near, 0.0, rl))
+    return xp.where(near, qh, bh), xp.where(near, ql, bl)
+
+
+def _one_minus_sqrt_quotient(lam, rh, rl):
+    """(1 - lam)/(1 + r), r = rh + rl = sqrt(lam) (lam near 1)."""
+    uh, ul = FL.dd_two_sum(1.0, -lam)
+    vh, vl = FL.dd_two_sum(1.0, rh)
+    vh, vl = FL.dd_two_sum(vh, vl + rl)
+    return FL.dd_div(uh, ul, vh, vl)
+
+
+def _one_minus_sqrt_difference(rh, rl):
+    """1 - r, r = rh + rl = sqrt(lam) (lam away from 1): 1 - rh exact (two_sum), then rl taken off."""
+    bh, bl = FL.dd_two_sum(1.0, -rh)
+    return FL.dd_two_sum(bh, bl - rl)
+
+
+# every factor within 2^+-200 (and lam within 2^+-400, so 2^-55 <= |1 - sqrt(lam)| <= 2^200): every intermediate of
+# the double-double product, its split halves and error terms included, is a normal double, and the product
+# taken directly equals the mantissa-and-exponent evaluation bit for bit (a dozen array passes fewer)
+_DIRECT = 2.0 ** 200
 
 
 def _exponent_dd(tt, ll, et, d):
-    r"""x = 4 eta0 t (1 - sqrt(lam))^2 / d_out as a double-double (x_hi, x_lo), relative error ~1e-31.
+    r"""x = 4 eta0 t (1 - sqrt(lam))^2 / d_out as a double-double (x_hi, x_lo), relative error ~1e-25.
 
     e^(-x) with x rounded to a double carries |x| ulps (x ~ 650: 4.8e-13 of the late-time losses); with
     the double-double x it carries one.  The mantissas are multiplied in [1/16, 1) and the binary exponents
-    added apart, so no intermediate overflows or underflows: x_hi is inf only where x exceeds 1.8e308."""
+    added apart, so no intermediate overflows or underflows: x_hi is inf only where x exceeds 1.8e308 (the
+    factors themselves where they are all moderate: the same bits)."""
+    xp = FL.ops_of(tt, ll, et)
     qh, ql = _one_minus_sqrt_dd(ll)  # on lam's own shape (a scalar lam beside an array of t: once)
-    mq, kq = np.frexp(qh)
-    ql = np.ldexp(ql, -kq)
-    ah, al = FL.dd_mul(mq, ql, mq, ql)  # ((1 - sqrt lam) 2^-kq)^2 in [1/4, 1)
-    me, ke = np.frexp(et)
-    mt, kt = np.frexp(tt)
-    ph, pl = FL.dd_two_prod(me, mt)
+    (t_lo, t_hi), (e_lo, e_hi), (l_lo, l_hi) = FL.extrema(tt), FL.extrema(et), FL.extrema(ll)
+    direct = (1.0 / _DIRECT <= min(t_lo, e_lo) and max(t_hi, e_hi) <= _DIRECT
+              and 1.0 / _DIRECT ** 2 <= l_lo and l_hi <= _DIRECT ** 2)
+    if direct:
+        ah, al = FL.dd_mul(qh, ql, qh, ql)
+        ph, pl = FL.dd_two_prod(et, tt)
+    else:
+        mq, kq = xp.frexp(qh)
+        ql = xp.ldexp(ql, -kq)
+        ah, al = FL.dd_mul(mq, ql, mq, ql)  # ((1 - sqrt lam) 2^-kq)^2 in [1/4, 1)
+        me, ke = xp.frexp(et)
+        mt, kt = xp.frexp(tt)
+        ph, pl = FL.dd_two_prod(me, mt)
     xh, xl = FL.dd_mul(ph, pl, ah, al)
     di = int(d)
     if di != 1:
         dh = float(di)
         xh, xl = FL.dd_div(xh, xl, dh, float(di - int(dh)))
-    k = (ke + kt + 2 * kq + 2).astype(np.int64)
-    k = np.clip(k, -2200, 2200)  # ldexp saturates to 0 / inf well before
-    with np.errstate(over="ignore", under="ignore"):
-        return np.ldexp(xh, k), np.ldexp(xl, k)
+    if direct:
+        return 4.0 * xh, 4.0 * xl
+    k = xp.to_int(ke + kt + 2 * kq + 2, -2200, 2200)  # ldexp saturates to 0 / inf well before
+    with xp.errstate(over="ignore", under="ignore"):
+        return xp.ldexp(xh, k), xp.ldexp(xl, k)
 
 
 def _late_common(t, lam, eta0, d_out, what):
-    tt = _t_late(t)
-    l0 = _lam_not_one(lam, what)
-    et = _eta0(eta0)
-    d = float(_d_out(d_out))
-    tt, ll, et = np.broadcast_arrays(tt, l0, et)
+    """The checked arguments and the pieces every late-time form shares: (log s, x, lam, lam_-, d_out, xp)."""
+    sc = _scalar_call(t, lam, eta0)
+    tt = _t_late(t, sc)
+    l0 = _lam_not_one(lam, what, sc)
+    et = _eta0(eta0, sc)
+    di = _d_out(d_out)
+    d = float(di)
+    t0, e0 = tt, et  # as checked: a scalar eta0 stays one number in the double-double engine
+    if sc:
+        xp, ll = FL.SCALAR, l0
+        a = float(rmt._gap(ll))
+    else:
+        xp = FL.ARRAY
+        tt, ll, et = np.broadcast_arrays(tt, l0, et)
+        a = rmt._gap(ll)
     # s = 4 eta0 t/d_out from its logarithm where it is not a normal double (s itself under/overflows for
     # t, eta0 near 1e+-300); x = s lam_- as a double-double (_Exponent)
-    a = rmt._gap(ll)
-    with np.errstate(over="ignore", under="ignore"):
+    with xp.errstate(over="ignore", under="ignore"):
         s = 4.0 * et * tt / d
-        if float(np.min(s)) > 2.3e-308 and float(np.max(s)) < math.inf:  # two reductions: every s normal
-            log_s = np.log(s)
+        lo, hi = (s, s) if sc else (float(np.min(s)), float(np.max(s)))
+        if lo > 2.3e-308 and hi < math.inf:  # two reductions: every s normal
+            log_s = xp.log(s)
         else:
-            normal = (s > 2.3e-308) & np.isfinite(s)
-            log_s = np.where(normal, np.log(np.where(normal, s, 1.0)),
-                             math.log(4.0) + np.log(et) + np.log(tt) - math.log(d))
-    return log_s, _Exponent(tt, l0, et, _d_out(d_out), s, a), ll, a, d
+            normal = (s > 2.3e-308) & xp.isfinite(s)
+            log_s = xp.where(normal, xp.log(xp.where(normal, s, 1.0)),
+                             math.log(4.0) + xp.log(et) + xp.log(tt) - math.log(d))
+    return log_s, _Exponent(tt, l0, et, di, s, a, xp, (t0, e0)), ll, a, d, xp
 
 
 # e^(rest - x) is 0 in float64 where rest - x < -745.2; a point is skipped (0 without the double-double) only
@@ -93,47 +154,71 @@ class _Exponent:
     """x = 4 eta0 t (1 - sqrt(lam))^2 / d_out: the plain double s lam_- on every point, the double-double
     (`_exponent_dd`) only where e^(rest - x) is not certainly 0."""
 
-    def __init__(self, tt, l0, et, d_out, s, a):
-        self.tt, self.l0, self.et, self.d_out = tt, l0, et, d_out
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+    def __init__(self, tt, l0, et, d_out, s, a, xp, checked):
+        self.tt, self.l0, self.et, self.d_out, self.xp = tt, l0, et, d_out, xp
+        self.t0, self.e0 = checked  # t and eta0 before broadcasting (0-d where a scalar was given)
+        with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
             self.plain = s * a
 
     def dd(self):
         """(x_hi, x_lo) on every point."""
-        return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
+        if self.xp is FL.SCALAR or not self.tt.shape:
+            return _exponent_dd(self.tt, self.l0, self.et, self.d_out)
+        return FL.blockwise(self._dd_block, self.tt.shape, self.t0, self.l0, self.e0)
 
-    def exp_minus_plus(self, rest):
+    def _dd_block(self, tt, ll, et):
+        return _exponent_dd(tt, ll, et, self.d_out)
+
+    def _exp_block(self, tt, ll, et, rest):
+        return _exp_minus_x_plus(*_exponent_dd(tt, ll, et, self.d_out), rest)
+
+    def exp_minus_plus(self, rest, need=True):
         """e^(rest - x), the double-double x on the points where the value is not certainly 0 (the same
-        operations there as on every point: bit-identical)."""
+        operations there as on every point: bit-identical); 0 where `need` is False (points not asked for)."""
+        if self.xp is FL.SCALAR:
+            dead = self.plain * (1.0 - 1e-12) - rest > _DEAD  # NaN (inf - inf) is not dead, as below
+            return 0.0 if dead or not need else _exp_minus_x_plus(*self.dd(), rest)
         shape = self.tt.shape
         rest = np.broadcast_to(np.asarray(rest, dtype=np.float64), shape)
         with np.errstate(over="ignore", invalid="ignore"):
             dead = self.plain * (1.0 - 1e-12) - rest > _DEAD
-        if not shape or not np.any(dead):
+            if need is not True:
+                dead |= ~need
+        if not shape:
             return _exp_minus_x_plus(*self.dd(), rest)
+        if not np.any(dead):
+            return FL.blockwise(self._exp_block, shape, self.t0, self.l0, self.e0, rest)
         idx = np.flatnonzero(~dead)
         out = np.zeros(shape)
         if idx.size:
             at = np.unravel_index(idx, shape)
-            xh, xl = _exponent_dd(self.tt[at], np.broadcast_to(self.l0, shape)[at], self.et[at], self.d_out)
-            out.reshape(-1)[idx] = _exp_minus_x_plus(xh, xl, rest[at])
+            t, lam, eta0 = (v if v.ndim == 0 else np.broadcast_to(v, shape)[at] for v in (self.t0, self.l0, self.e0))
+            out.reshape(-1)[idx] = FL.blockwise(self._exp_block, idx.shape, t, lam, eta0, rest[at])
         return out
 
 
 def _exp_minus_x_plus(xh, xl, rest):
     """e^(rest - x), x = xh + xl a double-double, rest a double: the sum kept exact (two_sum) and the
     exponential taken of the double-double (FL.dd_exp); 0 where x is beyond the double range."""
-    with np.errstate(invalid="ignore"):
+    xp = FL.ops_of(xh, xl, rest)
+    with xp.errstate(invalid="ignore"):
         eh, el = FL.dd_two_sum(-xh, rest)
         el = el - xl
-    finite = np.isfinite(xh)
-    return np.where(finite, FL.dd_exp(np.where(finite, eh, 0.0), np.where(finite, el, 0.0)), 0.0)
+    if FL.extrema(xh)[1] < math.inf:  # x >= 0: every x finite (one reduction instead of three selections)
+        return FL.dd_exp(eh, el)
+    finite = xp.isfinite(xh)
+    return xp.where(finite, FL.dd_exp(xp.where(finite, eh, 0.0), xp.where(finite, el, 0.0)), 0.0)
 
 
-def _log_train_late0(log_s, lam):
+def _log_train_late0(log_s, lam, xp):
     """log of eq. 21's leading term without its e^(-x): -log(16 sqrt(pi)) - 3/4 log lam - 3/2 log(s/4)
     (written with s = 4 eta0 t: -log 2 - log sqrt(pi) - 3/4 log lam - 3/2 log s)."""
-    return -math.log(2.0) - _LOG_SQRT_PI - 0.75 * np.log(lam) - 1.5 * log_s
+    return -math.log(2.0) - _LOG_SQRT_PI - 0.75 * xp.log(lam) - 1.5 * log_s
+
+
+def _result(val, xp):
+    """The public return: a Python float for a scalar call, else `V.scalar_or_array`."""
+    return float(val) if xp is FL.SCALAR else V.scalar_or_array(val)
 
 
 @cites("levi:eq21", "levi:fig5")
@@ -182,27 +267,31 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
     o = V.integer_at_least(order, "order", 0)
     if o > 1:
         raise V.DomainError(f"order must be 0 or 1 (got {o})")
-    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
-    rest = _log_train_late0(log_s, ll)
-    with np.errstate(under="ignore", over="ignore"):  # 0 / inf only where the value itself is beyond float64
+    log_s, x, ll, a, d, xp = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 21)")
+    rest = _log_train_late0(log_s, ll, xp)
+    with xp.errstate(under="ignore", over="ignore"):  # 0 / inf only where the value itself is beyond float64
         val = x.exp_minus_plus(rest)
     if o == 1:
         # the correction 1 - q, q = 3/(16 s sqrt(lam)), multiplies the leading term where both and the product
         # are normal doubles; elsewhere log|1 - q| joins the exponent (the leading term alone can be
         # subnormal where the product is not: q = 2.3e66 beside e^-720 lost 6e-10 as a product)
-        log_q = math.log(3.0 / 16.0) - log_s - 0.5 * np.log(ll)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            c = 1.0 - 3.0 / 16.0 * np.exp(-log_s - 0.5 * np.log(ll))
+        log_q = math.log(3.0 / 16.0) - log_s - 0.5 * xp.log(ll)
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            c = 1.0 - 3.0 / 16.0 * xp.exp(-log_s - 0.5 * xp.log(ll))
             direct = val * c
-            log_c = np.where(log_q < 0.0, np.log1p(-np.exp(np.minimum(log_q, 0.0))),  # q < 1
-                             np.where(log_q > math.log(2.0), log_q + np.log1p(-np.exp(-log_q)),  # q > 2
-                                      np.log(np.abs(c))))
-            far = np.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c)
-            ok = ((val >= FL.TINY) & np.isfinite(val) & np.isfinite(c)
-                  & (((np.abs(direct) >= FL.TINY) & np.isfinite(direct)) | (c == 0.0)))
-            val = np.where(ok, direct, far)
+            ok = ((val >= FL.TINY) & xp.isfinite(val) & xp.isfinite(c)
+                  & (((xp.abs(direct) >= FL.TINY) & xp.isfinite(direct)) | (c == 0.0)))
+            if xp.all(ok):  # the exponent a second time only where some point needs it
+                val = direct
+            else:
+                log_c = xp.where(log_q < 0.0, xp.log1p(-xp.exp(xp.minimum(log_q, 0.0))),  # q < 1
+                                 xp.where(log_q > math.log(2.0), log_q + xp.log1p(-xp.exp(-log_q)),  # q > 2
+                                          xp.log(xp.abs(c))))
+                need = xp.where(ok, False, True)
+                far = xp.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c, need)
+                val = xp.where(ok, direct, far)
     val = val / d
-    return V.scalar_or_array(val)
+    return _result(val, xp)
 
 
 # continued-fraction terms by the smallest x they serve: relative error <= 3.5e-16 there (measured against
@@ -210,30 +299,49 @@ def loss_train_late(t, lam, eta0, *, d_out=1, order=0):
 _CF_TERMS = ((16.0, 12), (8.0, 20), (4.0, 40), (2.0, 60), (1.0, 100))
 
 
-def _log_erfc_bracket(x: np.ndarray) -> np.ndarray:
-    r"""log of π^(-1/2) - √x erfcx(√x), x ≥ 0.
+def _log_erfc_bracket(x):
+    r"""log of π^(-1/2) - √x erfcx(√x), x ≥ 0 (an array, or a Python float for a scalar call).
 
     The bracket is e^x x^(1/2) Γ(-1/2, x) / (2√π) (√(πx) erfcx(√x) = √x e^x Γ(1/2, x), and
     Γ(1/2, x) = x^(-1/2) e^(-x) - Γ(-1/2, x)/2 by Γ(a + 1, x) = a Γ(a, x) + x^a e^(-x)); for x ≥ 1 it is
     taken from the Legendre continued fraction of e^x x^(1/2) Γ(-1/2, x) = 1/(x + 3/2 - 1·3/2 / (x + 7/2 - 2·5/2 / (x + 11/2 - ...))),
     which has no cancellation.  The difference itself, for x < 1 only, loses ~log10(2x + 1) digits (its
     two terms cancel to 1/(2√π x)): 4.8e-13 of it at x = 650 before.  0 at x = inf gives -inf."""
+    if type(x) is float:
+        if x < 1.0:
+            return _log_bracket_direct(x, FL.SCALAR)
+        return _log_bracket_cf(x, x, FL.SCALAR) if x < math.inf else -math.inf
     x = np.asarray(x, dtype=np.float64)
     out = np.full(x.shape, -np.inf)
     small = x < 1.0
     if np.any(small):
-        xs = x[small]
-        out[small] = np.log(1.0 / math.sqrt(math.pi) - np.sqrt(xs) * special.erfcx(np.sqrt(xs)))
+        out[small] = _log_bracket_direct(x[small], FL.ARRAY)
     cf = ~small & np.isfinite(x)
     if np.any(cf):
         xc = x[cf]
-        lo = float(np.min(xc))
-        n = next(terms for start, terms in _CF_TERMS if lo >= start)
-        t = xc + (2 * n + 1.5)
-        for k in range(n, 0, -1):
-            t = xc + (2 * (k - 1) + 1.5) - k * (k + 0.5) / t
-        out[cf] = -math.log(2.0) - _LOG_SQRT_PI - np.log(t)
+        lo = float(np.min(xc))  # the number of terms for the whole call, the blocks only bound the temporaries
+        out[cf] = FL.blockwise(lambda xb: _log_bracket_cf(xb, lo, FL.ARRAY), xc.shape, xc)
     return out
+
+
+def _log_bracket_direct(x, xp):
+    """The bracket as the difference (x < 1)."""
+    r = xp.sqrt(x)
+    return xp.log(1.0 / math.sqrt(math.pi) - r * _float_or_array(special.erfcx(r)))
+
+
+def _float_or_array(v):
+    """A NumPy scalar as a Python float (the engines' float path), an array as it is."""
+    return float(v) if type(v) is np.float64 else v
+
+
+def _log_bracket_cf(x, lo, xp):
+    """The bracket from the continued fraction (x >= 1), with the number of terms that serves the smallest x, `lo`."""
+    n = next(terms for start, terms in _CF_TERMS if lo >= start)
+    t = x + (2 * n + 1.5)
+    for k in range(n, 0, -1):
+        t = x + (2 * (k - 1) + 1.5) - k * (k + 0.5) / t
+    return -math.log(2.0) - _LOG_SQRT_PI - xp.log(t)
 
 
 @cites("levi:eq22", "levi:fig5")
@@ -278,12 +386,12 @@ def loss_gen_late(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (22); spec `levi:eq22`, `levi:fig5`.
     """
-    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
+    log_s, x, ll, a, d, xp = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 22)")
     xh, xl = x.dd()  # the bracket reads x on every point
-    with np.errstate(under="ignore", over="ignore", divide="ignore"):  # idem; bracket(x = inf) = 0
-        rest = -0.75 * np.log(ll) - 0.5 * log_s + _log_erfc_bracket(xh)
-        plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
-        return V.scalar_or_array((_exp_minus_x_plus(xh, xl, rest) + plateau) / d)
+    with xp.errstate(under="ignore", over="ignore", divide="ignore"):  # idem; bracket(x = inf) = 0
+        rest = -0.75 * xp.log(ll) - 0.5 * log_s + _log_erfc_bracket(xh)
+        plateau = xp.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
+        return _result((_exp_minus_x_plus(xh, xl, rest) + plateau) / d, xp)
 
 
 @cites("levi:eq10", "levi:fig5")
@@ -327,8 +435,8 @@ def loss_gen_late_simple(t, lam, eta0, *, d_out=1):
     ----------
     Levi et al., eq. (10); spec `levi:eq10`, `levi:fig5`.
     """
-    log_s, x, ll, a, d = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
-    with np.errstate(under="ignore", over="ignore"):
-        val = x.exp_minus_plus(_log_train_late0(log_s, ll) - np.log(a))
-        plateau = np.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
-        return V.scalar_or_array((val + plateau) / d)
+    log_s, x, ll, a, d, xp = _late_common(t, lam, eta0, d_out, "the late-time expansion (eq. 10)")
+    with xp.errstate(under="ignore", over="ignore"):
+        val = x.exp_minus_plus(_log_train_late0(log_s, ll, xp) - xp.log(a))
+        plateau = xp.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
+        return _result((val + plateau) / d, xp)

@@ -83,12 +83,15 @@ def accuracy_from_loss(L, eps, d_out=1):
             log_x = math.log(a) + np.log(es) - np.log(Ls)
             log_lead = a * log_x - special.gammaln(a + 1.0)
             use = (log_lead < math.log(1e-280)) | (log_x < -690.0)
-            xs = np.exp(log_x)
-            series, term = np.ones_like(xs), np.ones_like(xs)
-            for k in range(1, 31):
-                term = term * xs / (a + k)
-                series = series + term
-            acc[small] = np.where(use, np.exp(log_lead - xs + np.log(series)), acc[small])
+            if np.any(use):  # the 30-term series on those points only (elementwise: the same values)
+                log_x, log_lead = log_x[use], log_lead[use]
+                xs = np.exp(log_x)
+                series, term = np.ones_like(xs), np.ones_like(xs)
+                for k in range(1, 31):
+                    term = term * xs / (a + k)
+                    series = series + term
+                at = np.flatnonzero(small)[use]
+                acc.reshape(-1)[at] = np.exp(log_lead - xs + np.log(series))
     return V.scalar_or_array(acc)
 
 

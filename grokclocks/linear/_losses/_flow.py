@@ -27,6 +27,8 @@ def _log_c(alpha):
     r""":math:`\log c_\alpha=\log((1+\alpha^2)/2)`, the prefactor of the loss (spec ``levi:init-rescale``), also
     where α² overflows (|α| > 1.3e154: ``log(inf) + log Phi = inf - inf`` was NaN at init_scale = −1e300)."""
     a = np.abs(np.asarray(alpha, dtype=np.float64))
+    if not a.size or float(a.max()) < 1e150:  # one reduction: every point takes the first form
+        return np.log(0.5 * (1.0 + a * a))  # a * a: the square np.where(...) ** 2 takes below
     small = a < 1e150
     with np.errstate(divide="ignore"):
         return np.where(small, np.log(0.5 * (1.0 + np.where(small, a, 0.0) ** 2)), 2.0 * np.log(a) - _LOG2)
@@ -43,7 +45,7 @@ def _log_phi(which: str, s, lam) -> np.ndarray:
     (arrays that broadcast; validated)."""
     shape, (sf, lf) = V.broadcast_flat(s, lam)
     out = rmt._log_phi1(sf, lf) if which == "train" else rmt._log_phi0(sf, lf)
-    if np.any(np.isnan(out)):
+    if out.size and math.isnan(float(out.max())):  # max propagates NaN: one reduction
         k = int(np.argmax(np.isnan(out)))
         raise FloatingPointError(
             f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {float(sf[k])!r}, "
@@ -53,6 +55,8 @@ def _log_phi(which: str, s, lam) -> np.ndarray:
 
 def _check_finite_s(s: np.ndarray, t: np.ndarray, eta0: np.ndarray, d: float) -> None:
     """``DomainError`` where s = 4 η₀t/d_out is beyond the double range (the decay is not resolved there)."""
+    if not s.size or float(s.max()) < math.inf:  # s >= 0, never NaN: one reduction
+        return
     bad = ~np.isfinite(s)
     if np.any(bad):
         k = int(np.argmax(bad))
@@ -64,6 +68,8 @@ def _check_finite_s(s: np.ndarray, t: np.ndarray, eta0: np.ndarray, d: float) ->
 def _log_loss_inf(which: str, lam, d: float, gamma, alpha) -> np.ndarray:
     """log L(t -> infinity) (``-inf`` when the limit is 0), flat arrays; the same for gradient flow and GD."""
     lam, gamma, alpha = (np.asarray(x, dtype=np.float64) for x in (lam, gamma, alpha))
+    if gamma.size and float(gamma.min()) > 0.0:  # every gamma > 0 (one reduction): the plateau on every point
+        return rmt._log_wd_plateau(_half_gamma(gamma), lam, which == "gen") - math.log(2.0 * d)
     out = np.full(lam.shape, -np.inf)
     zero = gamma == 0.0
     if which == "gen":
@@ -80,6 +86,8 @@ def _log_loss_inf(which: str, lam, d: float, gamma, alpha) -> np.ndarray:
 def _log_loss_flow(which: str, s: np.ndarray, lam: np.ndarray, d: float, gamma: np.ndarray,
                    alpha: np.ndarray) -> np.ndarray:
     """log L(s) of gradient flow for flat arrays (s = 4 η₀t/d_out finite, validated)."""
+    if gamma.size and float(gamma.max()) == 0.0:  # no weight decay anywhere (gamma >= 0): no masks
+        return _log_c(alpha) - math.log(d) + _log_phi(which, s, lam)
     out = np.empty(s.shape)
     zero = gamma == 0.0
     if np.any(zero):
