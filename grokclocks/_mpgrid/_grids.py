@@ -21,7 +21,11 @@ def _half_gamma(gamma):
     rounded to 0, and a positive weight decay became none (wd_asymptote_grid(2, 5e-324) gave the gamma = 0
     value 0.5 against 0.25 for every gamma > 0; the plateau log(g^2 m_2(g)) was NaN)."""
     g = 0.5 * gamma
-    if np.any((np.asarray(gamma) > 0.0) & (np.asarray(g) == 0.0)):
+    if type(gamma) is float:
+        bad = gamma > 0.0 and g == 0.0
+    else:
+        bad = np.any((np.asarray(gamma) > 0.0) & (np.asarray(g) == 0.0))
+    if bad:
         raise DomainError("gamma must be 0 or >= 1e-323 (paper convention): gamma/2 of gamma = 5e-324 rounds to 0 "
                           "in float64")
     return g

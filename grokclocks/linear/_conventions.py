@@ -114,10 +114,11 @@ def _init_scale(alpha: Any) -> np.ndarray:
     return V.finite(alpha, "init_scale")
 
 
-def _gamma_paper(gamma: Any, d_out: float, wd_convention: Any) -> np.ndarray:
-    """THE conversion of a weight decay to the paper convention (spec ``levi:conv-wd``)."""
+def _gamma_paper(gamma: Any, d_out: float, wd_convention: Any, scalar: bool = False) -> Any:
+    """THE conversion of a weight decay to the paper convention (spec ``levi:conv-wd``); a Python float with
+    `scalar`."""
     conv = V.choice(wd_convention, "wd_convention", ("paper", "torch"))
-    g = V.nonnegative(gamma, "gamma")
+    g = V.nonnegative(gamma, "gamma", scalar=scalar)
     return g * float(d_out) if conv == "torch" else g
 
 

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _pointwise as P
 from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
@@ -23,6 +24,7 @@ from ._conventions import (
     _ROOT_RTOL,
 )
 from .._floats import bracketed_root
+from .._mpgrid._grids import _half_gamma
 from ._crossing import _log_lstar
 from ._losses import _log_loss_inf
 
@@ -81,12 +83,22 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     Levi et al., eq. (15) (the paper's γ²/4 is corrected to γ²/8; erratum levi-1); spec `levi:eq15`,
     `levi:mp-stieltjes`, `levi:conv-wd`.
     """
-    ll = _lam(lam)
+    sc = P.scalars(lam, gamma)
+    ll = _lam(lam, sc)
     d = _d_out(d_out)
-    gg = _gamma_paper(gamma, d, wd_convention)
+    gg = _gamma_paper(gamma, d, wd_convention, sc)
+    if sc and gg > 0.0:  # a scalar call: the same engine on two floats (numpy's ufuncs, the array call's bits)
+        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gg), ll)
+        shift = math.log(2.0 * float(d))
+        return WDAsymptotes(float(np.exp(ltr - shift)), float(np.exp(lge - shift)))
     shape, (lf, gf) = V.broadcast_flat(ll, gg)
-    one = np.ones(lf.shape)
-    tr, ge = (np.exp(_log_loss_inf(w, lf, float(d), gf, one)).reshape(shape) for w in ("train", "gen"))
+    if gf.size and float(gf.min()) > 0.0:  # every gamma > 0 (one reduction): both plateaus on one resolvent
+        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gf), lf)
+        shift = math.log(2.0 * float(d))
+        tr, ge = (np.exp(np.subtract(v, shift, out=v)).reshape(shape) for v in (ltr, lge))
+    else:
+        one = np.ones(lf.shape)
+        tr, ge = (np.exp(_log_loss_inf(w, lf, float(d), gf, one)).reshape(shape) for w in ("train", "gen"))
     return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
 
 

@@ -84,29 +84,47 @@ def _log_wd_plateau(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
 def _log_wd_plateau_finite(g: np.ndarray, a: np.ndarray, gen: bool) -> np.ndarray:
     """`_log_wd_plateau` for finite g (the selects only where some point needs the other branch)."""
     _, Dh, M = _resolvent(g, a)
+    return _plateau_from_resolvent(g, a, Dh, M, gen)
+
+
+def _log_wd_plateaus(g: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(train, gen) `_log_wd_plateau` on one resolvent (the same values as two calls: the same operations)."""
+    if not (isinstance(g, np.ndarray) and g.size == 0) and P.extrema(g)[1] == math.inf:
+        return _log_wd_plateau(g, a, False), _log_wd_plateau(g, a, True)
+    _, Dh, M = _resolvent(g, a)
+    return _plateau_from_resolvent(g, a, Dh, M, False), _plateau_from_resolvent(g, a, Dh, M, True)
+
+
+def _plateau_from_resolvent(g, a, Dh, M, gen: bool):
+    """The plateau's log from the resolvent's D/2 and M (see `_log_wd_plateau`)."""
     # in quarters: lam M + g, D and D + c each overflowed near lam = g = 1e308 (NaN at lam = 1.7e308, g = 0.85e308)
     qD = 0.5 * Dh
     with np.errstate(divide="ignore"):
         if gen:
             return np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD)
         qc = (0.25 * a - 0.25) + 0.25 * g
-        if np.size(qc) == 0 or float(np.min(qc)) > 0:
+        if P.all_positive(qc):
             return math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qc)
         pos = qc > 0
         qcc = np.where(pos, qc, 0.0)
-        return np.where(pos, math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc),
-                        np.log(M) + np.log(0.5 * g) + np.log1p(-np.where(pos, 0.0, qc) / qD))
+        out = math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc)
+        # c <= 0: log M + log(g/2) + log1p(-c/D), on those points only
+        return P.patch(out, np.logical_not(pos), lambda M_, g_, c_, d_: np.log(M_) + np.log(0.5 * g_) + np.log1p(-c_ / d_),
+                       M, g, qc, qD)
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """log(x/y) for x, y > 0: of the ratio where it is a normal double (the difference of two large
     logarithms loses |log x| ulps: 5.7e-14 at gamma = 1.7e150), else log x - log y."""
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        q = x / y
-        if np.size(q) == 0 or (float(np.min(q)) > 2.3e-308 and float(np.max(q)) < 1e308):  # two reductions: every q normal
+        q = np.divide(x, y)
+        if isinstance(q, np.ndarray) and q.size == 0:
+            return np.log(q)
+        lo, hi = P.extrema(q)
+        if lo > 2.3e-308 and hi < 1e308:  # two reductions (a number: itself): every q normal
             return np.log(q)
         ok = (q > 2.3e-308) & (q < 1e308)
-        return np.where(ok, np.log(np.where(ok, q, 1.0)), np.log(x) - np.log(y))
+        return P.pick(ok, np.log(P.pick(ok, q, 1.0)), np.log(x) - np.log(y))
 
 
 @cites("levi:mp-stieltjes")
