@@ -69,12 +69,38 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
                    & (np.abs(log_alpha2) <= 690.0) & (s * (1.0 + lam + g) <= 1e200))
     if np.all(regular):
         return _decay_regular(s, lam, g, gen, log_alpha2)
-    if not np.any(regular):
+    with np.errstate(over="ignore"):
+        faint = (~regular) & (lam == 1.0) & (g > 0.0) & (g * np.maximum(s, 1.0) <= _FAINT)
+    if not np.any(regular) and not np.any(faint):
         return _decay_general(s, lam, g, gen, log_alpha2)
     lD, sl = np.empty(s.shape), np.empty(s.shape)
-    for m, fn in ((regular, _decay_regular), (~regular, _decay_general)):
-        lD[m], sl[m] = fn(s[m], lam[m], g[m], gen, log_alpha2[m])
+    for m, fn in ((regular, _decay_regular), (faint, _decay_faint_at_one), (~regular & ~faint, _decay_general)):
+        if np.any(m):
+            lD[m], sl[m] = fn(s[m], lam[m], g[m], gen, log_alpha2[m])
     return lD, sl
+
+
+# At lam = 1 the map's scale delta = lam_- is 0 and the rule takes delta = g: its range log(T/g) reaches 690 for
+# g = 1e-300, beyond what 256 nodes resolve (log L off by 3e-9 at t = 1500, gamma = 1e-300; a larger rule
+# loses the nodes near tau = 0 to underflow).  There the weight decay is faint: with the density ~ nu^(-1/2)/pi
+# near 0, replacing (nu/(nu + g))^2 by 1 and dropping the cross term 2g nu/(nu + g)^2 e^(-s(nu+g)/2) change D by
+# O(sqrt(g max(s, 1))) relative, so for g max(s, 1) <= 1e-34 the decay is that of gradient flow without weight
+# decay, times e^(-s g) (measured against the mpmath reference: 3e-14 in log L at g = 1e-34 ... 1e-300, t = 1e-3
+# ... 1e12).  Above the bound the range log(T/g) stays below ~83 (T <= 4, and T = 80/s where truncated), inside
+# the calibrated ladder.
+_FAINT = 1e-34
+
+
+def _decay_faint_at_one(s, lam, g, gen, log_alpha2):
+    """`_decay` at lam = 1 for a faint weight decay (g max(s, 1) <= 1e-34, see `_FAINT`): the closed forms of
+    gradient flow without it (rmt's C_1 = Phi_1, C_0 the continuous part of Phi_0) times ((1 + alpha^2)/2) e^(-s g)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        lc = np.logaddexp(0.0, log_alpha2) - math.log(2.0) - s * g
+        l1 = rmt._log_phi1(s, lam)
+        if not gen:
+            return lc + l1, s * rmt._phi1_slope(s, lam) - s * g
+        l0 = rmt._log_phi0_cont(s, lam)
+        return lc + l0, -s * np.exp(l1 - l0) - s * g
 
 
 def _decay_regular(s, lam, g, gen, log_alpha2):

@@ -458,6 +458,17 @@ CASES = [
                  lambda t, lam, gamma: ref_log_loss_wd("train", t, lam, 0.01, gamma),
                  {"t": Arg(1e-3, 1e12), "lam": Arg(1e-6, 1e6), "gamma": Arg(1e-300, 1e300)}, rtol=1e-12,
                  kind="log", ci_examples=4, branches=_WD_LOSS_BRANCHES),
+    # lam = 1 with a faint weight decay: the rule's map scale is g there (log(T/g) up to 745); below
+    # g max(s, 1) = 1e-34 the engine takes gradient flow's closed forms times e^(-s g) (log L was off by 3e-9
+    # at t = 1500, gamma = 1e-300 before)
+    AccuracyCase("grokclocks.linear.log_loss_gen [gamma > 0, lam = 1]",
+                 lambda t, gamma: L.log_loss_gen(t, 1.0, 0.01, gamma=gamma),
+                 lambda t, gamma: ref_log_loss_wd("gen", t, 1.0, 0.01, gamma),
+                 {"t": Arg(1e-3, 1e12), "gamma": Arg(1e-323, 1e-10)}, rtol=1e-12, kind="log", ci_examples=4),
+    AccuracyCase("grokclocks.linear.log_loss_train [gamma > 0, lam = 1]",
+                 lambda t, gamma: L.log_loss_train(t, 1.0, 0.01, gamma=gamma),
+                 lambda t, gamma: ref_log_loss_wd("train", t, 1.0, 0.01, gamma),
+                 {"t": Arg(1e-3, 1e12), "gamma": Arg(1e-323, 1e-10)}, rtol=1e-12, kind="log", ci_examples=4),
     # ---------------------------------------------------------------- exact GD
     AccuracyCase("grokclocks.linear.log_loss_gen [discrete]",
                  lambda t, lam, frac: L.log_loss_gen(
