@@ -345,6 +345,8 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
 # returns inf/NaN with a warning, SCALAR returns the same value and raises nothing; ``errstate`` is a no-op
 # there.  Branches of ``where`` are both evaluated on floats too (arguments), so an engine guards its
 # divisions with ``where`` as it does for arrays (a float division by zero raises ZeroDivisionError).
+# The bookkeeping such engines share (extremes, a careful form on its own points, in-place temporaries,
+# selects on numbers) is in `grokclocks._pointwise`.
 
 class _ArrayOps:
     """numpy as the engine namespace (arrays)."""

@@ -7,6 +7,11 @@ array, the value itself on a float) and the careful form evaluated on the points
 (`patch`: fancy indexing on an array, an ``if`` on a float).  A scalar call then costs a few ufunc calls on
 floats instead of the 0-d array machinery (1-5 µs per operation), and the array call and the scalar calls run
 the same operations on every point.
+
+The same idea as a namespace: an engine written with ``xp.where``, ``xp.frexp``, ``xp.errstate``, ... takes
+``xp = grokclocks._floats.ops_of(*args)`` (``_floats.SCALAR`` on floats, ``_floats.ARRAY`` on arrays; the
+double-double arithmetic and the late-time losses are written so).  This module holds the bookkeeping both
+kinds of engine share.
 """
 
 from __future__ import annotations
