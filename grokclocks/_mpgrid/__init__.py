@@ -64,7 +64,8 @@ below :math:`10^{-7}` in :math:`\log s`; the final step is applied (quadratic co
 
 The same iteration (`_newton`) solves every crossing time of the package: gradient flow without weight
 decay on rmt's closed forms (`_solve_closed`), with it on the rule above (`_solve`), both reached through
-`_crossing_s`, which also chunks the points (4096 at a time, ~20 MB of temporaries) and runs two threads;
+`_crossing_s`, which also chunks the points (16384 at a time; the rule's sums in blocks of 65536 point-nodes) and
+runs two threads;
 `grokclocks.linear.t_star` and `grok_time` use it too, so a grid and a point give the same numbers.
 
 One concept per private file: `_rule` (the fixed rule: log D(s) and its slope), `_grids` (the loss,

@@ -132,7 +132,7 @@ def _decay_regular(s, lam, g, gen, log_alpha2):
     return _combine(s, lam, g, lm, gen, log_alpha2, log_scale, zeros, zeros, IA, IB, JA, JB, np.ones(s.shape))
 
 
-_BLOCK = 16384  # (points x nodes) of one block of the rule's sums: 8 temporaries of 128 kB stay in a core's cache
+_BLOCK = 65536  # (points x nodes) of one block of the rule's sums: 8 temporaries of 512 kB (see _crossings._CHUNK)
 
 
 def _regular_block(sel, rule, beta, tau_T, lm, w, s, g, a2, pos, gen, IA, IB, JA, JB):
