@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -51,10 +52,16 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
     ----------
     Spec `kramers:teff-sgd`; Li, Tai, E (2017).
     """
-    eta = V.positive(eta, "eta")
-    tr = V.nonnegative(trace_sigma, "trace_sigma")
+    sc = PW.scalars(eta, trace_sigma)
+    eta = V.positive(eta, "eta", scalar=sc)
+    tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=sc)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
+    if sc:  # two numbers: the same product on floats (PW.product: FL.power_product's bits)
+        if tr == 0.0:
+            return 0.0
+        with np.errstate(over="ignore", under="ignore"):
+            return float(PW.product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
     if float(tr.min()) > 0.0:
         return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
