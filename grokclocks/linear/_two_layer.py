@@ -14,6 +14,7 @@ from ._losses import _log_phi
 
 
 @cites("levi:eq18", "levi:eq42", "levi:eq16", "levi:eq40", "levi:eq17", "levi:eq41")
+@V.broadcasting("t", "lam", "eta0")
 def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=None, proj_sq=None):
     r"""Losses of the two-layer linear network f(x) = S₁ᵀS₀ᵀx (corrected eq. 18).
 
@@ -29,10 +30,10 @@ def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=No
     ----------
     t : float or array_like
         Time t ≥ 0 in gradient-descent steps (real-valued; gradient flow at learning rate η₀).
-    lam : float
+    lam : float or array_like
         λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
-        training data); λ > 0; a scalar.
-    eta0 : float
+        training data); λ > 0.
+    eta0 : float or array_like
         η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
         = 4η₀t/d_out.
     d_out : int
@@ -55,7 +56,7 @@ def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=No
     Returns
     -------
     float or ndarray
-        The loss at `t`, the shape of `t`.
+        The loss, the broadcast shape of `t`, `lam` and `eta0`.
 
     References
     ----------
@@ -63,27 +64,23 @@ def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=No
     """
     w = _which(which)
     tt = _t(t)
-    la = V.positive(lam, "lam", scalar=True) if np.ndim(lam) == 0 else None
-    if la is None:
-        raise V.DomainError("lam must be a scalar for loss_two_layer")
-    et = V.positive(eta0, "eta0", scalar=True) if np.ndim(eta0) == 0 else None
-    if et is None:
-        raise V.DomainError("eta0 must be a scalar for loss_two_layer")
+    la = V.positive(lam, "lam")
+    et = V.positive(eta0, "eta0")
     d = float(_d_out(d_out))
     d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True)
     hh = V.positive(h, "h", scalar=True)
     if (kappa is None) != (proj_sq is None):
         raise V.DomainError("kappa and proj_sq must be given together (refined form) or not at all")
-    tf = tt.reshape(-1)
+    shape, (tf, lf, ef) = V.broadcast_flat(tt, la, et)
     if kappa is None:
-        s = 4.0 * et * hh * tf / d**2
-        vals = np.log(d0 / d) + _log_phi(w, s, la) if d0 > 0 else np.full(tf.shape, -np.inf)
+        s = 4.0 * ef * hh * tf / d**2
+        vals = np.log(d0 / d) + _log_phi(w, s, lf) if d0 > 0 else np.full(tf.shape, -np.inf)
     else:
         k = V.nonnegative(kappa, "kappa").reshape(-1)
         p = V.nonnegative(proj_sq, "proj_sq").reshape(-1)
         if k.shape != p.shape:
             raise V.DomainError(f"proj_sq must have the shape of kappa {k.shape} (got {p.shape})")
-        s = 4.0 * et * np.outer(tf, k) / d
-        lp = _log_phi(w, s, la).reshape(s.shape)
+        s = (4.0 * ef)[:, None] * (tf[:, None] * k) / d  # 4 eta0 (t kappa_j)/d_out, point by point
+        lp = _log_phi(w, s, lf[:, None]).reshape(s.shape)
         vals = special.logsumexp(lp, b=np.broadcast_to(p, lp.shape), axis=1) - math.log(d)
-    return V.scalar_or_array(np.exp(vals).reshape(tt.shape))
+    return V.scalar_or_array(np.exp(vals).reshape(shape))

@@ -180,8 +180,8 @@ ENTRIES = [
                             "sigma2": NonNeg(typ=(0.0, 1.0)), "d_out": DOUT,
                             "mode": Choice("fixed", "fresh", "paper")}, vec=True, cost=4, check=_nonneg)
       for f in ("loss_train_label_noise", "loss_gen_label_noise")],
-    Entry("linear.loss_two_layer", {"t": T, "lam": Pos(typ=(0.05, 5.0), vec=False),
-                                    "eta0": Pos(typ=(1e-3, 0.05), vec=False), "d_out": DOUT,
+    Entry("linear.loss_two_layer", {"t": T, "lam": Pos(typ=(0.05, 5.0)),
+                                    "eta0": Pos(typ=(1e-3, 0.05)), "d_out": DOUT,
                                     "D0_sq": NonNeg(typ=(0.0, 2.0), vec=False), "which": WHICH,
                                     "h": Pos(typ=(0.1, 2.0), vec=False)}, vec=True, cost=4, check=_nonneg),
     Entry("linear.modular_lambda", {"alpha": Real(0.0, 1.0, hi_closed=True, typ=(0.01, 1.0)),
