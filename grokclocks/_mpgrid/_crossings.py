@@ -14,7 +14,7 @@ from .._constants import ERF_SQRT2
 from .._validate import DomainError, choice, positive, scalar_or_array
 from ._grids import _common, loss_threshold_grid
 from ._newton import _LOG_S_MAX, _newton, _solve
-from ._rule import _asymptote
+from ._rule import _asymptote, _closed_decay
 
 # points a crossing solve handles at once (the rule works on blocks of them, _rule._BLOCK).  With two threads the
 # GIL is taken between numpy calls: few, long calls (large chunks and blocks) let the threads overlap.  Measured on
@@ -33,22 +33,14 @@ def _solve_closed(lam: np.ndarray, log_alpha2: np.ndarray, log_target: np.ndarra
     lm = rmt._gap(lam)
     if not gen:
         x0 = np.log(np.maximum(-lt / (1.0 + lam), 1e-300))
-
-        def evaluate(x, idx):
-            s = np.exp(x)
-            with np.errstate(over="ignore", invalid="ignore"):
-                return rmt._log_phi1(s, lam[idx]), s * rmt._phi1_slope(s, lam[idx])
     else:
         gt1 = lam > 1.0
         with np.errstate(divide="ignore"):
             x0 = np.log(np.maximum((np.where(gt1, -np.log(lam), 0.0) - lt) / np.where(gt1, lam, 1.0), 1e-300))
 
-        def evaluate(x, idx):
-            s = np.exp(x)
-            a = lam[idx]
-            lc = rmt._log_phi0_cont(s, a)
-            with np.errstate(over="ignore", invalid="ignore"):
-                return lc, -s * np.exp(rmt._log_phi1(s, a) - lc)
+    def evaluate(x, idx):
+        return _closed_decay(np.exp(x), lam[idx], gen)
+
     x, beyond = _newton(evaluate, lt, x0, x_max, rate=lm)
     return np.exp(x), beyond
 

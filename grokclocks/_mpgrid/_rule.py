@@ -91,16 +91,24 @@ def _decay(s: np.ndarray, lam: np.ndarray, g: np.ndarray, gen: bool,
 _FAINT = 1e-34
 
 
-def _decay_faint_at_one(s, lam, g, gen, log_alpha2):
-    """`_decay` at lam = 1 for a faint weight decay (g max(s, 1) <= 1e-34, see `_FAINT`): the closed forms of
-    gradient flow without it (rmt's C_1 = Phi_1, C_0 the continuous part of Phi_0) times ((1 + alpha^2)/2) e^(-s g)."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        lc = np.logaddexp(0.0, log_alpha2) - math.log(2.0) - s * g
+def _closed_decay(s, lam, gen: bool):
+    r"""``(log C_q(s), d log C_q/d log s)`` of gradient flow without weight decay, flat arrays: :math:`C_1=\Phi_1`
+    (train), :math:`C_0` the continuous part of :math:`\Phi_0` (gen), rmt's closed forms, with the slopes
+    :math:`-s\,\mathbb E[\nu^2e^{-s\nu}]/\Phi_1` and :math:`-s\,\Phi_1/C_0`."""
+    with np.errstate(over="ignore", invalid="ignore"):
         l1 = rmt._log_phi1(s, lam)
         if not gen:
-            return lc + l1, s * rmt._phi1_slope(s, lam) - s * g
+            return l1, s * rmt._phi1_slope(s, lam)
         l0 = rmt._log_phi0_cont(s, lam)
-        return lc + l0, -s * np.exp(l1 - l0) - s * g
+        return l0, -s * np.exp(l1 - l0)
+
+
+def _decay_faint_at_one(s, lam, g, gen, log_alpha2):
+    """`_decay` at lam = 1 for a faint weight decay (g max(s, 1) <= 1e-34, see `_FAINT`): `_closed_decay` times
+    ((1 + alpha^2)/2) e^(-s g)."""
+    lq, slope = _closed_decay(s, lam, gen)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.logaddexp(0.0, log_alpha2) - math.log(2.0) - s * g + lq, slope - s * g
 
 
 def _decay_regular(s, lam, g, gen, log_alpha2):
