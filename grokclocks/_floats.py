@@ -58,10 +58,9 @@ def _power(x: np.ndarray, a: Any) -> np.ndarray:
 
 
 def _extrema(x: Any) -> tuple[float, float]:
-    """(min, max) of an array or a Python float, as floats (an empty array: (1, 1))."""
-    if type(x) is float:
-        return x, x
-    if x.ndim == 0:
+    """(min, max) of an array or a number, as floats: two reductions on an array, the value itself on a number
+    (an empty array: (1, 1), a value every range test of a careful form passes)."""
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
         v = float(x)
         return v, v
     if x.size == 0:

@@ -35,12 +35,7 @@ def scalars(*xs: Any) -> bool:
     return all(type(x) in _FLOATS for x in xs)
 
 
-def extrema(x: Any) -> tuple[float, float]:
-    """(min, max) of `x`: two reductions on an array, the value itself on a number."""
-    if isinstance(x, np.ndarray) and x.ndim:
-        return float(x.min()), float(x.max())
-    v = float(x)
-    return v, v
+extrema = FL.extrema  # (min, max): two reductions on an array, the value itself on a number
 
 
 def low(x: Any) -> float:
