@@ -12,10 +12,9 @@ import math
 import numpy as np
 
 from ... import _validate as V
-from ... import rmt
 from ...citations import cites
 from .._conventions import _d_out, _eta0, _flag, _flow_time, _gamma_paper, _init_scale, _lam, _t
-from ._flow import _check_finite_s, _log_c, _log_loss_inf, _log_phi
+from ._flow import _check_finite_s, _log_c, _log_loss_inf, _log_loss_no_decay, _log_phi
 from ._gd import _check_gd_stable
 from ._engine import _log_loss
 
@@ -34,27 +33,15 @@ def _loss_public(which, t, lam, eta0, d_out, gamma, init_scale, discrete, wd_con
     if which == "train" and not disc and all(np.ndim(v) == 0 for v in (tt, ll, ee, gg, aa)) and float(gg) == 0.0:
         # a scalar call of the closed form (gradient flow, no weight decay, train): the array path's operations on
         # floats (rmt's engine takes them; numpy's ufuncs give the bits of the same point in an array)
-        out = _log_loss_train_flow_float(float(tt), float(ll), float(ee), d, float(aa))
-        if out is not None:
+        s = _flow_time(float(ee), float(tt), d)
+        if s < math.inf:  # else the array path's DomainError
+            out = float(_log_loss_no_decay("train", s, float(ll), d, float(aa)))
             return out if log else float(np.exp(out))
     shape, (tf, lf, ef, gf, af) = V.broadcast_flat(tt, ll, ee, gg, aa)
     out = _log_loss(which, tf, lf, ef, d, gf, af, disc)
     if not log:
         out = np.exp(out)
     return V.scalar_or_array(out.reshape(shape))
-
-
-def _log_loss_train_flow_float(t: float, lam: float, eta0: float, d: float, alpha: float) -> float | None:
-    """log L_tr of gradient flow without weight decay for one point of floats: `_log_c(alpha) - log d +
-    log Phi_1(s)`, as `_log_loss_flow` computes it; None where the array path must decide (s not finite, |alpha|
-    >= 1e150, or rmt's NaN), so that its errors and branches stay the only ones."""
-    s = _flow_time(eta0, t, d)
-    a = abs(alpha)
-    if not (s < math.inf and a < 1e150):
-        return None
-    with np.errstate(all="ignore"):
-        out = float(np.log(0.5 * (1.0 + a * a)) - math.log(d) + rmt._log_phi1(s, lam))
-    return None if out != out else out
 
 
 _LOSS_IDS = ("levi:eq8", "levi:eq12-loss", "levi:eq14", "levi:eq33", "levi:gd-exact", "levi:conv-time",

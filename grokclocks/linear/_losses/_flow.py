@@ -26,6 +26,9 @@ _LOG2 = math.log(2.0)
 def _log_c(alpha):
     r""":math:`\log c_\alpha=\log((1+\alpha^2)/2)`, the prefactor of the loss (spec ``levi:init-rescale``), also
     where α² overflows (|α| > 1.3e154: ``log(inf) + log Phi = inf - inf`` was NaN at init_scale = −1e300)."""
+    if type(alpha) is float:  # one number: the same two forms
+        a = abs(alpha)
+        return np.log(0.5 * (1.0 + a * a)) if a < 1e150 else 2.0 * np.log(a) - _LOG2
     a = np.abs(np.asarray(alpha, dtype=np.float64))
     if not a.size or float(a.max()) < 1e150:  # one reduction: every point takes the first form
         return np.log(0.5 * (1.0 + a * a))  # a * a: the square np.where(...) ** 2 takes below
@@ -43,6 +46,13 @@ def _log_alpha2(alpha) -> np.ndarray:
 def _log_phi(which: str, s, lam) -> np.ndarray:
     """log E[q e^{-s nu}], q = nu (train) or 1 (gen, atom included): the closed forms of `grokclocks.rmt`
     (arrays that broadcast; validated)."""
+    if type(s) is float and type(lam) is float and which == "train":  # rmt's Phi_1 engine takes two numbers
+        out = float(rmt._log_phi1(s, lam))
+        if out != out:
+            raise FloatingPointError(
+                f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {s!r}, lam = {lam!r} "
+                f"(which = {which!r}); this s is beyond the range rmt evaluates reliably")
+        return out
     shape, (sf, lf) = V.broadcast_flat(s, lam)
     out = rmt._log_phi1(sf, lf) if which == "train" else rmt._log_phi0(sf, lf)
     if out.size and math.isnan(float(out.max())):  # max propagates NaN: one reduction
@@ -51,6 +61,12 @@ def _log_phi(which: str, s, lam) -> np.ndarray:
             f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {float(sf[k])!r}, "
             f"lam = {float(lf[k])!r} (which = {which!r}); this s is beyond the range rmt evaluates reliably")
     return out.reshape(shape)
+
+
+def _log_loss_no_decay(which: str, s, lam, d: float, alpha):
+    """log L of gradient flow without weight decay, log c_alpha - log d_out + log Phi_q(s) (arrays; two numbers for
+    the train loss)."""
+    return _log_c(alpha) - math.log(d) + _log_phi(which, s, lam)
 
 
 def _check_finite_s(s: np.ndarray, t: np.ndarray, eta0: np.ndarray, d: float) -> None:
@@ -87,11 +103,11 @@ def _log_loss_flow(which: str, s: np.ndarray, lam: np.ndarray, d: float, gamma: 
                    alpha: np.ndarray) -> np.ndarray:
     """log L(s) of gradient flow for flat arrays (s = 4 η₀t/d_out finite, validated)."""
     if gamma.size and float(gamma.max()) == 0.0:  # no weight decay anywhere (gamma >= 0): no masks
-        return _log_c(alpha) - math.log(d) + _log_phi(which, s, lam)
+        return _log_loss_no_decay(which, s, lam, d, alpha)
     out = np.empty(s.shape)
     zero = gamma == 0.0
     if np.any(zero):
-        out[zero] = _log_c(alpha[zero]) - math.log(d) + _log_phi(which, s[zero], lam[zero])
+        out[zero] = _log_loss_no_decay(which, s[zero], lam[zero], d, alpha[zero])
     pos = ~zero
     if np.any(pos):
         sp, lp, ap = s[pos], lam[pos], alpha[pos]
