@@ -87,16 +87,14 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     ll = _lam(lam, sc)
     d = _d_out(d_out)
     gg = _gamma_paper(gamma, d, wd_convention, sc)
-    if sc and gg > 0.0:  # a scalar call: the same engine on two floats (numpy's ufuncs, the array call's bits)
-        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gg), ll)
+    # a scalar call keeps its two floats (the same engine: numpy's ufuncs give the array call's bits)
+    shape, (lf, gf) = ((), (ll, gg)) if sc else V.broadcast_flat(ll, gg)
+    if np.size(gf) and P.low(gf) > 0.0:  # every gamma > 0: both plateaus on one resolvent
         shift = math.log(2.0 * float(d))
-        return WDAsymptotes(float(np.exp(ltr - shift)), float(np.exp(lge - shift)))
-    shape, (lf, gf) = V.broadcast_flat(ll, gg)
-    if gf.size and float(gf.min()) > 0.0:  # every gamma > 0 (one reduction): both plateaus on one resolvent
         ltr, lge = rmt._log_wd_plateaus(_half_gamma(gf), lf)
-        shift = math.log(2.0 * float(d))
-        tr, ge = (np.exp(np.subtract(v, shift, out=v)).reshape(shape) for v in (ltr, lge))
+        tr, ge = (np.reshape(np.exp(np.subtract(v, shift, out=P.into(v))), shape) for v in (ltr, lge))
     else:
+        lf, gf = np.atleast_1d(lf, gf)  # a scalar call with gamma = 0: one-point arrays
         one = np.ones(lf.shape)
         tr, ge = (np.exp(_log_loss_inf(w, lf, float(d), gf, one)).reshape(shape) for w in ("train", "gen"))
     return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
