@@ -49,18 +49,19 @@ def _log_phi(which: str, s, lam) -> np.ndarray:
     if type(s) is float and type(lam) is float and which == "train":  # rmt's Phi_1 engine takes two numbers
         out = float(rmt._log_phi1(s, lam))
         if out != out:
-            raise FloatingPointError(
-                f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {s!r}, lam = {lam!r} "
-                f"(which = {which!r}); this s is beyond the range rmt evaluates reliably")
+            raise _phi_nan(s, lam, which)
         return out
     shape, (sf, lf) = V.broadcast_flat(s, lam)
     out = rmt._log_phi1(sf, lf) if which == "train" else rmt._log_phi0(sf, lf)
     if out.size and math.isnan(float(out.max())):  # max propagates NaN: one reduction
         k = int(np.argmax(np.isnan(out)))
-        raise FloatingPointError(
-            f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {float(sf[k])!r}, "
-            f"lam = {float(lf[k])!r} (which = {which!r}); this s is beyond the range rmt evaluates reliably")
+        raise _phi_nan(float(sf[k]), float(lf[k]), which)
     return out.reshape(shape)
+
+
+def _phi_nan(s: float, lam: float, which: str) -> FloatingPointError:
+    return FloatingPointError(f"the Marchenko-Pastur Laplace transform (grokclocks.rmt) returned NaN at s = {s!r}, "
+                              f"lam = {lam!r} (which = {which!r}); this s is beyond the range rmt evaluates reliably")
 
 
 def _log_loss_no_decay(which: str, s, lam, d: float, alpha):
