@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
-
+from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._fast_clock import fast_clock_bound
@@ -79,8 +79,12 @@ def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, th
     Spec ID `clocks:thm5.6` (paper Theorem 5.6, App. F.5).
     """
     tc = fast_clock_bound(eps, n_classes, rate, t0, gamma0)
-    C = V.positive(C_kl, "C_kl")
+    C = V.positive(C_kl, "C_kl", scalar=P.scalars(C_kl))
     lo, _ = representation_clock_bounds(delta, gap0, C, C, theta, T)
+    if type(lo) is float and type(tc) is float:  # a scalar call: the same difference on floats
+        out = lo - tc
+        if out == out:
+            return out
     with np.errstate(invalid="ignore"):
         out = np.asarray(lo) - np.asarray(tc)
     both = np.isnan(out)  # both clocks beyond 1.8e308 (inf - inf): compare them in log space
@@ -161,53 +165,116 @@ def coupled_mismatch_lower_bound(eps, kappa, n_classes, rate, t0, gamma0, C_kl, 
     ----------
     Spec ID `clocks:thm5.6` (paper Theorem 5.6).
     """
-    k = V.positive(kappa, "kappa")
-    e = V.positive(eps, "eps")
-    delta = np.exp(k * np.log(e))
-    if np.any(delta <= 0):
-        raise V.DomainError(f"eps**kappa underflows to 0 (eps={float(np.min(e))!r}, kappa={float(np.max(k))!r})")
+    sc = P.scalars(kappa, eps)
+    k = V.positive(kappa, "kappa", scalar=sc)
+    e = V.positive(eps, "eps", scalar=sc)
+    xp = FL.SCALAR if sc else FL.ARRAY
+    delta = xp.exp(k * xp.log(e))
+    if P.low(delta) <= 0.0:
+        raise V.DomainError(f"eps**kappa underflows to 0 (eps={P.low(e)!r}, kappa={P.high(k)!r})")
     return clock_mismatch_lower_bound(e, delta, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T)
 
 
+_EPS_NODES = 3001  # nodes of the scan in log eps
+_LOG_EPS_LO = math.log(1e-300)
+_EPS_TOP = -1e-12  # the last node, just below log 1
+_SCAN_BLOCKS = (64, 256, 1024, _EPS_NODES)  # nodes scanned per pass, from the top down (the last: the rest)
+_POINT_BLOCK = 256  # points per block: at most 256 x 3001 bound evaluations in one call
+
+
+def _crossover_flat(kappa, rate, t0, gamma0, C_kl, theta, gap0, T, *, n_classes):
+    """ε* for flat, broadcast arrays (n_classes one integer): the scan from the top node down, pass by pass,
+    each point stopping at its last sign change; then the bracketed root of every point in lockstep."""
+    n = kappa.size
+    args = (rate, t0, gamma0, C_kl, theta, gap0, T)
+    lo_u = np.where(kappa > 1.0, _LOG_EPS_LO / kappa, _LOG_EPS_LO)  # eps^kappa stays above 1e-300
+    step = (_EPS_TOP - lo_u) / (_EPS_NODES - 1)
+
+    def bound(u, idx):
+        return np.asarray(coupled_mismatch_lower_bound(np.exp(u), kappa[idx], n_classes, *(a[idx] for a in args)),
+                          dtype=np.float64)
+
+    def nodes(j, idx):  # np.linspace(lo_u, _EPS_TOP, 3001)[j] of each point: j step + lo_u, the last node exact
+        return np.where(j == _EPS_NODES - 1, _EPS_TOP, j * step[idx][:, None] + lo_u[idx][:, None])
+
+    left = np.full(n, -1)  # the node j of the last change (bound > 0 at j, <= 0 at j + 1)
+    top_val, low_val = np.empty(n), np.empty(n)
+    act = np.arange(n)
+    hi_node = _EPS_NODES - 1
+    for width in _SCAN_BLOCKS:
+        lo_node = max(hi_node - width + 1, 0)
+        j = np.arange(lo_node, hi_node + 1, dtype=np.float64)[None, :]
+        vals = bound(nodes(j, act).reshape(-1), np.repeat(act, j.size)).reshape(act.size, j.size)
+        if hi_node == _EPS_NODES - 1:
+            top_val[act] = vals[:, -1]
+        pos = vals > 0
+        change = pos[:, :-1] & ~pos[:, 1:]
+        found = change.any(axis=1)
+        last = change.shape[1] - 1 - np.argmax(change[:, ::-1], axis=1)  # the highest change of each row
+        left[act[found]] = lo_node + last[found]
+        low_val[act] = vals[:, 0]
+        act = act[~found]
+        if act.size == 0 or lo_node == 0:
+            break
+        hi_node = lo_node  # the next pass ends at this pass's first node (the pair across the seam)
+    if act.size:
+        i = int(act[0])
+        named = ", ".join(f"{nm}={float(v[i])!r}" for nm, v in
+                          zip(("kappa", "rate", "t0", "gamma0", "C_kl", "theta", "gap0", "T"), (kappa, *args)))
+        raise V.DomainError(f"the coupled mismatch bound has no sign change for eps in [1e-300, 1) at {named}, "
+                            f"n_classes={n_classes!r} (values {low_val[i]:.3g} at the low end, {top_val[i]:.3g} "
+                            "near 1)")
+    every = np.arange(n)
+    lo = nodes(left[:, None].astype(np.float64), every)[:, 0]
+    hi = nodes(left[:, None].astype(np.float64) + 1.0, every)[:, 0]
+    u = FL.bracketed_root(lambda x, idx: bound(x, idx), lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    return np.exp(u)
+
+
 @cites("clocks:thm5.6")
+@V.broadcasting()
 def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     r"""Largest loss level ε below which the coupled mismatch bound is positive.
 
     Scans log ε over [log 10⁻³⁰⁰, 0) on 3001 points of `coupled_mismatch_lower_bound` for the last sign
-    change from positive to non-positive and refines it with `scipy.optimize.brentq` (relative
-    tolerance 4ε_mach).
+    change from positive to non-positive and refines it by the Illinois method (bracketed regula falsi,
+    relative tolerance 4ε_mach in log ε).  The arguments broadcast together (`n_classes` one integer); the
+    scan runs from ε = 1 down for all points at once, each point stopping at its last sign change, and the
+    roots are found in lockstep, each point on its own numbers (an array call gives the scalar calls' values).
 
     Parameters
     ----------
-    kappa : float
+    kappa : float or array_like
         Coupling exponent κ of δ = ε^κ, finite and > 0.
     n_classes : int
         Number of classes K, an integer ≥ 2.
-    rate : float
+    rate : float or array_like
         Gap growth rate c of eq. (3.4), finite and > 0.
-    t0 : float
+    t0 : float or array_like
         Time t₀ from which the logit gap grows linearly, finite and ≥ 0.
-    gamma0 : float
+    gamma0 : float or array_like
         Minimum logit gap γ₀ at t₀, any finite real.
-    C_kl : float
+    C_kl : float or array_like
         Upper KL constant C_KL of the late region, finite and > 0.
-    theta : float
+    theta : float or array_like
         KL exponent θ, in the open interval (1/2, 1).
-    gap0 : float
+    gap0 : float or array_like
         Energy gap Δ_T at the start T of the KL region, finite and > 0.
-    T : float
+    T : float or array_like
         Start time T of the KL region, any finite real.
 
     Returns
     -------
-    float
-        The crossover level ε* in [10⁻³⁰⁰, 1): the bound is positive just below it.
+    float or numpy.ndarray
+        The crossover level ε* in [10⁻³⁰⁰, 1): the bound is positive just below it; the broadcast shape
+        of the arguments (a Python float for a scalar call).
 
     Raises
     ------
     DomainError
-        If an argument is not a finite scalar or is outside its domain, or the bound has no sign change
-        from positive to non-positive for ε in [10⁻³⁰⁰, 1).
+        If an argument is not finite or is outside its domain, the arrays do not broadcast, or the bound
+        has no sign change from positive to non-positive for ε in [10⁻³⁰⁰, 1) at some point (named with
+        its values).
 
     Examples
     --------
@@ -218,24 +285,11 @@ def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
     ----------
     Spec ID `clocks:thm5.6` (paper Theorem 5.6).
     """
-    k = V.positive(kappa, "kappa", scalar=True)
-    for name, value in (("rate", rate), ("t0", t0), ("gamma0", gamma0), ("C_kl", C_kl), ("theta", theta),
-                        ("gap0", gap0), ("T", T)):
-        V.finite(value, name, scalar=True)  # scalars only; their domains are checked by the bound itself
-
-    def f(u: float) -> float:
-        return float(coupled_mismatch_lower_bound(math.exp(u), k, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T))
-
-    lo_u = max(math.log(1e-300), math.log(1e-300) / k if k > 1 else math.log(1e-300))
-    us = np.linspace(lo_u, -1e-12, 3001)
-    vals = np.asarray(coupled_mismatch_lower_bound(np.exp(us), k, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T),
-                      dtype=np.float64)  # one vectorised call for the scan (was 3001 scalar calls: 30x slower)
-    pos = vals > 0
-    idx = np.nonzero(pos[:-1] & ~pos[1:])[0]
-    if idx.size == 0:
-        raise V.DomainError("the coupled mismatch bound has no sign change for eps in [1e-300, 1) "
-                            f"(values {vals[0]:.3g} at the low end, {vals[-1]:.3g} near 1)")
-    j = int(idx[-1])
-    if vals[j + 1] == 0.0:
-        return math.exp(float(us[j + 1]))
-    return math.exp(optimize.brentq(f, float(us[j]), float(us[j + 1]), xtol=1e-15, rtol=4 * np.finfo(float).eps))
+    k = V.positive(kappa, "kappa")
+    checked = [V.finite(value, name) for name, value in (("rate", rate), ("t0", t0), ("gamma0", gamma0),
+                                                          ("C_kl", C_kl), ("theta", theta), ("gap0", gap0),
+                                                          ("T", T))]  # their domains: by the bound itself
+    shape, flat = V.broadcast_flat(k, *checked)
+    out = FL.blockwise(lambda *a: _crossover_flat(*a, n_classes=n_classes), (math.prod(shape),), *flat,
+                       block=_POINT_BLOCK)
+    return V.scalar_or_array(out.reshape(shape))

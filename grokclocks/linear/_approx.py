@@ -6,15 +6,17 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .. import _floats as FL
+from .. import _mpgrid
 from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
 from ..citations import cites
 from ._conventions import _eps, _eta0, _lam_below_one, _level, _scalar_call
-from ._crossing import _grok_time_scalar, _log_lstar
+from ._crossing import _log_lstar
+from ._crossing._times import _grok_time_flat
 
 
 def _lambertw_args(lam, eps, eta0, level, what, *, floats=False):
@@ -422,7 +424,137 @@ class DoutMax(NamedTuple):
     """The maximal grokking time Δt(d_out*) in GD steps."""
 
 
+def _fminbound_lockstep(f, lo, hi, *, xatol: float, maxfun: int = 500):
+    r"""``(x, f(x))``: the minima of `f` on ``[lo, hi]`` for all points at once, by Brent's bounded method
+    (golden section and parabolic steps; the algorithm of ``scipy.optimize.minimize_scalar(method="bounded")``,
+    step for step) run in lockstep.
+
+    ``f(x, idx)`` evaluates at ``x`` (1-d) for the points ``idx``.  Each point stops at its own convergence
+    (``|x - m| <= 2 tol - (b - a)/2``, ``tol = sqrt(2.2e-16)|x| + xatol/3``) or after `maxfun` evaluations and
+    iterates on its own numbers only, so an array call gives the scalar calls' minima bit for bit.
+    """
+    sqrt_eps = math.sqrt(2.2e-16)
+    golden_mean = 0.5 * (3.0 - math.sqrt(5.0))
+    a = np.array(lo, dtype=np.float64, copy=True).reshape(-1)
+    b = np.array(hi, dtype=np.float64, copy=True).reshape(-1)
+    fulc = a + golden_mean * (b - a)
+    nfc, xf = fulc.copy(), fulc.copy()
+    rat = np.zeros(a.size)
+    e = np.zeros(a.size)
+    fx = np.asarray(f(xf, np.arange(a.size)), dtype=np.float64).copy()
+    ffulc, fnfc = fx.copy(), fx.copy()
+    act = np.arange(a.size)
+    for _ in range(maxfun - 1):
+        A, B, X, FX = a[act], b[act], xf[act], fx[act]
+        xm = 0.5 * (A + B)
+        tol1 = sqrt_eps * np.abs(X) + xatol / 3.0
+        tol2 = 2.0 * tol1
+        go = np.abs(X - xm) > tol2 - 0.5 * (B - A)
+        act, A, B, X, FX, xm, tol1, tol2 = (v[go] for v in (act, A, B, X, FX, xm, tol1, tol2))
+        if act.size == 0:
+            break
+        NF, FNF, FU_, FFU, E, RAT = nfc[act], fnfc[act], fulc[act], ffulc[act], e[act], rat[act]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            # the parabola through the three best points
+            para = np.abs(E) > tol1
+            r = (X - NF) * (FX - FFU)
+            q = (X - FU_) * (FX - FNF)
+            p = (X - FU_) * q - (X - NF) * r
+            q = 2.0 * (q - r)
+            p = np.where(q > 0.0, -p, p)
+            q = np.abs(q)
+            ok = para & (np.abs(p) < np.abs(0.5 * q * E)) & (p > q * (A - X)) & (p < q * (B - X))
+            step = np.where(ok, p / np.where(ok, q, 1.0), 0.0)
+            near = ((X + step - A) < tol2) | ((B - (X + step)) < tol2)
+            si = np.sign(xm - X) + ((xm - X) == 0)
+            step = np.where(ok & near, tol1 * si, step)
+            # else a golden-section step into the larger part
+            e_golden = np.where(X >= xm, A - X, B - X)
+            E = np.where(ok, RAT, e_golden)
+            RAT = np.where(ok, step, golden_mean * e_golden)
+        si = np.sign(RAT) + (RAT == 0)
+        x = X + si * np.maximum(np.abs(RAT), tol1)
+        fu = np.asarray(f(x, act), dtype=np.float64)
+        better = fu <= FX
+        a[act] = np.where(better, np.where(x >= X, X, A), np.where(x < X, x, A))
+        b[act] = np.where(better, np.where(x >= X, B, X), np.where(x < X, B, x))
+        second = ~better & ((fu <= FNF) | (NF == X))
+        third = ~better & ~second & ((fu <= FFU) | (FU_ == X) | (FU_ == NF))
+        fulc[act] = np.where(better | second, NF, np.where(third, x, FU_))
+        ffulc[act] = np.where(better | second, FNF, np.where(third, fu, FFU))
+        nfc[act] = np.where(better, X, np.where(second, x, NF))
+        fnfc[act] = np.where(better, FX, np.where(second, fu, FNF))
+        xf[act] = np.where(better, x, X)
+        fx[act] = np.where(better, fu, FX)
+        e[act], rat[act] = E, RAT
+    return xf, fx
+
+
+class DoutMax(NamedTuple):
+    r"""Result of `dout_max`: `d_out_star`, the maximising output dimension, and `dt_max`, the maximal grokking time."""
+
+    d_out_star: float | np.ndarray
+    """The output dimension d_out* (real-valued) that maximises the grokking time Δt."""
+    dt_max: float | np.ndarray
+    """The maximal grokking time Δt(d_out*) in GD steps."""
+
+
+_DOUT_SCAN = 25  # points of the coarse scan in log d_out
+_DOUT_BLOCK = 1024  # points per block of dout_max (25 x 1024 grokking times per engine call)
+
+
+def _grok_time_in_log_dout(lam, eps, eta0, level, u):
+    r"""The exact grokking time (γ = 0, gradient flow, α = 1) at the real output dimension d = e^u, flat arrays.
+
+    Time enters the losses only through s = 4η₀t/d and d·L depends only on s, so the crossing at (ε, η₀, d,
+    ℓ) is the crossing at d = 1 of the rescaled η₀/d and the threshold d·L*(ε, d, ℓ), i.e. ε_eff = 4d·L* at
+    the level erf(√2) (where L* = ε/4 at d = 1): one call of the grokking-time engine for every point and
+    every d at once.  log L* = log(dε/2) − log P⁻¹(d/2, ℓ) (`grokclocks._mpgrid._p_inverse`, arrays of d).
+    """
+    d = np.exp(u)
+    with np.errstate(divide="ignore"):
+        log_ls = np.log(d) + np.log(eps) - math.log(2.0) - _mpgrid._p_inverse(d, level)[1]
+    one = d == 1.0
+    if one.any():
+        log_ls[one] = _log_lstar(eps[one], 1.0, level[one])
+    with np.errstate(over="ignore", under="ignore"):
+        eps_eff = np.exp(math.log(4.0) + np.log(d) + log_ls)
+        eta_eff = eta0 / d
+    ones = np.ones(d.shape)
+    return _grok_time_flat(lam, eps_eff, eta_eff, 1.0, np.zeros(d.shape), np.full(d.shape, ERF_SQRT2), ones, False)
+
+
+def _dout_max_flat(lam, eps, eta0, level):
+    """(d_out*, Δt_max) for flat validated arrays: the 25-point scan for all points at once, then the
+    bounded Brent refinement of every point in lockstep (`_fminbound_lockstep`)."""
+    n = lam.size
+    hi = np.log(10.0 / eps)
+    scan = hi > 0.0  # eps >= 10: every d_out >= 1 has L(0) <= L*; the answer is d_out = 1
+    k_idx = np.arange(_DOUT_SCAN, dtype=np.float64)
+    # np.linspace(0, hi, 25) of each point: k (hi / 24), the last node hi itself
+    grid = k_idx[None, :] * (np.where(scan, hi, 0.0) / (_DOUT_SCAN - 1))[:, None]
+    grid[:, -1] = np.where(scan, hi, 0.0)
+    rep = lambda v: np.repeat(v, _DOUT_SCAN)  # noqa: E731
+    vals = _grok_time_in_log_dout(rep(lam), rep(eps), rep(eta0), rep(level), grid.reshape(-1)).reshape(n, _DOUT_SCAN)
+    k = np.argmax(vals, axis=1)
+    rows = np.arange(n)
+    lo_u = grid[rows, np.maximum(k - 1, 0)]
+    hi_u = grid[rows, np.minimum(k + 1, _DOUT_SCAN - 1)]
+    d_star, dt = np.ones(n), vals[:, 0].copy()
+    s = np.flatnonzero(scan)
+    if s.size:
+        u, neg = _fminbound_lockstep(
+            lambda x, idx: -_grok_time_in_log_dout(lam[s[idx]], eps[s[idx]], eta0[s[idx]], level[s[idx]], x),
+            lo_u[s], hi_u[s], xatol=1e-7)
+        grid_best = vals[s, k[s]]
+        lost = -neg < grid_best  # never seen: the refinement never loses to the grid
+        d_star[s] = np.exp(np.where(lost, grid[s, k[s]], u))
+        dt[s] = np.where(lost, grid_best, -neg)
+    return d_star, dt
+
+
 @cites("levi:dout-max", "levi:eq12-loss")
+@V.broadcasting()
 def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
     r"""Output dimension that maximises the grokking time, and the maximum.
 
@@ -430,58 +562,47 @@ def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
 
     In words: the d_out (treated as continuous) at which the exact `grok_time` (γ = 0, gradient flow) is
     largest. A coarse scan of 25 points in log d_out over [0, log(10/ε)] locates the maximum (guarding against
-    the flat Δt = 0 region at large d_out), then a bounded scalar minimisation of −Δt on the neighbouring
-    cells refines it. At the same `level`, the returned `dt_max` is `grok_time` at `d_out_star`.
+    the flat Δt = 0 region at large d_out), then Brent's bounded minimisation of −Δt on the neighbouring cells
+    refines it (absolute tolerance 10⁻⁷ in log d_out).  The arguments broadcast together; the scan of every
+    point is one call of the grokking-time engine, and the refinement runs for all points in lockstep, each
+    on its own numbers (an array call gives the scalar calls' values).  At the same `level`, the returned
+    `dt_max` is `grok_time` at `d_out_star`.
 
     Reference values (ε = 10⁻³, η₀ = 0.01, level 0.95 as in the paper's Fig. 2): d_out* = 234 (λ = 0.3, Δt =
     3772), 147 (0.5, 8250), 83 (0.7, 18358), 26 (0.9, 72025).
 
     Parameters
     ----------
-    lam : float
+    lam : float or array_like
         λ = d_in/N_tr, the input dimension over the number of training samples (aspect ratio of the
         training data); λ > 0, with 0 < λ ≤ 1 (for λ > 1 small d_out never grok, so the maximum is
-        infinite); a scalar.
-    eps : float
+        infinite).
+    eps : float or array_like
         ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
-        sample counts as correct; ε > 0; a scalar.
-    eta0 : float
+        sample counts as correct; ε > 0.
+    eta0 : float or array_like
         η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
         = 4η₀t/d_out.
-    level : float
+    level : float or array_like
         Accuracy level ℓ in (0, 1): a crossing time is where the accuracy reaches ℓ. Default `ERF_SQRT2` =
         erf(√2) ≈ 0.9545, the paper's "95 %", for which L* = ε/4 exactly at d_out = 1. Pass 0.95 for the
         paper's Fig. 2 (the reference values above).
 
     Returns
     -------
-    (d_out_star, dt_max) : tuple of float
+    (d_out_star, dt_max) : tuple of float or ndarray
         A `DoutMax` named tuple: the maximising output dimension d_out* (real) and the maximal grokking
-        time Δt(d_out*) in GD steps; it unpacks like a plain tuple.
+        time Δt(d_out*) in GD steps, each of the broadcast shape of the arguments (Python floats for a
+        scalar call); it unpacks like a plain tuple.
 
     References
     ----------
     Levi et al., §3.2, Fig. 2; spec `levi:dout-max`, `levi:eq12-loss`.
     """
-    la = V.scalar(V.positive(lam, "lam"), "lam")
-    if la > 1.0:
-        raise V.DomainError(f"lam must be in (0, 1] for dout_max (the maximum is infinite for lam > 1) (got {la!r})")
-    e = V.scalar(_eps(eps), "eps")
-    et = V.scalar(_eta0(eta0), "eta0")
-    lv = V.scalar(_level(level), "level")
-
-    def dt(u: float) -> float:
-        return _grok_time_scalar(la, e, et, math.exp(u), 0.0, lv, 1.0, False)
-
-    hi = math.log(10.0 / e)
-    if hi <= 0.0:
-        return DoutMax(1.0, dt(0.0))
-    grid = np.linspace(0.0, hi, 25)
-    vals = np.array([dt(u) for u in grid])
-    k = int(np.argmax(vals))
-    lo_u, hi_u = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
-    res = optimize.minimize_scalar(lambda u: -dt(u), bounds=(lo_u, hi_u), method="bounded",
-                                   options={"xatol": 1e-7})
-    if -res.fun < vals[k]:  # pragma: no cover - the refinement never loses to the grid
-        return DoutMax(math.exp(grid[k]), float(vals[k]))
-    return DoutMax(math.exp(float(res.x)), float(-res.fun))
+    la = V.positive(lam, "lam")
+    if np.any(la > 1.0):
+        bad = float(np.max(la))
+        raise V.DomainError(f"lam must be in (0, 1] for dout_max (the maximum is infinite for lam > 1) (got {bad!r})")
+    shape, flat = V.broadcast_flat(la, _eps(eps), _eta0(eta0), _level(level))
+    d_star, dt = FL.blockwise(_dout_max_flat, (math.prod(shape),), *flat, block=_DOUT_BLOCK)
+    return DoutMax(V.scalar_or_array(d_star.reshape(shape)), V.scalar_or_array(dt.reshape(shape)))
