@@ -227,7 +227,9 @@ def _crossover_flat(kappa, rate, t0, gamma0, C_kl, theta, gap0, T, *, n_classes)
     every = np.arange(n)
     lo = nodes(left[:, None].astype(np.float64), every)[:, 0]
     hi = nodes(left[:, None].astype(np.float64) + 1.0, every)[:, 0]
-    u = FL.bracketed_root(lambda x, idx: bound(x, idx), lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    # rtol eps_mach, no absolute floor: 4 eps_mach (brentq's setting before) left 1.3e-13 of eps* at eps* ~ 1e-56 (the
+    # Illinois estimate sits at an end of its last bracket); now the bound's own rounding, ~1.5e-14, is the limit
+    u = FL.bracketed_root(bound, lo, hi, xtol=0.0, rtol=float(np.finfo(np.float64).eps))
     return np.exp(u)
 
 
@@ -238,7 +240,7 @@ def crossover_eps(kappa, n_classes, rate, t0, gamma0, C_kl, theta, gap0, T):
 
     Scans log ε over [log 10⁻³⁰⁰, 0) on 3001 points of `coupled_mismatch_lower_bound` for the last sign
     change from positive to non-positive and refines it by the Illinois method (bracketed regula falsi,
-    relative tolerance 4ε_mach in log ε).  The arguments broadcast together (`n_classes` one integer); the
+    relative tolerance ε_mach in log ε).  The arguments broadcast together (`n_classes` one integer); the
     scan runs from ε = 1 down for all points at once, each point stopping at its last sign change, and the
     roots are found in lockstep, each point on its own numbers (an array call gives the scalar calls' values).
 

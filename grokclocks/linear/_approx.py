@@ -9,6 +9,7 @@ import numpy as np
 from scipy import special
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _mpgrid
 from .. import _validate as V
 from .. import rmt
@@ -38,14 +39,19 @@ def _lambertw_args(lam, eps, eta0, level, what, *, floats=False):
 
 
 def _log1m_sqrt(lam, xp=FL.ARRAY):
-    r""":math:`\log(1-\sqrt\lambda)` for :math:`0<\lambda<1`: ``log1p(-sqrt(lam))`` below 1/4 (``log`` of
-    :math:`(1-\sqrt\lambda)^2` is 0 in float below :math:`\lambda=10^{-32}`), and
-    :math:`\log(1-\lambda)-\log(1+\sqrt\lambda)` above (the rounding of :math:`\sqrt\lambda` is most of
-    :math:`1-\sqrt\lambda` at :math:`\lambda=1-10^{-16}`: 2 % error there)."""
-    if xp is FL.ARRAY:
-        lam = np.asarray(lam, dtype=np.float64)
-    r = xp.sqrt(lam)
-    return xp.where(lam < 0.25, xp.log1p(-r), xp.log1p(-lam) - xp.log1p(r))
+    r""":math:`\log(1-\sqrt\lambda)` for :math:`0<\lambda<1` as :math:`\log(1-\lambda)-\log(1+\sqrt\lambda)`
+    (``log1p(-lam) - log1p(sqrt(lam))``): two logarithms of the same sign, no cancellation at either end
+    (``log`` of :math:`(1-\sqrt\lambda)^2` is 0 in float below :math:`\lambda=10^{-32}`, and the rounding of
+    :math:`\sqrt\lambda` is most of :math:`1-\sqrt\lambda` at :math:`\lambda=1-10^{-16}`: 2 % error there).
+    Measured: `grok_time_asymptotic` within 4.4e-16 (small λ) and 6.7e-16 (λ ≥ 1/4) of mpmath on 4,000 points
+    of [1e-300, 1 - 1e-16], the same as with ``log1p(-sqrt(lam))`` below 1/4 (the form before, which cost
+    a third logarithm on arrays that mix the two).  On arrays the engine's own temporaries, in place."""
+    if xp is not FL.ARRAY:
+        return xp.log1p(-lam) - xp.log1p(xp.sqrt(lam))
+    lam = np.asarray(lam, dtype=np.float64)
+    out = np.log1p(np.negative(lam))
+    r = np.sqrt(lam)
+    return np.subtract(out, np.log1p(r, out=P.into(r)), out=P.into(out, r))
 
 
 _LOG_Z0 = (5.0 / 3.0) * math.log(2.0) - math.log(3.0) - math.log(math.pi) / 3.0  # log(2^(5/3)/(3 pi^(1/3)))
@@ -337,7 +343,10 @@ def grok_time_asymptotic(lam, eta0):
     ll = _lam_below_one(lam, "eq. 11")
     et = _eta0(eta0)
     with np.errstate(over="ignore", under="ignore"):
-        return V.scalar_or_array(-_log1m_sqrt(ll) / (2.0 * et) / rmt._gap(ll))
+        # -log(1 - sqrt(lam)) / (2 eta0) as log(1 - sqrt(lam)) / (-2 eta0) (the same bits), in place on arrays
+        t = _log1m_sqrt(ll)
+        t = np.divide(t, -2.0 * et, out=P.into(t, et))
+        return V.scalar_or_array(np.divide(t, rmt._gap(ll), out=P.into(t)))
 
 
 @cites("levi:eq11-lim")
@@ -410,9 +419,20 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
     ee = _eps(eps)
     et = _eta0(eta0)
     lv = _level(level)
-    log_ls = _log_lstar(ee, 1.0, lv)  # vectorised (broadcasts eps and level)
-    with np.errstate(over="ignore", under="ignore"):  # in logs: L*^2 underflows at eps ~ 1e-160
-        return V.scalar_or_array(np.exp(-math.log(4.0 * math.pi) - np.log(et) - 2.0 * log_ls))
+    # L* is proportional to eps at d_out = 1 (log L* = log eps + log L*(1, level)): t = (h/eps)^2 with h =
+    # exp(c/2) = 1/(sqrt(4 pi eta0) L*(1, level)), c = -log(4 pi) - log eta0 - 2 log L*(1, level) (numbers for a
+    # number eta0 and level: an array of eps sees one division and one square, in place).  (h/eps)^2 over- or
+    # underflows only where t does, and its error is that of c plus three roundings (the form exp(c - 2 log eps)
+    # added the rounding of 2 log eps and of the sum); where h itself leaves the double range (|c|/2 > 700:
+    # eta0 or the level at the ends of the range), t = exp(c - 2 log eps) on those points.
+    c = -math.log(4.0 * math.pi) - np.log(et) - 2.0 * _log_lstar(1.0, 1.0, lv)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        q = np.divide(np.exp(0.5 * c), ee)
+        t = P.square(q)
+        far = np.abs(c) > 1400.0
+        if P.any_of(far):
+            t = P.patch(t, far, lambda cc, e: np.exp(cc - 2.0 * np.log(e)), c, ee)
+    return V.scalar_or_array(t)
 
 
 class DoutMax(NamedTuple):
