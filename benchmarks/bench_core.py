@@ -159,6 +159,57 @@ def p_kl_time(delta, gap0, a, theta, t0=0.0):
     return t0 + (delta ** (-k) - gap0 ** (-k)) / (a * k)
 
 
+def p_grok_time_dout(lam, eps, eta0, d):
+    """Delta t at a real output dimension d (default level): t*(d) = d t*_1 at the threshold d L*_d (d L = Phi_q(s),
+    L(0) = 1/d: the library's normalisation, not p_t_star's Phi/2), L*_d = eps d /
+    (2 P^-1(d/2, erf sqrt 2)) (time enters as s = 4 eta0 t/d, and d L depends on s only)."""
+    log_target = np.log(eps * d * d / (2 * special.gammaincinv(d / 2, ERF_SQRT2)))
+    tt = [np.exp(p_bisect(lambda u: np.log(phi(4 * eta0 * np.exp(u), lam)) - log_target,
+                          np.full(np.shape(lam), math.log(1e-3)), np.full(np.shape(lam), math.log(1e12))))
+          for phi in (p_phi0, p_phi1)]
+    return d * (tt[0] - tt[1])
+
+
+def p_dout_max(lam, eps, eta0):
+    """One point: the 25-node scan of p_grok_time_dout in log d over [0, log(10/eps)] (one vectorised call), then
+    scipy's bounded minimize_scalar on the neighbouring cells (xatol 1e-7): max Delta t."""
+    from scipy import optimize
+    grid = np.linspace(0.0, math.log(10 / eps), 25)
+    vals = p_grok_time_dout(np.full(25, lam), eps, eta0, np.exp(grid))
+    k = int(np.argmax(vals))
+    res = optimize.minimize_scalar(lambda u: -float(p_grok_time_dout(np.array([lam]), eps, eta0, math.exp(u))[0]),
+                                   bounds=(grid[max(k - 1, 0)], grid[min(k + 1, 24)]), method="bounded",
+                                   options={"xatol": 1e-7})
+    return max(-res.fun, vals[k])
+
+
+def p_coupled_bound(eps, kappa, K, rate, t0, gamma0, C, theta, gap0, T):
+    """Theorem 5.6 at delta = eps^kappa, as printed: T + [delta^(1-2 theta) - gap0^(1-2 theta)]_+ / (C^2 (2 theta - 1))
+    - t0 - [log((K - 1)/eps) - gamma0]_+ / rate."""
+    k = 2 * theta - 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        rep = np.maximum(eps ** (-kappa * k) - gap0 ** (-k), 0) / (C * C * k)
+    return T + rep - t0 - np.maximum(np.log((K - 1) / eps) - gamma0, 0) / rate
+
+
+def p_crossover_eps(kappa, theta):
+    """Vectorised brute force: p_coupled_bound on the 3001 nodes of log eps in [log 1e-300 / max(kappa, 1), -1e-12]
+    for all points (blocks of 64 points), the last change from > 0 to <= 0, then 60 vectorised bisections in log eps."""
+    out = np.empty(np.shape(kappa))
+    for i in range(0, kappa.size, 64):
+        kp, th = kappa[i:i + 64, None], theta[i:i + 64, None]
+        lo = math.log(1e-300) / np.maximum(kp, 1.0)
+        us = lo + (-1e-12 - lo) * np.linspace(0.0, 1.0, 3001)[None, :]
+        pos = p_coupled_bound(np.exp(us), kp, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0) > 0
+        ch = pos[:, :-1] & ~pos[:, 1:]
+        j = 2999 - np.argmax(ch[:, ::-1], axis=1)
+        r = np.arange(kp.shape[0])
+        u = p_bisect(lambda x: p_coupled_bound(np.exp(x), kp[:, 0], 4, 0.5, 0.0, 0.0, 1.0, th[:, 0], 1.0, 0.0),
+                     us[r, j], us[r, j + 1], iters=60)
+        out[i:i + 64] = np.exp(u)
+    return out
+
+
 def p_log_binom(n, k):
     return special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
 
@@ -205,6 +256,8 @@ class Case:
     kind: str = "closed form"  # what the library computes: closed form / rule / root / series
     note: str = ""
     compare: bool = True  # compare lib and plain values (False where they are different quantities)
+    max_points: int | None = None  # a search per point: above this many points both are timed on the first
+    # max_points and scaled linearly (marked extrapolated; dout_max at 1e6 points would take ~10 min a run)
 
     @property
     def module(self) -> str:
@@ -322,6 +375,10 @@ CASES: list[Case] = [
          lambda l: np.log1p(np.sqrt(l)) / (2 * 0.01 * (1 - np.sqrt(l)) ** 2)),
     Case("linear.t_star_gen_critical", lambda r, n: (U(r, n, 1e-8, 0.1),), lambda e: LI.t_star_gen_critical(e, 0.01),
          lambda e: 4 / (np.pi * 0.01 * e ** 2)),
+    Case("linear.dout_max", lambda r, n: (U(r, n, 0.05, 1.0), U(r, n, 1e-6, 1e-2)),
+         lambda l, e: LI.dout_max(l, e, 0.01).dt_max, loop(lambda l, e: p_dout_max(l, e, 0.01)), kind="search",
+         note="dt_max; plain: the 25-node scan + scipy bounded minimize_scalar per point on 80-bisection crossing "
+              "times", max_points=1000),
     Case("linear.init_scale_factor", lambda r, n: (U(r, n, 1e-3, 1e3),), LI.init_scale_factor, lambda a: (1 + a * a) / 2),
     Case("linear.effective_eps", lambda r, n: (U(r, n, 1e-8, 1.0), U(r, n, 1e-3, 1e3)), LI.effective_eps,
          lambda e, a: 2 * e / (1 + a * a)),
@@ -377,6 +434,17 @@ CASES: list[Case] = [
          lambda mu: 2 * mu * 3, note="depth 3"),
     Case("clocks.separation_ratio", lambda r, n: (U(r, n, 1, 1e4), U(r, n, 1, 1e4)), CL.separation_ratio,
          lambda a, b: a / b),
+    Case("clocks.clock_mismatch_lower_bound", lambda r, n: (U(r, n, 1e-8, 1.0), U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
+         lambda e, d, th: CL.clock_mismatch_lower_bound(e, d, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0),
+         lambda e, d, th: p_coupled_bound(d, 1.0, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0) + np.maximum(np.log(3 / d), 0) / 0.5
+         - np.maximum(np.log(3 / e), 0) / 0.5, note="K = 4, c = 0.5, C_KL = gap0 = 1"),
+    Case("clocks.coupled_mismatch_lower_bound", lambda r, n: (U(r, n, 1e-8, 1.0), U(r, n, 0.1, 3.0), r.uniform(0.55, 0.99, n)),
+         lambda e, k, th: CL.coupled_mismatch_lower_bound(e, k, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0),
+         lambda e, k, th: p_coupled_bound(e, k, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0), note="K = 4, c = 0.5, C_KL = gap0 = 1"),
+    Case("clocks.crossover_eps", lambda r, n: (U(r, n, 0.2, 3.0), r.uniform(0.55, 0.95, n)),
+         lambda k, th: CL.crossover_eps(k, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0), p_crossover_eps, kind="search",
+         note="K = 4, c = 0.5, C_KL = gap0 = 1; plain: the 3001-node scan of the printed bound for all points + 60 "
+              "vectorised bisections", max_points=100000),
     # ------------------------------------------------------------------ kramers
     Case("kramers.decay_rate", lambda r, n: (U(r, n, 1e-6, 1.0),), KR.decay_rate, lambda lam: 2 * lam),
     Case("kramers.implicit_bias_time", lambda r, n: (U(r, n, 1.5, 1e3), U(r, n, 1e-6, 1.0)), KR.implicit_bias_time,
@@ -441,12 +509,9 @@ NOT_SWEPT = {
     "rmt.mp_expect / mp_log_expect_exp": "the user's integrand (a Python callable) and a scalar lam: adaptive QAWS, the "
                                          "reference every fixed rule is measured against",
     "linear.grok_time_grid": "the phase-diagram benchmark (bench_phase_diagram.py)",
-    "linear.dout_max, fit_inverse_square, modular_lambda, fig*_table": "a scalar optimisation, a fit to data, an exact "
-                                                                        "rational, figure tables",
+    "linear.fit_inverse_square, modular_lambda, fig*_table": "a fit to data, an exact rational, figure tables",
     "clocks (data)": "logit_gaps, cross_entropy, relu maps, estimators on records (first_hitting_time, classifier_clock, "
                      "...), Fourier energies: functions of data arrays, vectorised over the data",
-    "clocks.clock_mismatch_lower_bound / coupled_ / crossover_eps": "compositions of the swept bounds (crossover_eps: a "
-                                                                   "scan and a root per call)",
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count, n_train, "
                                    "readout/feature norms (integer sizes); mfpt_*_exact (a user's potential, "
                                    "quadrature/PDE per call)",
@@ -486,7 +551,11 @@ def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> di
         for n in sizes:
             rng = np.random.default_rng(seed)
             args = case.args(rng, n)
-            m = min(n, loop_points) if per_point else n
+            n_timed = n
+            if case.max_points is not None and n > case.max_points:  # both timed on the first max_points, scaled
+                n_timed = case.max_points
+                args = tuple(a[:n_timed] if np.ndim(a) >= 1 else a for a in args)
+            m = min(n_timed, loop_points) if per_point else n_timed
             if not per_point and plain_per_point is not None and plain_per_point * n > 20.0:
                 # a vectorised plain version that would take over 20 s a run (the bisections at 1e6 points):
                 # timed on the previous size's point count and scaled linearly (it is linear in n)
@@ -504,11 +573,13 @@ def run_case(case: Case, sizes, repeats: int, loop_points: int, seed: int) -> di
                 else:
                     tp += _time(case.plain, pargs, 1)
                     tl += _time(case.lib, args, 1)
-            lib_s, plain_s = statistics.median(tl), statistics.median(tp) * (n / m)
+            lib_s, plain_s = statistics.median(tl) * (n / n_timed), statistics.median(tp) * (n / m)
             plain_per_point = plain_s / n
             rec = {"lib_s": lib_s, "plain_s": plain_s, "ratio": lib_s / plain_s, "repeats": reps,
                    "lib_points_per_s": n / lib_s, "plain_extrapolated_from": m if m < n else None,
-                   "lib_range_s": [min(tl), max(tl)], "plain_range_s": [min(tp) * n / m, max(tp) * n / m]}
+                   "lib_extrapolated_from": n_timed if n_timed < n else None,
+                   "lib_range_s": [min(tl) * n / n_timed, max(tl) * n / n_timed],
+                   "plain_range_s": [min(tp) * n / m, max(tp) * n / m]}
             if case.compare:
                 a = np.asarray(_first(case.lib(*pargs)), dtype=float).reshape(-1)
                 b = np.asarray(_first(case.plain(*pargs)), dtype=float).reshape(-1)

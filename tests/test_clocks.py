@@ -480,6 +480,21 @@ def test_mismatch_and_crossover():
         C.crossover_eps(0.0, *args)
 
 
+def test_crossover_eps_broadcasts_and_equals_scalar_calls():
+    args = (4, 0.5, 0.0, 0.0, 1.0)
+    kappa = np.array([[0.3], [1.0], [2.5]])
+    theta = np.array([0.6, 0.75, 0.95])
+    e = C.crossover_eps(kappa, *args, theta, 1.0, 0.0)
+    assert e.shape == (3, 3)
+    for i, j in np.ndindex(3, 3):
+        one = C.crossover_eps(float(kappa[i, 0]), *args, float(theta[j]), 1.0, 0.0)
+        assert isinstance(one, float) and one == e[i, j]  # each point scans and iterates on its own numbers
+        assert C.coupled_mismatch_lower_bound(one / 1.001, float(kappa[i, 0]), *args, float(theta[j]), 1.0, 0.0) > 0
+    # a point without a sign change is named with its values
+    with pytest.raises(DomainError, match="no sign change .* at kappa=1.0, .*, T=1000000.0"):  # positive throughout
+        C.crossover_eps(1.0, 4, 0.5, 0.0, 0.0, 1.0, 0.75, 1.0, np.array([0.0, 1e6]))
+
+
 # ============================================================================ estimators
 
 

@@ -617,6 +617,25 @@ def test_dout_max_numbers():
         assert dt >= g(d * 1.05) and dt >= g(d / 1.05)
 
 
+def test_dout_max_broadcasts_and_equals_scalar_calls():
+    """dout_max on arrays: one scan and a lockstep search for every point, each on its own numbers."""
+    lam = np.array([[0.3, 0.5, 0.9], [1.0, 0.05, 0.7]])
+    eps = np.array([1e-3, 1e-5, 0.05])
+    res = L.dout_max(lam, eps, ETA0, level=0.95)
+    assert isinstance(res, L.DoutMax) and res.d_out_star.shape == res.dt_max.shape == (2, 3)
+    for idx in np.ndindex(2, 3):
+        d, dt = L.dout_max(float(lam[idx]), float(eps[idx[1]]), ETA0, level=0.95)
+        assert isinstance(d, float) and isinstance(dt, float)
+        # the grokking-time engine's array and scalar calls agree to an ulp (not always bit for bit), and a flat
+        # maximum turns an ulp of Delta t into ~1e-8 of its location: measured <= 3.3e-10 and 1.8e-15 (60 points)
+        assert res.d_out_star[idx] == pytest.approx(d, rel=1e-8) and res.dt_max[idx] == pytest.approx(dt, rel=1e-14)
+    # eps >= 10: L(0) <= L* for every d_out, the answer is d_out = 1 (and Delta t = 0) beside a searched point
+    d, dt = L.dout_max(np.array([0.5, 0.5]), np.array([20.0, 1e-3]), ETA0)
+    assert d[0] == 1.0 and dt[0] == 0.0 and d[1] == pytest.approx(147.44, abs=0.01)
+    with pytest.raises(DomainError, match="lam must be in \\(0, 1\\]"):
+        L.dout_max(np.array([0.5, 1.5]), 1e-3, ETA0)
+
+
 def test_wd_asymptotes_vs_mpmath_and_long_times():
     for lam in (0.3, 1.0, 1.5):
         for gamma in (1e-3, 1e-2, 0.3):

@@ -310,14 +310,14 @@ ENTRIES = [
     Entry("clocks.coupled_mismatch_lower_bound", {**{k: v for k, v in _MISMATCH.items() if k != "delta"},
                                                   "kappa": Pos(typ=(0.1, 3.0))}, vec=True,
           inf="overflow: eps^{kappa(1-2theta)} for eps -> 0"),
-    Entry("clocks.crossover_eps", {k: Pos(typ=(0.5, 3.0), vec=False) if k == "kappa" else
+    Entry("clocks.crossover_eps", {k: Pos(typ=(0.5, 3.0)) if k == "kappa" else
                                    (Int(2, typ=(2, 10)) if k == "n_classes" else
-                                    Real(0.5, 1.0, typ=(0.55, 0.95), vec=False) if k == "theta" else
-                                    Pos(typ=(0.1, 10.0), vec=False) if k in ("rate", "C_kl", "gap0") else
-                                    NonNeg(typ=(0.0, 10.0), vec=False) if k == "t0" else
-                                    Real(typ=(-5.0, 5.0), vec=False))
+                                    Real(0.5, 1.0, typ=(0.55, 0.95)) if k == "theta" else
+                                    Pos(typ=(0.1, 10.0)) if k in ("rate", "C_kl", "gap0") else
+                                    NonNeg(typ=(0.0, 10.0)) if k == "t0" else
+                                    Real(typ=(-5.0, 5.0)))
                                    for k in ("kappa", "n_classes", "rate", "t0", "gamma0", "C_kl", "theta", "gap0", "T")},
-          cost=600, check=in_unit, filter_invalid=False,  # 1.7 s a call (3001 bound evaluations)
+          vec=True, cost=20, check=in_unit, filter_invalid=False,  # ~3 ms a scalar call (the scan from the top, a root)
           raises=lambda **k: True),  # documented: no sign change in [1e-300, 1) is a DomainError
     Entry("clocks.first_hitting_time", {"threshold": Real(typ=(0.0, 2.0), vec=False), "window": Int(1, typ=(1, 4), ext=(10**18,)),
                                         "direction": Choice("below", "above")},

@@ -163,9 +163,9 @@ ENTRIES = [
       for f in ("grok_time_asymptotic", "grok_time_near_one", "grok_time_wd_paper")],
     Entry("linear.t_star_gen_critical", {"eps": EPS, "eta0": ETA0, "level": LEVEL}, vec=True, check=_nonneg,
           inf="overflow: t* grows like a power of 1/eps"),
-    Entry("linear.dout_max", {"lam": Real(0.0, 1.0, hi_closed=True, typ=(0.05, 1.0), vec=False),
-                              "eps": Pos(typ=(1e-5, 0.1), vec=False), "eta0": Pos(typ=(1e-3, 0.1), vec=False),
-                              "level": Unit(vec=False)}, cost=100),
+    Entry("linear.dout_max", {"lam": Real(0.0, 1.0, hi_closed=True, typ=(0.05, 1.0)),
+                              "eps": Pos(typ=(1e-5, 0.1)), "eta0": Pos(typ=(1e-3, 0.1)),
+                              "level": Unit()}, vec=True, cost=30),  # ~30 ms a scalar call (one search)
     Entry("linear.wd_asymptotes", {"lam": LAM, "gamma": GAMMA, "d_out": DOUT, "wd_convention": WD}, vec=True,
           check=_nonneg),
     Entry("linear.wd_asymptotes_small_gamma", {"lam": Pos(typ=(0.01, 0.97)), "gamma": GAMMA,
