@@ -183,13 +183,18 @@ def p_dout_max(lam, eps, eta0):
     return max(-res.fun, vals[k])
 
 
-def p_coupled_bound(eps, kappa, K, rate, t0, gamma0, C, theta, gap0, T):
-    """Theorem 5.6 at delta = eps^kappa, as printed: T + [delta^(1-2 theta) - gap0^(1-2 theta)]_+ / (C^2 (2 theta - 1))
-    - t0 - [log((K - 1)/eps) - gamma0]_+ / rate."""
+def p_clock_bound(eps, delta, K, rate, t0, gamma0, C, theta, gap0, T):
+    """Theorem 5.6 as printed: T + [delta^(1-2 theta) - gap0^(1-2 theta)]_+ / (C^2 (2 theta - 1)) - t0
+    - [log((K - 1)/eps) - gamma0]_+ / rate."""
     k = 2 * theta - 1
     with np.errstate(over="ignore", invalid="ignore"):
-        rep = np.maximum(eps ** (-kappa * k) - gap0 ** (-k), 0) / (C * C * k)
+        rep = np.maximum(delta ** (-k) - gap0 ** (-k), 0) / (C * C * k)
     return T + rep - t0 - np.maximum(np.log((K - 1) / eps) - gamma0, 0) / rate
+
+
+def p_coupled_bound(eps, kappa, K, rate, t0, gamma0, C, theta, gap0, T):
+    """p_clock_bound at delta = eps^kappa."""
+    return p_clock_bound(eps, eps ** kappa, K, rate, t0, gamma0, C, theta, gap0, T)
 
 
 def p_crossover_eps(kappa, theta):
@@ -436,8 +441,7 @@ CASES: list[Case] = [
          lambda a, b: a / b),
     Case("clocks.clock_mismatch_lower_bound", lambda r, n: (U(r, n, 1e-8, 1.0), U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
          lambda e, d, th: CL.clock_mismatch_lower_bound(e, d, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0),
-         lambda e, d, th: p_coupled_bound(d, 1.0, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0) + np.maximum(np.log(3 / d), 0) / 0.5
-         - np.maximum(np.log(3 / e), 0) / 0.5, note="K = 4, c = 0.5, C_KL = gap0 = 1"),
+         lambda e, d, th: p_clock_bound(e, d, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0), note="K = 4, c = 0.5, C_KL = gap0 = 1"),
     Case("clocks.coupled_mismatch_lower_bound", lambda r, n: (U(r, n, 1e-8, 1.0), U(r, n, 0.1, 3.0), r.uniform(0.55, 0.99, n)),
          lambda e, k, th: CL.coupled_mismatch_lower_bound(e, k, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0),
          lambda e, k, th: p_coupled_bound(e, k, 4, 0.5, 0.0, 0.0, 1.0, th, 1.0, 0.0), note="K = 4, c = 0.5, C_KL = gap0 = 1"),
