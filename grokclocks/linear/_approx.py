@@ -521,6 +521,7 @@ class DoutMax(NamedTuple):
 
 _DOUT_SCAN = 25  # points of the coarse scan in log d_out
 _DOUT_BLOCK = 1024  # points per block of dout_max (25 x 1024 grokking times per engine call)
+_EPS_MIN_DOUT = 10.0 / float(np.finfo(np.float64).max)  # 10/eps, the top of the scan in d_out, stays a double
 
 
 def _grok_time_in_log_dout(lam, eps, eta0, level, u):
@@ -545,10 +546,30 @@ def _grok_time_in_log_dout(lam, eps, eta0, level, u):
 
 
 def _dout_max_flat(lam, eps, eta0, level):
+    """`_dout_max_search`; a `DomainError` of the grokking-time engine (a crossing time beyond the double range)
+    is raised again naming the point's own arguments (the engine's message names the rescaled ε and η₀)."""
+    try:
+        return _dout_max_search(lam, eps, eta0, level)
+    except V.DomainError as err:
+        bad = 0
+        for i in range(lam.size):  # the error path only: the first point whose search fails alone
+            try:
+                _dout_max_search(*(v[i:i + 1] for v in (lam, eps, eta0, level)))
+            except V.DomainError:
+                bad = i
+                break
+        raise V.DomainError(
+            f"dout_max: a grokking time of the search over d_out in [1, 10/eps] leaves the float64 range at "
+            f"lam={float(lam[bad])!r}, eps={float(eps[bad])!r}, eta0={float(eta0[bad])!r}, "
+            f"level={float(level[bad])!r} (at real d_out the engine works with eps_eff = 4 d_out L* and "
+            f"eta0/d_out: {err})") from err
+
+
+def _dout_max_search(lam, eps, eta0, level):
     """(d_out*, Δt_max) for flat validated arrays: the 25-point scan for all points at once, then the
     bounded Brent refinement of every point in lockstep (`_fminbound_lockstep`)."""
     n = lam.size
-    hi = np.log(10.0 / eps)
+    hi = math.log(10.0) - np.log(eps)  # log(10/eps): 10/eps overflowed below eps = 5.6e-308
     scan = hi > 0.0  # eps >= 10: every d_out >= 1 has L(0) <= L*; the answer is d_out = 1
     k_idx = np.arange(_DOUT_SCAN, dtype=np.float64)
     # np.linspace(0, hi, 25) of each point: k (hi / 24), the last node hi itself
@@ -599,7 +620,7 @@ def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
         infinite).
     eps : float or array_like
         ε, the threshold on a sample's squared error (averaged over the d_out outputs) below which the
-        sample counts as correct; ε > 0.
+        sample counts as correct; ε ≥ 10/1.8·10³⁰⁸ ≈ 5.6·10⁻³⁰⁸ (the scan reaches d_out = 10/ε).
     eta0 : float or array_like
         η₀, the gradient-descent learning rate (step size); η₀ > 0. Time enters the losses only through s
         = 4η₀t/d_out.
@@ -615,6 +636,12 @@ def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
         time Δt(d_out*) in GD steps, each of the broadcast shape of the arguments (Python floats for a
         scalar call); it unpacks like a plain tuple.
 
+    Raises
+    ------
+    DomainError
+        For invalid arguments (λ > 1 included), ε below 5.6·10⁻³⁰⁸, or where a crossing time of the search
+        leaves the double range (named with the point's arguments; e.g. ε = 10⁻³⁰⁷, η₀ = 10⁻³).
+
     References
     ----------
     Levi et al., §3.2, Fig. 2; spec `levi:dout-max`, `levi:eq12-loss`.
@@ -623,6 +650,10 @@ def dout_max(lam, eps, eta0, *, level=ERF_SQRT2):
     if np.any(la > 1.0):
         bad = float(np.max(la))
         raise V.DomainError(f"lam must be in (0, 1] for dout_max (the maximum is infinite for lam > 1) (got {bad!r})")
-    shape, flat = V.broadcast_flat(la, _eps(eps), _eta0(eta0), _level(level))
+    ee = _eps(eps)
+    if P.low(ee) < _EPS_MIN_DOUT:
+        raise V.DomainError(f"eps must be >= {_EPS_MIN_DOUT:.3g} for dout_max (the search over d_out reaches 10/eps, "
+                            f"beyond the double range) (got {P.low(ee)!r})")
+    shape, flat = V.broadcast_flat(la, ee, _eta0(eta0), _level(level))
     d_star, dt = FL.blockwise(_dout_max_flat, (math.prod(shape),), *flat, block=_DOUT_BLOCK)
     return DoutMax(V.scalar_or_array(d_star.reshape(shape)), V.scalar_or_array(dt.reshape(shape)))
