@@ -626,8 +626,9 @@ def test_dout_max_broadcasts_and_equals_scalar_calls():
     for idx in np.ndindex(2, 3):
         d, dt = L.dout_max(float(lam[idx]), float(eps[idx[1]]), ETA0, level=0.95)
         assert isinstance(d, float) and isinstance(dt, float)
-        # the grokking-time engine's array and scalar calls agree to an ulp (not always bit for bit), and a flat
-        # maximum turns an ulp of Delta t into ~1e-8 of its location: measured <= 3.3e-10 and 1.8e-15 (60 points)
+        # the crossing engine's array and scalar calls agree to an ulp, not bit for bit (_mpgrid._newton's
+        # _model_step iterates every point until all have converged), and a flat maximum turns an ulp of Delta t
+        # into ~1e-8 of its location: measured <= 3.3e-10 and 1.8e-15 on 60 points (equal with a per-point stop)
         assert res.d_out_star[idx] == pytest.approx(d, rel=1e-8) and res.dt_max[idx] == pytest.approx(dt, rel=1e-14)
     # eps >= 10: L(0) <= L* for every d_out, the answer is d_out = 1 (and Delta t = 0) beside a searched point
     d, dt = L.dout_max(np.array([0.5, 0.5]), np.array([20.0, 1e-3]), ETA0)
