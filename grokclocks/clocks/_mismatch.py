@@ -12,7 +12,7 @@ from ..citations import cites
 from ._fast_clock import fast_clock_bound
 from ._args import _theta
 from ._gaps import gap_for_loss_level
-from ._kl_clock import _kl_time, _log_kl_time
+from ._kl_clock import _log_kl_time, representation_clock_bounds
 
 
 @cites("clocks:thm5.6")
@@ -79,18 +79,9 @@ def clock_mismatch_lower_bound(eps, delta, n_classes, rate, t0, gamma0, C_kl, th
     Spec ID `clocks:thm5.6` (paper Theorem 5.6, App. F.5).
     """
     tc = fast_clock_bound(eps, n_classes, rate, t0, gamma0)
-    sc = P.scalars(delta, C_kl, theta, gap0, T)
-    C = V.positive(C_kl, "C_kl", scalar=sc)
-    dl = V.positive(delta, "delta", scalar=sc)
-    d0 = V.positive(gap0, "gap0", scalar=sc)
-    th = _theta(theta, sc)
-    Ta = V.finite(T, "T", scalar=sc)
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        # the lower bound of `representation_clock_bounds` at G = Delta (its engine: T + the KL time at the rate
-        # C_kl^2), without its upper bound, which the mismatch does not use
-        lo = Ta + _kl_time(dl, d0, [(C, 2)], th)
-    if sc and type(tc) is float:  # a scalar call: the same difference on floats
-        lo = float(lo)
+    C = V.positive(C_kl, "C_kl", scalar=P.scalars(C_kl))
+    lo, _ = representation_clock_bounds(delta, gap0, C, C, theta, T)
+    if type(lo) is float and type(tc) is float:  # a scalar call: the same difference on floats
         out = lo - tc
         if out == out:
             return out
