@@ -26,15 +26,17 @@ def _model_step(G: np.ndarray, slope: np.ndarray, ce: np.ndarray) -> np.ndarray:
     b = slope + ce
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         dx = np.minimum(-G / slope, _MAX_STEP)
-        for _ in range(40):
+        act = np.ones(dx.shape, dtype=bool)  # each point stops at its own convergence (an array call then gives
+        for _ in range(40):                  # the bits of the scalar calls)
             f = G + b * dx - ce * np.expm1(dx)
             fp = b - ce * np.exp(dx)
             nxt = np.clip(dx - f / fp, 0.0, _MAX_STEP)
             nxt = np.where(np.isfinite(nxt), nxt, dx)
-            if np.all(np.abs(nxt - dx) <= 1e-15 * np.maximum(dx, 1.0)):
-                dx = nxt
+            conv = np.abs(nxt - dx) <= 1e-15 * np.maximum(dx, 1.0)
+            dx = np.where(act, nxt, dx)
+            act &= ~conv
+            if not act.any():
                 break
-            dx = nxt
     return dx
 
 
