@@ -10,7 +10,6 @@ from scipy import special
 
 from .. import _floats as FL
 from .. import _pointwise as P
-from .. import _mpgrid
 from .. import _validate as V
 from .. import rmt
 from .._constants import ERF_SQRT2
@@ -435,15 +434,6 @@ def t_star_gen_critical(eps, eta0, *, level=ERF_SQRT2):
     return V.scalar_or_array(t)
 
 
-class DoutMax(NamedTuple):
-    r"""Result of `dout_max`: `d_out_star`, the maximising output dimension, and `dt_max`, the maximal grokking time."""
-
-    d_out_star: float
-    """The output dimension d_out* (real-valued) that maximises the grokking time Δt."""
-    dt_max: float
-    """The maximal grokking time Δt(d_out*) in GD steps."""
-
-
 def _fminbound_lockstep(f, lo, hi, *, xatol: float, maxfun: int = 500):
     r"""``(x, f(x))``: the minima of `f` on ``[lo, hi]`` for all points at once, by Brent's bounded method
     (golden section and parabolic steps; the algorithm of ``scipy.optimize.minimize_scalar(method="bounded")``,
@@ -530,14 +520,10 @@ def _grok_time_in_log_dout(lam, eps, eta0, level, u):
     Time enters the losses only through s = 4η₀t/d and d·L depends only on s, so the crossing at (ε, η₀, d,
     ℓ) is the crossing at d = 1 of the rescaled η₀/d and the threshold d·L*(ε, d, ℓ), i.e. ε_eff = 4d·L* at
     the level erf(√2) (where L* = ε/4 at d = 1): one call of the grokking-time engine for every point and
-    every d at once.  log L* = log(dε/2) − log P⁻¹(d/2, ℓ) (`grokclocks._mpgrid._p_inverse`, arrays of d).
+    every d at once (`_log_lstar` with an array of d).
     """
     d = np.exp(u)
-    with np.errstate(divide="ignore"):
-        log_ls = np.log(d) + np.log(eps) - math.log(2.0) - _mpgrid._p_inverse(d, level)[1]
-    one = d == 1.0
-    if one.any():
-        log_ls[one] = _log_lstar(eps[one], 1.0, level[one])
+    log_ls = _log_lstar(eps, d, level)
     with np.errstate(over="ignore", under="ignore"):
         eps_eff = np.exp(math.log(4.0) + np.log(d) + log_ls)
         eta_eff = eta0 / d
@@ -575,7 +561,7 @@ def _dout_max_search(lam, eps, eta0, level):
     # np.linspace(0, hi, 25) of each point: k (hi / 24), the last node hi itself
     grid = k_idx[None, :] * (np.where(scan, hi, 0.0) / (_DOUT_SCAN - 1))[:, None]
     grid[:, -1] = np.where(scan, hi, 0.0)
-    rep = lambda v: np.repeat(v, _DOUT_SCAN)  # noqa: E731
+    rep = lambda v: np.repeat(v, _DOUT_SCAN)
     vals = _grok_time_in_log_dout(rep(lam), rep(eps), rep(eta0), rep(level), grid.reshape(-1)).reshape(n, _DOUT_SCAN)
     k = np.argmax(vals, axis=1)
     rows = np.arange(n)

@@ -11,14 +11,19 @@ from ... import _mpgrid
 from ... import _validate as V
 
 
-def _log_lstar(eps, d: float, level) -> np.ndarray:
-    """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels); arrays."""
+def _log_lstar(eps, d, level) -> np.ndarray:
+    """log L* without forming L* (it over/underflows for eps near 1e+-300 at extreme levels); arrays (``d`` a
+    number or an array broadcasting with eps and level: at d = 1 the erfinv form, elsewhere log P^-1)."""
     eps, level = np.asarray(eps, dtype=np.float64), np.asarray(level, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        if d == 1.0:
+        if np.ndim(d) == 0 and d == 1.0:
             return np.log(eps) - math.log(2.0) - 2.0 * np.log(special.erfinv(level))
         # log P^-1 also where P^-1 underflows (level = 5e-324: log 0 raised "math domain error")
-        return math.log(d) + np.log(eps) - math.log(2.0) - _mpgrid._p_inverse(d, level)[1]
+        out = np.log(d) + np.log(eps) - math.log(2.0) - _mpgrid._p_inverse(d, level)[1]
+        one = np.asarray(d) == 1.0
+        if np.ndim(d) and one.any():
+            out[one] = _log_lstar(np.broadcast_to(eps, out.shape)[one], 1.0, np.broadcast_to(level, out.shape)[one])
+        return out
 
 
 def _lstar_values(eps, d: float, level) -> np.ndarray:
