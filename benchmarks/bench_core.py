@@ -118,10 +118,11 @@ def p_bisect(f, lo, hi, iters=80):
 
 
 def p_t_star(which, lam, eps, eta0):
-    """Root in log t of log L(t) = log(eps/4), L = Phi_q(4 eta0 t)/2 (80 bisections on [log 1e-3, log 1e12])."""
+    """Root in log t of log L(t) = log(eps/4), L = Phi_q(4 eta0 t) (L(0) = 1, d_out = 1; 80 bisections on
+    [log 1e-3, log 1e12])."""
     phi = p_phi1 if which == "train" else p_phi0
     target = np.log(eps / 4)
-    x = p_bisect(lambda u: np.log(0.5 * phi(4 * eta0 * np.exp(u), lam)) - target,
+    x = p_bisect(lambda u: np.log(phi(4 * eta0 * np.exp(u), lam)) - target,
                  np.full(np.shape(lam), math.log(1e-3)), np.full(np.shape(lam), math.log(1e12)))
     return np.exp(x)
 
@@ -161,7 +162,7 @@ def p_kl_time(delta, gap0, a, theta, t0=0.0):
 
 def p_grok_time_dout(lam, eps, eta0, d):
     """Delta t at a real output dimension d (default level): t*(d) = d t*_1 at the threshold d L*_d (d L = Phi_q(s),
-    L(0) = 1/d: the library's normalisation, not p_t_star's Phi/2), L*_d = eps d /
+    L(0) = 1/d), L*_d = eps d /
     (2 P^-1(d/2, erf sqrt 2)) (time enters as s = 4 eta0 t/d, and d L depends on s only)."""
     log_target = np.log(eps * d * d / (2 * special.gammaincinv(d / 2, ERF_SQRT2)))
     tt = [np.exp(p_bisect(lambda u: np.log(phi(4 * eta0 * np.exp(u), lam)) - log_target,
@@ -234,12 +235,12 @@ def loop(f):
 
 
 def _quad_gd_gen(t, lam, eta0):
-    """E_MP[(1 - 2 eta0 nu)^{2t}] (+ atom) / 2 by one QAWS quadrature (GD-exact gen loss, d_out = 1)."""
+    """E_MP[(1 - 2 eta0 nu)^{2t}] (+ atom) by one QAWS quadrature (GD-exact gen loss, d_out = 1)."""
     lm, lp = p_edges(lam)
     b = 2 * eta0
     val, _ = integrate.quad(lambda nu: abs(1 - b * nu) ** (2 * t) / (2 * np.pi * lam * nu), lm, lp, weight="alg",
                             wvar=(0.5, 0.5), epsabs=0.0, epsrel=1e-12, limit=200)
-    return 0.5 * (val + max(0.0, 1 - 1 / lam))
+    return val + max(0.0, 1 - 1 / lam)
 
 
 def _quad_noise_gen(t, lam, eta0):
@@ -247,7 +248,7 @@ def _quad_noise_gen(t, lam, eta0):
     lm, lp = p_edges(lam)
     val, _ = integrate.quad(lambda nu: math.expm1(-s * nu / 2) ** 2 / nu / (2 * np.pi * lam * nu), lm, lp,
                             weight="alg", wvar=(0.5, 0.5), epsabs=0.0, epsrel=1e-12, limit=200)
-    return 0.5 * p_phi0(s, lam) + lam * val
+    return p_phi0(s, lam) + lam * val
 
 
 # ----------------------------------------------------------------------------------------- the cases
@@ -298,13 +299,13 @@ CASES: list[Case] = [
          lambda s, l: np.log(p_phi0(s, l)), kind="series / rule"),
     # ------------------------------------------------------------------ linear: losses
     Case("linear.loss_train", lambda r, n: (U(r, n, 1e-2, 1e6), U(r, n, *LAM)), lambda t, l: LI.loss_train(t, l, 0.01),
-         lambda t, l: 0.5 * p_phi1(0.04 * t, l), note="eta0 = 0.01"),
+         lambda t, l: p_phi1(0.04 * t, l), note="eta0 = 0.01"),
     Case("linear.loss_gen", lambda r, n: (U(r, n, 1e-2, 1e6), U(r, n, *LAM)), lambda t, l: LI.loss_gen(t, l, 0.01),
-         lambda t, l: 0.5 * p_phi0(0.04 * t, l), kind="series / rule", note="eta0 = 0.01"),
+         lambda t, l: p_phi0(0.04 * t, l), kind="series / rule", note="eta0 = 0.01"),
     Case("linear.log_loss_train", lambda r, n: (U(r, n, 1e-2, 1e6), U(r, n, *LAM)),
-         lambda t, l: LI.log_loss_train(t, l, 0.01), lambda t, l: np.log(0.5 * p_phi1(0.04 * t, l))),
+         lambda t, l: LI.log_loss_train(t, l, 0.01), lambda t, l: np.log(p_phi1(0.04 * t, l))),
     Case("linear.log_loss_gen", lambda r, n: (U(r, n, 1e-2, 1e6), U(r, n, *LAM)),
-         lambda t, l: LI.log_loss_gen(t, l, 0.01), lambda t, l: np.log(0.5 * p_phi0(0.04 * t, l)), kind="series / rule"),
+         lambda t, l: LI.log_loss_gen(t, l, 0.01), lambda t, l: np.log(p_phi0(0.04 * t, l)), kind="series / rule"),
     Case("linear.loss_gen [gamma > 0]", lambda r, n: (U(r, n, 1.0, 1e5), U(r, n, 0.05, 2.0), U(r, n, 1e-6, 1e-2)),
          lambda t, l, g: LI.loss_gen(t, l, 0.01, gamma=g),
          loop(lambda t, l, g: naive_reference.loss(t, l, g, 0.01, "gen")), kind="rule (eq. 14)",
@@ -321,7 +322,7 @@ CASES: list[Case] = [
          kind="rule", note="fixed noise, sigma2 = 1; plain: scipy QAWS quadrature per point"),
     Case("linear.loss_train_label_noise", lambda r, n: (U(r, n, 1.0, 1e5), U(r, n, 0.05, 2.0)),
          lambda t, l: LI.loss_train_label_noise(t, l, 0.01, 1.0),
-         lambda t, l: 0.5 * p_phi1(0.04 * t, l) + np.maximum(0, 1 - l) + l * (p_phi0(0.04 * t, l) - np.maximum(0, 1 - 1 / l)),
+         lambda t, l: p_phi1(0.04 * t, l) + np.maximum(0, 1 - l) + l * (p_phi0(0.04 * t, l) - np.maximum(0, 1 - 1 / l)),
          kind="series / rule", note="fixed noise, sigma2 = 1"),
     Case("linear.loss_two_layer", lambda r, n: (U(r, n, 1.0, 1e5),), lambda t: LI.loss_two_layer(t, 0.5, 0.01, 5, 1.0),
          lambda t: 1.0 / 5 * p_phi1(4 * 0.01 * 0.5 * t / 25, 0.5), note="lam = 0.5, d_out = 5 (lam a scalar)"),
