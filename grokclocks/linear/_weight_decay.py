@@ -88,9 +88,12 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     d = _d_out(d_out)
     gg = _gamma_paper(gamma, d, wd_convention, sc)
     # a scalar call keeps its two floats (the same engine: numpy's ufuncs give the array call's bits)
+    shift = math.log(2.0 * float(d))
+    if sc and gg > 0.0:  # two numbers: the operations below on floats (numpy's ufuncs: the array call's bits)
+        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gg), ll)
+        return WDAsymptotes(float(np.exp(ltr - shift)), float(np.exp(lge - shift)))
     shape, (lf, gf) = ((), (ll, gg)) if sc else V.broadcast_flat(ll, gg)
     if np.size(gf) and P.low(gf) > 0.0:  # every gamma > 0: both plateaus on one resolvent
-        shift = math.log(2.0 * float(d))
         ltr, lge = rmt._log_wd_plateaus(_half_gamma(gf), lf)
         tr, ge = (np.reshape(np.exp(np.subtract(v, shift, out=P.into(v))), shape) for v in (ltr, lge))
     else:
