@@ -133,8 +133,8 @@ def _late_common(t, lam, eta0, d_out, what):
     # s = 4 eta0 t/d_out from its logarithm where it is not a normal double (s itself under/overflows for
     # t, eta0 near 1e+-300); x = s lam_- as a double-double (_Exponent)
     with xp.errstate(over="ignore", under="ignore"):
-        s = 4.0 * et * tt / d
-        lo, hi = (s, s) if sc else (float(np.min(s)), float(np.max(s)))
+        s = 4.0 * e0 * t0 / d  # on the arguments as checked (a scalar eta0: 4 eta0 once, not on every point)
+        lo, hi = FL.extrema(s)
         if lo > 2.3e-308 and hi < math.inf:  # two reductions: every s normal
             log_s = xp.log(s)
         else:
@@ -186,8 +186,15 @@ class _Exponent:
                 dead |= ~need
         if not shape:
             return _exp_minus_x_plus(*self.dd(), rest)
-        if not np.any(dead):
-            return FL.blockwise(self._exp_block, shape, self.t0, self.l0, self.e0, rest)
+        k = int(np.count_nonzero(dead))
+        if 2 * k <= dead.size:
+            # most points alive: the double-double on every point (a dead point gives e^(rest - x) = 0 there as
+            # well: exp of an exponent below -799) and 0 put on the dead ones; cheaper than gathering the live
+            # points and scattering them back (70 % alive: 9.1 against 13.3 ms per 1e5 points)
+            out = FL.blockwise(self._exp_block, shape, self.t0, self.l0, self.e0, rest)
+            if k:
+                np.putmask(out, dead, 0.0)
+            return out
         idx = np.flatnonzero(~dead)
         out = np.zeros(shape)
         if idx.size:
