@@ -364,7 +364,7 @@ def _train_late(log_s, x, ll, a, d, xp, o):
                 need = xp.where(ok, False, True)
                 far = xp.where(log_q > 0.0, -1.0, 1.0) * x.exp_minus_plus(rest + log_c, need)
                 val = xp.where(ok, direct, far)
-    return val / d
+    return val / d if d != 1.0 else val  # / 1 is exact
 
 
 # continued-fraction terms by the smallest x they serve: relative error <= 3.5e-16 there (measured against
@@ -515,5 +515,6 @@ def _gen_late_simple(log_s, x, ll, a, d, xp):
     """`loss_gen_late_simple` from the shared pieces (numbers or one block of arrays)."""
     with xp.errstate(under="ignore", over="ignore"):
         val = x.exp_minus_plus(_log_train_late0(log_s, ll, xp) - xp.log(a))
-        plateau = xp.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
-        return (val + plateau) / d
+        if FL.extrema(ll)[1] > 1.0:  # the plateau where some lam > 1 (val + 0 is val: no pass where none is)
+            val = val + xp.where(ll > 1.0, (ll - 1.0) / ll, 0.0)
+        return val / d if d != 1.0 else val  # / 1 is exact
