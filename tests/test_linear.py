@@ -240,6 +240,28 @@ def test_finite_losses_match_explicit_gd_and_gradient_flow():
                                    ff([0, 10, 100], nu, wq, eta, d_out=d_out), rtol=1e-14)
 
 
+
+@pytest.mark.parametrize("spectrum", ["moderate", "zero modes and weights", "weights spanning 2^1900"])
+@pytest.mark.parametrize("discrete", [False, True])
+def test_finite_losses_scalar_time_equals_array_call(spectrum, discrete):
+    """A scalar time runs the finite-spectrum engine as one row on numbers: the array call's bits on every
+    point, on each branch of the sum (scaled weights, the log-sum-exp where weights span more than 2^900, the
+    product below 1e-290) and with modes that never decay or weigh nothing."""
+    rng = np.random.default_rng(3)
+    nu = {"moderate": np.linspace(0.1, 3.0, 50), "zero modes and weights": np.r_[0.0, 0.5, 1.0, 2.0],
+          "weights spanning 2^1900": np.r_[0.0, np.exp(rng.uniform(-30.0, 3.0, 20))]}[spectrum]
+    w = {"moderate": np.full(50, 0.02), "zero modes and weights": np.r_[1.0, 0.0, 3.0, 0.0],
+         "weights spanning 2^1900": np.exp(rng.uniform(-690.0, 690.0, 21))}[spectrum]
+    eta = 0.3 / float(nu.max())
+    t = np.r_[0.0, np.exp(rng.uniform(math.log(1e-300), math.log(1e300), 400))]
+    for f in (L.loss_train_finite, L.loss_gen_finite):
+        vec = f(t, nu, w, eta, d_out=3, discrete=discrete)
+        one = np.array([f(float(x), nu, w, eta, d_out=3, discrete=discrete) for x in t])
+        assert all(type(f(float(x), nu, w, eta, discrete=discrete)) is float for x in t[:3])
+        np.testing.assert_array_equal(vec, one)
+    vec = L.loss_gen_equal_proj(t, nu, eta, D0_sq=2.0)
+    np.testing.assert_array_equal(vec, [L.loss_gen_equal_proj(float(x), nu, eta, D0_sq=2.0) for x in t])
+
 def test_eq20_derivative_identity():
     """dL_gen/dt = -(4 eta0/d_out) L_tr (gamma = 0): central differences, ratio 1 +- 1e-6 (MP and finite)."""
     for lam in (0.3, 0.9, 1.5):

@@ -28,6 +28,9 @@ def _flow_time(eta0: Any, t: Any, d: float) -> Any:
     spurious overflow of :math:`4\eta_0` (``inf`` for :math:`\eta_0>4.5\cdot10^{307}` where :math:`s`
     itself is finite): ``inf`` only where :math:`s` exceeds 1.8e308.  Same rounding as ``4 eta0 t / d``
     wherever that is finite."""
+    if type(t) is float and type(eta0) is float:  # Python floats: an overflow gives inf without a warning
+        s = 4.0 * eta0 * t / d
+        return s if math.isfinite(s) else 4.0 * ((eta0 / d) * t)
     with np.errstate(over="ignore"):
         s = 4.0 * eta0 * t / d
         if not np.ndim(s):

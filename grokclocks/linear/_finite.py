@@ -8,31 +8,35 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._conventions import _d_out, _flag, _flow_time, _t
 
 
-def _spectrum(eigvals: Any) -> np.ndarray:
-    """1-d eigenvalues >= 0; round-off negatives (> -1e-10 max|nu|) are clipped to 0."""
+def _spectrum(eigvals: Any) -> tuple[np.ndarray, float]:
+    """1-d eigenvalues >= 0 and their smallest; round-off negatives (> -1e-10 max|nu|) are clipped to 0."""
     nu = V.as_float_array(eigvals, "eigvals")
     if nu.ndim != 1:
         raise V.DomainError(f"eigvals must be a 1-d array (got shape {nu.shape})")
-    if float(nu.min()) >= 0.0:  # nothing to clip (one reduction)
-        return nu
+    lo = float(nu.min())
+    if lo >= 0.0:  # nothing to clip (one reduction)
+        return nu, lo
     scale = float(np.max(np.abs(nu)))
     tol = V.roundoff_tol(eigvals, nu.size, floor=1e-10) * scale  # float32 spectra at their own precision
     bad = nu < -tol
     if np.any(bad):
         raise V.DomainError(f"eigvals must be >= 0 (eigenvalues of a Gram matrix) (got {float(nu[bad][0])!r})")
-    return np.maximum(nu, 0.0)
+    return np.maximum(nu, 0.0), 0.0
 
 
-def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete, *, checked=False):
-    """The loss of a finite spectrum; `checked`: eigvals and proj_sq are already a checked spectrum and weights."""
-    tt = _t(t)
-    nu = eigvals if checked else _spectrum(eigvals)
-    w = proj_sq if checked else V.nonnegative(proj_sq, "proj_sq")
+def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete, *, checked=None):
+    """The loss of a finite spectrum; `checked`: the smallest eigenvalue where eigvals and proj_sq are already
+    a checked spectrum and equal weights (`_equal_proj`: their one value is the weights' extremes)."""
+    sc = type(t) in _SCALAR_TYPES  # a scalar call: t stays a Python float (one row of the same engine)
+    tt = V.nonnegative(t, "t", scalar=sc)
+    nu, nu_lo = (eigvals, checked) if checked is not None else _spectrum(eigvals)
+    w = proj_sq if checked is not None else V.nonnegative(proj_sq, "proj_sq")
     if w.shape != nu.shape:
         raise V.DomainError(f"proj_sq must have the shape of eigvals {nu.shape} (got {w.shape})")
     eta = V.positive(eta0, "eta0", scalar=True) if np.ndim(eta0) == 0 else None
@@ -40,50 +44,49 @@ def _finite_loss(which, t, eigvals, proj_sq, eta0, d_out, discrete, *, checked=F
         raise V.DomainError("eta0 must be a scalar for the finite-spectrum losses")
     d = float(_d_out(d_out))
     disc = _flag(discrete, "discrete")
-    q = nu if which == "train" else np.ones_like(nu)
-    # b nu = 2 eta0 nu/d_out as 2 ((eta0/d_out) nu): 2 eta0 = inf at eta0 = 1.7e308 gave inf * 0 = NaN on a zero
-    # eigenvalue (the mode does not move: factor 1)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        bnu = 2.0 * ((eta / d) * nu)  # inf only where b nu > 1.8e308: GD diverges
-        if disc:
-            if np.any(bnu >= 2.0):
+    if disc:
+        # b nu = 2 eta0 nu/d_out as 2 ((eta0/d_out) nu): 2 eta0 = inf at eta0 = 1.7e308 gave inf * 0 = NaN on a
+        # zero eigenvalue (the mode does not move: factor 1)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            bnu = 2.0 * ((eta / d) * nu)  # inf only where b nu > 1.8e308: GD diverges
+            if float(bnu.max()) >= 2.0:
                 raise V.DomainError(
                     f"eta0 must be < d_out/max(eigvals) = {d / float(nu.max())!r} for discrete=True "
                     f"(gradient descent diverges) (got {eta!r})")
             # log|1 - b nu| (log1p below b nu = 1: log(1 - 1e-74) = 0 lost the decay at t = 1.7e308)
             la = np.where(bnu < 1.0, np.log1p(-np.minimum(bnu, 1.0)), np.log(np.abs(1.0 - bnu)))
-    weight = w * q
-    # a mode of weight 0 adds nothing (its e^expo is never formed); every mode live: one reduction, no copies
-    live = slice(None) if float(weight.min()) > 0.0 else weight > 0.0
-    tf = tt.reshape(-1)
-    if not isinstance(live, slice) and not np.any(live):
-        return V.scalar_or_array(np.zeros(tt.shape))
-    wl = weight[live]
-    nul = nu[live]
-    lal = la[live] if disc else None
-    def rows(tb):
+    weight = w * nu if which == "train" else w
+    # a mode of weight 0 adds nothing (its e^expo is never formed); every mode live: no copies
+    w_lo = float(w.flat[0]) if checked is not None and which == "gen" else float(weight.min())
+    if w_lo > 0.0:
+        wl, nul, lal = weight, nu, la if disc else None
+        w_hi = w_lo if checked is not None and which == "gen" else float(weight.max())
+    else:
+        live = weight > 0.0
+        if not live.any():
+            return 0.0 if sc else V.scalar_or_array(np.zeros(tt.shape))
+        wl, nul, lal = weight[live], nu[live], la[live] if disc else None
+        w_lo, w_hi = float(wl.min()), float(wl.max())
+        nu_lo = float(nul.min())
+    mode = _Modes(nul, nu_lo, lal, wl, w_lo, w_hi, eta, d)
+    if sc:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            tc = tb.reshape(-1, 1)
-            if disc:
-                # 0^(2t): 1 at t = 0, 0 otherwise; t (2 log|1 - b nu|): 2 t overflowed at t = 1.7e308 (inf * 0 = NaN)
-                expo = np.where((tc == 0.0) | (lal == 0.0), 0.0, tc * (2.0 * lal))
-            else:
-                # -s nu, s = 4 eta0 t/d_out (_flow_time: inf only beyond 1.8e308); a zero mode never decays
-                expo = np.where(nul == 0.0, 0.0, -(_flow_time(eta, tc, d) * nul))
-            return _exp_sum(expo, wl, d)
-
-    return V.scalar_or_array(FL.blockwise(rows, tf.shape, tf, block=max(1, _CELLS // nul.size)).reshape(tt.shape))
+            return float(mode.sums(tt))
+    tf = tt.reshape(-1)
+    return V.scalar_or_array(FL.blockwise(mode.rows, tf.shape, tf, block=max(1, _CELLS // nul.size)).reshape(tt.shape))
 
 
+_SCALAR_TYPES = (float, np.float64, int)  # a scalar time (bool is not: its type is bool)
 _CELLS = 32768  # (time, mode) cells per block of the finite-spectrum sums: 256 KiB temporaries
 
 
 _SPAN = 900  # weights within a factor 2^900 of each other: scaled by one power of two, none underflows
 
 
-def _exp_sum(expo, w, d):
-    r""":math:`\sum_iw_ie^{x_{ji}}/d` along each row j of `expo` (entries finite or -inf, the rows' largest
-    finite), for weights :math:`w_i>0`.  Called inside the caller's errstate (over, under, divide ignored).
+class _Modes:
+    r"""The live modes of a finite spectrum (eigenvalues, log|1 - b nu| for gradient descent, weights > 0) and
+    the sum :math:`\sum_iw_ie^{x_i(t)}/d` over them, for a block of times (a column: one row per time) or one
+    time (a Python float: one row, the same operations; the reductions give numbers).
 
     The largest exponent of a row, M, is factored out: :math:`e^M\sum_iw_ie^{x_i-M}`, the weights scaled by
     an exact power of two :math:`2^{-k}` (largest in [1/2, 1)), so the sum lies between the weight of the
@@ -92,32 +95,80 @@ def _exp_sum(expo, w, d):
     few ulp and the rounding of e^M (<= 1 ulp beside the |M| ulp from the rounding of M itself, which every
     evaluation of e^M has).  In logarithms (|log value| ulp, as a log-sum-exp) only where the product is
     below 1e-290 or the weights span more than 2^900.  0 for a row of -inf (every mode decayed beyond the
-    double range)."""
-    top = expo.max(axis=1)
-    dead = top == -np.inf if float(top.min()) == -np.inf else None
-    if dead is not None:
-        top[dead] = 0.0
-    expo -= top[:, None]
-    np.exp(expo, out=expo)
-    k = math.frexp(float(w.max()))[1]
-    if k - math.frexp(float(w.min()))[1] <= _SPAN:
-        expo *= np.ldexp(w, -k)
-        total = expo.sum(axis=1)
-        prod = total * np.exp(top)
-        out = np.ldexp(prod / d, k)
-        if float(prod.min()) < 1e-290:
-            far = prod < 1e-290
-            out[far] = np.exp(np.log(total[far]) + top[far] + (k * math.log(2.0) - math.log(d)))
-    else:  # log w_i joins the exponents: z_i = x_i - M + log w_i, the largest of them factored out
-        np.log(expo, out=expo)
-        expo += np.log(w)
-        zmax = expo.max(axis=1)
-        expo -= zmax[:, None]
+    double range).  The scaled weights (or their logarithms) are formed once per call, not per block.
+    """
+
+    def __init__(self, nu, nu_lo, la, w, w_lo, w_hi, eta, d):
+        self.nu, self.la, self.eta, self.d = nu, la, eta, d
+        self.k = math.frexp(w_hi)[1]
+        self.scaled = self.k - math.frexp(w_lo)[1] <= _SPAN
+        self.w = np.ldexp(w, -self.k) if self.scaled else np.log(w)
+        self.still = nu_lo == 0.0  # some mode never decays (exponent 0; log|1 - b nu| = 0 only at nu = 0)
+        if la is not None:
+            self.two_la = 2.0 * la
+
+    def exponents(self, tc):
+        """The exponents x_i(t) (rows: times, columns: modes), finite or -inf."""
+        if self.la is not None:
+            # 0^(2t): 1 at t = 0, 0 otherwise; t (2 log|1 - b nu|): 2 t overflowed at t = 1.7e308 (inf * 0 = NaN)
+            expo = tc * self.two_la
+            if self.still:
+                return np.where((tc == 0.0) | (self.la == 0.0), 0.0, expo)
+            return np.where(tc == 0.0, 0.0, expo) if P.any_of(tc == 0.0) else expo
+        # -s nu, s = 4 eta0 t/d_out (_flow_time: inf only beyond 1.8e308); a zero mode never decays
+        expo = _flow_time(self.eta, tc, self.d) * self.nu
+        if self.still:
+            return np.where(self.nu == 0.0, 0.0, np.negative(expo, out=expo))
+        return np.negative(expo, out=expo)
+
+    def rows(self, tb):
+        """The sums for a 1-d block of times."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            return self.sums(tb.reshape(-1, 1))
+
+    def sums(self, tc):
+        r""":math:`\sum_iw_ie^{x_i}/d` for a column of times (an array per row) or one time (a number).  Called
+        inside the caller's errstate (over, under, invalid, divide ignored)."""
+        expo = self.exponents(tc)
+        one = expo.ndim == 1
+        if one:  # one time: the row's extremes are numbers
+            top = float(expo.max())
+            if top == -math.inf:
+                return 0.0
+            expo -= top
+            dead = None
+        else:
+            top = expo.max(axis=1)
+            dead = top == -np.inf if float(top.min()) == -np.inf else None
+            if dead is not None:
+                top[dead] = 0.0
+            expo -= top[:, None]
         np.exp(expo, out=expo)
-        out = np.exp(np.log(expo.sum(axis=1)) + zmax + top - math.log(d))
-    if dead is not None:
-        out[dead] = 0.0
-    return out
+        k, d = self.k, self.d
+        if self.scaled:
+            expo *= self.w
+            total = expo.sum(axis=-1)
+            prod = total * np.exp(top)
+            if one:
+                if prod < 1e-290:
+                    return np.exp(np.log(total) + top + (k * math.log(2.0) - math.log(d)))
+                return FL.SCALAR.ldexp(float(prod / d), k)
+            out = np.ldexp(prod / d, k)
+            if float(prod.min()) < 1e-290:
+                far = prod < 1e-290
+                out[far] = np.exp(np.log(total[far]) + top[far] + (k * math.log(2.0) - math.log(d)))
+        else:  # log w_i joins the exponents: z_i = x_i - M + log w_i, the largest of them factored out
+            np.log(expo, out=expo)
+            expo += self.w
+            zmax = expo.max(axis=-1)
+            expo -= zmax if one else zmax[:, None]
+            np.exp(expo, out=expo)
+            out = np.exp(np.log(expo.sum(axis=-1)) + zmax + top - math.log(d))
+            if one:
+                return out
+        if dead is not None:
+            out[dead] = 0.0
+        return out
 
 
 @cites("levi:eq5", "levi:eq4", "levi:eq1", "levi:gd-exact", "levi:eq3", "levi:eq13")
@@ -202,12 +253,11 @@ def loss_gen_finite(t, eigvals, proj_sq, eta0, *, d_out=1, discrete=False):
 
 
 def _equal_proj(which, t, eigvals, eta0, d_out, D0_sq):
-    nu = _spectrum(eigvals)
+    nu, nu_lo = _spectrum(eigvals)
     d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True) if np.ndim(D0_sq) == 0 else None
     if d0 is None:
         raise V.DomainError("D0_sq must be a scalar")
-    w = np.full(nu.shape, d0 / nu.size)
-    return _finite_loss(which, t, nu, w, eta0, d_out, False, checked=True)
+    return _finite_loss(which, t, nu, np.full(nu.shape, d0 / nu.size), eta0, d_out, False, checked=nu_lo)
 
 
 @cites("levi:eq7")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._conventions import _eps
@@ -66,13 +69,24 @@ def effective_eps(eps, alpha):
     ----------
     Levi et al., §3.1.3; spec `levi:init-rescale`.
     """
-    e = _eps(eps)
-    a = V.finite(alpha, "alpha")
+    sc = P.scalars(eps, alpha)
+    e = _eps(eps, sc)
+    a = V.finite(alpha, "alpha", scalar=sc)
+    if sc:  # two Python floats: the same operations, an overflow gives inf without a warning
+        return _effective_eps(e, a)
     with np.errstate(over="ignore", under="ignore"):
-        d = 1.0 + a * a  # the common case; (1 + alpha^2) overflows at alpha = 1e155, and 2 eps at eps = 9e307
-        out = 2.0 * e / d
-        bad = ~np.isfinite(d) | ~np.isfinite(out)
-        if np.any(bad):
-            h = np.hypot(1.0, a)  # sqrt(1 + alpha^2)
-            out = np.where(bad, 2.0 * (e / h) / h, out)
-        return V.scalar_or_array(out)
+        return V.scalar_or_array(_effective_eps(e, a))
+
+
+def _effective_eps(e, a):
+    """2 eps/(1 + alpha^2) for numbers or arrays (in the caller's errstate): the direct form where 1 + alpha^2
+    and the quotient are finite, 2 (eps/h)/h with h = hypot(1, alpha) on the other points."""
+    d = a * a
+    d += 1.0  # in place on an array (the engine's own temporary); 1 + alpha^2 overflows at alpha = 1e155
+    out = 2.0 * e  # inf at eps = 9e307
+    out = np.divide(out, d, out=P.into(out, d)) if isinstance(out, np.ndarray) else out / d
+    if P.high(d) < math.inf and P.high(out) < math.inf:  # d >= 1 and out >= 0 (never NaN): two reductions
+        return out
+    bad = ~np.isfinite(d) | ~np.isfinite(out)
+    h = np.hypot(1.0, a)  # sqrt(1 + alpha^2)
+    return P.result(np.where(bad, 2.0 * (e / h) / h, out))

@@ -9,7 +9,7 @@ from scipy import special
 
 from .. import _validate as V
 from ..citations import cites
-from ._conventions import _d_out, _t, _which
+from ._conventions import _d_out, _scalar_call, _which
 from ._losses import _log_phi
 
 
@@ -63,14 +63,19 @@ def loss_two_layer(t, lam, eta0, d_out, D0_sq, which="train", *, h=0.5, kappa=No
     Levi et al., eqs. (16)–(18), (40)–(42) (corrected); spec `levi:eq18`, `levi:eq42`, `levi:eq16`.
     """
     w = _which(which)
-    tt = _t(t)
-    la = V.positive(lam, "lam")
-    et = V.positive(eta0, "eta0")
+    # a scalar call of the frozen-h form: three Python floats through the same operations (the train loss's
+    # Phi_1 takes two numbers; the array call gives the same bits)
+    sc = kappa is None and proj_sq is None and _scalar_call(t, lam, eta0)
+    tt = V.nonnegative(t, "t", scalar=sc)
+    la = V.positive(lam, "lam", scalar=sc)
+    et = V.positive(eta0, "eta0", scalar=sc)
     d = float(_d_out(d_out))
     d0 = V.nonnegative(D0_sq, "D0_sq", scalar=True)
     hh = V.positive(h, "h", scalar=True)
     if (kappa is None) != (proj_sq is None):
         raise V.DomainError("kappa and proj_sq must be given together (refined form) or not at all")
+    if sc:
+        return float(np.exp(np.log(d0 / d) + _log_phi(w, 4.0 * et * hh * tt / d**2, la))) if d0 > 0 else 0.0
     shape, (tf, lf, ef) = V.broadcast_flat(tt, la, et)
     if kappa is None:
         s = 4.0 * ef * hh * tf / d**2

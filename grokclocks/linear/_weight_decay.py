@@ -88,9 +88,12 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     d = _d_out(d_out)
     gg = _gamma_paper(gamma, d, wd_convention, sc)
     # a scalar call keeps its two floats (the same engine: numpy's ufuncs give the array call's bits)
+    shift = math.log(2.0 * float(d))
+    if sc and gg > 0.0:  # two numbers: the operations below on floats (numpy's ufuncs: the array call's bits)
+        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gg), ll)
+        return WDAsymptotes(float(np.exp(ltr - shift)), float(np.exp(lge - shift)))
     shape, (lf, gf) = ((), (ll, gg)) if sc else V.broadcast_flat(ll, gg)
     if np.size(gf) and P.low(gf) > 0.0:  # every gamma > 0: both plateaus on one resolvent
-        shift = math.log(2.0 * float(d))
         ltr, lge = rmt._log_wd_plateaus(_half_gamma(gf), lf)
         tr, ge = (np.reshape(np.exp(np.subtract(v, shift, out=P.into(v))), shape) for v in (ltr, lge))
     else:
@@ -136,19 +139,38 @@ def wd_asymptotes_small_gamma(lam, gamma, *, convention="corrected"):
     Levi et al., eq. (15); spec `levi:eq15`; errata levi-1, levi-3.
     """
     conv = V.choice(convention, "convention", ("corrected", "paper"))
-    g = V.nonnegative(gamma, "gamma")
+    sc = P.scalars(lam, gamma)
+    g = V.nonnegative(gamma, "gamma", scalar=sc)
     if conv == "paper":
         ll = _lam_below_one(lam, "the paper's eq. 15")
         ll, g = np.broadcast_arrays(ll, g)
         return WDAsymptotes(V.scalar_or_array(g**2 / (4.0 * (1.0 - ll))), V.scalar_or_array(g**2 / (4.0 * (1.0 - ll) ** 3)))
-    ll = _lam_not_one(lam, "the small-gamma expansion of eq. 15")
-    ll, g = np.broadcast_arrays(ll, g)
+    ll = _lam_not_one(lam, "the small-gamma expansion of eq. 15", sc)
+    if sc:  # two Python floats through the same arithmetic (no overflow or underflow warns on floats)
+        return WDAsymptotes(*_small_gamma_corrected(ll, g))
+    with np.errstate(over="ignore", under="ignore"):
+        tr, ge = _small_gamma_corrected(ll, g)  # each of the broadcast shape (q = g/|1 - lam| is a factor of both)
+    return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
+
+
+def _small_gamma_corrected(ll, g):
+    """(train, gen) of the corrected small-gamma forms, for two numbers or arrays (the same operations), in the
+    caller's errstate.  Divided before multiplied: g^2 overflows at 1e155; |1 - lam| is 1 - lam or lam - 1 exactly.
+    Each side of lam = 1 alone where every point lies there (its extremes): no select."""
+    lo, hi = P.extrema(ll)
+    if hi < 1.0 or lo > 1.0:
+        below = hi < 1.0
+        dl = 1.0 - ll if below else ll - 1.0
+        q = g / dl
+        tr = (g / 8.0) * q if below else (g / (8.0 * ll)) * q
+        ge = (q / (8.0 * dl)) * q
+        return tr, (ge if below else 0.5 * dl / ll + ge)
     below = ll < 1.0
     dl = np.where(below, 1.0 - ll, ll - 1.0)
-    with np.errstate(over="ignore", under="ignore"):  # divide before multiplying: g^2 overflows at 1e155
-        tr = np.where(below, (g / 8.0) * (g / dl), (g / (8.0 * ll)) * (g / dl))
-        ge = np.where(below, 0.0, 0.5 * dl / ll) + ((g / dl) / (8.0 * dl)) * (g / dl)
-    return WDAsymptotes(V.scalar_or_array(tr), V.scalar_or_array(ge))
+    q = g / dl
+    tr = np.where(below, (g / 8.0) * q, (g / (8.0 * ll)) * q)
+    ge = np.where(below, 0.0, 0.5 * dl / ll) + (q / (8.0 * dl)) * q
+    return tr, ge
 
 
 # The smallest weight decay the exact asymptote takes (gamma / 2 must not round to 0 in float64), in logs.
