@@ -870,11 +870,19 @@ def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
     ----------
     Spec ID `clocks:appF2-wd-rate` (paper App. F.2).
     """
-    m = V.positive(mu, "mu")
+    sc = P.scalars(mu, f_perp_norm)
+    m = V.positive(mu, "mu", scalar=sc)
     L = V.integer_at_least(depth, "depth", 2)
-    f = V.nonnegative(f_perp_norm, "f_perp_norm")
+    f = V.nonnegative(f_perp_norm, "f_perp_norm", scalar=sc)
     if L == 2:
-        if np.any(f > m):
-            raise V.DomainError(f"f_perp_norm must be <= mu at a depth-2 stationary point (got {float(np.max(f))!r})")
-        return V.scalar_or_array(4.0 * (m - f) + 0.0 * f)
-    return V.scalar_or_array(2.0 * m * L + 0.0 * f)
+        if P.high(f) > P.low(m) and P.any_of(f > m):  # the extremes first: the mask only if a point may fail
+            raise V.DomainError(f"f_perp_norm must be <= mu at a depth-2 stationary point (got {P.high(f)!r})")
+        r = np.subtract(m, f)
+        r = np.multiply(4.0, r, out=P.into(r))
+    else:
+        r = np.multiply(2.0, m)
+        r = np.multiply(r, L, out=P.into(r))
+    # + 0 f: the broadcast shape where f_perp_norm widens it (the value unchanged: r >= 0, f finite)
+    if np.ndim(f) and np.shape(r) != np.broadcast_shapes(np.shape(r), np.shape(f)):
+        r = r + 0.0 * f
+    return P.result(r)
