@@ -877,12 +877,12 @@ def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
     if L == 2:
         if P.high(f) > P.low(m) and P.any_of(f > m):  # the extremes first: the mask only if a point may fail
             raise V.DomainError(f"f_perp_norm must be <= mu at a depth-2 stationary point (got {P.high(f)!r})")
-        r = np.subtract(m, f)
-        r = np.multiply(4.0, r, out=P.into(r))
+        r = m - f  # a new array or a number: the product below in place on it
+        r *= 4.0
     else:
-        r = np.multiply(2.0, m)
-        r = np.multiply(r, L, out=P.into(r))
+        r = 2.0 * m
+        r *= L
     # + 0 f: the broadcast shape where f_perp_norm widens it (the value unchanged: r >= 0, f finite)
-    if np.ndim(f) and np.shape(r) != np.broadcast_shapes(np.shape(r), np.shape(f)):
+    if isinstance(f, np.ndarray) and f.ndim and np.shape(r) != np.broadcast_shapes(np.shape(r), f.shape):
         r = r + 0.0 * f
     return P.result(r)

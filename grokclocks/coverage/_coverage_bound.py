@@ -28,30 +28,47 @@ def ball_size(n: int) -> int:
 
     Parameters
     ----------
-    n : int
-        The radius n, an integer ≥ 1 (any size: the result is an exact Python int).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (a scalar of any size: the result is an exact Python int); an array of
+        radii ≤ 2³¹ − 1 for a sweep (the counts then exact in int64).
 
     Returns
     -------
-    int
-        C(n) = 2n² − 2n + 1, the number of lattice points at L1 distance < n from a point.
+    int or numpy.ndarray
+        C(n) = 2n² − 2n + 1, the number of lattice points at L1 distance < n from a point: a Python int for a
+        scalar `n`, an int64 array of the shape of `n` for an array.
 
     Raises
     ------
     DomainError
-        If `n` is not an integer ≥ 1.
+        If an entry of `n` is not an integer ≥ 1, or, in an array, exceeds 2³¹ − 1.
 
     Examples
     --------
-    >>> ball_size(5)
-    41
+    >>> ball_size(5), ball_size([1, 2, 5])
+    (41, array([ 1,  5, 41]))
 
     References
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    n = V.count(n, "n", 1)
-    return 2 * n * n - 2 * n + 1
+    if np.ndim(n) == 0:
+        n = V.count(n, "n", 1)
+    else:
+        n = _int64_radii(n)
+    return 2 * n * n - 2 * n + 1  # the same integer operations on a Python int and on int64 (exact: n < 2^31)
+
+
+_INT64_RADIUS_MAX = 2**31 - 1  # 2 n^2 < 2^63: C(n) exact in int64
+
+
+def _int64_radii(n: Any) -> np.ndarray:
+    """An array of radii n >= 1 as int64, each <= 2^31 - 1 (C(n) = 2n^2 - 2n + 1 exact in int64)."""
+    a = _count_arg(n, "n", 1, None)
+    if a.size and int(a.max()) > _INT64_RADIUS_MAX:
+        raise DomainError(f"n must be <= {_INT64_RADIUS_MAX} in an array, where C(n) is an exact int64 (got "
+                          f"{int(a.max())}; a scalar n of any size gives an exact Python int)")
+    return a
 
 
 def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
@@ -474,23 +491,26 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n`).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `p`).
     method : {"paper", "paper_nolog", "torus_exact", "grid_exact"}, optional
         Which fraction: `"paper"` (default), `"paper_nolog"` (needs C(n) < p²), `"torus_exact"` or
         `"grid_exact"`.
 
     Returns
     -------
-    float
-        The fraction r > 0 (in (0, 1] for the exact methods).
+    float or numpy.ndarray
+        The fraction r > 0 (in (0, 1] for the exact methods): a float for scalar `p` and `n`, else a float64
+        array of their broadcast shape, each point the value of the scalar call (the exact methods bisect
+        all points of one modulus in lockstep).
 
     Raises
     ------
     DomainError
-        If `p` or `n` is outside its range, `method` is unknown, or C(n) ≥ p² with `"paper_nolog"`.
+        If `p` or `n` is outside its range, `method` is unknown, the arrays do not broadcast, or C(n) ≥ p²
+        with `"paper_nolog"`.
 
     Examples
     --------
@@ -501,6 +521,8 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
+    if np.ndim(p) or np.ndim(n):
+        return _required_train_fractions(p, n, method)
     p = _grid_size(p)
     n = V.count(n, "n", 1)
     method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
@@ -523,11 +545,82 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     return hi / N
 
 
-def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
+def _required_train_fractions(p: Any, n: Any, method: Any) -> np.ndarray:
+    """`required_train_fraction` over arrays of p and n (broadcast): each point the scalar call's operations --
+    ln(p^2) by `math.log` (one per modulus), the paper's quotient correctly rounded, the exact methods' bisection
+    on the integer m -- run on all the points of one modulus at once."""
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    na = _count_arg(n, "n", 1, None)
+    method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
+    try:
+        pb, nb = np.broadcast_arrays(pa, na)
+    except ValueError:
+        raise DomainError(f"p, n must broadcast against each other (got shapes p {pa.shape}, n {na.shape})") from None
+    shape, pf, nf = pb.shape, pb.reshape(-1), nb.reshape(-1)
+    N = pf * pf  # exact int64 (p <= 2^14)
+    ps, inv = np.unique(pf, return_inverse=True)
+    inv = inv.reshape(-1)
+    log_n = np.array([math.log(int(q) * int(q)) for q in ps])[inv]  # the scalar call's math.log, once per modulus
+    if method == "paper":
+        # ln(N) / C correctly rounded: C < 2^53 is exact in float64 for n <= 2^26 (IEEE division then is the
+        # Fraction's rounding); a larger radius (C beyond 2^53, n past int64's C) by the exact rational
+        small = nf <= 2**26
+        C = 2 * np.where(small, nf, 1) ** 2 - 2 * np.where(small, nf, 1) + 1
+        out = log_n / C.astype(np.float64)
+        for i in np.flatnonzero(~small):  # radii beyond 2^26 only (C(n) > 2^53, past 800 p^2)
+            out[i] = float(Fraction(float(log_n[i])) / ball_size(int(nf[i])))
+        return out.reshape(shape)
+    if method == "paper_nolog":
+        big = nf > 11586  # C(11586) > 2^28 >= p^2: such a radius fails the check below (C in int64 for the rest)
+        C = np.where(big, 2**28, 2 * nf * nf - 2 * nf + 1)
+        bad = C >= N
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DomainError(f"n must satisfy C(n) = 2n^2-2n+1 < p^2 for the 'paper_nolog' form (got n={int(nf[i])}, "
+                              f"p={int(pf[i])})")
+        return (-log_n / (N * _log_one_minus_ratio(C, N))).reshape(shape)
+    metric = "torus" if method == "torus_exact" else "grid"
+    out = np.empty(pf.shape)
+    for k, q in enumerate(ps):  # one modulus at a time (expected_uncovered takes one p), each radius once
+        at = np.flatnonzero(inv == k)
+        radii, back = np.unique(nf[at], return_inverse=True)
+        r = np.empty(radii.shape)
+        for j in range(0, radii.size, _LOCKSTEP_RADII):  # within the coverer-value cache (64 radii)
+            r[j:j + _LOCKSTEP_RADII] = _lockstep_fraction(int(q), radii[j:j + _LOCKSTEP_RADII], metric)
+        out[at] = r[back.reshape(-1)]
+    return out.reshape(shape)
+
+
+_LOCKSTEP_RADII = 32  # radii bisected together: their coverer values stay cached across the ~2 log2(p) steps
+
+
+def _lockstep_fraction(p: int, n: np.ndarray, metric: str) -> np.ndarray:
+    """The smallest m/p^2 with E[U] < 1 for each radius of `n` (one modulus): the scalar call's bisection on
+    the integer m, every point on its own interval (lo, hi], advanced together while any is open."""
+    N = p * p
+    lo, hi = np.zeros(n.shape, dtype=np.int64), np.full(n.shape, N, dtype=np.int64)
+    active = hi - lo > 1
+    while active.any():
+        at = np.flatnonzero(active)
+        mid = (lo[at] + hi[at]) // 2
+        below = _expected_uncovered_below_one(p, n[at], mid, metric)
+        hi[at[below]] = mid[below]
+        lo[at[~below]] = mid[~below]
+        active = hi - lo > 1
+    return hi / N
+
+
+def _expected_uncovered_below_one(p: int, n: Any, m: Any, metric: str) -> Any:
     """E[U] < 1, decided exactly: the float value where it is clear of 1 by 1e-8 (its error is <= 1e-12
     below the product-form limit), else integer arithmetic sum_x C(N - s_x, m) < C(N, m) (p = 2, n = 1:
     E[U](3) = 4 C(3,3)/C(4,3) = 1 exactly, which the log-gamma form gave as 0.9999999999999998)."""
     e = expected_uncovered(p, n, m, metric)
+    if np.ndim(e):  # arrays of radii and counts: the exact test on the points near 1 only
+        out = e < 1.0
+        for i in np.flatnonzero(np.abs(e - 1.0) <= 1e-8):
+            out[i] = _expected_uncovered_below_one(p, int(n[i]), int(m[i]), metric)
+        return out
     if abs(e - 1.0) > 1e-8:
         return e < 1.0
     N = p * p
