@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import _floats as FL
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ..task import _grid_size
+from ..task import _grid_size, MAX_MODULUS
 from ._common import _metric
 
 __all__ = ["ball_size", "ball_size_torus", "coverer_counts", "expected_uncovered", "expected_uncovered_paper",
@@ -86,12 +87,27 @@ def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
     return h
 
 
-def _torus_count(p: int, n: int) -> int:
-    """C_T(p, n) from the 1-D distance counts of one point (O(p) instead of the (p, p) table)."""
-    a = np.arange(p)
-    h0 = np.bincount(np.minimum(a, p - a), minlength=n)[:n]  # h0[j] = #{a': torus distance j}
-    H0 = np.cumsum(h0)
-    return int(np.dot(h0, H0[::-1]))
+def _torus_count(p: Any, n: Any) -> Any:
+    r"""C_T(p, n) in closed form, for 1 <= n <= 2p - 1 (Python ints, or int64 arrays that broadcast; exact).
+
+    With the 1-D torus distance D(a) = min(a, p - a) and H(k) = #{a : D(a) <= k} = min(2k + 1, p) (k >= 0),
+    C_T = sum_a H(n - 1 - D(a)) = H(K) + 2 sum_{j=1}^{M} H(K - j) + [p even] H(K - p/2), K = n - 1,
+    M = (p - 1) // 2 (D takes 0 once, each 1..M twice, p/2 once for even p).  The prefix sums of H are
+    S(k) = (k + 1)^2 for k <= M and (M + 1)^2 + (k - M) p beyond (S(-1) = 0), so the middle sum is
+    S(K - 1) - S(K - M - 1).  Every intermediate is <= 2 p^2 (n <= 2p - 1): exact in int64.
+    """
+    xp = FL.SCALAR if type(p) is int and type(n) is int else FL.ARRAY  # the same operations on ints and arrays
+    K = n - 1
+    M = (p - 1) // 2
+
+    def h(k):  # H(k), 0 for k < 0
+        return xp.where(k < 0, 0, xp.minimum(2 * k + 1, p))
+
+    def prefix(k):  # S(k), k >= -1 after the clip
+        k = xp.maximum(k, -1)
+        return xp.where(k <= M, (k + 1) * (k + 1), (M + 1) * (M + 1) + (k - M) * p)
+
+    return h(K) + 2 * (prefix(K - 1) - prefix(K - M - 1)) + (1 - p % 2) * h(K - p // 2)
 
 
 @cites("uniformity:thm3.12")
@@ -133,7 +149,7 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
     metric = _metric(metric)
     n = min(n, 2 * p - 1)  # every distance is <= 2(p - 1): radii beyond give the same counts (exact)
     if metric == "torus":  # translation invariant: one count for every point
-        return np.full((p, p), _torus_count(p, n), dtype=np.int64)
+        return np.full((p, p), int(_torus_count(p, n)), dtype=np.int64)
     h = _coord_counts(p, n, metric)
     cum = np.cumsum(h, axis=1)  # H[b, c] = #{b': dist <= c}
     # s[a, b] = sum_{j=0}^{n-1} h[a, j] * H[b, n-1-j]
@@ -146,33 +162,49 @@ def ball_size_torus(p: int, n: int) -> int:
 
     It equals C(n) = 2n² − 2n + 1 (see `ball_size`) if and only if n ≤ (p + 1)/2, and p² for large n.
 
+    Computed in closed form from the 1-D distance counts (min(2k + 1, p) points of ℤ_p within distance k),
+    in O(1) per point.
+
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n`).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `p`).
 
     Returns
     -------
-    int
-        C_T(p, n), between 1 and p².
+    int or numpy.ndarray
+        C_T(p, n), between 1 and p²: a Python int for scalar `p` and `n`, else an int64 array of their
+        broadcast shape (exact).
 
     Raises
     ------
     DomainError
-        If `p` is not an integer in [2, `MAX_MODULUS`] or `n` is not an integer ≥ 1.
+        If an entry of `p` is not an integer in [2, `MAX_MODULUS`] or one of `n` not an integer ≥ 1, or the
+        arrays do not broadcast.
 
     Examples
     --------
-    >>> ball_size_torus(97, 5), ball_size_torus(7, 5)
-    (41, 37)
+    >>> ball_size_torus(97, 5), ball_size_torus(7, 5), ball_size_torus(7, [1, 2, 5, 7])
+    (41, 37, array([ 1,  5, 37, 49]))
 
     References
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    return int(coverer_counts(p, n, "torus")[0, 0])
+    if np.ndim(p) == 0 and np.ndim(n) == 0:
+        p = _grid_size(p)
+        n = V.integer_at_least(n, "n", 1)
+        return int(_torus_count(p, min(n, 2 * p - 1)))  # every distance is <= 2 (p // 2): larger radii add nothing
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    na = _count_arg(n, "n", 1, 2 * MAX_MODULUS)  # radii beyond 2p - 1 give p^2: capped (any Python int checked)
+    try:
+        pb, nb = np.broadcast_arrays(pa, na)
+    except ValueError:
+        raise DomainError(f"p, n must broadcast against each other (got shapes p {pa.shape}, n {na.shape})") from None
+    return _torus_count(pb, np.minimum(nb, 2 * pb - 1)).astype(np.int64)
 
 
 def _log_binom(N: np.ndarray, k: float) -> np.ndarray:
@@ -251,7 +283,7 @@ def _uncovered(p: int, n: int, m: np.ndarray, metric: str) -> np.ndarray:
 def _coverer_values(p: int, n: int, metric: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The distinct coverer counts s of radius n and their multiplicities (Python ints; one on the torus)."""
     if metric == "torus":
-        return (_torus_count(p, min(n, 2 * p - 1)),), (p * p,)
+        return (int(_torus_count(p, min(n, 2 * p - 1))),), (p * p,)
     vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
     return tuple(vals.tolist()), tuple(mult.tolist())
 
