@@ -159,6 +159,12 @@ def p_kl_time(delta, gap0, a, theta, t0=0.0):
     return t0 + (delta ** (-k) - gap0 ** (-k)) / (a * k)
 
 
+def p_torus_ball(p, n):
+    """C_T(p, n) = #{(a, b) in Z_p^2 : d(a) + d(b) < n}, d(a) = min(a, p - a): the definition, counted."""
+    d = np.minimum(np.arange(int(p)), int(p) - np.arange(int(p)))
+    return int(np.count_nonzero(d[:, None] + d[None, :] < n))
+
+
 def p_log_binom(n, k):
     return special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
 
@@ -415,6 +421,12 @@ CASES: list[Case] = [
     Case("coverage.full_coverage_probability_lower_bound", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.full_coverage_probability_lower_bound(97, 5, m),
          lambda m: np.maximum(0, 1 - 9409 * np.exp(p_log_binom(9409.0 - 41, m) - p_log_binom(9409.0, m)))),
+    Case("coverage.ball_size", lambda r, n: (r.integers(1, 10**4, n),), CO.ball_size, lambda nn: 2 * nn * nn - 2 * nn + 1,
+         kind="exact integer"),
+    Case("coverage.ball_size_torus", lambda r, n: (r.integers(2, 200, n), r.integers(1, 400, n)), CO.ball_size_torus,
+         loop(p_torus_ball), kind="exact integer", note="plain: the count of the definition, O(p^2) per point"),
+    Case("coverage.required_train_fraction", lambda r, n: (r.integers(2, 2**14 + 1, n), r.integers(1, 30, n)),
+         CO.required_train_fraction, lambda p, nn: np.log(p * p) / (2 * nn * nn - 2 * nn + 1), note="method paper"),
     # ------------------------------------------------------------------ spectral
     Case("spectral.weight_decay_to_penalty_coefficient", lambda r, n: (U(r, n, 1e-6, 1.0),),
          lambda mu: SP.weight_decay_to_penalty_coefficient(mu, 3), lambda mu: mu * 3 / 2),
@@ -450,8 +462,9 @@ NOT_SWEPT = {
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count, n_train, "
                                    "readout/feature norms (integer sizes); mfpt_*_exact (a user's potential, "
                                    "quadrature/PDE per call)",
-    "coverage (data, integers)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: data); ball_size, "
-                                 "ball_size_torus, required_train_fraction (exact Python integers / rationals)",
+    "coverage (data)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: functions of a split's data; "
+                       "accuracy_ceiling broadcasts over the radius n); required_train_fraction's exact methods (a "
+                       "bisection on the integer m per radius, in lockstep)",
     "spectral (data)": "stable ranks, penalties and drifts of matrices; eckart_young_rank (integer)",
     "repulsion (data)": "the Tian model, features, Gram matrices, detectors on training records",
 }
