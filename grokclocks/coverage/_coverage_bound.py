@@ -13,6 +13,7 @@ import numpy as np
 from scipy import special
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -305,13 +306,19 @@ def _count_arg(x, name: str, minimum: int, cap: int | None) -> np.ndarray:
     return a if cap is None else np.minimum(a, cap)
 
 
+def _n_m_numbers(n, m, N: int, cap: int | None) -> tuple[int, int]:
+    """(n, m) as Python ints for a scalar radius n >= 1 (capped at `cap`) and a scalar count m in [0, N]."""
+    nv, mv = V.count(n, "n", 1), V.count(m, "m", 0)
+    if mv > N:
+        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {mv})")
+    return (nv if cap is None else min(nv, cap)), mv
+
+
 def _n_m_args(n, m, N: int, cap: int | None):
     """(shape, (n, m) flat int64) for a radius n >= 1 and a training count m in [0, N] that broadcast."""
     if np.ndim(n) == 0 and np.ndim(m) == 0:  # two scalars: no broadcasting
-        nv, mv = V.count(n, "n", 1), V.count(m, "m", 0)
-        if mv > N:
-            raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {mv})")
-        return (), [np.array([nv if cap is None else min(nv, cap)], dtype=np.int64), np.array([mv], dtype=np.int64)]
+        nv, mv = _n_m_numbers(n, m, N, cap)
+        return (), [np.array([nv], dtype=np.int64), np.array([mv], dtype=np.int64)]
     nn = _count_arg(n, "n", 1, cap)
     mm = _count_arg(m, "m", 0, None)
     if np.any(mm > N):
@@ -468,45 +475,69 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
     """
     p = _grid_size(p)
     N = p * p
-    # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
-    shape, (nf, mf) = _n_m_args(n, m, N, cap=2 ** 26)
     form = V.choice(form, "form", ("binomial", "exp"))
+    # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
+    if (type(n) is int and type(m) is int) or (np.ndim(n) == 0 and np.ndim(m) == 0):  # two numbers: the same
+        # engine on Python ints (no 1-point arrays)
+        return float(_paper_uncovered(N, *_n_m_numbers(n, m, N, cap=2 ** 26), form))
+    shape, (nf, mf) = _n_m_args(n, m, N, cap=2 ** 26)
     if nf.size > 1 and int(nf.min()) == int(nf.max()):
         nf = nf[:1]  # one radius: C(n) and log(1 - C/p^2) once, broadcast over m
-    C = 2 * nf * nf - 2 * nf + 1  # exact int64 (n <= 2^26)
-    y = mf.astype(np.float64)
+    return V.scalar_or_array(_paper_uncovered(N, nf, mf, form).reshape(shape))
+
+
+def _paper_uncovered(N: int, n: Any, m: Any, form: str) -> Any:
+    """The engine of `expected_uncovered_paper` on Python ints n, m (a number back) or flat int64 arrays (n <= 2^26):
+    the same operations on either."""
+    C = 2 * n * n - 2 * n + 1  # exact (int64: n <= 2^26)
+    y = _float64(m)
     if form == "exp":  # y = -m C / p^2 (m C exact in float64 up to 2^53; e^{-800} p^2 < 1e-340 is 0)
-        y *= C.astype(np.float64)
+        y *= _float64(C)
         y /= N
-        return V.scalar_or_array(_times_exp(N, np.negative(y, out=y)).reshape(shape))
+        y *= -1.0  # the sign flipped (exact), in place on an array
+        return _times_exp(N, y)
     full = C >= N
-    y *= _log_one_minus_ratio(np.where(full, 0, C), N)
+    y *= _log_one_minus_ratio(P.pick(full, 0, C), N)
     out = _times_exp(N, y)
-    if full.any():
-        out = np.where(full, np.where(mf > 0, 0.0, float(N)), out)
-    return V.scalar_or_array(out.reshape(shape))
-
-
-def _log_one_minus_ratio(C, N: int) -> np.ndarray:
-    """log(1 - C/N) for integers 0 <= C < N (arrays), to ~1 ulp: log1p(-C/N) for C <= N/2, else log((N - C)/N)
-    with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C): 2.3e-8 of the
-    result at N - C = 3, N = 9104^2).  int64 / int64 is correctly rounded for N < 2^53."""
-    C = np.asarray(C, dtype=np.int64)
-    half = 2 * C <= N
-    return np.where(half, np.log1p(-(C / N)), np.log(np.where(half, 1, N - C) / N))
-
-
-def _times_exp(N: int, y: np.ndarray) -> np.ndarray:
-    """N e^y for y <= 0 (a 1-d float64 array, overwritten) without the subnormal e^y of y < -708 (N e^y normal up
-    to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
-    with np.errstate(under="ignore"):
-        low = y < -700.0 if y.size and float(y.min()) < -700.0 else None
-        half = np.exp(0.5 * y[low]) if low is not None else None
-        out = np.exp(y, out=y)
-        out *= float(N)
-        if low is not None:
-            out[low] = float(N) * half * half
+    if P.any_of(full):
+        out = P.pick(full, P.pick(m > 0, 0.0, float(N)), out)
     return out
+
+
+def _float64(x: Any) -> Any:
+    """An int as a Python float, an integer array as a new float64 array (both exact below 2^53)."""
+    return float(x) if type(x) is int else x.astype(np.float64)
+
+
+def _log_one_minus_ratio(C, N: int) -> Any:
+    """log(1 - C/N) for integers 0 <= C < N (a Python int, or arrays), to ~1 ulp: log1p(-C/N) for C <= N/2, else
+    log((N - C)/N) with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C):
+    2.3e-8 of the result at N - C = 3, N = 9104^2).  int / int is correctly rounded for N < 2^53 (Python's and
+    int64's alike); the logs are numpy's on a float and on an array."""
+    if type(C) is int:
+        xp = FL.SCALAR
+    else:
+        xp, C = FL.ARRAY, np.asarray(C, dtype=np.int64)
+    half = 2 * C <= N
+    return xp.where(half, xp.log1p(-(C / N)), xp.log(xp.where(half, 1, N - C) / N))
+
+
+def _times_exp(N: int, y: Any) -> Any:
+    """N e^y for y <= 0 (a float, or a 1-d float64 array, overwritten) without the subnormal e^y of y < -708
+    (N e^y normal up to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
+    if not P.low(y) < -700.0:  # e^y >= e^-700: a normal double (nothing underflows)
+        out = np.exp(y, out=P.into(y))
+        out *= float(N)
+        return out
+    with np.errstate(under="ignore"):
+        out = np.exp(y)
+        out *= float(N)
+        return P.patch(out, y < -700.0, _times_exp_low, float(N), y)
+
+
+def _times_exp_low(N: float, y: Any) -> Any:
+    half = np.exp(0.5 * y)
+    return N * half * half
 
 
 @cites("uniformity:thm3.12")
