@@ -154,6 +154,12 @@ def p_kl_gap(t, gap0, a, theta, t0=0.0):
     return (gap0 ** (-k) + a * k * (t - t0)) ** (-1 / k)
 
 
+def p_kl_differential(d, th):
+    """(c^2 d^(2 theta), C^2 d^(2 theta)) at c = 1/2, C = 2: the power once for both sides."""
+    f = d ** (2 * th)
+    return 0.25 * f, 4.0 * f
+
+
 def p_kl_time(delta, gap0, a, theta, t0=0.0):
     k = 2 * theta - 1
     return t0 + (delta ** (-k) - gap0 ** (-k)) / (a * k)
@@ -357,7 +363,8 @@ CASES: list[Case] = [
     Case("clocks.representation_clock_exponent", lambda r, n: (r.uniform(0.55, 0.99, n),),
          CL.representation_clock_exponent, lambda th: 2 * th - 1),
     Case("clocks.kl_differential_bounds", lambda r, n: (U(r, n, 1e-6, 1.0), r.uniform(0.55, 0.99, n)),
-         lambda d, th: CL.kl_differential_bounds(d, 0.5, 2.0, th)[1], lambda d, th: 4.0 * d ** (2 * th), note="upper"),
+         lambda d, th: CL.kl_differential_bounds(d, 0.5, 2.0, th), p_kl_differential,
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_gap_solution", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
          lambda t, th: CL.kl_gap_solution(t, 1.0, 1.0, th), lambda t, th: p_kl_gap(t, 1.0, 1.0, th)),
     Case("clocks.log_kl_gap_solution", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
@@ -365,12 +372,15 @@ CASES: list[Case] = [
     Case("clocks.kl_gap_solution_pl", lambda r, n: (U(r, n, 1e-3, 1e3),), lambda t: CL.kl_gap_solution_pl(t, 1.0, 1.0),
          lambda t: np.exp(-t)),
     Case("clocks.kl_gap_bounds", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
-         lambda t, th: CL.kl_gap_bounds(t, 1.0, 0.5, 2.0, th)[0], lambda t, th: p_kl_gap(t, 1.0, 4.0, th), note="lower"),
+         lambda t, th: CL.kl_gap_bounds(t, 1.0, 0.5, 2.0, th), lambda t, th: (p_kl_gap(t, 1.0, 4.0, th),
+                                                                                p_kl_gap(t, 1.0, 0.25, th)),
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_clock_time", lambda r, n: (U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
          lambda d, th: CL.kl_clock_time(d, 1.0, 1.0, th), lambda d, th: p_kl_time(d, 1.0, 1.0, th)),
     Case("clocks.representation_clock_bounds", lambda r, n: (U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
-         lambda d, th: CL.representation_clock_bounds(d, 1.0, 0.5, 2.0, th)[0],
-         lambda d, th: p_kl_time(d, 1.0, 4.0, th), note="lower"),
+         lambda d, th: CL.representation_clock_bounds(d, 1.0, 0.5, 2.0, th),
+         lambda d, th: (p_kl_time(d, 1.0, 4.0, th), p_kl_time(d, 1.0, 0.25, th)),
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_exponent_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_exponent_power, lambda q: 1 - 1 / q),
     Case("clocks.kl_rate_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_rate_power, lambda q: q * q),
     Case("clocks.zero_one_loss_threshold", lambda r, n: (np.floor(U(r, n, 1, 1e6)),), CL.zero_one_loss_threshold,

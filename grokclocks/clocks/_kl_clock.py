@@ -148,7 +148,7 @@ _DBL_MAX = float(np.finfo(np.float64).max)
 def _bounds(lower: Any, upper: Any) -> Bounds:
     """`Bounds` with both sides at the broadcast shape of every input: `lower` depends on `C_kl`
     only and `upper` on `c_kl` only, so each alone misses the other constant's shape."""
-    if np.ndim(lower) == 0 and np.ndim(upper) == 0:
+    if not (isinstance(lower, np.ndarray) and lower.ndim) and not (isinstance(upper, np.ndarray) and upper.ndim):
         return Bounds(float(lower), float(upper))
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     return Bounds(*(x if P.into(x) is not None and x.shape == shape else  # an engine's own array: no copy
@@ -164,10 +164,24 @@ def _kl_consts(c_kl: Any, C_kl: Any, sc: bool = False) -> tuple[Any, Any]:
 
 def _times(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any]:
     """t and t0 checked (finite, t >= t0 element-wise)."""
-    tt = V.finite(t, "t", scalar=sc)
-    t0a = V.finite(t0, "t0", scalar=sc)
-    P.ordered(t0a, tt, "t0", "t")
-    return tt, t0a
+    return _times_extrema(t, t0, sc)[:2]
+
+
+def _times_extrema(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any, tuple[float, float]]:
+    """`_times` and (min t, max t), the extremes the conversion of t reduced (no further pass over t for the
+    order check against a number t0, or for an engine's range test)."""
+    if sc:
+        tt = V.finite(t, "t", scalar=True)
+        t0a = V.finite(t0, "t0", scalar=True)
+        P.ordered(t0a, tt, "t0", "t")
+        return tt, t0a, (tt, tt)
+    tt, lo, hi = V._converted(t, "t")
+    if lo is None:  # empty: no extremes (every range test passes on (1, 1), as P.extrema's)
+        lo = hi = 1.0
+    t0a = V.finite(t0, "t0")
+    if not (t0a.ndim == 0 and tt.size and lo >= float(t0a)):  # t0 a number below every t: nothing to look at
+        P.ordered(t0a, tt, "t0", "t")
+    return tt, t0a, (lo, hi)
 
 
 def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
@@ -361,19 +375,24 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     Spec ID `clocks:thm4.9` (paper Theorem 4.9, the excluded endpoint θ = 1/2).
     """
     sc = P.scalars(t, gap0, a, t0)
-    tt, t0a = _times(t, t0, sc)
+    tt, t0a, (t_lo, t_hi) = _times_extrema(t, t0, sc)
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     with np.errstate(over="ignore", under="ignore"):
-        return P.result(_kl_gap_pl(tt, t0a, d0, -aa))
+        return P.result(_kl_gap_pl(tt, t0a, d0, -aa, t_hi))
 
 
-def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
+def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any, t_hi: float = math.inf) -> Any:
     """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0); -a tau as
-    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits)."""
+    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits).  `t_hi` >= every t: with numbers a and t0,
+    -a (t_hi - t0) > -700 (rounding is monotone) puts every e^{-a tau} far above the subnormals, no pass to look."""
     x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
     e = np.exp(x)
-    far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
+    if isinstance(e, np.ndarray) and np.ndim(neg_a) == 0 and np.ndim(t0) == 0 \
+            and float(neg_a) * (t_hi - float(t0)) > -700.0:
+        far = False
+    else:
+        far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
     return P.patch(np.multiply(d0, e, out=P.into(e, d0)), far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
 
 
@@ -457,7 +476,8 @@ def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0, pa
                     lambda e, log_delta, m, *bs: np.exp(-e * log_delta + np.log(m)
                                                         - sum(q * np.log(b) for b, (_, q) in zip(bs, a_factors))
                                                         - np.log(e)), e, log_delta, m, *bases)
-    if P.extrema(z)[0] > 0.0 and (np.ndim(z) == 0 or np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z))):
+    if P.low(z) > 0.0 and (not isinstance(z, np.ndarray) or z.ndim == 0
+                           or np.shape(t) == np.broadcast_shapes(np.shape(t), z.shape)):
         return t
     return P.patch(t, z <= 0.0, lambda z: np.zeros(np.shape(z)), z)  # the level met at the start (z may be -inf)
 
@@ -471,12 +491,14 @@ def _kl_level(delta: Any, d0: Any, th: Any, scale: Any) -> tuple:
 def _kl_time_parts(delta: Any, d0: Any, th: Any, scale: Any = 1.0) -> tuple:
     """e = 2 theta - 1, log delta_s, z = log(d0 / delta_s) and m = 1 - e^{-e z} (see `_kl_time`)."""
     e = 2.0 * th - 1.0
-    ratio = P.product([d0, scale, delta], [1, 1, -1])  # d0 / delta_s
-    log_delta = np.log(delta) - np.log(scale)
-    z = np.log(ratio)
-    if not P.extrema(ratio)[1] < math.inf:  # one reduction: every ratio finite
-        z = P.patch(z, ratio == math.inf, lambda d0, log_delta: np.log(d0) - log_delta, d0, log_delta)
-    s_lo, s_hi = P.extrema(scale)
+    # scale the number 1 (G = Delta): its factor and its log (0) left out, the same bits (x * 1 = x, x - 0 = x)
+    unit = (type(scale) is float or np.ndim(scale) == 0) and float(scale) == 1.0
+    ratio = P.product([d0, delta], [1, -1]) if unit else P.product([d0, scale, delta], [1, 1, -1])  # d0 / delta_s
+    log_delta = np.log(delta) if unit else np.log(delta) - np.log(scale)
+    z = np.log(ratio, out=P.into(ratio))  # (ratio is read again only where it overflowed, then from z's inf)
+    if not P.high(z) < math.inf:  # one reduction: every ratio finite (log is inf exactly where the ratio is)
+        z = P.patch(z, z == math.inf, lambda d0, log_delta: np.log(d0) - log_delta, d0, log_delta)
+    s_lo, s_hi = (1.0, 1.0) if unit else P.extrema(scale)
     if s_lo == s_hi == 1.0:  # log1p of the exact difference on the points with d0 <= 2 delta only
         z = P.patch(z, d0 <= 2.0 * delta, lambda d0, delta: np.log1p((d0 - delta) / delta), d0, delta)
     m = -np.expm1(-e * np.maximum(z, 0.0))  # in [0, 1)
@@ -619,7 +641,7 @@ def _representation_clock_bounds(delta: Any, d0: Any, c: Any, C: Any, th: Any, T
     """The engine of `representation_clock_bounds` (floats or arrays); the level's parts once
     where m_G and M_G are the same numbers (G = Delta)."""
     parts = _kl_level(delta, d0, th, mg)
-    same = np.ndim(mg) == 0 and np.ndim(Mg) == 0 and mg == Mg
+    same = (type(mg) is float or np.ndim(mg) == 0) and (type(Mg) is float or np.ndim(Mg) == 0) and mg == Mg
     return (T + _kl_time(delta, d0, [(C, 2)], th, mg, parts),
             T + _kl_time(delta, d0, [(c, 2)], th, Mg, parts if same else None))
 
