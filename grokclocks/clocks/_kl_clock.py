@@ -13,7 +13,7 @@ from .. import _validate as V
 from .._results import Bounds
 from ..citations import cites
 from .. import _pointwise as P
-from ._args import _theta
+from ._args import _is_plus_zero, _theta
 from ._fast_clock import _records
 
 # exp(x) is a normal double for x >= log(TINY) = -708.40 (the direct log-sum below needs it)
@@ -184,6 +184,11 @@ def _times_extrema(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any, tuple[f
     return tt, t0a, (lo, hi)
 
 
+def _since(t: Any, t0: Any) -> Any:
+    """t - t0, or t itself (no pass, read-only) where t0 is the number +0 (x - 0 = x bit for bit)."""
+    return t if _is_plus_zero(t0) else t - t0
+
+
 def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
     tt, t0a = _times(t, t0, sc)
     return tt - t0a
@@ -247,7 +252,7 @@ def _log_kl_gap_solution(t: Any, gap0: Any, a: Any, theta: Any, t0: Any) -> Any:
 
 def _log_kl_gap_rate(t: Any, t0: Any, d0: Any, a: Any, th: Any) -> Any:
     """`_log_kl_gap` for the rate a on validated arguments (floats or arrays)."""
-    return _log_kl_gap(t - t0, d0, [(a, 1)], 2.0 * th - 1.0)
+    return _log_kl_gap(_since(t, t0), d0, [(a, 1)], 2.0 * th - 1.0)
 
 
 def _kl_start(d0: Any, e: Any) -> tuple:
@@ -386,7 +391,7 @@ def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any, t_hi: float = math.inf) -> 
     """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0); -a tau as
     (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits).  `t_hi` >= every t: with numbers a and t0,
     -a (t_hi - t0) > -700 (rounding is monotone) puts every e^{-a tau} far above the subnormals, no pass to look."""
-    x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
+    x = neg_a * _since(t, t0)
     e = np.exp(x)
     if isinstance(e, np.ndarray) and np.ndim(neg_a) == 0 and np.ndim(t0) == 0 \
             and float(neg_a) * (t_hi - float(t0)) > -700.0:
@@ -452,7 +457,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
 
 def _kl_gap_bounds(t: Any, t0: Any, d0: Any, c: Any, C: Any, th: Any) -> tuple:
     """The engine of `kl_gap_bounds` on validated arguments (the caller's errstate)."""
-    tau, e = t - t0, 2.0 * th - 1.0
+    tau, e = _since(t, t0), 2.0 * th - 1.0
     start = _kl_start(d0, e)
     return _exp_into(_log_kl_gap(tau, d0, [(C, 2)], e, start)), _exp_into(_log_kl_gap(tau, d0, [(c, 2)], e, start))
 
