@@ -306,10 +306,9 @@ def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool) -> Any:
         out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
     if k0:  # (out + 0 differs from out only at -0, where eps >= loss0 and k0 replaces it below)
         out = np.add(out, k0, out=P.into(out))
-    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
-    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
-    if P.low(out) == -math.inf:
-        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
+    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the mask only where
+    # the extremes say a point needs it).  A -inf here (loss0 = 0, or log(loss0/eps) < 0 over a subnormal rate)
+    # has eps >= loss0: k0 replaces it below, with no pass to look for it
     if P.high(e) >= P.low(l0):
         out = P.patch(out, e >= l0, lambda o: float(k0), out)
     return out
