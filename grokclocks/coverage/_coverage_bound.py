@@ -54,7 +54,7 @@ def ball_size(n: int) -> int:
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    if np.ndim(n) == 0:
+    if type(n) is int or np.ndim(n) == 0:
         n = V.count(n, "n", 1)
     else:
         n = _int64_radii(n)
@@ -194,7 +194,7 @@ def ball_size_torus(p: int, n: int) -> int:
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    if np.ndim(p) == 0 and np.ndim(n) == 0:
+    if (type(p) is int and type(n) is int) or (np.ndim(p) == 0 and np.ndim(n) == 0):
         p = _grid_size(p)
         n = V.integer_at_least(n, "n", 1)
         return int(_torus_count(p, min(n, 2 * p - 1)))  # every distance is <= 2 (p // 2): larger radii add nothing
@@ -584,7 +584,7 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    if np.ndim(p) or np.ndim(n):
+    if not (type(p) is int and type(n) is int) and (np.ndim(p) or np.ndim(n)):
         return _required_train_fractions(p, n, method)
     p = _grid_size(p)
     n = V.count(n, "n", 1)
