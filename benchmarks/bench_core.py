@@ -428,6 +428,9 @@ CASES: list[Case] = [
          note="p = 97, n = 5, torus (s = 41 for every point); plain: log-gamma"),
     Case("coverage.expected_uncovered_paper", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.expected_uncovered_paper(97, 5, m), lambda m: 9409 * (1 - 41 / 9409) ** m),
+    Case("coverage.expected_uncovered_paper (over p)", lambda r, n: (r.integers(50, 150, n),),
+         lambda p: CO.expected_uncovered_paper(p, 5, 2100), lambda p: p * p * (1 - 41 / (p * p)) ** 2100,
+         note="100 moduli, n = 5, m = 2100: the engine once per modulus"),
     Case("coverage.full_coverage_probability_lower_bound", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.full_coverage_probability_lower_bound(97, 5, m),
          lambda m: np.maximum(0, 1 - 9409 * np.exp(p_log_binom(9409.0 - 41, m) - p_log_binom(9409.0, m)))),
@@ -474,7 +477,8 @@ NOT_SWEPT = {
                                    "quadrature/PDE per call)",
     "coverage (data)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: functions of a split's data; "
                        "accuracy_ceiling broadcasts over the radius n); required_train_fraction's exact methods (a "
-                       "bisection on the integer m per radius, in lockstep)",
+                       "bisection on the integer m per radius, in lockstep); expected_uncovered over p (the exact "
+                       "engine once per modulus)",
     "spectral (data)": "stable ranks, penalties and drifts of matrices; eckart_young_rank (integer)",
     "repulsion (data)": "the Tian model, features, Gram matrices, detectors on training records",
 }

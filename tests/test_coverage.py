@@ -809,3 +809,23 @@ def test_sweeps_over_p_n_and_radii_equal_the_scalar_calls():
     assert list(got.ravel()) == [C.coverage_fraction(mask, r if np.isinf(r) else int(r), over="test") for r in radii]
     with pytest.raises(DomainError, match="n must be integers >= 1 or inf"):
         C.accuracy_ceiling(mask, lab, [1, 2.5])
+
+
+def test_expected_uncovered_over_moduli_equals_the_scalar_calls():
+    """E[U] (exact and the paper's forms) and the Markov bound broadcast over p too: each point the value of its
+    own scalar call, bit for bit; m beyond a point's own p^2 is refused with that p^2."""
+    rng = np.random.default_rng(12)
+    ps, ns = rng.integers(2, 40, 120), rng.integers(1, 9, 120)
+    ms = (rng.random(120) * (ps * ps + 1)).astype(np.int64)
+    for fn, options in ((C.expected_uncovered, ("torus", "grid")), (C.expected_uncovered_paper, ("binomial", "exp")),
+                        (C.full_coverage_probability_lower_bound, ("torus", "grid"))):
+        for o in options:
+            got = fn(ps, ns, ms, o)
+            assert got.shape == (120,)
+            assert list(got) == [fn(int(p), int(n), int(m), o) for p, n, m in zip(ps, ns, ms)], (fn.__name__, o)
+    got = C.expected_uncovered_paper([[97], [89]], 5, [0, 2100, 7000])
+    assert got.shape == (2, 3) and got[0, 1] == C.expected_uncovered_paper(97, 5, 2100)
+    with pytest.raises(DomainError, match=r"m must be in \[0, p\^2\] = \[0, 9\]"):
+        C.expected_uncovered([3, 97], 5, [10, 10])
+    with pytest.raises(DomainError, match="p, n, m must broadcast"):
+        C.expected_uncovered_paper([97, 89], [1, 2, 3], 5)

@@ -392,12 +392,12 @@ def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any, t_hi: float = math.inf) -> 
     (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits).  `t_hi` >= every t: with numbers a and t0,
     -a (t_hi - t0) > -700 (rounding is monotone) puts every e^{-a tau} far above the subnormals, no pass to look."""
     x = neg_a * _since(t, t0)
-    e = np.exp(x)
-    if isinstance(e, np.ndarray) and np.ndim(neg_a) == 0 and np.ndim(t0) == 0 \
+    if isinstance(x, np.ndarray) and np.ndim(neg_a) == 0 and np.ndim(t0) == 0 \
             and float(neg_a) * (t_hi - float(t0)) > -700.0:
-        far = False
-    else:
-        far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
+        e = np.exp(x, out=P.into(x))  # no point needs x again: in place
+        return np.multiply(d0, e, out=P.into(e, d0))
+    e = np.exp(x)
+    far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
     return P.patch(np.multiply(d0, e, out=P.into(e, d0)), far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
 
 

@@ -224,8 +224,9 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`): a point is covered by a training point at distance < n.
     m : int or array_like
@@ -236,7 +237,7 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
     Returns
     -------
     float or ndarray
-        E[U], in [0, p²], the broadcast shape of `n` and `m`.
+        E[U], in [0, p²], the broadcast shape of `p`, `n` and `m`.
 
     Raises
     ------
@@ -252,6 +253,8 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12, exact version; erratum uniformity-2).
     """
+    if type(p) is not int and np.ndim(p):
+        return _per_modulus(expected_uncovered, p, n, m, metric)
     p = _grid_size(p)
     N = p * p
     shape, (nf, mf) = _n_m_args(n, m, N, cap=2 * p - 1)  # radii beyond 2p - 1 cover the same points
@@ -444,8 +447,9 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
     m : int or array_like
@@ -473,9 +477,14 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
+    form = V.choice(form, "form", ("binomial", "exp"))
+    if type(p) is not int and np.ndim(p):  # moduli swept: p^2 an array in the same engine
+        shape, _, nf, mf, N = _p_n_m_arrays(p, n, m)
+        if nf.size > 1 and int(nf.min()) == int(nf.max()):
+            nf = nf[:1]  # one radius: C(n) once
+        return _paper_uncovered(N, nf, mf, form).reshape(shape)
     p = _grid_size(p)
     N = p * p
-    form = V.choice(form, "form", ("binomial", "exp"))
     # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
     if (type(n) is int and type(m) is int) or (np.ndim(n) == 0 and np.ndim(m) == 0):  # two numbers: the same
         # engine on Python ints (no 1-point arrays)
@@ -486,9 +495,9 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
     return V.scalar_or_array(_paper_uncovered(N, nf, mf, form).reshape(shape))
 
 
-def _paper_uncovered(N: int, n: Any, m: Any, form: str) -> Any:
-    """The engine of `expected_uncovered_paper` on Python ints n, m (a number back) or flat int64 arrays (n <= 2^26):
-    the same operations on either."""
+def _paper_uncovered(N: Any, n: Any, m: Any, form: str) -> Any:
+    """The engine of `expected_uncovered_paper` on Python ints N = p^2, n, m (a number back) or flat int64 arrays
+    (n <= 2^26; N a number or an array of the points' p^2): the same operations on either."""
     C = 2 * n * n - 2 * n + 1  # exact (int64: n <= 2^26)
     y = _float64(m)
     if form == "exp":  # y = -m C / p^2 (m C exact in float64 up to 2^53; e^{-800} p^2 < 1e-340 is 0)
@@ -497,10 +506,11 @@ def _paper_uncovered(N: int, n: Any, m: Any, form: str) -> Any:
         y *= -1.0  # the sign flipped (exact), in place on an array
         return _times_exp(N, y)
     full = C >= N
-    y *= _log_one_minus_ratio(P.pick(full, 0, C), N)
+    any_full = P.any_of(full)
+    y *= _log_one_minus_ratio(P.pick(full, 0, C) if any_full else C, N)  # (no select where no point is full)
     out = _times_exp(N, y)
-    if P.any_of(full):
-        out = P.pick(full, P.pick(m > 0, 0.0, float(N)), out)
+    if any_full:
+        out = P.pick(full, P.pick(m > 0, 0.0, _float64(N)), out)
     return out
 
 
@@ -514,25 +524,26 @@ def _log_one_minus_ratio(C, N: int) -> Any:
     log((N - C)/N) with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C):
     2.3e-8 of the result at N - C = 3, N = 9104^2).  int / int is correctly rounded for N < 2^53 (Python's and
     int64's alike); the logs are numpy's on a float and on an array."""
-    if type(C) is int:
-        xp = FL.SCALAR
-    else:
-        xp, C = FL.ARRAY, np.asarray(C, dtype=np.int64)
-    half = 2 * C <= N
-    return xp.where(half, xp.log1p(-(C / N)), xp.log(xp.where(half, 1, N - C) / N))
+    if type(C) is int and type(N) is int:
+        return FL.SCALAR.log1p(-(C / N)) if 2 * C <= N else FL.SCALAR.log((N - C) / N)
+    C = np.asarray(C, dtype=np.int64)
+    out = np.log1p(np.negative(C / N))
+    far = 2 * C > N  # the second form on those points only
+    return P.patch(out, far, lambda C, N: np.log((N - C) / N), C, N) if far.any() else out
 
 
 def _times_exp(N: int, y: Any) -> Any:
     """N e^y for y <= 0 (a float, or a 1-d float64 array, overwritten) without the subnormal e^y of y < -708
     (N e^y normal up to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
+    Nf = _float64(N)  # p^2 exact as a float (a number, or an array of moduli's)
     if not P.low(y) < -700.0:  # e^y >= e^-700: a normal double (nothing underflows)
         out = np.exp(y, out=P.into(y))
-        out *= float(N)
+        out *= Nf
         return out
     with np.errstate(under="ignore"):
         out = np.exp(y)
-        out *= float(N)
-        return P.patch(out, y < -700.0, _times_exp_low, float(N), y)
+        out *= Nf
+        return P.patch(out, y < -700.0, _times_exp_low, Nf, y)
 
 
 def _times_exp_low(N: float, y: Any) -> Any:
@@ -710,8 +721,9 @@ def full_coverage_probability_lower_bound(p: int, n: Any, m: Any, metric: str = 
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
     m : int or array_like
@@ -734,3 +746,36 @@ def full_coverage_probability_lower_bound(p: int, n: Any, m: Any, metric: str = 
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     return V.scalar_or_array(np.maximum(0.0, 1.0 - np.asarray(expected_uncovered(p, n, m, metric))))
+
+
+def _p_n_m_arrays(p: Any, n: Any, m: Any) -> tuple:
+    """(shape, p, n, m, N = p^2) as flat int64 arrays for moduli in [2, MAX_MODULUS], radii >= 1 (capped at 2^26,
+    beyond which no value changes) and counts m in [0, p^2] at each point, broadcast together."""
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    nn, mm = _count_arg(n, "n", 1, 2**26), _count_arg(m, "m", 0, None)
+    try:
+        pb, nb, mb = np.broadcast_arrays(pa, nn, mm)
+    except ValueError:
+        raise DomainError(f"p, n, m must broadcast against each other (got shapes p {pa.shape}, n {nn.shape}, "
+                          f"m {mm.shape})") from None
+    pf, nf, mf = (np.ascontiguousarray(x).reshape(-1) for x in (pb, nb, mb))
+    N = pf * pf  # exact (p <= 2^14)
+    over = mf > N
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise DomainError(f"m must be in [0, p^2] = [0, {int(N[i])}] (got {int(mf[i])})")
+    return pb.shape, pf, nf, mf, N
+
+
+def _per_modulus(fn: Any, p: Any, n: Any, m: Any, option: Any) -> np.ndarray:
+    """``fn(p, n, m, option)`` for an array of moduli p broadcast against n and m: the scalar-p engine once per
+    distinct modulus, on that modulus's points (each point gets the values of its own scalar-p call)."""
+    shape, pf, nf, mf, _ = _p_n_m_arrays(p, n, m)
+    out = np.empty(pf.shape)
+    order = np.argsort(pf, kind="stable")  # the points of each modulus together: one sort, no mask per modulus
+    ps, starts = np.unique(pf[order], return_index=True)
+    for q, lo, hi in zip(ps, starts, [*starts[1:], pf.size]):
+        at = order[lo:hi]
+        out[at] = fn(int(q), nf[at], mf[at], option)
+    return out.reshape(shape)

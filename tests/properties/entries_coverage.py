@@ -157,7 +157,7 @@ ENTRIES = [
           vec=True, build=lambda n: st.integers(0, 25).map(lambda m: {"m": m}),
           raises=lambda p, m, **k: m > p * p,
           bad={"m": lambda n, kw: st.sampled_from([-1, 10**6, 1.5, "m", True, None])}, names={"m": ("p",)}, check=nonneg),
-    Entry("coverage.expected_uncovered_paper", {"p": Int(2, typ=(2, 13), ext=(10**9,)),
+    Entry("coverage.expected_uncovered_paper", {"p": Int(2, typ=(2, 13), ext=(10**9,), vec=True),
                                                 "n": Int(1, typ=(1, 6), ext=(10**15,), vec=True),
                                                 "m": Int(0, typ=(0, 25), ext=(10**15,), vec=True),
                                                 "form": Choice("binomial", "exp")}, vec=True,
