@@ -155,6 +155,12 @@ def p_kl_gap(t, gap0, a, theta, t0=0.0):
     return (gap0 ** (-k) + a * k * (t - t0)) ** (-1 / k)
 
 
+def p_kl_differential(d, th):
+    """(c^2 d^(2 theta), C^2 d^(2 theta)) at c = 1/2, C = 2: the power once for both sides."""
+    f = d ** (2 * th)
+    return 0.25 * f, 4.0 * f
+
+
 def p_kl_time(delta, gap0, a, theta, t0=0.0):
     k = 2 * theta - 1
     return t0 + (delta ** (-k) - gap0 ** (-k)) / (a * k)
@@ -214,6 +220,12 @@ def p_crossover_eps(kappa, theta):
                      us[r, j], us[r, j + 1], iters=60)
         out[i:i + 64] = np.exp(u)
     return out
+
+
+def p_torus_ball(p, n):
+    """C_T(p, n) = #{(a, b) in Z_p^2 : d(a) + d(b) < n}, d(a) = min(a, p - a): the definition, counted."""
+    d = np.minimum(np.arange(int(p)), int(p) - np.arange(int(p)))
+    return int(np.count_nonzero(d[:, None] + d[None, :] < n))
 
 
 def p_log_binom(n, k):
@@ -414,7 +426,8 @@ CASES: list[Case] = [
     Case("clocks.representation_clock_exponent", lambda r, n: (r.uniform(0.55, 0.99, n),),
          CL.representation_clock_exponent, lambda th: 2 * th - 1),
     Case("clocks.kl_differential_bounds", lambda r, n: (U(r, n, 1e-6, 1.0), r.uniform(0.55, 0.99, n)),
-         lambda d, th: CL.kl_differential_bounds(d, 0.5, 2.0, th)[1], lambda d, th: 4.0 * d ** (2 * th), note="upper"),
+         lambda d, th: CL.kl_differential_bounds(d, 0.5, 2.0, th), p_kl_differential,
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_gap_solution", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
          lambda t, th: CL.kl_gap_solution(t, 1.0, 1.0, th), lambda t, th: p_kl_gap(t, 1.0, 1.0, th)),
     Case("clocks.log_kl_gap_solution", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
@@ -422,12 +435,15 @@ CASES: list[Case] = [
     Case("clocks.kl_gap_solution_pl", lambda r, n: (U(r, n, 1e-3, 1e3),), lambda t: CL.kl_gap_solution_pl(t, 1.0, 1.0),
          lambda t: np.exp(-t)),
     Case("clocks.kl_gap_bounds", lambda r, n: (U(r, n, 1e-3, 1e6), r.uniform(0.55, 0.99, n)),
-         lambda t, th: CL.kl_gap_bounds(t, 1.0, 0.5, 2.0, th)[0], lambda t, th: p_kl_gap(t, 1.0, 4.0, th), note="lower"),
+         lambda t, th: CL.kl_gap_bounds(t, 1.0, 0.5, 2.0, th), lambda t, th: (p_kl_gap(t, 1.0, 4.0, th),
+                                                                                p_kl_gap(t, 1.0, 0.25, th)),
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_clock_time", lambda r, n: (U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
          lambda d, th: CL.kl_clock_time(d, 1.0, 1.0, th), lambda d, th: p_kl_time(d, 1.0, 1.0, th)),
     Case("clocks.representation_clock_bounds", lambda r, n: (U(r, n, 1e-6, 0.9), r.uniform(0.55, 0.99, n)),
-         lambda d, th: CL.representation_clock_bounds(d, 1.0, 0.5, 2.0, th)[0],
-         lambda d, th: p_kl_time(d, 1.0, 4.0, th), note="lower"),
+         lambda d, th: CL.representation_clock_bounds(d, 1.0, 0.5, 2.0, th),
+         lambda d, th: (p_kl_time(d, 1.0, 4.0, th), p_kl_time(d, 1.0, 0.25, th)),
+         note="both sides (the function returns both); compared: lower"),
     Case("clocks.kl_exponent_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_exponent_power, lambda q: 1 - 1 / q),
     Case("clocks.kl_rate_power", lambda r, n: (U(r, n, 2.1, 100),), CL.kl_rate_power, lambda q: q * q),
     Case("clocks.zero_one_loss_threshold", lambda r, n: (np.floor(U(r, n, 1, 1e6)),), CL.zero_one_loss_threshold,
@@ -485,9 +501,18 @@ CASES: list[Case] = [
          note="p = 97, n = 5, torus (s = 41 for every point); plain: log-gamma"),
     Case("coverage.expected_uncovered_paper", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.expected_uncovered_paper(97, 5, m), lambda m: 9409 * (1 - 41 / 9409) ** m),
+    Case("coverage.expected_uncovered_paper (over p)", lambda r, n: (r.integers(50, 150, n),),
+         lambda p: CO.expected_uncovered_paper(p, 5, 2100), lambda p: p * p * (1 - 41 / (p * p)) ** 2100,
+         note="100 moduli, n = 5, m = 2100: the engine once per modulus"),
     Case("coverage.full_coverage_probability_lower_bound", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.full_coverage_probability_lower_bound(97, 5, m),
          lambda m: np.maximum(0, 1 - 9409 * np.exp(p_log_binom(9409.0 - 41, m) - p_log_binom(9409.0, m)))),
+    Case("coverage.ball_size", lambda r, n: (r.integers(1, 10**4, n),), CO.ball_size, lambda nn: 2 * nn * nn - 2 * nn + 1,
+         kind="exact integer"),
+    Case("coverage.ball_size_torus", lambda r, n: (r.integers(2, 200, n), r.integers(1, 400, n)), CO.ball_size_torus,
+         loop(p_torus_ball), kind="exact integer", note="plain: the count of the definition, O(p^2) per point"),
+    Case("coverage.required_train_fraction", lambda r, n: (r.integers(2, 2**14 + 1, n), r.integers(1, 30, n)),
+         CO.required_train_fraction, lambda p, nn: np.log(p * p) / (2 * nn * nn - 2 * nn + 1), note="method paper"),
     # ------------------------------------------------------------------ spectral
     Case("spectral.weight_decay_to_penalty_coefficient", lambda r, n: (U(r, n, 1e-6, 1.0),),
          lambda mu: SP.weight_decay_to_penalty_coefficient(mu, 3), lambda mu: mu * 3 / 2),
@@ -520,8 +545,10 @@ NOT_SWEPT = {
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count, n_train, "
                                    "readout/feature norms (integer sizes); mfpt_*_exact (a user's potential, "
                                    "quadrature/PDE per call)",
-    "coverage (data, integers)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: data); ball_size, "
-                                 "ball_size_torus, required_train_fraction (exact Python integers / rationals)",
+    "coverage (data)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: functions of a split's data; "
+                       "accuracy_ceiling broadcasts over the radius n); required_train_fraction's exact methods (a "
+                       "bisection on the integer m per radius, in lockstep); expected_uncovered over p (the exact "
+                       "engine once per modulus)",
     "spectral (data)": "stable ranks, penalties and drifts of matrices; eckart_young_rank (integer)",
     "repulsion (data)": "the Tian model, features, Gram matrices, detectors on training records",
 }

@@ -770,3 +770,62 @@ def test_shapes_that_do_not_broadcast_raise_domain_error(func, a, b, first, othe
     got = func(first[:, None], other[None, :], *rest)
     assert got.shape == (3, 4)
     np.testing.assert_array_equal(got, [[func(x, y, *rest) for y in other] for x in first])
+
+
+def test_sweeps_over_p_n_and_radii_equal_the_scalar_calls():
+    """The array forms (issue 31: ceilings and fractions over p and n) give each point the scalar call's value,
+    bit for bit; the integer counts stay exact int64."""
+    rng = np.random.default_rng(11)
+    ps, ns = rng.integers(2, 40, 30), rng.integers(1, 9, 30)
+    for method in ("paper", "torus_exact", "grid_exact"):
+        got = C.required_train_fraction(ps, ns, method)
+        assert got.shape == (30,) and got.dtype == np.float64
+        assert [float(v) for v in got] == [C.required_train_fraction(int(p), int(n), method) for p, n in zip(ps, ns)]
+    ok = 2 * ns * ns - 2 * ns + 1 < ps * ps
+    got = C.required_train_fraction(ps[ok], ns[ok], "paper_nolog")
+    assert [float(v) for v in got] == [C.required_train_fraction(int(p), int(n), "paper_nolog")
+                                       for p, n in zip(ps[ok], ns[ok])]
+    # beyond 2^26 the paper's quotient takes the exact rational, as the scalar call
+    big = [2**26, 2**26 + 1, 10**12]
+    assert list(C.required_train_fraction(97, big)) == [C.required_train_fraction(97, n) for n in big]
+    grid = C.ball_size_torus(np.arange(2, 30)[:, None], np.arange(1, 70)[None, :])
+    assert grid.dtype == np.int64
+    assert all(int(grid[i, j]) == C.ball_size_torus(i + 2, j + 1) for i in range(28) for j in range(69))
+    assert C.ball_size_torus(16384, 10**18) == 16384**2  # O(1): no p x p table
+    assert C.ball_size([1, 5, 2**31 - 1]).tolist() == [C.ball_size(1), C.ball_size(5), C.ball_size(2**31 - 1)]
+    with pytest.raises(DomainError, match="n must be <= 2147483647"):
+        C.ball_size([2**31])
+    with pytest.raises(DomainError, match="p, n must broadcast"):
+        C.required_train_fraction([5, 7], [1, 2, 3])
+    p = 19
+    lab = C.label_table(p, "add")
+    mask = rng.random((p, p)) < 0.3
+    radii = np.array([1, 2, 3, 5, 40, np.inf])
+    for kw in ({}, {"metric": "grid"}, {"b_offset": 0}):
+        got = C.accuracy_ceiling(mask, lab, radii, **kw)
+        assert list(got) == [C.accuracy_ceiling(mask, lab, r if np.isinf(r) else int(r), **kw) for r in radii]
+    got = C.coverage_fraction(mask, radii.reshape(2, 3), over="test")
+    assert got.shape == (2, 3)
+    assert list(got.ravel()) == [C.coverage_fraction(mask, r if np.isinf(r) else int(r), over="test") for r in radii]
+    with pytest.raises(DomainError, match="n must be integers >= 1 or inf"):
+        C.accuracy_ceiling(mask, lab, [1, 2.5])
+
+
+def test_expected_uncovered_over_moduli_equals_the_scalar_calls():
+    """E[U] (exact and the paper's forms) and the Markov bound broadcast over p too: each point the value of its
+    own scalar call, bit for bit; m beyond a point's own p^2 is refused with that p^2."""
+    rng = np.random.default_rng(12)
+    ps, ns = rng.integers(2, 40, 120), rng.integers(1, 9, 120)
+    ms = (rng.random(120) * (ps * ps + 1)).astype(np.int64)
+    for fn, options in ((C.expected_uncovered, ("torus", "grid")), (C.expected_uncovered_paper, ("binomial", "exp")),
+                        (C.full_coverage_probability_lower_bound, ("torus", "grid"))):
+        for o in options:
+            got = fn(ps, ns, ms, o)
+            assert got.shape == (120,)
+            assert list(got) == [fn(int(p), int(n), int(m), o) for p, n, m in zip(ps, ns, ms)], (fn.__name__, o)
+    got = C.expected_uncovered_paper([[97], [89]], 5, [0, 2100, 7000])
+    assert got.shape == (2, 3) and got[0, 1] == C.expected_uncovered_paper(97, 5, 2100)
+    with pytest.raises(DomainError, match=r"m must be in \[0, p\^2\] = \[0, 9\]"):
+        C.expected_uncovered([3, 97], 5, [10, 10])
+    with pytest.raises(DomainError, match="p, n, m must broadcast"):
+        C.expected_uncovered_paper([97, 89], [1, 2, 3], 5)

@@ -43,6 +43,12 @@ def _theta(theta: Any, scalar: bool = False) -> Any:
 _flag = V.flag
 
 
+def _is_plus_zero(x: Any) -> bool:
+    """Whether x is the number +0 (a float or a 0-d array): t - x = t and y + x = y (y >= +0) bit for bit, so an
+    engine may leave that pass out."""
+    return (type(x) is float or np.ndim(x) == 0) and x == 0.0 and math.copysign(1.0, x) > 0.0
+
+
 def _labels(labels: Any, n: int, k: int) -> np.ndarray:
     lab = V.index_array(labels, "labels", k)
     if lab.ndim != 1 or lab.shape[0] != n:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
 from ._args import _flag, _int_p
@@ -263,12 +264,16 @@ def separation_ratio(t_rep, t_cls):
     ----------
     Spec ID `clocks:appF4-sep-ratio` (paper App. F.4).
     """
-    tc = V.positive(t_cls, "t_cls")
-    tr = V.as_float_array(t_rep, "t_rep", allow_inf=True)
-    if float(np.min(tr)) < 0:  # one reduction (t_rep has no NaN: it is validated)
+    sc = P.scalars(t_rep, t_cls)
+    tc = V.positive(t_cls, "t_cls", scalar=sc)
+    # the conversion's own extremes (None: empty) decide the sign check, no third pass over t_rep
+    tr, lo, _ = V._converted(t_rep, "t_rep", allow_inf=True)
+    if lo is not None and lo < 0:
         raise V.DomainError(f"t_rep must be >= 0 or inf (got {float(tr[tr < 0].flat[0])!r})")
+    if sc:  # two floats: the same IEEE division (Python's float division gives inf and 0 silently too)
+        return float(tr) / tc
     with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
-        return V.scalar_or_array(tr / tc)
+        return P.result(np.divide(tr, tc))
 
 
 @cites("clocks:appF4-srank-stat")

@@ -11,7 +11,7 @@ from .. import _floats as FL
 from .. import _validate as V
 from ..citations import cites
 from .. import _pointwise as P
-from ._args import _flag, _n_classes, _SNAP_ABS
+from ._args import _flag, _is_plus_zero, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
 
 
@@ -213,9 +213,11 @@ def fast_clock_loss_bound(t, n_classes, rate, t0=0.0, gamma0=0.0, *, linear=True
     P.ordered(t0a, tt, "t0", "t")
     with np.errstate(over="ignore"):
         # g0 + c (t - t0), in place on the engine's own array (the same operations in the same order)
-        gam = tt - t0a
+        # (t - 0 = t and x + 0 = x for x = c (t - t0) >= +0: those passes left out, the same bits)
+        gam = tt - t0a if not _is_plus_zero(t0a) else tt
         gam = np.multiply(gam, c, out=P.into(gam, c))
-        gam = np.add(gam, g0, out=P.into(gam, g0))  # +inf only where the true gap exceeds 1.8e308 (bound 0)
+        if not _is_plus_zero(g0):
+            gam = np.add(gam, g0, out=P.into(gam, g0))  # +inf only where the true gap exceeds 1.8e308 (bound 0)
     k = _n_classes(n_classes)
     return P.result(_tail_linear(gam, k) if _flag(linear, "linear") else _tail(gam, k))
 
@@ -304,10 +306,9 @@ def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool) -> Any:
         out = P.patch(out, (frac > 0.0) & (frac <= _SNAP_ABS), lambda o: o - 1.0, out)
     if k0:  # (out + 0 differs from out only at -0, where eps >= loss0 and k0 replaces it below)
         out = np.add(out, k0, out=P.into(out))
-    # the bound exceeds the largest double (rate <~ 1e-306): inf, also for loss0 = 0 (-inf, replaced by k0
-    # below); k0 itself where eps >= loss0 (the masks only where the extrema say a point needs them)
-    if P.low(out) == -math.inf:
-        out = P.patch(out, out == -math.inf, lambda o: math.inf, out)
+    # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the mask only where
+    # the extremes say a point needs it).  A -inf here (loss0 = 0, or log(loss0/eps) < 0 over a subnormal rate)
+    # has eps >= loss0: k0 replaces it below, with no pass to look for it
     if P.high(e) >= P.low(l0):
         out = P.patch(out, e >= l0, lambda o: float(k0), out)
     return out

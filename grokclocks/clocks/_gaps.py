@@ -269,8 +269,10 @@ def _tail_linear(g: Any, k: int) -> Any:
     g_lo, g_hi = P.extrema(g)
     inside = lo <= g_lo and g_hi <= hi
     with np.errstate(over="ignore", under="ignore"):
-        h = np.multiply(g if inside else np.clip(g, lo, hi), -0.5)
-        h = np.exp(h, out=P.into(h))  # in place: a fresh 1e5-point temporary costs more than the exp
+        # in place (on the caller's own g where no point needs g again): a fresh 1e5-point temporary costs more
+        # than the exp
+        h = np.multiply(g, -0.5, out=P.into(g)) if inside else np.multiply(np.clip(g, lo, hi), -0.5)
+        h = np.exp(h, out=P.into(h))
         direct = km1 * h
         direct = np.multiply(direct, h, out=P.into(direct))
         if inside:

@@ -13,7 +13,7 @@ from .. import _validate as V
 from .._results import Bounds
 from ..citations import cites
 from .. import _pointwise as P
-from ._args import _theta
+from ._args import _is_plus_zero, _theta
 from ._fast_clock import _records
 
 # exp(x) is a normal double for x >= log(TINY) = -708.40 (the direct log-sum below needs it)
@@ -148,7 +148,7 @@ _DBL_MAX = float(np.finfo(np.float64).max)
 def _bounds(lower: Any, upper: Any) -> Bounds:
     """`Bounds` with both sides at the broadcast shape of every input: `lower` depends on `C_kl`
     only and `upper` on `c_kl` only, so each alone misses the other constant's shape."""
-    if np.ndim(lower) == 0 and np.ndim(upper) == 0:
+    if not (isinstance(lower, np.ndarray) and lower.ndim) and not (isinstance(upper, np.ndarray) and upper.ndim):
         return Bounds(float(lower), float(upper))
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     return Bounds(*(x if P.into(x) is not None and x.shape == shape else  # an engine's own array: no copy
@@ -164,10 +164,29 @@ def _kl_consts(c_kl: Any, C_kl: Any, sc: bool = False) -> tuple[Any, Any]:
 
 def _times(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any]:
     """t and t0 checked (finite, t >= t0 element-wise)."""
-    tt = V.finite(t, "t", scalar=sc)
-    t0a = V.finite(t0, "t0", scalar=sc)
-    P.ordered(t0a, tt, "t0", "t")
-    return tt, t0a
+    return _times_extrema(t, t0, sc)[:2]
+
+
+def _times_extrema(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any, tuple[float, float]]:
+    """`_times` and (min t, max t), the extremes the conversion of t reduced (no further pass over t for the
+    order check against a number t0, or for an engine's range test)."""
+    if sc:
+        tt = V.finite(t, "t", scalar=True)
+        t0a = V.finite(t0, "t0", scalar=True)
+        P.ordered(t0a, tt, "t0", "t")
+        return tt, t0a, (tt, tt)
+    tt, lo, hi = V._converted(t, "t")
+    if lo is None:  # empty: no extremes (every range test passes on (1, 1), as P.extrema's)
+        lo = hi = 1.0
+    t0a = V.finite(t0, "t0")
+    if not (t0a.ndim == 0 and tt.size and lo >= float(t0a)):  # t0 a number below every t: nothing to look at
+        P.ordered(t0a, tt, "t0", "t")
+    return tt, t0a, (lo, hi)
+
+
+def _since(t: Any, t0: Any) -> Any:
+    """t - t0, or t itself (no pass, read-only) where t0 is the number +0 (x - 0 = x bit for bit)."""
+    return t if _is_plus_zero(t0) else t - t0
 
 
 def _elapsed(t: Any, t0: Any, sc: bool = False) -> Any:
@@ -233,7 +252,7 @@ def _log_kl_gap_solution(t: Any, gap0: Any, a: Any, theta: Any, t0: Any) -> Any:
 
 def _log_kl_gap_rate(t: Any, t0: Any, d0: Any, a: Any, th: Any) -> Any:
     """`_log_kl_gap` for the rate a on validated arguments (floats or arrays)."""
-    return _log_kl_gap(t - t0, d0, [(a, 1)], 2.0 * th - 1.0)
+    return _log_kl_gap(_since(t, t0), d0, [(a, 1)], 2.0 * th - 1.0)
 
 
 def _kl_start(d0: Any, e: Any) -> tuple:
@@ -361,17 +380,22 @@ def kl_gap_solution_pl(t, gap0, a, t0=0.0):
     Spec ID `clocks:thm4.9` (paper Theorem 4.9, the excluded endpoint θ = 1/2).
     """
     sc = P.scalars(t, gap0, a, t0)
-    tt, t0a = _times(t, t0, sc)
+    tt, t0a, (t_lo, t_hi) = _times_extrema(t, t0, sc)
     d0 = V.positive(gap0, "gap0", scalar=sc)
     aa = V.positive(a, "a", scalar=sc)
     with np.errstate(over="ignore", under="ignore"):
-        return P.result(_kl_gap_pl(tt, t0a, d0, -aa))
+        return P.result(_kl_gap_pl(tt, t0a, d0, -aa, t_hi))
 
 
-def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any) -> Any:
+def _kl_gap_pl(t: Any, t0: Any, d0: Any, neg_a: Any, t_hi: float = math.inf) -> Any:
     """d0 e^{-a tau}: the product where e^{-a tau} is normal, else exp(log d0 - a tau) (no 1e300 * 0); -a tau as
-    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits)."""
-    x = neg_a * (t if np.ndim(t0) == 0 and t0 == 0.0 else t - t0)  # t - 0 is t
+    (-a) tau and log d0 - a tau as log d0 + (-a tau) (the same bits).  `t_hi` >= every t: with numbers a and t0,
+    -a (t_hi - t0) > -700 (rounding is monotone) puts every e^{-a tau} far above the subnormals, no pass to look."""
+    x = neg_a * _since(t, t0)
+    if isinstance(x, np.ndarray) and np.ndim(neg_a) == 0 and np.ndim(t0) == 0 \
+            and float(neg_a) * (t_hi - float(t0)) > -700.0:
+        e = np.exp(x, out=P.into(x))  # no point needs x again: in place
+        return np.multiply(d0, e, out=P.into(e, d0))
     e = np.exp(x)
     far = e < FL.TINY if P.low(e) < FL.TINY else False  # one reduction: the mask only if a point needs it
     return P.patch(np.multiply(d0, e, out=P.into(e, d0)), far, lambda d0, x: np.exp(np.log(d0) + x), d0, x)
@@ -433,7 +457,7 @@ def kl_gap_bounds(t, gap0, c_kl, C_kl, theta, t0=0.0):
 
 def _kl_gap_bounds(t: Any, t0: Any, d0: Any, c: Any, C: Any, th: Any) -> tuple:
     """The engine of `kl_gap_bounds` on validated arguments (the caller's errstate)."""
-    tau, e = t - t0, 2.0 * th - 1.0
+    tau, e = _since(t, t0), 2.0 * th - 1.0
     start = _kl_start(d0, e)
     return _exp_into(_log_kl_gap(tau, d0, [(C, 2)], e, start)), _exp_into(_log_kl_gap(tau, d0, [(c, 2)], e, start))
 
@@ -457,7 +481,8 @@ def _kl_time(delta: Any, d0: Any, a_factors: list, th: Any, scale: Any = 1.0, pa
                     lambda e, log_delta, m, *bs: np.exp(-e * log_delta + np.log(m)
                                                         - sum(q * np.log(b) for b, (_, q) in zip(bs, a_factors))
                                                         - np.log(e)), e, log_delta, m, *bases)
-    if P.extrema(z)[0] > 0.0 and (np.ndim(z) == 0 or np.shape(t) == np.broadcast_shapes(np.shape(t), np.shape(z))):
+    if P.low(z) > 0.0 and (not isinstance(z, np.ndarray) or z.ndim == 0
+                           or np.shape(t) == np.broadcast_shapes(np.shape(t), z.shape)):
         return t
     return P.patch(t, z <= 0.0, lambda z: np.zeros(np.shape(z)), z)  # the level met at the start (z may be -inf)
 
@@ -471,12 +496,14 @@ def _kl_level(delta: Any, d0: Any, th: Any, scale: Any) -> tuple:
 def _kl_time_parts(delta: Any, d0: Any, th: Any, scale: Any = 1.0) -> tuple:
     """e = 2 theta - 1, log delta_s, z = log(d0 / delta_s) and m = 1 - e^{-e z} (see `_kl_time`)."""
     e = 2.0 * th - 1.0
-    ratio = P.product([d0, scale, delta], [1, 1, -1])  # d0 / delta_s
-    log_delta = np.log(delta) - np.log(scale)
-    z = np.log(ratio)
-    if not P.extrema(ratio)[1] < math.inf:  # one reduction: every ratio finite
-        z = P.patch(z, ratio == math.inf, lambda d0, log_delta: np.log(d0) - log_delta, d0, log_delta)
-    s_lo, s_hi = P.extrema(scale)
+    # scale the number 1 (G = Delta): its factor and its log (0) left out, the same bits (x * 1 = x, x - 0 = x)
+    unit = (type(scale) is float or np.ndim(scale) == 0) and float(scale) == 1.0
+    ratio = P.product([d0, delta], [1, -1]) if unit else P.product([d0, scale, delta], [1, 1, -1])  # d0 / delta_s
+    log_delta = np.log(delta) if unit else np.log(delta) - np.log(scale)
+    z = np.log(ratio, out=P.into(ratio))  # (ratio is read again only where it overflowed, then from z's inf)
+    if not P.high(z) < math.inf:  # one reduction: every ratio finite (log is inf exactly where the ratio is)
+        z = P.patch(z, z == math.inf, lambda d0, log_delta: np.log(d0) - log_delta, d0, log_delta)
+    s_lo, s_hi = (1.0, 1.0) if unit else P.extrema(scale)
     if s_lo == s_hi == 1.0:  # log1p of the exact difference on the points with d0 <= 2 delta only
         z = P.patch(z, d0 <= 2.0 * delta, lambda d0, delta: np.log1p((d0 - delta) / delta), d0, delta)
     m = -np.expm1(-e * np.maximum(z, 0.0))  # in [0, 1)
@@ -619,7 +646,7 @@ def _representation_clock_bounds(delta: Any, d0: Any, c: Any, C: Any, th: Any, T
     """The engine of `representation_clock_bounds` (floats or arrays); the level's parts once
     where m_G and M_G are the same numbers (G = Delta)."""
     parts = _kl_level(delta, d0, th, mg)
-    same = np.ndim(mg) == 0 and np.ndim(Mg) == 0 and mg == Mg
+    same = (type(mg) is float or np.ndim(mg) == 0) and (type(Mg) is float or np.ndim(Mg) == 0) and mg == Mg
     return (T + _kl_time(delta, d0, [(C, 2)], th, mg, parts),
             T + _kl_time(delta, d0, [(c, 2)], th, Mg, parts if same else None))
 
@@ -870,11 +897,19 @@ def weight_decay_tail_rate(mu, depth, f_perp_norm=0.0):
     ----------
     Spec ID `clocks:appF2-wd-rate` (paper App. F.2).
     """
-    m = V.positive(mu, "mu")
+    sc = P.scalars(mu, f_perp_norm)
+    m = V.positive(mu, "mu", scalar=sc)
     L = V.integer_at_least(depth, "depth", 2)
-    f = V.nonnegative(f_perp_norm, "f_perp_norm")
+    f = V.nonnegative(f_perp_norm, "f_perp_norm", scalar=sc)
     if L == 2:
-        if np.any(f > m):
-            raise V.DomainError(f"f_perp_norm must be <= mu at a depth-2 stationary point (got {float(np.max(f))!r})")
-        return V.scalar_or_array(4.0 * (m - f) + 0.0 * f)
-    return V.scalar_or_array(2.0 * m * L + 0.0 * f)
+        if P.high(f) > P.low(m) and P.any_of(f > m):  # the extremes first: the mask only if a point may fail
+            raise V.DomainError(f"f_perp_norm must be <= mu at a depth-2 stationary point (got {P.high(f)!r})")
+        r = m - f  # a new array or a number: the product below in place on it
+        r *= 4.0
+    else:
+        r = 2.0 * m
+        r *= L
+    # + 0 f: the broadcast shape where f_perp_norm widens it (the value unchanged: r >= 0, f finite)
+    if isinstance(f, np.ndarray) and f.ndim and np.shape(r) != np.broadcast_shapes(np.shape(r), f.shape):
+        r = r + 0.0 * f
+    return P.result(r)

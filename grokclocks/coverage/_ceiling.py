@@ -11,7 +11,7 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._results import TokensSeen
-from ._common import _labels, _mask, _metric, _p_of, _radius, _test_mask
+from ._common import _labels, _mask, _metric, _p_of, _radius, _share_below, _test_mask
 
 __all__ = ["accuracy_ceiling", "accuracy_ceiling_curve", "coverage_fraction", "distance_to_set", "implied_radius",
            "manhattan_distance", "same_label_distance", "token_coverage_mask", "token_seen"]
@@ -262,7 +262,7 @@ def _delta_on_test(train_mask, labels, metric, test_mask, b_offset):
 
 @cites("uniformity:thm3.10")
 def accuracy_ceiling(train_mask: Any, labels: Any, n: Any, metric: str = "torus", test_mask: Any = None,
-                     b_offset: int | None = None) -> float:
+                     b_offset: int | None = None) -> Any:
     r"""Theorem 3.10 as an exact ceiling on the test accuracy of a split.
 
     .. math:: \mathrm{Ceil}_f(n)=\frac{|\{x\in S:\ \Delta_f(x)<n\ [\wedge\ \text{both tokens of } x \text{ trained}]\}|}{|S|}
@@ -279,8 +279,9 @@ def accuracy_ceiling(train_mask: Any, labels: Any, n: Any, metric: str = "torus"
         (n, 2)); p is read from `labels`.
     labels : array_like of int
         The label table f, an integer array of shape (p, p) indexed [a, b] (e.g. from `label_table`).
-    n : int or float
-        The radius n, an integer ≥ 1, or `math.inf` (then: the label occurs in T).
+    n : int or float or array_like
+        The radius n, an integer ≥ 1, or `math.inf` (then: the label occurs in T); an array of radii gives the
+        ceiling at each (the split's distances computed once).
     metric : {"torus", "grid"}, optional
         `"torus"` (default; the reading Table 1 supports, erratum uniformity-1) or `"grid"` (the
         literal reading).
@@ -293,8 +294,8 @@ def accuracy_ceiling(train_mask: Any, labels: Any, n: Any, metric: str = "torus"
 
     Returns
     -------
-    float
-        The ceiling, in [0, 1].
+    float or numpy.ndarray
+        The ceiling, in [0, 1]: a float for one radius, a float64 array of the shape of `n` for an array.
 
     Raises
     ------
@@ -309,7 +310,7 @@ def accuracy_ceiling(train_mask: Any, labels: Any, n: Any, metric: str = "torus"
     """
     n = _radius(n)
     d, ns = _delta_on_test(train_mask, labels, metric, test_mask, b_offset)
-    return float(np.count_nonzero(d < n)) / ns
+    return _share_below(d, n, ns)
 
 
 @cites("uniformity:thm3.10")
@@ -411,7 +412,7 @@ def implied_radius(train_mask: Any, labels: Any, accuracy: float, metric: str = 
 
 @cites("uniformity:thm3.10", "uniformity:thm3.12")
 def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str = "all", test_mask: Any = None, *,
-                      p: int | None = None) -> float:
+                      p: int | None = None) -> Any:
     r"""The paper's prop(n): fraction of points within distance < n of some training point.
 
     .. math:: \mathrm{prop}(n)=\frac{|\{x\in A: d(x,T)<n\}|}{|A|},\quad A=D\ (\texttt{over="all"})\ \text{or}\ S\ (\texttt{"test"})
@@ -424,8 +425,9 @@ def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str 
     ----------
     train_mask : array_like
         The training set T, in any form of `grokclocks.task.as_mask` (pair indices need `p`).
-    n : int or float
-        The radius n, an integer ≥ 1, or `math.inf`.
+    n : int or float or array_like
+        The radius n, an integer ≥ 1, or `math.inf`; an array of radii gives prop(n) at each (the distances
+        computed once).
     metric : {"torus", "grid"}, optional
         `"torus"` (default) or `"grid"`.
     over : {"all", "test"}, optional
@@ -439,8 +441,8 @@ def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str 
 
     Returns
     -------
-    float
-        prop(n), in [0, 1].
+    float or numpy.ndarray
+        prop(n), in [0, 1]: a float for one radius, a float64 array of the shape of `n` for an array.
 
     Raises
     ------
@@ -459,6 +461,6 @@ def coverage_fraction(train_mask: Any, n: Any, metric: str = "torus", over: str 
     if over == "all":
         if test_mask is not None:  # it was ignored, whatever its shape
             raise DomainError("test_mask is read only with over='test' (got over='all' and a test_mask)")
-        return float(np.count_nonzero(d < n)) / d.size
+        return _share_below(d, n, d.size)
     s = _test_mask(t, test_mask)
-    return float(np.count_nonzero(d[s] < n)) / int(s.sum())
+    return _share_below(d[s], n, int(s.sum()))

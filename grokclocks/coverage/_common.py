@@ -58,11 +58,25 @@ def _labels(labels: Any, shape: tuple[int, int]) -> np.ndarray:
     return lab.astype(np.int64)
 
 
-def _radius(n: Any, name: str = "n") -> float:
-    """An integer >= 1 or math.inf (returned as float)."""
-    if isinstance(n, (float, np.floating)) and math.isinf(n) and n > 0:
-        return math.inf
-    return float(V.integer_at_least(n, name, 1))
+def _radius(n: Any, name: str = "n") -> Any:
+    """An integer >= 1 or math.inf (returned as float); an array of them as a float64 array."""
+    if np.ndim(n) == 0:
+        if isinstance(n, (float, np.floating)) and math.isinf(n) and n > 0:
+            return math.inf
+        return float(V.integer_at_least(n, name, 1))
+    a = V.as_float_array(n, name, allow_inf=True)
+    bad = ~((a == math.inf) | ((a >= 1.0) & (a == np.floor(a))))
+    if bad.any():
+        raise DomainError(f"{name} must be integers >= 1 or inf (got {float(a[bad].flat[0])!r})")
+    return a
+
+
+def _share_below(d: np.ndarray, n: Any, total: int) -> Any:
+    """#{d < n} / total: a float for a radius, a float64 array for an array of radii (the counts of one sorted
+    copy of d, the same integers divided the same way)."""
+    if np.ndim(n) == 0:
+        return float(np.count_nonzero(d < n)) / total
+    return np.searchsorted(np.sort(d, axis=None), n, side="left").astype(np.float64) / total
 
 
 def _test_mask(train: np.ndarray, test_mask: Any) -> np.ndarray:

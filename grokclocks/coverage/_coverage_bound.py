@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import _floats as FL
+from .. import _pointwise as P
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ..task import _grid_size
+from ..task import _grid_size, MAX_MODULUS
 from ._common import _metric
 
 __all__ = ["ball_size", "ball_size_torus", "coverer_counts", "expected_uncovered", "expected_uncovered_paper",
@@ -28,30 +30,47 @@ def ball_size(n: int) -> int:
 
     Parameters
     ----------
-    n : int
-        The radius n, an integer ≥ 1 (any size: the result is an exact Python int).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (a scalar of any size: the result is an exact Python int); an array of
+        radii ≤ 2³¹ − 1 for a sweep (the counts then exact in int64).
 
     Returns
     -------
-    int
-        C(n) = 2n² − 2n + 1, the number of lattice points at L1 distance < n from a point.
+    int or numpy.ndarray
+        C(n) = 2n² − 2n + 1, the number of lattice points at L1 distance < n from a point: a Python int for a
+        scalar `n`, an int64 array of the shape of `n` for an array.
 
     Raises
     ------
     DomainError
-        If `n` is not an integer ≥ 1.
+        If an entry of `n` is not an integer ≥ 1, or, in an array, exceeds 2³¹ − 1.
 
     Examples
     --------
-    >>> ball_size(5)
-    41
+    >>> ball_size(5), ball_size([1, 2, 5])
+    (41, array([ 1,  5, 41]))
 
     References
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    n = V.count(n, "n", 1)
-    return 2 * n * n - 2 * n + 1
+    if type(n) is int or np.ndim(n) == 0:
+        n = V.count(n, "n", 1)
+    else:
+        n = _int64_radii(n)
+    return 2 * n * n - 2 * n + 1  # the same integer operations on a Python int and on int64 (exact: n < 2^31)
+
+
+_INT64_RADIUS_MAX = 2**31 - 1  # 2 n^2 < 2^63: C(n) exact in int64
+
+
+def _int64_radii(n: Any) -> np.ndarray:
+    """An array of radii n >= 1 as int64, each <= 2^31 - 1 (C(n) = 2n^2 - 2n + 1 exact in int64)."""
+    a = _count_arg(n, "n", 1, None)
+    if a.size and int(a.max()) > _INT64_RADIUS_MAX:
+        raise DomainError(f"n must be <= {_INT64_RADIUS_MAX} in an array, where C(n) is an exact int64 (got "
+                          f"{int(a.max())}; a scalar n of any size gives an exact Python int)")
+    return a
 
 
 def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
@@ -69,12 +88,27 @@ def _coord_counts(p: int, n: int, metric: str) -> np.ndarray:
     return h
 
 
-def _torus_count(p: int, n: int) -> int:
-    """C_T(p, n) from the 1-D distance counts of one point (O(p) instead of the (p, p) table)."""
-    a = np.arange(p)
-    h0 = np.bincount(np.minimum(a, p - a), minlength=n)[:n]  # h0[j] = #{a': torus distance j}
-    H0 = np.cumsum(h0)
-    return int(np.dot(h0, H0[::-1]))
+def _torus_count(p: Any, n: Any) -> Any:
+    r"""C_T(p, n) in closed form, for 1 <= n <= 2p - 1 (Python ints, or int64 arrays that broadcast; exact).
+
+    With the 1-D torus distance D(a) = min(a, p - a) and H(k) = #{a : D(a) <= k} = min(2k + 1, p) (k >= 0),
+    C_T = sum_a H(n - 1 - D(a)) = H(K) + 2 sum_{j=1}^{M} H(K - j) + [p even] H(K - p/2), K = n - 1,
+    M = (p - 1) // 2 (D takes 0 once, each 1..M twice, p/2 once for even p).  The prefix sums of H are
+    S(k) = (k + 1)^2 for k <= M and (M + 1)^2 + (k - M) p beyond (S(-1) = 0), so the middle sum is
+    S(K - 1) - S(K - M - 1).  Every intermediate is <= 2 p^2 (n <= 2p - 1): exact in int64.
+    """
+    xp = FL.SCALAR if type(p) is int and type(n) is int else FL.ARRAY  # the same operations on ints and arrays
+    K = n - 1
+    M = (p - 1) // 2
+
+    def h(k):  # H(k), 0 for k < 0
+        return xp.where(k < 0, 0, xp.minimum(2 * k + 1, p))
+
+    def prefix(k):  # S(k), k >= -1 after the clip
+        k = xp.maximum(k, -1)
+        return xp.where(k <= M, (k + 1) * (k + 1), (M + 1) * (M + 1) + (k - M) * p)
+
+    return h(K) + 2 * (prefix(K - 1) - prefix(K - M - 1)) + (1 - p % 2) * h(K - p // 2)
 
 
 @cites("uniformity:thm3.12")
@@ -116,7 +150,7 @@ def coverer_counts(p: int, n: int, metric: str = "torus") -> np.ndarray:
     metric = _metric(metric)
     n = min(n, 2 * p - 1)  # every distance is <= 2(p - 1): radii beyond give the same counts (exact)
     if metric == "torus":  # translation invariant: one count for every point
-        return np.full((p, p), _torus_count(p, n), dtype=np.int64)
+        return np.full((p, p), int(_torus_count(p, n)), dtype=np.int64)
     h = _coord_counts(p, n, metric)
     cum = np.cumsum(h, axis=1)  # H[b, c] = #{b': dist <= c}
     # s[a, b] = sum_{j=0}^{n-1} h[a, j] * H[b, n-1-j]
@@ -129,33 +163,49 @@ def ball_size_torus(p: int, n: int) -> int:
 
     It equals C(n) = 2n² − 2n + 1 (see `ball_size`) if and only if n ≤ (p + 1)/2, and p² for large n.
 
+    Computed in closed form from the 1-D distance counts (min(2k + 1, p) points of ℤ_p within distance k),
+    in O(1) per point.
+
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n`).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `p`).
 
     Returns
     -------
-    int
-        C_T(p, n), between 1 and p².
+    int or numpy.ndarray
+        C_T(p, n), between 1 and p²: a Python int for scalar `p` and `n`, else an int64 array of their
+        broadcast shape (exact).
 
     Raises
     ------
     DomainError
-        If `p` is not an integer in [2, `MAX_MODULUS`] or `n` is not an integer ≥ 1.
+        If an entry of `p` is not an integer in [2, `MAX_MODULUS`] or one of `n` not an integer ≥ 1, or the
+        arrays do not broadcast.
 
     Examples
     --------
-    >>> ball_size_torus(97, 5), ball_size_torus(7, 5)
-    (41, 37)
+    >>> ball_size_torus(97, 5), ball_size_torus(7, 5), ball_size_torus(7, [1, 2, 5, 7])
+    (41, 37, array([ 1,  5, 37, 49]))
 
     References
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
-    return int(coverer_counts(p, n, "torus")[0, 0])
+    if (type(p) is int and type(n) is int) or (np.ndim(p) == 0 and np.ndim(n) == 0):
+        p = _grid_size(p)
+        n = V.integer_at_least(n, "n", 1)
+        return int(_torus_count(p, min(n, 2 * p - 1)))  # every distance is <= 2 (p // 2): larger radii add nothing
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    na = _count_arg(n, "n", 1, 2 * MAX_MODULUS)  # radii beyond 2p - 1 give p^2: capped (any Python int checked)
+    try:
+        pb, nb = np.broadcast_arrays(pa, na)
+    except ValueError:
+        raise DomainError(f"p, n must broadcast against each other (got shapes p {pa.shape}, n {na.shape})") from None
+    return _torus_count(pb, np.minimum(nb, 2 * pb - 1)).astype(np.int64)
 
 
 def _log_binom(N: np.ndarray, k: float) -> np.ndarray:
@@ -174,8 +224,9 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`): a point is covered by a training point at distance < n.
     m : int or array_like
@@ -186,7 +237,7 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
     Returns
     -------
     float or ndarray
-        E[U], in [0, p²], the broadcast shape of `n` and `m`.
+        E[U], in [0, p²], the broadcast shape of `p`, `n` and `m`.
 
     Raises
     ------
@@ -202,6 +253,8 @@ def expected_uncovered(p: int, n: Any, m: Any, metric: str = "torus") -> float |
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12, exact version; erratum uniformity-2).
     """
+    if type(p) is not int and np.ndim(p):
+        return _per_modulus(expected_uncovered, p, n, m, metric)
     p = _grid_size(p)
     N = p * p
     shape, (nf, mf) = _n_m_args(n, m, N, cap=2 * p - 1)  # radii beyond 2p - 1 cover the same points
@@ -234,7 +287,7 @@ def _uncovered(p: int, n: int, m: np.ndarray, metric: str) -> np.ndarray:
 def _coverer_values(p: int, n: int, metric: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The distinct coverer counts s of radius n and their multiplicities (Python ints; one on the torus)."""
     if metric == "torus":
-        return (_torus_count(p, min(n, 2 * p - 1)),), (p * p,)
+        return (int(_torus_count(p, min(n, 2 * p - 1))),), (p * p,)
     vals, mult = np.unique(coverer_counts(p, n, metric), return_counts=True)
     return tuple(vals.tolist()), tuple(mult.tolist())
 
@@ -256,13 +309,19 @@ def _count_arg(x, name: str, minimum: int, cap: int | None) -> np.ndarray:
     return a if cap is None else np.minimum(a, cap)
 
 
+def _n_m_numbers(n, m, N: int, cap: int | None) -> tuple[int, int]:
+    """(n, m) as Python ints for a scalar radius n >= 1 (capped at `cap`) and a scalar count m in [0, N]."""
+    nv, mv = V.count(n, "n", 1), V.count(m, "m", 0)
+    if mv > N:
+        raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {mv})")
+    return (nv if cap is None else min(nv, cap)), mv
+
+
 def _n_m_args(n, m, N: int, cap: int | None):
     """(shape, (n, m) flat int64) for a radius n >= 1 and a training count m in [0, N] that broadcast."""
     if np.ndim(n) == 0 and np.ndim(m) == 0:  # two scalars: no broadcasting
-        nv, mv = V.count(n, "n", 1), V.count(m, "m", 0)
-        if mv > N:
-            raise DomainError(f"m must be in [0, p^2] = [0, {N}] (got {mv})")
-        return (), [np.array([nv if cap is None else min(nv, cap)], dtype=np.int64), np.array([mv], dtype=np.int64)]
+        nv, mv = _n_m_numbers(n, m, N, cap)
+        return (), [np.array([nv], dtype=np.int64), np.array([mv], dtype=np.int64)]
     nn = _count_arg(n, "n", 1, cap)
     mm = _count_arg(m, "m", 0, None)
     if np.any(mm > N):
@@ -388,8 +447,9 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
     m : int or array_like
@@ -417,47 +477,78 @@ def expected_uncovered_paper(p: int, n: Any, m: Any, form: str = "binomial") -> 
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
+    form = V.choice(form, "form", ("binomial", "exp"))
+    if type(p) is not int and np.ndim(p):  # moduli swept: p^2 an array in the same engine
+        shape, _, nf, mf, N = _p_n_m_arrays(p, n, m)
+        if nf.size > 1 and int(nf.min()) == int(nf.max()):
+            nf = nf[:1]  # one radius: C(n) once
+        return _paper_uncovered(N, nf, mf, form).reshape(shape)
     p = _grid_size(p)
     N = p * p
     # n beyond 2^26 (C(n) > 2^53 > 800 p^2): the same value as at 2^26 in either form (0, or N at m = 0)
+    if (type(n) is int and type(m) is int) or (np.ndim(n) == 0 and np.ndim(m) == 0):  # two numbers: the same
+        # engine on Python ints (no 1-point arrays)
+        return float(_paper_uncovered(N, *_n_m_numbers(n, m, N, cap=2 ** 26), form))
     shape, (nf, mf) = _n_m_args(n, m, N, cap=2 ** 26)
-    form = V.choice(form, "form", ("binomial", "exp"))
     if nf.size > 1 and int(nf.min()) == int(nf.max()):
         nf = nf[:1]  # one radius: C(n) and log(1 - C/p^2) once, broadcast over m
-    C = 2 * nf * nf - 2 * nf + 1  # exact int64 (n <= 2^26)
-    y = mf.astype(np.float64)
+    return V.scalar_or_array(_paper_uncovered(N, nf, mf, form).reshape(shape))
+
+
+def _paper_uncovered(N: Any, n: Any, m: Any, form: str) -> Any:
+    """The engine of `expected_uncovered_paper` on Python ints N = p^2, n, m (a number back) or flat int64 arrays
+    (n <= 2^26; N a number or an array of the points' p^2): the same operations on either."""
+    C = 2 * n * n - 2 * n + 1  # exact (int64: n <= 2^26)
+    y = _float64(m)
     if form == "exp":  # y = -m C / p^2 (m C exact in float64 up to 2^53; e^{-800} p^2 < 1e-340 is 0)
-        y *= C.astype(np.float64)
+        y *= _float64(C)
         y /= N
-        return V.scalar_or_array(_times_exp(N, np.negative(y, out=y)).reshape(shape))
+        y *= -1.0  # the sign flipped (exact), in place on an array
+        return _times_exp(N, y)
     full = C >= N
-    y *= _log_one_minus_ratio(np.where(full, 0, C), N)
+    any_full = P.any_of(full)
+    y *= _log_one_minus_ratio(P.pick(full, 0, C) if any_full else C, N)  # (no select where no point is full)
     out = _times_exp(N, y)
-    if full.any():
-        out = np.where(full, np.where(mf > 0, 0.0, float(N)), out)
-    return V.scalar_or_array(out.reshape(shape))
-
-
-def _log_one_minus_ratio(C, N: int) -> np.ndarray:
-    """log(1 - C/N) for integers 0 <= C < N (arrays), to ~1 ulp: log1p(-C/N) for C <= N/2, else log((N - C)/N)
-    with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C): 2.3e-8 of the
-    result at N - C = 3, N = 9104^2).  int64 / int64 is correctly rounded for N < 2^53."""
-    C = np.asarray(C, dtype=np.int64)
-    half = 2 * C <= N
-    return np.where(half, np.log1p(-(C / N)), np.log(np.where(half, 1, N - C) / N))
-
-
-def _times_exp(N: int, y: np.ndarray) -> np.ndarray:
-    """N e^y for y <= 0 (a 1-d float64 array, overwritten) without the subnormal e^y of y < -708 (N e^y normal up
-    to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
-    with np.errstate(under="ignore"):
-        low = y < -700.0 if y.size and float(y.min()) < -700.0 else None
-        half = np.exp(0.5 * y[low]) if low is not None else None
-        out = np.exp(y, out=y)
-        out *= float(N)
-        if low is not None:
-            out[low] = float(N) * half * half
+    if any_full:
+        out = P.pick(full, P.pick(m > 0, 0.0, _float64(N)), out)
     return out
+
+
+def _float64(x: Any) -> Any:
+    """An int as a Python float, an integer array as a new float64 array (both exact below 2^53)."""
+    return float(x) if type(x) is int else x.astype(np.float64)
+
+
+def _log_one_minus_ratio(C, N: int) -> Any:
+    """log(1 - C/N) for integers 0 <= C < N (a Python int, or arrays), to ~1 ulp: log1p(-C/N) for C <= N/2, else
+    log((N - C)/N) with N - C exact (log1p(-C/N) carried the rounding of C/N with condition number C/(N - C):
+    2.3e-8 of the result at N - C = 3, N = 9104^2).  int / int is correctly rounded for N < 2^53 (Python's and
+    int64's alike); the logs are numpy's on a float and on an array."""
+    if type(C) is int and type(N) is int:
+        return FL.SCALAR.log1p(-(C / N)) if 2 * C <= N else FL.SCALAR.log((N - C) / N)
+    C = np.asarray(C, dtype=np.int64)
+    out = np.log1p(np.negative(C / N))
+    far = 2 * C > N  # the second form on those points only
+    return P.patch(out, far, lambda C, N: np.log((N - C) / N), C, N) if far.any() else out
+
+
+def _times_exp(N: int, y: Any) -> Any:
+    """N e^y for y <= 0 (a float, or a 1-d float64 array, overwritten) without the subnormal e^y of y < -708
+    (N e^y normal up to y = -727 at p = 2^14): (N e^(y/2)) e^(y/2), y/2 exact, at the points below -700."""
+    Nf = _float64(N)  # p^2 exact as a float (a number, or an array of moduli's)
+    if not P.low(y) < -700.0:  # e^y >= e^-700: a normal double (nothing underflows)
+        out = np.exp(y, out=P.into(y))
+        out *= Nf
+        return out
+    with np.errstate(under="ignore"):
+        out = np.exp(y)
+        out *= Nf
+        return P.patch(out, y < -700.0, _times_exp_low, Nf, y)
+
+
+def _times_exp_low(N: float, y: Any) -> Any:
+    half = np.exp(0.5 * y)
+    return N * half * half
 
 
 @cites("uniformity:thm3.12")
@@ -474,23 +565,26 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
-    n : int
-        The radius n, an integer ≥ 1.
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n`).
+    n : int or array_like of int
+        The radius n, an integer ≥ 1 (an array of radii broadcasts against `p`).
     method : {"paper", "paper_nolog", "torus_exact", "grid_exact"}, optional
         Which fraction: `"paper"` (default), `"paper_nolog"` (needs C(n) < p²), `"torus_exact"` or
         `"grid_exact"`.
 
     Returns
     -------
-    float
-        The fraction r > 0 (in (0, 1] for the exact methods).
+    float or numpy.ndarray
+        The fraction r > 0 (in (0, 1] for the exact methods): a float for scalar `p` and `n`, else a float64
+        array of their broadcast shape, each point the value of the scalar call (the exact methods bisect
+        all points of one modulus in lockstep).
 
     Raises
     ------
     DomainError
-        If `p` or `n` is outside its range, `method` is unknown, or C(n) ≥ p² with `"paper_nolog"`.
+        If `p` or `n` is outside its range, `method` is unknown, the arrays do not broadcast, or C(n) ≥ p²
+        with `"paper_nolog"`.
 
     Examples
     --------
@@ -501,6 +595,8 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     ----------
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
+    if not (type(p) is int and type(n) is int) and (np.ndim(p) or np.ndim(n)):
+        return _required_train_fractions(p, n, method)
     p = _grid_size(p)
     n = V.count(n, "n", 1)
     method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
@@ -523,11 +619,93 @@ def required_train_fraction(p: int, n: int, method: str = "paper") -> float:
     return hi / N
 
 
-def _expected_uncovered_below_one(p: int, n: int, m: int, metric: str) -> bool:
+def _required_train_fractions(p: Any, n: Any, method: Any) -> np.ndarray:
+    """`required_train_fraction` over arrays of p and n (broadcast): each point the scalar call's operations --
+    ln(p^2) by `math.log` (one per modulus), the paper's quotient correctly rounded, the exact methods' bisection
+    on the integer m -- run on all the points of one modulus at once."""
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    na = _count_arg(n, "n", 1, None)
+    method = V.choice(method, "method", ("paper", "paper_nolog", "torus_exact", "grid_exact"))
+    try:
+        pb, nb = np.broadcast_arrays(pa, na)
+    except ValueError:
+        raise DomainError(f"p, n must broadcast against each other (got shapes p {pa.shape}, n {na.shape})") from None
+    shape, pf, nf = pb.shape, pb.reshape(-1), nb.reshape(-1)
+    log_n = _log_p_squared()[pf]  # the scalar call's math.log(p^2), looked up
+    if method == "paper":
+        # ln(N) / C correctly rounded: C = 2 n (n - 1) + 1 < 2^53 is formed exactly in float64 for n <= 2^26
+        # (every step an integer below 2^53), and the IEEE division is then the Fraction's rounding; a larger
+        # radius (C beyond 2^53) by the exact rational, on those points only
+        C = nf.astype(np.float64)
+        C *= C - 1.0
+        C *= 2.0
+        C += 1.0
+        out = np.divide(log_n, C, out=C)
+        if int(nf.max()) > 2**26:
+            for i in np.flatnonzero(nf > 2**26):  # radii beyond 2^26 only (C(n) > 2^53, past 800 p^2)
+                out[i] = float(Fraction(float(log_n[i])) / ball_size(int(nf[i])))
+        return out.reshape(shape)
+    if method == "paper_nolog":
+        N = pf * pf  # exact int64 (p <= 2^14)
+        big = nf > 11586  # C(11586) > 2^28 >= p^2: such a radius fails the check below (C in int64 for the rest)
+        C = np.where(big, 2**28, 2 * nf * nf - 2 * nf + 1)
+        bad = C >= N
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DomainError(f"n must satisfy C(n) = 2n^2-2n+1 < p^2 for the 'paper_nolog' form (got n={int(nf[i])}, "
+                              f"p={int(pf[i])})")
+        return (-log_n / (N * _log_one_minus_ratio(C, N))).reshape(shape)
+    metric = "torus" if method == "torus_exact" else "grid"
+    out = np.empty(pf.shape)
+    ps, inv = np.unique(pf, return_inverse=True)
+    inv = inv.reshape(-1)
+    for k, q in enumerate(ps):  # one modulus at a time (expected_uncovered takes one p), each radius once
+        at = np.flatnonzero(inv == k)
+        radii, back = np.unique(nf[at], return_inverse=True)
+        r = np.empty(radii.shape)
+        for j in range(0, radii.size, _LOCKSTEP_RADII):  # within the coverer-value cache (64 radii)
+            r[j:j + _LOCKSTEP_RADII] = _lockstep_fraction(int(q), radii[j:j + _LOCKSTEP_RADII], metric)
+        out[at] = r[back.reshape(-1)]
+    return out.reshape(shape)
+
+
+_LOCKSTEP_RADII = 32  # radii bisected together: their coverer values stay cached across the ~2 log2(p) steps
+
+
+@functools.lru_cache(maxsize=1)
+def _log_p_squared() -> np.ndarray:
+    """math.log(p^2) for p = 0..MAX_MODULUS (float64; entries 0 and 1 unused): the scalar call's logarithm for
+    an array of moduli, by one gather (16,385 logs once, ~2 ms)."""
+    return np.array([0.0, 0.0] + [math.log(q * q) for q in range(2, MAX_MODULUS + 1)])
+
+
+def _lockstep_fraction(p: int, n: np.ndarray, metric: str) -> np.ndarray:
+    """The smallest m/p^2 with E[U] < 1 for each radius of `n` (one modulus): the scalar call's bisection on
+    the integer m, every point on its own interval (lo, hi], advanced together while any is open."""
+    N = p * p
+    lo, hi = np.zeros(n.shape, dtype=np.int64), np.full(n.shape, N, dtype=np.int64)
+    active = hi - lo > 1
+    while active.any():
+        at = np.flatnonzero(active)
+        mid = (lo[at] + hi[at]) // 2
+        below = _expected_uncovered_below_one(p, n[at], mid, metric)
+        hi[at[below]] = mid[below]
+        lo[at[~below]] = mid[~below]
+        active = hi - lo > 1
+    return hi / N
+
+
+def _expected_uncovered_below_one(p: int, n: Any, m: Any, metric: str) -> Any:
     """E[U] < 1, decided exactly: the float value where it is clear of 1 by 1e-8 (its error is <= 1e-12
     below the product-form limit), else integer arithmetic sum_x C(N - s_x, m) < C(N, m) (p = 2, n = 1:
     E[U](3) = 4 C(3,3)/C(4,3) = 1 exactly, which the log-gamma form gave as 0.9999999999999998)."""
     e = expected_uncovered(p, n, m, metric)
+    if np.ndim(e):  # arrays of radii and counts: the exact test on the points near 1 only
+        out = e < 1.0
+        for i in np.flatnonzero(np.abs(e - 1.0) <= 1e-8):
+            out[i] = _expected_uncovered_below_one(p, int(n[i]), int(m[i]), metric)
+        return out
     if abs(e - 1.0) > 1e-8:
         return e < 1.0
     N = p * p
@@ -543,8 +721,9 @@ def full_coverage_probability_lower_bound(p: int, n: Any, m: Any, metric: str = 
 
     Parameters
     ----------
-    p : int
-        The modulus p, an integer in [2, `MAX_MODULUS`].
+    p : int or array_like of int
+        The modulus p, an integer in [2, `MAX_MODULUS`] (an array of moduli broadcasts against `n` and `m`;
+        each distinct modulus is evaluated once, on its own points).
     n : int or array_like
         The radius n, an integer ≥ 1 (an array of radii broadcasts against `m`).
     m : int or array_like
@@ -567,3 +746,36 @@ def full_coverage_probability_lower_bound(p: int, n: Any, m: Any, metric: str = 
     Spec ID `uniformity:thm3.12` (paper Theorem 3.12).
     """
     return V.scalar_or_array(np.maximum(0.0, 1.0 - np.asarray(expected_uncovered(p, n, m, metric))))
+
+
+def _p_n_m_arrays(p: Any, n: Any, m: Any) -> tuple:
+    """(shape, p, n, m, N = p^2) as flat int64 arrays for moduli in [2, MAX_MODULUS], radii >= 1 (capped at 2^26,
+    beyond which no value changes) and counts m in [0, p^2] at each point, broadcast together."""
+    pa = _count_arg(p, "p", 2, None)
+    _grid_size(int(pa.max()))  # the largest modulus checked <= MAX_MODULUS (its message)
+    nn, mm = _count_arg(n, "n", 1, 2**26), _count_arg(m, "m", 0, None)
+    try:
+        pb, nb, mb = np.broadcast_arrays(pa, nn, mm)
+    except ValueError:
+        raise DomainError(f"p, n, m must broadcast against each other (got shapes p {pa.shape}, n {nn.shape}, "
+                          f"m {mm.shape})") from None
+    pf, nf, mf = (np.ascontiguousarray(x).reshape(-1) for x in (pb, nb, mb))
+    N = pf * pf  # exact (p <= 2^14)
+    over = mf > N
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise DomainError(f"m must be in [0, p^2] = [0, {int(N[i])}] (got {int(mf[i])})")
+    return pb.shape, pf, nf, mf, N
+
+
+def _per_modulus(fn: Any, p: Any, n: Any, m: Any, option: Any) -> np.ndarray:
+    """``fn(p, n, m, option)`` for an array of moduli p broadcast against n and m: the scalar-p engine once per
+    distinct modulus, on that modulus's points (each point gets the values of its own scalar-p call)."""
+    shape, pf, nf, mf, _ = _p_n_m_arrays(p, n, m)
+    out = np.empty(pf.shape)
+    order = np.argsort(pf, kind="stable")  # the points of each modulus together: one sort, no mask per modulus
+    ps, starts = np.unique(pf[order], return_index=True)
+    for q, lo, hi in zip(ps, starts, [*starts[1:], pf.size]):
+        at = order[lo:hi]
+        out[at] = fn(int(q), nf[at], mf[at], option)
+    return out.reshape(shape)
