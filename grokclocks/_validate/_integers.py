@@ -136,7 +136,8 @@ def counts(x: Any, name: str, minimum: int = 1) -> Any:
     if lo is not None and lo < minimum:
         low = a < minimum
         raise DomainError(f"{name} must be integers >= {minimum} (got {float(a[low].flat[0])!r})")
-    if a.size and not np.array_equal(np.floor(a), a):
+    integral = isinstance(x, np.ndarray) and x.dtype.kind in "iu"  # its float64 conversion is integral
+    if a.size and not integral and not np.array_equal(np.floor(a), a):
         frac = a != np.floor(a)
         raise DomainError(f"{name} must be integers >= {minimum} (got {float(a[frac].flat[0])!r})")
     return a
