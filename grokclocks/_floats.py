@@ -112,18 +112,22 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
     it is accurate to a few ulp); elsewhere, with all :math:`a_i` integers, the binary exponents are
     added exactly (``frexp``/``ldexp``: the result is ``inf`` or ``0`` only if the true value is beyond
     the double range), otherwise the product is evaluated as :math:`\exp\sum_ia_i\log x_i`.
+
+    Numbers (Python or NumPy floats, ints) with scalar powers take the direct product on floats -- the
+    same operations in the same order as on an array, so the same bits -- and a ``numpy.float64`` comes
+    back; an array result is a new array (never a base), formed in place: one fresh array of the
+    broadcast shape where the direct product serves every point.
     """
+    if _all_numbers(bases) and _all_numbers(powers):
+        out = _number_product(bases, powers)
+        if out is not None:
+            return np.float64(out)
     xs = [np.asarray(x, dtype=np.float64) for x in bases]
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         shape = np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers))
         if product_stays_normal([_extrema(x) for x in xs], powers):
             # the cheapest proof: two reductions per array base, the rest on scalars
-            direct = None
-            for x, a in zip(xs, powers):
-                f = _power(x, a)
-                if direct is not None and f.ndim == 0 and float(f) == 1.0:
-                    continue  # a factor of exactly 1 (n_params = 1): the product unchanged, one pass saved
-                direct = f if direct is None else direct * f
+            direct = _direct_product(xs, powers, shape)
             if direct.shape == shape and not any(direct is x for x in xs):
                 return direct  # a new array already (no copy)
             return np.array(np.broadcast_to(direct, shape), dtype=np.float64)
@@ -153,7 +157,9 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
             expo = np.zeros(direct.shape, dtype=np.int64)
             for x, a in zip(xs, powers):
                 m, e = np.frexp(x)
-                mant = mant * m ** int(a)  # m in [1/2, 1): m**a in [1/16, 16], no over/underflow
+                # m in [1/2, 1): m**a in [1/16, 16], no over/underflow; numpy's power ufunc on a 0-d array too (a
+                # NumPy float's ** is the C library's pow, which differed from the array loop by an ulp)
+                mant = mant * np.power(m, float(int(a)))
                 expo = expo + int(a) * e
                 mant, e2 = np.frexp(mant)
                 expo = expo + e2
@@ -163,6 +169,81 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
             logs = sum(np.asarray(a, dtype=np.float64) * np.log(x) for x, a in zip(xs, powers))
             fallback = np.exp(logs)
     return np.where(ok, direct, fallback)
+
+
+_NUMBER_TYPES = (float, int, np.float64)  # bool is not among them (type(True) is bool)
+
+
+def _all_numbers(values: Sequence[Any]) -> bool:
+    for v in values:
+        if type(v) not in _NUMBER_TYPES:
+            return False
+    return True
+
+
+def _number_product(bases: Sequence[Any], powers: Sequence[Any]) -> float | None:
+    """The direct product of numbers as `power_product` forms it on an array (`_power`'s operations, left to
+    right), or None where a base, a factor or a partial product is not a normal double (the array path then
+    decides, on 0-d arrays).  A non-integer power is taken by numpy's ``power`` ufunc on the float (the loop
+    an array runs), only where ``|a log2 x|`` keeps the factor far inside the normal range (no warning)."""
+    out = None
+    for x, a in zip(bases, powers):
+        x = float(x)
+        if not TINY <= x <= _MAX:
+            return None
+        a = float(a)
+        if a == 1.0:
+            f = x
+        elif a == -1.0:
+            f = 1.0 / x
+        elif a == 2.0:
+            f = x * x
+        elif a == 0.5:
+            f = math.sqrt(x)  # correctly rounded, as np.sqrt
+        elif abs(a * math.log2(x)) < 1000.0:
+            f = float(np.power(x, a))
+        else:
+            return None
+        if not TINY <= f <= _MAX:
+            return None
+        out = f if out is None else out * f
+        if not TINY <= out <= _MAX:
+            return None
+    return out
+
+
+def _direct_product(xs: list[np.ndarray], powers: Sequence[Any], shape: tuple[int, ...]) -> Any:
+    """The product of the factors ``_power(x, a)``, left to right, each multiplication written into an array this
+    call made wherever one of the broadcast shape is at hand (at 1e5 points a second fresh array costs more in
+    page faults than the arithmetic: the heap is trimmed when both are freed).  A factor of exactly 1 (a 0-d
+    base 1, e.g. n_params = 1) is skipped: the product unchanged, one pass saved."""
+    direct: Any = None
+    own = False  # whether `direct` is an array this call made (then written in place)
+    for x, a in zip(xs, powers):
+        if own and x.shape == shape and x.size > BLOCK and np.ndim(a) == 0 and float(a) != 1.0 \
+                and x.flags.c_contiguous and direct.flags.c_contiguous:
+            # a factor that would be a second fresh array (1/x, x*x, ...): formed block by block into a small
+            # temporary and multiplied into the product (the same operations on every point)
+            d, xf = direct.reshape(-1), x.reshape(-1)
+            for i in range(0, d.size, BLOCK):
+                blk = d[i:i + BLOCK]
+                np.multiply(blk, _power(xf[i:i + BLOCK], a), out=blk)
+            continue
+        f = _power(x, a)
+        if direct is None:
+            direct, own = f, f is not x and isinstance(f, np.ndarray) and f.shape == shape and f.ndim > 0
+            continue
+        if f.ndim == 0 and float(f) == 1.0:
+            continue
+        if own:
+            np.multiply(direct, f, out=direct)
+        elif f is not x and isinstance(f, np.ndarray) and f.ndim and f.shape == shape:
+            direct = np.multiply(direct, f, out=f)  # x*y == y*x exactly: the same bits
+            own = True
+        else:
+            direct = direct * f
+            own = isinstance(direct, np.ndarray) and direct.ndim > 0 and direct.shape == shape
+    return direct
 
 
 def log_expm1(x: Any) -> np.ndarray:
