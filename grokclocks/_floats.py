@@ -105,7 +105,8 @@ def product_stays_normal(extrema: Sequence[tuple[float, float]], powers: Sequenc
     return low >= _LOG2_TINY + 1.0 and high <= _LOG2_MAX - 1.0
 
 
-def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
+def power_product(bases: Sequence[Any], powers: Sequence[Any],
+                  extrema: Sequence[tuple[float, float] | None] | None = None) -> np.ndarray:
     r""":math:`\prod_ix_i^{a_i}` for positive finite :math:`x_i` (arrays broadcast), real :math:`a_i`.
 
     The direct product is used where every factor and every partial product is a normal double (then
@@ -116,7 +117,9 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
     Numbers (Python or NumPy floats, ints) with scalar powers take the direct product on floats -- the
     same operations in the same order as on an array, so the same bits -- and a ``numpy.float64`` comes
     back; an array result is a new array (never a base), formed in place: one fresh array of the
-    broadcast shape where the direct product serves every point.
+    broadcast shape where the direct product serves every point.  `extrema`, where given, holds for each
+    base its (min, max) as the caller already reduced them (an entry None: reduced here), so that the
+    proof of the direct path costs no second pass over an array.
     """
     if _all_numbers(bases) and _all_numbers(powers):
         out = _number_product(bases, powers)
@@ -124,8 +127,9 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
             return np.float64(out)
     xs = [np.asarray(x, dtype=np.float64) for x in bases]
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        shape = np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers))
-        if product_stays_normal([_extrema(x) for x in xs], powers):
+        shape = _common_shape([x.shape for x in xs] + [np.shape(a) for a in powers])
+        bounds = [_extrema(x) if extrema is None or extrema[i] is None else extrema[i] for i, x in enumerate(xs)]
+        if product_stays_normal(bounds, powers):
             # the cheapest proof: two reductions per array base, the rest on scalars
             direct = _direct_product(xs, powers, shape)
             if direct.shape == shape and not any(direct is x for x in xs):
@@ -169,6 +173,15 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
             logs = sum(np.asarray(a, dtype=np.float64) * np.log(x) for x, a in zip(xs, powers))
             fallback = np.exp(logs)
     return np.where(ok, direct, fallback)
+
+
+def _common_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The broadcast shape: the one non-empty shape where the others are () (no call into numpy), else
+    ``np.broadcast_shapes``."""
+    full = [s for s in shapes if s != ()]
+    if all(s == full[0] for s in full[1:]):
+        return full[0] if full else ()
+    return np.broadcast_shapes(*shapes)
 
 
 _NUMBER_TYPES = (float, int, np.float64)  # bool is not among them (type(True) is bool)

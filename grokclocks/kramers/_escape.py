@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -38,7 +39,7 @@ def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[list[float], list[float]
 
 def _spectrum(H: np.ndarray, name: str) -> list[float]:
     """Ascending eigenvalues of a square float64 array `H` (checked symmetric unless diagonal)."""
-    diag = np.diagonal(H)
+    diag = H.diagonal()
     if np.count_nonzero(H) == np.count_nonzero(diag):  # no off-diagonal entry: the diagonal is the spectrum
         return sorted(diag.tolist())
     return np.linalg.eigvalsh(_sym(H, name)).tolist()
@@ -46,9 +47,9 @@ def _spectrum(H: np.ndarray, name: str) -> list[float]:
 
 def _log_prefactor(hess_min: Any, hess_saddle: Any) -> float:
     """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here."""
-    em, es = _hessians(hess_min, hess_saddle)
-    top_m, top_s = max(abs(e) for e in em), max(abs(e) for e in es)
-    if any(abs(e) < 1e-12 * top_m for e in em) or any(abs(e) < 1e-12 * top_s for e in es):
+    em, es = _hessians(hess_min, hess_saddle)  # ascending: the largest magnitude is at an end
+    top_m, top_s = max(-em[0], em[-1]), max(-es[0], es[-1])
+    if min(abs(e) for e in em) < 1e-12 * top_m or min(abs(e) for e in es) < 1e-12 * top_s:
         raise DomainError("degenerate critical point (a Hessian eigenvalue is ~0): the Eyring-Kramers law does not "
                           "apply; see Berglund & Gentz (2010) for non-quadratic saddles")
     if em[0] <= 0:
@@ -206,16 +207,18 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     return V.scalar_or_array(np.exp(np.maximum(lt, -1e4, out=lt), out=lt))
 
 
-def _ek1d_check(curv_min, curv_saddle, delta_F, T):
-    cm = V.positive(curv_min, "curv_min")
-    cs = V.as_float_array(curv_saddle, "curv_saddle")
-    if np.any(cs >= 0):
-        raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if cs.ndim else float(cs)!r})")
-    return cm, cs, V.positive(delta_F, "delta_F"), V.positive(T, "T")
+def _ek1d_check(curv_min, curv_saddle, delta_F, T, sc: bool = False):
+    cm = V.positive(curv_min, "curv_min", scalar=sc)
+    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=sc)
+    if PW.high(cs) >= 0:
+        raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if np.ndim(cs) else float(cs)!r})")
+    return cm, cs, V.positive(delta_F, "delta_F", scalar=sc), V.positive(T, "T", scalar=sc)
 
 
-def _log_k1d(curv_min, curv_saddle, delta_F, T) -> np.ndarray:
-    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
+def _log_k1d(curv_min, curv_saddle, delta_F, T) -> Any:
+    """ln τ of the 1-d law, validated here: a NumPy float for four numbers (the same operations on floats:
+    numpy's log on the float, IEEE division), else an array (0-d for 0-d arguments)."""
+    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T, PW.scalars(curv_min, curv_saddle, delta_F, T))
     # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
     # beyond 1e+-154
     with np.errstate(over="ignore"):
@@ -291,9 +294,10 @@ def kramers_time_1d(curv_min: Any, curv_saddle: Any, delta_F: Any, T: Any) -> fl
     Spec `kramers:eyring-1d`.
     """
     lt = _log_k1d(curv_min, curv_saddle, delta_F, T)
-    if np.any(lt > FL.LOG_MAX):
-        raise V.ResultOverflow(f"tau = exp({float(np.max(lt)):.6g}) exceeds the largest double: use log_kramers_time_1d")
-    return V.scalar_or_array(np.exp(lt))
+    top = PW.high(lt)
+    if top > FL.LOG_MAX:
+        raise V.ResultOverflow(f"tau = exp({top:.6g}) exceeds the largest double: use log_kramers_time_1d")
+    return V.scalar_or_array(np.exp(lt, out=PW.into(lt)))
 
 
 @cites("kramers:eyring-1d")
