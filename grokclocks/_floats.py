@@ -54,7 +54,30 @@ def _power(x: np.ndarray, a: Any) -> np.ndarray:
             return x * x
         if a == 0.5:
             return np.sqrt(x)
-    return np.power(x, a)
+        return np.power(x, a)
+    # an array of powers: the same operation on each point as a scalar power would take (numpy's vectorised pow
+    # differs from sqrt by up to 2 ulp at 0.5: a scalar call and an array call would disagree)
+    a = np.asarray(a, dtype=np.float64)
+    out = np.power(x, a)
+    twice = a + a  # 2, -2, 4, 1 at the four special powers: integers (one test finds whether any point has one)
+    if (twice == np.round(twice)).any():
+        for v, form in ((1.0, _same), (-1.0, _reciprocal), (2.0, _square), (0.5, np.sqrt)):
+            at = a == v
+            if at.any():
+                out = np.where(at, form(x), out)
+    return out
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+def _reciprocal(x: Any) -> Any:
+    return 1.0 / x
+
+
+def _square(x: Any) -> Any:
+    return x * x
 
 
 def _extrema(x: Any) -> tuple[float, float]:
@@ -151,27 +174,46 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any],
         direct = np.ones(shape)
         ok = np.ones(shape, dtype=bool)
         for x, a in zip(xs, powers):
-            f = np.power(x, a)
+            f = _power(x, a)  # each point's factor as on the other paths and in a number call
             direct = direct * f
             ok &= _normal(f) & _normal(direct)
         if np.all(ok):
             return direct
-        if all(np.ndim(a) == 0 and float(a).is_integer() and abs(float(a)) <= 4 for a in powers):
+        # each point by its own powers: exact binary exponents where all its powers are integers in [-4, 4],
+        # logarithms elsewhere (an array of powers mixes both; a number call decides the same way)
+        pw = [np.asarray(a, dtype=np.float64) for a in powers]
+        ints = np.ones(shape, dtype=bool)
+        for a in pw:
+            ints &= (a == np.round(a)) & (np.abs(a) <= 4)
+        fallback = None
+        if ints.any():
             mant = np.ones(direct.shape)
             expo = np.zeros(direct.shape, dtype=np.int64)
-            for x, a in zip(xs, powers):
+            for x, a in zip(xs, pw):
                 m, e = np.frexp(x)
-                # m in [1/2, 1): m**a in [1/16, 16], no over/underflow; numpy's power ufunc on a 0-d array too (a
-                # NumPy float's ** is the C library's pow, which differed from the array loop by an ulp)
-                mant = mant * np.power(m, float(int(a)))
-                expo = expo + int(a) * e
+                # m in [1/2, 1): m**a in [1/16, 16], no over/underflow; numpy's power ufunc with a scalar exponent,
+                # as a number call takes it (a NumPy float's ** is the C library's pow, and numpy's loop for an
+                # array of exponents rounds differently: both differed from it by an ulp)
+                if a.ndim == 0:
+                    mant = mant * np.power(m, float(a))
+                    expo = expo + int(a) * e
+                else:
+                    ai = np.broadcast_to(np.where(ints, a, 0.0), shape)
+                    mb = np.broadcast_to(m, shape)
+                    f = np.ones(shape)
+                    for v in np.unique(ai).tolist():  # at most 9 integer powers
+                        if v != 0.0:
+                            at = ai == v
+                            f[at] = np.power(mb[at], v)
+                    mant = mant * f
+                    expo = expo + ai.astype(np.int64) * e
                 mant, e2 = np.frexp(mant)
                 expo = expo + e2
             far = np.clip(expo, -2200, 2200)  # ldexp saturates to 0 / inf well before +-2200
             fallback = np.ldexp(mant, far.astype(np.int64))
-        else:
-            logs = sum(np.asarray(a, dtype=np.float64) * np.log(x) for x, a in zip(xs, powers))
-            fallback = np.exp(logs)
+        if not ints.all():
+            logs = sum(a * np.log(x) for x, a in zip(xs, pw))
+            fallback = np.exp(logs) if fallback is None else np.where(ints, fallback, np.exp(logs))
     return np.where(ok, direct, fallback)
 
 
