@@ -868,3 +868,21 @@ def test_sweep_errors_name_the_parameter():
         K.kramers_ratio_first_order_estimate((8.0, 0.0), (-4.0, 0.0, 24.0), 0.1)
     with pytest.raises(DomainError, match="must broadcast"):
         K.feature_kernel_norm([4, 8], [3, 5, 7], 0.2)
+
+
+def test_first_order_ratio_where_the_bracket_leaves_the_double_range():
+    """B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) beyond 1.8e308 or below 2^-1000, with T·B a
+    normal double: the quartic terms (~1e915) cancel exactly and leave the cubic ones; T·B formed without a spurious
+    0 or inf (a first version of the T sweep scaled by the largest term and returned 1.0 here)."""
+    tiny = 2.2250738585072626e-308
+    for s3, T in ((2.0133829080200893e-232, tiny), (1e-250, 1e-300), (1.0, 1e-300)):
+        dm, ds = (tiny, tiny, 1e300), (-tiny, s3, 1e300)
+        m2, m3, m4, s2, s3_, s4 = (mp.mpf(v) for v in (*dm, *ds))
+        B = (mp.mpf(5.0 / 24.0) * m3**2 / m2**3 - mp.mpf(1.0 / 8.0) * m4 / m2**2 + mp.mpf(1.0 / 8.0) * s4 / s2**2
+             + mp.mpf(5.0 / 24.0) * s3_**2 / abs(s2) ** 3)
+        ref = 1 + mp.mpf(T) * B
+        for got in (K.kramers_ratio_first_order_estimate(dm, ds, T), K.kramers_ratio_first_order_estimate(dm, ds, [T])[0]):
+            if ref > mp.mpf(np.finfo(float).max):
+                assert got == math.inf
+            else:
+                assert abs(got - ref) <= 1e-14 * abs(ref), (s3, T, got, ref)

@@ -364,10 +364,11 @@ def _bracket(m2: float, m3: float, m4: float, s2: float, s3: float, s4: float) -
     """The bracket B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) as ``(hi, k)``, B ≈ hi·2^k.
 
     The terms with exact binary exponents, summed exactly and rounded once (`FL.signed_power_sum`: m3**2 raised
-    OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan).  k = 0 where B itself is a
-    double of magnitude >= 2^-1000; otherwise (B beyond the double range, or so small that T·B would lose bits to
-    a subnormal B) the terms are scaled by 2^-k, k the largest term's binary exponent, so that T·B is formed as
-    (T·hi)·2^k without a spurious inf or 0.
+    OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan).  k = 0 where B is a double
+    of magnitude >= 2^-1000 (then T·B is one rounding).  Otherwise (B beyond the double range, or below 2^-1000,
+    where T·B would lose bits to a subnormal) the terms are summed scaled by 2^-k, k stepping down by 1000 from
+    the largest term's binary exponent until |B 2^-k| >= 2^-1000: the terms cancelling to any depth leave B's own
+    exponent, not 0.  A sum still 0 once k is 1000 below the lowest bit any term carries is an exact 0.
     """
     s2a = abs(s2)
     terms = [(5.0 / 24.0, [abs(m3), m2], [2, -3]),
@@ -375,16 +376,26 @@ def _bracket(m2: float, m3: float, m4: float, s2: float, s3: float, s4: float) -
              (1.0 / 8.0 * math.copysign(1.0, s4), [abs(s4), s2a], [1, -2]),
              (5.0 / 24.0, [abs(s3), s2a], [2, -3])]
     hi = FL.signed_power_sum(terms)
-    if hi == 0.0 or _TWO_M1000 <= abs(hi) < math.inf:
+    if _TWO_M1000 <= abs(hi) < math.inf:
         return hi, 0
     live = [(c, xs, ps) for c, xs, ps in terms if all(x != 0.0 for x in xs)]
-    k = max(math.frexp(c)[1] + sum(a * math.frexp(x)[1] for x, a in zip(xs, ps)) for c, xs, ps in live)
-    chunks, rest = [], -k  # 2^-k as factors 2 with powers of at most 1000 (a float's ** overflows past 2^1023)
-    while abs(rest) > 1000:
-        chunks.append(1000 if rest > 0 else -1000)
-        rest -= chunks[-1]
-    chunks.append(rest)
-    return FL.signed_power_sum([(c, [*xs, *[2.0] * len(chunks)], [*ps, *chunks]) for c, xs, ps in live]), k
+    # |term| within 2^(E - 5) .. 2^(E + 3), E the sum of the binary exponents; its lowest bit >= 2^(E - 60)
+    exps = [math.frexp(c)[1] + sum(a * math.frexp(x)[1] for x, a in zip(xs, ps)) for c, xs, ps in live]
+    if not live or (hi == 0.0 and min(exps) - 60 >= -1000):  # an exact 0 (a nonzero sum would show)
+        return 0.0, 0
+    k, low = max(exps), min(exps) - 60
+    while True:
+        chunks, rest = [], -k  # 2^-k as factors 2 with powers of at most 1000 (a float's ** overflows past 2^1023)
+        while abs(rest) > 1000:
+            chunks.append(1000 if rest > 0 else -1000)
+            rest -= chunks[-1]
+        chunks.append(rest)
+        hi = FL.signed_power_sum([(c, [*xs, *[2.0] * len(chunks)], [*ps, *chunks]) for c, xs, ps in live])
+        if abs(hi) >= _TWO_M1000:
+            return hi, k
+        if k < low + 1000:  # B != 0 would be >= 2^low, so |B 2^-k| > 2^-1000 here: B is 0
+            return 0.0, 0
+        k -= 1000
 
 
 _TWO_M1000 = 2.0**-1000

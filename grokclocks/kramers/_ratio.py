@@ -22,7 +22,7 @@ def log_ratio(a: Any, b: Any, a_ext: tuple[float, float], b_ext: tuple[float, fl
     is `a` exactly: a scalar `b` of 1 divides nothing.  Otherwise, `FL.log_quotient` on all points.
     """
     lo, hi = a_ext[0] / b_ext[1], a_ext[1] / b_ext[0]  # bounds on every fl(a / b): rounding is monotone
-    if not (FL.TINY <= lo and hi <= _MAX):
+    if not (FL.TINY <= lo and hi <= _MAX) or (lo >= 0.5 and hi <= 2.0):  # some far, or every point near 1
         return FL.log_quotient(a, b)
     if lo > 2.0 or hi < 0.5:
         return PW.log_quotient(a, b, (lo, hi))
