@@ -412,6 +412,10 @@ CASES: list[Case] = [
     Case("kramers.feature_kernel_norm", lambda r, n: (np.floor(U(r, n, 1, 1e6)), r.uniform(0.0, 0.5, n)),
          lambda N, al: KR.feature_kernel_norm(N, 97, al), lambda N, al: N ** (-2 * al) * (1 + 2 * 97) / 3,
          note="p = 97, a_std = N^-1/2"),
+    Case("kramers.readout_kernel_norm", lambda r, n: (np.floor(U(r, n, 1, 1e6)), np.floor(U(r, n, 2, 1e4)),
+                                                    r.uniform(0.0, 0.5, n)), KR.readout_kernel_norm,
+         lambda N, p, al: N ** (1 - 2 * al) * (p * p + 2 * p * (math.sqrt(3) / 2 + math.pi / 3 - 1)
+                                               + (1 + math.pi / 3 - math.sqrt(3))) / (2 * math.pi * p)),
     Case("kramers.feature_timescale_estimate", lambda r, n: (np.floor(U(r, n, 1, 1e6)), r.uniform(0.0, 0.5, n)),
          KR.feature_timescale_estimate, lambda N, al: N ** (al + 0.5), note="a_std = N^-1/2"),
     Case("kramers.n_train", lambda r, n: (np.floor(U(r, n, 2, 1e4)), r.uniform(0.25, 0.75, n)), KR.n_train,
@@ -459,8 +463,7 @@ NOT_SWEPT = {
     "clocks.clock_mismatch_lower_bound / coupled_ / crossover_eps": "compositions of the swept bounds (crossover_eps: a "
                                                                    "scan and a root per call)",
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count (exact Python "
-                                   "integers); readout_kernel_norm (the NNGP spectrum of Z_p per call); "
-                                   "mfpt_*_exact (a user's potential, quadrature/PDE per call)",
+                                   "integers); mfpt_*_exact (a user's potential, quadrature/PDE per call)",
     "coverage (data, integers)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: data); ball_size, "
                                  "ball_size_torus, required_train_fraction (exact Python integers / rationals)",
     "spectral (data)": "stable ranks, penalties and drifts of matrices; eckart_young_rank (integer)",

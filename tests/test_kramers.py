@@ -821,13 +821,14 @@ def test_shapes_that_do_not_broadcast_raise_domain_error(func):
 
 
 def test_sweeps_broadcast_and_equal_the_number_calls():
-    """feature_kernel_norm, feature_timescale_estimate, n_train and kramers_ratio_first_order_estimate broadcast
+    """readout/feature_kernel_norm, feature_timescale_estimate, n_train and kramers_ratio_first_order_estimate broadcast
     like the rest (numbers in, a float or int out); each point of an array call is the number call's value."""
     rng = np.random.default_rng(11)
     N = np.array([[1], [64], [4096], [10**6]])  # (4, 1)
     al = np.array([0.0, 0.1, 0.25, 0.37, 0.5])  # (5,): 0, 1/4, 1/2 give the powers 1, 1/2, -1, 0 exactly
     sa = np.exp(rng.uniform(-300, 300, (4, 5)))
     for f, args in ((K.feature_kernel_norm, (N, 97, al)), (K.feature_kernel_norm, (N, [[3], [11], [97], [1000]], al, sa)),
+                    (K.readout_kernel_norm, (N, [[3], [11], [97], [1000]], al)),
                     (K.feature_timescale_estimate, (N, al)), (K.feature_timescale_estimate, (N, al, sa))):
         got = f(*args)
         assert got.shape == (4, 5)
