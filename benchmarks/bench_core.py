@@ -494,6 +494,21 @@ CASES: list[Case] = [
          lambda e, tr: KR.t_eff_fullbatch_heuristic(e, tr, 0.5), lambda e, tr: 0.5 * e * e * tr),
     Case("kramers.ridge_grok_time_asymptotic", lambda r, n: (U(r, n, 1.0, 10), U(r, n, 1e-3, 1.0)),
          lambda nn, lam: KR.ridge_grok_time_asymptotic(nn, 1e-3, lam), lambda nn, lam: np.log(nn / 2e-3) / (4 * lam)),
+    Case("kramers.kramers_ratio_first_order_estimate", lambda r, n: (U(r, n, 1e-3, 10),),
+         lambda T: KR.kramers_ratio_first_order_estimate((8.0, -24.0, 24.0), (-4.0, 0.0, 24.0), T),
+         lambda T: 1 + T * (5 * 24.0**2 / (24 * 8.0**3) - 24.0 / (8 * 8.0**2) + 24.0 / (8 * 4.0**2)),
+         note="F = (x^2 - 1)^2 (derivatives fixed), T swept"),
+    Case("kramers.feature_kernel_norm", lambda r, n: (np.floor(U(r, n, 1, 1e6)), r.uniform(0.0, 0.5, n)),
+         lambda N, al: KR.feature_kernel_norm(N, 97, al), lambda N, al: N ** (-2 * al) * (1 + 2 * 97) / 3,
+         note="p = 97, a_std = N^-1/2"),
+    Case("kramers.readout_kernel_norm", lambda r, n: (np.floor(U(r, n, 1, 1e6)), np.floor(U(r, n, 2, 1e4)),
+                                                    r.uniform(0.0, 0.5, n)), KR.readout_kernel_norm,
+         lambda N, p, al: N ** (1 - 2 * al) * (p * p + 2 * p * (math.sqrt(3) / 2 + math.pi / 3 - 1)
+                                               + (1 + math.pi / 3 - math.sqrt(3))) / (2 * math.pi * p)),
+    Case("kramers.feature_timescale_estimate", lambda r, n: (np.floor(U(r, n, 1, 1e6)), r.uniform(0.0, 0.5, n)),
+         KR.feature_timescale_estimate, lambda N, al: N ** (al + 0.5), note="a_std = N^-1/2"),
+    Case("kramers.n_train", lambda r, n: (np.floor(U(r, n, 2, 1e4)), r.uniform(0.25, 0.75, n)), KR.n_train,
+         lambda p, rho: np.floor(rho * p * p).astype(np.int64)),
     # ------------------------------------------------------------------ coverage
     Case("coverage.expected_uncovered", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.expected_uncovered(97, 5, m),
@@ -542,9 +557,8 @@ NOT_SWEPT = {
     "linear.fit_inverse_square, modular_lambda, fig*_table": "a fit to data, an exact rational, figure tables",
     "clocks (data)": "logit_gaps, cross_entropy, relu maps, estimators on records (first_hitting_time, classifier_clock, "
                      "...), Fourier energies: functions of data arrays, vectorised over the data",
-    "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count, n_train, "
-                                   "readout/feature norms (integer sizes); mfpt_*_exact (a user's potential, "
-                                   "quadrature/PDE per call)",
+    "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count (exact Python "
+                                   "integers); mfpt_*_exact (a user's potential, quadrature/PDE per call)",
     "coverage (data)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: functions of a split's data; "
                        "accuracy_ceiling broadcasts over the radius n); required_train_fraction's exact methods (a "
                        "bisection on the integer m per radius, in lockstep); expected_uncovered over p (the exact "

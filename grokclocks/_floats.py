@@ -54,7 +54,30 @@ def _power(x: np.ndarray, a: Any) -> np.ndarray:
             return x * x
         if a == 0.5:
             return np.sqrt(x)
-    return np.power(x, a)
+        return np.power(x, a)
+    # an array of powers: the same operation on each point as a scalar power would take (numpy's vectorised pow
+    # differs from sqrt by up to 2 ulp at 0.5: a scalar call and an array call would disagree)
+    a = np.asarray(a, dtype=np.float64)
+    out = np.power(x, a)
+    twice = a + a  # 2, -2, 4, 1 at the four special powers: integers (one test finds whether any point has one)
+    if (twice == np.round(twice)).any():
+        for v, form in ((1.0, _same), (-1.0, _reciprocal), (2.0, _square), (0.5, np.sqrt)):
+            at = a == v
+            if at.any():
+                out = np.where(at, form(x), out)
+    return out
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+def _reciprocal(x: Any) -> Any:
+    return 1.0 / x
+
+
+def _square(x: Any) -> Any:
+    return x * x
 
 
 def _extrema(x: Any) -> tuple[float, float]:
@@ -105,25 +128,33 @@ def product_stays_normal(extrema: Sequence[tuple[float, float]], powers: Sequenc
     return low >= _LOG2_TINY + 1.0 and high <= _LOG2_MAX - 1.0
 
 
-def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
+def power_product(bases: Sequence[Any], powers: Sequence[Any],
+                  extrema: Sequence[tuple[float, float] | None] | None = None) -> np.ndarray:
     r""":math:`\prod_ix_i^{a_i}` for positive finite :math:`x_i` (arrays broadcast), real :math:`a_i`.
 
     The direct product is used where every factor and every partial product is a normal double (then
     it is accurate to a few ulp); elsewhere, with all :math:`a_i` integers, the binary exponents are
     added exactly (``frexp``/``ldexp``: the result is ``inf`` or ``0`` only if the true value is beyond
     the double range), otherwise the product is evaluated as :math:`\exp\sum_ia_i\log x_i`.
+
+    Numbers (Python or NumPy floats, ints) with scalar powers take the direct product on floats -- the
+    same operations in the same order as on an array, so the same bits -- and a ``numpy.float64`` comes
+    back; an array result is a new array (never a base), formed in place: one fresh array of the
+    broadcast shape where the direct product serves every point.  `extrema`, where given, holds for each
+    base its (min, max) as the caller already reduced them (an entry None: reduced here), so that the
+    proof of the direct path costs no second pass over an array.
     """
+    if _all_numbers(bases) and _all_numbers(powers):
+        out = _number_product(bases, powers)
+        if out is not None:
+            return np.float64(out)
     xs = [np.asarray(x, dtype=np.float64) for x in bases]
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        shape = np.broadcast_shapes(*(x.shape for x in xs), *(np.shape(a) for a in powers))
-        if product_stays_normal([_extrema(x) for x in xs], powers):
+        shape = _common_shape([x.shape for x in xs] + [np.shape(a) for a in powers])
+        bounds = [_extrema(x) if extrema is None or extrema[i] is None else extrema[i] for i, x in enumerate(xs)]
+        if product_stays_normal(bounds, powers):
             # the cheapest proof: two reductions per array base, the rest on scalars
-            direct = None
-            for x, a in zip(xs, powers):
-                f = _power(x, a)
-                if direct is not None and f.ndim == 0 and float(f) == 1.0:
-                    continue  # a factor of exactly 1 (n_params = 1): the product unchanged, one pass saved
-                direct = f if direct is None else direct * f
+            direct = _direct_product(xs, powers, shape)
             if direct.shape == shape and not any(direct is x for x in xs):
                 return direct  # a new array already (no copy)
             return np.array(np.broadcast_to(direct, shape), dtype=np.float64)
@@ -143,26 +174,131 @@ def power_product(bases: Sequence[Any], powers: Sequence[Any]) -> np.ndarray:
         direct = np.ones(shape)
         ok = np.ones(shape, dtype=bool)
         for x, a in zip(xs, powers):
-            f = np.power(x, a)
+            f = _power(x, a)  # each point's factor as on the other paths and in a number call
             direct = direct * f
             ok &= _normal(f) & _normal(direct)
         if np.all(ok):
             return direct
-        if all(np.ndim(a) == 0 and float(a).is_integer() and abs(float(a)) <= 4 for a in powers):
+        # each point by its own powers: exact binary exponents where all its powers are integers in [-4, 4],
+        # logarithms elsewhere (an array of powers mixes both; a number call decides the same way)
+        pw = [np.asarray(a, dtype=np.float64) for a in powers]
+        ints = np.ones(shape, dtype=bool)
+        for a in pw:
+            ints &= (a == np.round(a)) & (np.abs(a) <= 4)
+        fallback = None
+        if ints.any():
             mant = np.ones(direct.shape)
             expo = np.zeros(direct.shape, dtype=np.int64)
-            for x, a in zip(xs, powers):
+            for x, a in zip(xs, pw):
                 m, e = np.frexp(x)
-                mant = mant * m ** int(a)  # m in [1/2, 1): m**a in [1/16, 16], no over/underflow
-                expo = expo + int(a) * e
+                # m in [1/2, 1): m**a in [1/16, 16], no over/underflow; numpy's power ufunc with a scalar exponent,
+                # as a number call takes it (a NumPy float's ** is the C library's pow, and numpy's loop for an
+                # array of exponents rounds differently: both differed from it by an ulp)
+                if a.ndim == 0:
+                    mant = mant * np.power(m, float(a))
+                    expo = expo + int(a) * e
+                else:
+                    ai = np.broadcast_to(np.where(ints, a, 0.0), shape)
+                    mb = np.broadcast_to(m, shape)
+                    f = np.ones(shape)
+                    for v in np.unique(ai).tolist():  # at most 9 integer powers
+                        if v != 0.0:
+                            at = ai == v
+                            f[at] = np.power(mb[at], v)
+                    mant = mant * f
+                    expo = expo + ai.astype(np.int64) * e
                 mant, e2 = np.frexp(mant)
                 expo = expo + e2
             far = np.clip(expo, -2200, 2200)  # ldexp saturates to 0 / inf well before +-2200
             fallback = np.ldexp(mant, far.astype(np.int64))
-        else:
-            logs = sum(np.asarray(a, dtype=np.float64) * np.log(x) for x, a in zip(xs, powers))
-            fallback = np.exp(logs)
+        if not ints.all():
+            logs = sum(a * np.log(x) for x, a in zip(xs, pw))
+            fallback = np.exp(logs) if fallback is None else np.where(ints, fallback, np.exp(logs))
     return np.where(ok, direct, fallback)
+
+
+def _common_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The broadcast shape: the one non-empty shape where the others are () (no call into numpy), else
+    ``np.broadcast_shapes``."""
+    full = [s for s in shapes if s != ()]
+    if all(s == full[0] for s in full[1:]):
+        return full[0] if full else ()
+    return np.broadcast_shapes(*shapes)
+
+
+_NUMBER_TYPES = (float, int, np.float64)  # bool is not among them (type(True) is bool)
+
+
+def _all_numbers(values: Sequence[Any]) -> bool:
+    for v in values:
+        if type(v) not in _NUMBER_TYPES:
+            return False
+    return True
+
+
+def _number_product(bases: Sequence[Any], powers: Sequence[Any]) -> float | None:
+    """The direct product of numbers as `power_product` forms it on an array (`_power`'s operations, left to
+    right), or None where a base, a factor or a partial product is not a normal double (the array path then
+    decides, on 0-d arrays).  A non-integer power is taken by numpy's ``power`` ufunc on the float (the loop
+    an array runs), only where ``|a log2 x|`` keeps the factor far inside the normal range (no warning)."""
+    out = None
+    for x, a in zip(bases, powers):
+        x = float(x)
+        if not TINY <= x <= _MAX:
+            return None
+        a = float(a)
+        if a == 1.0:
+            f = x
+        elif a == -1.0:
+            f = 1.0 / x
+        elif a == 2.0:
+            f = x * x
+        elif a == 0.5:
+            f = math.sqrt(x)  # correctly rounded, as np.sqrt
+        elif abs(a * math.log2(x)) < 1000.0:
+            f = float(np.power(x, a))
+        else:
+            return None
+        if not TINY <= f <= _MAX:
+            return None
+        out = f if out is None else out * f
+        if not TINY <= out <= _MAX:
+            return None
+    return out
+
+
+def _direct_product(xs: list[np.ndarray], powers: Sequence[Any], shape: tuple[int, ...]) -> Any:
+    """The product of the factors ``_power(x, a)``, left to right, each multiplication written into an array this
+    call made wherever one of the broadcast shape is at hand (at 1e5 points a second fresh array costs more in
+    page faults than the arithmetic: the heap is trimmed when both are freed).  A factor of exactly 1 (a 0-d
+    base 1, e.g. n_params = 1) is skipped: the product unchanged, one pass saved."""
+    direct: Any = None
+    own = False  # whether `direct` is an array this call made (then written in place)
+    for x, a in zip(xs, powers):
+        if own and x.shape == shape and x.size > BLOCK and np.ndim(a) == 0 and float(a) != 1.0 \
+                and x.flags.c_contiguous and direct.flags.c_contiguous:
+            # a factor that would be a second fresh array (1/x, x*x, ...): formed block by block into a small
+            # temporary and multiplied into the product (the same operations on every point)
+            d, xf = direct.reshape(-1), x.reshape(-1)
+            for i in range(0, d.size, BLOCK):
+                blk = d[i:i + BLOCK]
+                np.multiply(blk, _power(xf[i:i + BLOCK], a), out=blk)
+            continue
+        f = _power(x, a)
+        if direct is None:
+            direct, own = f, f is not x and isinstance(f, np.ndarray) and f.shape == shape and f.ndim > 0
+            continue
+        if f.ndim == 0 and float(f) == 1.0:
+            continue
+        if own:
+            np.multiply(direct, f, out=direct)
+        elif f is not x and isinstance(f, np.ndarray) and f.ndim and f.shape == shape:
+            direct = np.multiply(direct, f, out=f)  # x*y == y*x exactly: the same bits
+            own = True
+        else:
+            direct = direct * f
+            own = isinstance(direct, np.ndarray) and direct.ndim > 0 and direct.shape == shape
+    return direct
 
 
 def log_expm1(x: Any) -> np.ndarray:

@@ -815,3 +815,75 @@ def test_shapes_that_do_not_broadcast_raise_domain_error(func):
     got = func(s[:, None], lam[None, :])
     assert got.shape == (3, 4)
     np.testing.assert_array_equal(got, [[func(si, li) for li in lam] for si in s])
+
+
+# ============================================================================ sweeps of the scalar-born formulas
+
+
+def test_sweeps_broadcast_and_equal_the_number_calls():
+    """readout/feature_kernel_norm, feature_timescale_estimate, n_train and kramers_ratio_first_order_estimate broadcast
+    like the rest (numbers in, a float or int out); each point of an array call is the number call's value."""
+    rng = np.random.default_rng(11)
+    N = np.array([[1], [64], [4096], [10**6]])  # (4, 1)
+    al = np.array([0.0, 0.1, 0.25, 0.37, 0.5])  # (5,): 0, 1/4, 1/2 give the powers 1, 1/2, -1, 0 exactly
+    sa = np.exp(rng.uniform(-300, 300, (4, 5)))
+    for f, args in ((K.feature_kernel_norm, (N, 97, al)), (K.feature_kernel_norm, (N, [[3], [11], [97], [1000]], al, sa)),
+                    (K.readout_kernel_norm, (N, [[3], [11], [97], [1000]], al)),
+                    (K.feature_timescale_estimate, (N, al)), (K.feature_timescale_estimate, (N, al, sa))):
+        got = f(*args)
+        assert got.shape == (4, 5)
+        full = [np.broadcast_to(np.asarray(a), (4, 5)) for a in args]
+        for i, j in np.ndindex(4, 5):
+            one = f(*(int(a[i, j]) if a.dtype.kind == "i" else float(a[i, j]) for a in full))
+            assert type(one) is float and one == got[i, j], (f.__name__, i, j)
+    p, rho = np.array([2, 5, 97, 113, 2**31]), np.array([[0.3], [0.75], [0.999]])
+    n = K.n_train(p, rho)
+    assert n.shape == (3, 5) and n.dtype == np.int64
+    for i, j in np.ndindex(3, 5):
+        assert K.n_train(int(p[j]), float(rho[i, 0])) == n[i, j]
+    T = np.exp(rng.uniform(-700, 700, 200))
+    for dm, ds in (((8.0, -24.0, 24.0), (-4.0, 0.0, 24.0)), ((1e200, -1e160, 1e300), (-1e-100, 1e-50, -1e-200))):
+        r = K.kramers_ratio_first_order_estimate(dm, ds, T)
+        assert r.shape == (200,)
+        for k in range(0, 200, 7):
+            assert K.kramers_ratio_first_order_estimate(dm, ds, float(T[k])) == r[k]
+    assert type(K.n_train(97, 0.3)) is int and type(K.feature_kernel_norm(512, 97, 0.25)) is float
+
+
+def test_sweep_errors_name_the_parameter():
+    with pytest.raises(DomainError, match=r"floor\(rho p\^2\).*rho=0.01, p=3"):
+        K.n_train([97, 3], 0.01)
+    with pytest.raises(DomainError, match="p must be <= 2147483648 in an array call"):
+        K.n_train([2**32], 0.5)
+    with pytest.raises(DomainError, match="p must be integers >= 2"):
+        K.n_train([1, 3], 0.5)
+    with pytest.raises(DomainError, match="N must be integers >= 1"):
+        K.feature_kernel_norm([4, 0], 97, 0.2)
+    with pytest.raises(DomainError, match=r"alpha must be in \[0, 0.5\].*got 0.6"):
+        K.feature_timescale_estimate(4, [0.2, 0.6])
+    with pytest.raises(DomainError, match="a_std must be > 0"):
+        K.feature_kernel_norm(4, 97, 0.2, [1.0, -1.0])
+    with pytest.raises(DomainError, match="T must be > 0"):
+        K.kramers_ratio_first_order_estimate((8.0, 0.0, 24.0), (-4.0, 0.0, 24.0), [0.1, 0.0])
+    with pytest.raises(DomainError, match="derivs_min must hold three derivatives"):
+        K.kramers_ratio_first_order_estimate((8.0, 0.0), (-4.0, 0.0, 24.0), 0.1)
+    with pytest.raises(DomainError, match="must broadcast"):
+        K.feature_kernel_norm([4, 8], [3, 5, 7], 0.2)
+
+
+def test_first_order_ratio_where_the_bracket_leaves_the_double_range():
+    """B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) beyond 1.8e308 or below 2^-1000, with T·B a
+    normal double: the quartic terms (~1e915) cancel exactly and leave the cubic ones; T·B formed without a spurious
+    0 or inf (a first version of the T sweep scaled by the largest term and returned 1.0 here)."""
+    tiny = 2.2250738585072626e-308
+    for s3, T in ((2.0133829080200893e-232, tiny), (1e-250, 1e-300), (1.0, 1e-300)):
+        dm, ds = (tiny, tiny, 1e300), (-tiny, s3, 1e300)
+        m2, m3, m4, s2, s3_, s4 = (mp.mpf(v) for v in (*dm, *ds))
+        B = (mp.mpf(5.0 / 24.0) * m3**2 / m2**3 - mp.mpf(1.0 / 8.0) * m4 / m2**2 + mp.mpf(1.0 / 8.0) * s4 / s2**2
+             + mp.mpf(5.0 / 24.0) * s3_**2 / abs(s2) ** 3)
+        ref = 1 + mp.mpf(T) * B
+        for got in (K.kramers_ratio_first_order_estimate(dm, ds, T), K.kramers_ratio_first_order_estimate(dm, ds, [T])[0]):
+            if ref > mp.mpf(np.finfo(float).max):
+                assert got == math.inf
+            else:
+                assert abs(got - ref) <= 1e-14 * abs(ref), (s3, T, got, ref)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -38,7 +39,7 @@ def _hessians(hess_min: Any, hess_saddle: Any) -> tuple[list[float], list[float]
 
 def _spectrum(H: np.ndarray, name: str) -> list[float]:
     """Ascending eigenvalues of a square float64 array `H` (checked symmetric unless diagonal)."""
-    diag = np.diagonal(H)
+    diag = H.diagonal()
     if np.count_nonzero(H) == np.count_nonzero(diag):  # no off-diagonal entry: the diagonal is the spectrum
         return sorted(diag.tolist())
     return np.linalg.eigvalsh(_sym(H, name)).tolist()
@@ -46,9 +47,9 @@ def _spectrum(H: np.ndarray, name: str) -> list[float]:
 
 def _log_prefactor(hess_min: Any, hess_saddle: Any) -> float:
     """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here."""
-    em, es = _hessians(hess_min, hess_saddle)
-    top_m, top_s = max(abs(e) for e in em), max(abs(e) for e in es)
-    if any(abs(e) < 1e-12 * top_m for e in em) or any(abs(e) < 1e-12 * top_s for e in es):
+    em, es = _hessians(hess_min, hess_saddle)  # ascending: the largest magnitude is at an end
+    top_m, top_s = max(-em[0], em[-1]), max(-es[0], es[-1])
+    if min(abs(e) for e in em) < 1e-12 * top_m or min(abs(e) for e in es) < 1e-12 * top_s:
         raise DomainError("degenerate critical point (a Hessian eigenvalue is ~0): the Eyring-Kramers law does not "
                           "apply; see Berglund & Gentz (2010) for non-quadratic saddles")
     if em[0] <= 0:
@@ -206,16 +207,18 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     return V.scalar_or_array(np.exp(np.maximum(lt, -1e4, out=lt), out=lt))
 
 
-def _ek1d_check(curv_min, curv_saddle, delta_F, T):
-    cm = V.positive(curv_min, "curv_min")
-    cs = V.as_float_array(curv_saddle, "curv_saddle")
-    if np.any(cs >= 0):
-        raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if cs.ndim else float(cs)!r})")
-    return cm, cs, V.positive(delta_F, "delta_F"), V.positive(T, "T")
+def _ek1d_check(curv_min, curv_saddle, delta_F, T, sc: bool = False):
+    cm = V.positive(curv_min, "curv_min", scalar=sc)
+    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=sc)
+    if PW.high(cs) >= 0:
+        raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if np.ndim(cs) else float(cs)!r})")
+    return cm, cs, V.positive(delta_F, "delta_F", scalar=sc), V.positive(T, "T", scalar=sc)
 
 
-def _log_k1d(curv_min, curv_saddle, delta_F, T) -> np.ndarray:
-    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
+def _log_k1d(curv_min, curv_saddle, delta_F, T) -> Any:
+    """ln τ of the 1-d law, validated here: a NumPy float for four numbers (the same operations on floats:
+    numpy's log on the float, IEEE division), else an array (0-d for 0-d arguments)."""
+    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T, PW.scalars(curv_min, curv_saddle, delta_F, T))
     # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
     # beyond 1e+-154
     with np.errstate(over="ignore"):
@@ -291,13 +294,16 @@ def kramers_time_1d(curv_min: Any, curv_saddle: Any, delta_F: Any, T: Any) -> fl
     Spec `kramers:eyring-1d`.
     """
     lt = _log_k1d(curv_min, curv_saddle, delta_F, T)
-    if np.any(lt > FL.LOG_MAX):
-        raise V.ResultOverflow(f"tau = exp({float(np.max(lt)):.6g}) exceeds the largest double: use log_kramers_time_1d")
-    return V.scalar_or_array(np.exp(lt))
+    top = PW.high(lt)
+    if top > FL.LOG_MAX:
+        raise V.ResultOverflow(f"tau = exp({top:.6g}) exceeds the largest double: use log_kramers_time_1d")
+    return V.scalar_or_array(np.exp(lt, out=PW.into(lt)))
 
 
 @cites("kramers:eyring-1d")
-def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddle: Sequence[float], T: float) -> float:
+@V.broadcasting("T")
+def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddle: Sequence[float],
+                                       T: Any) -> float | np.ndarray:
     r"""Estimate of τ_exact/τ_EK to first order in T (Laplace expansion at the minimum m and the saddle s).
 
     .. math:: 1+T\Big[\tfrac{5F'''(m)^2}{24F''(m)^3}-\tfrac{F''''(m)}{8F''(m)^2}+\tfrac{F''''(s)}{8F''(s)^2}+\tfrac{5F'''(s)^2}{24|F''(s)|^3}\Big].
@@ -311,31 +317,85 @@ def kramers_ratio_first_order_estimate(derivs_min: Sequence[float], derivs_saddl
         (F″(m), F‴(m), F⁗(m)), the derivatives at the minimum; F″(m) > 0.
     derivs_saddle : sequence of float
         (F″(s), F‴(s), F⁗(s)), the derivatives at the saddle; F″(s) < 0.
-    T : float
+    T : float or array_like
         The temperature T > 0 of the overdamped Langevin dynamics dx = −∇F dt + √(2T) dB, in the units of
-        F.
+        F; an array gives one estimate per temperature (a sweep in T).
 
     Returns
     -------
-    float
-        The estimated ratio τ_exact/τ_EK.
+    float or ndarray
+        The estimated ratio τ_exact/τ_EK; a float for a number T, else an array of the shape of `T`.
 
     References
     ----------
     Spec `kramers:eyring-1d` (documented estimate of the asymptotic error).
     """
-    m2, m3, m4 = (float(v) for v in V.as_float_array(derivs_min, "derivs_min"))
-    s2, s3, s4 = (float(v) for v in V.as_float_array(derivs_saddle, "derivs_saddle"))
+    m2, m3, m4 = _three(derivs_min, "derivs_min")
+    s2, s3, s4 = _three(derivs_saddle, "derivs_saddle")
     if m2 <= 0 or s2 >= 0:
         raise DomainError("derivs_min[0] must be > 0 and derivs_saddle[0] < 0")
-    T = V.positive(T, "T", scalar=True)
-    # T [5 m3^2/(24 m2^3) - m4/(8 m2^2) + s4/(8 s2^2) + 5 s3^2/(24 |s2|^3)] with exact binary exponents:
-    # m3**2 raised OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan
+    sc = PW.scalars(T)
+    T = V.positive(T, "T", scalar=sc)
+    hi, k = _bracket(m2, m3, m4, s2, s3, s4)
+    xp = FL.ops_of(T)
+    with xp.errstate(over="ignore", under="ignore"):
+        if k == 0:  # B a double >= 2^-1000: T B rounded once (inf only beyond the range; a subnormal T B leaves 1)
+            total = T * hi
+        else:  # T B = (t hi) 2^(j + k), T = t 2^j with t in [1/2, 1): one rounding, then an exact power of two
+            t, j = xp.frexp(T)
+            total = xp.ldexp(t * hi, xp.to_int(j + k, -2200, 2200))
+    if sc:
+        return 1.0 + total
+    return V.scalar_or_array(np.add(total, 1.0, out=PW.into(total)))
+
+
+def _three(x: Any, name: str) -> list[float]:
+    """Three validated derivatives as floats: a tuple or list of three Python floats number by number (V's
+    scalar check, the message of the array check), anything else through `V.as_float_array`."""
+    if type(x) in (tuple, list) and len(x) == 3 and all(type(v) is float for v in x):
+        return [V.finite(v, name, scalar=True) for v in x]
+    a = V.as_float_array(x, name)
+    if a.size != 3:
+        raise DomainError(f"{name} must hold three derivatives (F'', F''', F'''') (got shape {a.shape})")
+    return a.reshape(-1).tolist()
+
+
+def _bracket(m2: float, m3: float, m4: float, s2: float, s3: float, s4: float) -> tuple[float, int]:
+    """The bracket B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) as ``(hi, k)``, B ≈ hi·2^k.
+
+    The terms with exact binary exponents, summed exactly and rounded once (`FL.signed_power_sum`: m3**2 raised
+    OverflowError past 1.3e154, and two overflowing terms of opposite sign gave nan).  k = 0 where B is a double
+    of magnitude >= 2^-1000 (then T·B is one rounding).  Otherwise (B beyond the double range, or below 2^-1000,
+    where T·B would lose bits to a subnormal) the terms are summed scaled by 2^-k, k stepping down by 1000 from
+    the largest term's binary exponent until |B 2^-k| >= 2^-1000: the terms cancelling to any depth leave B's own
+    exponent, not 0.  A sum still 0 once k is 1000 below the lowest bit any term carries is an exact 0.
+    """
     s2a = abs(s2)
-    total = FL.signed_power_sum([
-        (math.copysign(5.0 / 24.0, 1.0), [T, abs(m3), m2], [1, 2, -3]),
-        (-1.0 / 8.0 * math.copysign(1.0, m4), [T, abs(m4), m2], [1, 1, -2]),
-        (1.0 / 8.0 * math.copysign(1.0, s4), [T, abs(s4), s2a], [1, 1, -2]),
-        (5.0 / 24.0, [T, abs(s3), s2a], [1, 2, -3]),
-    ])
-    return 1.0 + total
+    terms = [(5.0 / 24.0, [abs(m3), m2], [2, -3]),
+             (-1.0 / 8.0 * math.copysign(1.0, m4), [abs(m4), m2], [1, -2]),
+             (1.0 / 8.0 * math.copysign(1.0, s4), [abs(s4), s2a], [1, -2]),
+             (5.0 / 24.0, [abs(s3), s2a], [2, -3])]
+    hi = FL.signed_power_sum(terms)
+    if _TWO_M1000 <= abs(hi) < math.inf:
+        return hi, 0
+    live = [(c, xs, ps) for c, xs, ps in terms if all(x != 0.0 for x in xs)]
+    # |term| within 2^(E - 5) .. 2^(E + 3), E the sum of the binary exponents; its lowest bit >= 2^(E - 60)
+    exps = [math.frexp(c)[1] + sum(a * math.frexp(x)[1] for x, a in zip(xs, ps)) for c, xs, ps in live]
+    if not live or (hi == 0.0 and min(exps) - 60 >= -1000):  # an exact 0 (a nonzero sum would show)
+        return 0.0, 0
+    k, low = max(exps), min(exps) - 60
+    while True:
+        chunks, rest = [], -k  # 2^-k as factors 2 with powers of at most 1000 (a float's ** overflows past 2^1023)
+        while abs(rest) > 1000:
+            chunks.append(1000 if rest > 0 else -1000)
+            rest -= chunks[-1]
+        chunks.append(rest)
+        hi = FL.signed_power_sum([(c, [*xs, *[2.0] * len(chunks)], [*ps, *chunks]) for c, xs, ps in live])
+        if abs(hi) >= _TWO_M1000:
+            return hi, k
+        if k < low + 1000:  # B != 0 would be >= 2^low, so |B 2^-k| > 2^-1000 here: B is 0
+            return 0.0, 0
+        k -= 1000
+
+
+_TWO_M1000 = 2.0**-1000

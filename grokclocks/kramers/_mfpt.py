@@ -13,9 +13,11 @@ from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
+from ._ratio import log_ratio
 
 __all__ = ["arrhenius_barrier", "continuity_correction_shift", "log_mfpt_1d_exact", "mfpt_1d_exact", "mfpt_2d_exact",
            "test_potential"]
@@ -502,8 +504,14 @@ def arrhenius_barrier(delay_ratio: Any, prefactor_ratio: Any = 1.0) -> float | n
     ----------
     Spec `kramers:arrhenius`.
     """
-    r = V.positive(delay_ratio, "delay_ratio")
-    p = V.positive(prefactor_ratio, "prefactor_ratio")
-    if float(np.min(r)) < float(np.max(p)) and np.any(r < p):  # two reductions in the common case
+    sc = PW.scalars(delay_ratio, prefactor_ratio)
+    r = V.positive(delay_ratio, "delay_ratio", scalar=sc)
+    p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=sc)
+    if sc:  # two numbers: log_quotient's operations on floats
+        if r < p:
+            warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
+        return float(PW.log_quotient(r, p))
+    r_ext, p_ext = PW.extrema(r), PW.extrema(p)
+    if r_ext[0] < p_ext[1] and np.any(r < p):  # the extremes in the common case
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
-    return V.scalar_or_array(FL.log_quotient(r, p))
+    return V.scalar_or_array(log_ratio(r, p, r_ext, p_ext))

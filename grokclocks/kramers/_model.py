@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _pointwise as PW
 from .. import _validate as V
 from ..task import TEST_LEVEL, TRAIN_LEVEL
 from .._validate import DomainError
@@ -24,10 +25,15 @@ class Milestones(NamedTuple):
     """The first evaluation step at which the test accuracy reaches `q_test` (`None`: never)."""
 
 
-def _alpha(alpha: Any) -> float:
-    a = V.as_float_array(alpha, "alpha", scalar=True)
-    if not 0.0 <= a <= 0.5:
-        raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {a!r})")
+def _alpha(alpha: Any, *, array: bool = False) -> Any:
+    """The width exponent α, checked in [0, 1/2]: a Python float; with `array`, a float for a number and a float64
+    array otherwise."""
+    sc = not array or PW.scalars(alpha)
+    a = V.as_float_array(alpha, "alpha", scalar=sc)
+    lo, hi = PW.extrema(a)
+    if not (0.0 <= lo and hi <= 0.5):
+        bad = a if sc else float(a[~((a >= 0.0) & (a <= 0.5))].flat[0])
+        raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {bad!r})")
     return a
 
 
@@ -110,31 +116,55 @@ def param_count(N: int, p: int, n_out: int = 1) -> int:
 
 
 @cites("kramers:task")
-def n_train(p: int, rho: float) -> int:
+@V.broadcasting()
+def n_train(p: Any, rho: Any) -> int | np.ndarray:
     r"""Training-set size n_train = ⌊ρp²⌋ of the modular-addition task (p = 97, ρ = 0.3: 2822).
 
     Parameters
     ----------
-    p : int
-        The modulus p of the modular-addition task, an integer ≥ 2.
-    rho : float
-        ρ, the fraction of the p² pairs used for training, 0 < ρ < 1, with 1 ≤ ⌊ρp²⌋ ≤ p² − 1.
+    p : int or array_like
+        The modulus p of the modular-addition task, an integer ≥ 2 (an array: integers ≥ 2 and ≤ 2³¹, so that
+        p² fits an int64).
+    rho : float or array_like
+        ρ, the fraction of the p² pairs used for training, 0 < ρ < 1, with 1 ≤ ⌊ρp²⌋ ≤ p² − 1; broadcasts
+        against `p`.
 
     Returns
     -------
-    int
-        n_train.
+    int or ndarray
+        n_train: a Python int for two numbers, else an int64 array of the broadcast shape of `p` and `rho`.
 
     References
     ----------
     Spec `kramers:task`.
     """
-    p = V.integer_at_least(p, "p", 2)
-    rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
-    n = int(math.floor(rho * p * p))
-    if not 1 <= n <= p * p - 1:
-        raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
-    return n
+    if not isinstance(p, (list, tuple, np.ndarray)) and not isinstance(rho, (list, tuple, np.ndarray)):
+        p = V.integer_at_least(p, "p", 2)  # two numbers: exact Python integers (p^2 unbounded)
+        rho = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=True)
+        n = int(math.floor(rho * p * p))
+        if not 1 <= n <= p * p - 1:
+            raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {n} for rho={rho!r}, p={p})")
+        return n
+    pf = V.counts(p, "p", 2)
+    if PW.high(pf) > _P_ARRAY_MAX:
+        raise DomainError(f"p must be <= {_P_ARRAY_MAX} in an array call (p^2 as int64; got {PW.high(pf)!r})")
+    rho = V.in_open_interval(rho, "rho", 0.0, 1.0)
+    # rho p p in the order of the number call (float p exact: p <= 2^31), floored
+    x = rho * pf * pf
+    n = np.floor(x, out=PW.into(x)).astype(np.int64)
+    # n <= p^2 - 1 needs no test where rho < 1 - 2^-50: fl(fl(rho p) p) <= rho p^2 (1 + 2^-53)^2 < p^2
+    if PW.low(n) < 1 or PW.high(rho) >= 1.0 - 2.0**-50:
+        pi = np.asarray(pf).astype(np.int64)
+        bad = (n < 1) | (n > pi * pi - 1)  # exact int64 p^2
+        if np.any(bad):
+            k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+            nk, rk, pk = (np.broadcast_to(v, bad.shape)[k] for v in (n, rho, pi))
+            raise DomainError(f"floor(rho p^2) must be in [1, p^2 - 1] (got {int(nk)} for rho={float(rk)!r}, "
+                              f"p={int(pk)})")
+    return n if n.ndim else int(n)
+
+
+_P_ARRAY_MAX = 2**31
 
 
 @cites("kramers:milestones")

@@ -276,8 +276,14 @@ def modadd_nngp_spectrum(p: int) -> dict[str, Any]:
     two_pi = 2.0 * math.pi
     # divided through by p: no p^2 (a Python int past 1.3e154 cannot become a float); kappa is inf
     # only where it exceeds 1.8e308
-    top = (pf + 2.0 * _S1 + _S0 / pf) / two_pi
+    top = _top(pf)
     mid = (_S1 + _S0 / pf) / two_pi
     bottom = _S0 / two_pi / pf
     kappa = (pf * (pf + 2.0 * _S1) + _S0) / _S0
     return dict(top=top, mid=mid, bottom=bottom, multiplicities=(1, 2 * (p - 1), (p - 1) ** 2), kappa=kappa)
+
+
+def _top(pf: Any) -> Any:
+    """λ_top = (p + 2(√3/2 + π/3 − 1) + (1 + π/3 − √3)/p)/(2π) for p as a float or a float64 array (the same
+    operations): divided through by p, so that no p² is formed."""
+    return (pf + 2.0 * _S1 + _S0 / pf) / (2.0 * math.pi)

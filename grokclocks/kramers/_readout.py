@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import _decay_parts, decay_rate, kernel_rate_factor
 from ._model import _alpha
-from ._ntk import modadd_nngp_spectrum
+from ._ntk import _top
 
 __all__ = ["feature_kernel_norm", "readout_kernel_norm", "readout_residual", "readout_timescale"]
 
@@ -108,7 +109,8 @@ def readout_residual(K_a: Any, y: Any, r0: Any, lam: float, t: Any, penalty: str
 
 
 @cites("kramers:lln")
-def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
+@V.broadcasting()
+def readout_kernel_norm(N: Any, p: Any, alpha: Any) -> float | np.ndarray:
     r"""Law-of-large-numbers prediction of ‖K₀⁽ᵃ⁾‖_op on the full p² grid (asymptotic, N → ∞).
 
     .. math:: \|K_0^{(a)}\|_{\rm op}\simeq N^{1-2\alpha}\lambda_{\rm top}(p).
@@ -118,64 +120,67 @@ def readout_kernel_norm(N: int, p: int, alpha: float) -> float:
 
     Parameters
     ----------
-    N : int
+    N : int or array_like
         The width N (number of hidden units), an integer ≥ 1.
-    p : int
+    p : int or array_like
         The modulus p of the modular-addition task, an integer ≥ 2.
-    alpha : float
+    alpha : float or array_like
         α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
         initialisation scale, which is `init_scale`).
 
     Returns
     -------
-    float
-        The predicted operator norm.
+    float or ndarray
+        The predicted operator norm: a float for numbers, else an array of the broadcast shape of the
+        arguments.
 
     References
     ----------
     Spec `kramers:lln`.
     """
-    N = V.count(N, "N", 1)
-    al = _alpha(alpha)
-    return float(FL.power_product([float(N), modadd_nngp_spectrum(p)["top"]], [1.0 - 2.0 * al, 1]))
+    N = V.counts(N, "N", 1)
+    al = _alpha(alpha, array=True)
+    return PW.result(FL.power_product([N, _top(V.counts(p, "p", 2))], [1.0 - 2.0 * al, 1]))
 
 
 @cites("kramers:lln")
-def feature_kernel_norm(N: int, p: int, alpha: float, a_std: float | None = None) -> float:
+@V.broadcasting()
+def feature_kernel_norm(N: Any, p: Any, alpha: Any, a_std: Any = None) -> float | np.ndarray:
     r"""Law-of-large-numbers prediction of ‖K₀⁽ʷ⁾‖_op on the full p² grid: N^(−2α)(Nσ_a²)(1 + 2p)/3.
 
     The top eigenvalue of κ₁ (1 on the diagonal, 1/3 for one shared operand) is 1 + 2(p − 1)/3 = (1 + 2p)/3.
 
     Parameters
     ----------
-    N : int
+    N : int or array_like
         The width N (number of hidden units), an integer ≥ 1.
-    p : int
+    p : int or array_like
         The modulus p of the modular-addition task, an integer ≥ 2.
-    alpha : float
+    alpha : float or array_like
         α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
         initialisation scale, which is `init_scale`).
-    a_std : float or None
+    a_std : float or array_like or None
         σ_a > 0, the standard deviation of the initial readout weights; default `None`, meaning σ_a =
         N^(−1/2) (the paper's initialisation).
 
     Returns
     -------
-    float
-        The predicted operator norm.
+    float or ndarray
+        The predicted operator norm: a float for numbers, else an array of the broadcast shape of the
+        arguments.
 
     References
     ----------
     Spec `kramers:lln`.
     """
-    N = V.count(N, "N", 1)
-    p = V.count(p, "p", 2)
-    al = _alpha(alpha)
+    N = V.counts(N, "N", 1)
+    p = V.counts(p, "p", 2)
+    al = _alpha(alpha, array=True)
     lam1 = (1.0 + 2.0 * p) / 3.0
     if a_std is None:  # N^{-2 alpha} N (1/N)
-        return float(FL.power_product([float(N), lam1], [-2.0 * al, 1]))
-    sa = V.positive(a_std, "a_std", scalar=True)
-    return float(FL.power_product([float(N), sa, lam1], [1.0 - 2.0 * al, 2, 1]))  # a_std^2 = 1e600 is fine
+        return PW.result(FL.power_product([N, lam1], [-2.0 * al, 1]))
+    sa = V.positive(a_std, "a_std", scalar=PW.scalars(a_std))
+    return PW.result(FL.power_product([N, sa, lam1], [1.0 - 2.0 * al, 2, 1]))  # a_std^2 = 1e600 is fine
 
 
 def _eta_out(tau: float, eta: Any) -> float:

@@ -9,11 +9,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import linalg, optimize
 
-from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import _decay_parts, decay_rate
+from ._ratio import log_ratio
 from ._readout import _sym, _times
 
 _DBL_MAX = float(np.finfo(np.float64).max)
@@ -303,17 +304,28 @@ def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty
     ----------
     Spec `kramers:ridge-delay`.
     """
-    nn = V.positive(null_norm2, "null_norm2")
-    e = V.positive(eps_test, "eps_test")
-    g = np.asarray(decay_rate(lam, penalty), dtype=np.float64)
-    nn, e, g = np.broadcast_arrays(nn, e, g)
-    bad = nn <= 2 * e
-    if np.any(bad):
-        k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
-        raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nn[k])!r} <= "
-                          f"{float(2 * e[k])!r})")
-    with np.errstate(over="ignore"):  # inf for a subnormal decay rate: the time exceeds the largest double
-        return V.scalar_or_array(FL.log_quotient(nn, 2.0 * e) / (2.0 * g))
+    sc = PW.scalars(null_norm2, eps_test, lam)
+    nn = V.positive(null_norm2, "null_norm2", scalar=sc)
+    e = V.positive(eps_test, "eps_test", scalar=sc)
+    g = decay_rate(lam, penalty)  # a float for a number, else a new array (a product of lam)
+    with np.errstate(over="ignore"):  # 2 eps_test = inf is refused below; inf for a subnormal decay rate
+        two_e = 2.0 * e
+        if sc:  # three numbers: the same operations on floats
+            if nn <= two_e:
+                raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {nn!r} <= "
+                                  f"{two_e!r})")
+            return float(PW.log_quotient(nn, two_e)) / (2.0 * g)
+        nn_ext, e_ext = PW.extrema(nn), PW.extrema(two_e)
+        if nn_ext[0] <= e_ext[1]:  # some point may break the condition: the exact test (else none does)
+            nb, eb, _ = np.broadcast_arrays(nn, e, np.asarray(g))
+            bad = nb <= 2 * eb
+            if np.any(bad):
+                k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+                raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nb[k])!r} "
+                                  f"<= {float(2 * eb[k])!r})")
+        lq = log_ratio(nn, two_e, nn_ext, e_ext)
+        den = np.multiply(g, 2.0, out=g) if isinstance(g, np.ndarray) and g.ndim else 2.0 * g  # g: our own array
+        return V.scalar_or_array(np.divide(lq, den, out=PW.into(lq, den)))
 
 
 

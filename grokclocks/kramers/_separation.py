@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -90,7 +91,8 @@ def _timescale(size: float, speed: float) -> float:
 
 
 @cites("kramers:feature-speed")
-def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None) -> float:
+@V.broadcasting()
+def feature_timescale_estimate(N: Any, alpha: Any, a_std: Any = None) -> float | np.ndarray:
     r"""Estimate (heuristic scaling, no constant) of the time for an O(1) relative change of W.
 
     ‖ẇⱼ‖ = O(N^(−α)σ_a) with r = O(1), so t ~ N^α/σ_a (N^(1/2+α) for σ_a = N^(−1/2)). Only the exponent is a
@@ -98,29 +100,30 @@ def feature_timescale_estimate(N: int, alpha: float, a_std: float | None = None)
 
     Parameters
     ----------
-    N : int
+    N : int or array_like
         The width N (number of hidden units), an integer ≥ 1.
-    alpha : float
+    alpha : float or array_like
         α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
         initialisation scale, which is `init_scale`).
-    a_std : float or None
+    a_std : float or array_like or None
         σ_a > 0, the standard deviation of the initial readout weights; default `None`, meaning σ_a =
         N^(−1/2) (the paper's initialisation).
 
     Returns
     -------
-    float
-        N^α/σ_a, in arbitrary units (only its N-scaling is meaningful).
+    float or ndarray
+        N^α/σ_a, in arbitrary units (only its N-scaling is meaningful): a float for numbers, else an array of
+        the broadcast shape of the arguments.
 
     References
     ----------
     Spec `kramers:feature-speed` (heuristic).
     """
-    N = V.count(N, "N", 1)
-    al = _alpha(alpha)
+    N = V.counts(N, "N", 1)
+    al = _alpha(alpha, array=True)
     if a_std is None:
-        return float(FL.power_product([float(N)], [al + 0.5]))
-    return float(FL.power_product([float(N), V.positive(a_std, "a_std", scalar=True)], [al, -1]))
+        return PW.result(FL.power_product([N], [al + 0.5]))
+    return PW.result(FL.power_product([N, V.positive(a_std, "a_std", scalar=PW.scalars(a_std))], [al, -1]))
 
 
 _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated")

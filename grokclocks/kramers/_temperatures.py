@@ -57,14 +57,13 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
     tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=sc)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
-    if sc:  # two numbers: the same product on floats (PW.product: FL.power_product's bits)
-        if tr == 0.0:
-            return 0.0
-        with np.errstate(over="ignore", under="ignore"):
-            return float(PW.product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
+    if sc:  # two numbers: the same product on floats (FL.power_product's number path: the array's bits)
+        return 0.0 if tr == 0.0 else float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
-    if float(tr.min()) > 0.0:
-        return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
+    t_ext = PW.extrema(tr)
+    if t_ext[0] > 0.0:  # the trace's extremes serve the product's proof too
+        return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
+                                                  [None, t_ext, None, None]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
@@ -138,13 +137,22 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     ----------
     Spec `kramers:teff-sgd`.
     """
-    eta = V.positive(eta, "eta")
-    s2 = V.nonnegative(sigma2, "sigma2")
+    sc = PW.scalars(eta, sigma2, curvature)
+    eta = V.positive(eta, "eta", scalar=sc)
+    s2 = V.nonnegative(sigma2, "sigma2", scalar=sc)
     B = V.integer_at_least(batch_size, "batch_size", 1)
-    h = V.finite(curvature, "curvature")
+    h = V.finite(curvature, "curvature", scalar=sc)
+    if sc:  # three numbers: the same operations on floats
+        gap = 2.0 - eta * h
+        if abs(gap) < 0.5 and abs(h) < 1e300:  # the product's rounding restored where 2 - eta h cancels
+            p, e = FL.dd_two_prod(eta, h)
+            gap = (2.0 - p) - e
+        if not (eta * h > 0 and gap > 0):
+            raise DomainError(f"eta*curvature must be in (0, 2) (got {eta * h!r})")
+        return 0.0 if s2 == 0.0 else float(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
     with np.errstate(over="ignore", invalid="ignore"):
         eh = eta * h  # the broadcast shape of eta and h (s2 broadcasts in the product)
-        eh_lo, eh_hi = (float(eh.min()), float(eh.max())) if eh.ndim else (float(eh), float(eh))
+        eh_lo, eh_hi = PW.extrema(eh)
         gap = np.subtract(2.0, eh, out=eh) if eh.ndim else 2.0 - eh  # in place: one new array less
         gap_lo, gap_hi = 2.0 - eh_hi, 2.0 - eh_lo  # the extrema of gap: rounding is monotone
         # 2 - eta h with the product's rounding restored where it cancels (exact there); masks only if the
@@ -154,15 +162,21 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
             if np.any(near):
                 p, e = FL.dd_two_prod(eta, h)
                 gap = np.where(near & (np.abs(h) < 1e300), (2.0 - p) - e, gap)
-                gap_lo = float(np.min(gap))
+                gap_lo, gap_hi = PW.extrema(gap)
         bad = False if eh_lo > 0 and gap_lo > 0 else ~((eta * h > 0) & (gap > 0))
         if np.any(bad):
             k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
             eta_k, h_k = (float(v[k]) for v in np.broadcast_arrays(eta, h))
             raise DomainError(f"eta*curvature must be in (0, 2) (got {float(eta_k * h_k)!r})")
-        if float(np.min(s2)) > 0.0:  # no zero variance: no select
-            return V.scalar_or_array(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
-        val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), gap], [1, 1, -1, -1])
+        # the factor 1/gap formed in place (the product's own operation: power -1 is 1.0 / x), its extremes from
+        # those of gap (the division is monotone); s2's extremes serve the zero test and the product's proof
+        inv = np.divide(1.0, gap, out=PW.into(gap))
+        inv_ext = (1.0 / gap_hi, 1.0 / gap_lo)
+        s_ext = PW.extrema(s2)
+        if s_ext[0] > 0.0:  # no zero variance: no select
+            return V.scalar_or_array(FL.power_product([eta, s2, float(B), inv], [1, 1, -1, 1],
+                                                      [None, s_ext, None, inv_ext]))
+        val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), inv], [1, 1, -1, 1])
         return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
 
@@ -195,20 +209,21 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     ----------
     Spec `kramers:teff-gd` (heuristic, unsupported).
     """
-    eta = V.positive(eta, "eta")
-    tr = V.finite(trace_hessian, "trace_hessian")
-    coef = V.finite(coef, "coef")
-    t_lo, t_hi, c_lo, c_hi = float(tr.min()), float(tr.max()), float(coef.min()), float(coef.max())
+    sc = PW.scalars(eta, trace_hessian, coef)  # three numbers: the same operations on floats
+    eta = V.positive(eta, "eta", scalar=sc)
+    tr = V.finite(trace_hessian, "trace_hessian", scalar=sc)
+    coef = V.finite(coef, "coef", scalar=sc)
+    (t_lo, t_hi), (c_lo, c_hi) = PW.extrema(tr), PW.extrema(coef)
     if (t_lo > 0.0 or t_hi < 0.0) and (c_lo > 0.0 or c_hi < 0.0) and FL.product_stays_normal(
-            [(min(abs(c_lo), abs(c_hi)), max(abs(c_lo), abs(c_hi))), (float(eta.min()), float(eta.max())),
+            [(min(abs(c_lo), abs(c_hi)), max(abs(c_lo), abs(c_hi))), PW.extrema(eta),
              (min(abs(t_lo), abs(t_hi)), max(abs(t_lo), abs(t_hi)))], [1, 2, 1]):
         # every sign fixed and every partial product normal: the same operations as the scaled product below,
         # the signs carried by the factors (no sign or select pass)
-        return V.scalar_or_array(coef * (eta * eta) * tr)
+        return PW.result(coef * (eta * eta) * tr)
     zero = (tr == 0.0) | (coef == 0.0)
     # eta**2 overflows past 1.3e154; one scaled product is inf / 0 only beyond the range
-    mag = FL.power_product([np.where(zero, 1.0, np.abs(coef)), eta, np.where(zero, 1.0, np.abs(tr))], [1, 2, 1])
-    return V.scalar_or_array(np.where(zero, 0.0, np.sign(coef) * np.sign(tr) * mag))
+    mag = FL.power_product([PW.pick(zero, 1.0, abs(coef)), eta, PW.pick(zero, 1.0, abs(tr))], [1, 2, 1])
+    return PW.result(PW.pick(zero, 0.0, np.sign(coef) * np.sign(tr) * mag))
 
 
 @cites("kramers:spectral")

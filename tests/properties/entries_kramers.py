@@ -11,6 +11,7 @@ from .kinds import (INF, NAN, Choice, Entry, Fixed, Flag, Func, Int, NonNeg, Pos
 PEN = Choice("eq2", "half")
 NORM = Choice("sum", "mean")
 ALPHA = Real(0.0, 0.5, lo_closed=True, hi_closed=True, typ=(0.0, 0.5), vec=False)
+ALPHA_V = Real(0.0, 0.5, lo_closed=True, hi_closed=True, typ=(0.0, 0.5))  # the swept closed forms
 PMOD = Int(2, typ=(2, 9), capped=True)
 
 
@@ -125,8 +126,10 @@ ENTRIES = [
           bad={"X": _net_bad("X", 1), "W": _net_bad("W"), "a": _net_bad("a")}, names=NET_NAMES),
     Entry("kramers.param_count", {"N": Int(1, typ=(1, 1000), ext=(10**6,)), "p": Int(1, typ=(2, 100)),
                                   "n_out": Int(1, typ=(1, 10))}, check=nonneg),
-    Entry("kramers.n_train", {"p": Int(2, typ=(2, 200), ext=(10**9,)), "rho": Unit(vec=False)},
-          raises=lambda p, rho: not 1 <= int(rho * p * p) <= p * p - 1, check=nonneg),
+    Entry("kramers.n_train", {"p": Int(2, typ=(2, 200), ext=(10**9,), vec=True), "rho": Unit()}, vec=True,
+          raises=lambda p, rho: not np.all((np.floor(rho * np.asarray(p, float) ** 2) >= 1)
+                                           & (np.floor(rho * np.asarray(p, float) ** 2) <= np.asarray(p, float) ** 2 - 1)),
+          check=nonneg),
     Entry("task.modadd_inputs", {"p": PMOD}),
     Entry("task.modadd_split", {"p": PMOD, "rho": Real(0.0, 1.0, typ=(0.3, 0.7), vec=False),
                                    "seed": Int(0, typ=(0, 2**31), ext=(2**63 - 1,))},
@@ -160,10 +163,12 @@ ENTRIES = [
                                        "penalty": PEN, "loss_norm": NORM}, vec=True, build=lambda n: _kernel_problem(),
           bad={"K_a": _sq_bad("K_a"), "y": _vec_bad("y"), "r0": _vec_bad("r0")},
           names={"K_a": ("y", "r0"), "y": ("K_a", "r0"), "r0": ("K_a", "y")}),
-    Entry("kramers.readout_kernel_norm", {"N": Int(1, typ=(1, 10**4), ext=(10**18,)), "p": Int(2, typ=(2, 200)),
-                                          "alpha": ALPHA}, check=nonneg),
-    Entry("kramers.feature_kernel_norm", {"N": Int(1, typ=(1, 10**4), ext=(10**18,)), "p": Int(2, typ=(2, 200)),
-                                          "alpha": ALPHA, "a_std": Pos(typ=(0.01, 10.0), vec=False, optional=True)},
+    Entry("kramers.readout_kernel_norm", {"N": Int(1, typ=(1, 10**4), ext=(10**18,), vec=True),
+                                          "p": Int(2, typ=(2, 200), vec=True), "alpha": ALPHA_V}, vec=True,
+          check=nonneg),
+    Entry("kramers.feature_kernel_norm", {"N": Int(1, typ=(1, 10**4), ext=(10**18,), vec=True),
+                                          "p": Int(2, typ=(2, 200), vec=True), "alpha": ALPHA_V,
+                                          "a_std": Pos(typ=(0.01, 10.0), optional=True)}, vec=True,
           check=nonneg, inf="overflow: N sigma_a^2 (1 + 2p)/3 beyond 1.8e308"),
     Entry("kramers.readout_timescale", {"which": Choice("max", "min"), "eta": Pos(typ=(1e-3, 0.1), vec=False, optional=True),
                                         "lam": NonNeg(typ=(0.0, 1.0), vec=False), "penalty": PEN, "loss_norm": NORM},
@@ -173,8 +178,8 @@ ENTRIES = [
           build=lambda n: _net().flatmap(lambda d: seeded_array((d["X"].shape[0],)).map(lambda y: {**d, "y": y})),
           bad={"X": _net_bad("X", 1), "W": _net_bad("W"), "a": _net_bad("a"), "y": _vec_bad("y")},
           names={**NET_NAMES, "y": ("X",)}, inf="inf: a zero initial velocity (documented: no motion)"),
-    Entry("kramers.feature_timescale_estimate", {"N": Int(1, typ=(1, 10**4), ext=(10**18,)), "alpha": ALPHA,
-                                                 "a_std": Pos(typ=(0.01, 10.0), vec=False, optional=True)}, check=nonneg,
+    Entry("kramers.feature_timescale_estimate", {"N": Int(1, typ=(1, 10**4), ext=(10**18,), vec=True), "alpha": ALPHA_V,
+                                                 "a_std": Pos(typ=(0.01, 10.0), optional=True)}, vec=True, check=nonneg,
           inf="overflow: N^{2 alpha} / (N sigma_a^2) for a subnormal a_std"),
     Entry("kramers.separation_exponent", {"alpha": ALPHA,
                                           "measure": Choice("paper_claim", "paper_algebra", "weights", "kernel",
@@ -234,7 +239,7 @@ ENTRIES = [
     Entry("kramers.kramers_ratio_first_order_estimate",
           {"derivs_min": Fixed((8.0, 24.0, 24.0), bad=((-1.0, 0.0, 0.0), ("a",), (), None, (np.nan, 1.0, 1.0))),
            "derivs_saddle": Fixed((-4.0, 0.0, 24.0), bad=((4.0, 0.0, 0.0), ("a",), (), None)),
-           "T": Pos(typ=(0.01, 1.0), vec=False)}),
+           "T": Pos(typ=(0.01, 1.0))}, vec=True),
     *[Entry(f"kramers.{f}", {"F": Func(_dw, optional=False) if False else Fixed(_dw, (0.0, 0.0, -2.0, 0.0, 1.0),
                                                                                bad=(3.0, "F", None, (0.0, 1.0))),
                              "x0": Fixed(-1.0, -0.5, bad=(0.5, np.nan, "x", None)),
