@@ -15,7 +15,7 @@ from ._precision import input_eps
 from ._reals import in_domain
 
 
-def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
+def positive(x: Any, name: str, *, context: str = "", scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite, strictly positive real number(s).
 
     Parameters
@@ -30,21 +30,25 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False) -> A
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the extremes the check reduced (see `in_domain`);
+        default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If an entry is not real, not finite or ≤ 0 (the message quotes the first such entry).
     """
-    return in_domain(x, name, 0.0, math.inf, lo_open=True, hi_open=True, context=context, scalar=scalar)
+    return in_domain(x, name, 0.0, math.inf, lo_open=True, hi_open=True, context=context,
+                     scalar=scalar, extrema=extrema)
 
 
-def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -> Any:
+def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite, non-negative real number(s).
 
     Parameters
@@ -59,22 +63,26 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False) -
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the extremes the check reduced (see `in_domain`);
+        default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If an entry is not real, not finite or < 0.
     """
-    return in_domain(x, name, 0.0, math.inf, lo_open=False, hi_open=True, context=context, scalar=scalar)
+    return in_domain(x, name, 0.0, math.inf, lo_open=False, hi_open=True, context=context,
+                     scalar=scalar, extrema=extrema)
 
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
-                     scalar: bool = False) -> Any:
+                     scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite real number(s) in the open interval (`lo`, `hi`).
 
     Parameters
@@ -93,22 +101,26 @@ def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = 
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the extremes the check reduced (see `in_domain`);
+        default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If an entry is not real, not finite or outside (`lo`, `hi`).
     """
-    return in_domain(x, name, lo, hi, lo_open=True, hi_open=True, context=context, scalar=scalar)
+    return in_domain(x, name, lo, hi, lo_open=True, hi_open=True, context=context,
+                     scalar=scalar, extrema=extrema)
 
 
 def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",
-                       scalar: bool = False) -> Any:
+                       scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite real number(s) in the closed interval [`lo`, `hi`].
 
     Parameters
@@ -127,18 +139,22 @@ def in_closed_interval(x: Any, name: str, lo: float, hi: float, *, context: str 
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the extremes the check reduced (see `in_domain`);
+        default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If an entry is not real, not finite or outside [`lo`, `hi`].
     """
-    return in_domain(x, name, lo, hi, lo_open=False, hi_open=False, context=context, scalar=scalar)
+    return in_domain(x, name, lo, hi, lo_open=False, hi_open=False, context=context,
+                     scalar=scalar, extrema=extrema)
 
 
 def not_equal(a: np.ndarray, name: str, value: float, *, context: str = "") -> np.ndarray:

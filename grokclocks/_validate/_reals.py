@@ -119,7 +119,7 @@ def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = F
 
 
 def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open: bool, context: str = "",
-              scalar: bool = False) -> Any:
+              scalar: bool = False, extrema: bool = False) -> Any:
     """The one bound check behind `positive`, `nonnegative` and the intervals: finite reals in a range.
 
     A Python float is compared as it is; an array is checked on the two extremes the float64 conversion
@@ -140,11 +140,15 @@ def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open
         Text appended to the domain in the message; default empty.
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False`.
+    extrema : bool
+        Whether to return the value's smallest and largest entries too, as ``(value, (min, max))``: the two
+        reductions the check already made, for a caller whose engine needs them (``(1.0, 1.0)`` for an empty
+        array, as `grokclocks._floats.extrema`); default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, the pair ``(value, (min, max))``.
 
     Raises
     ------
@@ -154,10 +158,14 @@ def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open
     if type(x) is float:  # the scalar fast path: NaN and inf fail the comparisons or v - v == 0
         v = x
         if (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi) and v - v == 0.0:
-            return v if scalar else np.array(v)
+            out = v if scalar else np.array(v)
+            return (out, (v, v)) if extrema else out
     a, mn, mx = _converted(x, name)
     if mn is None or ((mn > lo if lo_open else mn >= lo) and (mx < hi if hi_open else mx <= hi)):
-        return _scalar_if(a, name, scalar)
+        out = _scalar_if(a, name, scalar)
+        if extrema:
+            return out, ((1.0, 1.0) if mn is None else (float(mn), float(mx)))
+        return out
     bad = ((a <= lo) if lo_open else (a < lo)) | ((a >= hi) if hi_open else (a > hi))
     if hi == math.inf:
         domain = f"{'>' if lo_open else '>='} {lo:g}"

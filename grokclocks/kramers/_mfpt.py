@@ -505,13 +505,12 @@ def arrhenius_barrier(delay_ratio: Any, prefactor_ratio: Any = 1.0) -> float | n
     Spec `kramers:arrhenius`.
     """
     sc = PW.scalars(delay_ratio, prefactor_ratio)
-    r = V.positive(delay_ratio, "delay_ratio", scalar=sc)
-    p = V.positive(prefactor_ratio, "prefactor_ratio", scalar=sc)
+    r, r_ext = V.positive(delay_ratio, "delay_ratio", scalar=sc, extrema=True)
+    p, p_ext = V.positive(prefactor_ratio, "prefactor_ratio", scalar=sc, extrema=True)
     if sc:  # two numbers: log_quotient's operations on floats
         if r < p:
             warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
         return float(PW.log_quotient(r, p))
-    r_ext, p_ext = PW.extrema(r), PW.extrema(p)
     if r_ext[0] < p_ext[1] and np.any(r < p):  # the extremes in the common case
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
     return V.scalar_or_array(log_ratio(r, p, r_ext, p_ext))

@@ -53,17 +53,16 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
     Spec `kramers:teff-sgd`; Li, Tai, E (2017).
     """
     sc = PW.scalars(eta, trace_sigma)
-    eta = V.positive(eta, "eta", scalar=sc)
-    tr = V.nonnegative(trace_sigma, "trace_sigma", scalar=sc)
+    eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
+    tr, t_ext = V.nonnegative(trace_sigma, "trace_sigma", scalar=sc, extrema=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     P = 1 if n_params is None else V.integer_at_least(n_params, "n_params", 1)
     if sc:  # two numbers: the same product on floats (FL.power_product's number path: the array's bits)
         return 0.0 if tr == 0.0 else float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
-    t_ext = PW.extrema(tr)
     if t_ext[0] > 0.0:  # the trace's extremes serve the product's proof too
         return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
-                                                  [None, t_ext, None, None]))
+                                                  [e_ext, t_ext, None, None]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
@@ -138,8 +137,8 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     Spec `kramers:teff-sgd`.
     """
     sc = PW.scalars(eta, sigma2, curvature)
-    eta = V.positive(eta, "eta", scalar=sc)
-    s2 = V.nonnegative(sigma2, "sigma2", scalar=sc)
+    eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
+    s2, s_ext = V.nonnegative(sigma2, "sigma2", scalar=sc, extrema=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     h = V.finite(curvature, "curvature", scalar=sc)
     if sc:  # three numbers: the same operations on floats
@@ -172,10 +171,9 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
         # those of gap (the division is monotone); s2's extremes serve the zero test and the product's proof
         inv = np.divide(1.0, gap, out=PW.into(gap))
         inv_ext = (1.0 / gap_hi, 1.0 / gap_lo)
-        s_ext = PW.extrema(s2)
         if s_ext[0] > 0.0:  # no zero variance: no select
             return V.scalar_or_array(FL.power_product([eta, s2, float(B), inv], [1, 1, -1, 1],
-                                                      [None, s_ext, None, inv_ext]))
+                                                      [e_ext, s_ext, None, inv_ext]))
         val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), inv], [1, 1, -1, 1])
         return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
