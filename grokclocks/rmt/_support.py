@@ -61,9 +61,22 @@ def _edge_distances(x, a):
             return (x - a) + (2.0 * r - 1.0), (a - x) + (2.0 * r + 1.0)
         q = 1.0 + r
         return x - _lower_edge(a), q * q - x
-    q = 1.0 + r
-    lo = np.where(small, (x - 1.0) + (2.0 * r - a), np.where(large, (x - a) + (2.0 * r - 1.0), x - _lower_edge(a)))
-    hi = np.where(small, (1.0 - x) + (2.0 * r + a), np.where(large, (a - x) + (2.0 * r + 1.0), q * q - x))
+    # arrays: the branches some point takes, from the extremes of sqrt(lam) (a select on a random mask costs ~3 ns a
+    # point, more than the arithmetic of a branch: 0.3 ms at 1e5 points); the same operations per point
+    r_lo, r_hi = P.extrema(r)
+    lo = hi = None
+    if r_lo <= 0.29:
+        lo, hi = (x - 1.0) + (2.0 * r - a), (1.0 - x) + (2.0 * r + a)
+    if r_hi >= 3.42:
+        lo_l, hi_l = (x - a) + (2.0 * r - 1.0), (a - x) + (2.0 * r + 1.0)
+        lo, hi = (lo_l, hi_l) if lo is None else (np.where(large, lo_l, lo), np.where(large, hi_l, hi))
+    if r_hi > 0.29 and r_lo < 3.42:  # some point may lie between the two
+        q = 1.0 + r
+        lo_m, hi_m = x - _lower_edge(a), P.square(q) - x
+        if lo is None:
+            return lo_m, hi_m
+        mid = ~(small | large)
+        lo, hi = np.where(mid, lo_m, lo), np.where(mid, hi_m, hi)
     return lo, hi
 
 
@@ -129,4 +142,11 @@ def mp_atom(lam):
     Levi et al., eq. (6); spec `levi:eq6`.
     """
     a = _lam(lam, P.scalars(lam))
-    return P.result(P.pick(a > 1.0, (a - 1.0) / a, 0.0))
+    if type(a) is float:
+        return (a - 1.0) / a if a > 1.0 else 0.0
+    # (lam - 1)/lam <= 0 exactly where lam <= 1: the maximum with 0 is the select, branch-free and in place
+    # (np.where on a random mask cost 0.3 ms of the 1.1 ms at 1e5 points; (1 - 1)/1 = +0.0 either way)
+    with np.errstate(over="ignore"):  # -inf at a subnormal lam, a point the maximum sets to 0
+        out = np.subtract(a, 1.0)
+        out = np.divide(out, a, out=P.into(out))
+        return P.result(np.maximum(out, 0.0, out=P.into(out)))
