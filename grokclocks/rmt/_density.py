@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import _floats as FL
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
@@ -77,17 +80,19 @@ def _cdf_continuous(theta, h, rho, one_m_rho):
     ``1 - rho cos theta`` is formed as ``(1 - rho) + 2 rho h`` (no cancellation as ρ → 1), ``one_m_rho`` = 1 − ρ
     passed in exactly.  Floats, or arrays of one shape (then `theta` is this engine's own temporary).
     """
+    scalar = type(theta) is float  # one point: the ufuncs' values as floats (float arithmetic after them)
     sin_t = np.sin(theta)  # of the rounded angle: B = theta - sin(theta) + O(theta^5) cancels to ~theta^3 at an edge
+    sin_t = float(sin_t) if scalar else sin_t
     A = np.arctan2(rho * sin_t, one_m_rho + 2.0 * rho * h)
+    A = float(A) if scalar else A
     diff = (A - rho * sin_t) / (rho * rho)
-    series = np.abs(rho) < _CDF_SERIES_RHO
-    if isinstance(series, (bool, np.bool_)):
-        if series:
+    if scalar:
+        if abs(rho) < _CDF_SERIES_RHO:
             diff = _cdf_series(rho, h, sin_t)
     else:
         # the series (28 steps of Horner's rule) on its own points only, gathered: a masked full-array pass
         # (`P.patch` above an eighth of the points) cost 19 of the 36 ms of mp_cdf at 1e5 points
-        idx = np.flatnonzero(series)
+        idx = np.flatnonzero(np.abs(rho) < _CDF_SERIES_RHO)
         if idx.size:
             diff[idx] = _cdf_series(rho[idx], h[idx], sin_t[idx])
     theta += A
@@ -102,8 +107,6 @@ def _cdf_series(rho, h, sin_t):
     sin 2θ = 2 sin θ cos θ, cos 2θ = 1 − 2 sin²θ."""
     cos_t = 1.0 - 2.0 * h
     zr, zi = rho * cos_t, rho * sin_t
-    if type(zr) is np.float64:  # one point: the loop on Python floats (the same IEEE operations, ~4x faster)
-        zr, zi = float(zr), float(zi)
     gr, gi = 1.0 / (_CDF_SERIES_TERMS + 1), 0.0
     for n in range(_CDF_SERIES_TERMS, 1, -1):
         gr, gi = (gr * zr - gi * zi) + 1.0 / n, gr * zi + gi * zr
@@ -161,38 +164,45 @@ def mp_cdf(x, lam):
 
 def _cdf(xs, a):
     """The engine of `mp_cdf` (floats or 1-d arrays of one shape; the caller's errstate)."""
+    xp = FL.ops_of(a)  # Python floats stay floats (math.sqrt and min/max: the same values as the ufuncs)
     below, above = _edge_distances(xs, a)
-    r = np.sqrt(a)
-    rho = np.minimum(r, 1.0 / r)  # 1/sqrt(lam) for lam > 1 (the dual law), else sqrt(lam)
-    mass = np.minimum(1.0 / a, 1.0)  # 1/lam for lam > 1, else 1
+    r = xp.sqrt(a)
+    rho = xp.minimum(r, 1.0 / r)  # 1/sqrt(lam) for lam > 1 (the dual law), else sqrt(lam)
+    mass = xp.minimum(1.0 / a, 1.0)  # 1/lam for lam > 1, else 1
+    if xp is FL.SCALAR:
+        atom = (a - 1.0) / a if a > 1.0 and xs >= 0.0 else 0.0
+        if not (below > 0.0 and above > 0.0):  # a number outside the support
+            return atom + (mass if above <= 0.0 else 0.0)
+        return atom + _cdf_inside(below, above, a, r, rho, mass)
     # min/max and products with a mask in place of selects (the same values: each is finite and >= 0; a select on a
     # random mask costs more than the arithmetic); the atom (lam - 1)/lam <= 0 where lam <= 1 (-inf at a subnormal)
     atom = np.maximum((a - 1.0) / a, 0.0)
-    if isinstance(r, np.ndarray):
-        atom *= xs >= 0.0
-        out = np.add(atom, mass * (above <= 0.0), out=atom)
-        inside = (below > 0.0) & (above > 0.0)
-        k = np.count_nonzero(inside)
-        if k == out.size:
-            out += _cdf_inside(below, above, a, r, rho, mass)
-        elif k:  # the continuous part on the points inside the support only (gathered)
-            idx = np.flatnonzero(inside)
-            out[idx] += _cdf_inside(below[idx], above[idx], a[idx], r[idx], rho[idx], mass[idx])
-        return out
-    atom = atom if xs >= 0.0 else 0.0
-    if not (below > 0.0 and above > 0.0):  # a number outside the support
-        return atom + (mass if above <= 0.0 else 0.0)
-    return atom + _cdf_inside(below, above, a, r, rho, mass)
+    atom *= xs >= 0.0
+    out = np.add(atom, mass * (above <= 0.0), out=atom)
+    inside = (below > 0.0) & (above > 0.0)
+    k = np.count_nonzero(inside)
+    if k == out.size:
+        out += _cdf_inside(below, above, a, r, rho, mass)
+    elif k:  # the continuous part on the points inside the support only (gathered)
+        idx = np.flatnonzero(inside)
+        out[idx] += _cdf_inside(below[idx], above[idx], a[idx], r[idx], rho[idx], mass[idx])
+    return out
 
 
 def _cdf_inside(below, above, a, r, rho, mass):
     """The continuous part of `mp_cdf` at points strictly inside the support (floats or 1-d arrays of one shape):
     (mass/π)·B from the nearer edge, B of `_cdf_continuous`."""
-    one_m_rho = np.abs(1.0 - a) / (np.maximum(a, 1.0) * (1.0 + rho))  # 1 - rho, exact to an ulp
+    xp = FL.ops_of(a)
+    one_m_rho = xp.abs(1.0 - a) / (xp.maximum(a, 1.0) * (1.0 + rho))  # 1 - rho, exact to an ulp
+    h = xp.minimum(xp.minimum(below, above) / (4.0 * r), 0.5)  # sin^2(theta/2): the distance over the width
+    theta = 2.0 * np.arcsin(xp.sqrt(h))
+    if xp is FL.SCALAR:  # +1 from the lower edge, -1 from the upper one; the angle's functions on a float
+        lower = below <= above
+        B = _cdf_continuous(float(theta), h, rho if lower else -rho, one_m_rho if lower else 1.0 + rho)
+        part = (mass / math.pi) * B
+        return part if lower else mass - part
+    sign = np.copysign(1.0, above - below)  # +1 where below <= above (+0 too), -1 from the upper edge
     lower = below <= above
-    h = np.minimum(np.minimum(below, above) / (4.0 * r), 0.5)  # sin^2(theta/2): the distance over the width
-    theta = 2.0 * np.arcsin(np.sqrt(h))
-    sign = np.copysign(1.0, above - below)  # +1 from the lower edge, -1 from the upper one (+0: lower)
-    part = (mass / np.pi) * _cdf_continuous(theta, h, sign * rho, P.pick(lower, one_m_rho, 1.0 + rho))
-    # from the upper edge mass - part: (0 or mass) + (+-part), each exact
-    return (mass * np.logical_not(lower) if isinstance(lower, np.ndarray) else (0.0 if lower else mass)) + sign * part
+    part = (mass / np.pi) * _cdf_continuous(theta, h, sign * rho, np.where(lower, one_m_rho, 1.0 + rho))
+    # from the upper edge mass - part: (0 or mass) + (-part), each exact
+    return mass * np.logical_not(lower) + sign * part

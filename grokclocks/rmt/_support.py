@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _floats as FL
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
@@ -13,7 +14,7 @@ from ..citations import cites
 
 def _lower_edge(a):
     r"""The engine of `_gap` on a float or a float64 array (the caller's errstate, over ignored)."""
-    q2 = P.square((1.0 - a) / (1.0 + np.sqrt(a)))
+    q2 = P.square((1.0 - a) / (1.0 + FL.ops_of(a).sqrt(a)))
     big = a >= 1e300
     if not P.any_of(big):
         return q2
@@ -52,7 +53,7 @@ def _edge_distances(x, a):
     below 1e-16 of the width there).  Same for the upper edge.  Floats or broadcast float64 arrays (the
     caller's errstate: over and invalid ignored); on floats only the branch that applies is formed.
     """
-    r = np.sqrt(a)
+    r = FL.ops_of(a).sqrt(a)  # a float stays a float (math.sqrt: the same correctly rounded value)
     small, large = r <= 0.29, r >= 3.42
     if isinstance(small, (bool, np.bool_)):
         if small:
