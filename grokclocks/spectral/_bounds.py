@@ -86,7 +86,7 @@ def _log_cover(Ra, ra, kk, up):
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
         # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
         x = P.product([Ra, ra], [1, -1])
-        x = np.multiply(x, 2.0, out=P.into(x))  # inf for R/r > 9e307 (the log form below)
+        x = x * 2.0 if P.into(x) is None else np.multiply(x, 2.0, out=x)  # inf for R/r > 9e307 (the log form below)
         x_lo, x_hi = P.extrema(x)  # the other forms only if some point needs them
         # R/r = x/2 to within 2 ulp: bounds on every quotient for log(R/r)
         bounds = (x_lo * (0.5 - 2.0 ** -50), x_hi * (0.5 + 2.0 ** -50))
@@ -100,9 +100,12 @@ def _log_cover(Ra, ra, kk, up):
         tiny = x < 2.0 ** -54 if not x_lo >= 2.0 ** -54 else False
         hi = np.log1p(x, out=P.into(x))
         hi = np.multiply(hi, kk, out=P.into(hi))
-        hi = P.patch(hi, far, lambda R_, r_: kk * (math.log(2.0) + P.log_quotient(R_, r_)), Ra, ra)
+        # (each only where some point needs it: a patch of an array with no point on its mask still counts them)
+        if far is not False:
+            hi = P.patch(hi, far, lambda R_, r_: kk * (math.log(2.0) + P.log_quotient(R_, r_)), Ra, ra)
         # below 2^-54 log1p(x) = x: k 2 R / r as one scaled product (no rounding of a subnormal x first)
-        hi = P.patch(hi, tiny, lambda R_, r_: P.product([R_, r_, 2.0 * kk], [1, -1, 1]), Ra, ra)
+        if tiny is not False:
+            hi = P.patch(hi, tiny, lambda R_, r_: P.product([R_, r_, 2.0 * kk], [1, -1, 1]), Ra, ra)
     if log_ratio is not None:
         lo = np.maximum(0.0, log_ratio, out=P.into(log_ratio))
     lo = np.multiply(lo, kk, out=P.into(lo))
