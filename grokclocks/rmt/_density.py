@@ -10,7 +10,7 @@ from .. import _floats as FL
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _edge_distances, _lam
+from ._support import _edge_distances, _lam, _pick_nonnegative
 
 
 @cites("levi:eq6")
@@ -203,6 +203,6 @@ def _cdf_inside(below, above, a, r, rho, mass):
         return part if lower else mass - part
     sign = np.copysign(1.0, above - below)  # +1 where below <= above (+0 too), -1 from the upper edge
     lower = below <= above
-    part = (mass / np.pi) * _cdf_continuous(theta, h, sign * rho, np.where(lower, one_m_rho, 1.0 + rho))
+    part = (mass / np.pi) * _cdf_continuous(theta, h, sign * rho, _pick_nonnegative(lower, one_m_rho, 1.0 + rho))
     # from the upper edge mass - part: (0 or mass) + (-part), each exact
     return mass * np.logical_not(lower) + sign * part

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _pointwise as P
 from .. import _validate as V
 from ..citations import cites
-from ._support import _lam
+from ._support import _lam, _pick_nonnegative
 
 
 def _resolvent(ww: np.ndarray, a: np.ndarray):
@@ -71,9 +71,10 @@ def _resolvent_engine(ww, a, want_M: bool = True):
         M = ww / den if want_M else None
         return np.divide(1.0, den, out=P.into(den)), Dh, M
     M_neg = np.divide(np.subtract(Dh, hb, out=P.into(hb)), a, out=P.into(hb))
-    M = P.pick(pos, ww / den, M_neg) if want_M else None
     m_neg = M_neg / ww if want_M else np.divide(M_neg, ww, out=P.into(M_neg))
-    return P.pick(pos, np.divide(1.0, den, out=P.into(den)), m_neg), Dh, M
+    M = _pick_nonnegative(pos, ww / den, M_neg) if want_M else None
+    return _pick_nonnegative(pos, np.divide(1.0, den, out=P.into(den)), m_neg), Dh, M
+
 
 
 def _w_lam(w, lam):
@@ -267,5 +268,6 @@ def mp_stieltjes_nu2(w, lam):
         # m (D - c) = 4 M/(D + c) for c > 0 (M = w m: m ~ 1/w and 4w/(D+c) under/overflow separately at
         # w = 2e-308, lam = 1e148), then / (2D) (m k/(2D) with k/(2D) subnormal lost 4e-14 at w = 2.5e-284)
         pos = c > 0
-        mk = P.pick(pos, 4.0 * M / (D + P.pick(pos, c, 0.0)), m * (D - c))
+        # max(c, 0): c where c > 0, else +0 (the select, branch-free)
+        mk = _pick_nonnegative(pos, 4.0 * M / (D + np.maximum(c, 0.0)), m * (D - c))
         return P.result(mk / (2.0 * D))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -65,21 +66,56 @@ def _edge_distances(x, a):
     # arrays: the branches some point takes, from the extremes of sqrt(lam) (a select on a random mask costs ~3 ns a
     # point, more than the arithmetic of a branch: 0.3 ms at 1e5 points); the same operations per point
     r_lo, r_hi = P.extrema(r)
+    x_lo, x_hi = P.extrema(x)
+    # every branch's value finite (|x|, lam <= 1e300): a select as a sum of masked products (below)
+    blend = max(-x_lo, x_hi) <= 1e300 and r_hi <= 1e150
     lo = hi = None
     if r_lo <= 0.29:
         lo, hi = (x - 1.0) + (2.0 * r - a), (1.0 - x) + (2.0 * r + a)
     if r_hi >= 3.42:
         lo_l, hi_l = (x - a) + (2.0 * r - 1.0), (a - x) + (2.0 * r + 1.0)
-        lo, hi = (lo_l, hi_l) if lo is None else (np.where(large, lo_l, lo), np.where(large, hi_l, hi))
+        lo, hi = (lo_l, hi_l) if lo is None else _pick_finite(large, (lo_l, hi_l), (lo, hi), blend)
     if r_hi > 0.29 and r_lo < 3.42:  # some point may lie between the two
         q = 1.0 + r
         lo_m, hi_m = x - _lower_edge(a), P.square(q) - x
         if lo is None:
             return lo_m, hi_m
-        mid = ~(small | large)
-        lo, hi = np.where(mid, lo_m, lo), np.where(mid, hi_m, hi)
+        lo, hi = _pick_finite(~(small | large), (lo_m, hi_m), (lo, hi), blend)
     return lo, hi
 
+
+def _pick_finite(mask, yes, no, blend):
+    """(np.where(mask, y, n) for y, n in zip(yes, no)) for arrays; with `blend` (every value finite) as
+    y·[mask] + n·[not mask]: the same values but for the sign of a zero distance (y + (±0) = y; -0 + +0 = +0),
+    which no caller reads (they compare with 0 or take max(., 0)); np.where's branch per point on a random mask
+    cost 0.6 ms at 1e5 points against ~0.2 ms."""
+    if not blend or np.ndim(mask) == 0:
+        return tuple(np.where(mask, y, n) for y, n in zip(yes, no))
+    f = mask.astype(np.float64)
+    g = 1.0 - f
+    out = []
+    for y, n in zip(yes, no):
+        o = np.multiply(y, f, out=P.into(y, f))
+        out.append(np.add(o, np.multiply(n, g, out=P.into(n, g)), out=o))
+    return tuple(out)
+
+
+def _pick_nonnegative(pos, yes, no):
+    """`P.pick` (`yes` where `pos`, else `no`) for values >= 0; `yes` and `no` may be overwritten where they are this
+    engine's temporaries (`P.into`).
+
+    On arrays with every value finite (two reductions), max(yes·[pos], no·[not pos]), the same values (x·1 = x,
+    x·0 = +0 for a finite x >= 0, max(x, +0) = x) without np.where's branch per point: a select on a random mask
+    cost 0.6 ms at 1e5 points against 0.18 ms (shared 2-core EPYC), a third of `mp_stieltjes`.  np.where
+    elsewhere (inf·0 would be NaN)."""
+    if not (isinstance(pos, np.ndarray) and pos.ndim and isinstance(yes, np.ndarray) and isinstance(no, np.ndarray)
+            and yes.shape == pos.shape == no.shape and float(yes.max()) < math.inf and float(no.max()) < math.inf):
+        return P.pick(pos, yes, no)
+    f = pos.astype(np.float64)
+    out = np.multiply(yes, f, out=P.into(yes))
+    np.subtract(1.0, f, out=f)
+    np.multiply(no, f, out=f)
+    return np.maximum(out, f, out=out)
 
 def _lam(lam, scalar: bool = False):
     return V.positive(lam, "lam", scalar=scalar)
