@@ -55,6 +55,9 @@ def _density(x, a):
     if isinstance(inside, (bool, np.bool_)) and not inside:  # a number outside the support
         return 0.0
     p = (np.sqrt(np.maximum(below, 0.0)) / x) * (np.sqrt(np.maximum(above, 0.0)) / (2.0 * np.pi * a))
+    if isinstance(p, np.ndarray) and p.ndim and p.shape == np.shape(inside) and float(p.max()) < math.inf:
+        # p finite (NaN fails the test): p·1 = p, p·0 = ±0, + 0 makes a -0 (x < 0) +0; no branch per point
+        return np.add(np.multiply(p, inside, out=p), 0.0, out=p)
     return P.pick(inside, p, 0.0)
 
 
