@@ -299,8 +299,8 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
 
     Parameters
     ----------
-    eps_rob : float
-        Projected robustness slack ε_rob (spec ID `clocks:def5.4`), a finite scalar ≥ 0.
+    eps_rob : float or array_like
+        Projected robustness slack ε_rob (spec ID `clocks:def5.4`), finite and ≥ 0.
     lip : float
         Lipschitz constant L_ℓ of the loss in the logits, a finite scalar ≥ 0.
     eta : float
@@ -313,19 +313,21 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
         Stable rank r_s of the head W, a finite scalar ≥ 1.
     cover_radius : float
         Radius r of the covering balls, a finite scalar > 0 (≤ R for `upper="3R"`).
-    n : float
+    n : float or array_like
         Sample size n, finite and ≥ 1.
-    loss_bound : float
+    loss_bound : float or array_like
         Upper bound M of the loss (the loss lies in [0, M]), finite and > 0.
-    fail_prob : float
+    fail_prob : float or array_like
         Failure probability δ_f, in the open interval (0, 1).
     upper : {"3R", "vershynin"}, optional
         Form of the cover bound: `"3R"` (default, the paper's) (3R/r)^k; `"vershynin"` (1 + 2R/r)^k.
 
     Returns
     -------
-    float
-        The bound on |L_pop − L_emp|, in loss units; `inf` where it exceeds the largest double.
+    float or numpy.ndarray
+        The bound on |L_pop − L_emp|, in loss units; `inf` where it exceeds the largest double.  `eps_rob`,
+        `n`, `loss_bound` and `fail_prob` broadcast together (a sweep over the sample size, say); the
+        arguments that fix the rank k and the cover are scalars.
 
     Raises
     ------
@@ -336,7 +338,7 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
     ----------
     Spec IDs `clocks:thm5.5` (paper Theorem 5.5) and `clocks:def5.4` (Definition 5.4).
     """
-    e = _scalar(eps_rob, "eps_rob", nonnegative=True)
+    e = V.nonnegative(eps_rob, "eps_rob", scalar=P.scalars(eps_rob))
     li = _scalar(lip, "lip", nonnegative=True)
     Om = _scalar(W_op, "W_op", positive=True)
     Rr = _scalar(R, "R", positive=True)
@@ -350,10 +352,12 @@ def stable_rank_generalization_bound(eps_rob, lip, eta, W_op, R, srank, cover_ra
             logN = float(_log_cover(Rr, r_cover, k, up)[1])
     else:
         logN = _log_cover_upper_huge_k(Rr, r_cover, k, upper)
-        if not math.isfinite(logN):  # ln N > 1.8e308: N, and with it the bound, is beyond the double range
-            return math.inf
     slack = e + 2.0 * li * float(eta) * Om * Rr
-    return float(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))
+    if not math.isfinite(logN):  # ln N > 1.8e308: N, and with it the bound, is beyond the double range
+        # n, loss_bound and fail_prob checked (and broadcast) by the same call, every point inf
+        shape = np.shape(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=0.0))
+        return math.inf if shape == () else np.full(shape, math.inf)
+    return P.result(robust_generalization_bound(slack, None, n, loss_bound, fail_prob, log_n_cells=logN))
 
 
 def _log_cover_upper_huge_k(R: float, r: float, k: int, upper: str) -> float:
