@@ -66,8 +66,9 @@ def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
 def _cover_args(R, r, k, upper):
     """The validated arguments of the covering-number bounds: floats for a scalar call, else arrays."""
     sc = P.scalars(R, r)
-    Ra = V.positive(R, "R", scalar=sc)
-    ra = V.positive(r, "r", scalar=sc)
+    # each number a float (a 0-d array costs the array machinery in every operation on it)
+    Ra = V.positive(R, "R", scalar=sc or P.scalars(R))
+    ra = V.positive(r, "r", scalar=sc or P.scalars(r))
     kk = V.integer_at_least(k, "k", 1)
     up = V.choice(upper, "upper", ("vershynin", "3R"))
     if up == "3R" and (ra > Ra if sc else np.any(ra > Ra)):
@@ -80,7 +81,10 @@ def _log_cover(Ra, ra, kk, up):
     """(lower, upper) bounds on log N(B_R^k, r) for validated R, r (floats or arrays; the caller's errstate
     ignores over/underflow, division by zero and invalid)."""
     if up == "3R":
-        log_ratio = P.log_quotient(Ra, ra)
+        # bounds on every quotient R/r from the extremes (the quotient is monotone in each): one log where they
+        # keep it away from [1/2, 2] and inside the normal range
+        (R_lo, R_hi), (r_lo, r_hi) = P.extrema(Ra), P.extrema(ra)
+        log_ratio = P.log_quotient(Ra, ra, (R_lo / r_hi * (1.0 - 2.0 ** -50), R_hi / r_lo * (1.0 + 2.0 ** -50)))
         hi = kk * (math.log(3.0) + log_ratio)
     else:
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
