@@ -17,6 +17,9 @@ from ._drift import _scalar
 from ._tails import eckart_young_rank
 
 
+_MAX = float(np.finfo(np.float64).max)
+
+
 @cites("clocks:prop5.1", "clocks:prop5.3")
 @V.broadcasting()
 def log_covering_number_ball_bounds(R, r, k, *, upper="vershynin"):
@@ -89,9 +92,21 @@ def _log_cover(Ra, ra, kk, up):
     else:
         # log1p(2 R / r) with 2 R / r a scaled product (exact binary exponent: no subnormal loss for
         # R/r < 1e-308); log(2) + log(R/r) + log1p(r / 2R) where it overflows
-        x = P.product([Ra, ra], [1, -1])
+        x_lo = None
+        if type(ra) is float and isinstance(Ra, np.ndarray) and Ra.ndim and Ra.size:
+            # one radius r: R (1/r) is `P.product`'s direct product where R's extremes keep every factor and R/r
+            # normal (rounding is monotone in R: the products of the extremes bound every point's); x's extremes
+            # then follow from R's (two reductions and the proof's set-up spared)
+            R_lo, R_hi = P.extrema(Ra)
+            inv = 1.0 / ra
+            if FL.TINY <= R_lo and FL.TINY <= inv <= _MAX and FL.TINY <= R_lo * inv and R_hi * inv <= _MAX:
+                x = np.multiply(Ra, inv)
+                x_lo, x_hi = R_lo * inv * 2.0, R_hi * inv * 2.0
+        if x_lo is None:
+            x = P.product([Ra, ra], [1, -1])
         x = x * 2.0 if P.into(x) is None else np.multiply(x, 2.0, out=x)  # inf for R/r > 9e307 (the log form below)
-        x_lo, x_hi = P.extrema(x)  # the other forms only if some point needs them
+        if x_lo is None:
+            x_lo, x_hi = P.extrema(x)  # the other forms only if some point needs them
         # R/r = x/2 to within 2 ulp: bounds on every quotient for log(R/r)
         bounds = (x_lo * (0.5 - 2.0 ** -50), x_hi * (0.5 + 2.0 ** -50))
         one_log = (bounds[0] > 2.0 or bounds[1] < 0.5) and FL.TINY <= bounds[0] and bounds[1] < math.inf
@@ -111,7 +126,8 @@ def _log_cover(Ra, ra, kk, up):
         if tiny is not False:
             hi = P.patch(hi, tiny, lambda R_, r_: P.product([R_, r_, 2.0 * kk], [1, -1, 1]), Ra, ra)
     if log_ratio is not None:
-        lo = np.maximum(0.0, log_ratio, out=P.into(log_ratio))
+        # max(0, .) a no-op where every R/r > 2 (vershynin's one-log path)
+        lo = log_ratio if up != "3R" and one_log and bounds[0] > 2.0 else np.maximum(0.0, log_ratio, out=P.into(log_ratio))
     lo = np.multiply(lo, kk, out=P.into(lo))
     return lo, hi
 
