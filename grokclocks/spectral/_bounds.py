@@ -111,7 +111,9 @@ def _log_cover(Ra, ra, kk, up):
         bounds = (x_lo * (0.5 - 2.0 ** -50), x_hi * (0.5 + 2.0 ** -50))
         one_log = (bounds[0] > 2.0 or bounds[1] < 0.5) and FL.TINY <= bounds[0] and bounds[1] < math.inf
         if isinstance(x, np.ndarray) and x.ndim and not one_log:
-            lo = _log_excess(Ra, ra)  # only max(0, log(R/r)) is needed: the careful forms where R > r only
+            # only max(0, log(R/r)) is needed: the careful forms where R > r only (no quotient overflows where 2R/r
+            # does not)
+            lo = _log_excess(Ra, ra, finite=x_hi < math.inf)
             log_ratio = None
         else:
             log_ratio = P.log_quotient(Ra, ra, bounds)
@@ -132,16 +134,17 @@ def _log_cover(Ra, ra, kk, up):
     return lo, hi
 
 
-def _log_excess(a, b):
+def _log_excess(a, b, finite=False):
     """max(0, log(a/b)) for float64 arrays a, b > 0 that broadcast: `P.log_quotient`'s value where a > b (log1p of the
     exact difference for b < a <= 2b, the log of the quotient where it is a normal double, log a - log b where it
     overflows), 0 where a <= b, whose value the careful forms do not change (each is <= 0 there).  One log on
     every point and the forms on the points that need them (the general `log_quotient` formed its near-1 test on
-    every point: 4.8x the plain log1p bound at 1e5 points with R/r in [1e-2, 1e4])."""
+    every point: 4.8x the plain log1p bound at 1e5 points with R/r in [1e-2, 1e4]).  `finite`: the caller knows
+    no quotient overflows (its overflow test spared)."""
     q = np.divide(a, b)
     out = np.log(q, out=q)
     shape = out.shape
-    if float(out.max()) == math.inf:  # a / b overflowed (log a - log b: |log(a/b)| > 708 there)
+    if not finite and float(out.max()) == math.inf:  # a / b overflowed (log a - log b: |log(a/b)| > 708 there)
         out = P.patch(out, out == math.inf, lambda a_, b_: np.log(a_) - np.log(b_), a, b)
     # b < a <= 2b gives 1 <= fl(a/b) <= 2 (rounding is monotone): the exact test on those points only
     idx = np.flatnonzero((out >= 0.0) & (out <= 0.6932))
