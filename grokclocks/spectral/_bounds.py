@@ -18,6 +18,7 @@ from ._tails import eckart_young_rank
 
 
 _MAX = float(np.finfo(np.float64).max)
+_LOG2_BITS = np.float64(0.6932).view(np.uint64)  # just above log 2
 
 
 @cites("clocks:prop5.1", "clocks:prop5.3")
@@ -147,7 +148,9 @@ def _log_excess(a, b, finite=False):
     if not finite and float(out.max()) == math.inf:  # a / b overflowed (log a - log b: |log(a/b)| > 708 there)
         out = P.patch(out, out == math.inf, lambda a_, b_: np.log(a_) - np.log(b_), a, b)
     # b < a <= 2b gives 1 <= fl(a/b) <= 2 (rounding is monotone): the exact test on those points only
-    idx = np.flatnonzero((out >= 0.0) & (out <= 0.6932))
+    # 0 <= out <= 0.6932 as one unsigned comparison of the bits (a non-negative double's bits order as the value,
+    # a negative one's sign bit puts it above)
+    idx = np.flatnonzero(out.view(np.uint64) <= _LOG2_BITS)
     if idx.size:
         at = np.unravel_index(idx, shape)  # gathers from broadcast views without copying them
         av, bv = np.broadcast_to(a, shape)[at], np.broadcast_to(b, shape)[at]
