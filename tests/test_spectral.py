@@ -659,6 +659,31 @@ def test_stable_rank_generalization_bound_example():
             S.stable_rank_generalization_bound(**args)
 
 
+def test_stable_rank_generalization_bound_sweeps_n_and_eps():
+    """eps_rob, n, loss_bound and fail_prob broadcast (a curve over the sample size): each point is the scalar
+    call's value; a bad entry names its parameter (an array n raised a TypeError before); inf everywhere where
+    ln N itself overflows, after the same checks."""
+    rng = np.random.default_rng(5)
+    n = np.exp(rng.uniform(0.0, 30.0, 40))
+    e, M, d = rng.random(40), rng.random(40) + 0.1, rng.random(40) * 0.9 + 0.01
+    for eta, srank, upper in ((0.9, 2.0, "3R"), (0.5, 3.0, "vershynin")):
+        got = S.stable_rank_generalization_bound(e, 1.0, eta, 2.0, 1.0, srank, 0.1, n, M, d, upper=upper)
+        want = [S.stable_rank_generalization_bound(float(a), 1.0, eta, 2.0, 1.0, srank, 0.1, float(b), float(c),
+                                                   float(f), upper=upper) for a, b, c, f in zip(e, n, M, d)]
+        assert got.shape == (40,) and np.array_equal(got, want)
+    grid = S.stable_rank_generalization_bound(0.01, 1.0, 0.9, 2.0, 1.0, 2.0, 0.1, [[100.0], [1e4]], 1.0, [0.05, 0.01])
+    assert grid.shape == (2, 2) and grid[1, 0] < grid[0, 0]  # more samples, a tighter bound
+    with pytest.raises(DomainError, match="n must be >= 1"):
+        S.stable_rank_generalization_bound(0.01, 1.0, 0.9, 2.0, 1.0, 2.0, 0.1, np.array([100.0, 0.5]), 1.0, 0.05)
+    with pytest.raises(DomainError, match="eps_rob"):
+        S.stable_rank_generalization_bound(np.array([0.1, -1.0]), 1.0, 0.9, 2.0, 1.0, 2.0, 0.1, 100.0, 1.0, 0.05)
+    # k = ceil(srank / eta^2) beyond 2^53 with ln N > 1.8e308: inf at every point, n still checked
+    huge = S.stable_rank_generalization_bound(0.0, 1.0, 1e-200, 1.0, 1.0, 5.0, 0.1, np.array([1e3, 1e6]), 1.0, 0.05)
+    assert np.array_equal(huge, [math.inf, math.inf])
+    with pytest.raises(DomainError, match="n must be >= 1"):
+        S.stable_rank_generalization_bound(0.0, 1.0, 1e-200, 1.0, 1.0, 5.0, 0.1, 0.5, 1.0, 0.05)
+
+
 def test_citations_cover_module():
     import grokclocks.citations as c
 

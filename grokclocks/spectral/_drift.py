@@ -305,8 +305,17 @@ def free_direction_collapse_time(sigma0, lam, p):
     la = V.nonnegative(lam, "lam", scalar=sc)
     pa = V.positive(p, "p", scalar=sc)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        if P.extrema(pa)[1] < 2 and P.extrema(la)[0] > 0 and P.extrema(s)[0] > 0:  # no mask needed
+        (s_lo, s_hi), (l_lo, l_hi), (p_lo, p_hi) = P.extrema(s), P.extrema(la), P.extrema(pa)
+        if p_hi < 2 and l_lo > 0 and s_lo > 0:  # no mask needed
             q = 2.0 - pa
+            if isinstance(q, np.ndarray) and q.ndim and _power_stays_normal((s_lo, s_hi), (2.0 - p_hi, 2.0 - p_lo),
+                                                                            [(l_lo, l_hi), (p_lo, p_hi)]):
+                # the operations of `P.product`'s direct product (sigma0^q (1/lam)) (1/p)) (1/q), in place: its array
+                # power took the general `FL.power_product` (16 reductions and a copy: 3x the plain formula at 1e5)
+                t = np.power(s, q)
+                for f in (la, pa, q):
+                    t = np.multiply(t, 1.0 / f, out=P.into(t, f))
+                return P.result(t)
             return P.result(P.product([s, la, pa, q], [q, -1, -1, -1]))
         if sc:  # p >= 2 or lam = 0: inf; else sigma0 = 0: 0
             return math.inf if not (pa < 2 and la > 0) else 0.0
@@ -320,3 +329,15 @@ def free_direction_collapse_time(sigma0, lam, p):
                              [q, -1, -1, -1])
     t = np.where(s > 0, t, 0.0 * one)
     return V.scalar_or_array(np.where(finite, t, np.inf))
+
+
+def _power_stays_normal(base, power, others):
+    """Whether σ₀^q (σ₀ in `base`, q in `power`, both (min, max) with σ₀ > 0, q > 0) times the reciprocals of bases
+    with the extremes `others` keeps every factor and partial product a normal double (`FL.product_stays_normal`
+    with σ₀^q as one base: log2 of σ₀^q lies between the least and the largest q log2 σ₀ at the corners)."""
+    logs = [q * math.log2(b) for q in power for b in base]
+    lo, hi = min(logs), max(logs)
+    if not -1000.0 < lo <= hi < 1000.0:
+        return False
+    q_ext = power
+    return FL.product_stays_normal([(2.0**lo, 2.0**hi), *others, q_ext], [1.0, -1.0, -1.0, -1.0])

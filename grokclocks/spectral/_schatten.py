@@ -104,14 +104,15 @@ def _ratio_power_sum(s: np.ndarray, s1: np.ndarray, keep: np.ndarray, p: np.ndar
     """
     pe = np.asarray(p)[..., None]
     every = bool(keep.all())  # every singular value kept (then every sigma_1 > 0): no mask below
-    with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
-        s1d = (s1 if every else np.where(s1 > 0, s1, 1.0))[..., None]
-        r = s / s1d
-        rp = np.power(r if every else np.where(keep, r, 1.0), pe)
-        # the ratio below the normal range (its power need not be: p = 1e-3): on those points only
+    # the caller's errstate (divide, invalid, under and over ignored)
+    s1d = (s1 if every else np.where(s1 > 0, s1, 1.0))[..., None]
+    r = s / s1d
+    rp = np.power(r if every else np.where(keep, r, 1.0), pe)
+    # the ratio below the normal range (its power need not be: p = 1e-3): on those points only (none: one reduction)
+    if not (every and float(r.min()) >= FL.TINY):
         small = r < FL.TINY if every else keep & (r < FL.TINY)
         rp = P.patch(rp, small, lambda pe_, s_, s1_: np.exp(pe_ * (np.log(s_) - np.log(s1_))), pe, s, s1d)
-    return np.sum(rp if every else np.where(keep, rp, 0.0), axis=-1)
+    return (rp if every else np.where(keep, rp, 0.0)).sum(axis=-1)
 
 
 def _schatten_setup(W, p, singular_values, rtol):
@@ -164,8 +165,8 @@ def schatten_quasi_norm(W=None, p=None, *, singular_values=None, rtol=None):
     Spec ID `clocks:eq2.6` (paper eq. 2.6).
     """
     pa, _, s1, r = _schatten_setup(W, p, singular_values, rtol)  # r: mask of the kept singular values
-    S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]; 0 where no singular value is kept
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        S = _ratio_power_sum(_, s1, r, pa)  # in [1, rank]; 0 where no singular value is kept
         g = np.power(S, 1.0 / pa)  # overflows for p < log(rank) / 709.78 while sigma_1 * g may not
         out = s1 * g
         # reductions: the log form only on the points that need it, 0 (not -0) where sigma_1 = 0
