@@ -887,3 +887,17 @@ def test_first_order_ratio_where_the_bracket_leaves_the_double_range():
                 assert got == math.inf
             else:
                 assert abs(got - ref) <= 1e-14 * abs(ref), (s3, T, got, ref)
+
+
+def test_arrhenius_barrier_mixed_shapes_equal_log_quotient():
+    """The near-1 points of the array path, with one argument a number or 0-d array and the other an array (a 0-d
+    delay ratio against an array of prefactors raised IndexError), and every quotient near 1 (the in-place form)."""
+    import warnings
+
+    from grokclocks import _floats as FL
+    cases = [(np.array(1.0), np.array([0.1, 0.1, 1.0, 1.5, 0.7])), (np.array([0.1, 0.1, 1.0, 1.5, 0.7]), 1.3),
+             (np.array([3.0, 1.2]), np.array([[1.0], [2.5]])), (np.linspace(0.6, 1.9, 7), np.linspace(0.7, 1.1, 7))]
+    for a, b in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert np.array_equal(K.arrhenius_barrier(a, b), FL.log_quotient(a, b))

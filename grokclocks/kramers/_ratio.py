@@ -45,9 +45,7 @@ def log_ratio(a: Any, b: Any, a_ext: tuple[float, float], b_ext: tuple[float, fl
         # <= 2, so every such point is among them; the others keep the log of the quotient, as there)
         av, bv = _gather(a, idx, out.shape), _gather(b, idx, out.shape)
         sel = (av <= 2.0 * bv) & (bv <= 2.0 * av)
-        if np.ndim(bv):
-            bv = bv[sel]
-        av = av[sel]
+        av, bv = (v[sel] if np.ndim(v) else v for v in (av, bv))
         out.reshape(-1)[idx[sel]] = np.log1p((av - bv) / bv)
     return out
 
