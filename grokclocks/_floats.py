@@ -445,7 +445,7 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
     """log(a / b) for a, b > 0 (arrays broadcast), without overflow of a / b and without cancellation for
     a ~ b: ``log1p`` of the exact difference (Sterbenz) for b/2 <= a <= 2b, the log of the quotient where it
     is a normal double, log a - log b elsewhere (|log(a / b)| > 708 there: relative error <= 2 eps)."""
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)  # a number stays 0-d (it broadcasts)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         q = a / b
         if q.ndim == 0:
@@ -460,15 +460,62 @@ def log_quotient(a: Any, b: Any) -> np.ndarray:
             out = np.where(far, np.log(a) - np.log(b), np.log(q))
         else:
             out = np.log(q, out=q)  # the common case, in place (one new array less: fewer fresh pages)
-        # b/2 <= a <= 2b implies 1/2 <= fl(a/b) <= 2 (rounding is monotone): the exact test on those points only
-        idx = np.flatnonzero(np.abs(out) <= 0.6932)  # > log 2
-        if idx.size:
-            at = np.unravel_index(idx, out.shape)  # gathers from broadcast views without copying them
-            av, bv = a[at], b[at]
-            near = (av <= 2.0 * bv) & (bv <= 2.0 * av)
-            idx, av, bv = idx[near], av[near], bv[near]
-            out.reshape(-1)[idx] = np.log1p((av - bv) / bv)
+        return _near_one(out, a, b)
+
+
+_LOG2_UP = 0.6932  # above log 2: |log fl(a/b)| <= log 2 wherever b/2 <= a <= 2b (rounding is monotone)
+_LOG2_IN = 0.6931  # below log 2: |np.log(q)| < 0.6931 (faithful log) puts q in (1/2, 2), so b/2 < a < 2b
+_DENSE = 0.5  # near-1 fraction from which log1p runs on every point (no gathers) rather than on a gather
+
+
+def _near_one(out: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """``out`` (the logs of fl(a/b), an owned contiguous array of the broadcast shape; a, b > 0) with
+    ``log1p((a - b) / b)`` (the difference exact by Sterbenz) written on every point where b/2 <= a <= 2b.
+
+    Those points are among |out| <= 0.6932 (b/2 <= a <= 2b implies 1/2 <= fl(a/b) <= 2: rounding is monotone);
+    the exact test is needed only where 0.6931 <= |out| (a faithful log below 0.6931 puts fl(a/b), hence a/b,
+    strictly inside (1/2, 2)).  Where at least half of the points are near 1, the log1p form runs on every
+    point in place and a mask keeps it (numpy's log1p is SIMD where its log is: ~1.3 ns a point on AVX-512; the
+    gathers cost ~20 ns a point); on fewer, on a flat gather of those points only.  Both give the same value on
+    every point (the same operations on it)."""
+    flat = out.reshape(-1)
+    near = np.less_equal(out, _LOG2_UP)
+    near &= np.greater_equal(out, -_LOG2_UP)
+    count = int(np.count_nonzero(near))
+    if not count:
         return out
+    if count >= _DENSE * out.size:
+        edge = np.greater_equal(out, _LOG2_IN)
+        edge |= np.less_equal(out, -_LOG2_IN)
+        edge &= near
+        idx = np.flatnonzero(edge)
+        if idx.size:  # the exact test on the few points of the edge band
+            av, bv = _gather(a, idx, out.shape), _gather(b, idx, out.shape)
+            near.reshape(-1)[idx[(av > 2.0 * bv) | (bv > 2.0 * av)]] = False
+        d = np.subtract(a, b)  # a new array of the broadcast shape (numbers: a 0-d one)
+        np.divide(d, b, out=d)
+        np.log1p(d, out=d)
+        np.copyto(out, d, where=near)
+        return out
+    idx = np.flatnonzero(near)
+    av, bv = _gather(a, idx, out.shape), _gather(b, idx, out.shape)
+    o = flat[idx]
+    if not (float(o.max()) < _LOG2_IN and float(o.min()) > -_LOG2_IN):  # some on the edge band: the exact test
+        keep = (av <= 2.0 * bv) & (bv <= 2.0 * av)
+        idx, av, bv = idx[keep], (av[keep] if np.ndim(av) else av), (bv[keep] if np.ndim(bv) else bv)
+    d = np.subtract(av, bv)
+    np.divide(d, bv, out=d)
+    flat[idx] = np.log1p(d, out=d)
+    return out
+
+
+def _gather(x: Any, idx: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """``x`` broadcast to `shape` at the flat indices `idx`; a 0-d ``x`` stays itself (it broadcasts)."""
+    if np.ndim(x) == 0:
+        return x
+    if np.shape(x) == shape and x.flags.c_contiguous:
+        return x.reshape(-1)[idx]
+    return np.broadcast_to(x, shape)[np.unravel_index(idx, shape)]  # gathers from broadcast views without copies
 
 
 # ============================================================================ one engine for arrays and floats

@@ -67,6 +67,32 @@ def test_log_quotient_on_numbers_is_fl_log_quotient_bit_for_bit():
             assert one == FL.log_quotient(x, y)
 
 
+def test_log_quotient_every_point_its_own_form_whatever_the_near_fraction_and_layout():
+    """The near-1 step (log1p of the exact difference) on a gather of the near points or, where half or more are
+    near 1, on every point under a mask: each point the value of the same two numbers (`P.log_quotient` on
+    floats), including the edge band |log| in [0.6931, 0.6932] (a = 2b, b/2 and their neighbours, where the exact
+    test b/2 <= a <= 2b decides), broadcast, non-contiguous and 0-d arguments."""
+    rng = np.random.default_rng(13)
+    n = 3000
+    for frac in (0.0, 0.02, 0.3, 0.49, 0.51, 0.8, 1.0):
+        b = np.exp(rng.uniform(-700, 700, n))
+        a = np.exp(rng.uniform(-700, 700, n))
+        near = rng.random(n) < frac
+        a[near] = b[near] * rng.uniform(0.45, 2.2, near.sum())
+        edge = near & (rng.random(n) < 0.3)  # a = 2b or b/2, then 0-3 ulps either way
+        a[edge] = b[edge] * rng.choice([2.0, 0.5], edge.sum())
+        for _ in range(3):
+            step = edge & (rng.random(n) < 0.5)
+            a[step] = np.nextafter(a[step], np.where(rng.random(step.sum()) < 0.5, 0.0, np.inf))
+        with np.errstate(all="ignore"):
+            for x, y in ((a, b), (b, a), (a[::2], b[1::2]), (a, 1.7), (0.9, b), (a[:40, None], b[None, :50])):
+                got = FL.log_quotient(x, y)
+                xb, yb = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+                want = [P.log_quotient(float(u), float(v)) for u, v in zip(xb.reshape(-1), yb.reshape(-1))]
+                assert got.shape == xb.shape
+                assert np.array_equal(got.reshape(-1), want), (frac, np.shape(x), np.shape(y))
+
+
 def test_patch_with_one_test_for_a_whole_array_keeps_the_shape():
     out = np.array([1.0, -2.0])
     assert P.patch(out.copy(), np.bool_(True), np.zeros_like, 5.0).tolist() == [0.0, 0.0]
