@@ -379,3 +379,25 @@ def test_float32_kernels_and_spectra_accepted():
     assert np.isfinite(linear.loss_train_equal_proj(1.0, nu, 0.01))
     with pytest.raises(DomainError, match="must be >= 0"):
         linear.loss_train_equal_proj(1.0, np.array([1.0, -1e-3]), 0.01)
+
+
+def test_as_float_array_and_finite_hand_back_the_extremes_they_reduced():
+    from grokclocks import _validate as V
+
+    x = np.array([[3.0, np.nan, -2.0], [7.5, 0.25, np.nan]])
+    a, ext = V.as_float_array(x, "x", allow_nan=True, extrema=True)
+    assert a is not x and np.shares_memory(a, x) and ext == (-2.0, 7.5)  # NaN skipped
+    assert V.as_float_array(x[:, ::-1], "x", allow_nan=True, extrema=True)[1] == (-2.0, 7.5)  # a reversed view
+    assert V.as_float_array([np.nan, np.nan], "x", allow_nan=True, extrema=True)[1] == (pytest.approx(np.nan, nan_ok=True),) * 2
+    assert V.as_float_array([1.0, np.inf, -np.inf], "x", allow_inf=True, extrema=True)[1] == (-np.inf, np.inf)
+    assert V.as_float_array([1.0, np.nan, np.inf], "x", allow_nan=True, allow_inf=True, extrema=True)[1] == (1.0, np.inf)
+    assert V.as_float_array([], "x", allow_empty=True, extrema=True)[1] == (1.0, 1.0)  # as in_domain
+    assert V.as_float_array(2.5, "x", scalar=True, extrema=True) == (2.5, (2.5, 2.5))
+    v, ext = V.finite(np.array([4, -1, 9]), "x", extrema=True)
+    assert v.dtype == np.float64 and ext == (-1.0, 9.0)
+    assert V.finite(1.5, "x", scalar=True, extrema=True) == (1.5, (1.5, 1.5))
+    # the same checks and messages as without extrema
+    with pytest.raises(DomainError, match=r"x must be finite or NaN \(got inf"):
+        V.as_float_array([1.0, np.nan, np.inf], "x", allow_nan=True, extrema=True)
+    with pytest.raises(DomainError, match="x must be finite"):
+        V.finite([1.0, -np.inf], "x", extrema=True)

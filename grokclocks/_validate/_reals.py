@@ -20,7 +20,7 @@ def _real_element(v: Any) -> bool:
 
 
 def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False,
-                   allow_nan: bool = False, allow_inf: bool = False) -> Any:
+                   allow_nan: bool = False, allow_inf: bool = False, extrema: bool = False) -> Any:
     """Convert a real number or array to a float64 array, rejecting non-numeric, non-finite and empty input.
 
     Integers and floats of any width (and nested lists of them) are accepted; `bool`, complex,
@@ -41,19 +41,35 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         Whether NaN entries are kept (a record's missing values); default `False`.
     allow_inf : bool
         Whether ±inf entries are kept (e.g. a clock that never ran); default `False`.
+    extrema : bool
+        Whether to return the value's smallest and largest entries too, as ``(value, (min, max))``: the
+        reductions the check already made (NaN entries skipped: NaN only for an all-NaN array; ``(1.0, 1.0)``
+        for an empty array, as `in_domain`), for a caller whose engine needs them; default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, the pair ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
-    a, _, _ = _converted(x, name, allow_empty, allow_nan, allow_inf)
-    return _scalar_if(a, name, scalar)
+    a, lo, hi = _converted(x, name, allow_empty, allow_nan, allow_inf)
+    out = _scalar_if(a, name, scalar)
+    return (out, _extrema_of(a, lo, hi)) if extrema else out
+
+
+def _extrema_of(a: np.ndarray, lo: float | None, hi: float | None) -> tuple[float, float]:
+    """``(min, max)`` of a converted array, NaN skipped: the check's own `lo`, `hi` where it took them, else the
+    two NaN-skipping reductions (``(1.0, 1.0)`` for an empty array; NaN for an all-NaN one)."""
+    if lo is not None:
+        return float(lo), float(hi)
+    if a.size == 0:
+        return 1.0, 1.0
+    r = _forward(a)
+    return float(np.fmin.reduce(r, axis=None)), float(np.fmax.reduce(r, axis=None))
 
 
 def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = False,
@@ -61,8 +77,8 @@ def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = F
     """`as_float_array`'s work: ``(a, lo, hi)``, the float64 array and its smallest and largest entries.
 
     `lo` and `hi` are the reductions the check itself took (None where it took none: an empty array, or NaN
-    allowed), handed on so that a domain check (`positive`, the intervals) reads them instead of reducing
-    the array again.
+    and ±inf both allowed), handed on so that a domain check (`positive`, the intervals) reads them instead of
+    reducing the array again.  With NaN allowed they skip NaN (NaN only for an all-NaN array).
     """
     t = type(x)
     if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
@@ -107,11 +123,13 @@ def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = F
         # each extreme tested alone (lo_ + hi_ overflows for two finite entries near the double maximum)
         if (lo_ - lo_ == 0.0 and hi_ - hi_ == 0.0) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
             return a, lo_, hi_
+    elif allow_inf:  # NaN and +-inf allowed: nothing to reduce
+        return a, None, None
     else:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
         # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
-        if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
-                             or math.isinf(float(np.fmax.reduce(r, axis=None)))):
-            return a, None, None
+        lo_, hi_ = float(np.fmin.reduce(r, axis=None)), float(np.fmax.reduce(r, axis=None))
+        if not (math.isinf(lo_) or math.isinf(hi_)):
+            return a, lo_, hi_
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
@@ -192,7 +210,7 @@ def _scalar_if(a: np.ndarray, name: str, scalar: bool) -> Any:
     return float(a)
 
 
-def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
+def finite(x: Any, name: str, *, scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite real number(s).
 
     Parameters
@@ -204,15 +222,18 @@ def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the two extremes the check reduced (see
+        `as_float_array`); default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If `x` is not real, not finite or empty.
     """
-    return as_float_array(x, name, scalar=scalar)
+    return as_float_array(x, name, scalar=scalar, extrema=extrema)
