@@ -401,3 +401,34 @@ def test_as_float_array_and_finite_hand_back_the_extremes_they_reduced():
         V.as_float_array([1.0, np.nan, np.inf], "x", allow_nan=True, extrema=True)
     with pytest.raises(DomainError, match="x must be finite"):
         V.finite([1.0, -np.inf], "x", extrema=True)
+
+
+def test_nonnegative_allow_inf_takes_plus_inf_and_keeps_the_messages():
+    from grokclocks import _validate as V
+
+    x = np.array([0.0, 3.0, np.inf])
+    assert V.nonnegative(x, "t", allow_inf=True) is not x
+    assert V.nonnegative(np.inf, "t", allow_inf=True, scalar=True) == math.inf
+    assert V.nonnegative(x, "t", allow_inf=True, extrema=True)[1] == (0.0, math.inf)
+    for bad, msg in ((np.array([1.0, np.nan, np.inf]), r"t must be finite or \+-inf \(got nan\)"),
+                     (float("nan"), r"t must be finite or \+-inf \(got nan\)"),
+                     (np.array([1.0, -np.inf]), r"t must be >= 0 or inf \(got -inf\)"),
+                     (-2.0, r"t must be >= 0 or inf \(got -2.0\)")):
+        with pytest.raises(DomainError, match=msg):
+            V.nonnegative(bad, "t", context="or inf", allow_inf=True)
+    with pytest.raises(DomainError, match="t must be finite"):  # without allow_inf, +inf stays refused
+        V.nonnegative(x, "t")
+
+
+def test_broadcasting_fast_path_keeps_the_check():
+    from grokclocks import _validate as V
+
+    @V.broadcasting("a", "b")
+    def f(a, b, c=None):
+        return 1
+
+    assert f(np.ones(3), np.ones(3), np.ones(7)) == 1 and f(1.0, np.ones(3)) == 1 and f(np.ones((2, 1)), [1, 2, 3]) == 1
+    for args, kwargs in (((np.ones(3), np.ones(4)), {}), ((np.ones(3),), {"b": np.ones(4)}),
+                         (([1, 2], np.ones(3)), {})):
+        with pytest.raises(DomainError, match="a, b must broadcast against each other"):
+            f(*args, **kwargs)
