@@ -721,10 +721,11 @@ def kl_exponent_power(q):
     return P.result(1.0 - 1.0 / _q(q))
 
 
-def _q(q: Any) -> Any:
-    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call)."""
+def _q(q: Any, extrema: bool = False) -> Any:
+    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call); with `extrema`,
+    ``(q, (min, max))``."""
     return V.in_domain(q, "q", 2.0, math.inf, lo_open=True, hi_open=True,
-                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q))
+                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q), extrema=extrema)
 
 
 @cites("clocks:appF2-kl-examples")
@@ -750,7 +751,9 @@ def kl_rate_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = _q(q)  # the domain of kl_exponent_power, checked without forming its value
+    qq, (_, hi) = _q(q, extrema=True)  # the domain of kl_exponent_power, checked without forming its value
+    if hi <= 1e154:  # no square overflows: no errstate (1.5 us)
+        return P.result(qq * qq)
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
         return P.result(qq * qq)
 
