@@ -13,7 +13,6 @@ from ..citations import cites
 from .. import _pointwise as P
 from ._args import _flag, _is_plus_zero, _n_classes, _SNAP_ABS
 from ._gaps import gap_for_loss_level, _tail, _tail_linear
-from ..kramers._ratio import log_ratio
 
 
 def _records(times: Any, values: Any, vname: str = "values") -> tuple[np.ndarray, np.ndarray]:
@@ -298,8 +297,13 @@ def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool, l0_ext: tu
     # On arrays the extremes spare its passes: the log of the quotient in place, the careful forms on the
     # points within log 2 of 0 only (kramers' log_ratio, the one engine of log(a / b) with known extremes)
     rate = -np.log1p(-r) if exact else r
-    x = log_ratio(l0, e, l0_ext, e_ext) if isinstance(l0, np.ndarray) or isinstance(e, np.ndarray) \
-        else P.log_quotient(l0, e)
+    if isinstance(l0, np.ndarray) or isinstance(e, np.ndarray):
+        # deferred: `import grokclocks.clocks` does not load the kramers package (0.3 s) for it
+        from ..kramers._ratio import log_ratio
+
+        x = log_ratio(l0, e, l0_ext, e_ext)
+    else:
+        x = P.log_quotient(l0, e)
     x = np.divide(x, rate, out=P.into(x, rate))
     # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
     # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
