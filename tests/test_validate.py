@@ -379,3 +379,56 @@ def test_float32_kernels_and_spectra_accepted():
     assert np.isfinite(linear.loss_train_equal_proj(1.0, nu, 0.01))
     with pytest.raises(DomainError, match="must be >= 0"):
         linear.loss_train_equal_proj(1.0, np.array([1.0, -1e-3]), 0.01)
+
+
+def test_as_float_array_and_finite_hand_back_the_extremes_they_reduced():
+    from grokclocks import _validate as V
+
+    x = np.array([[3.0, np.nan, -2.0], [7.5, 0.25, np.nan]])
+    a, ext = V.as_float_array(x, "x", allow_nan=True, extrema=True)
+    assert a is not x and np.shares_memory(a, x) and ext == (-2.0, 7.5)  # NaN skipped
+    assert V.as_float_array(x[:, ::-1], "x", allow_nan=True, extrema=True)[1] == (-2.0, 7.5)  # a reversed view
+    assert V.as_float_array([np.nan, np.nan], "x", allow_nan=True, extrema=True)[1] == (pytest.approx(np.nan, nan_ok=True),) * 2
+    assert V.as_float_array([1.0, np.inf, -np.inf], "x", allow_inf=True, extrema=True)[1] == (-np.inf, np.inf)
+    assert V.as_float_array([1.0, np.nan, np.inf], "x", allow_nan=True, allow_inf=True, extrema=True)[1] == (1.0, np.inf)
+    assert V.as_float_array([], "x", allow_empty=True, extrema=True)[1] == (1.0, 1.0)  # as in_domain
+    assert V.as_float_array(2.5, "x", scalar=True, extrema=True) == (2.5, (2.5, 2.5))
+    v, ext = V.finite(np.array([4, -1, 9]), "x", extrema=True)
+    assert v.dtype == np.float64 and ext == (-1.0, 9.0)
+    assert V.finite(1.5, "x", scalar=True, extrema=True) == (1.5, (1.5, 1.5))
+    # the same checks and messages as without extrema
+    with pytest.raises(DomainError, match=r"x must be finite or NaN \(got inf"):
+        V.as_float_array([1.0, np.nan, np.inf], "x", allow_nan=True, extrema=True)
+    with pytest.raises(DomainError, match="x must be finite"):
+        V.finite([1.0, -np.inf], "x", extrema=True)
+
+
+def test_nonnegative_allow_inf_takes_plus_inf_and_keeps_the_messages():
+    from grokclocks import _validate as V
+
+    x = np.array([0.0, 3.0, np.inf])
+    assert V.nonnegative(x, "t", allow_inf=True) is not x
+    assert V.nonnegative(np.inf, "t", allow_inf=True, scalar=True) == math.inf
+    assert V.nonnegative(x, "t", allow_inf=True, extrema=True)[1] == (0.0, math.inf)
+    for bad, msg in ((np.array([1.0, np.nan, np.inf]), r"t must be finite or \+-inf \(got nan\)"),
+                     (float("nan"), r"t must be finite or \+-inf \(got nan\)"),
+                     (np.array([1.0, -np.inf]), r"t must be >= 0 or inf \(got -inf\)"),
+                     (-2.0, r"t must be >= 0 or inf \(got -2.0\)")):
+        with pytest.raises(DomainError, match=msg):
+            V.nonnegative(bad, "t", context="or inf", allow_inf=True)
+    with pytest.raises(DomainError, match="t must be finite"):  # without allow_inf, +inf stays refused
+        V.nonnegative(x, "t")
+
+
+def test_broadcasting_fast_path_keeps_the_check():
+    from grokclocks import _validate as V
+
+    @V.broadcasting("a", "b")
+    def f(a, b, c=None):
+        return 1
+
+    assert f(np.ones(3), np.ones(3), np.ones(7)) == 1 and f(1.0, np.ones(3)) == 1 and f(np.ones((2, 1)), [1, 2, 3]) == 1
+    for args, kwargs in (((np.ones(3), np.ones(4)), {}), ((np.ones(3),), {"b": np.ones(4)}),
+                         (([1, 2], np.ones(3)), {})):
+        with pytest.raises(DomainError, match="a, b must broadcast against each other"):
+            f(*args, **kwargs)

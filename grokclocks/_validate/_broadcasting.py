@@ -56,6 +56,25 @@ def broadcast_flat(*arrays: Any) -> tuple[tuple[int, ...], list[np.ndarray]]:
     return b[0].shape, [np.ascontiguousarray(x).reshape(-1) for x in b]
 
 
+def _check_broadcast(params: list[str], checked: set[str], args: tuple, kwargs: dict) -> None:
+    """`broadcasting`'s check: the shapes of the array arguments `checked` broadcast, else `DomainError` naming
+    each parameter and its shape (a ragged list is left to the parameter's own check)."""
+    shapes = []
+    for name, value in [*zip(params, args), *kwargs.items()]:
+        if name in checked and isinstance(value, (np.ndarray, list, tuple)):
+            try:
+                shapes.append((name, np.shape(value)))
+            except ValueError:  # ragged
+                continue
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*(shape for _, shape in shapes))
+        except ValueError:
+            got = ", ".join(f"{n} {shape}" for n, shape in shapes)
+            raise DomainError(f"{', '.join(n for n, _ in shapes)} must broadcast against each "
+                              f"other (got shapes {got})") from None
+
+
 def broadcasting(*names: str) -> Callable:
     """Decorator: the array arguments `names` must broadcast together.
 
@@ -85,22 +104,30 @@ def broadcasting(*names: str) -> Callable:
         if unknown:
             raise TypeError(f"broadcasting: {func.__qualname__} has no parameter {sorted(unknown)}")
 
+        positions = [i for i, p in enumerate(params) if p in checked]
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            shapes = []
-            for name, value in [*zip(params, args), *kwargs.items()]:
-                if name in checked and isinstance(value, (np.ndarray, list, tuple)):
-                    try:
-                        shapes.append((name, np.shape(value)))
-                    except ValueError:  # ragged
-                        continue
-            if len(shapes) > 1:
-                try:
-                    np.broadcast_shapes(*(shape for _, shape in shapes))
-                except ValueError:
-                    got = ", ".join(f"{n} {shape}" for n, shape in shapes)
-                    raise DomainError(f"{', '.join(n for n, _ in shapes)} must broadcast against each "
-                                      f"other (got shapes {got})") from None
+            # the common case at the cost of a few attribute reads (the general form below cost ~5 us a call):
+            # arrays of one shape and numbers need no np.broadcast_shapes
+            first, more = None, False
+            for i in positions:
+                if i >= len(args):
+                    break
+                value = args[i]
+                if type(value) is np.ndarray:
+                    if first is None:
+                        first = value.shape
+                    elif value.shape != first:
+                        more = True
+                        break
+                elif isinstance(value, (np.ndarray, list, tuple)):
+                    more = True
+                    break
+            if not more and kwargs:
+                more = any(name in checked for name in kwargs)
+            if more:
+                _check_broadcast(params, checked, args, kwargs)
             return func(*args, **kwargs)
 
         return wrapper

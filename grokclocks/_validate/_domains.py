@@ -48,8 +48,9 @@ def positive(x: Any, name: str, *, context: str = "", scalar: bool = False, extr
                      scalar=scalar, extrema=extrema)
 
 
-def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False, extrema: bool = False) -> Any:
-    """Check finite, non-negative real number(s).
+def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False, extrema: bool = False,
+                allow_inf: bool = False) -> Any:
+    """Check finite, non-negative real number(s) (or +inf too, with `allow_inf`).
 
     Parameters
     ----------
@@ -66,6 +67,9 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False, e
     extrema : bool
         Whether to return ``(value, (min, max))``: the extremes the check reduced (see `in_domain`);
         default `False`.
+    allow_inf : bool
+        Whether +inf entries are accepted (e.g. a time never reached: the check is then the minimum alone, one
+        reduction); NaN is refused as by `as_float_array(..., allow_inf=True)`; default `False`.
 
     Returns
     -------
@@ -75,10 +79,10 @@ def nonnegative(x: Any, name: str, *, context: str = "", scalar: bool = False, e
     Raises
     ------
     DomainError
-        If an entry is not real, not finite or < 0.
+        If an entry is not real, NaN, < 0, or +inf without `allow_inf`.
     """
     return in_domain(x, name, 0.0, math.inf, lo_open=False, hi_open=True, context=context,
-                     scalar=scalar, extrema=extrema)
+                     scalar=scalar, extrema=extrema, allow_inf=allow_inf)
 
 
 def in_open_interval(x: Any, name: str, lo: float, hi: float, *, context: str = "",

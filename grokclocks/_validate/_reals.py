@@ -20,7 +20,7 @@ def _real_element(v: Any) -> bool:
 
 
 def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool = False,
-                   allow_nan: bool = False, allow_inf: bool = False) -> Any:
+                   allow_nan: bool = False, allow_inf: bool = False, extrema: bool = False) -> Any:
     """Convert a real number or array to a float64 array, rejecting non-numeric, non-finite and empty input.
 
     Integers and floats of any width (and nested lists of them) are accepted; `bool`, complex,
@@ -41,28 +41,45 @@ def as_float_array(x: Any, name: str, *, allow_empty: bool = False, scalar: bool
         Whether NaN entries are kept (a record's missing values); default `False`.
     allow_inf : bool
         Whether ±inf entries are kept (e.g. a clock that never ran); default `False`.
+    extrema : bool
+        Whether to return the value's smallest and largest entries too, as ``(value, (min, max))``: the
+        reductions the check already made (NaN entries skipped: NaN only for an all-NaN array; ``(1.0, 1.0)``
+        for an empty array, as `in_domain`), for a caller whose engine needs them; default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, the pair ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If `x` is not real, is empty, holds a value not allowed, or is not a scalar with `scalar`.
     """
-    a, _, _ = _converted(x, name, allow_empty, allow_nan, allow_inf)
-    return _scalar_if(a, name, scalar)
+    a, lo, hi = _converted(x, name, allow_empty, allow_nan, allow_inf)
+    out = _scalar_if(a, name, scalar)
+    return (out, _extrema_of(a, lo, hi)) if extrema else out
+
+
+def _extrema_of(a: np.ndarray, lo: float | None, hi: float | None) -> tuple[float, float]:
+    """``(min, max)`` of a converted array, NaN skipped: the check's own `lo`, `hi` where it took them, else the
+    two NaN-skipping reductions (``(1.0, 1.0)`` for an empty array; NaN for an all-NaN one)."""
+    if lo is not None:
+        return float(lo), float(hi)
+    if a.size == 0:
+        return 1.0, 1.0
+    r = _forward(a)
+    return float(np.fmin.reduce(r, axis=None)), float(np.fmax.reduce(r, axis=None))
 
 
 def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = False,
-               allow_inf: bool = False) -> tuple[np.ndarray, float | None, float | None]:
+               allow_inf: bool = False, need_max: bool = True) -> tuple[np.ndarray, float | None, float | None]:
     """`as_float_array`'s work: ``(a, lo, hi)``, the float64 array and its smallest and largest entries.
 
     `lo` and `hi` are the reductions the check itself took (None where it took none: an empty array, or NaN
-    allowed), handed on so that a domain check (`positive`, the intervals) reads them instead of reducing
-    the array again.
+    and ±inf both allowed), handed on so that a domain check (`positive`, the intervals) reads them instead of
+    reducing the array again.  With NaN allowed they skip NaN (NaN only for an all-NaN array).  With ±inf
+    allowed and NaN not, `need_max` False spares the maximum (`hi` None): the minimum alone shows a NaN.
     """
     t = type(x)
     if t is float or t is np.float64 or (t is int and -_INT_FLOAT_MAX <= x <= _INT_FLOAT_MAX):
@@ -103,15 +120,21 @@ def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = F
         return a, None, None
     r = _forward(a)  # the reductions below ignore order: over memory order they run 10x faster on reversed views
     if not allow_nan:  # two SIMD reductions (NaN propagates through min and max)
+        if allow_inf and not need_max:  # NaN propagates through the minimum: one reduction shows it
+            lo_ = float(r.min())
+            if lo_ == lo_:
+                return a, lo_, None
         lo_, hi_ = float(r.min()), float(r.max())
         # each extreme tested alone (lo_ + hi_ overflows for two finite entries near the double maximum)
         if (lo_ - lo_ == 0.0 and hi_ - hi_ == 0.0) or (allow_inf and not (math.isnan(lo_) or math.isnan(hi_))):
             return a, lo_, hi_
+    elif allow_inf:  # NaN and +-inf allowed: nothing to reduce
+        return a, None, None
     else:  # NaN allowed: fmin/fmax skip NaN, so an infinity shows in them (all NaN: NaN)
         # each extreme tested alone: -inf + inf is NaN, which would hide both infinities
-        if allow_inf or not (math.isinf(float(np.fmin.reduce(r, axis=None)))
-                             or math.isinf(float(np.fmax.reduce(r, axis=None)))):
-            return a, None, None
+        lo_, hi_ = float(np.fmin.reduce(r, axis=None)), float(np.fmax.reduce(r, axis=None))
+        if not (math.isinf(lo_) or math.isinf(hi_)):
+            return a, lo_, hi_
     bad = (np.isnan(a) & (not allow_nan)) | (np.isinf(a) & (not allow_inf))
     if np.any(bad):
         raise _bad(name, a, bad, "finite" + (" or NaN" if allow_nan else "") + (" or +-inf" if allow_inf else ""))
@@ -119,7 +142,7 @@ def _converted(x: Any, name: str, allow_empty: bool = False, allow_nan: bool = F
 
 
 def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open: bool, context: str = "",
-              scalar: bool = False, extrema: bool = False) -> Any:
+              scalar: bool = False, extrema: bool = False, allow_inf: bool = False) -> Any:
     """The one bound check behind `positive`, `nonnegative` and the intervals: finite reals in a range.
 
     A Python float is compared as it is; an array is checked on the two extremes the float64 conversion
@@ -144,6 +167,10 @@ def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open
         Whether to return the value's smallest and largest entries too, as ``(value, (min, max))``: the two
         reductions the check already made, for a caller whose engine needs them (``(1.0, 1.0)`` for an empty
         array, as `grokclocks._floats.extrema`); default `False`.
+    allow_inf : bool
+        Whether an infinite bound is itself accepted (`hi` = +inf: +inf entries, e.g. a time never reached;
+        `lo` = -inf: -inf entries), NaN still refused with the message of `as_float_array(...,
+        allow_inf=True)`; default `False`.  With `hi` = +inf the minimum alone decides (one reduction).
 
     Returns
     -------
@@ -155,16 +182,20 @@ def in_domain(x: Any, name: str, lo: float, hi: float, *, lo_open: bool, hi_open
     DomainError
         If an entry is not real, not finite or outside the range (the message quotes the first such entry).
     """
+    if allow_inf:  # an infinite bound attained: closed there
+        lo_open = lo_open and lo != -math.inf
+        hi_open = hi_open and hi != math.inf
     if type(x) is float:  # the scalar fast path: NaN and inf fail the comparisons or v - v == 0
         v = x
-        if (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi) and v - v == 0.0:
+        if (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi) and (
+                v - v == 0.0 or (allow_inf and v == v)):
             out = v if scalar else np.array(v)
             return (out, (v, v)) if extrema else out
-    a, mn, mx = _converted(x, name)
-    if mn is None or ((mn > lo if lo_open else mn >= lo) and (mx < hi if hi_open else mx <= hi)):
+    a, mn, mx = _converted(x, name, allow_inf=allow_inf, need_max=not (allow_inf and hi == math.inf) or extrema)
+    if a.size == 0 or ((mn > lo if lo_open else mn >= lo) and (mx is None or (mx < hi if hi_open else mx <= hi))):
         out = _scalar_if(a, name, scalar)
         if extrema:
-            return out, ((1.0, 1.0) if mn is None else (float(mn), float(mx)))
+            return out, ((1.0, 1.0) if a.size == 0 else (float(mn), float(mx)))
         return out
     bad = ((a <= lo) if lo_open else (a < lo)) | ((a >= hi) if hi_open else (a > hi))
     if hi == math.inf:
@@ -192,7 +223,7 @@ def _scalar_if(a: np.ndarray, name: str, scalar: bool) -> Any:
     return float(a)
 
 
-def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
+def finite(x: Any, name: str, *, scalar: bool = False, extrema: bool = False) -> Any:
     """Check finite real number(s).
 
     Parameters
@@ -204,15 +235,18 @@ def finite(x: Any, name: str, *, scalar: bool = False) -> Any:
     scalar : bool
         Whether the value must be one number, returned as a Python float; default `False` (an
         array is returned).
+    extrema : bool
+        Whether to return ``(value, (min, max))``: the two extremes the check reduced (see
+        `as_float_array`); default `False`.
 
     Returns
     -------
     numpy.ndarray or float
-        The float64 array, or a Python float with `scalar`.
+        The float64 array, or a Python float with `scalar`; with `extrema`, ``(value, (min, max))``.
 
     Raises
     ------
     DomainError
         If `x` is not real, not finite or empty.
     """
-    return as_float_array(x, name, scalar=scalar)
+    return as_float_array(x, name, scalar=scalar, extrema=extrema)

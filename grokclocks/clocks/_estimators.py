@@ -266,12 +266,10 @@ def separation_ratio(t_rep, t_cls):
     """
     sc = P.scalars(t_rep, t_cls)
     tc = V.positive(t_cls, "t_cls", scalar=sc)
-    # the conversion's own extremes (None: empty) decide the sign check, no third pass over t_rep
-    tr, lo, _ = V._converted(t_rep, "t_rep", allow_inf=True)
-    if lo is not None and lo < 0:
-        raise V.DomainError(f"t_rep must be >= 0 or inf (got {float(tr[tr < 0].flat[0])!r})")
+    # +inf allowed: the minimum alone decides (NaN propagates into it), one pass over t_rep
+    tr = V.nonnegative(t_rep, "t_rep", context="or inf", scalar=sc, allow_inf=True)
     if sc:  # two floats: the same IEEE division (Python's float division gives inf and 0 silently too)
-        return float(tr) / tc
+        return tr / tc
     with np.errstate(over="ignore", under="ignore"):  # inf / 0 only beyond the double range
         return P.result(np.divide(tr, tc))
 

@@ -274,27 +274,36 @@ def contraction_clock_bound(eps, loss0, rho, k0=0, *, exact=False):
     Spec ID `clocks:prop3.6` (paper Proposition 3.6).
     """
     sc = P.scalars(eps, loss0, rho)
-    e = V.positive(eps, "eps", scalar=sc)
-    l0 = V.nonnegative(loss0, "loss0", scalar=sc)
+    e, e_ext = V.positive(eps, "eps", scalar=sc, extrema=True)
+    l0, l0_ext = V.nonnegative(loss0, "loss0", scalar=sc, extrema=True)
     r = V.in_open_interval(rho, "rho", 0.0, 1.0, scalar=sc)
     k0 = V.integer_at_least(k0, "k0", 0)
     exact = _flag(exact, "exact")
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        out = _contraction_steps(l0, e, r, k0, exact)
+        out = _contraction_steps(l0, e, r, k0, exact, l0_ext, e_ext)
     if np.ndim(out) == 0:
         v = float(out)
         return v if math.isinf(v) else int(v)
     return out
 
 
-def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool) -> Any:
+def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool, l0_ext: tuple[float, float],
+                       e_ext: tuple[float, float]) -> Any:
     """The engine of `contraction_clock_bound` on validated arguments (a block of points, or numbers; the
-    caller's errstate)."""
+    caller's errstate) with the extremes of `l0` and `e` that the validation reduced."""
     # log(loss0 / eps) > 0: log1p of the exact difference when eps < loss0 <= 2 eps (Sterbenz), else the
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
-    # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0)
+    # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0).
+    # On arrays the extremes spare its passes: the log of the quotient in place, the careful forms on the
+    # points within log 2 of 0 only (kramers' log_ratio, the one engine of log(a / b) with known extremes)
     rate = -np.log1p(-r) if exact else r
-    x = P.log_quotient(l0, e)
+    if isinstance(l0, np.ndarray) or isinstance(e, np.ndarray):
+        # deferred: `import grokclocks.clocks` does not load the kramers package (0.3 s) for it
+        from ..kramers._ratio import log_ratio
+
+        x = log_ratio(l0, e, l0_ext, e_ext)
+    else:
+        x = P.log_quotient(l0, e)
     x = np.divide(x, rate, out=P.into(x, rate))
     # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
     # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as
@@ -309,6 +318,6 @@ def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool) -> Any:
     # the bound exceeds the largest double (rate <~ 1e-306): inf; k0 itself where eps >= loss0 (the mask only where
     # the extremes say a point needs it).  A -inf here (loss0 = 0, or log(loss0/eps) < 0 over a subnormal rate)
     # has eps >= loss0: k0 replaces it below, with no pass to look for it
-    if P.high(e) >= P.low(l0):
+    if e_ext[1] >= l0_ext[0]:
         out = P.patch(out, e >= l0, lambda o: float(k0), out)
     return out

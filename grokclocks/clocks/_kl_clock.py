@@ -175,9 +175,7 @@ def _times_extrema(t: Any, t0: Any, sc: bool = False) -> tuple[Any, Any, tuple[f
         t0a = V.finite(t0, "t0", scalar=True)
         P.ordered(t0a, tt, "t0", "t")
         return tt, t0a, (tt, tt)
-    tt, lo, hi = V._converted(t, "t")
-    if lo is None:  # empty: no extremes (every range test passes on (1, 1), as P.extrema's)
-        lo = hi = 1.0
+    tt, (lo, hi) = V.finite(t, "t", extrema=True)  # the conversion's own two reductions
     t0a = V.finite(t0, "t0")
     if not (t0a.ndim == 0 and tt.size and lo >= float(t0a)):  # t0 a number below every t: nothing to look at
         P.ordered(t0a, tt, "t0", "t")
@@ -256,11 +254,17 @@ def _log_kl_gap_rate(t: Any, t0: Any, d0: Any, a: Any, th: Any) -> Any:
 
 
 def _kl_start(d0: Any, e: Any) -> tuple:
-    """x = -e log Delta0, e^x, the extremes of x and -e: the part of `_log_kl_gap` that does not depend on the
-    rate (shared by the two sides of `kl_gap_bounds`)."""
-    neg_e = np.negative(e)
-    x = neg_e * np.log(d0)
-    return x, np.exp(x), P.extrema(x), neg_e
+    """x = -e log Delta0, e^x, the extremes of x and e: the part of `_log_kl_gap` that does not depend on the
+    rate (shared by the two sides of `kl_gap_bounds`).  x as e (-log Delta0), the same bits as (-e) log Delta0
+    (IEEE products are sign-symmetric) without a negated copy of e (at 1e5 points two fresh temporaries
+    freed together let the allocator hand their pages back: page faults on every call)."""
+    m = np.log(d0)
+    out = P.into(m, e)
+    if out is None:  # numbers, or a number against an array (a new array either way)
+        x = e * -m
+    else:
+        x = np.multiply(e, np.negative(m, out=m), out=m)
+    return x, np.exp(x), P.extrema(x), e
 
 
 def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any, start: tuple | None = None) -> Any:
@@ -277,7 +281,7 @@ def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any, start: tuple | None 
     theta - 1/2 in [2^-53, 1/2)): near branch <= 2.3e-13, far branch <= 1.5e-13 (the condition
     number |log Delta| <= 745 of exp); the naive [.]^(-1/e) gave relative error 0.76 at theta = 0.6.
     """
-    x, ex, (x_lo, x_hi), neg_e = _kl_start(d0, e) if start is None else start
+    x, ex, (x_lo, x_hi), e = _kl_start(d0, e) if start is None else start
     bases = [b for b, _ in a_factors]
     y = P.product(bases + [e, tau], [p for _, p in a_factors] + [1, 1])
     L = np.add(ex, y, out=None if start is not None else P.into(ex, y))  # e^x kept where it is shared
@@ -291,7 +295,8 @@ def _log_kl_gap(tau: Any, d0: Any, a_factors: list, e: Any, start: tuple | None 
         L = P.patch(L, (x < _X_NORMAL) | (L == math.inf), far, x, y, e, tau, *bases)
     if x_lo <= 1.0 and x_hi >= -1.0 and P.low(y) <= 1.0:
         L = P.patch(L, (np.abs(x) <= 1.0) & (y <= 1.0), lambda x, y: np.log1p(np.expm1(x) + y), x, y)
-    return np.divide(L, neg_e, out=P.into(L, neg_e))  # -(L / e): the same bits (IEEE division is sign-symmetric)
+    out = P.into(L, e)  # -(L / e): the bits of L / (-e) (IEEE division is sign-symmetric)
+    return -(L / e) if out is None else np.negative(np.divide(L, e, out=out), out=out)
 
 
 def _exp_into(x: Any) -> Any:
@@ -721,10 +726,11 @@ def kl_exponent_power(q):
     return P.result(1.0 - 1.0 / _q(q))
 
 
-def _q(q: Any) -> Any:
-    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call)."""
+def _q(q: Any, extrema: bool = False) -> Any:
+    """q checked > 2 (one check on the conversion's extremes; floats for a scalar call); with `extrema`,
+    ``(q, (min, max))``."""
     return V.in_domain(q, "q", 2.0, math.inf, lo_open=True, hi_open=True,
-                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q))
+                       context="for a polynomial (theta > 1/2) bottom", scalar=P.scalars(q), extrema=extrema)
 
 
 @cites("clocks:appF2-kl-examples")
@@ -750,7 +756,9 @@ def kl_rate_power(q):
     ----------
     Spec ID `clocks:appF2-kl-examples` (paper App. F.2, example 1).
     """
-    qq = _q(q)  # the domain of kl_exponent_power, checked without forming its value
+    qq, (_, hi) = _q(q, extrema=True)  # the domain of kl_exponent_power, checked without forming its value
+    if hi <= 1e154:  # no square overflows: no errstate (1.5 us)
+        return P.result(qq * qq)
     with np.errstate(over="ignore"):  # inf for q > 1.3e154 (true value beyond the double range)
         return P.result(qq * qq)
 

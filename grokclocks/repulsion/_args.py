@@ -33,12 +33,13 @@ def _eta(eta: Any) -> float:
     return float(a)
 
 
-def _series(x: Any, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
-    """Float64 series that may contain NaN (undefined entries) but no infinities."""
-    a = V.as_float_array(x, name, allow_nan=True)
+def _series(x: Any, name: str, *, ndim: tuple[int, ...] = (1,), extrema: bool = False) -> Any:
+    """Float64 series that may contain NaN (undefined entries) but no infinities; with `extrema`, ``(a, (min,
+    max))``, the NaN-skipping extremes the check reduced."""
+    a, ext = V.as_float_array(x, name, allow_nan=True, extrema=True)
     if a.ndim not in ndim:
         raise DomainError(f"{name} must have {' or '.join(map(str, ndim))} dimension(s) (got shape {a.shape})")
-    return a
+    return (a, ext) if extrema else a
 
 
 def _labels(y: Any, M: int, name: str = "y") -> np.ndarray:

@@ -246,7 +246,7 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
     ----------
     Spec ID `repulsion:rolling-gram` (paper eq. 5).
     """
-    E = _series(eigs, "eigs", ndim=(1, 2))
+    E, (lo, _) = _series(eigs, "eigs", ndim=(1, 2), extrema=True)
     i = V.integer_at_least(i, "i", 1)
     j = V.integer_at_least(j, "j", 1)
     if max(i, j) > E.shape[-1]:
@@ -254,7 +254,9 @@ def eigengap(eigs: Any, i: int = 2, j: int = 3) -> np.ndarray | float:
     num, den = E[..., i - 1], E[..., j - 1]  # columns, or two numbers for a 1-D input (one row of eigenvalues)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         g = num / den
-    if not den.min() > 0:  # NaN where sigma_j <= 0 or NaN (the common case: one reduction)
+    # NaN where sigma_j <= 0 or NaN.  The check's NaN-skipping minimum over all eigenvalues > 0 proves every
+    # sigma_j > 0 or NaN, and num / NaN is NaN already: no pass over the column (else one reduction)
+    if not lo > 0 and not den.min() > 0:
         g = P.patch(g, np.logical_not(den > 0), lambda d: np.full(np.shape(d), np.nan), den)
     return P.result(g)
 
