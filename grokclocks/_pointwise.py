@@ -147,9 +147,23 @@ def patch(out: Any, mask: Any, fn: Callable, *args: Any) -> Any:
             np.putmask(out, m, v)
         else:
             np.copyto(out, v, where=m)
+    elif k and m.flags.c_contiguous and out.flags.c_contiguous:
+        # few points: integer gathers of those points (a boolean gather walks the whole mask once per argument;
+        # a number is repeated, not broadcast to the full shape first)
+        idx = np.flatnonzero(m)
+        out.reshape(-1)[idx] = fn(*(_take(a, idx, shape) for a in args))
     elif k:
         out[m] = fn(*(a[m] if np.shape(a) == shape else np.broadcast_to(a, shape)[m] for a in args))
     return out
+
+
+def _take(a: Any, idx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The values of `a` broadcast to `shape` at the flat indices `idx`, as a 1-d array (a number repeated)."""
+    if np.ndim(a) == 0:
+        return np.broadcast_to(np.asarray(a), idx.shape)
+    if np.shape(a) == shape and a.flags.c_contiguous:
+        return a.reshape(-1)[idx]
+    return np.broadcast_to(a, shape)[np.unravel_index(idx, shape)]
 
 
 def into(a: Any, *others: Any) -> Any:
