@@ -58,9 +58,9 @@ def _half_root(hb, a, ww):
     return P.patch(out, risky, lambda h_, a_, w_: P.hypot(h_, np.sqrt(a_) * np.sqrt(w_)), hb, a, ww)
 
 
-def _resolvent_engine(ww, a, want_M: bool = True):
+def _resolvent_engine(ww, a, want_M: bool = True, want_m: bool = True):
     """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored); M is None
-    where not `want_M` (an array's two passes and temporaries spared)."""
+    where not `want_M`, m None where not `want_m` (an array's passes and temporaries spared)."""
     # on arrays each intermediate goes into a temporary of this engine no longer needed (P.into; None on numbers)
     b = 1.0 - a + ww
     every_pos = P.all_positive(b)  # one reduction on an array: every b > 0, the rationalised form alone
@@ -70,8 +70,10 @@ def _resolvent_engine(ww, a, want_M: bool = True):
     den = hb + Dh
     if every_pos:
         M = ww / den if want_M else None
-        return np.divide(1.0, den, out=P.into(den)), Dh, M
+        return (np.divide(1.0, den, out=P.into(den)) if want_m else None), Dh, M
     M_neg = np.divide(np.subtract(Dh, hb, out=P.into(hb)), a, out=P.into(hb))
+    if not want_m:  # M alone (the weight-decay plateaus): m's quotient and select spared
+        return None, Dh, _pick_nonnegative(pos, ww / den, M_neg)
     m_neg = M_neg / ww if want_M else np.divide(M_neg, ww, out=P.into(M_neg))
     M = _pick_nonnegative(pos, ww / den, M_neg) if want_M else None
     return _pick_nonnegative(pos, np.divide(1.0, den, out=P.into(den)), m_neg), Dh, M
@@ -102,7 +104,7 @@ def _plateau_values(g, a):
     With :math:`M=g\,m(g)`, :math:`r=M/D`, :math:`c=\lambda-1+g`: gen :math:`=r\,(\lambda M+g)`, train
     :math:`=g\,r\,k` with :math:`k=(D-c)/2` for :math:`c\le0`, :math:`k=2g/(D+c)` for :math:`c>0`
     (:math:`D^2-c^2=4g`: no cancellation)."""
-    _, Dh, M = _resolvent_engine(g, a)
+    _, Dh, M = _resolvent_engine(g, a, want_m=False)
     D = _op(np.multiply, Dh, 2.0)
     r = M / D
     gen = _op(np.multiply, _op(np.add, _op(np.multiply, M, a), g), r)  # M's buffer
