@@ -12,22 +12,6 @@ from .. import _validate as V
 from ..citations import cites
 from ._support import _lam, _pick_nonnegative
 
-
-def _resolvent(ww: np.ndarray, a: np.ndarray):
-    r"""``(m, D/2, M)`` for validated broadcast arrays: :math:`m(w)`, half of :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
-    and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow.
-
-    Every intermediate is halved, so none overflows where the result itself does not:
-    :math:`D/2=\sqrt{(b/2)^2+\lambda w}` (`_half_root`: ``hypot(b/2, sqrt(lam) sqrt(w))`` where a square would
-    overflow or underflow); :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
-    :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
-    was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
-    would exceed 1.8e308 (:math:`\lambda w>8\cdot10^{615}`), so :math:`D/2` is returned.
-    """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _resolvent_engine(ww, a)
-
-
 # sqrt(hb^2 + lam w) as three operations wherever the point's own numbers keep both terms from overflowing and the
 # larger from the subnormal range (as `P.hypot`'s rule); hypot(hb, sqrt(lam) sqrt(w)) on the other points
 _ROOT_HB = 2.0**510
@@ -59,8 +43,18 @@ def _half_root(hb, a, ww):
 
 
 def _resolvent_engine(ww, a, want_M: bool = True, want_m: bool = True):
-    """`_resolvent` on floats or arrays, in the caller's errstate (divide, invalid and over ignored); M is None
-    where not `want_M`, m None where not `want_m` (an array's passes and temporaries spared)."""
+    r"""``(m, D/2, M)`` for validated broadcast arrays: :math:`m(w)`, half of :math:`D=\sqrt{(1-\lambda+w)^2+4\lambda w}`
+    and :math:`M=w\,m(w)\in(0,1]`, free of cancellation and of spurious over/underflow,
+    for validated floats or broadcast arrays, in the caller's errstate (divide, invalid and over ignored); M is None
+    where not `want_M`, m None where not `want_m` (an array's passes and temporaries spared).
+
+    Every intermediate is halved, so none overflows where the result itself does not:
+    :math:`D/2=\sqrt{(b/2)^2+\lambda w}` (`_half_root`: ``hypot(b/2, sqrt(lam) sqrt(w))`` where a square would
+    overflow or underflow); :math:`m=1/(b/2+D/2)` for :math:`b=1-\lambda+w>0` (the numerator :math:`D-b` cancels there),
+    :math:`m=((D/2-b/2)/\lambda)/w` otherwise (:math:`D-b=D+|b|`; formed as ``(D - b) / (2 lam)`` it
+    was ``inf / inf`` = NaN at :math:`\lambda=1.7\cdot10^{308}`).  ``D`` itself is ``inf`` only where it
+    would exceed 1.8e308 (:math:`\lambda w>8\cdot10^{615}`), so :math:`D/2` is returned.
+    """
     # on arrays each intermediate goes into a temporary of this engine no longer needed (P.into; None on numbers)
     b = 1.0 - a + ww
     every_pos = P.all_positive(b)  # one reduction on an array: every b > 0, the rationalised form alone
@@ -213,7 +207,7 @@ def _log_wd_plateau(g, a, gen: bool):
 
 def _log_plateaus(g, a):
     r"""(train, gen) plateau logs in log space, for validated g > 0 (``inf`` allowed) and λ > 0: the fallback of
-    `_plateaus` where a value may over- or underflow.  With :math:`M=g\,m(g)`, :math:`c=\lambda-1+g`,
+    `_plateaus` where a value may over- or underflow, in its errstate (divide, invalid, over, under ignored).  With :math:`M=g\,m(g)`, :math:`c=\lambda-1+g`,
 
     .. math:: g^2m_2=\frac{M(\lambda M+g)}{D},\qquad
         g^2\,\mathbb E\Big[\frac{\nu}{(\nu+g)^2}\Big]=\frac{g\,M\,(D-c)}{2D},
@@ -227,7 +221,7 @@ def _log_plateaus(g, a):
     # both, E[(1 + nu/g)^-2] and E[nu (1 + nu/g)^-2], is E[1] = E[nu] = 1, i.e. log = 0 (1 - O(1/g) = 1 in float
     # already for g > 1e17, as long as nu <= (1 + sqrt(lam))^2 << g: lam <= 1e290); the formulas gave inf/inf = NaN
     if P.high(g) < math.inf:  # one reduction: no g = inf, no select
-        _, Dh, M = _resolvent(g, a)
+        _, Dh, M = _resolvent_engine(g, a)
         return _plateau_from_resolvent(g, a, Dh, M, False), _plateau_from_resolvent(g, a, Dh, M, True)
     big = np.isinf(g)
     if np.any(big & (a > 1e290)):
@@ -235,40 +229,40 @@ def _log_plateaus(g, a):
                             "paper's convention) where lam > 1e290: nu ~ lam is then not small against g "
                             f"(got g = inf, lam = {float(np.max(np.where(big, a, 0.0)))!r})")
     gf = P.pick(big, 1.0, g)
-    _, Dh, M = _resolvent(gf, a)
+    _, Dh, M = _resolvent_engine(gf, a)
     return tuple(P.pick(big, 0.0, _plateau_from_resolvent(gf, a, Dh, M, gen)) for gen in (False, True))
 
 
 def _plateau_from_resolvent(g, a, Dh, M, gen: bool):
-    """The plateau's log from the resolvent's D/2 and M (see `_log_wd_plateau`)."""
+    """The plateau's log from the resolvent's D/2 and M (see `_log_plateaus`), in its caller's errstate (`_plateaus`:
+    divide, invalid, over and under ignored)."""
     # in quarters: lam M + g, D and D + c each overflowed near lam = g = 1e308 (NaN at lam = 1.7e308, g = 0.85e308)
     qD = 0.5 * Dh
-    with np.errstate(divide="ignore"):
-        if gen:
-            return np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD)
-        qc = (0.25 * a - 0.25) + 0.25 * g
-        if P.all_positive(qc):
-            return math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qc)
-        pos = qc > 0
-        qcc = np.where(pos, qc, 0.0)
-        out = math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc)
-        # c <= 0: log M + log(g/2) + log1p(-c/D), on those points only
-        return P.patch(out, np.logical_not(pos), lambda M_, g_, c_, d_: np.log(M_) + np.log(0.5 * g_) + np.log1p(-c_ / d_),
-                       M, g, qc, qD)
+    if gen:
+        return np.log(M) + _log_ratio(0.25 * a * M + 0.25 * g, qD)
+    qc = (0.25 * a - 0.25) + 0.25 * g
+    if P.all_positive(qc):
+        return math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qc)
+    pos = qc > 0
+    qcc = np.where(pos, qc, 0.0)
+    out = math.log(2.0) + np.log(M) + _log_ratio(0.25 * g, qD) + _log_ratio(0.25 * g, qD + qcc)
+    # c <= 0: log M + log(g/2) + log1p(-c/D), on those points only
+    return P.patch(out, np.logical_not(pos), lambda M_, g_, c_, d_: np.log(M_) + np.log(0.5 * g_) + np.log1p(-c_ / d_),
+                   M, g, qc, qD)
 
 
 def _log_ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """log(x/y) for x, y > 0: of the ratio where it is a normal double (the difference of two large
-    logarithms loses |log x| ulps: 5.7e-14 at gamma = 1.7e150), else log x - log y."""
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        q = np.divide(x, y)
-        if isinstance(q, np.ndarray) and q.size == 0:
-            return np.log(q)
-        lo, hi = P.extrema(q)
-        if lo > 2.3e-308 and hi < 1e308:  # two reductions (a number: itself): every q normal
-            return np.log(q)
-        ok = (q > 2.3e-308) & (q < 1e308)
-        return P.pick(ok, np.log(P.pick(ok, q, 1.0)), np.log(x) - np.log(y))
+    logarithms loses |log x| ulps: 5.7e-14 at gamma = 1.7e150), else log x - log y.  The caller's errstate
+    (over, under and divide ignored)."""
+    q = np.divide(x, y)
+    if isinstance(q, np.ndarray) and q.size == 0:
+        return np.log(q)
+    lo, hi = P.extrema(q)
+    if lo > 2.3e-308 and hi < 1e308:  # two reductions (a number: itself): every q normal
+        return np.log(q)
+    ok = (q > 2.3e-308) & (q < 1e308)
+    return P.pick(ok, np.log(P.pick(ok, q, 1.0)), np.log(x) - np.log(y))
 
 
 @cites("levi:mp-stieltjes")
