@@ -173,13 +173,14 @@ def _log_phi0_cont(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     :math:`s=10^{12}` (measured).  ``-inf`` where :math:`s\lambda` is beyond 1.8e308.
     """
     if not isinstance(s, np.ndarray) and not isinstance(a, np.ndarray):  # two floats: the branch that applies
-        if a <= 1.0:
-            return _log_phi0_le1(s, a, np.sqrt(a), _gap_number(a))
+        if a <= 1.0:  # `_gap`'s operations on the float (its square <= 1: no overflow to ignore)
+            return _log_phi0_le1(s, a, np.sqrt(a), _lower_edge(a))
         with np.errstate(over="ignore"):
             sd = s * a
+            gap = _lower_edge(a)  # `_gap` of the float
         if not sd < math.inf:  # s lam beyond 1.8e308: the continuous part is exp(-inf)
             return -math.inf
-        return _log_phi0_le1(sd, 1.0 / a, 1.0 / np.sqrt(a), _gap_number(a) / a) - np.log(a)
+        return _log_phi0_le1(sd, 1.0 / a, 1.0 / np.sqrt(a), gap / a) - np.log(a)
     shape = np.shape(s)
     sf, af = np.asarray(s, dtype=np.float64).reshape(-1), np.asarray(a, dtype=np.float64).reshape(-1)
     out = np.empty(sf.shape)
@@ -199,12 +200,6 @@ def _log_phi0_cont(s: np.ndarray, a: np.ndarray) -> np.ndarray:
             cont[fin] = _log_phi0_le1(sd[fin], 1.0 / ai, 1.0 / np.sqrt(ai), _gap(ai) / ai) - np.log(ai)
         out[gt1] = cont
     return out.reshape(shape)
-
-
-def _gap_number(a: float):
-    """`_gap` of one float (its operations on the float: the array's bits)."""
-    with np.errstate(over="ignore"):
-        return _lower_edge(a)
 
 
 def _log_phi0(s, a):

@@ -178,13 +178,9 @@ def _one_point(lm, w, y_T, per_tau: float) -> Block:
     l0, w0, y0 = lm[0], w[0], y_T[0]
     with np.errstate(divide="ignore", over="ignore"):
         d0 = l0 / w0
-    mode = "one" if l0 == 0.0 else "tau" if l0 > 0.0 and d0 < y0 else "y"
-    if mode == "tau":
-        with np.errstate(divide="ignore"):
-            t0 = np.log1p(y0 / d0)
-        n = _LADDER[min(bisect.bisect_left(_LADDER, 24.0 + per_tau * t0), len(_LADDER) - 1)]  # `_n_tau`
-    else:
-        t0, n = 0.0, _N_Y
+        mode = "one" if l0 == 0.0 else "tau" if l0 > 0.0 and d0 < y0 else "y"
+        t0 = np.log1p(y0 / d0) if mode == "tau" else 0.0
+    n = _LADDER[min(bisect.bisect_left(_LADDER, 24.0 + per_tau * t0), len(_LADDER) - 1)] if mode == "tau" else _N_Y
     return _block(mode, int(n), 0.5 if y0 >= 1.0 else 0.0, np.zeros(1, dtype=np.intp), lm, w, np.array([d0]), y_T,
                   np.array([t0]))
 
