@@ -87,15 +87,16 @@ def wd_asymptotes(lam, gamma, *, d_out=1, wd_convention="paper"):
     ll = _lam(lam, sc)
     d = _d_out(d_out)
     gg = _gamma_paper(gamma, d, wd_convention, sc)
-    # a scalar call keeps its two floats (the same engine: numpy's ufuncs give the array call's bits)
-    shift = math.log(2.0 * float(d))
-    if sc and gg > 0.0:  # two numbers: the operations below on floats (numpy's ufuncs: the array call's bits)
-        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gg), ll)
-        return WDAsymptotes(float(np.exp(ltr - shift)), float(np.exp(lge - shift)))
+    if sc and gg > 0.0:  # two numbers: the engine's operations on floats (the array call's bits)
+        tr, ge = rmt._wd_plateaus(_half_gamma(gg), ll, 2.0 * float(d))
+        return WDAsymptotes(float(tr), float(ge))
     shape, (lf, gf) = ((), (ll, gg)) if sc else V.broadcast_flat(ll, gg)
-    if np.size(gf) and P.low(gf) > 0.0:  # every gamma > 0: both plateaus on one resolvent
-        ltr, lge = rmt._log_wd_plateaus(_half_gamma(gf), lf)
-        tr, ge = (np.reshape(np.exp(np.subtract(v, shift, out=P.into(v))), shape) for v in (ltr, lge))
+    low = P.low(gf) if np.size(gf) else 0.0
+    if low > 0.0:  # every gamma > 0: both plateaus from one engine
+        g = np.multiply(gf, 0.5)
+        if 0.5 * low == 0.0:  # the smallest gamma's half rounds to 0 (its DomainError); the half is monotone
+            _half_gamma(gf)
+        tr, ge = (np.reshape(v, shape) for v in rmt._wd_plateaus(g, lf, 2.0 * float(d)))
     else:
         lf, gf = np.atleast_1d(lf, gf)  # a scalar call with gamma = 0: one-point arrays
         one = np.ones(lf.shape)

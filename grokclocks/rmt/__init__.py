@@ -44,7 +44,7 @@ from ._laplace import (
     mp_log_laplace_nu,
 )
 from ._moments import mp_inverse_moment, mp_moment
-from ._stieltjes import _log_wd_plateau, _log_wd_plateaus, mp_stieltjes, mp_stieltjes2, mp_stieltjes_nu2
+from ._stieltjes import _log_wd_plateau, _log_wd_plateaus, _wd_plateaus, mp_stieltjes, mp_stieltjes2, mp_stieltjes_nu2
 from ._support import _gap, MPEdges, mp_atom, mp_edges
 
 __all__ = [

@@ -33,6 +33,7 @@ their caller.
 
 from __future__ import annotations
 
+import bisect
 import math
 from functools import lru_cache
 from typing import NamedTuple
@@ -141,6 +142,8 @@ def mp_rule(lm: np.ndarray, w: np.ndarray, y_T: np.ndarray, *, per_tau: float = 
     lm = np.asarray(lm, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     y_T = np.asarray(y_T, dtype=np.float64)
+    if pole is None and lm.shape == w.shape == y_T.shape == (1,):
+        return [_one_point(lm, w, y_T, per_tau)]
     with np.errstate(divide="ignore", over="ignore"):
         delta = lm / w  # the near-pole's distance below y = 0; inf where w underflows
     full = y_T >= 1.0
@@ -167,6 +170,19 @@ def mp_rule(lm: np.ndarray, w: np.ndarray, y_T: np.ndarray, *, per_tau: float = 
                 sel = np.flatnonzero(m & (n == nn))
                 blocks.append(_block(mode, int(nn), beta, sel, lm[sel], w[sel], delta[sel], y_T[sel], tau_T[sel]))
     return blocks
+
+
+def _one_point(lm, w, y_T, per_tau: float) -> Block:
+    """`mp_rule` of one point (one-point arrays, no pole): its mode, node count and map read from its numbers
+    (the same operations as the masks of an array, on NumPy scalars), then its one `_block`."""
+    l0, w0, y0 = lm[0], w[0], y_T[0]
+    with np.errstate(divide="ignore", over="ignore"):
+        d0 = l0 / w0
+        mode = "one" if l0 == 0.0 else "tau" if l0 > 0.0 and d0 < y0 else "y"
+        t0 = np.log1p(y0 / d0) if mode == "tau" else 0.0
+    n = _LADDER[min(bisect.bisect_left(_LADDER, 24.0 + per_tau * t0), len(_LADDER) - 1)] if mode == "tau" else _N_Y
+    return _block(mode, int(n), 0.5 if y0 >= 1.0 else 0.0, np.zeros(1, dtype=np.intp), lm, w, np.array([d0]), y_T,
+                  np.array([t0]))
 
 
 def _block(mode, n, beta, sel, lm, w, delta, y_T, tau_T) -> Block:

@@ -30,12 +30,12 @@ def _loss_public(which, t, lam, eta0, d_out, gamma, init_scale, discrete, wd_con
     gg = _gamma_paper(gamma, d, wd_convention)
     aa = _init_scale(init_scale)
     disc = _flag(discrete, "discrete")
-    if which == "train" and not disc and all(np.ndim(v) == 0 for v in (tt, ll, ee, gg, aa)) and float(gg) == 0.0:
-        # a scalar call of the closed form (gradient flow, no weight decay, train): the array path's operations on
-        # floats (rmt's engine takes them; numpy's ufuncs give the bits of the same point in an array)
+    if not disc and all(np.ndim(v) == 0 for v in (tt, ll, ee, gg, aa)) and float(gg) == 0.0:
+        # a scalar call of the closed forms (gradient flow, no weight decay): the array path's operations on
+        # floats (rmt's engines take them; numpy's ufuncs give the bits of the same point in an array)
         s = _flow_time(float(ee), float(tt), d)
         if s < math.inf:  # else the array path's DomainError
-            out = float(_log_loss_no_decay("train", s, float(ll), d, float(aa)))
+            out = float(_log_loss_no_decay(which, s, float(ll), d, float(aa)))
             return out if log else float(np.exp(out))
     shape, (tf, lf, ef, gf, af) = V.broadcast_flat(tt, ll, ee, gg, aa)
     out = _log_loss(which, tf, lf, ef, d, gf, af, disc)

@@ -46,8 +46,8 @@ def _log_alpha2(alpha) -> np.ndarray:
 def _log_phi(which: str, s, lam) -> np.ndarray:
     """log E[q e^{-s nu}], q = nu (train) or 1 (gen, atom included): the closed forms of `grokclocks.rmt`
     (arrays that broadcast; validated)."""
-    if type(s) is float and type(lam) is float and which == "train":  # rmt's Phi_1 engine takes two numbers
-        out = float(rmt._log_phi1(s, lam))
+    if type(s) is float and type(lam) is float:  # rmt's engines take two numbers
+        out = float(rmt._log_phi1(s, lam) if which == "train" else rmt._log_phi0(s, lam))
         if out != out:
             raise _phi_nan(s, lam, which)
         return out
@@ -65,8 +65,8 @@ def _phi_nan(s: float, lam: float, which: str) -> FloatingPointError:
 
 
 def _log_loss_no_decay(which: str, s, lam, d: float, alpha):
-    """log L of gradient flow without weight decay, log c_alpha - log d_out + log Phi_q(s) (arrays; two numbers for
-    the train loss)."""
+    """log L of gradient flow without weight decay, log c_alpha - log d_out + log Phi_q(s) (arrays, or two
+    numbers)."""
     return _log_c(alpha) - math.log(d) + _log_phi(which, s, lam)
 
 
