@@ -86,23 +86,23 @@ def _decay_parts(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) ->
 
 
 @cites("kramers:eq4", "kramers:eq5")
-def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
+def kernel_rate_factor(n: Any, loss_norm: str = "sum") -> float | np.ndarray:
     r"""Factor multiplying every kernel rate for the loss normalisation (spec convention C2).
 
     "sum": L = ½Σᵢrᵢ², ṙ = −Kr, factor 1; "mean": L = (1/(2n))Σᵢrᵢ², factor 1/n.
 
     Parameters
     ----------
-    n : int
-        The number n of training points, an integer ≥ 1.
+    n : int or array_like
+        The number n of training points, an integer ≥ 1 (an array: one factor per n, a sweep in n).
     loss_norm : {"sum", "mean"}
         The loss normalisation (spec convention C2). "sum" (default): L = ½Σᵢrᵢ², kernel rates as they
         are; "mean": L = (1/(2n))Σᵢrᵢ², every kernel rate divided by n.
 
     Returns
     -------
-    float
-        1 or 1/n.
+    float or ndarray
+        1 or 1/n: a float for a number n, else an array of the shape of `n`.
 
     References
     ----------
@@ -110,5 +110,7 @@ def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
     """
     if loss_norm not in LOSS_NORMS:
         raise DomainError(f"loss_norm must be 'sum' or 'mean' (got {loss_norm!r})")
-    n = V.count(n, "n", 1)
-    return 1.0 if loss_norm == "sum" else 1.0 / n
+    n = V.counts(n, "n", 1)  # a Python float for a number (its nearest double), else a float64 array
+    if type(n) is float:
+        return 1.0 if loss_norm == "sum" else 1.0 / n
+    return np.ones(n.shape) if loss_norm == "sum" else np.divide(1.0, n)

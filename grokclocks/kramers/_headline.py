@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
@@ -28,7 +29,7 @@ _DELAY_PARAMS = {  # mechanism -> (required, optional) keyword arguments
 
 
 @cites("kramers:table", "kramers:eq8", "kramers:barrier", "kramers:eq16")
-def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
+def delay_scaling_estimate(mechanism: str, **params: Any) -> float | np.ndarray:
     r"""Estimate of the delay by one of the paper's mechanisms (§5.1 table, corrected where wrong).
 
     | mechanism | params | returns |
@@ -50,13 +51,16 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     **params : any
         The mechanism's arguments by name, as in the table; each is validated by the function named in the
         last column, whose documentation gives its meaning and domain. Missing or unknown names raise
-        `DomainError`.
+        `DomainError`. The numbers of a mechanism broadcast like a `numpy` ufunc's arguments (a sweep):
+        `N` (integers) and `alpha`; `init_scale` and `lam`; `mu_min` and `lam`; `delta_F` and `T` (the
+        Hessians are one pair of matrices); `eta` (`eigs` is one spectrum).
 
     Returns
     -------
-    float
+    float or ndarray
         The estimate: dimensionless for "separation", "ridge" and "spectral", gradient-flow time for
-        "implicit_bias" and "kramers".
+        "implicit_bias" and "kramers"; a float for numbers, else an array of the broadcast shape of the
+        mechanism's numbers.
 
     References
     ----------
@@ -73,19 +77,40 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
         raise DomainError(f"mechanism {mechanism!r} takes {what}{extra} (missing: {missing or 'none'}, "
                           f"unknown: {unknown or 'none'})")
     if mechanism == "separation":
-        N = V.count(p.pop("N"), "N", 1)
+        _broadcast(p, ("N", "alpha"))
+        N = V.counts(p.pop("N"), "N", 1)  # a float for a number (N's nearest double), else a float64 array
         e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
         with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
-            return float(np.power(float(N), e))
+            return PW.result(np.power(N, e))
     if mechanism == "implicit_bias":
-        return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
+        return implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2"))
     if mechanism == "ridge":
-        mu = V.positive(p["mu_min"], "mu_min", scalar=True)
-        return float(FL.power_product([mu, V.scalar(decay_rate(p["lam"], p.get("penalty", "eq2")), "lam")], [1, -1]))
+        _broadcast(p, ("mu_min", "lam"))
+        mu = V.positive(p["mu_min"], "mu_min", scalar=PW.scalars(p["mu_min"]))
+        return PW.result(FL.power_product([mu, decay_rate(p["lam"], p.get("penalty", "eq2"))], [1, -1]))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
         return log_eyring_kramers_time(*args) if V.flag(p.get("log", False), "log") else eyring_kramers_time(*args)
     return spectral_delay_ratio(p["eigs"], p.get("eta"))
+
+
+def _broadcast(p: dict[str, Any], names: tuple[str, ...]) -> None:
+    """`V.broadcasting`'s check on the keyword arguments `names` of a mechanism: array shapes that do not broadcast
+    raise `DomainError` naming each parameter and its shape."""
+    shapes = []
+    for k in names:
+        if isinstance(p[k], (np.ndarray, list, tuple)):
+            try:
+                shapes.append((k, np.shape(p[k])))
+            except ValueError:  # ragged: the parameter's own check names it
+                continue
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*(s for _, s in shapes))
+        except ValueError:
+            got = ", ".join(f"{k} {s}" for k, s in shapes)
+            raise DomainError(f"{', '.join(k for k, _ in shapes)} must broadcast against each other (got shapes "
+                              f"{got})") from None
 
 
 delay_scaling = delay_scaling_estimate

@@ -225,7 +225,7 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
 
 
 @cites("kramers:spectral")
-def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
+def spectral_delay_ratio(eigs: Any, eta: Any = None) -> float | np.ndarray:
     r"""Delay ratio of the slowest to the fastest mode of a quadratic (exact for a quadratic model).
 
     Gradient flow: t_slow/t_fast = κ = μ_max/μ_min. GD with step η: ln|1 − ημ_max|/ln|1 − ημ_min| (→ κ as η →
@@ -234,43 +234,90 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     Parameters
     ----------
     eigs : array_like
-        The Hessian eigenvalues μ > 0 (remove zero modes first).
-    eta : float or None
-        The GD step η > 0; default `None`, gradient flow.
+        The Hessian eigenvalues μ > 0 (remove zero modes first): the spectrum of one quadratic, any shape
+        (only μ_min and μ_max enter).
+    eta : float or array_like or None
+        The GD step η > 0; default `None`, gradient flow. An array gives one ratio per step (a sweep in η).
 
     Returns
     -------
-    float
-        The ratio.
+    float or ndarray
+        The ratio: a float for `eta` `None` or a number, else an array of the shape of `eta`.
 
     References
     ----------
     Spec `kramers:spectral`.
     """
-    e = V.positive(eigs, "eigs", context="(remove zero modes first)")
-    lo, hi = float(np.min(e)), float(np.max(e))
+    _, (lo, hi) = V.positive(eigs, "eigs", context="(remove zero modes first)", extrema=True)
     if eta is None:
         return hi / lo
-    eta = V.positive(eta, "eta", scalar=True)
-    if eta * hi >= 2:
-        raise DomainError(f"eta*mu_max must be < 2 (got {eta * hi!r})")
-    if eta * hi < 1e-290:  # log1p(-x) = -x (1 + x/2 + ...) = -x to double precision: the ratio is hi / lo
-        return hi / lo
-    fast = _log_abs_one_minus(eta, hi)
-    if fast == -math.inf:
+    sc = PW.scalars(eta) or np.ndim(eta) == 0  # a number or a 0-d array: one float
+    eta, (e_lo, e_hi) = V.positive(eta, "eta", scalar=sc, extrema=True)
+    if e_hi * hi >= 2:  # fl(eta hi) is monotone in eta: the largest step's product is the largest
+        raise DomainError(f"eta*mu_max must be < 2 (got {e_hi * hi!r})")
+    if sc:  # a number: the same operations on floats
+        return _gd_ratio(eta, lo, hi, FL.SCALAR)
+    if e_hi * hi < 1e-290:  # every step: log1p(-x) = -x to double precision, the ratio is hi / lo
+        return V.scalar_or_array(np.full(eta.shape, hi / lo))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return V.scalar_or_array(_gd_ratio(eta, lo, hi, FL.ARRAY))
+
+
+def _gd_ratio(eta: Any, lo: float, hi: float, xp: Any) -> Any:
+    """ln|1 − η hi| / ln|1 − η lo| for validated steps η (0 < η hi < 2) and eigenvalue extremes lo <= hi: a float
+    for a float η (xp = `FL.SCALAR`), else an array (xp = `FL.ARRAY`, the caller's errstate); the same
+    operations on every point.  hi / lo where η hi < 1e-290 (log1p(-x) = -x); fast / (η lo) scaled where η lo <
+    1e-290 (a subnormal product would lose digits); DomainError where η hi = 1 (the fastest mode vanishes)."""
+    fast = _log_abs_one_minus(eta, hi, xp)
+    if xp is FL.SCALAR:
+        if eta * hi < 1e-290:
+            return hi / lo
+        if fast == -math.inf:
+            raise DomainError("eta*mu_max = 1 makes the fastest mode vanish in one step (ratio 0)")
+        if eta * lo < 1e-290:
+            return -math.copysign(float(FL.power_product([abs(fast), eta, lo], [1, -1, -1])), fast)
+        return fast / _log_abs_one_minus(eta, lo, xp)
+    flat = np.isneginf(fast)
+    if flat.any():  # a step with eta hi = 1 exactly (hi / lo on the points below 1e-290 never gets here)
         raise DomainError("eta*mu_max = 1 makes the fastest mode vanish in one step (ratio 0)")
-    if eta * lo < 1e-290:  # slow = -eta lo (a subnormal product would lose digits): fast / (eta lo) scaled
-        return -math.copysign(float(FL.power_product([abs(fast), eta, lo], [1, -1, -1])), fast)
-    return fast / _log_abs_one_minus(eta, lo)
+    out = np.divide(fast, _log_abs_one_minus(eta, lo, xp))
+    if float(eta.min()) * lo < 1e-290:  # some eta lo below 1e-290 (rounding is monotone): those points scaled
+        out = PW.patch(out, eta * lo < 1e-290, lambda f, e: -np.copysign(
+            FL.power_product([np.abs(f), e, lo], [1, -1, -1]), f), fast, eta)
+        out = PW.patch(out, eta * hi < 1e-290, lambda e: np.full(np.shape(e), hi / lo), eta)
+    return out
 
 
-def _log_abs_one_minus(eta: float, mu: float) -> float:
-    """log|1 - eta mu| with the product's rounding error restored (Dekker): log1p(-x) for a small product
-    (log(1 - 1e-20) is -1e-20, not 0), the exact difference near eta mu = 1; -inf where eta mu = 1 exactly."""
-    if eta * mu < 0.5:
-        p, e = FL.two_product(eta, mu) if eta * mu > 1e-290 else (eta * mu, 0.0)
-        return math.log1p(-(p + e))
-    if eta * mu >= 1.5:  # |1 - x| = x - 1 = 1 - (2 - x) near 1: log1p of -(2 - x), exact by Dekker
-        return math.log1p(-FL.one_minus_product(2.0, eta, mu))
-    d = FL.one_minus_product(1.0, eta, mu)
-    return math.log(abs(d)) if d != 0.0 else -math.inf
+def _log_abs_one_minus(eta: Any, mu: float, xp: Any) -> Any:
+    """log|1 - eta mu|: log1p(-x) for a small product x = fl(eta mu) (log(1 - 1e-20) is -1e-20, not 0); near eta mu
+    = 1 the exact difference, the product's rounding error restored (Dekker); -inf where eta mu = 1 exactly.
+
+    Below 1/2 the form is log1p(-(p + e)) with (p, e) Dekker's exact product, and fl(p + e) = p: p + e is the
+    exact product, whose rounding p is (both round the same real number), so the product itself is the argument.
+    A float `eta` with xp = `FL.SCALAR`, an array with `FL.ARRAY` (the caller's errstate): the same operations
+    (numpy's log and log1p on both) on every point."""
+    if xp is FL.SCALAR:
+        x = eta * mu
+        if x < 0.5:
+            return xp.log1p(-x)
+        return _log_abs_one_minus_exact(eta, mu)
+    x = np.multiply(eta, mu)
+    near = x >= 0.5 if float(eta.max()) * mu >= 0.5 else None  # the largest fl(eta mu): rounding is monotone
+    out = np.log1p(np.negative(x, out=x), out=x)
+    if near is not None:  # the points with eta mu >= 1/2 re-evaluated
+        out = PW.patch(out, near, _log_abs_one_minus_exact, eta, mu)
+    return out
+
+
+def _log_abs_one_minus_exact(eta: Any, mu: float) -> Any:
+    """log|1 - eta mu| for eta mu >= 1/2 (numbers or arrays, the same operations): log1p(-((2 - p) - e)) from 3/2 on
+    (|1 - x| = 1 - (2 - x)), log|(1 - p) - e| below, -inf at 0, with (p, e) Dekker's exact product."""
+    p, e = FL.dd_two_prod(eta, mu)
+    if type(p) is float:
+        if p >= 1.5:
+            return float(np.log1p(-((2.0 - p) - e)))
+        d = (1.0 - p) - e
+        return float(np.log(abs(d))) if d != 0.0 else -math.inf
+    big = np.log1p(-((2.0 - p) - e))
+    mid = np.log(np.abs((1.0 - p) - e))
+    return np.where(p >= 1.5, big, mid)
