@@ -208,20 +208,41 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     Spec `kramers:teff-gd` (heuristic, unsupported).
     """
     sc = PW.scalars(eta, trace_hessian, coef)  # three numbers: the same operations on floats
-    eta = V.positive(eta, "eta", scalar=sc)
-    tr = V.finite(trace_hessian, "trace_hessian", scalar=sc)
-    coef = V.finite(coef, "coef", scalar=sc)
-    (t_lo, t_hi), (c_lo, c_hi) = PW.extrema(tr), PW.extrema(coef)
-    if (t_lo > 0.0 or t_hi < 0.0) and (c_lo > 0.0 or c_hi < 0.0) and FL.product_stays_normal(
-            [(min(abs(c_lo), abs(c_hi)), max(abs(c_lo), abs(c_hi))), PW.extrema(eta),
-             (min(abs(t_lo), abs(t_hi)), max(abs(t_lo), abs(t_hi)))], [1, 2, 1]):
-        # every sign fixed and every partial product normal: the same operations as the scaled product below,
-        # the signs carried by the factors (no sign or select pass)
+    # the extremes of each argument from its validation (the finite check's own two reductions)
+    eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
+    tr, t_ext = V.in_domain(trace_hessian, "trace_hessian", -math.inf, math.inf, lo_open=True, hi_open=True,
+                            scalar=sc, extrema=True)
+    coef, c_ext = V.in_domain(coef, "coef", -math.inf, math.inf, lo_open=True, hi_open=True, scalar=sc,
+                              extrema=True)
+    c_mag, t_mag = _magnitudes(c_ext), _magnitudes(t_ext)  # |x|'s extremes where x has one sign
+    buf = None
+    if c_mag is not None and t_mag is None and not sc and isinstance(tr, np.ndarray) and tr.ndim:
+        # signs of the trace mixed: |tr|'s smallest value by one pass (its largest is at an end), in a buffer that
+        # takes the product below where the shapes allow
+        buf = np.abs(tr)
+        t_mag = (float(buf.min()), max(-t_ext[0], t_ext[1]))
+    if c_mag is not None and t_mag is not None and FL.product_stays_normal([c_mag, e_ext, t_mag], [1, 2, 1]):
+        # no zero (|x| >= its minimum > 0) and every partial product normal: the same operations as the scaled
+        # product below, the signs carried by the factors (no sign or select pass; rounding is symmetric)
+        if buf is not None and np.shape(eta) == buf.shape and np.ndim(coef) == 0:
+            out = np.multiply(eta, eta, out=buf)
+            np.multiply(coef, out, out=out)
+            return np.multiply(out, tr, out=out)
         return PW.result(coef * (eta * eta) * tr)
     zero = (tr == 0.0) | (coef == 0.0)
     # eta**2 overflows past 1.3e154; one scaled product is inf / 0 only beyond the range
     mag = FL.power_product([PW.pick(zero, 1.0, abs(coef)), eta, PW.pick(zero, 1.0, abs(tr))], [1, 2, 1])
     return PW.result(PW.pick(zero, 0.0, np.sign(coef) * np.sign(tr) * mag))
+
+
+def _magnitudes(ext: tuple[float, float]) -> tuple[float, float] | None:
+    """The extremes of |x| from those of x where every x has one sign (0 excluded), else None."""
+    lo, hi = ext
+    if lo > 0.0:
+        return lo, hi
+    if hi < 0.0:
+        return -hi, -lo
+    return None
 
 
 @cites("kramers:spectral")
