@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -353,13 +354,18 @@ def _three(x: Any, name: str) -> list[float]:
     """Three validated derivatives as floats: a tuple or list of three Python floats number by number (V's
     scalar check, the message of the array check), anything else through `V.as_float_array`."""
     if type(x) in (tuple, list) and len(x) == 3 and all(type(v) is float for v in x):
-        return [V.finite(v, name, scalar=True) for v in x]
+        if all(v - v == 0.0 for v in x):  # three finite floats (NaN and +-inf give NaN): V.finite's scalar test
+            return list(x)
+        return [V.finite(v, name, scalar=True) for v in x]  # the message of the first non-finite one
     a = V.as_float_array(x, name)
     if a.size != 3:
         raise DomainError(f"{name} must hold three derivatives (F'', F''', F'''') (got shape {a.shape})")
     return a.reshape(-1).tolist()
 
 
+@functools.lru_cache(maxsize=256)  # a sweep in T calls it with the same six derivatives again and again (the exact
+# sum of four terms costs ~15 us); a float key: -0.0 and 0.0 share an entry, and give the same bracket (a zero
+# derivative makes its term a zero of either sign, which leaves the exact sum, and an all-zero sum is returned as 0.0)
 def _bracket(m2: float, m3: float, m4: float, s2: float, s3: float, s4: float) -> tuple[float, int]:
     """The bracket B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) as ``(hi, k)``, B ≈ hi·2^k.
 
