@@ -47,7 +47,26 @@ def _spectrum(H: np.ndarray, name: str) -> list[float]:
 
 
 def _log_prefactor(hess_min: Any, hess_saddle: Any) -> float:
-    """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here."""
+    """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here.
+
+    Two small float64 arrays (d <= 8) are looked up by their bytes (a sweep calls with the same Hessians again and
+    again; their validation and spectra cost ~20 us a call): the same bytes are the same numbers, so the same
+    checks and the same value (an invalid pair raises each time: errors are not cached).
+    """
+    if type(hess_min) is np.ndarray and type(hess_saddle) is np.ndarray and hess_min.dtype == np.float64 \
+            and hess_saddle.dtype == np.float64 and hess_min.size <= 64 and hess_saddle.size <= 64:
+        return _log_prefactor_of_bytes(hess_min.shape, hess_min.tobytes(), hess_saddle.shape, hess_saddle.tobytes())
+    return _log_prefactor_of(hess_min, hess_saddle)
+
+
+@functools.lru_cache(maxsize=128)
+def _log_prefactor_of_bytes(shape_m: tuple[int, ...], bytes_m: bytes, shape_s: tuple[int, ...],
+                            bytes_s: bytes) -> float:
+    return _log_prefactor_of(np.frombuffer(bytes_m).reshape(shape_m), np.frombuffer(bytes_s).reshape(shape_s))
+
+
+def _log_prefactor_of(hess_min: Any, hess_saddle: Any) -> float:
+    """`_log_prefactor`'s work on any Hessians (numbers, lists, arrays)."""
     em, es = _hessians(hess_min, hess_saddle)  # ascending: the largest magnitude is at an end
     top_m, top_s = max(-em[0], em[-1]), max(-es[0], es[-1])
     if min(abs(e) for e in em) < 1e-12 * top_m or min(abs(e) for e in es) < 1e-12 * top_s:
