@@ -227,22 +227,28 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     return V.scalar_or_array(np.exp(np.maximum(lt, -1e4, out=lt), out=lt))
 
 
-def _ek1d_check(curv_min, curv_saddle, delta_F, T, sc: bool = False):
-    cm = V.positive(curv_min, "curv_min", scalar=sc)
-    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=sc)
-    if PW.high(cs) >= 0:
+def _ek1d_check(curv_min, curv_saddle, delta_F, T):
+    """The four arguments validated, each number a Python float (no 0-d array beside arrays), arrays float64."""
+    cm = V.positive(curv_min, "curv_min", scalar=PW.scalars(curv_min))
+    cs, (_, cs_hi) = V.in_domain(curv_saddle, "curv_saddle", -math.inf, math.inf, lo_open=True, hi_open=True,
+                                 scalar=PW.scalars(curv_saddle), extrema=True)
+    if cs_hi >= 0:
         raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if np.ndim(cs) else float(cs)!r})")
-    return cm, cs, V.positive(delta_F, "delta_F", scalar=sc), V.positive(T, "T", scalar=sc)
+    return (cm, cs, V.positive(delta_F, "delta_F", scalar=PW.scalars(delta_F)),
+            V.positive(T, "T", scalar=PW.scalars(T)))
 
 
 def _log_k1d(curv_min, curv_saddle, delta_F, T) -> Any:
     """ln τ of the 1-d law, validated here: a NumPy float for four numbers (the same operations on floats:
     numpy's log on the float, IEEE division), else an array (0-d for 0-d arguments)."""
-    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T, PW.scalars(curv_min, curv_saddle, delta_F, T))
+    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
     # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
     # beyond 1e+-154
     with np.errstate(over="ignore"):
-        return math.log(2 * math.pi) - 0.5 * (np.log(cm) + np.log(np.abs(cs))) + dF / T
+        const = math.log(2 * math.pi) - 0.5 * (np.log(cm) + np.log(np.abs(cs)))
+        q = dF / T
+        out = PW.into(q, const)  # the quotient's own new array takes the sum (const + q = q + const: one array less)
+        return np.add(q, const, out=out) if out is not None else const + q
 
 
 @cites("kramers:eyring-1d")
