@@ -77,40 +77,31 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float | np.ndarray:
         raise DomainError(f"mechanism {mechanism!r} takes {what}{extra} (missing: {missing or 'none'}, "
                           f"unknown: {unknown or 'none'})")
     if mechanism == "separation":
-        _broadcast(p, ("N", "alpha"))
-        N = V.counts(p.pop("N"), "N", 1)  # a float for a number (N's nearest double), else a float64 array
-        e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
-        with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
-            return PW.result(np.power(N, e))
+        return _separation_delay(p["N"], p["alpha"], p["measure"], p.get("a_init", "paper"))
     if mechanism == "implicit_bias":
         return implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2"))
     if mechanism == "ridge":
-        _broadcast(p, ("mu_min", "lam"))
-        mu = V.positive(p["mu_min"], "mu_min", scalar=PW.scalars(p["mu_min"]))
-        return PW.result(FL.power_product([mu, decay_rate(p["lam"], p.get("penalty", "eq2"))], [1, -1]))
+        return _ridge_delay(p["mu_min"], p["lam"], p.get("penalty", "eq2"))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
         return log_eyring_kramers_time(*args) if V.flag(p.get("log", False), "log") else eyring_kramers_time(*args)
     return spectral_delay_ratio(p["eigs"], p.get("eta"))
 
 
-def _broadcast(p: dict[str, Any], names: tuple[str, ...]) -> None:
-    """`V.broadcasting`'s check on the keyword arguments `names` of a mechanism: array shapes that do not broadcast
-    raise `DomainError` naming each parameter and its shape."""
-    shapes = []
-    for k in names:
-        if isinstance(p[k], (np.ndarray, list, tuple)):
-            try:
-                shapes.append((k, np.shape(p[k])))
-            except ValueError:  # ragged: the parameter's own check names it
-                continue
-    if len(shapes) > 1:
-        try:
-            np.broadcast_shapes(*(s for _, s in shapes))
-        except ValueError:
-            got = ", ".join(f"{k} {s}" for k, s in shapes)
-            raise DomainError(f"{', '.join(k for k, _ in shapes)} must broadcast against each other (got shapes "
-                              f"{got})") from None
+@V.broadcasting("N", "alpha")
+def _separation_delay(N: Any, alpha: Any, measure: str, a_init: str) -> float | np.ndarray:
+    """N^e, e = `separation_exponent(alpha, measure, a_init)`, broadcast over N and alpha."""
+    N = V.counts(N, "N", 1)  # a float for a number (N's nearest double), else a float64 array
+    e = separation_exponent(alpha, measure, a_init)
+    with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
+        return PW.result(np.power(N, e))
+
+
+@V.broadcasting("mu_min", "lam")
+def _ridge_delay(mu_min: Any, lam: Any, penalty: str) -> float | np.ndarray:
+    """μ⁺_min/γ, broadcast over mu_min and lam (erratum kramers-5)."""
+    mu = V.positive(mu_min, "mu_min", scalar=PW.scalars(mu_min))
+    return PW.result(FL.power_product([mu, decay_rate(lam, penalty)], [1, -1]))
 
 
 delay_scaling = delay_scaling_estimate
