@@ -13,7 +13,7 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import decay_rate
-from ._model import _alpha, _net_arrays
+from ._model import _alpha, _net_arrays, _width_powers
 from ._ntk import _abt
 
 __all__ = ["feature_timescale_estimate", "implicit_bias_time", "implicit_bias_time_estimate", "initial_timescales",
@@ -122,8 +122,9 @@ def feature_timescale_estimate(N: Any, alpha: Any, a_std: Any = None) -> float |
     N = V.counts(N, "N", 1)
     al = _alpha(alpha, array=True)
     if a_std is None:
-        return PW.result(FL.power_product([N], [al + 0.5]))
-    return PW.result(FL.power_product([N, V.positive(a_std, "a_std", scalar=PW.scalars(a_std))], [al, -1]))
+        return PW.result(_width_powers(lambda n, a: FL.power_product([n], [a + 0.5]), N, al))
+    sa = V.positive(a_std, "a_std", scalar=PW.scalars(a_std))
+    return PW.result(_width_powers(lambda n, s, a: FL.power_product([n, s], [a, -1]), N, sa, al))
 
 
 _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated")
