@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import _floats as FL
 from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._conventions import HEADLINE, decay_rate
+from ._conventions import HEADLINE, _gamma
+from ._products import _proven_product
 from ._separation import _SEP_MEASURES, implicit_bias_time_estimate, separation_exponent
 from ._escape import eyring_kramers_time, log_eyring_kramers_time
 from ._temperatures import spectral_delay_ratio
@@ -100,8 +100,9 @@ def _separation_delay(N: Any, alpha: Any, measure: str, a_init: str) -> float | 
 @V.broadcasting("mu_min", "lam")
 def _ridge_delay(mu_min: Any, lam: Any, penalty: str) -> float | np.ndarray:
     """μ⁺_min/γ, broadcast over mu_min and lam (erratum kramers-5)."""
-    mu = V.positive(mu_min, "mu_min", scalar=PW.scalars(mu_min))
-    return PW.result(FL.power_product([mu, decay_rate(lam, penalty)], [1, -1]))
+    mu, mu_ext = V.positive(mu_min, "mu_min", scalar=PW.scalars(mu_min), extrema=True)
+    g, g_ext = _gamma(lam, penalty, scalar=PW.scalars(lam))
+    return PW.result(_proven_product([mu, g], [1, -1], [mu_ext, g_ext]))
 
 
 delay_scaling = delay_scaling_estimate

@@ -12,7 +12,8 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import _decay_parts, decay_rate, kernel_rate_factor
-from ._model import _alpha, _width_powers
+from ._model import _alpha
+from ._products import _width_powers
 from ._ntk import _top
 
 __all__ = ["feature_kernel_norm", "readout_kernel_norm", "readout_residual", "readout_timescale"]

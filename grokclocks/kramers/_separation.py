@@ -13,7 +13,8 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import decay_rate
-from ._model import _alpha, _net_arrays, _width_powers
+from ._model import _alpha, _net_arrays
+from ._products import _width_powers
 from ._ntk import _abt
 
 __all__ = ["feature_timescale_estimate", "implicit_bias_time", "implicit_bias_time_estimate", "initial_timescales",

@@ -12,6 +12,7 @@ from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
+from ._products import _proven_product
 from ._readout import _sym
 
 __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullbatch_heuristic", "t_eff_sgd",
@@ -65,31 +66,6 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
                                                  [e_ext, t_ext, (2.0 * B, 2.0 * B), (float(P), float(P))]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
-
-
-def _proven_product(bases: list, powers: list, extrema: list) -> Any:
-    """`FL.power_product(bases, powers, extrema)`, the same values, for powers 1 and -1 and the bases' extremes.
-
-    Where `FL.product_stays_normal` proves every factor and partial product normal, the direct product in
-    power_product's own operations (left to right; x for power 1, 1.0 / x for -1; a factor of exactly 1 skipped),
-    written into the first product's new array, without power_product's set-up (~15 us a call); elsewhere
-    `FL.power_product` itself.
-    """
-    if not FL.product_stays_normal(extrema, powers):
-        return FL.power_product(bases, powers, extrema)
-    out, own = None, False
-    for b, a in zip(bases, powers):
-        f = b if a == 1 else 1.0 / b
-        if out is None:
-            out = f
-        elif np.ndim(f) == 0 and float(f) == 1.0:
-            continue
-        elif own and np.ndim(f) <= out.ndim and np.broadcast_shapes(out.shape, np.shape(f)) == out.shape:
-            np.multiply(out, f, out=out)
-        else:
-            out = out * f
-            own = isinstance(out, np.ndarray) and out.ndim > 0
-    return out if own or not isinstance(out, np.ndarray) else np.array(out)
 
 
 @cites("kramers:teff-sgd")
