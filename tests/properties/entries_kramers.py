@@ -119,7 +119,10 @@ def _dw(x):
 
 
 ENTRIES = [
-    Entry("kramers.decay_rate", {"lam": Pos(typ=(1e-4, 10.0)), "penalty": PEN, "allow_zero": Flag()}, vec=True,
+    # lam = 0 is valid with allow_zero (the thorough profile drew lam = 0, allow_zero=True as an invalid call when lam
+    # was modelled as > 0): lam >= 0, and DomainError the documented answer for a zero without allow_zero
+    Entry("kramers.decay_rate", {"lam": NonNeg(typ=(0.0, 10.0)), "penalty": PEN, "allow_zero": Flag()}, vec=True,
+          raises=lambda lam, allow_zero=False, **k: not allow_zero and bool(np.any(np.asarray(lam) == 0.0)),
           check=nonneg, inf="overflow: 2 lam for lam > 9e307"),
     Entry("kramers.kernel_rate_factor", {"n": Int(1, typ=(1, 1000), ext=(10**18,), vec=True), "loss_norm": NORM},
           vec=True, check=nonneg),
