@@ -512,6 +512,17 @@ CASES: list[Case] = [
          KR.feature_timescale_estimate, lambda N, al: N ** (al + 0.5), note="a_std = N^-1/2"),
     Case("kramers.n_train", lambda r, n: (np.floor(U(r, n, 2, 1e4)), r.uniform(0.25, 0.75, n)), KR.n_train,
          lambda p, rho: np.floor(rho * p * p).astype(np.int64)),
+    Case("kramers.separation_exponent", lambda r, n: (r.uniform(0.0, 0.5, n),),
+         lambda al: KR.separation_exponent(al, "kernel"), lambda al: 2 - al, note='measure "kernel" (2 - alpha)'),
+    Case("kramers.kernel_rate_factor", lambda r, n: (r.integers(1, 10**6, n),), lambda m: KR.kernel_rate_factor(m, "mean"),
+         lambda m: 1 / m, note='loss_norm "mean"'),
+    Case("kramers.spectral_delay_ratio", lambda r, n: (U(r, n, 1e-4, 0.9),),
+         lambda eta: KR.spectral_delay_ratio(np.linspace(0.1, 1.0, 10), eta),
+         lambda eta: np.log(np.abs(1 - eta * 1.0)) / np.log(np.abs(1 - eta * 0.1)),
+         note="10 eigenvalues in [0.1, 1] fixed, eta swept"),
+    Case("kramers.delay_scaling_estimate", lambda r, n: (np.floor(U(r, n, 1, 1e6)), r.uniform(0.0, 0.5, n)),
+         lambda N, al: KR.delay_scaling_estimate("separation", N=N, alpha=al, measure="kernel"),
+         lambda N, al: N ** (2 - al), note='mechanism "separation", measure "kernel"'),
     # ------------------------------------------------------------------ coverage
     Case("coverage.expected_uncovered", lambda r, n: (r.integers(0, 97 * 97 + 1, n),),
          lambda m: CO.expected_uncovered(97, 5, m),
@@ -564,7 +575,8 @@ NOT_SWEPT = {
     "clocks (data)": "logit_gaps, cross_entropy, relu maps, estimators on records (first_hitting_time, classifier_clock, "
                      "...), Fourier energies: functions of data arrays, vectorised over the data",
     "kramers (data and integers)": "kernels, Jacobians, ridge flows, milestones (data); param_count (exact Python "
-                                   "integers); mfpt_*_exact (a user's potential, quadrature/PDE per call)",
+                                   "integers); mfpt_*_exact (a user's potential, quadrature/PDE per call); "
+                                   "spectral_delay_ratio's eigs (one spectrum: swept over eta)",
     "coverage (data)": "tables, masks, splits, ceilings of a split (accuracy_ceiling*: functions of a split's data; "
                        "accuracy_ceiling broadcasts over the radius n); required_train_fraction's exact methods (a "
                        "bisection on the integer m per radius, in lockstep); expected_uncovered over p (the exact "

@@ -901,3 +901,76 @@ def test_arrhenius_barrier_mixed_shapes_equal_log_quotient():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             assert np.array_equal(K.arrhenius_barrier(a, b), FL.log_quotient(a, b))
+
+
+# ---------------------------------------------------------------- sweeps of the formerly scalar-only functions
+
+def test_spectral_delay_ratio_over_eta_equals_scalar_calls():
+    """An array of steps equals the number calls bit for bit on every branch: log1p(-x) below 1/2, the Dekker forms
+    in [1/2, 3/2) and [3/2, 2), hi / lo where eta hi < 1e-290 and the scaled form where eta lo < 1e-290."""
+    rng = np.random.default_rng(31)
+    for eigs in (np.array([0.1, 0.5, 1.0, 3.0]), np.array([1e-200, 1.0]), np.array([1e-5, 1e5]), np.array([2.0])):
+        top = float(eigs.max())
+        for lo, hi in ((-14.0, -0.4), (-740.0, -690.0), (-1.6, 0.6), (-690.0, -0.4), (-700.0, -660.0)):
+            eta = np.exp(rng.uniform(lo, hi, 600)) / top
+            eta = eta[(eta > 0) & (eta * top < 2) & (eta * top != 1)]
+            got = K.spectral_delay_ratio(eigs, eta)
+            want = np.array([K.spectral_delay_ratio(eigs, float(x)) for x in eta])
+            np.testing.assert_array_equal(got, want)
+        eta = np.linspace(0.3, 1.99, 4001) / top
+        eta = eta[eta * top != 1]
+        np.testing.assert_array_equal(K.spectral_delay_ratio(eigs, eta.reshape(-1, 1)),
+                                      np.array([[K.spectral_delay_ratio(eigs, float(x))] for x in eta]))
+    assert isinstance(K.spectral_delay_ratio([1.0, 2.0], np.array(0.1)), float)
+    with pytest.raises(DomainError, match=r"eta\*mu_max must be < 2"):
+        K.spectral_delay_ratio([1.0, 2.0], [0.1, 1.0])
+    with pytest.raises(DomainError, match="fastest mode vanish"):
+        K.spectral_delay_ratio([1.0, 2.0], [0.1, 0.5])
+    with pytest.raises(DomainError, match="eta must be > 0"):
+        K.spectral_delay_ratio([1.0, 2.0], [0.1, 0.0])
+
+
+def test_spectral_delay_ratio_huge_step_tiny_spectrum():
+    """eta = 1e301 on eigenvalues 1e-303, 1e-302 (eta mu = 0.01, 0.1): log1p(-0.1)/log1p(-0.01) (the Dekker split of
+    eta overflowed and gave NaN before the product itself was used below 1/2)."""
+    want = math.log1p(-0.1) / math.log1p(-0.01)
+    assert K.spectral_delay_ratio([1e-303, 1e-302], 1e301) == pytest.approx(want, rel=1e-15)
+    np.testing.assert_allclose(K.spectral_delay_ratio([1e-303, 1e-302], [1e301]), [want], rtol=1e-15)
+
+
+def test_separation_kernel_factor_and_delay_scaling_sweeps():
+    """The formerly scalar-only functions broadcast: every point equals its number call, numbers give floats."""
+    al = np.array([[0.0, 0.1, 0.25], [0.3, 0.45, 0.5]])
+    for measure in ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated"):
+        for a_init in ("paper", "unit"):
+            if measure == "paper_claim" and a_init == "unit":
+                with pytest.raises(DomainError, match="paper_claim"):
+                    K.separation_exponent(al, measure, a_init)
+                continue
+            got = K.separation_exponent(al, measure, a_init)
+            assert got.shape == al.shape
+            np.testing.assert_array_equal(got, [[K.separation_exponent(float(a), measure, a_init) for a in row]
+                                                for row in al])
+    assert isinstance(K.separation_exponent(np.array(0.2), "kernel"), float)
+    with pytest.raises(DomainError, match=r"alpha must be in \[0, 0.5\]"):
+        K.separation_exponent([0.1, 0.6], "kernel")
+    n = np.array([1, 7, 10**6, 2**60])
+    np.testing.assert_array_equal(K.kernel_rate_factor(n, "mean"), [K.kernel_rate_factor(int(m), "mean") for m in n])
+    np.testing.assert_array_equal(K.kernel_rate_factor(n, "sum"), np.ones(4))
+    with pytest.raises(DomainError, match="n must be integers >= 1"):
+        K.kernel_rate_factor([3, 0], "mean")
+    N, alpha = np.array([[1.0], [512.0], [1e6]]), np.array([0.0, 0.2, 0.5])
+    got = K.delay_scaling_estimate("separation", N=N, alpha=alpha, measure="kernel")
+    assert got.shape == (3, 3)
+    np.testing.assert_array_equal(got, [[K.delay_scaling_estimate("separation", N=int(m), alpha=float(a),
+                                                                   measure="kernel") for a in alpha] for m in N[:, 0]])
+    mu, lam = np.array([0.3, 2.0, 1e-300]), np.array([0.1, 1e-3, 1.0])
+    np.testing.assert_array_equal(K.delay_scaling_estimate("ridge", mu_min=mu, lam=lam, penalty="half"),
+                                  [K.delay_scaling_estimate("ridge", mu_min=float(m), lam=float(g), penalty="half")
+                                   for m, g in zip(mu, lam)])
+    np.testing.assert_array_equal(K.delay_scaling_estimate("spectral", eigs=[1.0, 3.0], eta=[0.1, 0.2]),
+                                  [K.spectral_delay_ratio([1.0, 3.0], e) for e in (0.1, 0.2)])
+    for mech, kw in (("separation", dict(N=[1, 2], alpha=[0.1, 0.2, 0.3], measure="kernel")),
+                     ("ridge", dict(mu_min=[1.0, 2.0], lam=[1.0, 2.0, 3.0]))):
+        with pytest.raises(DomainError, match="must broadcast against each other"):
+            K.delay_scaling_estimate(mech, **kw)

@@ -69,10 +69,18 @@ def decay_rate(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> f
     ----------
     Spec `kramers:eq2`, `kramers:eq3`; erratum kramers-6 (the paper switches conventions).
     """
+    return V.scalar_or_array(_gamma(lam, penalty, allow_zero=allow_zero)[0])
+
+
+def _gamma(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False, scalar: bool = False) -> tuple[Any, tuple]:
+    """`decay_rate`'s work: ``(γ, (min γ, max γ))``, λ and `penalty` validated here (a Python float with `scalar`,
+    else an array, 0-d for a number); the extremes are λ's from its validation times c (2λ is exact, or inf)."""
     if penalty not in PENALTIES:
         raise DomainError(f"penalty must be 'eq2' or 'half' (got {penalty!r})")
-    lam = V.nonnegative(lam, "lam") if V.flag(allow_zero, "allow_zero") else V.positive(lam, "lam")
-    return V.scalar_or_array(lam * (2.0 if penalty == "eq2" else 1.0))
+    check = V.nonnegative if V.flag(allow_zero, "allow_zero") else V.positive
+    lam, (lo, hi) = check(lam, "lam", scalar=scalar, extrema=True)
+    c = 2.0 if penalty == "eq2" else 1.0
+    return lam * c, (lo * c, hi * c)
 
 
 def _decay_parts(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) -> tuple[float, float]:
@@ -86,23 +94,23 @@ def _decay_parts(lam: Any, penalty: str = "eq2", *, allow_zero: bool = False) ->
 
 
 @cites("kramers:eq4", "kramers:eq5")
-def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
+def kernel_rate_factor(n: Any, loss_norm: str = "sum") -> float | np.ndarray:
     r"""Factor multiplying every kernel rate for the loss normalisation (spec convention C2).
 
     "sum": L = ½Σᵢrᵢ², ṙ = −Kr, factor 1; "mean": L = (1/(2n))Σᵢrᵢ², factor 1/n.
 
     Parameters
     ----------
-    n : int
-        The number n of training points, an integer ≥ 1.
+    n : int or array_like
+        The number n of training points, an integer ≥ 1 (an array: one factor per n, a sweep in n).
     loss_norm : {"sum", "mean"}
         The loss normalisation (spec convention C2). "sum" (default): L = ½Σᵢrᵢ², kernel rates as they
         are; "mean": L = (1/(2n))Σᵢrᵢ², every kernel rate divided by n.
 
     Returns
     -------
-    float
-        1 or 1/n.
+    float or ndarray
+        1 or 1/n: a float for a number n, else an array of the shape of `n`.
 
     References
     ----------
@@ -110,5 +118,8 @@ def kernel_rate_factor(n: int, loss_norm: str = "sum") -> float:
     """
     if loss_norm not in LOSS_NORMS:
         raise DomainError(f"loss_norm must be 'sum' or 'mean' (got {loss_norm!r})")
-    n = V.count(n, "n", 1)
-    return 1.0 if loss_norm == "sum" else 1.0 / n
+    n = V.counts(n, "n", 1)  # a Python float for a number (its nearest double), else a float64 array
+    if type(n) is float:
+        return 1.0 if loss_norm == "sum" else 1.0 / n
+    # 1/n into the conversion's own array where it made one (integers), else a new one
+    return np.ones(n.shape) if loss_norm == "sum" else np.divide(1.0, n, out=n if n.flags.writeable else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -46,7 +47,26 @@ def _spectrum(H: np.ndarray, name: str) -> list[float]:
 
 
 def _log_prefactor(hess_min: Any, hess_saddle: Any) -> float:
-    """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here."""
+    """ln(2π/|λ_s|) + ½(Σ ln|eig ∇²F(s)| − Σ ln eig ∇²F(m)), the Hessians validated here.
+
+    Two small float64 arrays (d <= 8) are looked up by their bytes (a sweep calls with the same Hessians again and
+    again; their validation and spectra cost ~20 us a call): the same bytes are the same numbers, so the same
+    checks and the same value (an invalid pair raises each time: errors are not cached).
+    """
+    if type(hess_min) is np.ndarray and type(hess_saddle) is np.ndarray and hess_min.dtype == np.float64 \
+            and hess_saddle.dtype == np.float64 and hess_min.size <= 64 and hess_saddle.size <= 64:
+        return _log_prefactor_of_bytes(hess_min.shape, hess_min.tobytes(), hess_saddle.shape, hess_saddle.tobytes())
+    return _log_prefactor_of(hess_min, hess_saddle)
+
+
+@functools.lru_cache(maxsize=128)
+def _log_prefactor_of_bytes(shape_m: tuple[int, ...], bytes_m: bytes, shape_s: tuple[int, ...],
+                            bytes_s: bytes) -> float:
+    return _log_prefactor_of(np.frombuffer(bytes_m).reshape(shape_m), np.frombuffer(bytes_s).reshape(shape_s))
+
+
+def _log_prefactor_of(hess_min: Any, hess_saddle: Any) -> float:
+    """`_log_prefactor`'s work on any Hessians (numbers, lists, arrays)."""
     em, es = _hessians(hess_min, hess_saddle)  # ascending: the largest magnitude is at an end
     top_m, top_s = max(-em[0], em[-1]), max(-es[0], es[-1])
     if min(abs(e) for e in em) < 1e-12 * top_m or min(abs(e) for e in es) < 1e-12 * top_s:
@@ -207,22 +227,28 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
     return V.scalar_or_array(np.exp(np.maximum(lt, -1e4, out=lt), out=lt))
 
 
-def _ek1d_check(curv_min, curv_saddle, delta_F, T, sc: bool = False):
-    cm = V.positive(curv_min, "curv_min", scalar=sc)
-    cs = V.as_float_array(curv_saddle, "curv_saddle", scalar=sc)
-    if PW.high(cs) >= 0:
+def _ek1d_check(curv_min, curv_saddle, delta_F, T):
+    """The four arguments validated, each number a Python float (no 0-d array beside arrays), arrays float64."""
+    cm = V.positive(curv_min, "curv_min", scalar=PW.scalars(curv_min))
+    cs, (_, cs_hi) = V.in_domain(curv_saddle, "curv_saddle", -math.inf, math.inf, lo_open=True, hi_open=True,
+                                 scalar=PW.scalars(curv_saddle), extrema=True)
+    if cs_hi >= 0:
         raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if np.ndim(cs) else float(cs)!r})")
-    return cm, cs, V.positive(delta_F, "delta_F", scalar=sc), V.positive(T, "T", scalar=sc)
+    return (cm, cs, V.positive(delta_F, "delta_F", scalar=PW.scalars(delta_F)),
+            V.positive(T, "T", scalar=PW.scalars(T)))
 
 
 def _log_k1d(curv_min, curv_saddle, delta_F, T) -> Any:
     """ln τ of the 1-d law, validated here: a NumPy float for four numbers (the same operations on floats:
     numpy's log on the float, IEEE division), else an array (0-d for 0-d arguments)."""
-    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T, PW.scalars(curv_min, curv_saddle, delta_F, T))
+    cm, cs, dF, T = _ek1d_check(curv_min, curv_saddle, delta_F, T)
     # log F''(m) + log|F''(s)|: the product underflows (log(0): ValueError) or overflows for curvatures
     # beyond 1e+-154
     with np.errstate(over="ignore"):
-        return math.log(2 * math.pi) - 0.5 * (np.log(cm) + np.log(np.abs(cs))) + dF / T
+        const = math.log(2 * math.pi) - 0.5 * (np.log(cm) + np.log(np.abs(cs)))
+        q = dF / T
+        out = PW.into(q, const)  # the quotient's own new array takes the sum (const + q = q + const: one array less)
+        return np.add(q, const, out=out) if out is not None else const + q
 
 
 @cites("kramers:eyring-1d")
@@ -353,13 +379,18 @@ def _three(x: Any, name: str) -> list[float]:
     """Three validated derivatives as floats: a tuple or list of three Python floats number by number (V's
     scalar check, the message of the array check), anything else through `V.as_float_array`."""
     if type(x) in (tuple, list) and len(x) == 3 and all(type(v) is float for v in x):
-        return [V.finite(v, name, scalar=True) for v in x]
+        if all(v - v == 0.0 for v in x):  # three finite floats (NaN and +-inf give NaN): V.finite's scalar test
+            return list(x)
+        return [V.finite(v, name, scalar=True) for v in x]  # the message of the first non-finite one
     a = V.as_float_array(x, name)
     if a.size != 3:
         raise DomainError(f"{name} must hold three derivatives (F'', F''', F'''') (got shape {a.shape})")
     return a.reshape(-1).tolist()
 
 
+@functools.lru_cache(maxsize=256)  # a sweep in T calls it with the same six derivatives again and again (the exact
+# sum of four terms costs ~15 us); a float key: -0.0 and 0.0 share an entry, and give the same bracket (a zero
+# derivative makes its term a zero of either sign, which leaves the exact sum, and an all-zero sum is returned as 0.0)
 def _bracket(m2: float, m3: float, m4: float, s2: float, s3: float, s4: float) -> tuple[float, int]:
     """The bracket B = 5m3²/(24m2³) − m4/(8m2²) + s4/(8s2²) + 5s3²/(24|s2|³) as ``(hi, k)``, B ≈ hi·2^k.
 

@@ -6,11 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import _floats as FL
+from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._conventions import HEADLINE, decay_rate
+from ._conventions import HEADLINE, _gamma
+from ._products import _proven_product
 from ._separation import _SEP_MEASURES, implicit_bias_time_estimate, separation_exponent
 from ._escape import eyring_kramers_time, log_eyring_kramers_time
 from ._temperatures import spectral_delay_ratio
@@ -28,7 +29,7 @@ _DELAY_PARAMS = {  # mechanism -> (required, optional) keyword arguments
 
 
 @cites("kramers:table", "kramers:eq8", "kramers:barrier", "kramers:eq16")
-def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
+def delay_scaling_estimate(mechanism: str, **params: Any) -> float | np.ndarray:
     r"""Estimate of the delay by one of the paper's mechanisms (§5.1 table, corrected where wrong).
 
     | mechanism | params | returns |
@@ -50,13 +51,16 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
     **params : any
         The mechanism's arguments by name, as in the table; each is validated by the function named in the
         last column, whose documentation gives its meaning and domain. Missing or unknown names raise
-        `DomainError`.
+        `DomainError`. The numbers of a mechanism broadcast like a `numpy` ufunc's arguments (a sweep):
+        `N` (integers) and `alpha`; `init_scale` and `lam`; `mu_min` and `lam`; `delta_F` and `T` (the
+        Hessians are one pair of matrices); `eta` (`eigs` is one spectrum).
 
     Returns
     -------
-    float
+    float or ndarray
         The estimate: dimensionless for "separation", "ridge" and "spectral", gradient-flow time for
-        "implicit_bias" and "kramers".
+        "implicit_bias" and "kramers"; a float for numbers, else an array of the broadcast shape of the
+        mechanism's numbers.
 
     References
     ----------
@@ -73,19 +77,32 @@ def delay_scaling_estimate(mechanism: str, **params: Any) -> float:
         raise DomainError(f"mechanism {mechanism!r} takes {what}{extra} (missing: {missing or 'none'}, "
                           f"unknown: {unknown or 'none'})")
     if mechanism == "separation":
-        N = V.count(p.pop("N"), "N", 1)
-        e = separation_exponent(p.pop("alpha"), p.pop("measure"), p.pop("a_init", "paper"))
-        with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
-            return float(np.power(float(N), e))
+        return _separation_delay(p["N"], p["alpha"], p["measure"], p.get("a_init", "paper"))
     if mechanism == "implicit_bias":
-        return float(implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2")))
+        return implicit_bias_time_estimate(p["init_scale"], p["lam"], p.get("penalty", "eq2"))
     if mechanism == "ridge":
-        mu = V.positive(p["mu_min"], "mu_min", scalar=True)
-        return float(FL.power_product([mu, V.scalar(decay_rate(p["lam"], p.get("penalty", "eq2")), "lam")], [1, -1]))
+        return _ridge_delay(p["mu_min"], p["lam"], p.get("penalty", "eq2"))
     if mechanism == "kramers":
         args = (p["hess_min"], p["hess_saddle"], p["delta_F"], p["T"])
         return log_eyring_kramers_time(*args) if V.flag(p.get("log", False), "log") else eyring_kramers_time(*args)
     return spectral_delay_ratio(p["eigs"], p.get("eta"))
+
+
+@V.broadcasting("N", "alpha")
+def _separation_delay(N: Any, alpha: Any, measure: str, a_init: str) -> float | np.ndarray:
+    """N^e, e = `separation_exponent(alpha, measure, a_init)`, broadcast over N and alpha."""
+    N = V.counts(N, "N", 1)  # a float for a number (N's nearest double), else a float64 array
+    e = separation_exponent(alpha, measure, a_init)
+    with np.errstate(over="ignore"):  # N**e raised OverflowError past 1.8e308; inf is the value's range
+        return PW.result(np.power(N, e))
+
+
+@V.broadcasting("mu_min", "lam")
+def _ridge_delay(mu_min: Any, lam: Any, penalty: str) -> float | np.ndarray:
+    """μ⁺_min/γ, broadcast over mu_min and lam (erratum kramers-5)."""
+    mu, mu_ext = V.positive(mu_min, "mu_min", scalar=PW.scalars(mu_min), extrema=True)
+    g, g_ext = _gamma(lam, penalty, scalar=PW.scalars(lam))
+    return PW.result(_proven_product([mu, g], [1, -1], [mu_ext, g_ext]))
 
 
 delay_scaling = delay_scaling_estimate

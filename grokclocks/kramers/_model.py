@@ -29,8 +29,9 @@ def _alpha(alpha: Any, *, array: bool = False) -> Any:
     """The width exponent α, checked in [0, 1/2]: a Python float; with `array`, a float for a number and a float64
     array otherwise."""
     sc = not array or PW.scalars(alpha)
-    a = V.as_float_array(alpha, "alpha", scalar=sc)
-    lo, hi = PW.extrema(a)
+    # the finite check's own extremes (in_domain with no bounds: as_float_array's test and reductions)
+    a, (lo, hi) = V.in_domain(alpha, "alpha", -math.inf, math.inf, lo_open=True, hi_open=True, scalar=sc,
+                              extrema=True)
     if not (0.0 <= lo and hi <= 0.5):
         bad = a if sc else float(a[~((a >= 0.0) & (a <= 0.5))].flat[0])
         raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {bad!r})")

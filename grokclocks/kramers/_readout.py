@@ -13,6 +13,7 @@ from .._validate import DomainError
 from ..citations import cites
 from ._conventions import _decay_parts, decay_rate, kernel_rate_factor
 from ._model import _alpha
+from ._products import _width_powers
 from ._ntk import _top
 
 __all__ = ["feature_kernel_norm", "readout_kernel_norm", "readout_residual", "readout_timescale"]
@@ -140,7 +141,8 @@ def readout_kernel_norm(N: Any, p: Any, alpha: Any) -> float | np.ndarray:
     """
     N = V.counts(N, "N", 1)
     al = _alpha(alpha, array=True)
-    return PW.result(FL.power_product([N, _top(V.counts(p, "p", 2))], [1.0 - 2.0 * al, 1]))
+    return PW.result(_width_powers(lambda n, t, a: FL.power_product([n, t], [1.0 - 2.0 * a, 1]), N,
+                                   _top(V.counts(p, "p", 2)), al))
 
 
 @cites("kramers:lln")
@@ -178,9 +180,10 @@ def feature_kernel_norm(N: Any, p: Any, alpha: Any, a_std: Any = None) -> float 
     al = _alpha(alpha, array=True)
     lam1 = (1.0 + 2.0 * p) / 3.0
     if a_std is None:  # N^{-2 alpha} N (1/N)
-        return PW.result(FL.power_product([N, lam1], [-2.0 * al, 1]))
+        return PW.result(_width_powers(lambda n, l1, a: FL.power_product([n, l1], [-2.0 * a, 1]), N, lam1, al))
     sa = V.positive(a_std, "a_std", scalar=PW.scalars(a_std))
-    return PW.result(FL.power_product([N, sa, lam1], [1.0 - 2.0 * al, 2, 1]))  # a_std^2 = 1e600 is fine
+    return PW.result(_width_powers(lambda n, s, l1, a: FL.power_product([n, s, l1], [1.0 - 2.0 * a, 2, 1]),
+                                   N, sa, lam1, al))  # a_std^2 = 1e600 is fine
 
 
 def _eta_out(tau: float, eta: Any) -> float:

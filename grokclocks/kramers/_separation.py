@@ -14,6 +14,7 @@ from .._validate import DomainError
 from ..citations import cites
 from ._conventions import decay_rate
 from ._model import _alpha, _net_arrays
+from ._products import _width_powers
 from ._ntk import _abt
 
 __all__ = ["feature_timescale_estimate", "implicit_bias_time", "implicit_bias_time_estimate", "initial_timescales",
@@ -122,15 +123,16 @@ def feature_timescale_estimate(N: Any, alpha: Any, a_std: Any = None) -> float |
     N = V.counts(N, "N", 1)
     al = _alpha(alpha, array=True)
     if a_std is None:
-        return PW.result(FL.power_product([N], [al + 0.5]))
-    return PW.result(FL.power_product([N, V.positive(a_std, "a_std", scalar=PW.scalars(a_std))], [al, -1]))
+        return PW.result(_width_powers(lambda n, a: FL.power_product([n], [a + 0.5]), N, al))
+    sa = V.positive(a_std, "a_std", scalar=PW.scalars(a_std))
+    return PW.result(_width_powers(lambda n, s, a: FL.power_product([n, s], [a, -1]), N, sa, al))
 
 
 _SEP_MEASURES = ("paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated")
 
 
 @cites("kramers:sep", "kramers:eq8")
-def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> float:
+def separation_exponent(alpha: Any, measure: str, a_init: str = "paper") -> float | np.ndarray:
     r"""Exponent e in τ_features/τ_readout ~ N^e (heuristic scaling; erratum kramers-3).
 
     | measure | `a_init="paper"` | `a_init="unit"` |
@@ -147,9 +149,9 @@ def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> fl
 
     Parameters
     ----------
-    alpha : float
+    alpha : float or array_like
         α, the width exponent of eq. (1): the output is N^(−α)·Σⱼ aⱼσ(wⱼ·x); 0 ≤ α ≤ 1/2 (not Lyu et al.'s
-        initialisation scale, which is `init_scale`).
+        initialisation scale, which is `init_scale`); an array gives one exponent per α (a sweep in α).
     measure : {"paper_claim", "paper_algebra", "weights", "kernel", "kernel_integrated"}
         Which timescale ratio: the paper's claim, the paper's own algebra, the weights' relative change
         τ_W/τ_r, the kernel's τ_K/τ_r, or the kernel change integrated over the run.
@@ -158,22 +160,37 @@ def separation_exponent(alpha: float, measure: str, a_init: str = "paper") -> fl
 
     Returns
     -------
-    float
-        The exponent e.
+    float or ndarray
+        The exponent e: a float for a number α, else an array of the shape of `alpha` (constant where the
+        exponent does not depend on α).
 
     References
     ----------
     Spec `kramers:sep`, `kramers:eq8`.
     """
-    al = _alpha(alpha)
+    al = _alpha(alpha, array=True)  # a float for a number, else a float64 array
     measure = V.choice(measure, "measure", _SEP_MEASURES)
     a_init = V.choice(a_init, "a_init", ("paper", "unit"))
-    if a_init == "paper":
-        return {"paper_claim": 2 * al, "paper_algebra": 1.0, "weights": 1.5 - al, "kernel": 2.0 - al,
-                "kernel_integrated": 2.0 - 2.0 * al}[measure]
-    if measure == "paper_claim":
+    if a_init == "unit" and measure == "paper_claim":
         raise DomainError("measure 'paper_claim' is defined only for a_init='paper'")
-    return {"paper_algebra": 1.0, "weights": 0.5, "kernel": 1.0, "kernel_integrated": 1.0}[measure]
+    return PW.result(_sep_exponent(al, measure, a_init))
+
+
+def _sep_exponent(al: Any, measure: str, a_init: str) -> Any:
+    """The table of `separation_exponent` at validated α (a float, or a float64 array: the same operations)."""
+    if a_init == "paper":
+        if measure == "paper_claim":
+            return 2.0 * al
+        if measure == "weights":
+            return 1.5 - al
+        if measure == "kernel":
+            return 2.0 - al
+        if measure == "kernel_integrated":
+            return 2.0 - 2.0 * al
+        c = 1.0  # paper_algebra
+    else:
+        c = 0.5 if measure == "weights" else 1.0
+    return c if type(al) is float else np.full(al.shape, c)
 
 
 @cites("kramers:lyu")

@@ -12,6 +12,7 @@ from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
+from ._products import _proven_product
 from ._readout import _sym
 
 __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullbatch_heuristic", "t_eff_sgd",
@@ -61,8 +62,8 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
         return 0.0 if tr == 0.0 else float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
     if t_ext[0] > 0.0:  # the trace's extremes serve the product's proof too
-        return V.scalar_or_array(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
-                                                  [e_ext, t_ext, None, None]))
+        return V.scalar_or_array(_proven_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
+                                                 [e_ext, t_ext, (2.0 * B, 2.0 * B), (float(P), float(P))]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
@@ -140,7 +141,9 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
     s2, s_ext = V.nonnegative(sigma2, "sigma2", scalar=sc, extrema=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
-    h = V.finite(curvature, "curvature", scalar=sc)
+    # a number stays a float beside arrays (no 0-d array in the products); its extremes from the finite check
+    h, (h_lo, h_hi) = V.in_domain(curvature, "curvature", -math.inf, math.inf, lo_open=True, hi_open=True,
+                                  scalar=sc or PW.scalars(curvature), extrema=True)
     if sc:  # three numbers: the same operations on floats
         gap = 2.0 - eta * h
         if abs(gap) < 0.5 and abs(h) < 1e300:  # the product's rounding restored where 2 - eta h cancels
@@ -151,9 +154,12 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
         return 0.0 if s2 == 0.0 else float(FL.power_product([eta, s2, float(B), gap], [1, 1, -1, -1]))
     with np.errstate(over="ignore", invalid="ignore"):
         eh = eta * h  # the broadcast shape of eta and h (s2 broadcasts in the product)
-        eh_lo, eh_hi = PW.extrema(eh)
+        # bounds on every fl(eta h) from the factors' extremes (the exact product lies between the corners' exact
+        # products, and rounding is monotone): no reduction; the tests below need bounds, not extremes
+        corners = (e_ext[0] * h_lo, e_ext[0] * h_hi, e_ext[1] * h_lo, e_ext[1] * h_hi)
+        eh_lo, eh_hi = min(corners), max(corners)
         gap = np.subtract(2.0, eh, out=eh) if eh.ndim else 2.0 - eh  # in place: one new array less
-        gap_lo, gap_hi = 2.0 - eh_hi, 2.0 - eh_lo  # the extrema of gap: rounding is monotone
+        gap_lo, gap_hi = 2.0 - eh_hi, 2.0 - eh_lo  # bounds on gap: rounding is monotone
         # 2 - eta h with the product's rounding restored where it cancels (exact there); masks only if the
         # extrema say a point may need them
         if gap_lo < 0.5 and gap_hi > -0.5:
@@ -172,8 +178,8 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
         inv = np.divide(1.0, gap, out=PW.into(gap))
         inv_ext = (1.0 / gap_hi, 1.0 / gap_lo)
         if s_ext[0] > 0.0:  # no zero variance: no select
-            return V.scalar_or_array(FL.power_product([eta, s2, float(B), inv], [1, 1, -1, 1],
-                                                      [e_ext, s_ext, None, inv_ext]))
+            return V.scalar_or_array(_proven_product([eta, s2, float(B), inv], [1, 1, -1, 1],
+                                                     [e_ext, s_ext, (float(B), float(B)), inv_ext]))
         val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), inv], [1, 1, -1, 1])
         return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
@@ -208,15 +214,26 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     Spec `kramers:teff-gd` (heuristic, unsupported).
     """
     sc = PW.scalars(eta, trace_hessian, coef)  # three numbers: the same operations on floats
-    eta = V.positive(eta, "eta", scalar=sc)
-    tr = V.finite(trace_hessian, "trace_hessian", scalar=sc)
-    coef = V.finite(coef, "coef", scalar=sc)
-    (t_lo, t_hi), (c_lo, c_hi) = PW.extrema(tr), PW.extrema(coef)
-    if (t_lo > 0.0 or t_hi < 0.0) and (c_lo > 0.0 or c_hi < 0.0) and FL.product_stays_normal(
-            [(min(abs(c_lo), abs(c_hi)), max(abs(c_lo), abs(c_hi))), PW.extrema(eta),
-             (min(abs(t_lo), abs(t_hi)), max(abs(t_lo), abs(t_hi)))], [1, 2, 1]):
-        # every sign fixed and every partial product normal: the same operations as the scaled product below,
-        # the signs carried by the factors (no sign or select pass)
+    # the extremes of each argument from its validation (the finite check's own two reductions)
+    eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
+    tr, t_ext = V.in_domain(trace_hessian, "trace_hessian", -math.inf, math.inf, lo_open=True, hi_open=True,
+                            scalar=sc, extrema=True)
+    coef, c_ext = V.in_domain(coef, "coef", -math.inf, math.inf, lo_open=True, hi_open=True, scalar=sc,
+                              extrema=True)
+    c_mag, t_mag = _magnitudes(c_ext), _magnitudes(t_ext)  # |x|'s extremes where x has one sign
+    buf = None
+    if c_mag is not None and t_mag is None and not sc and isinstance(tr, np.ndarray) and tr.ndim:
+        # signs of the trace mixed: |tr|'s smallest value by one pass (its largest is at an end), in a buffer that
+        # takes the product below where the shapes allow
+        buf = np.abs(tr)
+        t_mag = (float(buf.min()), max(-t_ext[0], t_ext[1]))
+    if c_mag is not None and t_mag is not None and FL.product_stays_normal([c_mag, e_ext, t_mag], [1, 2, 1]):
+        # no zero (|x| >= its minimum > 0) and every partial product normal: the same operations as the scaled
+        # product below, the signs carried by the factors (no sign or select pass; rounding is symmetric)
+        if buf is not None and np.shape(eta) == buf.shape and np.ndim(coef) == 0:
+            out = np.multiply(eta, eta, out=buf)
+            np.multiply(coef, out, out=out)
+            return np.multiply(out, tr, out=out)
         return PW.result(coef * (eta * eta) * tr)
     zero = (tr == 0.0) | (coef == 0.0)
     # eta**2 overflows past 1.3e154; one scaled product is inf / 0 only beyond the range
@@ -224,8 +241,18 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     return PW.result(PW.pick(zero, 0.0, np.sign(coef) * np.sign(tr) * mag))
 
 
+def _magnitudes(ext: tuple[float, float]) -> tuple[float, float] | None:
+    """The extremes of |x| from those of x where every x has one sign (0 excluded), else None."""
+    lo, hi = ext
+    if lo > 0.0:
+        return lo, hi
+    if hi < 0.0:
+        return -hi, -lo
+    return None
+
+
 @cites("kramers:spectral")
-def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
+def spectral_delay_ratio(eigs: Any, eta: Any = None) -> float | np.ndarray:
     r"""Delay ratio of the slowest to the fastest mode of a quadratic (exact for a quadratic model).
 
     Gradient flow: t_slow/t_fast = κ = μ_max/μ_min. GD with step η: ln|1 − ημ_max|/ln|1 − ημ_min| (→ κ as η →
@@ -234,43 +261,90 @@ def spectral_delay_ratio(eigs: Any, eta: float | None = None) -> float:
     Parameters
     ----------
     eigs : array_like
-        The Hessian eigenvalues μ > 0 (remove zero modes first).
-    eta : float or None
-        The GD step η > 0; default `None`, gradient flow.
+        The Hessian eigenvalues μ > 0 (remove zero modes first): the spectrum of one quadratic, any shape
+        (only μ_min and μ_max enter).
+    eta : float or array_like or None
+        The GD step η > 0; default `None`, gradient flow. An array gives one ratio per step (a sweep in η).
 
     Returns
     -------
-    float
-        The ratio.
+    float or ndarray
+        The ratio: a float for `eta` `None` or a number, else an array of the shape of `eta`.
 
     References
     ----------
     Spec `kramers:spectral`.
     """
-    e = V.positive(eigs, "eigs", context="(remove zero modes first)")
-    lo, hi = float(np.min(e)), float(np.max(e))
+    _, (lo, hi) = V.positive(eigs, "eigs", context="(remove zero modes first)", extrema=True)
     if eta is None:
         return hi / lo
-    eta = V.positive(eta, "eta", scalar=True)
-    if eta * hi >= 2:
-        raise DomainError(f"eta*mu_max must be < 2 (got {eta * hi!r})")
-    if eta * hi < 1e-290:  # log1p(-x) = -x (1 + x/2 + ...) = -x to double precision: the ratio is hi / lo
-        return hi / lo
-    fast = _log_abs_one_minus(eta, hi)
-    if fast == -math.inf:
+    sc = PW.scalars(eta) or np.ndim(eta) == 0  # a number or a 0-d array: one float
+    eta, (e_lo, e_hi) = V.positive(eta, "eta", scalar=sc, extrema=True)
+    if e_hi * hi >= 2:  # fl(eta hi) is monotone in eta: the largest step's product is the largest
+        raise DomainError(f"eta*mu_max must be < 2 (got {e_hi * hi!r})")
+    if sc:  # a number: the same operations on floats
+        return _gd_ratio(eta, lo, hi, FL.SCALAR)
+    if e_hi * hi < 1e-290:  # every step: log1p(-x) = -x to double precision, the ratio is hi / lo
+        return V.scalar_or_array(np.full(eta.shape, hi / lo))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return V.scalar_or_array(_gd_ratio(eta, lo, hi, FL.ARRAY))
+
+
+def _gd_ratio(eta: Any, lo: float, hi: float, xp: Any) -> Any:
+    """ln|1 − η hi| / ln|1 − η lo| for validated steps η (0 < η hi < 2) and eigenvalue extremes lo <= hi: a float
+    for a float η (xp = `FL.SCALAR`), else an array (xp = `FL.ARRAY`, the caller's errstate); the same
+    operations on every point.  hi / lo where η hi < 1e-290 (log1p(-x) = -x); fast / (η lo) scaled where η lo <
+    1e-290 (a subnormal product would lose digits); DomainError where η hi = 1 (the fastest mode vanishes)."""
+    fast = _log_abs_one_minus(eta, hi, xp)
+    if xp is FL.SCALAR:
+        if eta * hi < 1e-290:
+            return hi / lo
+        if fast == -math.inf:
+            raise DomainError("eta*mu_max = 1 makes the fastest mode vanish in one step (ratio 0)")
+        if eta * lo < 1e-290:
+            return -math.copysign(float(FL.power_product([abs(fast), eta, lo], [1, -1, -1])), fast)
+        return fast / _log_abs_one_minus(eta, lo, xp)
+    flat = np.isneginf(fast)
+    if flat.any():  # a step with eta hi = 1 exactly (hi / lo on the points below 1e-290 never gets here)
         raise DomainError("eta*mu_max = 1 makes the fastest mode vanish in one step (ratio 0)")
-    if eta * lo < 1e-290:  # slow = -eta lo (a subnormal product would lose digits): fast / (eta lo) scaled
-        return -math.copysign(float(FL.power_product([abs(fast), eta, lo], [1, -1, -1])), fast)
-    return fast / _log_abs_one_minus(eta, lo)
+    out = np.divide(fast, _log_abs_one_minus(eta, lo, xp))
+    if float(eta.min()) * lo < 1e-290:  # some eta lo below 1e-290 (rounding is monotone): those points scaled
+        out = PW.patch(out, eta * lo < 1e-290, lambda f, e: -np.copysign(
+            FL.power_product([np.abs(f), e, lo], [1, -1, -1]), f), fast, eta)
+        out = PW.patch(out, eta * hi < 1e-290, lambda e: np.full(np.shape(e), hi / lo), eta)
+    return out
 
 
-def _log_abs_one_minus(eta: float, mu: float) -> float:
-    """log|1 - eta mu| with the product's rounding error restored (Dekker): log1p(-x) for a small product
-    (log(1 - 1e-20) is -1e-20, not 0), the exact difference near eta mu = 1; -inf where eta mu = 1 exactly."""
-    if eta * mu < 0.5:
-        p, e = FL.two_product(eta, mu) if eta * mu > 1e-290 else (eta * mu, 0.0)
-        return math.log1p(-(p + e))
-    if eta * mu >= 1.5:  # |1 - x| = x - 1 = 1 - (2 - x) near 1: log1p of -(2 - x), exact by Dekker
-        return math.log1p(-FL.one_minus_product(2.0, eta, mu))
-    d = FL.one_minus_product(1.0, eta, mu)
-    return math.log(abs(d)) if d != 0.0 else -math.inf
+def _log_abs_one_minus(eta: Any, mu: float, xp: Any) -> Any:
+    """log|1 - eta mu|: log1p(-x) for a small product x = fl(eta mu) (log(1 - 1e-20) is -1e-20, not 0); near eta mu
+    = 1 the exact difference, the product's rounding error restored (Dekker); -inf where eta mu = 1 exactly.
+
+    Below 1/2 the form is log1p(-(p + e)) with (p, e) Dekker's exact product, and fl(p + e) = p: p + e is the
+    exact product, whose rounding p is (both round the same real number), so the product itself is the argument.
+    A float `eta` with xp = `FL.SCALAR`, an array with `FL.ARRAY` (the caller's errstate): the same operations
+    (numpy's log and log1p on both) on every point."""
+    if xp is FL.SCALAR:
+        x = eta * mu
+        if x < 0.5:
+            return xp.log1p(-x)
+        return _log_abs_one_minus_exact(eta, mu)
+    x = np.multiply(eta, mu)
+    near = x >= 0.5 if float(eta.max()) * mu >= 0.5 else None  # the largest fl(eta mu): rounding is monotone
+    out = np.log1p(np.negative(x, out=x), out=x)
+    if near is not None:  # the points with eta mu >= 1/2 re-evaluated
+        out = PW.patch(out, near, _log_abs_one_minus_exact, eta, mu)
+    return out
+
+
+def _log_abs_one_minus_exact(eta: Any, mu: float) -> Any:
+    """log|1 - eta mu| for eta mu >= 1/2 (numbers or arrays, the same operations): log1p(-((2 - p) - e)) from 3/2 on
+    (|1 - x| = 1 - (2 - x)), log|(1 - p) - e| below, -inf at 0, with (p, e) Dekker's exact product."""
+    p, e = FL.dd_two_prod(eta, mu)
+    if type(p) is float:
+        if p >= 1.5:
+            return float(np.log1p(-((2.0 - p) - e)))
+        d = (1.0 - p) - e
+        return float(np.log(abs(d))) if d != 0.0 else -math.inf
+    big = np.log1p(-((2.0 - p) - e))
+    mid = np.log(np.abs((1.0 - p) - e))
+    return np.where(p >= 1.5, big, mid)

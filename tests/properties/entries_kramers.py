@@ -119,9 +119,13 @@ def _dw(x):
 
 
 ENTRIES = [
-    Entry("kramers.decay_rate", {"lam": Pos(typ=(1e-4, 10.0)), "penalty": PEN, "allow_zero": Flag()}, vec=True,
+    # lam = 0 is valid with allow_zero (the thorough profile drew lam = 0, allow_zero=True as an invalid call when lam
+    # was modelled as > 0): lam >= 0, and DomainError the documented answer for a zero without allow_zero
+    Entry("kramers.decay_rate", {"lam": NonNeg(typ=(0.0, 10.0)), "penalty": PEN, "allow_zero": Flag()}, vec=True,
+          raises=lambda lam, allow_zero=False, **k: not allow_zero and bool(np.any(np.asarray(lam) == 0.0)),
           check=nonneg, inf="overflow: 2 lam for lam > 9e307"),
-    Entry("kramers.kernel_rate_factor", {"n": Int(1, typ=(1, 1000), ext=(10**18,)), "loss_norm": NORM}, check=nonneg),
+    Entry("kramers.kernel_rate_factor", {"n": Int(1, typ=(1, 1000), ext=(10**18,), vec=True), "loss_norm": NORM},
+          vec=True, check=nonneg),
     Entry("kramers.two_layer_forward", {"alpha": ALPHA}, build=lambda n: st.one_of(_net(), _net(True)),
           bad={"X": _net_bad("X", 1), "W": _net_bad("W"), "a": _net_bad("a")}, names=NET_NAMES),
     Entry("kramers.param_count", {"N": Int(1, typ=(1, 1000), ext=(10**6,)), "p": Int(1, typ=(2, 100)),
@@ -181,11 +185,11 @@ ENTRIES = [
     Entry("kramers.feature_timescale_estimate", {"N": Int(1, typ=(1, 10**4), ext=(10**18,), vec=True), "alpha": ALPHA_V,
                                                  "a_std": Pos(typ=(0.01, 10.0), optional=True)}, vec=True, check=nonneg,
           inf="overflow: N^{2 alpha} / (N sigma_a^2) for a subnormal a_std"),
-    Entry("kramers.separation_exponent", {"alpha": ALPHA,
+    Entry("kramers.separation_exponent", {"alpha": ALPHA_V,
                                           "measure": Choice("paper_claim", "paper_algebra", "weights", "kernel",
                                                             "kernel_integrated"),
                                           "a_init": Choice("paper", "unit")},
-          raises=lambda measure, a_init, **k: measure.startswith("paper") and a_init != "paper"),
+          raises=lambda measure, a_init, **k: measure.startswith("paper") and a_init != "paper", vec=True),
     *[Entry(f"kramers.{f}", {"init_scale": Real(1.0, INF, typ=(1.5, 1e6)), "lam": Pos(typ=(1e-4, 1.0)), "penalty": PEN},
             vec=True, check=nonneg, inf="overflow: ln s / gamma for a subnormal lam")
       for f in ("implicit_bias_time_estimate",)],
@@ -280,13 +284,14 @@ ENTRIES = [
                                                 "trace_hessian": Real(typ=(-10.0, 100.0)),
                                                 "coef": Real(typ=(0.0, 10.0))}, vec=True,
           inf="overflow: coef eta^2 tr H beyond 1.8e308"),
-    Entry("kramers.spectral_delay_ratio", {"eta": Pos(typ=(1e-3, 0.1), vec=False, optional=True)},
+    Entry("kramers.spectral_delay_ratio", {"eta": Pos(typ=(1e-3, 0.1), optional=True)}, vec=True,
           build=lambda n: seeded_array((4,), "positive").map(lambda e: {"eigs": e}),
           bad={"eigs": lambda n, kw: st.sampled_from(array_bad(kw["eigs"], ndim_fixed=False)[:5] + [-kw["eigs"], "e"])},
-          raises=lambda eigs, eta: eta is not None and eta * float(np.max(eigs)) >= 1.0, check=nonneg,
+          raises=lambda eigs, eta: eta is not None and bool(np.any(np.asarray(eta) * float(np.max(eigs)) >= 1.0)),
+          check=nonneg,
           inf="overflow: a condition number beyond 1.8e308"),
-    *[Entry(f"kramers.{f}", {"mechanism": Fixed("ridge"), "mu_min": Pos(typ=(1e-3, 10.0), vec=False),
-                             "lam": Pos(typ=(1e-3, 1.0), vec=False), "penalty": PEN},
+    *[Entry(f"kramers.{f}", {"mechanism": Fixed("ridge"), "mu_min": Pos(typ=(1e-3, 10.0)),
+                             "lam": Pos(typ=(1e-3, 1.0)), "penalty": PEN}, vec=True,
             bad={"mechanism": lambda n, kw: st.sampled_from(["nope", None, 3]),
                  "foo": lambda n, kw: st.sampled_from([1.0, "x"])},
             names={"foo": ("unknown",)}, check=nonneg, inf="overflow: mu_min / gamma for a subnormal lam")
