@@ -232,21 +232,39 @@ def _factor(b: Any, a: float) -> Any:
         else np.power(b, a)
 
 
-def log_quotient(a: Any, b: Any, bounds: tuple[float, float] | None = None) -> Any:
+def log_quotient(a: Any, b: Any, bounds: tuple[float, float] | None = None, *,
+                 extrema: tuple[tuple[float, float], tuple[float, float]] | None = None) -> Any:
     """`FL.log_quotient`: log(a / b) for a, b > 0 without overflow of a / b or cancellation for a ~ b.
 
     For two numbers the operations of its 0-d branch on floats (the same bits: ``log1p`` of the exact
     difference for b/2 <= a <= 2b, the log of the quotient where it is a normal double, log a - log b
     elsewhere), without the broadcast and 0-d arrays (~10 µs).  For arrays, where the caller knows `bounds`
     (lo, hi) on every quotient a / b placing them all away from [1/2, 2] and inside the normal range, the log
-    of the quotient (the value `FL.log_quotient` gives there, without its passes for the other forms);
-    otherwise `FL.log_quotient`.  The caller sets the errstate.
+    of the quotient (the value `FL.log_quotient` gives there, without its passes for the other forms).  Where
+    the caller holds the `extrema` ``((a_min, a_max), (b_min, b_max))`` (e.g. from its validation), they decide
+    the form: every point near 1 (b/2 <= a <= 2b by exact tests) ``log1p`` of the exact difference in place;
+    every quotient normal, the log of the quotient in place and `FL.log_quotient`'s near-1 step on the points
+    within log 2 of 0 (``a / 1`` is `a`: a number `b` of 1 divides nothing); else `FL.log_quotient`.  The same
+    value on every point as `FL.log_quotient`.  The caller sets the errstate.
     """
     if type(a) in _NUMBERS and type(b) in _NUMBERS:
         if a <= 2.0 * b and b <= 2.0 * a:
             return np.log1p((a - b) / b)
         q = a / b
         return np.log(q) if FL.TINY <= q <= _MAX else np.log(a) - np.log(b)
+    if extrema is not None:
+        (a_lo, a_hi), (b_lo, b_hi) = extrema
+        if a_lo >= 0.5 * b_hi and a_hi <= 2.0 * b_lo and np.ndim(a) + np.ndim(b):
+            d = np.subtract(a, b)  # exact (Sterbenz) on every point
+            d = np.divide(d, b, out=d)
+            return np.log1p(d, out=d)
+        bounds = (a_lo / b_hi, a_hi / b_lo)  # bounds on every fl(a / b): rounding is monotone
+        if FL.TINY <= bounds[0] and bounds[1] <= _MAX and not (bounds[0] > 2.0 or bounds[1] < 0.5):
+            unit = np.ndim(b) == 0 and float(b) == 1.0
+            q = a if unit else np.divide(a, b)
+            out = np.log(q) if unit else np.log(q, out=into(q))
+            if np.ndim(out):
+                return FL._near_one(out, a, b)  # the careful form on the points within log 2 of 0
     if bounds is not None and (bounds[0] > 2.0 or bounds[1] < 0.5) and FL.TINY <= bounds[0] and bounds[1] <= _MAX:
         q = np.divide(a, b)
         return np.log(q, out=into(q))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from grokclocks import _floats as FL
 from grokclocks import _pointwise as P
@@ -147,3 +148,16 @@ def test_hypot_within_an_ulp_and_alike_for_numbers_and_arrays():
         idx = np.arange(0, a.size, max(1, a.size // 300))
         one = np.array([P.hypot(float(a[i]), float(b[i])) for i in idx])
         assert np.array_equal(one, got[idx], equal_nan=True)
+
+
+@pytest.mark.parametrize("lo, hi", [(0.6, 1.9), (1.0, 1e6), (1e-3, 1e3), (3.0, 1e9), (1e-300, 1e300)])
+def test_log_quotient_with_extrema_equals_floats_engine(lo, hi):
+    """The extremes choose the form (all near 1, the log of the quotient with the near-1 step, or the careful
+    engine); every point keeps `FL.log_quotient`'s value, for an array, a number and a broadcast pair."""
+    rng = np.random.default_rng(7)
+    a = np.exp(rng.uniform(np.log(lo), np.log(hi), 5000))
+    for b in (np.exp(rng.uniform(np.log(lo), np.log(hi), 5000)), 1.0, 1.3, np.exp(rng.uniform(0, 1, (3, 1)))):
+        aa = a if np.ndim(b) < 2 else a[None, :50]
+        ext = (FL.extrema(aa), FL.extrema(b))
+        with np.errstate(all="ignore"):
+            assert np.array_equal(P.log_quotient(aa, b, extrema=ext), FL.log_quotient(aa, b))

@@ -295,15 +295,9 @@ def _contraction_steps(l0: Any, e: Any, r: Any, k0: int, exact: bool, l0_ext: tu
     # log of the quotient, or log(l0) - log(e) where the quotient overflows (then the log is >= 709)
     # (FL.log_quotient: the same three forms; they differ from it only where eps >= loss0, which gives k0).
     # On arrays the extremes spare its passes: the log of the quotient in place, the careful forms on the
-    # points within log 2 of 0 only (kramers' log_ratio, the one engine of log(a / b) with known extremes)
+    # points within log 2 of 0 only (`_pointwise.log_quotient` with the extremes)
     rate = -np.log1p(-r) if exact else r
-    if isinstance(l0, np.ndarray) or isinstance(e, np.ndarray):
-        # deferred: `import grokclocks.clocks` does not load the kramers package (0.3 s) for it
-        from ..kramers._ratio import log_ratio
-
-        x = log_ratio(l0, e, l0_ext, e_ext)
-    else:
-        x = P.log_quotient(l0, e)
+    x = P.log_quotient(l0, e, extrema=(l0_ext, e_ext))
     x = np.divide(x, rate, out=P.into(x, rate))
     # the ceiling of the quotient snapped to a whole number n when within _SNAP_ABS of it: only a quotient in
     # (n, n + _SNAP_ABS] changes (to n = ceil - 1); x - floor(x) is exact (Sterbenz), the same test as

@@ -17,7 +17,6 @@ from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._ratio import log_ratio
 
 __all__ = ["arrhenius_barrier", "continuity_correction_shift", "log_mfpt_1d_exact", "mfpt_1d_exact", "mfpt_2d_exact",
            "test_potential"]
@@ -513,4 +512,4 @@ def arrhenius_barrier(delay_ratio: Any, prefactor_ratio: Any = 1.0) -> float | n
         return float(PW.log_quotient(r, p))
     if r_ext[0] < p_ext[1] and np.any(r < p):  # the extremes in the common case
         warnings.warn("delay_ratio < prefactor_ratio gives a negative barrier", RuntimeWarning, stacklevel=2)
-    return V.scalar_or_array(log_ratio(r, p, r_ext, p_ext))
+    return V.scalar_or_array(PW.log_quotient(r, p, extrema=(r_ext, p_ext)))

@@ -14,7 +14,6 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import _decay_parts, decay_rate
-from ._ratio import log_ratio
 from ._readout import _sym, _times
 
 _DBL_MAX = float(np.finfo(np.float64).max)
@@ -323,7 +322,7 @@ def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty
                 k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
                 raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nb[k])!r} "
                                   f"<= {float(2 * eb[k])!r})")
-        lq = log_ratio(nn, two_e, nn_ext, e_ext)
+        lq = PW.log_quotient(nn, two_e, extrema=(nn_ext, e_ext))
         den = np.multiply(g, 2.0, out=g) if isinstance(g, np.ndarray) and g.ndim else 2.0 * g  # g: our own array
         return V.scalar_or_array(np.divide(lq, den, out=PW.into(lq, den)))
 
