@@ -468,19 +468,25 @@ _LOG2_IN = 0.6931  # below log 2: |np.log(q)| < 0.6931 (faithful log) puts q in 
 _DENSE = 0.5  # near-1 fraction from which log1p runs on every point (no gathers) rather than on a gather
 
 
-def _near_one(out: np.ndarray, a: Any, b: Any) -> np.ndarray:
+def _near_one(out: np.ndarray, a: Any, b: Any, sign: int = 0) -> np.ndarray:
     """``out`` (the logs of fl(a/b), an owned contiguous array of the broadcast shape; a, b > 0) with
     ``log1p((a - b) / b)`` (the difference exact by Sterbenz) written on every point where b/2 <= a <= 2b.
 
     Those points are among |out| <= 0.6932 (b/2 <= a <= 2b implies 1/2 <= fl(a/b) <= 2: rounding is monotone);
     the exact test is needed only where 0.6931 <= |out| (a faithful log below 0.6931 puts fl(a/b), hence a/b,
-    strictly inside (1/2, 2)).  Where at least half of the points are near 1, the log1p form runs on every
+    strictly inside (1/2, 2)).  `sign` (+1: a >= b on every point, so every fl(a/b) >= 1 and every log >= 0;
+    -1: a <= b; 0: unknown) spares one of the two comparisons.  Where at least half of the points are near 1, the log1p form runs on every
     point in place and a mask keeps it (numpy's log1p is SIMD where its log is: ~1.3 ns a point on AVX-512; the
     gathers cost ~20 ns a point); on fewer, on a flat gather of those points only.  Both give the same value on
     every point (the same operations on it)."""
     flat = out.reshape(-1)
-    near = np.less_equal(out, _LOG2_UP)
-    near &= np.greater_equal(out, -_LOG2_UP)
+    if sign > 0:  # the caller's extremes give a >= b on every point: every log is >= 0, one comparison
+        near = np.less_equal(out, _LOG2_UP)
+    elif sign < 0:  # a <= b on every point: every log is <= 0
+        near = np.greater_equal(out, -_LOG2_UP)
+    else:
+        near = np.less_equal(out, _LOG2_UP)
+        near &= np.greater_equal(out, -_LOG2_UP)
     count = int(np.count_nonzero(near))
     if not count:
         return out

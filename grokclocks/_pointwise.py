@@ -264,7 +264,8 @@ def log_quotient(a: Any, b: Any, bounds: tuple[float, float] | None = None, *,
             q = a if unit else np.divide(a, b)
             out = np.log(q) if unit else np.log(q, out=into(q))
             if np.ndim(out):
-                return FL._near_one(out, a, b)  # the careful form on the points within log 2 of 0
+                sign = 1 if a_lo >= b_hi else -1 if a_hi <= b_lo else 0  # a >= b everywhere: logs >= 0
+                return FL._near_one(out, a, b, sign)  # the careful form on the points within log 2 of 0
     if bounds is not None and (bounds[0] > 2.0 or bounds[1] < 0.5) and FL.TINY <= bounds[0] and bounds[1] <= _MAX:
         q = np.divide(a, b)
         return np.log(q, out=into(q))
