@@ -974,3 +974,15 @@ def test_separation_kernel_factor_and_delay_scaling_sweeps():
                      ("ridge", dict(mu_min=[1.0, 2.0], lam=[1.0, 2.0, 3.0]))):
         with pytest.raises(DomainError, match="must broadcast against each other"):
             K.delay_scaling_estimate(mech, **kw)
+
+
+def test_ridge_delay_level_within_rounding_is_a_domain_error():
+    """eps_test = 5e-324 with theta0 at the teacher: the test loss is 0 at t = 0 on the scan's grid and 6e-33
+    evaluated alone, so brentq's bracket had no sign change (ValueError, found by the thorough property run)."""
+    Phi = np.array([[2.04091912, -2.55566503, 0.41809885, -0.56776961],
+                    [-0.45264929, -0.21559716, -2.01998613, -0.23193238],
+                    [-0.86521308, 3.32299952, 0.22578661, -0.35263079]])
+    y = np.array([0.12573022, -0.13210486, 0.64042265])
+    th = np.array([2.17234146, 1.01979501, -1.48179521, 0.87247777])
+    with pytest.raises(DomainError, match="eps_test"):
+        K.ridge_delay(Phi, y, 0.01, th, 1e-4, 5e-324, theta_teacher=th, penalty="eq2")

@@ -328,8 +328,12 @@ def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty
 
 
 
-def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float, t_fast: float) -> float:
-    """First t in [0, t_max] with f(t) <= level: log grid scan then brentq."""
+def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: float, t_fast: float,
+                   name: str = "level") -> float:
+    """First t in [0, t_max] with f(t) <= level: log grid scan then brentq.  A `DomainError` naming `name` where
+    the level lies within the rounding of the loss, so that the grid's values and the bracket's own evaluations
+    disagree on the side of the level (eps_test = 5e-324 with theta0 = theta_teacher: the loss at t = 0 is 0 on
+    the grid and 6e-33 alone; brentq raised "f(a) and f(b) must have different signs")."""
     if f(np.array([0.0]))[0] <= level:
         return 0.0
     # from 1e-6 of the fast time (not of t_max: with t_max = 50 / gamma ~ 1e300 the first bracket would
@@ -341,8 +345,18 @@ def _first_passage(f: Callable[[np.ndarray], np.ndarray], level: float, t_max: f
     hit = np.nonzero(vals <= 0)[0]
     if not hit.size:
         return math.inf
-    i = hit[0]
-    return float(optimize.brentq(lambda s: f(np.array([s]))[0] - level, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
+    i = int(hit[0])
+
+    def g(s: float) -> float:
+        return float(f(np.array([s]))[0]) - level
+
+    ga, gb = (g(float(grid[i - 1])), g(float(grid[i]))) if i else (math.nan, math.nan)
+    if gb == 0.0:
+        return float(grid[i])
+    if not (ga > 0.0 > gb):
+        raise DomainError(f"{name} = {level!r} lies within the rounding of the loss near t = {float(grid[i])!r} "
+                          "(the first passage below it is not determined); take a larger level")
+    return float(optimize.brentq(g, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
 
 
 @cites("kramers:ridge-delay")
@@ -397,7 +411,9 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
     ------
     DomainError
         Where `t_max` is not given and 50/γ is beyond the double range (λ < 1.4·10⁻³⁰⁷ for "eq2"): pass a
-        finite `t_max`; besides invalid arguments.
+        finite `t_max`; where `eps_train` or `eps_test` lies within the rounding of its loss (e.g. 5·10⁻³²⁴
+        with `theta0` at the teacher), so that the first passage below it is not determined; besides invalid
+        arguments.
 
     References
     ----------
@@ -423,8 +439,8 @@ def ridge_delay(Phi: Any, y: Any, lam: float, theta0: Any, eps_train: float, eps
         return ridge_losses(Phi, y, lam, theta0, np.asarray(tt, dtype=np.float64), Phi_test, y_test, theta_teacher,
                             penalty)
 
-    t_mem = _first_passage(lambda s: np.atleast_1d(losses(s)[0]), e_tr, tm, t_fast)
-    t_grok = _first_passage(lambda s: np.atleast_1d(losses(s)[1]), e_te, tm, t_fast)
+    t_mem = _first_passage(lambda s: np.atleast_1d(losses(s)[0]), e_tr, tm, t_fast, "eps_train")
+    t_grok = _first_passage(lambda s: np.atleast_1d(losses(s)[1]), e_te, tm, t_fast, "eps_test")
     ratio = t_grok / t_mem if t_mem > 0 else math.inf
     return dict(t_mem=t_mem, t_grok=t_grok, ratio=ratio, ratio_asymptotic=(mu_min / lam_v) / c)
 
