@@ -134,7 +134,7 @@ def train_gd(params: dict[str, Any], X: Any, y: Any, alpha: float, eta: float, s
     re = steps if record_every is None else integer_at_least(record_every, "record_every", 1)
     if steps % re:
         raise DomainError(f"steps must be a multiple of record_every (got {steps}, {re})")
-    gamma = float(K.decay_rate(lam, penalty, allow_zero=True))
+    gamma = V.scalar(K.decay_rate(lam, penalty, allow_zero=True), "lam")  # a DomainError for an array lam
     p = {k: jnp.asarray(v, jnp.float64) for k, v in params.items()}
     if record_every is None:  # final state only: dynamic trip count, one compilation per shape
         out, loss = _gd_final(p, jnp.asarray(X, jnp.float64), jnp.asarray(y, jnp.float64), float(alpha), gamma,
