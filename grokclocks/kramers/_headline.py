@@ -11,7 +11,6 @@ from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
 from ._conventions import HEADLINE, _gamma
-from ._products import _proven_product
 from ._separation import _SEP_MEASURES, implicit_bias_time_estimate, separation_exponent
 from ._escape import eyring_kramers_time, log_eyring_kramers_time
 from ._temperatures import spectral_delay_ratio
@@ -102,7 +101,7 @@ def _ridge_delay(mu_min: Any, lam: Any, penalty: str) -> float | np.ndarray:
     """μ⁺_min/γ, broadcast over mu_min and lam (erratum kramers-5)."""
     mu, mu_ext = V.positive(mu_min, "mu_min", scalar=PW.scalars(mu_min), extrema=True)
     g, g_ext = _gamma(lam, penalty, scalar=PW.scalars(lam))
-    return PW.result(_proven_product([mu, g], [1, -1], [mu_ext, g_ext]))
+    return PW.result(PW.product([mu, g], [1, -1], [mu_ext, g_ext]))
 
 
 delay_scaling = delay_scaling_estimate

@@ -12,7 +12,6 @@ from .. import _pointwise as PW
 from .. import _validate as V
 from .._validate import DomainError
 from ..citations import cites
-from ._products import _proven_product
 from ._readout import _sym
 
 __all__ = ["sgd_stationary_temperature_1d", "spectral_delay_ratio", "t_eff_fullbatch_heuristic", "t_eff_sgd",
@@ -62,8 +61,8 @@ def t_eff_sgd(eta: Any, trace_sigma: Any, batch_size: int, n_params: int | None 
         return 0.0 if tr == 0.0 else float(FL.power_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1]))
     # no spurious inf / 0 (one scaled product); exactly 0 where the trace is 0 (the select only if one is)
     if t_ext[0] > 0.0:  # the trace's extremes serve the product's proof too
-        return V.scalar_or_array(_proven_product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
-                                                 [e_ext, t_ext, (2.0 * B, 2.0 * B), (float(P), float(P))]))
+        return V.scalar_or_array(PW.product([eta, tr, 2.0 * float(B), float(P)], [1, 1, -1, -1],
+                                               [e_ext, t_ext, (2.0 * B, 2.0 * B), (float(P), float(P))]))
     val = FL.power_product([eta, np.where(tr == 0.0, 1.0, tr), 2.0 * float(B), float(P)], [1, 1, -1, -1])
     return V.scalar_or_array(np.where(tr == 0.0, 0.0, val))
 
@@ -178,8 +177,8 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
         inv = np.divide(1.0, gap, out=PW.into(gap))
         inv_ext = (1.0 / gap_hi, 1.0 / gap_lo)
         if s_ext[0] > 0.0:  # no zero variance: no select
-            return V.scalar_or_array(_proven_product([eta, s2, float(B), inv], [1, 1, -1, 1],
-                                                     [e_ext, s_ext, (float(B), float(B)), inv_ext]))
+            return V.scalar_or_array(PW.product([eta, s2, float(B), inv], [1, 1, -1, 1],
+                                                   [e_ext, s_ext, (float(B), float(B)), inv_ext]))
         val = FL.power_product([eta, np.where(s2 == 0.0, 1.0, s2), float(B), inv], [1, 1, -1, 1])
         return V.scalar_or_array(np.where(s2 == 0.0, 0.0, val))
 
