@@ -230,8 +230,7 @@ def eyring_kramers_rate(hess_min: Any, hess_saddle: Any, delta_F: Any, T: Any) -
 def _ek1d_check(curv_min, curv_saddle, delta_F, T):
     """The four arguments validated, each number a Python float (no 0-d array beside arrays), arrays float64."""
     cm = V.positive(curv_min, "curv_min", scalar=PW.scalars(curv_min))
-    cs, (_, cs_hi) = V.in_domain(curv_saddle, "curv_saddle", -math.inf, math.inf, lo_open=True, hi_open=True,
-                                 scalar=PW.scalars(curv_saddle), extrema=True)
+    cs, (_, cs_hi) = V.finite(curv_saddle, "curv_saddle", scalar=PW.scalars(curv_saddle), extrema=True)
     if cs_hi >= 0:
         raise DomainError(f"curv_saddle must be < 0 (got {float(cs[cs >= 0].flat[0]) if np.ndim(cs) else float(cs)!r})")
     return (cm, cs, V.positive(delta_F, "delta_F", scalar=PW.scalars(delta_F)),

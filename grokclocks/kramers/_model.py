@@ -30,8 +30,7 @@ def _alpha(alpha: Any, *, array: bool = False) -> Any:
     array otherwise."""
     sc = not array or PW.scalars(alpha)
     # the finite check's own extremes (in_domain with no bounds: as_float_array's test and reductions)
-    a, (lo, hi) = V.in_domain(alpha, "alpha", -math.inf, math.inf, lo_open=True, hi_open=True, scalar=sc,
-                              extrema=True)
+    a, (lo, hi) = V.finite(alpha, "alpha", scalar=sc, extrema=True)
     if not (0.0 <= lo and hi <= 0.5):
         bad = a if sc else float(a[~((a >= 0.0) & (a <= 0.5))].flat[0])
         raise DomainError(f"alpha must be in [0, 0.5] (the width exponent of eq. (1); got {bad!r})")

@@ -141,8 +141,7 @@ def sgd_stationary_temperature_1d(eta: Any, sigma2: Any, batch_size: int, curvat
     s2, s_ext = V.nonnegative(sigma2, "sigma2", scalar=sc, extrema=True)
     B = V.integer_at_least(batch_size, "batch_size", 1)
     # a number stays a float beside arrays (no 0-d array in the products); its extremes from the finite check
-    h, (h_lo, h_hi) = V.in_domain(curvature, "curvature", -math.inf, math.inf, lo_open=True, hi_open=True,
-                                  scalar=sc or PW.scalars(curvature), extrema=True)
+    h, (h_lo, h_hi) = V.finite(curvature, "curvature", scalar=sc or PW.scalars(curvature), extrema=True)
     if sc:  # three numbers: the same operations on floats
         gap = 2.0 - eta * h
         if abs(gap) < 0.5 and abs(h) < 1e300:  # the product's rounding restored where 2 - eta h cancels
@@ -215,10 +214,8 @@ def t_eff_fullbatch_heuristic(eta: Any, trace_hessian: Any, coef: Any) -> float 
     sc = PW.scalars(eta, trace_hessian, coef)  # three numbers: the same operations on floats
     # the extremes of each argument from its validation (the finite check's own two reductions)
     eta, e_ext = V.positive(eta, "eta", scalar=sc, extrema=True)
-    tr, t_ext = V.in_domain(trace_hessian, "trace_hessian", -math.inf, math.inf, lo_open=True, hi_open=True,
-                            scalar=sc, extrema=True)
-    coef, c_ext = V.in_domain(coef, "coef", -math.inf, math.inf, lo_open=True, hi_open=True, scalar=sc,
-                              extrema=True)
+    tr, t_ext = V.finite(trace_hessian, "trace_hessian", scalar=sc, extrema=True)
+    coef, c_ext = V.finite(coef, "coef", scalar=sc, extrema=True)
     c_mag, t_mag = _magnitudes(c_ext), _magnitudes(t_ext)  # |x|'s extremes where x has one sign
     buf = None
     if c_mag is not None and t_mag is None and not sc and isinstance(tr, np.ndarray) and tr.ndim:
