@@ -92,7 +92,7 @@ _VALUE_HI = 2.0**200
 
 
 def _plateau_values(g, a):
-    r"""(train, gen) :math:`g^2\,\mathbb E[q/(\nu+g)^2]` in value space, on floats or broadcast arrays with g, λ in
+    r"""(train, gen) :math:`g^2\,\mathbb E[q/(\nu+g)^2]` (spec ``levi:eq15``) in value space, on floats or broadcast arrays with g, λ in
     [2⁻²⁰⁰, 2²⁰⁰] (other points: unspecified values), in the caller's errstate (divide, invalid, over ignored).
 
     With :math:`M=g\,m(g)`, :math:`r=M/D`, :math:`c=\lambda-1+g`: gen :math:`=r\,(\lambda M+g)`, train
@@ -135,8 +135,8 @@ def _inside(g, a) -> bool:
 
 
 def _plateaus(g, a, log: bool, den: float = 1.0):
-    r"""THE weight-decay plateau engine: (train, gen) :math:`g^2\,\mathbb E[q/(\nu+g)^2]/\mathrm{den}` (their logs,
-    without `den`, with `log`) for validated g > 0 and λ > 0, floats or arrays of one broadcast shape.
+    r"""THE weight-decay plateau engine (spec ``levi:eq15``): (train, gen) :math:`g^2\,\mathbb E[q/(\nu+g)^2]/\mathrm{den}`
+    (their logs, without `den`, with `log`) for validated g > 0 and λ > 0, floats or arrays of one broadcast shape.
 
     Value space (`_plateau_values`) on the points with g, λ in [2⁻²⁰⁰, 2²⁰⁰]; the log form (`_log_plateaus`,
     then exp) on the others, where a value may leave the float range."""
@@ -206,7 +206,7 @@ def _log_wd_plateau(g, a, gen: bool):
 
 
 def _log_plateaus(g, a):
-    r"""(train, gen) plateau logs in log space, for validated g > 0 (``inf`` allowed) and λ > 0: the fallback of
+    r"""(train, gen) plateau logs (spec ``levi:eq15``) in log space, for validated g > 0 (``inf`` allowed) and λ > 0: the fallback of
     `_plateaus` where a value may over- or underflow, in its errstate (divide, invalid, over, under ignored).  With :math:`M=g\,m(g)`, :math:`c=\lambda-1+g`,
 
     .. math:: g^2m_2=\frac{M(\lambda M+g)}{D},\qquad
