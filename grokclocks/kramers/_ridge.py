@@ -316,12 +316,12 @@ def ridge_grok_time_asymptotic(null_norm2: Any, eps_test: Any, lam: Any, penalty
             return float(PW.log_quotient(nn, two_e)) / (2.0 * g)
         nn_ext, e_ext = PW.extrema(nn), PW.extrema(two_e)
         if nn_ext[0] <= e_ext[1]:  # some point may break the condition: the exact test (else none does)
-            nb, eb, _ = np.broadcast_arrays(nn, e, np.asarray(g))
-            bad = nb <= 2 * eb
+            nb, eb = np.broadcast_arrays(nn, two_e)
+            bad = nb <= eb
             if np.any(bad):
                 k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
                 raise DomainError(f"null_norm2 must be > 2 eps_test for the asymptotic form (got {float(nb[k])!r} "
-                                  f"<= {float(2 * eb[k])!r})")
+                                  f"<= {float(eb[k])!r})")
         lq = PW.log_quotient(nn, two_e, extrema=(nn_ext, e_ext))
         den = np.multiply(g, 2.0, out=g) if isinstance(g, np.ndarray) and g.ndim else 2.0 * g  # g: our own array
         return V.scalar_or_array(np.divide(lq, den, out=PW.into(lq, den)))
